@@ -1,0 +1,60 @@
+"""The ``signpost`` command line.
+
+Each sub-command lives in its own module of this package with a ``register(sub)``
+function that adds its parser and sets ``func``. Errors of bad input (``maps.MapError``,
+``gpu_core.GpuCoreError``, ``CliError``) print one line and exit with status 2; nothing
+here imports Qt (the ``gui`` command imports it when run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Sub-command modules, in the order `signpost --help` lists them.
+COMMANDS = ("info", "route", "sssp", "billboards", "matrix", "generate", "bench", "gui")
+
+
+class CliError(Exception):
+    """A usage error found after parsing (bad combination of options, unwritable file)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="signpost",
+        description="Signpost: shortest routes, billboards and live algorithm charts on road/rail maps.",
+    )
+    parser.add_argument("--version", action="version", version="signpost 0.1.0")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f"app.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"app.cli.{name}":
+                continue  # command not built yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gpu_core.errors import GpuCoreError
+    from maps.errors import MapError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        rc = args.func(args)
+    except (MapError, GpuCoreError, CliError) as exc:
+        print(f"signpost {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"signpost {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return int(rc or 0)

@@ -1,0 +1,38 @@
+"""Signpost's compute core: shortest paths, betweenness and telemetry on GPU or CPU.
+
+Takes plain CSR arrays (see ``gpu_core.graph``), returns numpy arrays plus telemetry.
+Imports numpy (and CuPy when present), never Qt or shapely.
+"""
+
+from .backend import cupy_status, describe_backend, resolve_backend
+from .errors import (
+    BackendUnavailableError,
+    CancelledError,
+    GpuCoreError,
+    GpuOutOfMemoryError,
+    InvalidArgumentError,
+)
+from .graph import CSRGraph
+from .keys import NO_PRED, UNREACHABLE
+from .sssp import STRATEGIES, SSSPOptions, SSSPResult, sssp
+from .telemetry import MODE_NAMES, PhaseLog
+
+__all__ = [
+    "BackendUnavailableError",
+    "CSRGraph",
+    "CancelledError",
+    "GpuCoreError",
+    "GpuOutOfMemoryError",
+    "InvalidArgumentError",
+    "MODE_NAMES",
+    "NO_PRED",
+    "PhaseLog",
+    "SSSPOptions",
+    "SSSPResult",
+    "STRATEGIES",
+    "UNREACHABLE",
+    "cupy_status",
+    "describe_backend",
+    "resolve_backend",
+    "sssp",
+]

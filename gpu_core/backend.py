@@ -1,0 +1,51 @@
+"""Choosing between the CuPy (CUDA) and CPU backends, with the reason for the choice."""
+
+from __future__ import annotations
+
+import functools
+
+from .errors import BackendUnavailableError
+
+BACKENDS = ("auto", "cpu", "cupy")
+
+
+@functools.lru_cache(maxsize=1)
+def cupy_status() -> tuple[bool, str]:
+    """(usable, text): the GPU's name when CuPy and a device work, else why not."""
+    try:
+        import cupy  # noqa: F401
+    except Exception as exc:  # ImportError, or a broken CUDA install
+        return False, f"CuPy is not installed ({type(exc).__name__})"
+    try:
+        import cupy
+
+        n = cupy.cuda.runtime.getDeviceCount()
+        if n < 1:
+            return False, "no CUDA device found"
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        name = props["name"]
+        name = name.decode() if isinstance(name, bytes) else str(name)
+        cupy.zeros(1, dtype=cupy.int32).sum().item()  # a real round trip
+        return True, name
+    except Exception as exc:
+        return False, f"CUDA device not usable: {exc}"
+
+
+def resolve_backend(name: str = "auto") -> str:
+    """'cpu' or 'cupy' for a requested backend; raises when 'cupy' cannot be used."""
+    if name not in BACKENDS:
+        raise BackendUnavailableError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    if name == "cpu":
+        return "cpu"
+    ok, why = cupy_status()
+    if name == "cupy" and not ok:
+        raise BackendUnavailableError(f"the cupy backend is not available: {why}")
+    return "cupy" if ok else "cpu"
+
+
+def describe_backend(name: str = "auto") -> str:
+    """One line for status bars and benchmark headers, e.g. 'GPU: NVIDIA H100' or 'CPU (...)'."""
+    ok, why = cupy_status()
+    if name == "cpu":
+        return "CPU (chosen)"
+    return f"GPU: {why}" if ok else f"CPU ({why})"

@@ -1,0 +1,1 @@
+"""CUDA backend: kernels in .cu files beside the modules that load them (cupy.RawModule)."""

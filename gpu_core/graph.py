@@ -1,0 +1,97 @@
+"""The graph as the compute core sees it: plain CSR arrays, on the host or the device.
+
+``gpu_core`` takes any object with ``indptr`` (int32, n+1), ``indices`` (int32, m) and
+``weights`` (int32 >= 0, m) -- a ``maps.RoadNetwork`` or a :class:`CSRGraph` -- and never
+imports ``maps``. Strategies reach the device copy only through :func:`device_graph`, so
+that map editing (disabling or adding an arc) can later change one object instead of
+every strategy.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from .errors import InvalidArgumentError
+
+
+class GraphLike(Protocol):
+    indptr: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray
+
+
+@dataclass
+class CSRGraph:
+    """A directed graph in CSR form (Va = indptr, Ea = indices, Wa = weights)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+    @property
+    def num_arcs(self) -> int:
+        return int(self.indices.shape[0])
+
+    @classmethod
+    def from_any(cls, g: GraphLike) -> CSRGraph:
+        """Validate dtypes/shapes once and wrap (no copy when already int32)."""
+        if isinstance(g, CSRGraph):
+            return g
+        indptr = np.ascontiguousarray(g.indptr, dtype=np.int32)
+        indices = np.ascontiguousarray(g.indices, dtype=np.int32)
+        weights = np.ascontiguousarray(g.weights, dtype=np.int32)
+        if indptr.ndim != 1 or indptr.shape[0] < 1 or indptr[-1] != indices.shape[0]:
+            raise InvalidArgumentError("indptr is not a CSR offset array for these indices")
+        if weights.shape != indices.shape:
+            raise InvalidArgumentError("weights and indices differ in length")
+        if weights.size and weights.min() < 0:
+            raise InvalidArgumentError("weights must be non-negative")
+        return cls(indptr, indices, weights)
+
+    @classmethod
+    def from_edges(cls, n: int, tails, heads, weights) -> CSRGraph:
+        """CSR from arc lists (rows sorted by weight then head, like ``maps.build``)."""
+        tails = np.asarray(tails, dtype=np.int64)
+        heads = np.asarray(heads, dtype=np.int64)
+        w = np.asarray(weights, dtype=np.int64)
+        order = np.lexsort((heads, w, tails))
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.add.at(indptr, tails + 1, 1)
+        return cls(
+            np.cumsum(indptr).astype(np.int32),
+            heads[order].astype(np.int32),
+            w[order].astype(np.int32),
+        )
+
+    def arc_sources(self) -> np.ndarray:
+        return np.repeat(np.arange(self.num_nodes, dtype=np.int32), np.diff(self.indptr))
+
+    def reverse(self) -> CSRGraph:
+        """The transposed graph (arcs reversed), rows sorted like ``from_edges``."""
+        return CSRGraph.from_edges(self.num_nodes, self.indices, self.arc_sources(), self.weights)
+
+
+# Device copies, one per (host graph, device): built once, reused by every strategy.
+_device_cache: "weakref.WeakKeyDictionary[Any, dict[int, Any]]" = weakref.WeakKeyDictionary()
+
+
+def device_graph(g: GraphLike) -> Any:
+    """The CuPy copy of ``g`` on the current device (see ``gpu_core.cuda.device``)."""
+    from .cuda.device import DeviceGraph, current_device_id
+
+    try:
+        per_dev = _device_cache.setdefault(g, {})
+    except TypeError:  # not weak-referenceable: no caching
+        return DeviceGraph(CSRGraph.from_any(g))
+    dev = current_device_id()
+    if dev not in per_dev:
+        per_dev[dev] = DeviceGraph(CSRGraph.from_any(g))
+    return per_dev[dev]

@@ -1,0 +1,164 @@
+"""Single-source (and multi-source-start) shortest paths: the public entry point.
+
+``sssp(graph, source, strategy=..., backend=...)`` runs one search and returns exact
+integer distances, the predecessor of every vertex (the rule is in ``gpu_core.keys``)
+and the telemetry of every phase. The same strategies exist on both backends and give
+bit-identical ``dist`` and ``pred``:
+
+=====================  ===============================================================
+``conventional``       Harish-Narayanan: |V| threads per phase, RELAX + UPDATE (seed 001)
+``selection``          threads only for the frontier list (seed 001, "selection")
+``adaptive``           per-phase switch between the two (seed 001), or by our own signal
+``eval_dijkstra``      evaluation-value parallel Dijkstra (seed 004)
+``bellman_ford_queue`` flag array compacted to changed vertices (seed 004, SPFA-like)
+``delta``              delta-stepping / near-far buckets
+``auto``               the fastest: on the GPU a whole search without a host round trip
+=====================  ===============================================================
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .backend import describe_backend, resolve_backend
+from .errors import InvalidArgumentError
+from .graph import CSRGraph, GraphLike
+from .keys import KEY_INF, NO_PRED, UNREACHABLE, KeySpace, key_space_for
+from .telemetry import PhaseLog
+
+STRATEGIES = (
+    "conventional",
+    "selection",
+    "adaptive",
+    "eval_dijkstra",
+    "bellman_ford_queue",
+    "delta",
+    "auto",
+)
+
+
+@dataclass(frozen=True)
+class SSSPOptions:
+    """Knobs of the strategies; defaults are what ``auto`` and the CLI use."""
+
+    target: int | None = None  # stop once this vertex is settled
+    delta: int | None = None  # bucket width in cost units for "delta" (None: chosen from the graph)
+    switch_up_us: float = 350.0  # adaptive, seed 001: frontier -> full when mean phase time exceeds
+    switch_down_us: float = 330.0  # adaptive, seed 001: full -> frontier when it falls below
+    adaptive_signal: str = "time"  # "time" (seed 001) or "frontier" (size estimate, no extra pass)
+    frontier_fraction: float = 0.02  # "frontier" signal: full launch when frontier > this share of |V|
+
+
+# Callbacks the app and the CLI pass in: new phases as they complete, and a cancel check.
+PhaseCallback = Callable[[PhaseLog], None]
+CancelCheck = Callable[[], bool]
+
+
+@dataclass
+class SSSPResult:
+    """Distances, predecessors and telemetry of one search (all numpy, host memory)."""
+
+    dist: np.ndarray  # int64; UNREACHABLE (-1) where no source reaches (or not settled)
+    pred: np.ndarray  # int32; NO_PRED (-1) at sources and unreached vertices
+    hops: np.ndarray  # int32 arcs on the chosen route; -1 where unreached
+    phases: PhaseLog
+    strategy: str
+    backend: str  # "cpu" or "cupy"
+    device: str  # e.g. "GPU: NVIDIA H100 80GB HBM3" or "CPU (CuPy is not installed)"
+    sources: np.ndarray
+    target: int | None = None
+    elapsed_s: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def reached(self) -> np.ndarray:
+        return self.dist != UNREACHABLE
+
+    def path_to(self, v: int) -> np.ndarray:
+        """Vertex indices of the route source..v (empty when v is unreached)."""
+        if self.dist[v] == UNREACHABLE:
+            return np.zeros(0, dtype=np.int32)
+        out = [int(v)]
+        n = self.pred.shape[0]
+        while self.pred[out[-1]] != NO_PRED:
+            out.append(int(self.pred[out[-1]]))
+            if len(out) > n:  # cannot happen with a valid tree; guard against corruption
+                raise RuntimeError("predecessor array has a cycle")
+        return np.array(out[::-1], dtype=np.int32)
+
+
+def _as_sources(source: int | Sequence[int] | np.ndarray, n: int) -> np.ndarray:
+    src = np.atleast_1d(np.asarray(source, dtype=np.int64))
+    if src.size == 0:
+        raise InvalidArgumentError("no source given")
+    if src.min() < 0 or src.max() >= n:
+        bad = src[(src < 0) | (src >= n)][0]
+        raise InvalidArgumentError(f"source {int(bad)} is outside 0..{n - 1}")
+    return np.unique(src).astype(np.int32)
+
+
+def sssp(
+    graph: GraphLike,
+    source: int | Sequence[int] | np.ndarray,
+    *,
+    strategy: str = "auto",
+    backend: str = "auto",
+    options: SSSPOptions | None = None,
+    target: int | None = None,
+    on_phase: PhaseCallback | None = None,
+    cancel: CancelCheck | None = None,
+) -> SSSPResult:
+    """Shortest paths from ``source`` (a vertex index or a set of them) to every vertex.
+
+    ``target`` (or ``options.target``) stops the search once that vertex is settled;
+    then only vertices with cost <= the target's are reported, the rest UNREACHABLE.
+    ``on_phase`` receives new phases as they finish (in chunks on the GPU); ``cancel``
+    is polled between phases (between launches on the GPU) and raises CancelledError.
+    Raises InvalidArgumentError, BackendUnavailableError, GpuOutOfMemoryError.
+    """
+    if strategy not in STRATEGIES:
+        raise InvalidArgumentError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    g = CSRGraph.from_any(graph)
+    n = g.num_nodes
+    opts = options or SSSPOptions()
+    if target is not None:
+        opts = SSSPOptions(**{**opts.__dict__, "target": int(target)})
+    if opts.target is not None and not (0 <= opts.target < n):
+        raise InvalidArgumentError(f"target {opts.target} is outside 0..{n - 1}")
+    sources = _as_sources(source, n)
+    ks = key_space_for(g.weights, n)
+    which = resolve_backend(backend)
+    t0 = time.perf_counter()
+    if which == "cupy":
+        from .cuda import sssp_cuda as impl
+    else:
+        from .cpu import sssp_cpu as impl
+    key, pred, phases = impl.run(g, sources, strategy, opts, ks, on_phase=on_phase, cancel=cancel)
+    elapsed = time.perf_counter() - t0
+    return _finish(key, pred, phases, ks, strategy, which, sources, opts.target, elapsed)
+
+
+def _finish(key, pred, phases, ks: KeySpace, strategy, which, sources, target, elapsed) -> SSSPResult:
+    key = np.asarray(key, dtype=np.int64)
+    if target is not None and key[target] != KEY_INF:
+        # Only vertices no farther than the target are final when the search stopped early.
+        unsettled = key > key[target]
+        key = np.where(unsettled, KEY_INF, key)
+        pred = np.where(unsettled, NO_PRED, pred)
+    dist, hops = ks.split(key)
+    return SSSPResult(
+        dist=dist,
+        pred=np.asarray(pred, dtype=np.int32),
+        hops=hops,
+        phases=phases,
+        strategy=strategy,
+        backend=which,
+        device=describe_backend(which),
+        sources=sources,
+        target=target,
+        elapsed_s=elapsed,
+    )

@@ -1,0 +1,34 @@
+"""Shared pytest set-up: GPU tests skip cleanly without CuPy or a CUDA device."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_MAPS = REPO.parent / "shared" / "maps"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def pytest_collection_modifyitems(config, items):
+    from gpu_core.backend import cupy_status
+
+    ok, why = cupy_status()
+    if ok:
+        return
+    skip = pytest.mark.skip(reason=f"no GPU: {why}")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def shared_maps() -> Path:
+    """../shared/maps (large real maps); tests using it skip when it is absent."""
+    if not SHARED_MAPS.is_dir():
+        pytest.skip("../shared/maps is not present")
+    return SHARED_MAPS
