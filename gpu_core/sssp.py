@@ -139,10 +139,11 @@ def sssp(
         from .cpu import sssp_cpu as impl
     key, pred, phases = impl.run(g, sources, strategy, opts, ks, on_phase=on_phase, cancel=cancel)
     elapsed = time.perf_counter() - t0
-    return _finish(key, pred, phases, ks, strategy, which, sources, opts.target, elapsed)
+    device = describe_backend("cpu" if backend == "cpu" else "auto")
+    return _finish(key, pred, phases, ks, strategy, which, device, sources, opts.target, elapsed)
 
 
-def _finish(key, pred, phases, ks: KeySpace, strategy, which, sources, target, elapsed) -> SSSPResult:
+def _finish(key, pred, phases, ks: KeySpace, strategy, which, device, sources, target, elapsed) -> SSSPResult:
     key = np.asarray(key, dtype=np.int64)
     if target is not None and key[target] != KEY_INF:
         # Only vertices no farther than the target are final when the search stopped early.
@@ -157,7 +158,7 @@ def _finish(key, pred, phases, ks: KeySpace, strategy, which, sources, target, e
         phases=phases,
         strategy=strategy,
         backend=which,
-        device=describe_backend(which),
+        device=device,
         sources=sources,
         target=target,
         elapsed_s=elapsed,

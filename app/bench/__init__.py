@@ -1,0 +1,3 @@
+"""Benchmarks behind ``signpost bench NAME``: one module per NAME with
+``add_arguments(parser)`` and ``run(args) -> int``. They print a table and write CSV
+(and PNG when matplotlib is present); they never import Qt except ``gui``."""

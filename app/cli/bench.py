@@ -1,0 +1,29 @@
+"""``signpost bench NAME ...``: the benchmark commands (see ``app/bench/``)."""
+
+from __future__ import annotations
+
+import importlib
+
+BENCHES = {
+    "load": "map loading, first and cached, and CPU route time",
+    "sssp": "SSSP strategies per source vs scipy's Dijkstra; seed 001 Figures 6 and 8",
+    "billboards": "greedy group betweenness: seed 002 Figure 4",
+    "apsp": "many-source / all-pairs: seed 000 Tables 1 and 2",
+    "gui": "click-to-route latency and a full redraw (needs PySide6)",
+}
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="run a benchmark and print its table")
+    bsub = p.add_subparsers(dest="bench", metavar="NAME")
+    for name, helptext in BENCHES.items():
+        try:
+            mod = importlib.import_module(f"app.bench.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"app.bench.{name}":
+                continue  # not built yet
+            raise
+        bp = bsub.add_parser(name, help=helptext)
+        mod.add_arguments(bp)
+        bp.set_defaults(func=mod.run)
+    p.set_defaults(func=lambda args: p.print_help() or 2)

@@ -1,0 +1,79 @@
+"""The CPU reference: scipy's Dijkstra plus the core's predecessor rule.
+
+Every strategy on every backend must reproduce ``reference_sssp`` bit for bit (``dist``
+and ``pred``). Costs must stay below 2^53 here (scipy works in float64); the keys module
+bounds them far lower for the graphs we accept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import dijkstra
+
+from .graph import CSRGraph, GraphLike
+from .keys import KEY_INF, NO_PRED, KeySpace, key_space_for
+
+
+def scipy_distances(g: CSRGraph, sources: np.ndarray) -> np.ndarray:
+    """int64 costs from the nearest source (-1 when unreachable), by scipy's Dijkstra.
+
+    Zero-weight arcs are kept (scipy drops explicit zeros of a sparse matrix, so they are
+    shifted to a tiny epsilon and rounded away afterwards: costs are integers).
+    """
+    n = g.num_nodes
+    w = g.weights.astype(np.float64)
+    has_zero = bool(w.size and w.min() == 0)
+    if has_zero:
+        w = np.where(w == 0, 1e-9, w)  # n·1e-9 << 0.5, so rounding restores exact integers
+    mat = csr_matrix((w, g.indices, g.indptr), shape=(n, n))
+    d = dijkstra(mat, directed=True, indices=np.asarray(sources), min_only=True)
+    out = np.full(n, -1, dtype=np.int64)
+    ok = np.isfinite(d)
+    out[ok] = np.rint(d[ok]).astype(np.int64)
+    return out
+
+
+def keys_from_distances(g: CSRGraph, sources: np.ndarray, dist: np.ndarray, ks: KeySpace) -> np.ndarray:
+    """Composite keys (cost << hop_bits | fewest hops among least-cost routes)."""
+    n = g.num_nodes
+    key = np.full(n, KEY_INF, dtype=np.int64)
+    reached = dist >= 0
+    if ks.hop_bits == 0:
+        key[reached] = dist[reached]
+        return key
+    tails = g.arc_sources()
+    tight = reached[tails] & (dist[tails] + g.weights == dist[g.indices])
+    tight &= reached[g.indices]
+    t = csr_matrix(
+        (np.ones(int(tight.sum())), (tails[tight], g.indices[tight])), shape=(n, n)
+    )
+    hops = dijkstra(t, directed=True, unweighted=True, indices=np.asarray(sources), min_only=True)
+    key[reached] = (dist[reached] << ks.hop_bits) | hops[reached].astype(np.int64)
+    return key
+
+
+def predecessors_from_keys(g: CSRGraph, key: np.ndarray, ks: KeySpace) -> np.ndarray:
+    """pred[v] = smallest u with key[u] + w'(u,v) == key[v] (NO_PRED at sources/unreached)."""
+    n = g.num_nodes
+    tails = g.arc_sources()
+    kw = ks.key_weights(g.weights)
+    ku = key[tails]
+    ok = ku != KEY_INF
+    tight = np.zeros(tails.shape[0], dtype=bool)
+    tight[ok] = ku[ok] + kw[ok] == key[g.indices[ok]]
+    pred = np.full(n, np.iinfo(np.int32).max, dtype=np.int32)
+    np.minimum.at(pred, g.indices[tight], tails[tight])
+    pred[pred == np.iinfo(np.int32).max] = NO_PRED
+    return pred
+
+
+def reference_sssp(graph: GraphLike, sources) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(key, dist, pred) of the reference search from ``sources`` (int or iterable)."""
+    g = CSRGraph.from_any(graph)
+    src = np.unique(np.atleast_1d(np.asarray(sources, dtype=np.int64))).astype(np.int32)
+    ks = key_space_for(g.weights, g.num_nodes)
+    dist = scipy_distances(g, src)
+    key = keys_from_distances(g, src, dist, ks)
+    pred = predecessors_from_keys(g, key, ks)
+    return key, dist, pred
