@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Install what the tests need into .venv (first time only) and run the whole suite headless.
+# Extra arguments go to pytest (e.g. -k route, -m "not slow").
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bash "$ROOT/scripts/_venv.sh" test
+cd "$ROOT"
+export QT_QPA_PLATFORM=offscreen
+.venv/bin/ruff check app gpu_core maps resources tests scripts
+exec .venv/bin/python -m pytest -q "$@"
