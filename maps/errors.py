@@ -46,3 +46,11 @@ class PointError(MapError):
 
 class UnreachableError(MapError):
     """No route exists between two points (they lie in different components)."""
+
+
+class LoadCancelledError(MapError):
+    """The caller's ``cancel()`` returned True while a map was loading."""
+
+
+# The same error under the name the OSM loader's brief uses (one class, two names).
+LoadCancelled = LoadCancelledError

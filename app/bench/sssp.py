@@ -1,0 +1,345 @@
+"""``signpost bench sssp``: SSSP strategies per source vs scipy's Dijkstra; seed 001 Fig. 6/8.
+
+    signpost bench sssp --map gen:kanto --sources 10 --backend cupy --out bench_out/
+
+Per strategy: median wall time per source of the whole ``gpu_core.sssp.sssp`` call (device
+set-up of the search, every phase, the predecessor pass and the copy of dist/pred back to
+host memory; the device graph is built once, outside the timing, by a warm-up run), the
+median phase count, edges relaxed, MTEPS (edges relaxed / median time) and the speedup over
+scipy's Dijkstra measured in the same run on the same sources. Every result is checked
+against scipy (exit status 1 on a mismatch). Writes ``sssp_table.csv``,
+``fig6_phases.csv/.png`` (per-phase time and updated vertices of conventional / selection /
+adaptive for one source) and ``fig8_threshold.csv/.png`` (adaptive time vs the switch
+threshold) into ``--out``. Strategy names may carry the adaptive signal:
+``adaptive:time`` (seed 001) or ``adaptive:frontier``.
+
+Imports only numpy/scipy/gpu_core/maps (and matplotlib when present): it runs on the GPU
+machine, which has no Qt, shapely or osmium.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_STRATEGIES = (
+    "conventional",
+    "selection",
+    "adaptive:time",
+    "adaptive:frontier",
+    "bellman_ford_queue",
+    "delta",
+    "eval_dijkstra",
+    "auto",
+)
+# seed 001 Figure 8: switch-up thresholds swept (µs); switch-down = up · 330/350 as in seed 001
+FIG8_THRESHOLDS_US = (10, 15, 20, 25, 30, 40, 50, 70, 100, 150, 250, 350, 600, 1000)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--map", required=True,
+                   help="map file (.gr.xz PACE, .gr, .spn, OSM, ...) or gen:KIND[:N] (gen:kanto)")
+    p.add_argument("--sources", type=int, default=10, help="random sources (seeded)")
+    p.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+                   help="comma-separated; adaptive:time / adaptive:frontier pick the signal")
+    p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cupy"))
+    p.add_argument("--seed", type=int, default=1, help="seed of the sources and generators")
+    p.add_argument("--out", default="bench_out", help="folder for CSV/PNG")
+    p.add_argument("--budget-s", type=float, default=20.0,
+                   help="stop timing a strategy after this many seconds (fewer sources)")
+    p.add_argument("--no-figures", action="store_true", help="skip Figures 6 and 8")
+    p.add_argument("--fig8-sources", type=int, default=3)
+    p.add_argument("--auto-sweep", action="store_true",
+                   help="also time auto over local_rounds x blocks_per_sm (cupy only)")
+
+
+def _load(spec: str, seed: int):
+    """(graph, label) of a map file or gen:KIND[:N]."""
+    if spec.startswith("gen:"):
+        from maps.generate import generate
+
+        parts = spec.split(":")
+        n = int(parts[2]) if len(parts) > 2 else None
+        return generate(parts[1], n=n, seed=seed), spec
+    path = Path(spec)
+    if path.name.endswith((".gr.xz", ".gr.gz")) and path.exists():
+        from maps.dimacs import load_pace
+
+        try:
+            return load_pace(path, seed=1), f"{path.name} (PACE, weights 1..1000 seed 1)"
+        except Exception:  # a real DIMACS .gr.gz: the general loader knows it
+            pass
+    from maps.load import load_map
+
+    return load_map(path, use_cache=False), path.name
+
+
+def _parse_strategy(spec: str):
+    from gpu_core.sssp import STRATEGIES, SSSPOptions
+
+    name, _, signal = spec.partition(":")
+    if name not in STRATEGIES:
+        raise SystemExit(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
+    opts = SSSPOptions(adaptive_signal=signal) if signal else SSSPOptions()
+    return name, opts
+
+
+def _scipy_times(g, sources) -> tuple[list[float], list[np.ndarray]]:
+    from gpu_core.reference import scipy_distances
+
+    times, dists = [], []
+    for s in sources:
+        t0 = time.perf_counter()
+        d = scipy_distances(g, np.array([s], dtype=np.int32))
+        times.append(time.perf_counter() - t0)
+        dists.append(d)
+    return times, dists
+
+
+def _time_strategy(g, sources, name, opts, backend, ref_dists, budget_s):
+    """Per-source wall times (s), phases, edges and the mismatching sources."""
+    from gpu_core.sssp import sssp
+
+    sssp(g, int(sources[0]), strategy=name, backend=backend, options=opts)  # warm-up
+    times, phases, edges, kernel_us, bad = [], [], [], [], []
+    spent = 0.0
+    for s, ref in zip(sources, ref_dists):
+        t0 = time.perf_counter()
+        res = sssp(g, int(s), strategy=name, backend=backend, options=opts)
+        dt = time.perf_counter() - t0
+        times.append(dt)
+        phases.append(len(res.phases))
+        edges.append(res.phases.total_edges)
+        kernel_us.append(res.phases.total_time_us)
+        if not np.array_equal(res.dist, ref):
+            bad.append(int(s))
+        spent += dt
+        if spent > budget_s:
+            break
+    return times, phases, edges, kernel_us, bad
+
+
+def _fig6(g, source, backend, out: Path) -> None:
+    from gpu_core.sssp import SSSPOptions, sssp
+
+    runs = {}
+    for label, name, opts in (
+        ("conventional", "conventional", SSSPOptions()),
+        ("selection", "selection", SSSPOptions()),
+        ("adaptive_time", "adaptive", SSSPOptions(adaptive_signal="time")),
+        ("adaptive_frontier", "adaptive", SSSPOptions(adaptive_signal="frontier")),
+    ):
+        sssp(g, source, strategy=name, backend=backend, options=opts)  # warm-up
+        runs[label] = sssp(g, source, strategy=name, backend=backend, options=opts).phases
+    k = len(runs["conventional"])
+    with open(out / "fig6_phases.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["phase", "updated_vertices"] + [f"{lab}_time_us" for lab in runs]
+                   + ["adaptive_time_mode", "adaptive_frontier_mode"])
+        for i in range(k):
+            w.writerow([i, int(runs["conventional"].rows["frontier"][i])]
+                       + [f"{runs[lab].rows['time_us'][i]:.2f}" for lab in runs]
+                       + [runs["adaptive_time"].mode_names()[i],
+                          runs["adaptive_frontier"].mode_names()[i]])
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception:
+        return
+    fig, ax = plt.subplots(figsize=(10, 5))
+    x = np.arange(k)
+    for lab, style in zip(runs, ("-", "-", "--", ":")):
+        ax.plot(x, runs[lab].rows["time_us"], style, lw=0.8, label=lab)
+    ax.set_yscale("log")
+    ax.set_xlabel("phase")
+    ax.set_ylabel("phase time (µs, host-measured)")
+    ax2 = ax.twinx()
+    ax2.plot(x, runs["conventional"].rows["frontier"], color="grey", lw=0.6, alpha=0.6,
+             label="updated vertices")
+    ax2.set_ylabel("updated vertices")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.set_title("Seed 001 Figure 6: per-phase time and updated vertices (one source)")
+    fig.tight_layout()
+    fig.savefig(out / "fig6_phases.png", dpi=110)
+    plt.close(fig)
+
+
+def _fig8(g, sources, backend, out: Path, conv_median_s: float | None) -> list[tuple]:
+    from gpu_core.sssp import SSSPOptions, sssp
+
+    rows = []
+    for up in FIG8_THRESHOLDS_US:
+        opts = SSSPOptions(adaptive_signal="time", switch_up_us=float(up),
+                           switch_down_us=float(up) * 330.0 / 350.0)
+        sssp(g, int(sources[0]), strategy="adaptive", backend=backend, options=opts)
+        ts = []
+        for s in sources:
+            t0 = time.perf_counter()
+            sssp(g, int(s), strategy="adaptive", backend=backend, options=opts)
+            ts.append(time.perf_counter() - t0)
+        rows.append((up, statistics.median(ts)))
+    fr = SSSPOptions(adaptive_signal="frontier")
+    ts = []
+    for s in sources:
+        t0 = time.perf_counter()
+        sssp(g, int(s), strategy="adaptive", backend=backend, options=fr)
+        ts.append(time.perf_counter() - t0)
+    fr_med = statistics.median(ts)
+    with open(out / "fig8_threshold.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["switch_up_us", "switch_down_us", "adaptive_time_ms",
+                    "conventional_ms", "adaptive_frontier_ms"])
+        for up, t in rows:
+            w.writerow([up, f"{up * 330 / 350:.1f}", f"{t * 1e3:.3f}",
+                        f"{conv_median_s * 1e3:.3f}" if conv_median_s else "",
+                        f"{fr_med * 1e3:.3f}"])
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception:
+        return rows
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot([r[0] for r in rows], [r[1] * 1e3 for r in rows], "o-", label="adaptive (time signal)")
+    if conv_median_s:
+        ax.axhline(conv_median_s * 1e3, color="red", ls="--", label="conventional")
+    ax.axhline(fr_med * 1e3, color="green", ls=":", label="adaptive (frontier signal)")
+    ax.set_xscale("log")
+    ax.set_xlabel("switch-up threshold (µs; down = up·330/350)")
+    ax.set_ylabel("median time per source (ms)")
+    ax.set_title("Seed 001 Figure 8: adaptive time vs threshold")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "fig8_threshold.png", dpi=110)
+    plt.close(fig)
+    return rows
+
+
+def _auto_sweep(g, sources, out: Path) -> None:
+    from gpu_core.cuda import sssp_cuda
+    from gpu_core.sssp import sssp
+
+    saved = dict(sssp_cuda.AUTO_TUNING)
+    rows = []
+    try:
+        for bps in (1, 2, 4, 8):
+            for rounds in (1, 4, 8, 16, 32):
+                sssp_cuda.AUTO_TUNING.update(blocks_per_sm=bps, local_rounds=rounds)
+                sssp(g, int(sources[0]), strategy="auto", backend="cupy")
+                ts, ph, ed, dev = [], [], [], []
+                for s in sources:
+                    t0 = time.perf_counter()
+                    r = sssp(g, int(s), strategy="auto", backend="cupy")
+                    ts.append(time.perf_counter() - t0)
+                    ph.append(len(r.phases))
+                    ed.append(r.phases.total_edges)
+                    dev.append(r.phases.total_time_us)
+                rows.append((bps, rounds, statistics.median(ts) * 1e3, statistics.median(dev) / 1e3,
+                             statistics.median(ph), statistics.median(ed)))
+                print(f"  auto bps={bps} rounds={rounds}: {rows[-1][2]:.2f} ms "
+                      f"(device {rows[-1][3]:.2f} ms, {rows[-1][4]:.0f} phases, "
+                      f"{rows[-1][5] / 1e6:.1f} M edges)", flush=True)
+    finally:
+        sssp_cuda.AUTO_TUNING.clear()
+        sssp_cuda.AUTO_TUNING.update(saved)
+    with open(out / "auto_sweep.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["blocks_per_sm", "local_rounds", "median_ms", "device_ms", "phases", "edges"])
+        for r in rows:
+            w.writerow([r[0], r[1], f"{r[2]:.3f}", f"{r[3]:.3f}", r[4], r[5]])
+
+
+def run(args: argparse.Namespace) -> int:
+    from gpu_core.backend import describe_backend, resolve_backend
+    from gpu_core.graph import CSRGraph
+    from gpu_core.reference import reference_sssp
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    backend = resolve_backend(args.backend)
+    t0 = time.perf_counter()
+    net, label = _load(args.map, args.seed)
+    g = CSRGraph.from_any(net)
+    print(f"map {label}: {g.num_nodes:,} nodes, {g.num_arcs:,} arcs, weights "
+          f"{int(g.weights.min()) if g.num_arcs else 0}..{int(g.weights.max()) if g.num_arcs else 0}"
+          f" (loaded in {time.perf_counter() - t0:.1f} s)")
+    print(f"backend {backend}: {describe_backend(backend)}")
+    rng = np.random.default_rng(args.seed)
+    sources = rng.integers(0, g.num_nodes, max(1, args.sources))
+    sc_times, ref_dists = _scipy_times(g, sources)
+    sc_med = statistics.median(sc_times)
+    print(f"scipy Dijkstra: median {sc_med * 1e3:.1f} ms per source ({len(sources)} sources)")
+    # one full reference (dist + pred) check per strategy on the first source
+    _, _, ref_pred = reference_sssp(g, int(sources[0]))
+
+    from gpu_core.sssp import sssp
+
+    table = []
+    failed = False
+    for spec in [s for s in args.strategies.split(",") if s]:
+        name, opts = _parse_strategy(spec)
+        res0 = sssp(g, int(sources[0]), strategy=name, backend=backend, options=opts)
+        if not (np.array_equal(res0.dist, ref_dists[0]) and np.array_equal(res0.pred, ref_pred)):
+            print(f"MISMATCH {spec}: dist/pred differ from the reference on source {sources[0]}")
+            failed = True
+        times, phases, edges, kern, bad = _time_strategy(
+            g, sources, name, opts, backend, ref_dists, args.budget_s)
+        if bad:
+            print(f"MISMATCH {spec}: dist differs from scipy on sources {bad[:5]}")
+            failed = True
+        med = statistics.median(times)
+        e_med = statistics.median(edges)
+        row = {
+            "strategy": spec,
+            "sources": len(times),
+            "median_ms": med * 1e3,
+            "phases": statistics.median(phases),
+            "edges": e_med,
+            "mteps": e_med / med / 1e6,
+            "speedup_vs_scipy": statistics.median(sc_times[: len(times)]) / med,
+            "phase_time_sum_ms": statistics.median(kern) / 1e3,
+        }
+        table.append(row)
+        print(f"  {spec:22s} {row['median_ms']:9.2f} ms  {row['phases']:8.0f} phases  "
+              f"{row['edges'] / 1e6:8.2f} M edges  {row['mteps']:8.1f} MTEPS  "
+              f"x{row['speedup_vs_scipy']:6.1f} vs scipy  (n={row['sources']})", flush=True)
+    with open(out / "sssp_table.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(table[0]) if table else ["strategy"])
+        w.writeheader()
+        for r in table:
+            w.writerow(r)
+    by = {r["strategy"]: r for r in table}
+    conv = by.get("conventional")
+    if not args.no_figures and (backend == "cupy" or g.num_nodes < 300_000):
+        _fig6(g, int(sources[0]), backend, out)
+        _fig8(g, sources[: max(1, args.fig8_sources)], backend, out,
+              conv["median_ms"] / 1e3 if conv else None)
+    if args.auto_sweep and backend == "cupy":
+        _auto_sweep(g, sources[: min(len(sources), 5)], out)
+    # one summary line (scripts/gpu_part_sssp.sh collects it)
+    parts = [f"map={label.split(' ')[0]}", f"n={g.num_nodes}", f"scipy={sc_med * 1e3:.1f}ms"]
+    if "auto" in by:
+        a = by["auto"]
+        parts.append(f"auto={a['median_ms']:.2f}ms(x{a['speedup_vs_scipy']:.0f})")
+    for k in ("adaptive:frontier", "adaptive:time", "adaptive"):
+        if k in by and conv:
+            parts.append(f"{k}/conv={conv['median_ms'] / by[k]['median_ms']:.2f}x")
+    parts.append("verify=" + ("FAIL" if failed else "ok"))
+    print("SUMMARY " + " ".join(parts))
+    sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":  # python -m app.bench.sssp ... (no CLI dispatcher needed)
+    ap = argparse.ArgumentParser(prog="bench sssp")
+    add_arguments(ap)
+    raise SystemExit(run(ap.parse_args()))

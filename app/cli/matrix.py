@@ -1,0 +1,252 @@
+"""``signpost matrix MAP --from a.csv --to b.csv --out m.csv|.npy``: a distance matrix.
+
+Inputs: a CSV with a ``lon,lat`` header and one point per row (or a ``node`` header and
+one node id of the map per row, for maps without coordinates). Points are snapped like
+routes (``maps.points``/``maps.snap``: nearest road arc, its nearer end node). Output:
+``.csv`` with header ``from,to,cost`` and one row per pair (``from``/``to`` = the 0-based
+data-row numbers of the inputs, ``cost`` the integer cost in the map's unit, EMPTY when
+unreachable), or ``.npy`` (int64 [F, T], -1 unreachable) for large matrices.
+
+The matrix is computed and written chunk by chunk (it is never held whole), into a
+temporary file beside ``--out`` that is renamed at the end: a failure or Ctrl-C leaves
+no half-written output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from app.cli import CliError
+
+DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else ""
+
+
+def register(sub) -> None:
+    from gpu_core.backend import BACKENDS
+    from gpu_core.multi_source import VARIANTS
+
+    from ._common import add_map_arguments
+
+    p = sub.add_parser(
+        "matrix",
+        help="costs between two point lists (CSV in; CSV or .npy out)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_map_arguments(p)
+    p.add_argument("--from", dest="from_csv", required=True, metavar="A.csv",
+                   help="origins: CSV with a lon,lat header (or node)")
+    p.add_argument("--to", dest="to_csv", required=True, metavar="B.csv",
+                   help="destinations: CSV with a lon,lat header (or node)")
+    p.add_argument("--out", required=True, metavar="M.csv|M.npy", help="output file")
+    p.add_argument("--backend", default="auto", choices=BACKENDS, help="compute backend")
+    p.add_argument("--variant", default="auto", choices=VARIANTS,
+                   help="GPU many-source variant (default: the fastest)")
+    p.add_argument("--max-snap", type=float, default=1000.0, metavar="M",
+                   help="farthest a point may lie from a road, metres (default 1000)")
+    p.add_argument("--chunk", type=int, default=None, metavar="ROWS",
+                   help="origins per computed chunk (default: what fits memory)")
+    p.set_defaults(func=run)
+
+
+def read_points(path: str, net, max_snap: float, snapper_box: list) -> tuple[np.ndarray, list]:
+    """Node indices of the points in ``path`` and their (lon, lat) or node-id keys.
+
+    PointError names the file, line and row for anything unreadable or off the map.
+    """
+    from maps.errors import MapError, PointError
+
+    try:
+        fh = open(path, newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with fh:
+        rows = list(csv.reader(fh))
+    # header: first non-blank line
+    k = 0
+    while k < len(rows) and not any(c.strip() for c in rows[k]):
+        k += 1
+    if k == len(rows):
+        raise PointError("no header and no points: expected a 'lon,lat' header", path=path)
+    header = [c.strip().lower() for c in rows[k]]
+    if header == ["lon", "lat"]:
+        kind = "lonlat"
+    elif header == ["node"]:
+        kind = "node"
+    else:
+        raise PointError(
+            f"header is {','.join(rows[k])!r}: expected 'lon,lat' (or 'node' for node ids)",
+            path=path, line=k + 1,
+        )
+    nodes: list[int] = []
+    keys: list = []
+    for lineno, row in enumerate(rows[k + 1:], start=k + 2):
+        if not any(c.strip() for c in row):
+            continue  # blank lines are not rows
+        i = len(nodes)
+        where = f"row {i}"
+        try:
+            if kind == "node":
+                if len(row) != 1:
+                    raise PointError(f"{where}: expected one node id, got {len(row)} fields")
+                try:
+                    nid = int(row[0].strip())
+                except ValueError:
+                    raise PointError(f"{where}: node id {row[0].strip()!r} is not an integer") \
+                        from None
+                node = net.index_of(nid)
+                keys.append(nid)
+            else:
+                if len(row) != 2:
+                    raise PointError(f"{where}: expected lon,lat, got {len(row)} fields")
+                try:
+                    lon, lat = float(row[0]), float(row[1])
+                except ValueError:
+                    raise PointError(f"{where}: {','.join(row)!r} is not two numbers") from None
+                if not (math.isfinite(lon) and math.isfinite(lat)):
+                    raise PointError(f"{where}: {','.join(row)!r} is not finite")
+                node = _snap(net, lon, lat, max_snap, snapper_box)
+                keys.append((lon, lat))
+        except MapError as exc:
+            detail = exc.detail if exc.detail.startswith("row ") else f"{where}: {exc.detail}"
+            raise PointError(detail, path=path, line=lineno) from None
+        nodes.append(int(node))
+    if not nodes:
+        raise PointError("no points after the header", path=path)
+    return np.asarray(nodes, dtype=np.int32), keys
+
+
+def _snap(net, lon: float, lat: float, max_snap: float, snapper_box: list) -> int:
+    from maps.errors import PointError
+
+    if not net.has_coordinates:
+        raise PointError("this map has no coordinates: give points as a 'node' column of ids")
+    try:
+        from maps.snap import Snapper
+    except ImportError:  # pragma: no cover - maps.snap is part of the package
+        Snapper = None
+    if Snapper is not None:
+        if not snapper_box:
+            snapper_box.append(Snapper(net))
+        return snapper_box[0].snap_lonlat(lon, lat, max_distance_m=max_snap).node
+    # fallback without the snapping module: the nearest node by great-circle distance
+    from maps.projection import haversine_m
+
+    d = haversine_m(lon, lat, net.lon, net.lat)
+    i = int(np.nanargmin(d))
+    if d[i] > max_snap:
+        raise PointError(f"point {lon},{lat} is {d[i]:.0f} m from the nearest node")
+    return i
+
+
+def _note_duplicates(path: str, keys: list, nodes: np.ndarray) -> None:
+    seen: dict = {}
+    dup = []
+    for i, k in enumerate(keys):
+        if k in seen:
+            dup.append((seen[k], i))
+        else:
+            seen[k] = i
+    if dup:
+        pairs = ", ".join(f"{a}={b}" for a, b in dup[:5]) + (" ..." if len(dup) > 5 else "")
+        print(f"note: {path}: {len(dup)} duplicate point(s) (rows {pairs}); computed anyway",
+              file=sys.stderr)
+    same_node = len(nodes) - len(np.unique(nodes)) - len(dup)
+    if same_node > 0:
+        print(f"note: {path}: {same_node} more row(s) snap to a node another row already uses",
+              file=sys.stderr)
+
+
+def _fmt_bytes(n: int) -> str:
+    x = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if x < 1024 or unit == "TiB":
+            return f"{x:.1f} {unit}"
+        x /= 1024
+    return f"{n} B"
+
+
+def _csv_lines(r0: int, block: np.ndarray) -> str:
+    k, t = block.shape
+    out = []
+    for i in range(k):
+        row = block[i].tolist()
+        fr = r0 + i
+        out.append("".join(
+            f"{fr},{j},{c}\n" if c >= 0 else f"{fr},{j},\n" for j, c in enumerate(row)
+        ))
+    return "".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gpu_core.multi_source import (
+        available_memory,
+        iter_distance_rows,
+        open_npy_temp,
+    )
+
+    from ._common import open_map
+
+    out = args.out
+    low = out.lower()
+    if not low.endswith((".csv", ".npy")):
+        raise CliError(f"--out {out!r}: write .csv or .npy")
+    out_dir = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(out_dir):
+        raise CliError(f"--out {out!r}: folder {out_dir} does not exist")
+    if args.chunk is not None and args.chunk < 1:
+        raise CliError(f"--chunk must be >= 1, got {args.chunk}")
+    t0 = time.perf_counter()
+    net = open_map(args)
+    box: list = []
+    src, skeys = read_points(args.from_csv, net, args.max_snap, box)
+    dst, dkeys = read_points(args.to_csv, net, args.max_snap, box)
+    _note_duplicates(args.from_csv, skeys, src)
+    _note_duplicates(args.to_csv, dkeys, dst)
+    F, T = int(src.shape[0]), int(dst.shape[0])
+    nbytes = F * T * 8
+    if nbytes > available_memory() // 2:
+        hint = "" if low.endswith(".npy") else " (a .npy output is far smaller than CSV)"
+        print(f"note: the {F} x {T} matrix is {nbytes} bytes ({_fmt_bytes(nbytes)}), more than "
+              f"fits in memory: streaming it to disk in chunks{hint}", file=sys.stderr)
+    stats: dict = {}
+    rows = iter_distance_rows(net, src, targets=dst, backend=args.backend, variant=args.variant,
+                              chunk=args.chunk, stats=stats)
+    unreachable = 0
+    tmp = None
+    try:
+        if low.endswith(".npy"):
+            mm, tmp = open_npy_temp(out, (F, T))
+            for r0, block in rows:
+                mm[r0 : r0 + block.shape[0]] = block
+                unreachable += int((block < 0).sum())
+            mm.flush()
+            del mm
+        else:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".csv", dir=out_dir)
+            with os.fdopen(fd, "w", newline="") as fh:
+                fh.write("from,to,cost\n")
+                for r0, block in rows:
+                    fh.write(_csv_lines(r0, block))
+                    unreachable += int((block < 0).sum())
+        os.replace(tmp, out)
+        tmp = None
+    finally:
+        if tmp is not None:  # failed or interrupted: no half-written output
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    el = time.perf_counter() - t0
+    print(f"wrote {out}: {F} x {T} costs in {net.unit} ({unreachable} unreachable), "
+          f"backend {stats.get('backend', args.backend)} ({stats.get('variant', args.variant)}), "
+          f"{el:.2f} s")
+    return 0

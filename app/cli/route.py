@@ -1,0 +1,68 @@
+"""``signpost route MAP --from P --to P``: one least-cost route, as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from app.cli._common import (
+    add_map_arguments,
+    add_search_arguments,
+    allow_negative_points,
+    fmt_duration,
+    open_map,
+    plan_route,
+)
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "route",
+        help="the least-cost route between two points",
+        description="Find the least-cost route between two points. A point is LON,LAT in "
+        "degrees (snapped to the nearest road arc; the route starts at that arc's nearer "
+        "endpoint) or node:ID (the id in the map file: OSM node id, DIMACS vertex number). "
+        "Cost is in the profile's unit: decimetres (length) or deciseconds (walk, drive, "
+        "multimodal); DIMACS graphs use the file's own weights.",
+    )
+    add_map_arguments(p)
+    p.add_argument("--from", dest="source", required=True, metavar="P", help="start point")
+    p.add_argument("--to", dest="target", required=True, metavar="P", help="end point")
+    add_search_arguments(p)
+    allow_negative_points(p)
+    p.add_argument("--json", action="store_true", help="print the route as one JSON object")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    net = open_map(args)
+    out = plan_route(
+        net,
+        args.source,
+        args.target,
+        strategy=args.strategy,
+        backend=args.backend,
+        max_distance_m=args.max_snap,
+        map_path=args.map,
+    )
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(f"map       {args.map} (profile {out['profile']}, unit {out['unit_name']})")
+    for key in ("from", "to"):
+        pt = out[key]
+        line = f"{key:<9} {pt['input']} -> node {pt['node_id']}"
+        if pt["snap"] is not None:
+            line += f" (snapped {pt['snap']['distance_m']:.1f} m to arc {pt['snap']['arc']})"
+        print(line)
+    print(f"cost      {out['cost']} {out['unit']}")
+    if out["time_s"] is not None:
+        print(f"time      {fmt_duration(out['time_s'])} ({out['time_s']:.1f} s)")
+    if out["length_m"] is not None:
+        print(f"length    {out['length_m'] / 1000:.3f} km")
+    print(f"nodes     {out['nodes']} ({out['arcs']} arcs)")
+    print(
+        f"search    {out['strategy']} on {out['backend']} ({out['device']}), "
+        f"{out['search_ms']:.1f} ms, {out['phases']} phases"
+    )
+    return 0

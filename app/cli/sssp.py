@@ -1,0 +1,83 @@
+"""``signpost sssp MAP --source P --out FILE``: costs from one point to every node."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+from app.cli import CliError
+from app.cli._common import (
+    add_map_arguments,
+    add_search_arguments,
+    allow_negative_points,
+    make_snapper,
+    open_map,
+    resolve,
+)
+
+OUT_EXT = (".csv", ".npy")
+NPY_DTYPE = np.dtype([("node_id", "<i8"), ("cost", "<i8")])
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "sssp",
+        help="least cost from one point to every node, written as CSV or NPY",
+        description="Single-source shortest paths. --out FILE.csv writes 'node_id,cost' with "
+        "one row per node (cost empty when unreachable); FILE.npy a structured array with "
+        "fields node_id (int64) and cost (int64, -1 when unreachable). Costs are in the "
+        "profile's unit (dm for length, ds for walk/drive/multimodal, the file's for DIMACS).",
+    )
+    add_map_arguments(p)
+    p.add_argument("--source", required=True, metavar="P", help="LON,LAT or node:ID")
+    p.add_argument("--out", required=True, metavar="FILE", help="output .csv or .npy")
+    add_search_arguments(p)
+    allow_negative_points(p)
+    p.set_defaults(func=run)
+
+
+def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
+    """Write costs as CSV or NPY (see the command's help); CliError for other extensions."""
+    low = path.lower()
+    if low.endswith(".npy"):
+        arr = np.empty(node_ids.shape[0], dtype=NPY_DTYPE)
+        arr["node_id"] = node_ids
+        arr["cost"] = dist
+        np.save(path, arr, allow_pickle=False)
+        return
+    if not low.endswith(".csv"):
+        raise CliError(f"--out {path!r}: unknown extension; write .csv or .npy")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write("node_id,cost\n")
+        ids = node_ids.tolist()
+        ds = dist.tolist()
+        rows = (f"{i},{d}\n" if d >= 0 else f"{i},\n" for i, d in zip(ids, ds, strict=True))
+        f.write("".join(rows))
+
+
+def run(args: argparse.Namespace) -> int:
+    from gpu_core.sssp import sssp
+
+    out = args.out
+    if not out.lower().endswith(OUT_EXT):
+        raise CliError(f"--out {out!r}: unknown extension; write .csv or .npy")
+    parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise CliError(f"--out {out!r}: folder {parent} does not exist")
+    net = open_map(args)
+    snapper = make_snapper(net, args.source)
+    src = resolve(net, args.source, snapper=snapper, max_distance_m=args.max_snap)
+    res = sssp(net, src.node, strategy=args.strategy, backend=args.backend)
+    try:
+        write_costs(out, net.node_ids, res.dist)
+    except OSError as exc:
+        raise CliError(f"cannot write {out!r}: {exc.strerror or exc}") from None
+    reached = int(res.reached.sum())
+    print(
+        f"{reached:,} of {net.num_nodes:,} nodes reached from node {src.node_id}; "
+        f"max cost {int(res.dist.max()):,} {net.unit}; {res.strategy} on {res.backend}, "
+        f"{res.elapsed_s * 1000:.1f} ms; wrote {out}"
+    )
+    return 0

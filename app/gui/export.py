@@ -1,0 +1,126 @@
+"""Exports: route (GeoJSON, GPX), distance field (CSV, GeoJSON), phase telemetry (CSV), view (PNG, SVG).
+
+The data exports are plain functions of numpy arrays (no Qt); only the view export needs
+the widget, and imports Qt inside the function.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from gpu_core.keys import UNREACHABLE
+from gpu_core.telemetry import PhaseLog
+from maps.network import RoadNetwork
+
+from .routing import RouteInfo, route_lonlat
+
+
+def route_geojson(net: RoadNetwork, route: RouteInfo, path: str | os.PathLike) -> None:
+    """The route as one GeoJSON LineString feature with cost/unit/length/nodes properties."""
+    coords = route_lonlat(net, route)
+    feature = {
+        "type": "Feature",
+        "geometry": {"type": "LineString", "coordinates": coords},
+        "properties": {
+            "from": int(net.node_ids[route.source]),
+            "to": int(net.node_ids[route.target]),
+            "cost": int(route.cost),
+            "unit": route.unit,
+            "length_m": round(route.length_m, 3),
+            "nodes": route.num_nodes,
+            "map": net.name or os.path.basename(net.source_path),
+        },
+    }
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({"type": "FeatureCollection", "features": [feature]}, fh)
+
+
+def route_gpx(net: RoadNetwork, route: RouteInfo, path: str | os.PathLike) -> None:
+    """The route as a GPX 1.1 track (one segment)."""
+    coords = route_lonlat(net, route)
+    name = escape(f"Signpost route {int(net.node_ids[route.source])} → {int(net.node_ids[route.target])}")
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    pts = "\n".join(f'      <trkpt lat="{lat:.7f}" lon="{lon:.7f}"/>' for lon, lat in coords)
+    text = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<gpx version="1.1" creator="Signpost" xmlns="http://www.topografix.com/GPX/1/1">\n'
+        f"  <metadata><name>{name}</name><time>{now}</time></metadata>\n"
+        f"  <trk><name>{name}</name>\n"
+        f"    <desc>cost {route.cost} {route.unit}, {route.length_m:.1f} m</desc>\n"
+        f"    <trkseg>\n{pts}\n    </trkseg>\n  </trk>\n</gpx>\n"
+    )
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def read_gpx_points(path: str | os.PathLike) -> list[tuple[float, float]]:
+    """(lon, lat) of every trkpt of a GPX file (used to read exports back)."""
+    import xml.etree.ElementTree as ET
+
+    ns = {"g": "http://www.topografix.com/GPX/1/1"}
+    root = ET.parse(path).getroot()
+    return [(float(p.get("lon")), float(p.get("lat"))) for p in root.iterfind(".//g:trkpt", ns)]
+
+
+def field_csv(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> int:
+    """node_id,lon,lat,cost for every reached node; returns the rows written."""
+    idx = np.nonzero(dist != UNREACHABLE)[0]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("node_id,lon,lat,cost\n")
+        ids, lon, lat, d = net.node_ids[idx], net.lon[idx], net.lat[idx], dist[idx]
+        # One formatted block per chunk: fast enough for millions of rows.
+        for s in range(0, idx.shape[0], 200_000):
+            e = s + 200_000
+            fh.writelines(
+                f"{a},{b:.7f},{c:.7f},{v}\n"
+                for a, b, c, v in zip(ids[s:e].tolist(), lon[s:e].tolist(), lat[s:e].tolist(), d[s:e].tolist())
+            )
+    return int(idx.shape[0])
+
+
+def field_geojson(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> int:
+    """Reached nodes as GeoJSON points with a ``cost`` property; returns the count."""
+    idx = np.nonzero(dist != UNREACHABLE)[0]
+    feats = [
+        {"type": "Feature", "geometry": {"type": "Point", "coordinates": [lo, la]},
+         "properties": {"node_id": i, "cost": c}}
+        for i, lo, la, c in zip(net.node_ids[idx].tolist(), net.lon[idx].round(7).tolist(),
+                                net.lat[idx].round(7).tolist(), dist[idx].tolist())
+    ]
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump({"type": "FeatureCollection", "unit": net.unit, "features": feats}, fh)
+    return len(feats)
+
+
+def phases_csv(log: PhaseLog, path: str | os.PathLike) -> None:
+    log.to_csv(path)
+
+
+def view_image(widget, path: str | os.PathLike) -> None:
+    """Save a widget (or the map canvas) as PNG, or the map scene as SVG."""
+    path = os.fspath(path)
+    if path.lower().endswith(".svg"):
+        from PySide6.QtCore import QRectF, QSize
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        gen = QSvgGenerator()
+        gen.setFileName(path)
+        size = widget.size()
+        gen.setSize(QSize(size.width(), size.height()))
+        gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
+        gen.setTitle("Signpost map")
+        p = QPainter(gen)
+        try:
+            widget.render(p)
+        finally:
+            p.end()
+        return
+    pix = widget.grab()
+    if not pix.save(path):
+        raise OSError(f"could not write image {path}")

@@ -1,0 +1,96 @@
+"""Start the desktop application: ``signpost gui [MAP] [--route FROM TO] [--screenshot FILE]``.
+
+With ``--route`` the two points are routed as clicks would be and the route is printed
+as the same JSON object as ``signpost route --json``; with ``--screenshot`` the window is
+saved once the route is drawn (or the map, without ``--route``) and the app exits:
+status 0, or 2 with the message when the map fails to load, a point is off the network
+or the destination is unreachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    if args.screenshot and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a headless machine
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow, sample_map_path
+    from .settings import Settings
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Signpost")
+    app.setOrganizationName("Signpost")
+    path = args.map or sample_map_path()
+    if not path:
+        print("signpost gui: error: no MAP given and no sample map is bundled", file=sys.stderr)
+        return 2
+    win = MainWindow(Settings(getattr(args, "settings", None)), open_sample=False)
+    if args.strategy:
+        win.algo_panel.cb_strategy.setCurrentText(args.strategy)
+    if args.backend:
+        win.algo_panel.cb_backend.setCurrentText(args.backend)
+    if args.profile:
+        win.algo_panel.cb_profile.blockSignals(True)  # no reload: the map is not open yet
+        win.algo_panel.cb_profile.setCurrentText(args.profile)
+        win.algo_panel.cb_profile.blockSignals(False)
+    win.snap_max_m = float(args.max_snap)
+    if args.size:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+        win.resize(w, h)
+    win.show()
+    state = {"rc": 0, "printed": False}
+    batch = bool(args.screenshot)
+
+    def fail(msg: str) -> None:
+        print(f"signpost gui: error: {msg}", file=sys.stderr)
+        if batch:
+            state["rc"] = 2
+            win.close()
+            app.exit(2)
+
+    def shoot() -> None:
+        try:
+            win.grab().save(args.screenshot)
+        except Exception as exc:  # report, do not hang
+            fail(f"could not write {args.screenshot}: {exc}")
+            return
+        if not os.path.exists(args.screenshot):
+            fail(f"could not write {args.screenshot}")
+            return
+        win.close()
+        app.exit(state["rc"])
+
+    def route_shown(_route) -> None:
+        if not state["printed"]:
+            state["printed"] = True
+            print(json.dumps(win.route_json()), flush=True)
+            if batch:
+                QTimer.singleShot(400, shoot)  # let the charts and layouts settle
+
+    def loaded(_path: str) -> None:
+        if args.route:
+            if not win.route_between(args.route[0], args.route[1]):
+                return  # routeFailed already reported it
+        elif batch:
+            QTimer.singleShot(400, shoot)
+
+    win.mapLoaded.connect(loaded)
+    win.routeShown.connect(route_shown)
+    win.routeFailed.connect(fail)
+    win.mapLoadFailed.connect(lambda msg: fail(f"cannot open {path}: {msg}"))
+    if batch:
+        win.compute.failed_job.connect(lambda _j, _k, exc: fail(str(exc)))
+    if args.profile:
+        win.open_map(path, args.profile)
+    else:
+        win.open_map(path)
+    rc = app.exec()
+    win.shutdown_workers()
+    return int(state["rc"] or rc)

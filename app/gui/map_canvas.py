@@ -1,0 +1,318 @@
+"""The map view: roads by class, distance field, route, markers, scale bar and legends.
+
+Every road class is ONE path item (``arrayToQPath`` with a per-point connect array), drawn
+with a cosmetic pen (width in pixels), so a 1.4M-node map is a dozen items, not millions.
+The distance field is drawn the same way, one item per colour band. Path items answer hit
+tests with their bounding box: asking Qt for the exact shape of a million-segment path on
+every click would take seconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem
+
+from maps.network import RoadNetwork
+from resources import colormap
+
+from .geometry import FieldBins, LayerStyle, MapGeometry, build_geometry, class_groups
+
+_DASH = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine}
+
+
+def make_path(x: np.ndarray, y: np.ndarray, connect: np.ndarray) -> QPainterPath:
+    if x.size == 0:
+        return QPainterPath()
+    return pg.arrayToQPath(x, y, connect=connect, finiteCheck=False)
+
+
+class PathItem(QGraphicsPathItem):
+    """A path with a cosmetic pen and a cheap hit-test shape (its bounding box)."""
+
+    def __init__(self, path: QPainterPath, colour, width: float, style: str = "solid", z: float = 0):
+        super().__init__(path)
+        pen = QPen(QColor(colour))
+        pen.setCosmetic(True)
+        pen.setWidthF(width)
+        pen.setStyle(_DASH.get(style, Qt.PenStyle.SolidLine))
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+        self.setPen(pen)
+        self.setZValue(z)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self._rect = path.controlPointRect()
+
+    def boundingRect(self) -> QRectF:  # the pen is cosmetic: no margin in data units
+        return self._rect
+
+    def shape(self) -> QPainterPath:
+        p = QPainterPath()
+        p.addRect(self._rect)
+        return p
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):  # pyqtgraph auto-range protocol
+        r = self._rect
+        return (r.left(), r.right()) if ax == 0 else (r.top(), r.bottom())
+
+
+class MapCanvas(pg.GraphicsLayoutWidget):
+    """Pan/zoom map (aspect locked). Emits clicks in map metres; draws layers on request."""
+
+    mapClicked = Signal(float, float, str)  # x, y metres, "source" | "destination"
+    destinationDragged = Signal(float, float)  # live while the destination marker moves
+    destinationDropped = Signal(float, float)
+    sourceDropped = Signal(float, float)
+    cursorMoved = Signal(float, float)  # x, y metres
+
+    def __init__(self, parent=None, background: str = "#1e2127"):
+        super().__init__(parent)
+        self.setBackground(background)
+        self.setAcceptDrops(False)  # the main window takes dropped files
+        self.vb: pg.ViewBox = self.addViewBox(lockAspect=True, enableMenu=False)
+        self.vb.setDefaultPadding(0.02)
+        self.click_mode = "source"  # what a left click sets; right click always the destination
+        self.net: RoadNetwork | None = None
+        self.geo: MapGeometry | None = None
+        self.road_items: dict[str, PathItem] = {}
+        self.road_styles: dict[str, LayerStyle] = {}
+        self.field_items: list[PathItem] = []
+        self.route_items: list[PathItem] = []
+        self.snap_item: PathItem | None = None
+        self.station_item = pg.ScatterPlotItem(
+            size=7, symbol="s", pen=pg.mkPen("#ffffff", width=1), brush=pg.mkBrush("#5f6ad6")
+        )
+        self.station_item.setZValue(30)
+        self.vb.addItem(self.station_item)
+        self.source_marker = self._marker("#2ecc71", "A")
+        self.dest_marker = self._marker("#e74c3c", "B")
+        self.dest_marker.sigPositionChanged.connect(self._dest_moving)
+        self.dest_marker.sigPositionChangeFinished.connect(
+            lambda m: self.destinationDropped.emit(m.pos().x(), m.pos().y())
+        )
+        self.source_marker.sigPositionChangeFinished.connect(
+            lambda m: self.sourceDropped.emit(m.pos().x(), m.pos().y())
+        )
+        self._moving_programmatically = False
+
+        self.scale_bar = pg.ScaleBar(size=1000, suffix="m", brush=pg.mkBrush("#e0e0e0"))
+        self.scale_bar.setParentItem(self.vb)
+        self.scale_bar.anchor((1, 1), (1, 1), offset=(-20, -20))
+        self.legend = pg.LegendItem(offset=(10, 10), labelTextColor="#e0e0e0",
+                                    brush=pg.mkBrush(30, 33, 39, 200), labelTextSize="8pt")
+        self.legend.setParentItem(self.vb)
+        self.field_legend = pg.GradientLegend((18, 150), (-10, 10))
+        self.field_legend.setParentItem(self.vb)
+        self.field_legend.setVisible(False)
+        self.attribution = pg.TextItem("", color="#9aa0a6", anchor=(0, 1))
+        self.attribution.setParentItem(self.vb)
+        self.vb.sigResized.connect(self._place_attribution)
+        self.vb.sigRangeChanged.connect(self._update_scale_bar)
+        self.scene().sigMouseClicked.connect(self._clicked)
+        self.scene().sigMouseMoved.connect(self._moved)
+
+    # ---- markers --------------------------------------------------------------------
+    def _marker(self, colour: str, label: str) -> pg.TargetItem:
+        m = pg.TargetItem(
+            pos=(0, 0), size=16, symbol="o", pen=pg.mkPen("#ffffff", width=2),
+            brush=pg.mkBrush(colour), hoverBrush=pg.mkBrush(colour), movable=True,
+            label=label, labelOpts={"color": "#ffffff", "offset": (10, -10)},
+        )
+        m.setZValue(50)
+        m.setVisible(False)
+        self.vb.addItem(m)
+        return m
+
+    def _dest_moving(self, m) -> None:
+        if not self._moving_programmatically:
+            self.destinationDragged.emit(m.pos().x(), m.pos().y())
+
+    def set_marker(self, which: str, x: float | None, y: float | None = None) -> None:
+        """Place (or hide, with x None) the "source" or "destination" marker."""
+        m = self.source_marker if which == "source" else self.dest_marker
+        if x is None:
+            m.setVisible(False)
+            return
+        self._moving_programmatically = True
+        try:
+            m.setPos(QPointF(x, y))
+        finally:
+            self._moving_programmatically = False
+        m.setVisible(True)
+
+    def show_snap(self, segments: list[tuple[float, float, float, float]]) -> None:
+        """Dashed lines from clicked points to where they snapped."""
+        if self.snap_item is not None:
+            self.vb.removeItem(self.snap_item)
+            self.snap_item = None
+        if not segments:
+            return
+        arr = np.array(segments, dtype=np.float64)
+        x = arr[:, [0, 2]].ravel()
+        y = arr[:, [1, 3]].ravel()
+        path = pg.arrayToQPath(x, y, connect="pairs")
+        self.snap_item = PathItem(path, "#ffffff", 1.2, "dot", z=45)
+        self.vb.addItem(self.snap_item)
+
+    # ---- mouse ------------------------------------------------------------------------
+    def view_to_scene(self, x: float, y: float) -> QPointF:
+        return self.vb.mapViewToScene(QPointF(x, y))
+
+    def view_to_widget(self, x: float, y: float):
+        """Widget pixel of map point (x, y) (for tests that click with real mouse events)."""
+        return self.mapFromScene(self.view_to_scene(x, y))
+
+    def click_at(self, x: float, y: float, button: str = "left") -> None:
+        """The public click API: what a mouse click at map metres (x, y) does."""
+        if button == "right":
+            which = "destination"
+        else:
+            which = self.click_mode
+        self.mapClicked.emit(float(x), float(y), which)
+
+    def _clicked(self, ev) -> None:
+        # A quick second click arrives as a "double" click: it is still a click here.
+        if ev.isAccepted() and ev.acceptedItem is not None:
+            return
+        if not self.vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        p = self.vb.mapSceneToView(ev.scenePos())
+        if ev.button() == Qt.MouseButton.LeftButton:
+            mods = ev.modifiers()
+            if mods & Qt.KeyboardModifier.ControlModifier:
+                self.click_at(p.x(), p.y(), "right")
+            else:
+                self.click_at(p.x(), p.y(), "left")
+        elif ev.button() == Qt.MouseButton.RightButton:
+            self.click_at(p.x(), p.y(), "right")
+
+    def _moved(self, scene_pos) -> None:
+        if self.vb.sceneBoundingRect().contains(scene_pos):
+            p = self.vb.mapSceneToView(scene_pos)
+            self.cursorMoved.emit(p.x(), p.y())
+
+    # ---- layers -----------------------------------------------------------------------
+    def clear_map(self) -> None:
+        for it in list(self.road_items.values()) + self.field_items + self.route_items:
+            self.vb.removeItem(it)
+        self.road_items.clear()
+        self.road_styles.clear()
+        self.field_items.clear()
+        self.route_items.clear()
+        self.show_snap([])
+        self.station_item.setData([], [])
+        self.legend.clear()
+        self.field_legend.setVisible(False)
+        self.set_marker("source", None)
+        self.set_marker("destination", None)
+
+    def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None) -> MapGeometry:
+        """Draw a new map (one path per road class) and fit the view to it."""
+        self.clear_map()
+        self.net = net
+        self.geo = geo if geo is not None else build_geometry(net)
+        self.draw_roads()
+        st = self.geo.stations
+        if st.size:
+            self.station_item.setData(net.x[st], net.y[st])
+        x0, y0, x1, y1 = self.geo.bounds
+        self.vb.setRange(QRectF(x0, y0, max(x1 - x0, 1.0), max(y1 - y0, 1.0)), padding=0.02)
+        return self.geo
+
+    def draw_roads(self) -> None:
+        """(Re)build the road layer: one item per (kind, class)."""
+        assert self.net is not None and self.geo is not None
+        for it in self.road_items.values():
+            self.vb.removeItem(it)
+        self.road_items.clear()
+        self.legend.clear()
+        for style, sel in class_groups(self.net, self.geo):
+            x, y, c = self.geo.gather(sel)
+            item = PathItem(make_path(x, y, c), style.colour, style.width, style.dash, z=style.z)
+            key = style.name
+            if key in self.road_items:  # same class name in two kinds: keep both
+                key = f"{key} ({len(self.road_items)})"
+            self.road_items[key] = item
+            self.road_styles[key] = style
+            self.vb.addItem(item)
+        # Legend: widest classes first, a handful is enough.
+        shown = sorted(self.road_styles.items(), key=lambda kv: -kv[1].z)[:10]
+        for key, st in shown:
+            sample = pg.PlotDataItem(pen=pg.mkPen(st.colour, width=max(st.width, 1.5), style=_DASH[st.dash]))
+            self.legend.addItem(sample, key)
+        if self.geo.stations.size:
+            self.legend.addItem(self.station_item, "station")
+
+    def set_roads_dimmed(self, dimmed: bool) -> None:
+        for it in self.road_items.values():
+            it.setOpacity(0.25 if dimmed else 1.0)
+
+    def show_field(self, bins: FieldBins | None, colormap_name: str = "turbo", unit: str = "") -> None:
+        """Colour the network by distance (one item per band); None removes the field."""
+        for it in self.field_items:
+            self.vb.removeItem(it)
+        self.field_items.clear()
+        if bins is None or self.geo is None:
+            self.field_legend.setVisible(False)
+            self.set_roads_dimmed(False)
+            return
+        for sel, rgb in zip(bins.bins, bins.colours):
+            if sel.size == 0:
+                continue
+            x, y, c = self.geo.gather(sel)
+            item = PathItem(make_path(x, y, c), QColor(*[int(v) for v in rgb]), 1.6, z=20)
+            self.field_items.append(item)
+            self.vb.addItem(item)
+        self.set_roads_dimmed(True)
+        pos, rgb = colormap(colormap_name)
+        self.field_legend.setColorMap(pg.ColorMap(pos, rgb))
+        top = bins.max_cost
+        self.field_legend.setLabels({format_cost(0, unit): 0.0, format_cost(top / 2, unit): 0.5,
+                                     format_cost(top, unit): 1.0})
+        self.field_legend.setVisible(True)
+
+    def show_route(self, xs: np.ndarray | None, ys: np.ndarray | None = None) -> None:
+        """Draw the route (a casing and a line) or remove it (xs None)."""
+        for it in self.route_items:
+            self.vb.removeItem(it)
+        self.route_items.clear()
+        if xs is None or len(xs) < 2:
+            return
+        path = pg.arrayToQPath(np.asarray(xs, float), np.asarray(ys, float), connect="all")
+        for colour, width, z in (("#111111", 8.0, 39), ("#ff2d95", 4.5, 40)):
+            it = PathItem(path, colour, width, z=z)
+            self.route_items.append(it)
+            self.vb.addItem(it)
+
+    def set_attribution(self, text: str) -> None:
+        self.attribution.setText(text)
+        self._place_attribution()
+
+    def _place_attribution(self, *_) -> None:
+        self.attribution.setPos(6, self.vb.height() - 4)
+
+    # ---- scale bar --------------------------------------------------------------------
+    def _update_scale_bar(self, *_) -> None:
+        (x0, x1), _ = self.vb.viewRange()
+        span = max(x1 - x0, 1e-9)
+        target = span / 5
+        mag = 10 ** np.floor(np.log10(target))
+        size = max(m * mag for m in (1, 2, 5) if m * mag <= target) if target >= mag else mag
+        self.scale_bar.size = float(size)
+        self.scale_bar.text.setText(pg.siFormat(size, suffix="m"))
+        self.scale_bar.updateBar()
+
+
+def format_cost(value: float, unit: str) -> str:
+    """Cost with its unit, human scale: dm → m/km, ds → s/min/h."""
+    if unit == "dm":
+        m = value / 10
+        return f"{m / 1000:.1f} km" if m >= 1000 else f"{m:.0f} m"
+    if unit == "ds":
+        s = value / 10
+        if s >= 3600:
+            return f"{s / 3600:.1f} h"
+        return f"{s / 60:.1f} min" if s >= 60 else f"{s:.0f} s"
+    return f"{value:,.0f}"

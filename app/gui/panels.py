@@ -1,0 +1,228 @@
+"""Side panels: the route panel (from/to and the numbers) and the algorithm panel."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpu_core.backend import BACKENDS
+from gpu_core.sssp import STRATEGIES, SSSPOptions
+from maps.load import PROFILES
+from resources import colormap_names
+
+from .map_canvas import format_cost
+
+WALK_MPS = 5000 / 3600  # only to give a length-profile route an indicative time
+
+
+def format_duration(s: float) -> str:
+    if s >= 3600:
+        return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
+    if s >= 60:
+        return f"{int(s // 60)} min {int(s % 60):02d} s"
+    return f"{s:.0f} s"
+
+
+class RoutePanel(QWidget):
+    """From/to fields, swap/clear/copy, and cost, length, time and node count."""
+
+    pointsEdited = Signal(str, str)  # from text, to text (Enter in either field)
+    swapRequested = Signal()
+    clearRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.ed_from = QLineEdit()
+        self.ed_from.setPlaceholderText("click the map, or LON,LAT / node:ID")
+        self.ed_to = QLineEdit()
+        self.ed_to.setPlaceholderText("right-click the map, or LON,LAT / node:ID")
+        for ed in (self.ed_from, self.ed_to):
+            ed.returnPressed.connect(lambda: self.pointsEdited.emit(self.ed_from.text(), self.ed_to.text()))
+        self.btn_swap = QPushButton("Swap")
+        self.btn_clear = QPushButton("Clear")
+        self.btn_copy = QPushButton("Copy coordinates")
+        self.btn_swap.clicked.connect(self.swapRequested)
+        self.btn_clear.clicked.connect(self.clearRequested)
+        self.btn_copy.clicked.connect(self.copy_coordinates)
+        self.lbl = {k: QLabel("—") for k in ("cost", "length", "time", "nodes", "reached", "search")}
+        form = QFormLayout()
+        form.addRow("From", self.ed_from)
+        form.addRow("To", self.ed_to)
+        row = QHBoxLayout()
+        for b in (self.btn_swap, self.btn_clear, self.btn_copy):
+            row.addWidget(b)
+        form.addRow(row)
+        form.addRow("Cost", self.lbl["cost"])
+        form.addRow("Length", self.lbl["length"])
+        form.addRow("Travel time", self.lbl["time"])
+        form.addRow("Route nodes", self.lbl["nodes"])
+        form.addRow("Reached", self.lbl["reached"])
+        form.addRow("Search", self.lbl["search"])
+        box = QGroupBox("Route")
+        box.setLayout(form)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(box)
+
+    def set_points(self, src: str | None, dst: str | None) -> None:
+        if src is not None:
+            self.ed_from.setText(src)
+        if dst is not None:
+            self.ed_to.setText(dst)
+
+    def show_route(self, cost: int | None, unit: str = "", length_m: float = 0.0, nodes: int = 0,
+                   message: str = "") -> None:
+        if cost is None:
+            self.lbl["cost"].setText(message or "—")
+            for k in ("length", "time", "nodes"):
+                self.lbl[k].setText("—")
+            return
+        self.lbl["cost"].setText(f"{cost:,} {unit} ({format_cost(cost, unit)})")
+        self.lbl["length"].setText(f"{length_m / 1000:.3f} km" if length_m >= 1000 else f"{length_m:.1f} m")
+        if unit == "ds":
+            self.lbl["time"].setText(format_duration(cost / 10))
+        else:
+            self.lbl["time"].setText(f"≈ {format_duration(length_m / WALK_MPS)} walking (5 km/h)")
+        self.lbl["nodes"].setText(f"{nodes:,}")
+
+    def show_search(self, reached: int, total: int, text: str) -> None:
+        self.lbl["reached"].setText(f"{reached:,} of {total:,} nodes")
+        self.lbl["search"].setText(text)
+
+    def clear(self) -> None:
+        self.ed_from.clear()
+        self.ed_to.clear()
+        for lbl in self.lbl.values():
+            lbl.setText("—")
+
+    def copy_coordinates(self) -> None:
+        QGuiApplication.clipboard().setText(f"{self.ed_from.text()}\n{self.ed_to.text()}")
+
+
+class AlgorithmPanel(QWidget):
+    """Strategy, backend, adaptive thresholds, profile and distance-field display."""
+
+    changed = Signal()  # search settings changed: the next search uses them
+    displayChanged = Signal()  # colour map / bands / field toggle: redraw only
+    profileChanged = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.cb_strategy = QComboBox()
+        self.cb_strategy.addItems(list(STRATEGIES))
+        self.cb_backend = QComboBox()
+        self.cb_backend.addItems(list(BACKENDS))
+        d = SSSPOptions()
+        self.sp_up = QDoubleSpinBox()
+        self.sp_down = QDoubleSpinBox()
+        for sp, v in ((self.sp_up, d.switch_up_us), (self.sp_down, d.switch_down_us)):
+            sp.setRange(0, 1e7)
+            sp.setDecimals(0)
+            sp.setSuffix(" µs")
+            sp.setValue(v)
+        self.cb_signal = QComboBox()
+        self.cb_signal.addItems(["time", "frontier"])
+        self.cb_profile = QComboBox()
+        self.cb_profile.addItems(list(PROFILES))
+        self.cb_cmap = QComboBox()
+        self.cb_cmap.addItems(colormap_names())
+        self.sp_bands = QSpinBox()
+        self.sp_bands.setRange(0, 30)
+        self.sp_bands.setSpecialValueText("continuous")
+        self.sp_bands.setToolTip("Isochrone bands: about this many round-valued steps (0: continuous colours)")
+        self.chk_field = QCheckBox("Colour the network by distance")
+        self.chk_field.setChecked(True)
+
+        form = QFormLayout()
+        form.addRow("Strategy", self.cb_strategy)
+        form.addRow("Backend", self.cb_backend)
+        form.addRow("Switch up (adaptive)", self.sp_up)
+        form.addRow("Switch down (adaptive)", self.sp_down)
+        form.addRow("Adaptive signal", self.cb_signal)
+        form.addRow("Profile", self.cb_profile)
+        box = QGroupBox("Algorithm")
+        box.setLayout(form)
+        form2 = QFormLayout()
+        form2.addRow(self.chk_field)
+        form2.addRow("Colour map", self.cb_cmap)
+        form2.addRow("Isochrone bands", self.sp_bands)
+        box2 = QGroupBox("Distance field")
+        box2.setLayout(form2)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(box)
+        lay.addWidget(box2)
+        lay.addStretch(1)
+
+        for w in (self.cb_strategy, self.cb_backend, self.cb_signal):
+            w.currentTextChanged.connect(lambda *_: self.changed.emit())
+        for w in (self.sp_up, self.sp_down):
+            w.valueChanged.connect(lambda *_: self.changed.emit())
+        self.cb_profile.currentTextChanged.connect(self.profileChanged)
+        self.cb_cmap.currentTextChanged.connect(lambda *_: self.displayChanged.emit())
+        self.sp_bands.valueChanged.connect(lambda *_: self.displayChanged.emit())
+        self.chk_field.toggled.connect(lambda *_: self.displayChanged.emit())
+
+    # ---- values -----------------------------------------------------------------------
+    @property
+    def strategy(self) -> str:
+        return self.cb_strategy.currentText()
+
+    @property
+    def backend(self) -> str:
+        return self.cb_backend.currentText()
+
+    @property
+    def profile(self) -> str:
+        return self.cb_profile.currentText()
+
+    def options(self) -> SSSPOptions:
+        return SSSPOptions(
+            switch_up_us=float(self.sp_up.value()),
+            switch_down_us=float(self.sp_down.value()),
+            adaptive_signal=self.cb_signal.currentText(),
+        )
+
+    def values(self) -> dict:
+        return {
+            "strategy": self.strategy,
+            "backend": self.backend,
+            "profile": self.profile,
+            "switch_up_us": float(self.sp_up.value()),
+            "switch_down_us": float(self.sp_down.value()),
+            "adaptive_signal": self.cb_signal.currentText(),
+            "colormap": self.cb_cmap.currentText(),
+            "isochrone_bands": int(self.sp_bands.value()),
+            "show_field": bool(self.chk_field.isChecked()),
+        }
+
+    def set_values(self, v: dict) -> None:
+        def pick(cb: QComboBox, text) -> None:
+            i = cb.findText(str(text))
+            if i >= 0:
+                cb.setCurrentIndex(i)
+
+        pick(self.cb_strategy, v.get("strategy", "auto"))
+        pick(self.cb_backend, v.get("backend", "auto"))
+        pick(self.cb_profile, v.get("profile", "length"))
+        pick(self.cb_signal, v.get("adaptive_signal", "time"))
+        pick(self.cb_cmap, v.get("colormap", "turbo"))
+        self.sp_up.setValue(float(v.get("switch_up_us", 350.0)))
+        self.sp_down.setValue(float(v.get("switch_down_us", 330.0)))
+        self.sp_bands.setValue(int(v.get("isochrone_bands", 0)))
+        show = v.get("show_field", True)
+        self.chk_field.setChecked(show in (True, "true", 1, "1"))

@@ -1,0 +1,208 @@
+"""Live phase charts: per-phase frontier size (log y) and phase time, by launch mode.
+
+Rows arrive in chunks through the worker's ``phases`` signal; the plots are redrawn by a
+timer at most once per screen refresh, never once per row. Several runs can be shown at
+once (compare mode: conventional / selection / adaptive / auto on the same source, as in
+seed 001's Figure 6). A finished run can be replayed as an animation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from gpu_core.telemetry import MODE_NAMES, PHASE_DTYPE, PhaseLog
+
+MODE_COLOURS = {
+    "conventional": "#f39c12",
+    "selection": "#3498db",
+    "switch": "#e74c3c",
+    "eval_dijkstra": "#9b59b6",
+    "bellman_ford_queue": "#1abc9c",
+    "delta": "#2ecc71",
+    "persistent": "#ecf0f1",
+    "cpu": "#95a5a6",
+}
+RUN_COLOURS = ["#f39c12", "#3498db", "#e74c3c", "#2ecc71", "#9b59b6", "#1abc9c", "#ecf0f1"]
+COMPARE_STRATEGIES = ("conventional", "selection", "adaptive", "auto")
+
+
+class PhaseChart(QWidget):
+    """Two stacked plots plus totals and buttons (replay, compare, export)."""
+
+    compareRequested = Signal()
+    exportRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.runs: dict[str, np.ndarray] = {}
+        self.meta: dict[str, str] = {}
+        self._dirty = False
+        self._replay_k: int | None = None
+        self._replay_run: str | None = None
+
+        pg.setConfigOptions(antialias=False)
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.setBackground("#1e2127")
+        self.p_frontier = self.glw.addPlot(row=0, col=0)
+        self.p_frontier.setLogMode(y=True)
+        self.p_frontier.setLabel("left", "frontier (nodes)")
+        self.p_frontier.showGrid(x=True, y=True, alpha=0.2)
+        self.p_time = self.glw.addPlot(row=1, col=0)
+        self.p_time.setLabel("left", "time (µs)")
+        self.p_time.setLabel("bottom", "phase")
+        self.p_time.showGrid(x=True, y=True, alpha=0.2)
+        self.p_time.setXLink(self.p_frontier)
+        self.legend = self.p_frontier.addLegend(offset=(-10, 5), labelTextSize="8pt")
+        self.mode_legend = self.p_time.addLegend(offset=(-10, 5), labelTextSize="8pt")
+        self._items: dict[str, tuple] = {}
+
+        self.totals = QLabel("no search yet")
+        self.totals.setWordWrap(True)
+        self.btn_replay = QPushButton("Replay")
+        self.btn_replay.setToolTip("Animate the last finished run phase by phase")
+        self.btn_compare = QPushButton("Compare strategies")
+        self.btn_compare.setToolTip("Run " + ", ".join(COMPARE_STRATEGIES) + " from the same source and overlay them")
+        self.btn_export = QPushButton("Export CSV…")
+        self.btn_replay.clicked.connect(self.replay)
+        self.btn_compare.clicked.connect(self.compareRequested)
+        self.btn_export.clicked.connect(self.exportRequested)
+        buttons = QHBoxLayout()
+        for b in (self.btn_replay, self.btn_compare, self.btn_export):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.glw, 1)
+        lay.addWidget(self.totals)
+        lay.addLayout(buttons)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(16)  # about one screen refresh
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+
+    # ---- data -------------------------------------------------------------------------
+    def clear(self) -> None:
+        self.runs.clear()
+        self.meta.clear()
+        self._replay_k = None
+        for a, b, c, d in self._items.values():
+            for it, plot in ((a, self.p_frontier), (b, self.p_frontier), (c, self.p_time), (d, self.p_time)):
+                plot.removeItem(it)
+        self._items.clear()
+        self.legend.clear()
+        self.mode_legend.clear()
+        self.totals.setText("no search yet")
+        self._dirty = True
+
+    def begin_run(self, name: str) -> None:
+        self.runs[name] = np.zeros(0, dtype=PHASE_DTYPE)
+        self._dirty = True
+
+    def append(self, name: str, rows: np.ndarray) -> None:
+        """New phase rows of run ``name`` (called from the worker's signal)."""
+        old = self.runs.get(name)
+        self.runs[name] = rows.copy() if old is None or old.size == 0 else np.concatenate([old, rows])
+        self._dirty = True
+
+    def set_run(self, name: str, log: PhaseLog, meta: str = "") -> None:
+        """Replace run ``name`` by its final log (the authoritative one from the result)."""
+        self.runs[name] = np.array(log.rows, dtype=PHASE_DTYPE, copy=True)
+        if meta:
+            self.meta[name] = meta
+        self._dirty = True
+
+    def num_phases(self, name: str | None = None) -> int:
+        if name is None:
+            return sum(int(r.shape[0]) for r in self.runs.values())
+        return int(self.runs.get(name, np.zeros(0)).shape[0])
+
+    # ---- drawing ----------------------------------------------------------------------
+    def _tick(self) -> None:
+        if self._replay_k is not None:
+            self._replay_step()
+        if self._dirty:
+            self._dirty = False
+            self.redraw()
+
+    def _ensure_items(self, name: str, colour: str):
+        if name not in self._items:
+            pen = pg.mkPen(colour, width=1.5)
+            lf = pg.PlotCurveItem(pen=pen, skipFiniteCheck=True)
+            sf = pg.ScatterPlotItem(size=5, pen=None)
+            lt = pg.PlotCurveItem(pen=pen, skipFiniteCheck=True)
+            st = pg.ScatterPlotItem(size=5, pen=None)
+            self.p_frontier.addItem(lf)
+            self.p_frontier.addItem(sf)
+            self.p_time.addItem(lt)
+            self.p_time.addItem(st)
+            self._items[name] = (lf, sf, lt, st)
+            self.legend.addItem(lf, name)
+        return self._items[name]
+
+    def redraw(self) -> None:
+        modes_seen: set[int] = set()
+        for i, (name, rows) in enumerate(self.runs.items()):
+            if self._replay_k is not None and name == self._replay_run:
+                rows = rows[: self._replay_k]
+            lf, sf, lt, st = self._ensure_items(name, RUN_COLOURS[i % len(RUN_COLOURS)])
+            x = rows["phase"].astype(np.float64)
+            yf = np.maximum(rows["frontier"].astype(np.float64), 1.0)  # log axis: no zeros
+            yt = rows["time_us"].astype(np.float64)
+            lf.setData(x, np.log10(yf))  # PlotCurveItem in a log plot wants log values
+            lt.setData(x, yt)
+            brushes = [pg.mkBrush(MODE_COLOURS.get(MODE_NAMES[m], "#ffffff")) for m in rows["mode"].tolist()]
+            sf.setData(x, np.log10(yf), brush=brushes)
+            st.setData(x, yt, brush=brushes)
+            modes_seen.update(int(m) for m in np.unique(rows["mode"]))
+        self._update_mode_legend(modes_seen)
+        self._update_totals()
+
+    def _update_mode_legend(self, modes: set[int]) -> None:
+        self.mode_legend.clear()
+        for m in sorted(modes):
+            name = MODE_NAMES[m]
+            dot = pg.ScatterPlotItem(size=8, brush=pg.mkBrush(MODE_COLOURS.get(name, "#fff")), pen=None)
+            self.mode_legend.addItem(dot, name)
+
+    def _update_totals(self) -> None:
+        if not self.runs:
+            self.totals.setText("no search yet")
+            return
+        parts = []
+        for name, rows in self.runs.items():
+            t_ms = float(rows["time_us"].sum()) / 1000
+            extra = f" · {self.meta[name]}" if name in self.meta else ""
+            parts.append(
+                f"<b>{name}</b>: {rows.shape[0]} phases · {t_ms:.2f} ms · "
+                f"{int(rows['edges'].sum()):,} arcs relaxed · peak frontier "
+                f"{int(rows['frontier'].max()) if rows.size else 0:,}{extra}"
+            )
+        self.totals.setText("<br>".join(parts))
+
+    # ---- replay -----------------------------------------------------------------------
+    def replay(self) -> None:
+        """Animate the last run from phase 0 (about two seconds whatever its length)."""
+        if not self.runs:
+            return
+        self._replay_run = list(self.runs)[-1]
+        self._replay_k = 0
+        self._dirty = True
+
+    def replaying(self) -> bool:
+        return self._replay_k is not None
+
+    def _replay_step(self) -> None:
+        rows = self.runs.get(self._replay_run)
+        if rows is None:
+            self._replay_k = None
+            return
+        n = rows.shape[0]
+        step = max(1, n // 120)
+        self._replay_k += step
+        if self._replay_k >= n:
+            self._replay_k = None
+        self._dirty = True

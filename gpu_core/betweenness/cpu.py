@@ -1,0 +1,193 @@
+"""CPU (numba) kernels of the billboard search: one exact search per source.
+
+Per source s (not in R) a search in settle order counts ``sigma`` (all shortest s-v
+paths) and ``sbar`` (those avoiding R, R-vertices themselves get 0), then a back-trace in
+reverse settle order gives ``dbar[v] = sum over tight arcs (v, w), w not in R, of
+b_w / sigma_w + dbar[w]`` and the gain ``a_s * sbar[v] * dbar[v]`` (eq. 4 rewritten with
+the total counts, so no second count per child is needed). See ``common`` for the
+definitions. Sources are split over a fixed number of lanes so the float sums have the
+same order whatever the thread count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+LANES = 8
+INF = np.iinfo(np.int64).max
+
+
+@njit(cache=True, nogil=True)
+def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k, heap_v):
+    """Dijkstra (BFS when ``unit``) from s; returns the number of settled vertices."""
+    n = indptr.shape[0] - 1
+    for v in range(n):
+        dist[v] = INF
+        sigma[v] = 0.0
+        sbar[v] = 0.0
+    dist[s] = 0
+    sigma[s] = 1.0
+    sbar[s] = 0.0 if in_r[s] else 1.0
+    cnt = 0
+    if unit:
+        order[0] = s
+        head = 0
+        cnt = 1
+        while head < cnt:
+            u = order[head]
+            head += 1
+            du = dist[u] + 1
+            for e in range(indptr[u], indptr[u + 1]):
+                x = indices[e]
+                if dist[x] == INF:
+                    dist[x] = du
+                    order[cnt] = x
+                    cnt += 1
+                if dist[x] == du:
+                    sigma[x] += sigma[u]
+                    if not in_r[x]:
+                        sbar[x] += sbar[u]
+        return cnt
+    # binary heap with lazy deletion; key ties popped in any order (counts stay exact
+    # because every arc has length >= 1, so a vertex's predecessors settle before it)
+    hn = 1
+    heap_k[0] = 0
+    heap_v[0] = s
+    while hn > 0:
+        k = heap_k[0]
+        u = heap_v[0]
+        hn -= 1
+        if hn > 0:
+            lk = heap_k[hn]
+            lv = heap_v[hn]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= hn:
+                    break
+                if c + 1 < hn and heap_k[c + 1] < heap_k[c]:
+                    c += 1
+                if heap_k[c] < lk:
+                    heap_k[i] = heap_k[c]
+                    heap_v[i] = heap_v[c]
+                    i = c
+                else:
+                    break
+            heap_k[i] = lk
+            heap_v[i] = lv
+        if k != dist[u]:
+            continue  # stale entry (pushes only on strict improvement: no equal duplicates)
+        order[cnt] = u
+        cnt += 1
+        su = sigma[u]
+        bu = sbar[u]
+        for e in range(indptr[u], indptr[u + 1]):
+            x = indices[e]
+            nd = k + w[e]
+            if nd < dist[x]:
+                dist[x] = nd
+                sigma[x] = su
+                sbar[x] = 0.0 if in_r[x] else bu
+                i = hn
+                hn += 1
+                while i > 0:
+                    p = (i - 1) // 2
+                    if heap_k[p] <= nd:
+                        break
+                    heap_k[i] = heap_k[p]
+                    heap_v[i] = heap_v[p]
+                    i = p
+                heap_k[i] = nd
+                heap_v[i] = x
+            elif nd == dist[x]:
+                sigma[x] += su
+                if not in_r[x]:
+                    sbar[x] += bu
+    return cnt
+
+
+@njit(cache=True, nogil=True)
+def _backtrace(indptr, indices, w, s, a_s, b, in_r, dist, sigma, sbar, order, cnt, dbar, net,
+               pl):
+    """Back-trace of one source; adds gains/losses to ``net`` and pairs lost to ``pl``.
+
+    Returns (sb_s, pairs_s): this source's share of SB(R) and of the pair count P(R).
+    """
+    sb = 0.0
+    pairs = 0.0
+    for i in range(cnt - 1, -1, -1):
+        v = order[i]
+        d = 0.0
+        dv = dist[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            x = indices[e]
+            if not in_r[x] and dist[x] != INF and dv + w[e] == dist[x]:
+                d += b[x] / sigma[x] + dbar[x]
+        dbar[v] = d
+        if v != s and not in_r[v]:
+            net[v] += a_s * sbar[v] * d
+            # pair (s, v): covered share leaves the sum if v joins R
+            c = (sigma[v] - sbar[v]) / sigma[v]
+            net[v] -= a_s * b[v] * c
+            pl[v] += a_s * b[v]
+            sb += b[v] * c
+            pairs += b[v]
+    net[s] -= a_s * sb  # pairs (s, t) leave the sum if s joins R
+    pl[s] += a_s * pairs
+    return a_s * sb, a_s * pairs
+
+
+@njit(cache=True, parallel=True)
+def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes):
+    """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials."""
+    n = indptr.shape[0] - 1
+    m = indices.shape[0]
+    net2 = np.zeros((lanes, n))
+    pl2 = np.zeros((lanes, n))
+    sb2 = np.zeros(lanes)
+    pp2 = np.zeros(lanes)
+    ns = sources.shape[0]
+    for lane in prange(lanes):
+        dist = np.empty(n, np.int64)
+        sigma = np.empty(n)
+        sbar = np.empty(n)
+        dbar = np.empty(n)
+        order = np.empty(n, np.int32)
+        heap_k = np.empty(m + 1, np.int64)
+        heap_v = np.empty(m + 1, np.int32)
+        for j in range(lane, ns, lanes):
+            s = sources[j]
+            if in_r[s] or a[s] == 0.0:
+                continue
+            cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
+                          heap_k, heap_v)
+            x, y = _backtrace(indptr, indices, w, s, a[s], b, in_r, dist, sigma, sbar,
+                              order, cnt, dbar, net2[lane], pl2[lane])
+            sb2[lane] += x
+            pp2[lane] += y
+    net = np.zeros(n)
+    pl = np.zeros(n)
+    sb = 0.0
+    pp = 0.0
+    for lane in range(lanes):
+        net += net2[lane]
+        pl += pl2[lane]
+        sb += sb2[lane]
+        pp += pp2[lane]
+    return net, pl, sb, pp
+
+
+@njit(cache=True)
+def search_one(indptr, indices, w, unit, s):
+    """(dist, sigma, order[:cnt]) of one source with nothing in R (used by sampling)."""
+    n = indptr.shape[0] - 1
+    m = indices.shape[0]
+    dist = np.empty(n, np.int64)
+    sigma = np.empty(n)
+    sbar = np.empty(n)
+    order = np.empty(n, np.int32)
+    in_r = np.zeros(n, np.bool_)
+    cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
+                  np.empty(m + 1, np.int64), np.empty(m + 1, np.int32))
+    return dist, sigma, order[:cnt]

@@ -1,0 +1,62 @@
+"""The graph's shape (hop diameter estimate, mean degree) and the kernel it calls for.
+
+Seed 002, Figure 4: on a planar road network (large diameter, degree ~3) one block per
+source with explicit frontier queues ("work-efficient") was 7.8x faster than one launch
+per BFS level over all arcs ("edge-based"); on Twitter (diameter small, degree ~26) the
+edge-based kernel stayed 1.7x faster, its few levels each filling the GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import breadth_first_order
+
+from ..graph import CSRGraph
+
+EDGE_MAX_DIAMETER = 24  # levels: beyond this, per-level launches dominate
+EDGE_MIN_DEGREE = 8.0  # arcs per vertex: below this, a level leaves the GPU idle
+
+
+@dataclass(frozen=True)
+class GraphShape:
+    nodes: int
+    arcs: int
+    mean_degree: float
+    diameter_estimate: int  # hop eccentricity found by double sweeps (a lower bound)
+
+
+def _ecc(mat: csr_matrix, s: int) -> tuple[int, int]:
+    order, pred = breadth_first_order(mat, s, directed=True, return_predecessors=True)
+    # depth of each reached vertex from its predecessor chain, in BFS order
+    depth = np.zeros(mat.shape[0], dtype=np.int64)
+    for v in order[1:]:
+        depth[v] = depth[pred[v]] + 1
+    far = int(order[np.argmax(depth[order])])
+    return int(depth[order].max()), far
+
+
+def graph_shape(graph: CSRGraph, sweeps: int = 2) -> GraphShape:
+    """Double-sweep BFS lower bound of the hop diameter, from a high-degree start vertex."""
+    g = CSRGraph.from_any(graph)
+    n, m = g.num_nodes, g.num_arcs
+    if n == 0:
+        return GraphShape(0, 0, 0.0, 0)
+    mat = csr_matrix((np.ones(m, np.int8), g.indices, g.indptr), shape=(n, n))
+    s = int(np.argmax(np.diff(g.indptr)))
+    best = 0
+    for _ in range(max(1, sweeps)):
+        ecc, far = _ecc(mat, s)
+        if ecc <= best:
+            break
+        best, s = ecc, far
+    return GraphShape(n, m, m / n, best)
+
+
+def choose_kernel(shape: GraphShape) -> str:
+    """'edge' for small-diameter dense graphs (Twitter-like), else 'work_efficient'."""
+    if shape.diameter_estimate <= EDGE_MAX_DIAMETER and shape.mean_degree >= EDGE_MIN_DEGREE:
+        return "edge"
+    return "work_efficient"

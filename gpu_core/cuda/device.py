@@ -1,0 +1,153 @@
+"""The graph on the device: CuPy copies of the CSR arrays, made after a memory check.
+
+``gpu_core.graph.device_graph(g)`` is the one place these are built (and cached per host
+graph and device), so that later map editing changes one object. Every allocation the
+CUDA backend makes is preceded by :func:`ensure_free` (free memory from
+``cudaMemGetInfo`` vs a size estimate), and CuPy's own out-of-memory error is turned into
+:class:`gpu_core.errors.GpuOutOfMemoryError`: the caller may retry on the CPU backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+import numpy as np
+
+from ..errors import GpuOutOfMemoryError
+from ..graph import CSRGraph
+from ..keys import KeySpace
+
+# Keep this much free beyond the estimate: CuPy's pool, the CUDA context and the kernels'
+# own scratch need some, and memGetInfo is a snapshot.
+HEADROOM_BYTES = 64 << 20
+
+
+def _cupy():
+    import cupy
+
+    return cupy
+
+
+def current_device_id() -> int:
+    """The CUDA device current in *this* thread (CuPy keeps it per thread)."""
+    return int(_cupy().cuda.runtime.getDevice())
+
+
+def free_memory() -> tuple[int, int]:
+    """(free, total) bytes of the current device; tests monkeypatch this to simulate OOM."""
+    free, total = _cupy().cuda.runtime.memGetInfo()
+    return int(free), int(total)
+
+
+def ensure_free(nbytes: int, what: str) -> None:
+    """Raise GpuOutOfMemoryError unless ``nbytes`` (+ headroom) fit in free device memory.
+
+    Memory held by CuPy's pool but unused counts as free (it will be reused first).
+    """
+    free, _ = free_memory()
+    pool = _cupy().get_default_memory_pool()
+    reusable = int(pool.total_bytes() - pool.used_bytes())
+    if nbytes + HEADROOM_BYTES > free + reusable:
+        raise GpuOutOfMemoryError(int(nbytes), int(free + reusable), what)
+
+
+@contextlib.contextmanager
+def oom_as_typed(what: str, nbytes: int = 0) -> Iterator[None]:
+    """Turn CuPy's/CUDA's allocation failures inside the block into GpuOutOfMemoryError."""
+    cp = _cupy()
+    try:
+        yield
+    except cp.cuda.memory.OutOfMemoryError as exc:
+        free, _ = free_memory()
+        raise GpuOutOfMemoryError(int(nbytes), free, what) from exc
+    except cp.cuda.runtime.CUDARuntimeError as exc:
+        if "memory" in str(exc).lower():
+            free, _ = free_memory()
+            raise GpuOutOfMemoryError(int(nbytes), free, what) from exc
+        raise
+
+
+def graph_bytes(n: int, m: int) -> int:
+    """Device bytes of a DeviceGraph: indptr, indices, weights, one key-weight copy."""
+    return 4 * (n + 1) + 4 * m + 4 * m + 8 * m
+
+
+class DeviceGraph:
+    """CuPy copies of Va (indptr), Ea (indices), Wa (weights), plus key weights per hop_bits.
+
+    Created on the device current at construction; ``device_id`` records which one.
+    ``key_weights(ks)`` (int64 ``w << hop_bits | 1``) is built on first use and cached;
+    ``sorted_rows(ks)`` gives arcs re-ordered by (tail, weight, head) for the seed-004
+    evaluation Dijkstra when the host rows are not already sorted that way.
+    """
+
+    def __init__(self, g: CSRGraph):
+        cp = _cupy()
+        self.host = g
+        self.n = g.num_nodes
+        self.m = g.num_arcs
+        self.device_id = current_device_id()
+        need = graph_bytes(self.n, self.m)
+        ensure_free(need, f"the device graph ({self.n} nodes, {self.m} arcs)")
+        with oom_as_typed("the device graph", need):
+            self.indptr = cp.asarray(g.indptr, dtype=cp.int32)
+            self.indices = cp.asarray(g.indices, dtype=cp.int32)
+            self.weights = cp.asarray(g.weights, dtype=cp.int32)
+        self._kw: dict[int, object] = {}
+        self._sorted: dict[int, tuple] = {}
+        self._lock = threading.Lock()
+        self.rows_weight_sorted = _rows_weight_sorted(g.indptr, g.weights)
+
+    @property
+    def nbytes(self) -> int:
+        extra = sum(8 * self.m for _ in self._kw)
+        return graph_bytes(self.n, self.m) - 8 * self.m + extra
+
+    def key_weights(self, ks: KeySpace):
+        """int64 device array of arc weights in key space (cached per hop_bits)."""
+        hb = int(ks.hop_bits)
+        with self._lock:
+            kw = self._kw.get(hb)
+            if kw is None:
+                cp = _cupy()
+                ensure_free(8 * self.m, "key weights")
+                with oom_as_typed("key weights", 8 * self.m):
+                    w = self.weights.astype(cp.int64)
+                    kw = (w << hb) | 1 if hb else w
+                self._kw[hb] = kw
+            return kw
+
+    def sorted_rows(self, ks: KeySpace):
+        """(indices, key weights) with every row sorted by (weight, head): seed 004's layout."""
+        if self.rows_weight_sorted:
+            return self.indices, self.key_weights(ks)
+        hb = int(ks.hop_bits)
+        with self._lock:
+            got = self._sorted.get(hb)
+            if got is None:
+                cp = _cupy()
+                g = self.host
+                order = np.lexsort((g.indices, g.weights, g.arc_sources()))
+                ensure_free(12 * self.m, "weight-sorted rows")
+                with oom_as_typed("weight-sorted rows", 12 * self.m):
+                    idx = cp.asarray(g.indices[order], dtype=cp.int32)
+                    w = cp.asarray(g.weights[order], dtype=cp.int64)
+                    kw = (w << hb) | 1 if hb else w
+                got = (idx, kw)
+                self._sorted[hb] = got
+            return got
+
+
+def _rows_weight_sorted(indptr: np.ndarray, weights: np.ndarray) -> bool:
+    """True when every CSR row lists its arcs by non-decreasing weight."""
+    if weights.size < 2:
+        return True
+    d = np.diff(weights.astype(np.int64)) < 0
+    if not d.any():
+        return True
+    # a decrease is allowed only across a row boundary
+    starts = np.zeros(weights.size, dtype=bool)
+    starts[indptr[1:-1][indptr[1:-1] < weights.size]] = True
+    return not bool((d & ~starts[1:]).any())

@@ -1,0 +1,495 @@
+"""OpenStreetMap loader: .osm.pbf / .osm / .osm.bz2 / .osm.gz → :class:`RoadNetwork`.
+
+Reads the file once with pyosmium's ``FileProcessor`` (node locations cached, only objects
+with a ``highway``, ``railway`` or ``public_transport`` tag reach Python) and builds the
+graph of one weight profile (``maps.profiles``). Choices, in the order they apply:
+
+* **Ways.** Roads are ``highway=*`` ways the profile may use, in the directions it may use
+  them (``maps.profiles.directions``: access/foot/motor_vehicle/vehicle = no/private,
+  ``oneway`` yes/1/true/-1, reversible ways left out of ``drive``, roundabouts and
+  motorways one-way for cars). Railways (``railway`` = rail, light_rail, subway, tram,
+  monorail; lifecycle-tagged, yard/siding/spur and tourist lines left out) only in
+  ``multimodal``, both directions.
+* **Graph nodes** are way endpoints, nodes shared by two or more ways (or met twice by
+  one way), station anchors and transfer anchors. Node ids are the OSM node ids. A node
+  shared by a road and a railway (a level crossing, street-running tram) gets a separate
+  rail copy with id ``RAIL_COPY_OFFSET + osm_id``, so nobody boards a train at a level
+  crossing: road and rail meet only through transfer arcs. Every other point of a way
+  becomes inner geometry of the arc it lies on (``geom_indptr``/``geom_xy``).
+* **Missing nodes.** Extracts clipped at a boundary contain ways whose nodes lie outside
+  the file; a way is cut at every node without a location and its pieces kept.
+* **Stations** (multimodal): nodes with ``railway`` = station, halt, stop, tram_stop, or
+  ``public_transport`` = stop_position/station on a rail way (or tagged train/subway/
+  tram/light_rail/monorail=yes). A station on a rail way is its own rail anchor; one off
+  the track is anchored at the nearest rail point within ``station_radius_m`` (300 m).
+  Each anchor is joined to the nearest walkable road point within the same radius by
+  two transfer arcs (kind ``transfer``, class "transfer", weight = 120 s + the walk,
+  ``edge_source_id`` = the station's OSM node id). Stations with no road or track that
+  near get no transfer.
+* **Lengths** are haversine sums along the geometry (metres); weights follow the profile
+  (``maps.profiles``: max(1, round(cost)) in dm or ds).
+* ``contract=True`` then merges degree-2 chains (``maps.contract``), costs unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from . import profiles as P
+from .build import build_network
+from .contract import Arcs, contract_chains
+from .errors import EmptyMapError, LoadCancelled, MapError, MapFormatError
+from .network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER, RoadNetwork
+from .projection import centre_of, haversine_m, to_xy
+
+Progress = Callable[[float, str], None]
+Cancel = Callable[[], bool]
+
+RAIL_COPY_OFFSET = 10**15  # id of the rail copy of a node shared with a road (module doc)
+STATION_RADIUS_M = 300.0
+_READ_SHARE = 0.6  # share of the progress bar given to reading the file
+_CHECK_EVERY = 2048  # objects between cancel checks / progress reports
+
+
+class _Raw:
+    """What one pass over the file collects."""
+
+    def __init__(self) -> None:
+        self.seg_way: list[int] = []  # per segment: way id
+        self.seg_kind: list[int] = []  # KIND_ROAD / KIND_RAIL
+        self.seg_cls: list[str] = []
+        self.seg_fwd: list[bool] = []
+        self.seg_bwd: list[bool] = []
+        self.seg_speed: list[float] = []
+        self.seg_start: list[int] = [0]  # offsets into the point lists
+        self.refs: list[int] = []
+        self.lon: list[float] = []
+        self.lat: list[float] = []
+        self.station_cand: dict[int, tuple[float, float, dict[str, str]]] = {}
+        self.ways_seen = 0  # highway/railway ways read, usable or not
+        # Negative ids (files saved by JOSM) are not kept by osmium's location cache:
+        # their locations, when a second pass collected them, and whether one was missed.
+        self.neg_locs: dict[int, tuple[float, float]] | None = None
+        self.neg_missing = False
+
+
+def _osm_path_error(path: str, exc: BaseException) -> MapFormatError:
+    msg = str(exc).strip() or type(exc).__name__
+    return MapFormatError(
+        f"cannot read OSM data ({msg}); is the file truncated or not OSM?", path=path
+    )
+
+
+def _read(
+    path: str,
+    profile: str,
+    progress: Progress | None,
+    cancel: Cancel | None,
+    neg_locs: dict[int, tuple[float, float]] | None = None,
+) -> _Raw:
+    import osmium  # lazy: the GPU machine has no osmium
+
+    raw = _Raw()
+    raw.neg_locs = neg_locs
+    want_rail = profile == "multimodal"
+    low = path.lower()
+    size = max(os.path.getsize(path), 1)
+    # Expected filtered objects from the file size (rough; only drives the progress bar).
+    per_obj = 330.0 if low.endswith(".pbf") else 450.0 if low.endswith((".bz2", ".gz")) else 2500.0
+    expected = max(size / per_obj, 100.0)
+    keys = ("highway", "railway", "public_transport")
+    fp = osmium.FileProcessor(path).with_locations().with_filter(osmium.filter.KeyFilter(*keys))
+    count = 0
+    next_check = _CHECK_EVERY
+    try:
+        for obj in fp:
+            count += 1
+            if count >= next_check:
+                next_check += _CHECK_EVERY
+                if cancel is not None and cancel():
+                    raise LoadCancelled("loading cancelled", path=path)
+                if progress is not None:
+                    frac = _READ_SHARE * (1.0 - np.exp(-count / expected))
+                    name = os.path.basename(path)
+                    progress(float(frac), f"reading {name}: {raw.ways_seen:,} ways")
+            if obj.is_node():
+                if want_rail:
+                    tags = obj.tags
+                    if tags.get("railway") in P.STATION_RAILWAY or tags.get(
+                        "public_transport"
+                    ) in P.STATION_PUBLIC_TRANSPORT:
+                        loc = obj.location
+                        if loc.valid():
+                            raw.station_cand[obj.id] = (loc.lon, loc.lat, dict(tags))
+                continue
+            if not obj.is_way():
+                continue
+            wtags = obj.tags
+            if "highway" not in wtags and "railway" not in wtags:
+                continue
+            raw.ways_seen += 1
+            tags = dict(wtags)
+            kind = P.way_kind(tags)
+            if kind is None:
+                continue
+            fwd, bwd = P.directions(profile, tags)
+            if not (fwd or bwd):
+                continue
+            cls = tags["highway"] if kind == "road" else tags["railway"]
+            speed = P.speed_kmh(profile, cls, tags.get("maxspeed"))
+            _add_way(raw, obj, KIND_ROAD if kind == "road" else KIND_RAIL, cls, fwd, bwd, speed)
+    except MapError:
+        raise
+    except Exception as exc:  # osmium reports bad input as RuntimeError, ValueError, ...
+        raise _osm_path_error(path, exc) from exc
+    return raw
+
+
+def _negative_locations(path: str) -> dict[int, tuple[float, float]]:
+    import osmium
+
+    out: dict[int, tuple[float, float]] = {}
+    try:
+        for n in osmium.FileProcessor(path, osmium.osm.NODE):
+            if n.id < 0 and n.location.valid():
+                out[n.id] = (n.location.lon, n.location.lat)
+    except Exception as exc:
+        raise _osm_path_error(path, exc) from exc
+    return out
+
+
+def _add_way(raw: _Raw, way, kind: int, cls: str, fwd: bool, bwd: bool, speed: float) -> None:
+    """Append the way's pieces with known locations as segments (>= 2 distinct points)."""
+    refs, lons, lats = raw.refs, raw.lon, raw.lat
+    if raw.neg_locs is None:
+        # Fast path, the common case: every location known, no node repeated in a row.
+        try:
+            pts = [(nd.ref, nd.lon, nd.lat) for nd in way.nodes]
+        except Exception:  # osmium.InvalidLocationError: take the careful path below
+            pts = None
+        if pts is not None and len(pts) >= 2:
+            r = [p[0] for p in pts]
+            if all(a != b for a, b in zip(r[:-1], r[1:], strict=True)):
+                refs.extend(r)
+                lons.extend([p[1] for p in pts])
+                lats.extend([p[2] for p in pts])
+                raw.seg_way.append(way.id)
+                raw.seg_kind.append(kind)
+                raw.seg_cls.append(cls)
+                raw.seg_fwd.append(fwd)
+                raw.seg_bwd.append(bwd)
+                raw.seg_speed.append(speed)
+                raw.seg_start.append(len(refs))
+                return
+    start = len(refs)
+    last = None
+
+    def close() -> None:
+        nonlocal start
+        if len(refs) - start >= 2:
+            raw.seg_way.append(way.id)
+            raw.seg_kind.append(kind)
+            raw.seg_cls.append(cls)
+            raw.seg_fwd.append(fwd)
+            raw.seg_bwd.append(bwd)
+            raw.seg_speed.append(speed)
+            raw.seg_start.append(len(refs))
+        else:
+            del refs[start:], lons[start:], lats[start:]
+        start = len(refs)
+
+    neg = raw.neg_locs
+    for nd in way.nodes:
+        loc = nd.location
+        ref = nd.ref
+        if loc.valid():
+            x, y = loc.lon, loc.lat
+        elif ref < 0 and neg is not None and ref in neg:
+            x, y = neg[ref]
+        else:
+            if ref < 0:
+                raw.neg_missing = True
+            close()
+            last = None
+            continue
+        if ref == last:
+            continue  # a node repeated in a row adds nothing
+        refs.append(ref)
+        lons.append(x)
+        lats.append(y)
+        last = ref
+    close()
+
+
+def load_osm(
+    path: str | os.PathLike,
+    *,
+    profile: str,
+    contract: bool = False,
+    progress: Progress | None = None,
+    cancel: Cancel | None = None,
+    station_radius_m: float = STATION_RADIUS_M,
+) -> RoadNetwork:
+    """Load an OSM file as the graph of ``profile`` (see the module doc for every choice).
+
+    Raises ProfileError (unknown profile), MapFormatError (missing, truncated or
+    malformed file, naming it), EmptyMapError (no way usable by the profile),
+    LoadCancelled (``cancel()`` returned True). ``progress(fraction, message)`` is
+    called now and then from the calling thread.
+    """
+    path = os.fspath(path)
+    P.check_profile(profile)
+    if not os.path.isfile(path):
+        raise MapFormatError("no such file", path=path)
+    t0 = time.perf_counter()
+
+    def step(frac: float, msg: str) -> None:
+        if cancel is not None and cancel():
+            raise LoadCancelled("loading cancelled", path=path)
+        if progress is not None:
+            progress(frac, msg)
+
+    step(0.0, f"reading {os.path.basename(path)}")
+    raw = _read(path, profile, progress, cancel)
+    if raw.neg_missing:
+        # A file with negative ids: collect their locations, then read the ways again.
+        raw = _read(path, profile, progress, cancel, neg_locs=_negative_locations(path))
+    nseg = len(raw.seg_way)
+    if nseg == 0:
+        what = (
+            f"{raw.ways_seen:,} highway/railway ways read"
+            if raw.ways_seen
+            else "the file has no highway/railway ways"
+        )
+        raise EmptyMapError(f"no way is usable by the {profile!r} profile ({what})", path=path)
+    t_read = time.perf_counter() - t0
+    step(_READ_SHARE, "building the graph")
+
+    refs = np.asarray(raw.refs, dtype=np.int64)
+    lon = np.asarray(raw.lon, dtype=np.float64)
+    lat = np.asarray(raw.lat, dtype=np.float64)
+    starts = np.asarray(raw.seg_start, dtype=np.int64)
+    npts = refs.shape[0]
+    seg_of = np.repeat(np.arange(nseg), np.diff(starts))
+    seg_kind = np.asarray(raw.seg_kind, dtype=np.uint8)
+    ns = seg_kind[seg_of].astype(np.int64)  # namespace: 0 road point, 1 rail point
+    origin = centre_of(lon, lat)
+    px, py = to_xy(lon, lat, origin)
+
+    # Graph nodes: segment ends, OSM nodes met twice or more (by any ways, road or rail:
+    # a level crossing becomes a node on both sides), station and transfer anchors.
+    # Road and rail points of one OSM node are different graph nodes (key namespace).
+    key = refs * 2 + ns
+    inv = np.unique(key, return_inverse=True)[1]
+    _, ref_inv, ref_counts = np.unique(refs, return_inverse=True, return_counts=True)
+    is_node = ref_counts[ref_inv] >= 2
+    is_node[starts[:-1]] = True
+    is_node[starts[1:] - 1] = True
+
+    transfers: list[tuple[int, int, int]] = []  # (rail point, road point, station osm id)
+    if profile == "multimodal" and raw.station_cand:
+        transfers = _station_transfers(raw, refs, ns, px, py, origin, station_radius_m)
+        if transfers:
+            # Every point of an anchor node is marked, so all ways through it split there.
+            anchors = np.array([inv[p] for t in transfers for p in t[:2]], dtype=np.int64)
+            is_node |= np.isin(inv, anchors)
+    step(0.7, "splitting ways at junctions")
+
+    # Node index per graph point; arcs between consecutive graph points of a segment.
+    node_pts = np.flatnonzero(is_node)
+    ukeys, node_of_pt = np.unique(key[node_pts], return_inverse=True)
+    n = ukeys.shape[0]
+    first_pt = np.zeros(n, dtype=np.int64)
+    first_pt[node_of_pt[::-1]] = node_pts[::-1]  # any point of the node gives its position
+    node_ref = ukeys // 2
+    node_ns = ukeys - node_ref * 2
+    road_refs = set(node_ref[node_ns == 0].tolist())
+    node_ids = node_ref.copy()
+    if (node_ns == 1).any():
+        dup = np.array(
+            [r in road_refs for r in node_ref.tolist()], dtype=bool
+        ) & (node_ns == 1)
+        node_ids[dup] += RAIL_COPY_OFFSET
+
+    same_seg = seg_of[node_pts[:-1]] == seg_of[node_pts[1:]]
+    a_pt = node_pts[:-1][same_seg]  # tail point of each piece
+    b_pt = node_pts[1:][same_seg]
+    a_node = node_of_pt[:-1][same_seg]
+    b_node = node_of_pt[1:][same_seg]
+    piece_seg = seg_of[a_pt]
+
+    # Haversine length along the points.
+    step_len = np.zeros(npts, dtype=np.float64)
+    if npts > 1:
+        d = haversine_m(lon[:-1], lat[:-1], lon[1:], lat[1:])
+        d[seg_of[:-1] != seg_of[1:]] = 0.0
+        step_len[1:] = d
+    cum = np.cumsum(step_len)
+    piece_len = cum[b_pt] - cum[a_pt]
+
+    xy = np.column_stack([px, py])
+    piece_geom = [
+        xy[a + 1 : b] if b - a > 1 else None
+        for a, b in zip(a_pt.tolist(), b_pt.tolist(), strict=True)
+    ]
+    step(0.8, "weighting arcs")
+
+    fwd = np.asarray(raw.seg_fwd, dtype=bool)[piece_seg]
+    bwd = np.asarray(raw.seg_bwd, dtype=bool)[piece_seg]
+    speed = np.asarray(raw.seg_speed, dtype=np.float64)[piece_seg]
+    class_names, seg_cls_idx = _class_table(raw.seg_cls, with_transfer=bool(transfers))
+    cls = seg_cls_idx[piece_seg]
+    kind = seg_kind[piece_seg]
+    way_id = np.asarray(raw.seg_way, dtype=np.int64)[piece_seg]
+    w = P.arc_weights(profile, piece_len, speed)
+
+    f_idx = np.flatnonzero(fwd)
+    b_idx = np.flatnonzero(bwd)
+    tails = np.concatenate([a_node[f_idx], b_node[b_idx]])
+    heads = np.concatenate([b_node[f_idx], a_node[b_idx]])
+    geometry: list[np.ndarray | None] = [piece_geom[i] for i in f_idx.tolist()]
+    geometry += [None if piece_geom[i] is None else piece_geom[i][::-1] for i in b_idx.tolist()]
+    sel = np.concatenate([f_idx, b_idx])
+    arcs = Arcs(
+        tails=tails,
+        heads=heads,
+        weights=w[sel],
+        lengths=piece_len[sel],
+        kinds=kind[sel],
+        classes=cls[sel],
+        source_ids=way_id[sel],
+        geometry=geometry,
+    )
+    if transfers:
+        transfer_cls = len(class_names) - 1
+        arcs = _append_transfers(arcs, transfers, node_of_pt, node_pts, lon, lat, transfer_cls)
+
+    kept = None
+    if contract:
+        step(0.9, "merging degree-2 chains")
+        node_xy = xy[first_pt]
+        kept, arcs = contract_chains(n, arcs, node_xy)
+    step(0.95, "sorting arcs")
+    pts_of_nodes = first_pt if kept is None else first_pt[kept]
+    ids = node_ids if kept is None else node_ids[kept]
+    meta = {
+        "format": "osm",
+        "contracted": bool(contract),
+        "station_radius_m": float(station_radius_m),
+        "transfers": len(transfers),
+        "ways_read": raw.ways_seen,
+        "ways_used": len(set(raw.seg_way)),
+        "read_s": round(t_read, 3),
+        "attribution": "© OpenStreetMap contributors (ODbL)",
+    }
+    net = build_network(
+        tails=arcs.tails,
+        heads=arcs.heads,
+        weights=arcs.weights,
+        node_ids=ids,
+        unit=P.UNITS[profile],
+        profile=profile,
+        lon=lon[pts_of_nodes],
+        lat=lat[pts_of_nodes],
+        origin=origin,
+        edge_kind=arcs.kinds,
+        edge_class=arcs.classes,
+        class_names=class_names,
+        edge_length=arcs.lengths,
+        edge_source_id=arcs.source_ids,
+        geometry=arcs.geometry,
+        name=os.path.basename(path),
+        source_path=path,
+        meta=meta,
+    )
+    net.meta["load_s"] = round(time.perf_counter() - t0, 3)
+    if progress is not None:
+        progress(1.0, f"{net.num_nodes:,} nodes, {net.num_arcs:,} arcs")
+    return net
+
+
+def _class_table(seg_cls: list[str], *, with_transfer: bool) -> tuple[list[str], np.ndarray]:
+    """Class names (sorted, "transfer" last) and the class index of every segment."""
+    names = sorted(set(seg_cls))
+    if len(names) > 254:  # edge_class is uint8; fold the rarest into "other"
+        from collections import Counter
+
+        common = [c for c, _ in Counter(seg_cls).most_common(253)]
+        names = sorted(common) + ["other"]
+    if with_transfer:
+        names.append("transfer")
+    index = {c: i for i, c in enumerate(names)}
+    other = index.get("other", 0)
+    return names, np.array([index.get(c, other) for c in seg_cls], dtype=np.uint8)
+
+
+def _station_transfers(
+    raw: _Raw, refs, ns, px, py, origin: tuple[float, float], radius: float
+) -> list[tuple[int, int, int]]:
+    """(rail point, road point, station id) for every station joined to the streets."""
+    from scipy.spatial import cKDTree
+
+    rail_pts = np.flatnonzero(ns == 1)
+    road_pts = np.flatnonzero(ns == 0)
+    if rail_pts.size == 0 or road_pts.size == 0:
+        return []
+    # First point of each OSM node on a rail way.
+    rail_first: dict[int, int] = {}
+    for p, r in zip(rail_pts.tolist(), refs[rail_pts].tolist(), strict=True):
+        rail_first.setdefault(r, p)
+    rail_tree = cKDTree(np.column_stack([px[rail_pts], py[rail_pts]]))
+    road_tree = cKDTree(np.column_stack([px[road_pts], py[road_pts]]))
+    out: list[tuple[int, int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for sid, (slon, slat, tags) in sorted(raw.station_cand.items()):
+        on_rail = sid in rail_first
+        if not P.is_station(tags, on_rail=on_rail):
+            continue
+        if on_rail:
+            rp = rail_first[sid]
+        else:
+            sx, sy = to_xy(np.array([slon]), np.array([slat]), origin)
+            d, i = rail_tree.query([sx[0], sy[0]], distance_upper_bound=radius)
+            if not np.isfinite(d):
+                continue
+            rp = int(rail_pts[i])
+        d, j = road_tree.query([px[rp], py[rp]], distance_upper_bound=radius)
+        if not np.isfinite(d):
+            continue
+        dp = int(road_pts[j])
+        pair = (int(refs[rp]), int(refs[dp]))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        out.append((rp, dp, int(sid)))
+    return out
+
+
+def _append_transfers(arcs: Arcs, transfers, node_of_pt, node_pts, lon, lat, cls_idx: int) -> Arcs:
+    """Both directions of every transfer arc added to ``arcs``."""
+    pos = {int(p): int(k) for k, p in enumerate(node_pts.tolist())}
+    r_nodes, d_nodes, lens, sids = [], [], [], []
+    for rp, dp, sid in transfers:
+        r_nodes.append(int(node_of_pt[pos[rp]]))
+        d_nodes.append(int(node_of_pt[pos[dp]]))
+        lens.append(float(haversine_m(lon[rp], lat[rp], lon[dp], lat[dp])))
+        sids.append(sid)
+    r = np.array(r_nodes, dtype=np.int64)
+    d = np.array(d_nodes, dtype=np.int64)
+    ln = np.array(lens, dtype=np.float64)
+    w = np.asarray(P.transfer_weight("multimodal", ln), dtype=np.int64)
+    k = len(transfers)
+    return Arcs(
+        tails=np.concatenate([arcs.tails, r, d]),
+        heads=np.concatenate([arcs.heads, d, r]),
+        weights=np.concatenate([arcs.weights, w, w]),
+        lengths=np.concatenate([arcs.lengths, ln, ln]),
+        kinds=np.concatenate([arcs.kinds, np.full(2 * k, KIND_TRANSFER, dtype=np.uint8)]),
+        classes=np.concatenate([arcs.classes, np.full(2 * k, cls_idx, dtype=np.uint8)]),
+        source_ids=np.concatenate([arcs.source_ids, np.array(sids + sids, dtype=np.int64)]),
+        geometry=list(arcs.geometry) + [None] * (2 * k),
+    )

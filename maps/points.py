@@ -1,0 +1,111 @@
+"""Points typed by users: ``LON,LAT`` (degrees) or ``node:ID`` (an id of the source file).
+
+:func:`resolve_point` turns either into a node index of the network. A ``LON,LAT`` is
+snapped to the nearest road *arc* (:mod:`maps.snap`) and the route starts/ends at that
+arc's endpoint nearer along the arc (``Snap.node``); the snap is kept so the CLI's JSON
+and the GUI can show where the click landed. ``node:ID`` uses ``net.index_of``: the OSM
+node id for OSM maps, the vertex number for DIMACS, the node id for GraphML. Maps without
+coordinates (DIMACS without .co) accept only ``node:ID``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from .errors import PointError
+from .network import RoadNetwork
+from .snap import DEFAULT_MAX_DISTANCE_M, Snap, Snapper, check_lonlat
+
+_NODE = re.compile(r"^\s*node\s*:\s*([+-]?\d{1,20})\s*$", re.IGNORECASE)
+_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_LONLAT = re.compile(rf"^\s*({_NUM})\s*,\s*({_NUM})\s*$")
+
+
+@dataclass(frozen=True)
+class ParsedPoint:
+    """A point as written: either ``node_id`` or (``lon``, ``lat``)."""
+
+    text: str
+    node_id: int | None = None
+    lon: float | None = None
+    lat: float | None = None
+
+    @property
+    def is_node(self) -> bool:
+        return self.node_id is not None
+
+
+@dataclass(frozen=True)
+class ResolvedPoint:
+    """A point on the network: the node index routes use, plus how it was found."""
+
+    text: str
+    node: int  # node index in the network
+    node_id: int  # its id in the source file
+    lon: float  # the node's coordinates (NaN when the map has none)
+    lat: float
+    snap: Snap | None = None  # set for LON,LAT input
+
+    def as_dict(self) -> dict:
+        return {
+            "input": self.text,
+            "node": self.node,
+            "node_id": self.node_id,
+            "lon": _num(self.lon),
+            "lat": _num(self.lat),
+            "snap": None if self.snap is None else self.snap.as_dict(),
+        }
+
+
+def parse_point(text: str) -> ParsedPoint:
+    """Parse ``LON,LAT`` or ``node:ID``; PointError (naming the text) for anything else."""
+    if not isinstance(text, str):
+        raise PointError(f"point {text!r} is not text")
+    m = _NODE.match(text)
+    if m:
+        return ParsedPoint(text=text, node_id=int(m.group(1)))
+    m = _LONLAT.match(text)
+    if m:
+        lon, lat = float(m.group(1)), float(m.group(2))
+        if not (math.isfinite(lon) and math.isfinite(lat)):
+            raise PointError(f"point {text!r}: coordinates are not finite numbers")
+        try:
+            check_lonlat(lon, lat)
+        except PointError as exc:
+            raise PointError(f"point {text!r}: {exc.detail}") from None
+        return ParsedPoint(text=text, lon=lon, lat=lat)
+    raise PointError(
+        f"cannot read point {text!r}: write LON,LAT in degrees (e.g. 24.94,60.17) or node:ID"
+    )
+
+
+def resolve_point(
+    net: RoadNetwork,
+    text: str,
+    *,
+    snapper: Snapper | None = None,
+    max_distance_m: float = DEFAULT_MAX_DISTANCE_M,
+) -> ResolvedPoint:
+    """The network node for a typed point (module doc). Raises PointError (garbage, too
+    far from any road, LON,LAT on a map without coordinates) or NodeNotFoundError."""
+    p = parse_point(text)
+    if p.is_node:
+        i = net.index_of(p.node_id)
+        return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]))
+    if not net.has_coordinates:
+        raise PointError(
+            f"point {text!r}: this map has no coordinates (a DIMACS graph without its .co "
+            "file?), so points must be given as node:ID",
+            path=net.source_path or None,
+        )
+    snapper = snapper or Snapper(net)
+    s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
+    i = s.node
+    return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), s)
+
+
+def _num(v: float) -> float | None:
+    """JSON-safe float: None for NaN/inf."""
+    return float(v) if math.isfinite(v) else None

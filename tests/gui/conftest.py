@@ -1,0 +1,67 @@
+"""GUI test set-up: offscreen Qt, a temporary settings file, no modal dialogs, and a check
+that no worker thread outlives its window."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def pytest_collection_modifyitems(config, items):
+    here = os.path.dirname(__file__)
+    for item in items:
+        if str(item.fspath).startswith(here):
+            item.add_marker(pytest.mark.gui)
+
+
+@pytest.fixture(scope="session")
+def fixture_net():
+    from tests.gui.fixture_map import fixture_network
+
+    return fixture_network()
+
+
+@pytest.fixture
+def settings_file(tmp_path, monkeypatch):
+    path = tmp_path / "signpost-test.ini"
+    monkeypatch.setenv("SIGNPOST_SETTINGS", str(path))
+    monkeypatch.setenv("SIGNPOST_NO_DIALOGS", "1")
+    return path
+
+
+@pytest.fixture
+def make_window(qtbot, settings_file):
+    """Factory of main windows; after the test every window is closed and every worker
+    thread must have stopped (the test fails otherwise)."""
+    from PySide6.QtCore import QThread
+
+    from app.gui.main_window import MainWindow
+    from app.gui.settings import Settings
+
+    made = []
+
+    def make(net=None):
+        w = MainWindow(Settings(str(settings_file)), open_sample=False)
+        qtbot.addWidget(w)
+        w.resize(1000, 700)
+        w.show()
+        qtbot.waitExposed(w)
+        if net is not None:
+            w.set_network(net)
+        made.append(w)
+        return w
+
+    yield make
+    for w in made:
+        threads = w.findChildren(QThread)
+        w.close()
+        still = [t.objectName() for t in threads if t.isRunning()]
+        assert not still, f"worker threads still running after close: {still}"
+
+
+@pytest.fixture
+def window(make_window, fixture_net):
+    return make_window(fixture_net)

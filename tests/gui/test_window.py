@@ -1,0 +1,228 @@
+"""The main window driven offscreen: clicks, routes, charts, cancel, exports, loading."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from scipy.sparse.csgraph import dijkstra
+
+from app.gui import export
+from tests.gui.helpers import mouse_click_map, run_search_to
+
+ISLAND = 606  # first island node of the fixture map (see fixture_map.py)
+
+
+def node_xy(net, i):
+    return float(net.x[i]), float(net.y[i])
+
+
+def test_click_to_route_matches_dijkstra(qtbot, window, fixture_net):
+    net = fixture_net
+    a, b = 0, 30 * 15 + 22
+    with qtbot.waitSignal(window.routeShown, timeout=20000) as sig:
+        run_search_to(qtbot, window, node_xy(net, a), node_xy(net, b))
+    route = sig.args[0]
+    assert (window.source, window.target) == (a, b)
+    ref = dijkstra(net.to_scipy(), indices=a)
+    assert route.cost == int(ref[b])
+    assert route.nodes[0] == a and route.nodes[-1] == b
+    # The route follows arcs whose weights add up to its cost.
+    assert int(net.weights[route.arcs].sum()) == route.cost
+    assert window.canvas.route_items, "route not drawn"
+    assert window.canvas.field_items, "distance field not drawn"
+    assert window.route_panel.lbl["nodes"].text() == str(route.num_nodes)
+
+
+def test_phase_chart_filled(qtbot, window, fixture_net):
+    with qtbot.waitSignal(window.routeShown, timeout=20000):
+        run_search_to(qtbot, window, node_xy(fixture_net, 5), node_xy(fixture_net, 400))
+    res = window.result
+    assert len(res.phases) > 0
+    name = res.strategy
+    assert window.chart.num_phases(name) == len(res.phases)
+    qtbot.waitUntil(lambda: window.chart._items.get(name) is not None, timeout=2000)
+    xs, _ = window.chart._items[name][0].getData()
+    assert len(xs) == len(res.phases)
+    assert f"{len(res.phases)} phases" in window.chart.totals.text()
+
+
+def test_moving_destination_reads_pred_without_searching(qtbot, window, fixture_net, monkeypatch):
+    import app.gui.main_window as mw
+
+    calls = []
+    real = mw.sssp
+    monkeypatch.setattr(mw, "sssp", lambda *a, **k: calls.append(1) or real(*a, **k))
+    net = fixture_net
+    with qtbot.waitSignal(window.routeShown, timeout=20000):
+        run_search_to(qtbot, window, node_xy(net, 0), node_xy(net, 100))
+    assert len(calls) == 1
+    ref = dijkstra(net.to_scipy(), indices=0)
+    # A second right click, then a drag of the destination marker: routes at once.
+    with qtbot.waitSignal(window.routeShown, timeout=1000) as sig:
+        mouse_click_map(qtbot, window, *node_xy(net, 250), button=Qt.MouseButton.RightButton)
+    assert sig.args[0].target == 250 and sig.args[0].cost == int(ref[250])
+    with qtbot.waitSignal(window.routeShown, timeout=1000) as sig:
+        window.canvas.dest_marker.setPos(*node_xy(net, 333))  # what a drag does
+    assert sig.args[0].target == 333 and sig.args[0].cost == int(ref[333])
+    assert len(calls) == 1, "moving the destination must not search again"
+
+
+def test_far_click_and_unreachable(qtbot, window, fixture_net):
+    net = fixture_net
+    msgs = []
+    window.message.connect(msgs.append)
+    far = (float(net.x.max()) + 5000, float(net.y.min()) - 5000)
+    window.canvas.vb.setRange(xRange=(far[0] - 10000, far[0] + 10000), yRange=(far[1] - 10000, far[1] + 10000))
+    mouse_click_map(qtbot, window, *far)
+    assert any("No road here" in m for m in msgs), msgs
+    assert window.source is None and not window.compute.busy()
+    window.fit_map()
+    with qtbot.waitSignal(window.routeFailed, timeout=20000) as sig:
+        run_search_to(qtbot, window, node_xy(net, 0), node_xy(net, ISLAND))
+    assert "no route" in sig.args[0]
+    assert window.route is None and not window.canvas.route_items
+    assert window.route_panel.lbl["cost"].text() == "unreachable"
+
+
+def slow_sssp_factory(started: threading.Event):
+    """An sssp stand-in that runs until cancelled (polls cancel like gpu_core does)."""
+    from gpu_core.errors import CancelledError
+
+    def slow(graph, source, *, cancel=None, **kw):
+        started.set()
+        for _ in range(2000):
+            if cancel is not None and cancel():
+                raise CancelledError("cancelled")
+            threading.Event().wait(0.005)
+        raise AssertionError("never cancelled")
+
+    return slow
+
+
+def test_cancel_a_running_search(qtbot, window, fixture_net, monkeypatch):
+    import app.gui.main_window as mw
+
+    started = threading.Event()
+    monkeypatch.setattr(mw, "sssp", slow_sssp_factory(started))
+    mouse_click_map(qtbot, window, *node_xy(fixture_net, 0))
+    assert started.wait(5)
+    assert window.btn_cancel.isVisible()
+    with qtbot.waitSignal(window.searchCancelled, timeout=5000):
+        qtbot.mouseClick(window.btn_cancel, Qt.MouseButton.LeftButton)
+    assert window.result is None
+    qtbot.waitUntil(lambda: not window.compute.busy(), timeout=5000)
+
+
+def test_new_click_supersedes_running_search(qtbot, window, fixture_net, monkeypatch):
+    import app.gui.main_window as mw
+
+    started = threading.Event()
+    real = mw.sssp
+    slow = slow_sssp_factory(started)
+    monkeypatch.setattr(mw, "sssp", lambda g, s, **k: slow(g, s, **k) if s == 0 else real(g, s, **k))
+    mouse_click_map(qtbot, window, *node_xy(fixture_net, 0))
+    assert started.wait(5)
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, window, *node_xy(fixture_net, 77))
+    assert window.source == 77 and list(window.result.sources) == [77]
+
+
+def test_gpu_failure_falls_back_to_cpu(qtbot, window, fixture_net, monkeypatch):
+    import app.gui.main_window as mw
+    import gpu_core.backend as gb
+
+    real = mw.sssp
+
+    def flaky(g, s, *, backend="auto", **k):
+        if backend == "cupy":
+            raise RuntimeError("cudaErrorIllegalAddress")
+        return real(g, s, backend=backend, **k)
+
+    monkeypatch.setattr(gb, "resolve_backend", lambda name="auto": "cupy")
+    monkeypatch.setattr(mw, "sssp", flaky)
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, window, *node_xy(fixture_net, 3))
+    assert "cudaErrorIllegalAddress" in window.result.extra["fallback"]
+    assert window.result.backend == "cpu"
+    assert "GPU fallback" in window.last_error or "GPU" in window.last_error
+    assert window.lbl_backend.text() == "CPU (GPU failed)"
+
+
+def test_compare_strategies_overlays_runs(qtbot, window, fixture_net):
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, window, *node_xy(fixture_net, 0))
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
+        window.compare_strategies()
+    runs = window.chart.runs
+    assert set(runs) == {"conventional", "selection", "adaptive", "auto"}
+    assert all(r.shape[0] > 0 for r in runs.values())
+
+
+def test_export_route_and_read_back(qtbot, window, fixture_net, tmp_path):
+    net = fixture_net
+    with qtbot.waitSignal(window.routeShown, timeout=20000):
+        run_search_to(qtbot, window, node_xy(net, 0), node_xy(net, 599))
+    r = window.route
+    gj, gpx = tmp_path / "r.geojson", tmp_path / "r.gpx"
+    window.export("route", str(gj))
+    window.export("route", str(gpx))
+    feat = json.loads(gj.read_text())["features"][0]
+    assert feat["properties"]["cost"] == r.cost
+    coords = np.array(feat["geometry"]["coordinates"])
+    assert np.allclose(coords[0], [net.lon[0], net.lat[0]])
+    assert np.allclose(coords[-1], [net.lon[599], net.lat[599]])
+    pts = np.array(export.read_gpx_points(gpx))
+    assert np.allclose(pts, coords, atol=1e-6)
+    csv = tmp_path / "f.csv"
+    window.export("field", str(csv))
+    rows = csv.read_text().splitlines()
+    assert rows[0] == "node_id,lon,lat,cost" and len(rows) - 1 == int((window.result.dist >= 0).sum())
+    ph = tmp_path / "p.csv"
+    window.export("phases", str(ph))
+    assert len(ph.read_text().splitlines()) == len(window.result.phases) + 1
+    png = tmp_path / "v.png"
+    window.export("view", str(png))
+    assert png.stat().st_size > 1000
+
+
+def test_failed_load_keeps_previous_map(qtbot, window, fixture_net, tmp_path):
+    bad = tmp_path / "broken.gr"
+    bad.write_text("p sp 3 2\na 1 2 x\n")
+    title = window.windowTitle()
+    with qtbot.waitSignal(window.mapLoadFailed, timeout=20000) as sig:
+        window.open_map(str(bad))
+    assert "broken.gr" in sig.args[0]
+    assert window.net is fixture_net and window.windowTitle() == title
+    assert "broken.gr" in window.last_error
+    with qtbot.waitSignal(window.mapLoadFailed, timeout=20000):
+        window.open_map(str(tmp_path / "map.unknownext"))
+    assert window.net is fixture_net
+
+
+def test_open_sample_map_in_worker(qtbot, make_window):
+    from app.gui.main_window import sample_map_path
+
+    path = sample_map_path()
+    if path is None:
+        pytest.skip("no sample map bundled")
+    w = make_window()
+    with qtbot.waitSignal(w.mapLoaded, timeout=60000):
+        w.open_map(path)
+    assert w.net.num_nodes > 100 and "helsinki" in w.windowTitle().lower()
+    assert w.settings.recent_files()[0].endswith("helsinki.osm.pbf")
+    assert w.canvas.road_items
+    assert "OpenStreetMap" in w.canvas.attribution.toPlainText()
+
+
+def test_settings_persist(qtbot, make_window, fixture_net):
+    w = make_window(fixture_net)
+    w.algo_panel.cb_strategy.setCurrentText("selection")
+    w.algo_panel.sp_bands.setValue(6)
+    w.close()
+    w2 = make_window(fixture_net)
+    assert w2.algo_panel.strategy == "selection"
+    assert w2.algo_panel.values()["isochrone_bands"] == 6

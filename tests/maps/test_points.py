@@ -1,0 +1,101 @@
+"""Typed points: LON,LAT and node:ID."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maps.build import build_network
+from maps.errors import MapError, NodeNotFoundError, PointError
+from maps.osm import load_osm
+from maps.points import parse_point, resolve_point
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def walk():
+    return load_osm(FIXTURES / "osm" / "small.osm", profile="walk")
+
+
+@pytest.mark.parametrize(
+    "text, node_id, lon, lat",
+    [("node:42", 42, None, None), (" NODE : -7 ", -7, None, None),
+     ("24.94,60.17", None, 24.94, 60.17), ("-0.5 , +51", None, -0.5, 51.0),
+     ("1e1,2E-1", None, 10.0, 0.2), (".5,.25", None, 0.5, 0.25)],
+)  # fmt: skip
+def test_parse_good(text, node_id, lon, lat):
+    p = parse_point(text)
+    assert (p.node_id, p.lon, p.lat) == (node_id, lon, lat)
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [("12,abc", "cannot read point '12,abc'"), ("10,95", "latitude 95.0"),
+     ("200,10", "longitude 200.0"), ("node:abc", "cannot read"), ("node:", "cannot read"),
+     ("", "cannot read"), ("1e999,0", "not finite"), ("nan,1", "cannot read"),
+     ("1,2,3", "cannot read"), ("12", "LON,LAT")],
+)  # fmt: skip
+def test_parse_garbage(text, match):
+    with pytest.raises(PointError, match=match):
+        parse_point(text)
+
+
+def test_resolve_node_id(walk):
+    r = resolve_point(walk, "node:3")
+    assert r.node == walk.index_of(3) and r.node_id == 3 and r.snap is None
+    assert (r.lon, r.lat) == (10.002, 50.0)
+    with pytest.raises(NodeNotFoundError, match="999999"):
+        resolve_point(walk, "node:999999")
+
+
+def test_resolve_lonlat_routes_from_the_nearer_endpoint(walk):
+    r = resolve_point(walk, "10.0012,50.00001")
+    assert r.node_id == 2 and r.snap is not None
+    assert r.snap.distance_m == pytest.approx(1.11, abs=0.05)
+    d = r.as_dict()
+    assert d["snap"]["node"] == r.node and d["input"] == "10.0012,50.00001"
+
+
+def test_resolve_far_point(walk):
+    with pytest.raises(PointError, match="km from the nearest road"):
+        resolve_point(walk, "10.7,50.0")
+    r = resolve_point(walk, "10.0012,50.001", max_distance_m=5000.0)
+    assert r.snap.distance_m < 5000
+
+
+def test_lonlat_refused_without_coordinates():
+    net = build_network(
+        tails=np.array([0]), heads=np.array([1]), weights=np.array([5]),
+        node_ids=np.array([10, 20]), unit="unit", profile="file",
+    )  # fmt: skip
+    with pytest.raises(PointError, match="no coordinates.*node:ID"):
+        resolve_point(net, "10,50")
+    r = resolve_point(net, "node:20")
+    assert r.node == 1 and r.as_dict()["lon"] is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_fuzz_parser_raises_only_point_errors(text):
+    try:
+        p = parse_point(text)
+    except PointError:
+        return
+    assert p.is_node or (-180 <= p.lon <= 180 and -90 <= p.lat <= 90)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet="node:0123456789-+.,eE ", max_size=25),
+        st.builds(lambda a, b: f"{a},{b}", st.floats(allow_nan=True), st.floats(allow_nan=True)),
+    )
+)
+def test_fuzz_resolve_raises_only_map_errors(walk, text):
+    try:
+        r = resolve_point(walk, text, max_distance_m=200.0)
+    except MapError:
+        return
+    assert 0 <= r.node < walk.num_nodes
