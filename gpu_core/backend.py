@@ -34,7 +34,9 @@ def cupy_status() -> tuple[bool, str]:
 def resolve_backend(name: str = "auto") -> str:
     """'cpu' or 'cupy' for a requested backend; raises when 'cupy' cannot be used."""
     if name not in BACKENDS:
-        raise BackendUnavailableError(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")
+        raise BackendUnavailableError(
+            f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}"
+        )
     if name == "cpu":
         return "cpu"
     ok, why = cupy_status()

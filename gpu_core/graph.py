@@ -80,18 +80,13 @@ class CSRGraph:
 
 
 # Device copies, one per (host graph, device): built once, reused by every strategy.
-_device_cache: "weakref.WeakKeyDictionary[Any, dict[int, Any]]" = weakref.WeakKeyDictionary()
+_device_cache: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
 
 
 def device_graph(g: GraphLike) -> Any:
     """The CuPy copy of ``g`` on the current device (see ``gpu_core.cuda.device``)."""
-    from .cuda.device import DeviceGraph, current_device_id
+    # cached there per host arrays and device (a CSRGraph is unhashable, so a weak-key
+    # dictionary keyed on it could never hit)
+    from .cuda.device import cached_device_graph
 
-    try:
-        per_dev = _device_cache.setdefault(g, {})
-    except TypeError:  # not weak-referenceable: no caching
-        return DeviceGraph(CSRGraph.from_any(g))
-    dev = current_device_id()
-    if dev not in per_dev:
-        per_dev[dev] = DeviceGraph(CSRGraph.from_any(g))
-    return per_dev[dev]
+    return cached_device_graph(CSRGraph.from_any(g))

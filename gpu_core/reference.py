@@ -34,7 +34,9 @@ def scipy_distances(g: CSRGraph, sources: np.ndarray) -> np.ndarray:
     return out
 
 
-def keys_from_distances(g: CSRGraph, sources: np.ndarray, dist: np.ndarray, ks: KeySpace) -> np.ndarray:
+def keys_from_distances(
+    g: CSRGraph, sources: np.ndarray, dist: np.ndarray, ks: KeySpace
+) -> np.ndarray:
     """Composite keys (cost << hop_bits | fewest hops among least-cost routes)."""
     n = g.num_nodes
     key = np.full(n, KEY_INF, dtype=np.int64)
@@ -45,9 +47,7 @@ def keys_from_distances(g: CSRGraph, sources: np.ndarray, dist: np.ndarray, ks: 
     tails = g.arc_sources()
     tight = reached[tails] & (dist[tails] + g.weights == dist[g.indices])
     tight &= reached[g.indices]
-    t = csr_matrix(
-        (np.ones(int(tight.sum())), (tails[tight], g.indices[tight])), shape=(n, n)
-    )
+    t = csr_matrix((np.ones(int(tight.sum())), (tails[tight], g.indices[tight])), shape=(n, n))
     hops = dijkstra(t, directed=True, unweighted=True, indices=np.asarray(sources), min_only=True)
     key[reached] = (dist[reached] << ks.hop_bits) | hops[reached].astype(np.int64)
     return key

@@ -50,7 +50,9 @@ class SSSPOptions:
     switch_up_us: float = 350.0  # adaptive, seed 001: frontier -> full when mean phase time exceeds
     switch_down_us: float = 330.0  # adaptive, seed 001: full -> frontier when it falls below
     adaptive_signal: str = "time"  # "time" (seed 001) or "frontier" (size estimate, no extra pass)
-    frontier_fraction: float = 0.02  # "frontier" signal: full launch when frontier > this share of |V|
+    frontier_fraction: float = (
+        0.02  # "frontier" signal: full launch when frontier > this share of |V|
+    )
 
 
 # Callbacks the app and the CLI pass in: new phases as they complete, and a cancel check.
@@ -121,7 +123,9 @@ def sssp(
     Raises InvalidArgumentError, BackendUnavailableError, GpuOutOfMemoryError.
     """
     if strategy not in STRATEGIES:
-        raise InvalidArgumentError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+        raise InvalidArgumentError(
+            f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}"
+        )
     g = CSRGraph.from_any(graph)
     n = g.num_nodes
     opts = options or SSSPOptions()
@@ -143,7 +147,9 @@ def sssp(
     return _finish(key, pred, phases, ks, strategy, which, device, sources, opts.target, elapsed)
 
 
-def _finish(key, pred, phases, ks: KeySpace, strategy, which, device, sources, target, elapsed) -> SSSPResult:
+def _finish(
+    key, pred, phases, ks: KeySpace, strategy, which, device, sources, target, elapsed
+) -> SSSPResult:
     key = np.asarray(key, dtype=np.int64)
     if target is not None and key[target] != KEY_INF:
         # Only vertices no farther than the target are final when the search stopped early.

@@ -27,7 +27,13 @@ MODE_NAMES = (
 MODE_CODE = {name: i for i, name in enumerate(MODE_NAMES)}
 
 PHASE_DTYPE = np.dtype(
-    [("phase", np.int32), ("frontier", np.int64), ("edges", np.int64), ("time_us", np.float64), ("mode", np.uint8)]
+    [
+        ("phase", np.int32),
+        ("frontier", np.int64),
+        ("edges", np.int64),
+        ("time_us", np.float64),
+        ("mode", np.uint8),
+    ]
 )
 
 
@@ -69,7 +75,7 @@ class PhaseLog:
         """CSV with header phase,frontier,edges,time_us,mode (mode as its name)."""
         buf = io.StringIO()
         buf.write("phase,frontier,edges,time_us,mode\n")
-        for r, name in zip(self.rows.tolist(), self.mode_names()):
+        for r, name in zip(self.rows.tolist(), self.mode_names(), strict=True):
             buf.write(f"{r[0]},{r[1]},{r[2]},{r[3]:.3f},{name}\n")
         text = buf.getvalue()
         if path_or_buf is None:

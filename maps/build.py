@@ -106,7 +106,11 @@ def build_network(
         pieces = [geometry[i] for i in order.tolist()]
         counts = np.array([0 if g is None else len(g) for g in pieces], dtype=np.int64)
         geom_indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        filled = [np.asarray(g, dtype=np.float64).reshape(-1, 2) for g in pieces if g is not None and len(g)]
+        filled = [
+            np.asarray(g, dtype=np.float64).reshape(-1, 2)
+            for g in pieces
+            if g is not None and len(g)
+        ]
         geom_xy = np.concatenate(filled) if filled else np.zeros((0, 2))
 
     if edge_length is None:

@@ -17,13 +17,15 @@ lengths the network needs, and the whole payload is read with one ``readinto`` (
 1.43M-node Kanto map, ~170 MB, loads in a fraction of a second from the page cache).
 
 :func:`cached` keys a cache entry by the BLAKE2b hash of the source file's bytes (and of
-a DIMACS ``.co`` companion), the load options and CACHE_VERSION. Entries live in
+a DIMACS ``.co`` companion), the load options, CACHE_VERSION and a hash of the loader
+modules' source code (so an edited loader never serves stale entries). Entries live in
 ``$SIGNPOST_CACHE_DIR`` or ``~/.cache/signpost``. A corrupt, truncated or old entry is
 rebuilt silently; a cache directory that cannot be written is simply not used.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -271,10 +273,32 @@ def file_digest(path: str) -> str:
     return h.hexdigest()
 
 
+# Modules whose code decides what a file loads to: any edit to them (a new road speed, a
+# parser fix) must not be hidden by entries built by the old code.
+_LOADER_MODULES = (
+    "build.py", "contract.py", "dimacs.py", "graphml.py", "network.py", "osm.py",
+    "profiles.py", "projection.py", "vector.py", "cache.py",
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """BLAKE2b of the loader modules' source (read once per process)."""
+    h = hashlib.blake2b(digest_size=16)
+    here = Path(__file__).resolve().parent
+    for name in _LOADER_MODULES:
+        try:
+            h.update(name.encode() + b"\0" + (here / name).read_bytes())
+        except OSError:
+            h.update(name.encode() + b"\0missing")
+    return h.hexdigest()
+
+
 def cache_key(path: str, options: dict) -> str:
-    """The cache key of ``path`` loaded with ``options``: content hashes + options + version."""
+    """The cache key of ``path`` loaded with ``options``: content hashes + options + version
+    + the loader code's fingerprint."""
     h = hashlib.blake2b(digest_size=20)
-    h.update(f"signpost-spn-v{CACHE_VERSION}\n".encode())
+    h.update(f"signpost-spn-v{CACHE_VERSION}\n{code_fingerprint()}\n".encode())
     h.update(file_digest(path).encode())
     for c in _companions(path):
         h.update(b"\n+" + os.path.basename(c).encode() + b":" + file_digest(c).encode())

@@ -93,44 +93,44 @@ def _fast_table(
 
     Returns (values (k, ncols) int64, 0-based line index of each row within ``body``).
     None means "not plainly well-formed": the caller falls back to the line parser.
+    A few linear passes over the bytes, no per-line Python.
     """
     arr = np.frombuffer(body, dtype=np.uint8)
     if arr.size == 0:
         return np.zeros((0, ncols), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    nlpos = np.flatnonzero(arr == 10)
-    lpos = None
+    line_start = np.flatnonzero(arr == 10) + 1
+    line_start = np.concatenate([[0], line_start[line_start < arr.size]])
+    nletters = 0
     if letter is not None:
-        lpos = np.flatnonzero(arr == ord(letter))
-        # The letter may only start a line and must be followed by a blank.
-        if lpos.size:
-            if lpos[0] > 0 and arr[lpos[0] - 1] != 10:
-                return None
-            if lpos.size > 1 and not (arr[lpos[1:] - 1] == 10).all():
-                return None
-            if lpos[-1] + 1 >= arr.size or not _WS[arr[lpos + 1]].all():
-                return None
-        arr = arr.copy()
-        arr[lpos] = 32
+        is_letter = arr == ord(letter)
+        nletters = int(np.count_nonzero(is_letter))
+        arr = np.where(is_letter, np.uint8(32), arr)
     if not (_SIGNED if signed else _DIGITS_WS)[arr].all():
         return None
     ws = _WS[arr]
     starts = ~ws
     starts[1:] &= ws[:-1]
     sidx = np.flatnonzero(starts)
-    line_of = np.searchsorted(nlpos, sidx)  # 0-based line of every token
-    counts = np.bincount(line_of)
+    # Tokens per line: where each line's start falls among the token starts (both sorted).
+    counts = np.diff(np.append(np.searchsorted(sidx, line_start), sidx.size))
     used = np.flatnonzero(counts)
     if not (counts[used] == ncols).all():
         return None
-    if lpos is not None and not np.array_equal(np.searchsorted(nlpos, lpos), used):
-        return None  # a line without its letter
+    if letter is not None:
+        # Every data line starts with the letter and a blank; no letter anywhere else.
+        first = line_start[used]
+        raw = np.frombuffer(body, dtype=np.uint8)
+        if nletters != used.size or not (raw[first] == ord(letter)).all():
+            return None
+        if (first + 1 >= raw.size).any() or not _WS[raw[first + 1]].all():
+            return None
     try:
         vals = np.fromstring(arr.tobytes() if letter else body, dtype=np.int64, sep=" ")
     except ValueError:  # e.g. "1-2"
         return None
-    if vals.size != sidx.size:
+    if vals.size != used.size * ncols:
         return None
-    return vals.reshape(-1, ncols), line_of[::ncols]
+    return vals.reshape(-1, ncols), used
 
 
 def _split_header(data: bytes, letter: str | None) -> tuple[list[tuple[int, bytes]], int, int]:
@@ -160,6 +160,16 @@ def _split_header(data: bytes, letter: str | None) -> tuple[list[tuple[int, byte
         header.append((lineno, line))
         pos = end + 1
     return header, min(pos, n), lineno
+
+
+def _check_node_count(n: int, nbytes: int, path: str, lineno: int | None) -> None:
+    """Refuse a node count no real file of this size has (it would only exhaust memory)."""
+    if n > 10_000_000 and n > 16 * nbytes:
+        raise MapFormatError(
+            f"node count {n:,} is implausible for a file of {nbytes:,} bytes",
+            path=path,
+            line=lineno,
+        )
 
 
 def _int_token(tok: bytes, what: str, path: str, lineno: int, *, lo: int, hi: int) -> int:
@@ -208,6 +218,7 @@ def _parse_gr_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]
                 )
             n = _int_token(tok[2], "node count", path, lineno, lo=0, hi=WEIGHT_LIMIT)
             m = _int_token(tok[3], "arc count", path, lineno, lo=0, hi=2**62)
+            _check_node_count(n, len(data), path, lineno)
             p_line = lineno
         elif kind == b"a":
             if n is None:
@@ -246,6 +257,7 @@ def _parse_gr(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
             if fast is not None:
                 arcs, rel = fast
                 ok = arcs.shape[0] == m and n < WEIGHT_LIMIT
+                ok = ok and not (n > 10_000_000 and n > 16 * len(data))
                 if ok and m:
                     ok = (
                         arcs[:, :2].min() >= 1
@@ -397,6 +409,7 @@ def _parse_pace_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarra
                 )
             n = _int_token(tok[2], "node count", path, lineno, lo=0, hi=WEIGHT_LIMIT)
             m = _int_token(tok[3], "edge count", path, lineno, lo=0, hi=2**62)
+            _check_node_count(n, len(data), path, lineno)
             p_line = lineno
             continue
         if n is None:
@@ -428,6 +441,7 @@ def _parse_pace(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
         if fast is not None:
             edges, rel = fast
             ok = edges.shape[0] == m and n < WEIGHT_LIMIT
+            ok = ok and not (n > 10_000_000 and n > 16 * len(data))
             if ok and m:
                 ok = edges.min() >= 1 and edges.max() <= n
             if ok:
@@ -546,6 +560,10 @@ def write_dimacs(net: RoadNetwork, path: str | os.PathLike, comment: str = "") -
     body = format_int_rows("a", [tails, heads, net.weights])
     _write(path, head.encode() + body)
     written = [path]
+    # A sibling .co left from an earlier map would be read with this one: remove it.
+    for stale in _co_paths(path):
+        if os.path.exists(stale):
+            os.unlink(stale)
     if net.has_coordinates:
         co = _co_paths(path)
         if co:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 from .errors import MapFormatError, ProfileError, UnknownFormatError
 from .network import RoadNetwork
@@ -86,7 +89,9 @@ def load_map(
         if fmt == "osm":
             from .osm import load_osm
 
-            return load_osm(path, profile=profile, contract=contract, progress=progress, cancel=cancel)
+            return load_osm(
+                path, profile=profile, contract=contract, progress=progress, cancel=cancel
+            )
         if fmt == "dimacs":
             from .dimacs import load_dimacs
 
@@ -111,4 +116,21 @@ def load_map(
         return build()
     from .cache import cached
 
-    return cached(path, {"profile": profile, "contract": contract, "seed": seed, "fmt": fmt}, build)
+    opts = {
+        "profile": profile,
+        "contract": contract,
+        "seed": seed,
+        "fmt": fmt,
+        "code": _code_version(),
+    }
+    return cached(path, opts, build)
+
+
+@functools.lru_cache(maxsize=1)
+def _code_version() -> str:
+    """A digest of the map-building code, so a changed loader never serves a stale cache."""
+    h = hashlib.blake2b(digest_size=8)
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()

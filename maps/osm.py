@@ -165,26 +165,6 @@ def _negative_locations(path: str) -> dict[int, tuple[float, float]]:
 def _add_way(raw: _Raw, way, kind: int, cls: str, fwd: bool, bwd: bool, speed: float) -> None:
     """Append the way's pieces with known locations as segments (>= 2 distinct points)."""
     refs, lons, lats = raw.refs, raw.lon, raw.lat
-    if raw.neg_locs is None:
-        # Fast path, the common case: every location known, no node repeated in a row.
-        try:
-            pts = [(nd.ref, nd.lon, nd.lat) for nd in way.nodes]
-        except Exception:  # osmium.InvalidLocationError: take the careful path below
-            pts = None
-        if pts is not None and len(pts) >= 2:
-            r = [p[0] for p in pts]
-            if all(a != b for a, b in zip(r[:-1], r[1:], strict=True)):
-                refs.extend(r)
-                lons.extend([p[1] for p in pts])
-                lats.extend([p[2] for p in pts])
-                raw.seg_way.append(way.id)
-                raw.seg_kind.append(kind)
-                raw.seg_cls.append(cls)
-                raw.seg_fwd.append(fwd)
-                raw.seg_bwd.append(bwd)
-                raw.seg_speed.append(speed)
-                raw.seg_start.append(len(refs))
-                return
     start = len(refs)
     last = None
 

@@ -17,10 +17,15 @@ def centre_of(lon: np.ndarray, lat: np.ndarray) -> tuple[float, float]:
     """A projection origin for these points: the middle of their bounding box."""
     if lon.size == 0:
         return (0.0, 0.0)
-    return (float((np.nanmin(lon) + np.nanmax(lon)) / 2), float((np.nanmin(lat) + np.nanmax(lat)) / 2))
+    return (
+        float((np.nanmin(lon) + np.nanmax(lon)) / 2),
+        float((np.nanmin(lat) + np.nanmax(lat)) / 2),
+    )
 
 
-def to_xy(lon: np.ndarray, lat: np.ndarray, origin: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+def to_xy(
+    lon: np.ndarray, lat: np.ndarray, origin: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
     """Project degrees to metres (transverse Mercator centred on ``origin``)."""
     lon0, lat0 = np.radians(origin[0]), np.radians(origin[1])
     lam = np.radians(np.asarray(lon, dtype=np.float64)) - lon0
@@ -31,7 +36,9 @@ def to_xy(lon: np.ndarray, lat: np.ndarray, origin: tuple[float, float]) -> tupl
     return x, y
 
 
-def to_lonlat(x: np.ndarray, y: np.ndarray, origin: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+def to_lonlat(
+    x: np.ndarray, y: np.ndarray, origin: tuple[float, float]
+) -> tuple[np.ndarray, np.ndarray]:
     """Inverse of :func:`to_xy`."""
     lon0, lat0 = np.radians(origin[0]), np.radians(origin[1])
     xr = np.asarray(x, dtype=np.float64) / EARTH_RADIUS_M

@@ -28,7 +28,7 @@ def icon_path(name: str) -> Path:
     return path(f"icons/{name}.svg")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _json(name: str) -> dict:
     with open(path(name), encoding="utf-8") as fh:
         return json.load(fh)

@@ -5,7 +5,8 @@
     .venv/bin/python scripts/bench_cpu_sssp.py --map grid:1000x1000 --delta-factors 0.25,1,4
 
 Maps: ``kanto`` (maps.generate, 1.43M nodes), ``fla``/``ne`` (../shared/maps PACE files,
-weights uniform 1..1000, seed 1), ``grid:RxC`` (tests.core.families.road_grid), or a path
+weights uniform 1..1000, seed 1), ``gen:KIND:N`` (maps.generate, e.g. gen:rmat:1048576),
+``grid:RxC`` (tests.core.families.road_grid), or a path
 for maps.load.load_map. Every strategy's dist is checked against scipy's for each source.
 Each source runs scipy then each strategy in turn (interleaved, so machine load hits all
 alike); times are the whole ``sssp()`` call (keys, pred pass included), scipy's is
@@ -43,6 +44,11 @@ def load(spec: str) -> CSRGraph:
 
         path = REPO.parent / "shared" / "maps" / f"{spec.upper()}.gr.xz"
         return CSRGraph.from_any(load_pace(path))
+    if spec.startswith("gen:"):  # gen:KIND:N, any maps.generate kind
+        from maps.generate import generate
+
+        _, kind, n = spec.split(":")
+        return CSRGraph.from_any(generate(kind, n=int(n)))
     if spec.startswith("grid:"):
         from tests.core.families import road_grid
 

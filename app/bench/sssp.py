@@ -103,26 +103,41 @@ def _scipy_times(g, sources) -> tuple[list[float], list[np.ndarray]]:
 
 
 def _time_strategy(g, sources, name, opts, backend, ref_dists, budget_s):
-    """Per-source wall times (s), phases, edges and the mismatching sources."""
+    """Per-source times (s) of the backend's run() (the search, the predecessor pass and
+    dist/pred back in host memory), phases, edges, summed phase times, mismatching sources,
+    and the median wall time of the public sssp() call on up to 3 sources (it adds the
+    host-side split of keys into dist/hops)."""
+    from gpu_core.keys import key_space_for
     from gpu_core.sssp import sssp
 
+    if backend == "cupy":
+        from gpu_core.cuda import sssp_cuda as impl
+    else:
+        from gpu_core.cpu import sssp_cpu as impl
+    ks = key_space_for(g.weights, g.num_nodes)
     sssp(g, int(sources[0]), strategy=name, backend=backend, options=opts)  # warm-up
     times, phases, edges, kernel_us, bad = [], [], [], [], []
     spent = 0.0
-    for s, ref in zip(sources, ref_dists):
+    for s, ref in zip(sources, ref_dists, strict=False):
+        src = np.array([s], dtype=np.int32)
         t0 = time.perf_counter()
-        res = sssp(g, int(s), strategy=name, backend=backend, options=opts)
+        key, _pred, log = impl.run(g, src, name, opts, ks)
         dt = time.perf_counter() - t0
         times.append(dt)
-        phases.append(len(res.phases))
-        edges.append(res.phases.total_edges)
-        kernel_us.append(res.phases.total_time_us)
-        if not np.array_equal(res.dist, ref):
+        phases.append(len(log))
+        edges.append(log.total_edges)
+        kernel_us.append(log.total_time_us)
+        if not np.array_equal(ks.split(key)[0], ref):
             bad.append(int(s))
         spent += dt
         if spent > budget_s:
             break
-    return times, phases, edges, kernel_us, bad
+    api = []
+    for s in sources[:3]:
+        t0 = time.perf_counter()
+        sssp(g, int(s), strategy=name, backend=backend, options=opts)
+        api.append(time.perf_counter() - t0)
+    return times, phases, edges, kernel_us, bad, statistics.median(api)
 
 
 def _fig6(g, source, backend, out: Path) -> None:
@@ -156,7 +171,7 @@ def _fig6(g, source, backend, out: Path) -> None:
         return
     fig, ax = plt.subplots(figsize=(10, 5))
     x = np.arange(k)
-    for lab, style in zip(runs, ("-", "-", "--", ":")):
+    for lab, style in zip(runs, ("-", "-", "--", ":"), strict=True):
         ax.plot(x, runs[lab].rows["time_us"], style, lw=0.8, label=lab)
     ax.set_yscale("log")
     ax.set_xlabel("phase")
@@ -226,36 +241,56 @@ def _fig8(g, sources, backend, out: Path, conv_median_s: float | None) -> list[t
 
 def _auto_sweep(g, sources, out: Path) -> None:
     from gpu_core.cuda import sssp_cuda
-    from gpu_core.sssp import sssp
+    from gpu_core.keys import key_space_for
+    from gpu_core.sssp import SSSPOptions, sssp
 
+    ks = key_space_for(g.weights, g.num_nodes)
     saved = dict(sssp_cuda.AUTO_TUNING)
+    nf = dict(schedule="nearfar")
+    configs = [
+        dict(nf, delta_factor=16.0, local_rounds=8),
+        dict(nf, delta_factor=16.0, local_rounds=32),
+        dict(nf, delta_factor=16.0, local_rounds=32, block=512, lanes=2),
+        dict(nf, delta_factor=16.0, local_rounds=32, block=1024, lanes=4, blocks_per_sm=1),
+        dict(nf, delta_factor=16.0, local_rounds=32, block=1024, lanes=2, blocks_per_sm=1),
+        dict(nf, delta_factor=16.0, local_rounds=64, block=1024, lanes=2, blocks_per_sm=1),
+        dict(nf, delta_factor=16.0, local_rounds=32, block=1024, lanes=2, blocks_per_sm=1,
+             precheck=False),
+        dict(nf, delta_factor=8.0, local_rounds=32, block=1024, lanes=2, blocks_per_sm=1),
+        dict(nf, delta_factor=32.0, local_rounds=32, block=1024, lanes=2, blocks_per_sm=1),
+        dict(nf, delta_factor=64.0, local_rounds=32, block=1024, lanes=2, blocks_per_sm=1),
+        dict(schedule="bf", local_rounds=32, block=1024, lanes=2, blocks_per_sm=1),
+        dict(schedule="bf", local_rounds=8),
+    ]
     rows = []
+    opts = SSSPOptions()
     try:
-        for bps in (1, 2, 4, 8):
-            for rounds in (1, 4, 8, 16, 32):
-                sssp_cuda.AUTO_TUNING.update(blocks_per_sm=bps, local_rounds=rounds)
-                sssp(g, int(sources[0]), strategy="auto", backend="cupy")
-                ts, ph, ed, dev = [], [], [], []
-                for s in sources:
-                    t0 = time.perf_counter()
-                    r = sssp(g, int(s), strategy="auto", backend="cupy")
-                    ts.append(time.perf_counter() - t0)
-                    ph.append(len(r.phases))
-                    ed.append(r.phases.total_edges)
-                    dev.append(r.phases.total_time_us)
-                rows.append((bps, rounds, statistics.median(ts) * 1e3, statistics.median(dev) / 1e3,
-                             statistics.median(ph), statistics.median(ed)))
-                print(f"  auto bps={bps} rounds={rounds}: {rows[-1][2]:.2f} ms "
-                      f"(device {rows[-1][3]:.2f} ms, {rows[-1][4]:.0f} phases, "
-                      f"{rows[-1][5] / 1e6:.1f} M edges)", flush=True)
+        for cfg in configs:
+            sssp_cuda.AUTO_TUNING.clear()
+            sssp_cuda.AUTO_TUNING.update(saved)
+            sssp_cuda.AUTO_TUNING.update(cfg)
+            sssp(g, int(sources[0]), strategy="auto", backend="cupy")
+            ts, ph, ed, dev = [], [], [], []
+            for s in sources:
+                t0 = time.perf_counter()
+                _key, _pred, log = sssp_cuda.run(g, np.array([s], np.int32), "auto", opts, ks)
+                ts.append(time.perf_counter() - t0)
+                ph.append(len(log))
+                ed.append(log.total_edges)
+                dev.append(log.total_time_us)
+            label = " ".join(f"{k}={v}" for k, v in cfg.items())
+            rows.append((label, statistics.median(ts) * 1e3, statistics.median(dev) / 1e3,
+                         statistics.median(ph), statistics.median(ed)))
+            print(f"  auto {label}: run {rows[-1][1]:.2f} ms (device {rows[-1][2]:.2f} ms, "
+                  f"{rows[-1][3]:.0f} phases, {rows[-1][4] / 1e6:.2f} M edges)", flush=True)
     finally:
         sssp_cuda.AUTO_TUNING.clear()
         sssp_cuda.AUTO_TUNING.update(saved)
     with open(out / "auto_sweep.csv", "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["blocks_per_sm", "local_rounds", "median_ms", "device_ms", "phases", "edges"])
+        w.writerow(["config", "run_ms", "device_ms", "phases", "edges"])
         for r in rows:
-            w.writerow([r[0], r[1], f"{r[2]:.3f}", f"{r[3]:.3f}", r[4], r[5]])
+            w.writerow([r[0], f"{r[1]:.3f}", f"{r[2]:.3f}", r[3], r[4]])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -269,8 +304,9 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     net, label = _load(args.map, args.seed)
     g = CSRGraph.from_any(net)
-    print(f"map {label}: {g.num_nodes:,} nodes, {g.num_arcs:,} arcs, weights "
-          f"{int(g.weights.min()) if g.num_arcs else 0}..{int(g.weights.max()) if g.num_arcs else 0}"
+    wlo = int(g.weights.min()) if g.num_arcs else 0
+    whi = int(g.weights.max()) if g.num_arcs else 0
+    print(f"map {label}: {g.num_nodes:,} nodes, {g.num_arcs:,} arcs, weights {wlo}..{whi}"
           f" (loaded in {time.perf_counter() - t0:.1f} s)")
     print(f"backend {backend}: {describe_backend(backend)}")
     rng = np.random.default_rng(args.seed)
@@ -291,7 +327,7 @@ def run(args: argparse.Namespace) -> int:
         if not (np.array_equal(res0.dist, ref_dists[0]) and np.array_equal(res0.pred, ref_pred)):
             print(f"MISMATCH {spec}: dist/pred differ from the reference on source {sources[0]}")
             failed = True
-        times, phases, edges, kern, bad = _time_strategy(
+        times, phases, edges, kern, bad, api = _time_strategy(
             g, sources, name, opts, backend, ref_dists, args.budget_s)
         if bad:
             print(f"MISMATCH {spec}: dist differs from scipy on sources {bad[:5]}")
@@ -307,11 +343,13 @@ def run(args: argparse.Namespace) -> int:
             "mteps": e_med / med / 1e6,
             "speedup_vs_scipy": statistics.median(sc_times[: len(times)]) / med,
             "phase_time_sum_ms": statistics.median(kern) / 1e3,
+            "sssp_api_ms": api * 1e3,
         }
         table.append(row)
         print(f"  {spec:22s} {row['median_ms']:9.2f} ms  {row['phases']:8.0f} phases  "
               f"{row['edges'] / 1e6:8.2f} M edges  {row['mteps']:8.1f} MTEPS  "
-              f"x{row['speedup_vs_scipy']:6.1f} vs scipy  (n={row['sources']})", flush=True)
+              f"x{row['speedup_vs_scipy']:6.1f} vs scipy  phases-sum {row['phase_time_sum_ms']:7.2f}"
+              f" ms  sssp() {row['sssp_api_ms']:7.2f} ms  (n={row['sources']})", flush=True)
     with open(out / "sssp_table.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(table[0]) if table else ["strategy"])
         w.writeheader()

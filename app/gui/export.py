@@ -78,7 +78,7 @@ def field_csv(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> in
             e = s + 200_000
             fh.writelines(
                 f"{a},{b:.7f},{c:.7f},{v}\n"
-                for a, b, c, v in zip(ids[s:e].tolist(), lon[s:e].tolist(), lat[s:e].tolist(), d[s:e].tolist())
+                for a, b, c, v in zip(ids[s:e].tolist(), lon[s:e].tolist(), lat[s:e].tolist(), d[s:e].tolist(), strict=False)
             )
     return int(idx.shape[0])
 
@@ -90,7 +90,7 @@ def field_geojson(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -
         {"type": "Feature", "geometry": {"type": "Point", "coordinates": [lo, la]},
          "properties": {"node_id": i, "cost": c}}
         for i, lo, la, c in zip(net.node_ids[idx].tolist(), net.lon[idx].round(7).tolist(),
-                                net.lat[idx].round(7).tolist(), dist[idx].tolist())
+                                net.lat[idx].round(7).tolist(), dist[idx].tolist(), strict=False)
     ]
     with open(path, "w", encoding="utf-8") as fh:
         json.dump({"type": "FeatureCollection", "unit": net.unit, "features": feats}, fh)

@@ -206,7 +206,8 @@ def field_bins(
     big = np.iinfo(np.int64).max
     v = np.minimum(np.where(dt >= 0, dt, big), np.where(dh >= 0, dh, big))
     reached = v != big
-    max_cost = int(v[reached].max()) if reached.any() else 0
+    # The legend's top is the farthest reached node (UNREACHABLE is -1, below any cost).
+    max_cost = max(int(dist.max()), 0) if dist.size else 0
     if bands > 0:
         step = nice_step(max(max_cost, 1), bands)
         nb = max(int(np.ceil(max(max_cost, 1) / step)), 1)

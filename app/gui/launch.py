@@ -18,6 +18,9 @@ import sys
 def run_gui(args: argparse.Namespace) -> int:
     if args.screenshot and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a headless machine
+    from ._compat import pin_none
+
+    pin_none()
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -44,6 +47,7 @@ def run_gui(args: argparse.Namespace) -> int:
     if args.size:
         w, h = (int(v) for v in args.size.lower().split("x"))
         win.resize(w, h)
+        win.default_layout()
     win.show()
     state = {"rc": 0, "printed": False}
     batch = bool(args.screenshot)

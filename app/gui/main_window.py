@@ -39,7 +39,7 @@ from maps.network import RoadNetwork
 from maps.projection import to_lonlat, to_xy
 
 from . import export
-from .geometry import MapGeometry, build_geometry, field_bins
+from .geometry import MapGeometry, build_geometry
 from .map_canvas import MapCanvas, format_cost
 from .panels import AlgorithmPanel, RoutePanel
 from .phase_chart import COMPARE_STRATEGIES, PhaseChart
@@ -47,7 +47,6 @@ from .routing import (
     RouteInfo,
     click_point,
     make_snapper,
-    node_point,
     read_route,
     resolve_point,
     route_json,
@@ -107,6 +106,7 @@ class MainWindow(QMainWindow):
         self._search_job = 0
         self._load_job = 0
         self._load_path: str | None = None
+        self._loading = False
         self.map_path: str | None = None  # the path as the user gave it (route JSON "map")
         self._search_t0 = 0.0
         self._dialogs: list[QMessageBox] = []
@@ -170,6 +170,8 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geom)
         if state is not None:
             self.restoreState(state)
+        else:
+            self.default_layout()
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown_workers)
@@ -181,6 +183,11 @@ class MainWindow(QMainWindow):
                 self.status("No sample map is bundled; open a map with File → Open")
 
     # ---- construction -------------------------------------------------------------------
+    def default_layout(self) -> None:
+        """First-start dock sizes: the map gets most of the window, the charts a strip."""
+        self.resizeDocks([self.side_dock], [380], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.chart_dock], [max(240, self.height() // 3)], Qt.Orientation.Vertical)
+
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{name}")  # restoreState needs stable names
@@ -248,6 +255,7 @@ class MainWindow(QMainWindow):
 
         tb = QToolBar("Main")
         tb.setObjectName("toolbar-main")
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addToolBar(tb)
         tb.addAction(a_open)
         tb.addSeparator()
@@ -320,6 +328,7 @@ class MainWindow(QMainWindow):
             return net, geo, snapper
 
         self._load_path = path
+        self._loading = True
         self._load_job = self.loader.submit(Job(fn, kind="load"))
         self.progress.setValue(0)
         self.progress.setVisible(True)
@@ -336,6 +345,7 @@ class MainWindow(QMainWindow):
     def _load_finished(self, jid: int, kind: str, result) -> None:
         if jid != self._load_job:
             return
+        self._loading = False
         self._idle_progress()
         net, geo, snapper = result
         path = self._load_path or ""
@@ -343,6 +353,7 @@ class MainWindow(QMainWindow):
             net.source_path = path
         self.set_network(net, geo, snapper)
         self.map_path = path
+        self._warm_up()
         self.settings.add_recent(path)
         self._fill_recent()
         self.mapLoaded.emit(path)
@@ -350,18 +361,20 @@ class MainWindow(QMainWindow):
     def _load_failed(self, jid: int, kind: str, exc) -> None:
         if jid != self._load_job:
             return
+        self._loading = False
         self._idle_progress()
         self.show_error("Could not open the map", str(exc))
         self.mapLoadFailed.emit(str(exc))
 
     def _load_cancelled(self, jid: int, kind: str) -> None:
         if jid == self._load_job:
+            self._loading = False
             self._idle_progress()
             self.status("Loading cancelled; the previous map stays open", 5000)
             self.mapLoadFailed.emit("cancelled")
 
     def _idle_progress(self) -> None:
-        busy = self.compute.busy() or self.loader.busy()
+        busy = self.compute.busy() or (self._loading and self.loader.busy())
         self.progress.setVisible(busy)
         self.btn_cancel.setVisible(busy)
 
@@ -387,6 +400,18 @@ class MainWindow(QMainWindow):
         self.lbl_size.setText(f"{net.num_nodes:,} nodes · {net.num_arcs:,} arcs · {net.unit}")
         self.status(f"Opened {name}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs. "
                     "Left click sets the source, right click the destination.", 8000)
+
+    def _warm_up(self) -> None:
+        """Compile the CPU kernels of the chosen strategy on a tiny graph, on the loader
+        thread, so the first click does not wait for numba."""
+        strategy, backend = self.algo_panel.strategy, self.algo_panel.backend
+
+        def fn(ctx: JobContext) -> None:
+            tiny = CSRGraph.from_edges(3, [0, 1], [1, 2], [1, 1])
+            for s in {strategy, "auto"}:
+                sssp(tiny, 0, strategy=s, backend=backend)
+
+        self.loader.submit(Job(fn, kind="warm-up"))
 
     def fit_map(self) -> None:
         if self.geo is not None:
@@ -639,8 +664,7 @@ class MainWindow(QMainWindow):
         if self.result is None or self.geo is None or not v["show_field"]:
             self.canvas.show_field(None)
         else:
-            bins = field_bins(self.geo, self.result.dist, colormap=v["colormap"], bands=v["isochrone_bands"])
-            self.canvas.show_field(bins, v["colormap"], self.net.unit)
+            self.canvas.show_field(self.result.dist, v["colormap"], self.net.unit, v["isochrone_bands"])
         self.settings.set_algorithm(v)
 
     def update_route(self) -> None:
@@ -740,8 +764,9 @@ def search_with_fallback(graph, src: int, strategy: str, backend: str, opts, ctx
 
     which = resolve_backend(backend)
     try:
-        return sssp(graph, src, strategy=strategy, backend=which, options=opts,
-                    on_phase=ctx.on_phase, cancel=ctx.cancelled)
+        # "auto" stays "auto" on the CPU so the result names why (no CuPy, no device).
+        return sssp(graph, src, strategy=strategy, backend="cupy" if which == "cupy" else backend,
+                    options=opts, on_phase=ctx.on_phase, cancel=ctx.cancelled)
     except (CancelledError, InvalidArgumentError):
         raise
     except Exception as exc:

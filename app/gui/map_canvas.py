@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsPathItem
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from maps.network import RoadNetwork
-from resources import colormap
+from resources import colormap, colormap_lut
 
-from .geometry import FieldBins, LayerStyle, MapGeometry, build_geometry, class_groups
+from . import raster
+from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins
 
 _DASH = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine}
 
@@ -58,6 +59,33 @@ class PathItem(QGraphicsPathItem):
         return (r.left(), r.right()) if ax == 0 else (r.top(), r.bottom())
 
 
+class RasterItem(QGraphicsItem):
+    """A pre-rendered image of the network placed over a rectangle of map metres."""
+
+    def __init__(self):
+        super().__init__()
+        self._rect = QRectF()
+        self._image: QImage | None = None
+        self._buf: np.ndarray | None = None  # keeps the pixels the QImage points at alive
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(5)
+
+    def set_image(self, argb: np.ndarray, rect: QRectF) -> None:
+        h, w = argb.shape
+        self._buf = np.ascontiguousarray(argb)
+        self._image = QImage(self._buf.data, w, h, 4 * w, QImage.Format.Format_ARGB32)
+        self.prepareGeometryChange()
+        self._rect = QRectF(rect)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def paint(self, p: QPainter, *args) -> None:
+        if self._image is not None:
+            p.drawImage(self._rect, self._image)
+
+
 class MapCanvas(pg.GraphicsLayoutWidget):
     """Pan/zoom map (aspect locked). Emits clicks in map metres; draws layers on request."""
 
@@ -79,6 +107,17 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.road_items: dict[str, PathItem] = {}
         self.road_styles: dict[str, LayerStyle] = {}
         self.field_items: list[PathItem] = []
+        # Raster level of detail (big maps): segments, the pixel→arc image, colours.
+        self.raster_mode = False
+        self.seg: raster.SegmentSet | None = None
+        self.raster_item: RasterItem | None = None
+        self._ids: np.ndarray | None = None
+        self._ids_rect: QRectF | None = None
+        self._colours: np.ndarray | None = None
+        self._raster_timer = QTimer(self)
+        self._raster_timer.setSingleShot(True)
+        self._raster_timer.setInterval(30)  # re-render once a pan/zoom pauses
+        self._raster_timer.timeout.connect(self.render_raster)
         self.route_items: list[PathItem] = []
         self.snap_item: PathItem | None = None
         self.station_item = pg.ScatterPlotItem(
@@ -110,6 +149,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.attribution.setParentItem(self.vb)
         self.vb.sigResized.connect(self._place_attribution)
         self.vb.sigRangeChanged.connect(self._update_scale_bar)
+        self.vb.sigRangeChanged.connect(self._schedule_raster)
+        self.vb.sigResized.connect(self._schedule_raster)
         self.scene().sigMouseClicked.connect(self._clicked)
         self.scene().sigMouseMoved.connect(self._moved)
 
@@ -200,6 +241,12 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.road_items.clear()
         self.road_styles.clear()
         self.field_items.clear()
+        if self.raster_item is not None:
+            self.vb.removeItem(self.raster_item)
+            self.raster_item = None
+        self.raster_mode = False
+        self.seg = None
+        self._ids = self._ids_rect = self._colours = None
         self.route_items.clear()
         self.show_snap([])
         self.station_item.setData([], [])
@@ -213,12 +260,21 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.clear_map()
         self.net = net
         self.geo = geo if geo is not None else build_geometry(net)
+        n_seg = int((self.geo.pt_count - 1).sum())
+        self.raster_mode = n_seg >= raster.RASTER_MIN_SEGMENTS
+        if self.raster_mode:
+            self.seg = raster.build_segments(net, self.geo)
+            self._colours = self.seg.road_colour
+            self.raster_item = RasterItem()
+            self.vb.addItem(self.raster_item)
         self.draw_roads()
         st = self.geo.stations
         if st.size:
             self.station_item.setData(net.x[st], net.y[st])
         x0, y0, x1, y1 = self.geo.bounds
         self.vb.setRange(QRectF(x0, y0, max(x1 - x0, 1.0), max(y1 - y0, 1.0)), padding=0.02)
+        if self.raster_mode:
+            self.render_raster()
         return self.geo
 
     def draw_roads(self) -> None:
@@ -229,16 +285,18 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.road_items.clear()
         self.legend.clear()
         for style, sel in class_groups(self.net, self.geo):
+            key = style.name
+            if key in self.road_styles:  # same class name in two kinds: keep both
+                key = f"{key} ({len(self.road_styles)})"
+            self.road_styles[key] = style
+            if self.raster_mode:
+                continue  # drawn by the raster; the styles still feed the legend
             x, y, c = self.geo.gather(sel)
             item = PathItem(make_path(x, y, c), style.colour, style.width, style.dash, z=style.z)
-            key = style.name
-            if key in self.road_items:  # same class name in two kinds: keep both
-                key = f"{key} ({len(self.road_items)})"
             self.road_items[key] = item
-            self.road_styles[key] = style
             self.vb.addItem(item)
         # Legend: widest classes first, a handful is enough.
-        shown = sorted(self.road_styles.items(), key=lambda kv: -kv[1].z)[:10]
+        shown = sorted(self.road_styles.items(), key=lambda kv: -kv[1].z)[:8]
         for key, st in shown:
             sample = pg.PlotDataItem(pen=pg.mkPen(st.colour, width=max(st.width, 1.5), style=_DASH[st.dash]))
             self.legend.addItem(sample, key)
@@ -249,29 +307,74 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         for it in self.road_items.values():
             it.setOpacity(0.25 if dimmed else 1.0)
 
-    def show_field(self, bins: FieldBins | None, colormap_name: str = "turbo", unit: str = "") -> None:
-        """Colour the network by distance (one item per band); None removes the field."""
+    def show_field(self, dist: np.ndarray | None, colormap_name: str = "turbo", unit: str = "",
+                   bands: int = 0) -> int:
+        """Colour the network by distance ``dist`` (None removes the field); returns the
+        largest reached cost. Vector maps: one path per colour band; raster maps: a
+        recolouring of the pixel→arc image."""
         for it in self.field_items:
             self.vb.removeItem(it)
         self.field_items.clear()
-        if bins is None or self.geo is None:
+        if dist is None or self.geo is None:
             self.field_legend.setVisible(False)
             self.set_roads_dimmed(False)
-            return
-        for sel, rgb in zip(bins.bins, bins.colours):
-            if sel.size == 0:
-                continue
-            x, y, c = self.geo.gather(sel)
-            item = PathItem(make_path(x, y, c), QColor(*[int(v) for v in rgb]), 1.6, z=20)
-            self.field_items.append(item)
-            self.vb.addItem(item)
-        self.set_roads_dimmed(True)
+            if self.raster_mode and self.seg is not None:
+                self._colours = self.seg.road_colour
+                self._recolour()
+            return 0
+        if self.raster_mode:
+            lut = raster.lut_argb(colormap_lut(colormap_name, 256))
+            self._colours, top = raster.field_arc_colours(self.geo, self.seg, dist, lut, bands)
+            self._recolour()
+        else:
+            bins = field_bins(self.geo, dist, colormap=colormap_name, bands=bands)
+            top = bins.max_cost
+            for sel, rgb in zip(bins.bins, bins.colours, strict=False):
+                if sel.size == 0:
+                    continue
+                x, y, c = self.geo.gather(sel)
+                item = PathItem(make_path(x, y, c), QColor(*[int(v) for v in rgb]), 1.6, z=20)
+                self.field_items.append(item)
+                self.vb.addItem(item)
+            self.set_roads_dimmed(True)
         pos, rgb = colormap(colormap_name)
         self.field_legend.setColorMap(pg.ColorMap(pos, rgb))
-        top = bins.max_cost
         self.field_legend.setLabels({format_cost(0, unit): 0.0, format_cost(top / 2, unit): 0.5,
                                      format_cost(top, unit): 1.0})
         self.field_legend.setVisible(True)
+        return top
+
+    # ---- raster level of detail ---------------------------------------------------------
+    def _schedule_raster(self, *_) -> None:
+        if self.raster_mode:
+            self._raster_timer.start()
+
+    def closeEvent(self, ev) -> None:
+        self._raster_timer.stop()
+        super().closeEvent(ev)
+
+    def render_raster(self) -> None:
+        """Rasterise the segments in view at the view's pixel size (after pan/zoom)."""
+        if not self.raster_mode or self.seg is None:
+            return
+        try:
+            rect = self.vb.viewRect()
+        except RuntimeError:  # the view is being destroyed
+            return
+        dpr = self.devicePixelRatioF() or 1.0
+        pw = max(int(self.vb.width() * dpr), 1)
+        ph = max(int(round(pw * rect.height() / max(rect.width(), 1e-9))), 1)
+        if ph > 8 * max(int(self.vb.height() * dpr), 1):  # degenerate view: do not allocate
+            return
+        self._ids = raster.render_ids(self.seg, (rect.x(), rect.y(), rect.width(), rect.height()),
+                                      (pw, ph), self._ids)
+        self._ids_rect = QRectF(rect)
+        self._recolour()
+
+    def _recolour(self) -> None:
+        if self.raster_item is None or self._ids is None or self._colours is None:
+            return
+        self.raster_item.set_image(raster.colourise(self._ids, self._colours), self._ids_rect)
 
     def show_route(self, xs: np.ndarray | None, ys: np.ndarray | None = None) -> None:
         """Draw the route (a casing and a line) or remove it (xs None)."""

@@ -59,6 +59,8 @@ class RoutePanel(QWidget):
         self.btn_clear.clicked.connect(self.clearRequested)
         self.btn_copy.clicked.connect(self.copy_coordinates)
         self.lbl = {k: QLabel("—") for k in ("cost", "length", "time", "nodes", "reached", "search")}
+        for lbl in self.lbl.values():
+            lbl.setWordWrap(True)
         form = QFormLayout()
         form.addRow("From", self.ed_from)
         form.addRow("To", self.ed_to)

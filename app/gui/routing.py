@@ -15,7 +15,7 @@ import numpy as np
 from gpu_core.keys import NO_PRED, UNREACHABLE
 from maps.errors import PointError, UnreachableError
 from maps.network import RoadNetwork
-from maps.projection import to_lonlat, to_xy
+from maps.projection import to_lonlat
 
 DEFAULT_SNAP_M = 1000.0  # as `signpost route --max-snap`
 
@@ -139,9 +139,9 @@ def read_route(net: RoadNetwork, dist: np.ndarray, pred: np.ndarray, source: int
 def route_lonlat(net: RoadNetwork, route: RouteInfo) -> list[list[float]]:
     """[lon, lat] of the route polyline (inner points unprojected)."""
     if net.geom_xy is None or not route.xs.size or route.xs.shape[0] == route.nodes.shape[0]:
-        return [[float(a), float(b)] for a, b in zip(net.lon[route.nodes], net.lat[route.nodes])]
+        return [[float(a), float(b)] for a, b in zip(net.lon[route.nodes], net.lat[route.nodes], strict=False)]
     lon, lat = to_lonlat(route.xs, route.ys, net.origin)
-    return [[float(a), float(b)] for a, b in zip(lon, lat)]
+    return [[float(a), float(b)] for a, b in zip(lon, lat, strict=False)]
 
 
 def route_json(net: RoadNetwork, route: RouteInfo, src, dst, result, *, map_path: str | None = None) -> dict:

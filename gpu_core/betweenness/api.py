@@ -49,12 +49,12 @@ class CpuEngine:
                            sources.astype(np.int32), LANES)
 
 
-def _engine(g, w, unit, a, b, backend: str, kernel: str):
+def _engine(g, w, unit, a, b, backend: str, kernel: str, cache: bool = False):
     if backend == "cpu":
         return CpuEngine(g, w, unit, a, b)
     from .cuda import CudaEngine
 
-    return CudaEngine(g, w, unit, a, b, kernel)
+    return CudaEngine(g, w, unit, a, b, kernel, use_cache=cache)
 
 
 def _check_cancel(cancel: Callable[[], bool] | None) -> None:
@@ -128,7 +128,7 @@ def billboards(
         yield result
         return result
 
-    eng = _engine(g, w, mode == "hops", a, b, be, kernel)
+    eng = _engine(g, w, mode == "hops", a, b, be, kernel, cache=k > 1)
     sites: list[int] = []
     gains: list[float] = []
     sbs: list[float] = []

@@ -191,3 +191,84 @@ def search_one(indptr, indices, w, unit, s):
     cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
                   np.empty(m + 1, np.int64), np.empty(m + 1, np.int32))
     return dist, sigma, order[:cnt]
+
+
+_M = np.uint64(1000003)
+
+
+@njit(cache=True, nogil=True)
+def _u01(seed, i, j, step):
+    """The counter hash of betweenness.cu's u01 (splitmix64 finaliser): same draws."""
+    z = np.uint64(seed)
+    z = z * _M + np.uint64(i)
+    z = z * _M + np.uint64(j)
+    z = z * _M + np.uint64(step)
+    z += np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def sample_paths(indptr, indices, w, unit, rindptr, rindices, rw, sources, targets, seed, base):
+    """Random shortest paths from each source to its T targets (see betweenness.cu).
+
+    Returns (sample id int64[], interior vertex int32[], reached uint8[nsrc*T]).
+    """
+    n = indptr.shape[0] - 1
+    m = indices.shape[0]
+    ns, T = targets.shape
+    dist = np.empty(n, np.int64)
+    sigma = np.empty(n)
+    sbar = np.empty(n)
+    order = np.empty(n, np.int32)
+    in_r = np.zeros(n, np.bool_)
+    heap_k = np.empty(m + 1, np.int64)
+    heap_v = np.empty(m + 1, np.int32)
+    cap = 1024
+    out_s = np.empty(cap, np.int64)
+    out_v = np.empty(cap, np.int32)
+    cnt = 0
+    reach = np.zeros(ns * T, np.uint8)
+    for j in range(ns):
+        s = sources[j]
+        _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k, heap_v)
+        gj = base + j
+        for ti in range(T):
+            t = targets[j, ti]
+            if t == s or dist[t] == INF:
+                continue
+            reach[j * T + ti] = 1
+            gid = gj * T + ti
+            x = t
+            step = 0
+            while True:
+                r = _u01(seed, gj, ti, step) * sigma[x]
+                dx = dist[x]
+                acc = 0.0
+                pick = -1
+                for e in range(rindptr[x], rindptr[x + 1]):
+                    u = rindices[e]
+                    du = dist[u]
+                    if du != INF and du + rw[e] == dx:
+                        acc += sigma[u]
+                        pick = u
+                        if acc > r:
+                            break
+                x = pick
+                if x == s or x < 0:
+                    break
+                if cnt == cap:
+                    cap *= 2
+                    ns_ = np.empty(cap, np.int64)
+                    nv_ = np.empty(cap, np.int32)
+                    ns_[:cnt] = out_s[:cnt]
+                    nv_[:cnt] = out_v[:cnt]
+                    out_s = ns_
+                    out_v = nv_
+                out_s[cnt] = gid
+                out_v[cnt] = x
+                cnt += 1
+                step += 1
+    return out_s[:cnt], out_v[:cnt], reach

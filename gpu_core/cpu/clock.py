@@ -5,12 +5,13 @@ Python loop costs more than many phases do. ``cycles()`` compiles to LLVM's
 ``readcyclecounter`` (``rdtsc`` on x86-64, an invariant constant-rate counter on every
 CPU of the last decade), which costs a few nanoseconds and keeps ``cache=True`` working
 (no ctypes pointers baked into the code). ``cycles_per_us()`` calibrates it once against
-``perf_counter``; it returns 0.0 where the counter is not available (some ARM builds
-return 0), and callers then fall back to batch times measured in Python.
+``perf_counter``; it returns 0.0 where the counter is not used (not x86-64), and callers
+then fall back to batch times measured in Python.
 """
 
 from __future__ import annotations
 
+import platform
 import time
 
 from llvmlite import ir
@@ -18,12 +19,18 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+# Only x86-64 is known to give user code a constant-rate counter through this intrinsic;
+# elsewhere (e.g. AArch64, where it reads PMCCNTR_EL0 and may trap) it compiles to 0.
+_HAVE_TSC = platform.machine().lower() in ("x86_64", "amd64")
+
 
 @intrinsic
 def _readcyclecounter(typingctx):
     sig = types.int64()
 
     def codegen(context, builder, signature, args):
+        if not _HAVE_TSC:
+            return ir.Constant(ir.IntType(64), 0)
         fnty = ir.FunctionType(ir.IntType(64), [])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.readcyclecounter")
         return builder.call(fn, [])

@@ -37,10 +37,8 @@ M_CONV, M_SEL, M_SWITCH, M_EVAL, M_QUEUE, M_DELTA, M_CPU = 0, 1, 2, 3, 4, 5, 6
 
 @njit(cache=True, inline="always")
 def _kw(weights, a, hb):
-    w = np.int64(weights[a])
-    if hb:
-        return (w << hb) | 1
-    return w
+    # (w << hb) | 1, or w when hb == 0: branch-free, the "| 1" term is loop-invariant
+    return (np.int64(weights[a]) << hb) | min(hb, 1)
 
 
 # ----------------------------------------------------------------------------- Bellman-Ford
@@ -476,7 +474,7 @@ def pred_from_keys(indptr, indices, weights, hb, key, pred):
             continue
         for a in range(indptr[u], indptr[u + 1]):
             h = indices[a]
-            if pred[h] < 0 and ku + _kw(weights, a, hb) == key[h]:
+            if ku + _kw(weights, a, hb) == key[h] and pred[h] < 0:
                 pred[h] = u
 
 

@@ -60,6 +60,19 @@ __device__ __forceinline__ int warp_append(u64* ctr) {
   return (int)base + __popc(m & ((1u << lane) - 1u));
 }
 
+// Same, when the lanes may append to different counters (bucket lists): lanes are grouped
+// by counter with __match_any_sync so each group's leader reserves its own slots.
+__device__ __forceinline__ int warp_append_keyed(u64* ctr) {
+  unsigned m = __activemask();
+  unsigned g = __match_any_sync(m, (unsigned long long)ctr);
+  int lane = threadIdx.x & 31;
+  int leader = __ffs(g) - 1;
+  u64 base = 0;
+  if (lane == leader) base = atomicAdd(ctr, (u64)__popc(g));
+  base = __shfl_sync(g, base, leader);
+  return (int)base + __popc(g & ((1u << lane) - 1u));
+}
+
 // The last block of a grid to finish copies the phase statistics to host-mapped memory
 // (so the host needs only a stream synchronize) and clears the next phase's slots.
 // Call with all threads of every block, after the block's atomics on st.

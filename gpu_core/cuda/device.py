@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from collections.abc import Iterator
 
 import numpy as np
@@ -85,7 +86,9 @@ class DeviceGraph:
 
     def __init__(self, g: CSRGraph):
         cp = _cupy()
-        self.host = g
+        # weak: the cache below is keyed on the host arrays and must not keep them alive
+        self._host_ref = weakref.ref(g.indptr), weakref.ref(g.indices), weakref.ref(g.weights)
+        self.mean_weight = float(g.weights.mean(dtype=np.float64)) if g.num_arcs else 1.0
         self.n = g.num_nodes
         self.m = g.num_arcs
         self.device_id = current_device_id()
@@ -119,8 +122,10 @@ class DeviceGraph:
                 self._kw[hb] = kw
             return kw
 
-    def sorted_rows(self, ks: KeySpace):
-        """(indices, key weights) with every row sorted by (weight, head): seed 004's layout."""
+    def sorted_rows(self, ks: KeySpace, g: CSRGraph):
+        """(indices, key weights) with every row sorted by (weight, head): seed 004's layout.
+
+        ``g`` is the host graph this copy was made from (used once to sort)."""
         if self.rows_weight_sorted:
             return self.indices, self.key_weights(ks)
         hb = int(ks.hop_bits)
@@ -128,7 +133,6 @@ class DeviceGraph:
             got = self._sorted.get(hb)
             if got is None:
                 cp = _cupy()
-                g = self.host
                 order = np.lexsort((g.indices, g.weights, g.arc_sources()))
                 ensure_free(12 * self.m, "weight-sorted rows")
                 with oom_as_typed("weight-sorted rows", 12 * self.m):
@@ -151,3 +155,33 @@ def _rows_weight_sorted(indptr: np.ndarray, weights: np.ndarray) -> bool:
     starts = np.zeros(weights.size, dtype=bool)
     starts[indptr[1:-1][indptr[1:-1] < weights.size]] = True
     return not bool((d & ~starts[1:]).any())
+
+
+# Device copies per (host arrays, device). Keyed on the identity of the host CSR arrays,
+# which CSRGraph.from_any keeps (so a RoadNetwork passed again hits the cache even though
+# a new CSRGraph wraps it each call); an entry is dropped when its indptr array dies.
+_graph_cache: dict[int, tuple] = {}
+_graph_lock = threading.Lock()
+
+
+def cached_device_graph(g: CSRGraph) -> DeviceGraph:
+    """The DeviceGraph of ``g`` on the current device, built once and reused."""
+    key = id(g.indptr)
+    dev = current_device_id()
+    with _graph_lock:
+        ent = _graph_cache.get(key)
+        if ent is not None:
+            refs, per_dev = ent
+            if not (refs[0]() is g.indptr and refs[1]() is g.indices and refs[2]() is g.weights):
+                ent = None  # id reused by another array
+        if ent is None:
+            refs = (weakref.ref(g.indptr), weakref.ref(g.indices), weakref.ref(g.weights))
+            per_dev = {}
+            _graph_cache[key] = (refs, per_dev)
+            weakref.finalize(g.indptr, _graph_cache.pop, key, None)
+        dg = per_dev.get(dev)
+    if dg is None:
+        dg = DeviceGraph(g)
+        with _graph_lock:
+            per_dev[dev] = dg
+    return dg

@@ -17,6 +17,15 @@
 #ifndef AUTO_SQ
 #define AUTO_SQ 1024
 #endif
+// lanes per work item: the arcs of one vertex are relaxed side by side (road maps have
+// ~3 arcs per vertex, so one thread per vertex would walk a serial chain of atomics)
+#ifndef AUTO_G
+#define AUTO_G 4
+#endif
+#define AUTO_IPB (AUTO_BS / AUTO_G)
+#ifndef AUTO_PRECHECK
+#define AUTO_PRECHECK 1
+#endif
 
 __device__ __forceinline__ u64 global_ns() {
   u64 t;
@@ -70,7 +79,8 @@ __device__ __forceinline__ unsigned relax_vertex(const AutoCtx& c, int u, bool l
                                                  int* wq, int* wqn) {
   u64 ku = ldk(c.key + u);
   int a0 = c.indptr[u], a1 = c.indptr[u + 1];
-  for (int a = a0; a < a1; ++a) {
+  int gl = threadIdx.x % AUTO_G;
+  for (int a = a0 + gl; a < a1; a += AUTO_G) {
     int h = c.indices[a];
     u64 nk = ku + c.kw[a];
     if (nk < ldk(c.key + h)) {
@@ -88,7 +98,7 @@ __device__ __forceinline__ unsigned relax_vertex(const AutoCtx& c, int u, bool l
       }
     }
   }
-  return (unsigned)(a1 - a0);
+  return gl == 0 ? (unsigned)(a1 - a0) : 0u;
 }
 
 extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_bf(
@@ -135,7 +145,8 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_bf(
     unsigned my_edges = 0;
     // round 0: this phase's share of the global list
     bool local = local_rounds > 1;
-    for (int i = blockIdx.x * AUTO_BS + threadIdx.x; i < (int)cin; i += gridDim.x * AUTO_BS) {
+    for (int i = blockIdx.x * AUTO_IPB + threadIdx.x / AUTO_G; i < (int)cin;
+         i += gridDim.x * AUTO_IPB) {
       my_edges += relax_vertex(c, ldi(lin + i), local, sq[0], &sqn[0]);
     }
     __syncthreads();
@@ -145,7 +156,7 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_bf(
       int nq = min(sqn[rq], AUTO_SQ);
       if (nq == 0) break;
       bool more = r + 1 < local_rounds;
-      for (int i = threadIdx.x; i < nq; i += AUTO_BS) {
+      for (int i = threadIdx.x / AUTO_G; i < nq; i += AUTO_IPB) {
         my_edges += relax_vertex(c, sq[rq][i], more, sq[wq], &sqn[wq]);
       }
       __syncthreads();
@@ -180,7 +191,8 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_bf(
 // Control state, double-buffered by iteration parity (every block reads S[it&1], only the
 // lead block writes S[(it+1)&1], then a grid barrier): [0] cur bucket, [1] input kind
 // (0 near list, 1 bucket list), [2] overflow parity, [3] done, [4] rebase pending;
-// scratch[0]: rebase min bucket. An iteration is a phase, an advance or a rebase.
+// scratch[0]: rebase min bucket; scratch[1]: a lower bound of the overflow entries'
+// buckets (KEY_INF when none). An iteration is a phase, an advance or a rebase.
 struct NfCtx {
   const int* __restrict__ indptr;
   const int* __restrict__ indices;
@@ -198,6 +210,7 @@ struct NfCtx {
   int* over;
   u64* ocnt;
   int* oflag;
+  u64* omin;
 };
 
 __device__ __forceinline__ void nf_push_far(const NfCtx& c, int v, u64 b) {
@@ -205,12 +218,15 @@ __device__ __forceinline__ void nf_push_far(const NfCtx& c, int v, u64 b) {
     i64 old = atomicMin((long long*)(c.bstamp + v), (long long)b);
     if ((u64)old > b) {
       int s = (int)(b % (u64)c.nb);
-      int slot = warp_append(c.bcnt + s);
+      int slot = warp_append_keyed(c.bcnt + s);
       c.buckets[(size_t)s * c.n + slot] = v;
     }
-  } else if (ldi(c.oflag + v) == 0 && atomicExch(c.oflag + v, 1) == 0) {
-    int slot = warp_append(c.ocnt);
-    c.over[slot] = v;
+  } else {
+    atomicMin(c.omin, b);  // also when already listed: its bucket may have dropped
+    if (ldi(c.oflag + v) == 0 && atomicExch(c.oflag + v, 1) == 0) {
+      int slot = warp_append(c.ocnt);
+      c.over[slot] = v;
+    }
   }
 }
 
@@ -218,10 +234,13 @@ __device__ __forceinline__ unsigned nf_relax(const NfCtx& c, int u, bool local, 
                                              int* wqn) {
   u64 ku = ldk(c.key + u);
   int a0 = c.indptr[u], a1 = c.indptr[u + 1];
-  for (int a = a0; a < a1; ++a) {
+  int gl = threadIdx.x % AUTO_G;
+  for (int a = a0 + gl; a < a1; a += AUTO_G) {
     int h = c.indices[a];
     u64 nk = ku + c.kw[a];
-    if (nk < ldk(c.key + h)) {
+    // AUTO_PRECHECK: read the head's key first and skip the atomic when it cannot improve
+    // (fewer atomics) -- or go straight to the atomic (one dependent access less per hop)
+    if (!AUTO_PRECHECK || nk < ldk(c.key + h)) {
       u64 old = atomicMin(c.key + h, nk);
       if (nk < old) {
         u64 b = nk / c.dp;
@@ -244,7 +263,7 @@ __device__ __forceinline__ unsigned nf_relax(const NfCtx& c, int u, bool local, 
       }
     }
   }
-  return (unsigned)(a1 - a0);
+  return gl == 0 ? (unsigned)(a1 - a0) : 0u;
 }
 
 extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
@@ -275,14 +294,16 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
       break;
     }
     if (ldk(S + 4)) {
-      // ---- rebase: move the overflow list into the ring around its min bucket ----
+      // ---- rebase: the window moves to ncur = min(next ring bucket, min live overflow
+      // bucket); overflow entries inside the new window go to the ring, entries whose key
+      // has since dropped to bucket <= cur are stale (relaxed elsewhere) and are dropped.
       const int* oin = par ? over1 : over0;
       int* oout = par ? over0 : over1;
       int oc = (int)ldk(ocnt + par);
       u64 mb = KEY_INF;
       for (int i = blockIdx.x * AUTO_BS + threadIdx.x; i < oc; i += gridDim.x * AUTO_BS) {
         u64 b = ldk(key + ldi(oin + i)) / dp;
-        mb = b < mb ? b : mb;
+        if (b > cur) mb = b < mb ? b : mb;
       }
       warp_min_to(scratch, mb);
       grid_barrier(bar);
@@ -290,12 +311,14 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
       for (int i = blockIdx.x * AUTO_BS + threadIdx.x; i < oc; i += gridDim.x * AUTO_BS) {
         int v = ldi(oin + i);
         u64 b = ldk(key + v) / dp;
-        if (b < ncur + (u64)nb) {
+        if (b <= cur) {
+          atomicExch(oflag + v, 0);
+        } else if (b < ncur + (u64)nb) {
           atomicExch(oflag + v, 0);
           i64 old = atomicMin((long long*)(bstamp + v), (long long)b);
           if ((u64)old > b) {
             int s = (int)(b % (u64)nb);
-            int slot = warp_append(bcnt + s);
+            int slot = warp_append_keyed(bcnt + s);
             buckets[(size_t)s * n + slot] = v;
           }
         } else {
@@ -307,8 +330,9 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
         SN[0] = ncur;
         SN[1] = 1;
         SN[2] = 1 - par;
-        SN[3] = (target >= 0 && ldk(key + target) < ncur * dp) ? 1 : 0;
+        SN[3] = (ncur == KEY_INF || (target >= 0 && ldk(key + target) < ncur * dp)) ? 1 : 0;
         SN[4] = 0;
+        scratch[1] = ncur + (u64)nb;  // every entry left in the overflow is at or past this
       }
       grid_barrier(bar);
       continue;
@@ -336,23 +360,27 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
           }
         }
         SN[2] = par;
-        SN[4] = 0;
-        if (found) {
-          SN[0] = nxt;
-          SN[1] = 1;
-          // early exit: every key still to come is >= nxt*dp > key[target]
-          SN[3] = (target >= 0 && ldk(key + target) < nxt * dp) ? 1 : 0;
-        } else if (ldk(ocnt + par)) {
+        u64 omin = ldk(scratch + 1);  // lower bound of the overflow entries' buckets
+        u64 lim = found ? nxt + (u64)nb : KEY_INF;
+        if (omin != KEY_INF && omin < lim && ldk(ocnt + par) > 0) {
+          // overflow entries may fall inside the next window (or nothing else is left)
           SN[0] = cur;
           SN[1] = 0;
           SN[3] = 0;
           SN[4] = 1;
-          scratch[0] = KEY_INF;
+          scratch[0] = found ? nxt : KEY_INF;
           atomicExch(ocnt + (1 - par), 0ULL);
+          scratch[1] = KEY_INF;
+        } else if (found) {
+          SN[0] = nxt;
+          SN[1] = 1;
+          SN[3] = (target >= 0 && ldk(key + target) < nxt * dp) ? 1 : 0;
+          SN[4] = 0;
         } else {
           SN[0] = cur;
           SN[1] = 0;
           SN[3] = 1;
+          SN[4] = 0;
         }
       }
       grid_barrier(bar);
@@ -398,9 +426,11 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
     c.over = par ? over1 : over0;
     c.ocnt = ocnt + par;
     c.oflag = oflag;
+    c.omin = scratch + 1;
     unsigned my_edges = 0;
     bool local = local_rounds > 1;
-    for (int i = blockIdx.x * AUTO_BS + threadIdx.x; i < (int)cin; i += gridDim.x * AUTO_BS) {
+    for (int i = blockIdx.x * AUTO_IPB + threadIdx.x / AUTO_G; i < (int)cin;
+         i += gridDim.x * AUTO_IPB) {
       int u = ldi(lin + i);
       // a bucket entry whose key has since dropped into an earlier bucket was relaxed there
       if (kind == 1 && ldk(key + u) / dp < cur) continue;
@@ -412,7 +442,7 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
       int nq = min(sqn[rq], AUTO_SQ);
       if (nq == 0) break;
       bool more = r + 1 < local_rounds;
-      for (int i = threadIdx.x; i < nq; i += AUTO_BS) {
+      for (int i = threadIdx.x / AUTO_G; i < nq; i += AUTO_IPB) {
         my_edges += nf_relax(c, sq[rq][i], more, sq[wq], &sqn[wq]);
       }
       __syncthreads();

@@ -50,12 +50,20 @@ U64_INF = np.uint64(INF)
 # Knobs of ``auto`` (the benchmark sweeps them; defaults are the measured best, see
 # docs/perf/sssp_gpu.md). blocks_per_sm is capped by the kernel's occupancy.
 AUTO_TUNING = {
+    "schedule": "nearfar",  # "nearfar" (buckets) or "bf" (unordered asynchronous worklist)
+    "delta_factor": 4.0,  # bucket width = this x mean arc weight
+    "buckets": 64,  # ring of bucket lists (n int32 each) before the overflow list
+    "block": 256,  # threads per block of the persistent kernels
+    "lanes": 4,  # threads per work item (a vertex's arcs side by side)
+    "precheck": True,  # read a head's key before its atomicMin
     "blocks_per_sm": 2,
     "local_rounds": 8,
     "launch_phases": 8192,  # phases per persistent launch (cancel/on_phase between them)
     "batch_phases": 64,  # one-phase launches queued per read-back when not cooperative
     "cooperative": True,
 }
+# adaptive with the frontier signal runs its list-mode stretches in one persistent launch
+ADAPTIVE_PERSISTENT = True
 # on_phase is called at least this often (seconds) for the host-driven strategies
 FLUSH_S = 0.02
 
@@ -77,12 +85,23 @@ def _grid(count: int) -> int:
     return max(1, (int(count) + BLOCK - 1) // BLOCK)
 
 
+_SMS: dict[int, int] = {}
+
+
+def _sm_count(cp) -> int:
+    dev = cp.cuda.runtime.getDevice()
+    if dev not in _SMS:
+        _SMS[dev] = int(cp.cuda.Device(dev).attributes["MultiProcessorCount"])
+    return _SMS[dev]
+
+
 class _Ctx:
     """Device arrays and helpers shared by the strategies of one search."""
 
     def __init__(self, g: CSRGraph, sources: np.ndarray, ks: KeySpace, opts):
         cp = _cp()
         self.cp = cp
+        self.host = g
         self.dg = device_graph(g)
         self.n = self.dg.n
         self.kw = self.dg.key_weights(ks)
@@ -92,19 +111,22 @@ class _Ctx:
         self.src_host = np.asarray(sources, dtype=np.int32)
         self.src = cp.asarray(self.src_host)
         self.stream = cp.cuda.get_current_stream()
-        dev = cp.cuda.Device()
-        self.sms = int(dev.attributes["MultiProcessorCount"])
+        self.sms = _sm_count(cp)
         self.fixed_grid = self.sms * 8  # grid-stride kernels whose count lives on the device
         # per-phase statistics: two device buffers (the phase's, and the next one, cleared
         # by the phase's last kernel) and one host-mapped mirror (pinned memory is mapped
         # at the same address under unified addressing)
         self.st = cp.zeros((2, ST_SLOTS), dtype=cp.uint64)
-        self.st[:, ST_MINKEY] = U64_INF
-        self.st[:, 8] = U64_INF
+        self.reset_stats()
         self._mirror_mem = cp.cuda.alloc_pinned_memory(ST_SLOTS * 8)
         self.mirror = np.frombuffer(self._mirror_mem, dtype=np.uint64, count=ST_SLOTS)
         self.mirror[:] = 0
         self.mirror_ptr = np.uint64(self._mirror_mem.ptr)
+
+    def reset_stats(self) -> None:
+        self.st.fill(0)
+        self.st[:, ST_MINKEY] = U64_INF
+        self.st[:, 8] = U64_INF
 
     def k(self, func: str, file: str = "sssp_bf.cu"):
         return get_kernel(file, func)
@@ -209,6 +231,18 @@ def _run_bf(ctx: _Ctx, strategy: str, rec: _Recorder):
     switch_pending = False
     thr = int(opts.frontier_fraction * n)
     prev_dt = None
+    persistent_lists = (strategy == "adaptive" and opts.adaptive_signal == "frontier"
+                        and ctx.target < 0 and ADAPTIVE_PERSISTENT)
+    if persistent_lists:
+        pmax = 256
+        pcap = pmax + 1
+        ptele = ctx.cp.zeros(3 * pcap + 4, dtype=ctx.cp.uint64)
+        pctl = ptele[3 * pcap:]
+        lc = ctx.cp.zeros(3, dtype=ctx.cp.uint64)
+        lc_host = np.zeros(3, dtype=np.uint64)
+        pbar = ctx.cp.zeros(2, dtype=ctx.cp.uint32)
+        pkern = get_kernel("sssp_adaptive.cu", "adaptive_list_persistent", cooperative=True)
+        plaunch = _coop_launch(ctx, pkern, lambda p_, args_: args_, blocks_per_sm=4)
     p = 0
     while True:
         rec.check_cancel()
@@ -220,6 +254,38 @@ def _run_bf(ctx: _Ctx, strategy: str, rec: _Recorder):
             compact(gn, blk, (n32, flag, np.int32(1), np.int32(1), C, U, lout, st[ST_LIST:],
                               st, st_next, mir, tgt))
             mode, fslot = "bellman_ford_queue", ST_LIST
+        elif list_mode and persistent_lists:
+            # ours: the whole list-mode stretch in one persistent launch (see .cu file)
+            mode = "selection"
+            if switch_pending:
+                compact(gn, blk, (n32, mask, np.int32(0), np.int32(0), C, U, lin, st[ST_LIST2:],
+                                  st, st_next, null, tgt))
+                switch_pending = False
+                mode = "switch"
+            lc_host[:] = 0
+            lc_host[p % 3] = cnt
+            lc.set(lc_host)
+            ptele.fill(0)
+            a_lists = (lin, lout) if p % 2 == 0 else (lout, lin)
+            plaunch(p, (n32, dg.indptr, dg.indices, kw, mask, C, U, stamp, a_lists[0],
+                        a_lists[1], lc, pbar, np.int32(p), np.int32(pmax), np.uint64(thr),
+                        ptele, np.int32(pcap), pctl))
+            host = ptele.get()
+            k, reason, last = (int(x) for x in host[3 * pcap:3 * pcap + 3])
+            tt = host[2 * pcap:3 * pcap]
+            for i in range(k):
+                rec.add(int(host[i]), int(host[pcap + i]), (int(tt[i + 1]) - int(tt[i])) / 1e3,
+                        mode if i == 0 else "selection")
+            p += k
+            if k % 2:
+                lin, lout = lout, lin
+            cnt = last
+            if reason == 1:
+                break
+            if reason == 2:
+                list_mode = False
+            ctx.reset_stats()  # host-driven phases follow: both statistics buffers clean
+            continue
         elif list_mode:
             mode = "selection"
             if switch_pending:
@@ -275,7 +341,7 @@ def _run_delta(ctx: _Ctx, rec: _Recorder):
     from ..params import default_delta
 
     cp, n, dg, kw, opts = ctx.cp, ctx.n, ctx.dg, ctx.kw, ctx.opts
-    delta = opts.delta if opts.delta is not None else default_delta(dg.host)
+    delta = opts.delta if opts.delta is not None else default_delta(ctx.host)
     if int(delta) < 1:
         raise InvalidArgumentError(f"delta must be >= 1 (cost units), got {delta}")
     dprime = int(delta) << ctx.ks.hop_bits
@@ -337,7 +403,7 @@ def _run_delta(ctx: _Ctx, rec: _Recorder):
 
 def _run_eval(ctx: _Ctx, rec: _Recorder):
     n, dg, kw = ctx.n, ctx.dg, ctx.kw
-    sidx, skw = dg.sorted_rows(ctx.ks)
+    sidx, skw = dg.sorted_rows(ctx.ks, ctx.host)
     C, _, _ = ctx.keys(False, False, None)
     status = ctx.zeros_i32(n, "vertex states")
     status[ctx.src] = 1
@@ -373,18 +439,147 @@ def _run_eval(ctx: _Ctx, rec: _Recorder):
 # -------------------------------------------------------------------------------- auto
 
 
-def _auto_grid(ctx: _Ctx, kern) -> int:
+def _auto_kernel(func: str, cooperative: bool):
+    """auto's kernel compiled for the current AUTO_TUNING (block size, lanes, precheck)."""
+    t = AUTO_TUNING
+    defines = (f"AUTO_BS={int(t['block'])}", f"AUTO_G={int(t['lanes'])}",
+               f"AUTO_PRECHECK={1 if t['precheck'] else 0}")
+    return get_kernel("sssp_auto.cu", func, defines=defines, cooperative=cooperative)
+
+
+def _auto_grid(ctx: _Ctx, kern, blocks_per_sm: int | None = None, block: int = BLOCK) -> int:
     """Blocks of a cooperative launch: tuning's blocks/SM capped by the kernel's occupancy."""
     regs = max(1, int(kern.num_regs))
     smem = int(kern.shared_size_bytes)
-    by_regs = 65536 // (regs * BLOCK)
-    by_threads = 2048 // BLOCK
+    by_regs = 65536 // (regs * block)
+    by_threads = 2048 // block
     by_smem = (227 * 1024) // (smem + 1024)
-    bps = max(1, min(by_regs, by_threads, by_smem, int(AUTO_TUNING["blocks_per_sm"])))
+    want = int(AUTO_TUNING["blocks_per_sm"]) if blocks_per_sm is None else int(blocks_per_sm)
+    bps = max(1, min(by_regs, by_threads, by_smem, want))
     return ctx.sms * bps
 
 
 def _run_auto(ctx: _Ctx, rec: _Recorder):
+    """The fastest schedule: near-far buckets in one persistent launch when cooperative
+    launches work (``AUTO_TUNING['schedule'] == 'nearfar'``), else asynchronous Bellman-Ford
+    (persistent, or batches of one-phase launches)."""
+    cp = ctx.cp
+    if AUTO_TUNING["cooperative"] and AUTO_TUNING.get("schedule", "nearfar") == "nearfar":
+        try:
+            return _run_auto_nf(ctx, rec)
+        except cp.cuda.driver.CUDADriverError as exc:
+            if "COOPERATIVE" not in str(exc):
+                raise
+            # no cooperative launch on this device/context: batches of one-phase launches
+            return _run_auto_bf(ctx, rec, coop=False)
+    return _run_auto_bf(ctx, rec, coop=bool(AUTO_TUNING["cooperative"]))
+
+
+def _persistent(ctx: _Ctx, rec: _Recorder, launch, coop: bool) -> None:
+    """Drive persistent launches (or batches) until the device says done.
+
+    ``launch(p, it, steps, tele, cap, ctl)`` queues the work for phases p..p+steps-1.
+    Telemetry rows per phase: [0:cap) work items at the phase start, [cap:2cap) arcs
+    relaxed, [2cap:3cap) %globaltimer at the phase start (ns); ctl = [phase reached, -,
+    done, iteration]. One read-back per launch/batch.
+    """
+    cp = ctx.cp
+    lp = max(1, int(AUTO_TUNING["launch_phases"] if coop else AUTO_TUNING["batch_phases"]))
+    cap = lp + 1
+    tele = cp.zeros(3 * cap + 4, dtype=cp.uint64)
+    ctl = tele[3 * cap:]
+    starts_t: dict[int, int] = {}
+    starts_f: dict[int, int] = {}
+    edges: dict[int, int] = {}
+    emitted = 0
+    p = it = 0
+    while True:
+        rec.check_cancel()
+        tele.fill(0)
+        launch(p, it, lp, tele, cap, ctl)
+        host = tele.get()  # the one read-back of this launch / batch
+        tf, te, tt, hctl = host[:cap], host[cap:2 * cap], host[2 * cap:3 * cap], host[3 * cap:]
+        reached, done, it = int(hctl[0]), bool(hctl[2]), int(hctl[3])
+        # phases processed; their start records are 0..n_proc (the start of the following
+        # phase is recorded only when the search stopped inside this launch/batch)
+        n_proc = reached - p if (coop or done) else lp
+        for i in range(0, min(n_proc, cap - 1) + 1):
+            if tt[i]:
+                starts_t[p + i] = int(tt[i])
+                starts_f[p + i] = int(tf[i])
+        for i in range(min(n_proc, cap)):
+            edges[p + i] = int(te[i])
+        new_p = p + n_proc
+        while emitted + 1 in starts_t and emitted < new_p:
+            t_us = (starts_t[emitted + 1] - starts_t[emitted]) / 1000.0
+            rec.add(starts_f[emitted], edges.get(emitted, 0), t_us, "persistent")
+            emitted += 1
+        rec.flush()
+        p = new_p
+        if done:
+            return
+
+
+def _coop_launch(ctx: _Ctx, kern, args_fn, blocks_per_sm: int | None = None,
+                 block: int = BLOCK):
+    """A cooperative launch with the occupancy-derived grid, halved while too large."""
+    cp = ctx.cp
+    state = {"grid": _auto_grid(ctx, kern, blocks_per_sm, block)}
+
+    def launch(*a):
+        while True:
+            try:
+                kern((state["grid"],), (block,), args_fn(*a))
+                return
+            except cp.cuda.driver.CUDADriverError as exc:
+                if "TOO_LARGE" in str(exc) and state["grid"] > ctx.sms:
+                    state["grid"] = max(ctx.sms, state["grid"] // 2)
+                    continue
+                raise
+
+    return launch
+
+
+def _run_auto_nf(ctx: _Ctx, rec: _Recorder):
+    cp, n, dg, kw = ctx.cp, ctx.n, ctx.dg, ctx.kw
+    delta = max(1, int(round(float(AUTO_TUNING["delta_factor"]) * dg.mean_weight)))
+    dp = delta << ctx.ks.hop_bits
+    if dp >= (1 << 62):
+        dp = 1 << 61
+    nb = max(2, int(AUTO_TUNING["buckets"]))
+    ensure_free(nb * n * 4 + n * 40, "auto's bucket lists")
+    near0 = ctx.alloc(n, np.int32, "near list")
+    near1 = ctx.alloc(n, np.int32, "next near list")
+    C, _, _ = ctx.keys(False, False, near0)
+    stamp = ctx.zeros_i32(n, "queued stamps")
+    buckets = ctx.alloc(nb * n, np.int32, "bucket lists")
+    bcnt = cp.zeros(nb, dtype=cp.uint64)
+    bstamp = ctx.alloc(n, np.int64, "bucket stamps")
+    bstamp.fill(np.int64(INF))
+    over0 = ctx.alloc(n, np.int32, "overflow list")
+    over1 = ctx.alloc(n, np.int32, "next overflow list")
+    ocnt = cp.zeros(2, dtype=cp.uint64)
+    oflag = ctx.zeros_i32(n, "overflow flags")
+    state = cp.zeros(16, dtype=cp.uint64)
+    scratch = cp.full(2, U64_INF, dtype=cp.uint64)
+    cnt = cp.zeros(3, dtype=cp.uint64)
+    cnt[0] = np.uint64(ctx.src.size)
+    bar = cp.zeros(2, dtype=cp.uint32)
+    rounds = np.int32(max(1, int(AUTO_TUNING["local_rounds"])))
+    kern = _auto_kernel("auto_nf", True)
+
+    def args(p, it, lp, tele, cap, ctl):
+        return (np.int32(n), dg.indptr, dg.indices, kw, C, near0, near1, cnt, stamp, buckets,
+                bcnt, bstamp, np.int32(nb), over0, over1, ocnt, oflag, state, scratch,
+                np.uint64(dp), np.int32(ctx.target), bar, np.int32(p), np.int32(p + lp),
+                np.int32(it), rounds, tele, np.int32(cap), np.int32(p), ctl)
+
+    _persistent(ctx, rec, _coop_launch(ctx, kern, args, block=int(AUTO_TUNING["block"])),
+                coop=True)
+    return C
+
+
+def _run_auto_bf(ctx: _Ctx, rec: _Recorder, coop: bool):
     cp, n, dg, kw = ctx.cp, ctx.n, ctx.dg, ctx.kw
     list0 = ctx.alloc(n, np.int32, "work list")
     list1 = ctx.alloc(n, np.int32, "next work list")
@@ -394,71 +589,27 @@ def _run_auto(ctx: _Ctx, rec: _Recorder):
     cnt[0] = np.uint64(ctx.src.size)
     bar = cp.zeros(2, dtype=cp.uint32)
     rounds = np.int32(max(1, int(AUTO_TUNING["local_rounds"])))
-    coop = bool(AUTO_TUNING["cooperative"])
-    lp = max(1, int(AUTO_TUNING["launch_phases"]))
-    batch = max(1, int(AUTO_TUNING["batch_phases"]))
-    cap = (lp if coop else batch) + 1
-    tele = cp.zeros(3 * cap + 4, dtype=cp.uint64)
-    ctl = tele[3 * cap:]
-    kern = get_kernel("sssp_auto.cu", "auto_bf", cooperative=coop) if coop else None
-    grid = _auto_grid(ctx, kern) if coop else 0
-    starts_t: dict[int, int] = {}
-    starts_f: dict[int, int] = {}
-    edges: dict[int, int] = {}
-    emitted = 0
-    p = 0
-    base_args = (np.int32(n), dg.indptr, dg.indices, kw, C, list0, list1, cnt, stamp, bar)
-    while True:
-        rec.check_cancel()
-        tele.fill(0)
-        if coop:
-            try:
-                kern((grid,), (BLOCK,), base_args + (np.int32(p), np.int32(p + lp), rounds,
-                                                     np.int32(1), tele, np.int32(cap),
-                                                     np.int32(p), ctl))
-            except cp.cuda.driver.CUDADriverError as exc:
-                if "COOPERATIVE_LAUNCH_TOO_LARGE" in str(exc) and grid > ctx.sms:
-                    grid = max(ctx.sms, grid // 2)
-                    continue
-                if "COOPERATIVE" in str(exc):
-                    coop = False  # no cooperative launch here: fall back to batches
-                    cap = batch + 1
-                    tele = cp.zeros(3 * cap + 4, dtype=cp.uint64)
-                    ctl = tele[3 * cap:]
-                    continue
-                raise
-            steps = lp
-        else:
-            kern_nc = get_kernel("sssp_auto.cu", "auto_bf")
-            g_nc = ctx.sms * 4
-            for j in range(batch):
-                kern_nc((g_nc,), (BLOCK,),
-                        base_args + (np.int32(p + j), np.int32(p + j + 1), rounds, np.int32(0),
-                                     tele, np.int32(cap), np.int32(p), ctl))
-            steps = batch
-        host = tele.get()  # the one read-back of this launch / batch
-        tf, te, tt, hctl = host[:cap], host[cap:2 * cap], host[2 * cap:3 * cap], host[3 * cap:]
-        reached = int(hctl[0])
-        done = bool(hctl[2])
-        # phases processed by this launch/batch; their start records are 0..n_proc (the
-        # start of the following phase is only known when the search stopped in here)
-        n_proc = reached - p if (coop or done) else steps
-        for i in range(0, min(n_proc, cap - 1) + 1):
-            if tt[i]:
-                starts_t[p + i] = int(tt[i])
-                starts_f[p + i] = int(tf[i])
-        for i in range(min(n_proc, cap)):
-            edges[p + i] = int(te[i])
-        new_p = p + n_proc
-        # phases whose end (the next phase's start) is known
-        while emitted + 1 in starts_t and emitted < new_p:
-            t_us = (starts_t[emitted + 1] - starts_t[emitted]) / 1000.0
-            rec.add(starts_f[emitted + 1], edges.get(emitted, 0), t_us, "persistent")
-            emitted += 1
-        rec.flush()
-        p = new_p
-        if done:
-            break
+    base = (np.int32(n), dg.indptr, dg.indices, kw, C, list0, list1, cnt, stamp, bar)
+    if coop:
+        kern = _auto_kernel("auto_bf", True)
+
+        def args(p, it, lp, tele, cap, ctl):
+            return base + (np.int32(p), np.int32(p + lp), rounds, np.int32(1), tele,
+                           np.int32(cap), np.int32(p), ctl)
+
+        launch = _coop_launch(ctx, kern, args, block=int(AUTO_TUNING["block"]))
+    else:
+        kern_nc = _auto_kernel("auto_bf", False)
+        grid = ctx.sms * 4
+        bs = int(AUTO_TUNING["block"])
+
+        def launch(p, it, lp, tele, cap, ctl):
+            for j in range(lp):
+                kern_nc((grid,), (bs,),
+                        base + (np.int32(p + j), np.int32(p + j + 1), rounds, np.int32(0),
+                                tele, np.int32(cap), np.int32(p), ctl))
+
+    _persistent(ctx, rec, launch, coop)
     return C
 
 

@@ -33,7 +33,7 @@ RTOL = 1e-9
 def to_nx(g: CSRGraph) -> nx.DiGraph:
     G = nx.DiGraph()
     G.add_nodes_from(range(g.num_nodes))
-    for u, v, w in zip(g.arc_sources(), g.indices, g.weights):
+    for u, v, w in zip(g.arc_sources(), g.indices, g.weights, strict=True):
         if u != v:
             G.add_edge(int(u), int(v), weight=int(w))
     return G
@@ -77,7 +77,7 @@ def brute_sb(g: CSRGraph, group, mode: str, a=None, b=None) -> float:
                         d[x] = min(d[x], d[u] + c)
         paths = [[0, 0] for _ in range(n)]  # per t: [all, through group]
 
-        def walk(u, hit):
+        def walk(u, hit, d=d, paths=paths):
             for x, c in adj[u]:
                 if d[u] + c == d[x]:
                     paths[x][0] += 1
@@ -295,3 +295,34 @@ def test_shape_rule():
     assert graph_shape(road).diameter_estimate >= 58
     assert choose_kernel(graph_shape(road)) == "work_efficient"
     assert choose_kernel(graph_shape(dense)) == "edge"
+
+
+def test_sampled_within_stated_error():
+    """Seeded sampled run on a 900-vertex road grid: every prefix's estimate lies within the
+    stated bound of its exact SB, and the sampled set is near the exact greedy's value."""
+    g = fam.road_grid(30, 30, seed=7)
+    k = 4
+    r = place_billboards(g, k, mode="weighted", backend="cpu", method="sampled",
+                         epsilon=0.2, delta=0.05, seed=11)
+    assert r.method == "sampled" and r.samples > 0 and r.error_bound > 0
+    for i in range(k):
+        exact = group_betweenness(g, r.sites[: i + 1], mode="weighted")[0]
+        assert abs(r.group_betweenness[i] - exact) <= r.error_bound
+    ex = place_billboards(g, k, mode="weighted", backend="cpu", method="exact")
+    n = g.num_nodes
+    # (1 - 1/e)·OPT - eps·A·B <= SB(sampled), and OPT >= SB(exact greedy)
+    own = group_betweenness(g, r.sites, mode="weighted")[0]
+    assert own >= (1 - 1 / math.e) * ex.group_betweenness[-1] - 0.2 * n * n
+    # same seed, same answer
+    r2 = place_billboards(g, k, mode="weighted", backend="cpu", method="sampled",
+                          epsilon=0.2, delta=0.05, seed=11)
+    assert list(r2.sites) == list(r.sites)
+
+
+def test_method_auto_picks_by_size():
+    from gpu_core.betweenness.api import sample_size
+
+    small = fam.grid_road(seed=1)
+    assert place_billboards(small, 2, backend="cpu").method == "exact"
+    assert sample_size(20, 1_520_000, 0.1, 0.1) == math.ceil(
+        2 * (math.log(20) + 20 * math.log(1_520_000)) / 0.01)

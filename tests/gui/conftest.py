@@ -9,6 +9,10 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from app.gui._compat import pin_none  # noqa: E402
+
+pin_none()  # PySide6 6.12 on Python 3.11 leaks references to None (see app/gui/_compat.py)
+
 
 def pytest_collection_modifyitems(config, items):
     here = os.path.dirname(__file__)
@@ -55,11 +59,17 @@ def make_window(qtbot, settings_file):
         return w
 
     yield make
+    from PySide6.QtCore import QCoreApplication, QEvent
+
     for w in made:
         threads = w.findChildren(QThread)
         w.close()
         still = [t.objectName() for t in threads if t.isRunning()]
         assert not still, f"worker threads still running after close: {still}"
+        # Destroy the window now, not during interpreter shutdown (PySide6 + pyqtgraph
+        # objects collected at finalisation can crash the process).
+        w.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture

@@ -177,3 +177,13 @@ def test_crafted_header_rejected(tmp_path) -> None:
     p.write_bytes(struct.pack("<16sIIII", magic, ver, len(hb), crc, zlib.crc32(hb)) + hb + payload)
     with pytest.raises(MapFormatError, match="indices"):
         read_cache(p)
+
+
+def test_loader_code_change_invalidates(tmp_path, monkeypatch) -> None:
+    src = tmp_path / "tiny.gr"
+    shutil.copy(FIX / "dimacs" / "tiny.gr", src)
+    k1 = C.cache_key(str(src), {"a": 1})
+    assert C.cache_key(str(src), {"a": 1}) == k1
+    assert C.cache_key(str(src), {"a": 2}) != k1
+    monkeypatch.setattr(C, "code_fingerprint", lambda: "edited loader")
+    assert C.cache_key(str(src), {"a": 1}) != k1

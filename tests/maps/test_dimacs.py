@@ -290,3 +290,19 @@ def test_shared_ne_and_fla(shared_maps) -> None:
         # The arc u->v and v->u of every road carry the same weight: the matrix is symmetric.
         a = net.to_scipy()
         assert abs(a - a.T).max() == 0
+
+
+def test_implausible_node_count(tmp_path) -> None:
+    p = _write(tmp_path, "p sp 2000000000 1\na 1 2 3\n")
+    with pytest.raises(MapFormatError, match=r"bad\.gr:1: node count 2,000,000,000 is implausible"):
+        load_dimacs(p)
+
+
+def test_write_removes_stale_co(tmp_path) -> None:
+    from maps.generate import generate
+
+    write_dimacs(load_dimacs(FIX / "tiny.gr"), tmp_path / "m.gr")
+    assert (tmp_path / "m.co").exists()
+    write_dimacs(generate("ring", n=7), tmp_path / "m.gr")  # no coordinates
+    assert not (tmp_path / "m.co").exists()
+    assert load_dimacs(tmp_path / "m.gr").num_nodes == 7

@@ -151,3 +151,19 @@ def test_cli_generate_errors(tmp_path, capsys) -> None:
     assert main(["generate", "ring", "-n", "1", "--out", str(tmp_path / "x.gr")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("signpost generate: error:") and err.count("\n") == 1
+
+
+def test_bench_load_smoke(tmp_path, capsys, monkeypatch) -> None:
+    """`signpost bench load` on a tiny map: runs, prints the table, writes the Markdown."""
+    from pathlib import Path
+
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "cache"))
+    tiny = Path(__file__).resolve().parents[1] / "fixtures" / "dimacs" / "tiny.gr"
+    doc = tmp_path / "load.md"
+    args = ["bench", "load", "--map", str(tiny), "--repeat", "1", "--sources", "2", "--doc",
+            str(doc), "--kanto", "--kanto-nodes", "400"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "tiny.gr" in out and "kanto (generated)" in out
+    text = doc.read_text()
+    assert "| tiny.gr | 5 | 8 |" in text and "| kanto (generated) | 400 |" in text

@@ -1,0 +1,310 @@
+"""``signpost bench billboards``: seed 002 Figure 4 (time against K per GPU kernel).
+
+For a road map (large diameter) and a social-style R-MAT graph (small diameter, like the
+seed's Twitter graph) it runs the exact greedy with each kernel (edge-based,
+vertex-based, work-efficient) and reports the cumulative time after each round K (the
+greedy for K' < K is a prefix of the one for K, so one run gives the whole curve). A
+kernel stops early once its cumulative time passes ``--budget-s`` (the table says how far
+it got). ``--sources N`` limits every kernel to the same N random sources (the time per
+round is linear in the sources; the full-source work-efficient run is reported as well).
+It also times a networkx greedy against ours on a graph networkx can handle, and, with
+``--ne``, the sampled method on a large DIMACS/PACE map.
+
+Maps: a file path (any format ``maps.load.load_map`` reads) or ``gen:KIND:N[:ARCS_PER_NODE]``
+(``maps.generate``), e.g. ``gen:grid:31041`` (a Shizuoka-sized road-like grid) or
+``gen:rmat:9481:26`` (9,481 nodes, ~246K arcs like the seed's Twitter graph).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import time
+
+import numpy as np
+
+KERNEL_LIST = ("edge", "vertex", "work_efficient")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--map", action="append", default=None,
+                   help="road map(s): path or gen:KIND:N (default gen:grid:31041 and the "
+                   "Andorra extract in .gpu_maps/ when present)")
+    p.add_argument("--social", default="gen:rmat:9481:26", help="small-diameter graph ('' = skip)")
+    p.add_argument("--k-max", type=int, default=10, help="largest K (default 10)")
+    p.add_argument("--mode", default="weighted", choices=("hops", "weighted"),
+                   help="paths on the road maps (default weighted)")
+    p.add_argument("--social-mode", default="hops", choices=("hops", "weighted"),
+                   help="paths on the social graph (default hops: Twitter is unweighted)")
+    p.add_argument("--kernels", default=",".join(KERNEL_LIST), help="comma-separated kernels")
+    p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cupy"))
+    p.add_argument("--sources", type=int, default=0,
+                   help="random sources per round for the kernel comparison (0 = all)")
+    p.add_argument("--budget-s", type=float, default=30.0,
+                   help="stop a kernel's run once its cumulative time exceeds this")
+    p.add_argument("--nx-nodes", type=int, default=100, help="graph size for the networkx ratio")
+    p.add_argument("--nx-k", type=int, default=3, help="K for the networkx ratio (0 = skip)")
+    p.add_argument("--ne", default=None, help="large map for the sampled method (e.g. NE.gr.xz)")
+    p.add_argument("--ne-k", type=int, default=20)
+    p.add_argument("--epsilon", type=float, default=0.1)
+    p.add_argument("--delta", type=float, default=0.1)
+    p.add_argument("--we-configs", default="",
+                   help="work-efficient THREADSxBLOCKS_PER_SM to sweep on the first road map "
+                   "(e.g. 256x4,128x8); the fastest is kept for the rest")
+    p.add_argument("--out", default="bench_out/billboards", help="folder for CSV/PNG")
+    p.add_argument("--summary", default=None, help="append one-line summaries to this file")
+
+
+def _load(spec: str):
+    from gpu_core.graph import CSRGraph
+
+    if spec.startswith("gen:"):
+        from maps.generate import generate
+
+        parts = spec.split(":")
+        opts = {}
+        if len(parts) > 3:
+            opts["arcs_per_node"] = int(parts[3])
+        net = generate(parts[1], n=int(parts[2]), seed=1, **opts)
+    else:
+        from maps.load import load_map
+
+        net = load_map(spec)
+    return CSRGraph.from_any(net), spec
+
+
+def _run_greedy(g, k, **kw):
+    """Rounds until k or the budget: (result or None, per-round times, sites)."""
+    from gpu_core.betweenness import BillboardResult, billboards
+
+    budget = kw.pop("budget_s", None)
+    times: list[float] = []
+    t_round = time.perf_counter()
+    last_round = 1
+    res = None
+    gen = billboards(g, k, **kw)
+    for ev in gen:
+        if isinstance(ev, BillboardResult):
+            res = ev
+            break
+        if ev.round != last_round:  # a round finished
+            times.append(time.perf_counter() - t_round)
+            t_round = time.perf_counter()
+            last_round = ev.round
+            if budget is not None and sum(times) > budget:
+                gen.close()
+                return None, times
+    if res is not None:
+        times.append(time.perf_counter() - t_round)
+    return res, times
+
+
+def _nx_greedy_time(g, k: int, mode: str):
+    """Time networkx's greedy: prominent_group(greedy=True) when pandas is there, else a
+    greedy calling group_betweenness_centrality for every candidate (|V| calls a round)."""
+    import networkx as nx
+
+    G = nx.DiGraph()
+    G.add_nodes_from(range(g.num_nodes))
+    for u, v, w in zip(g.arc_sources(), g.indices, g.weights, strict=True):
+        if u != v:
+            G.add_edge(int(u), int(v), weight=int(w))
+    weight = None if mode == "hops" else "weight"
+    t0 = time.perf_counter()
+    try:
+        import pandas  # noqa: F401
+
+        _, grp = nx.prominent_group(G, k, weight=weight, greedy=True, normalized=False,
+                                    endpoints=False)
+        how = "prominent_group(greedy=True)"
+    except ImportError:
+        grp = []
+        for _ in range(k):
+            best, bv = None, None
+            for v in G.nodes:
+                if v in grp:
+                    continue
+                val = nx.group_betweenness_centrality(G, grp + [v], normalized=False,
+                                                      endpoints=False, weight=weight)
+                if best is None or val > best:
+                    best, bv = val, v
+            grp.append(bv)
+        how = "greedy over group_betweenness_centrality"
+    return time.perf_counter() - t0, how, grp
+
+
+def run(args: argparse.Namespace) -> int:
+    from gpu_core.backend import describe_backend, resolve_backend
+    from gpu_core.betweenness import graph_shape, place_billboards
+
+    os.makedirs(args.out, exist_ok=True)
+    backend = resolve_backend(args.backend)
+    device = describe_backend(args.backend)
+    kernels = [k for k in args.kernels.split(",") if k] if backend == "cupy" else ["cpu"]
+    maps = args.map
+    if maps is None:
+        maps = ["gen:grid:31041"]
+        for cand in (".gpu_maps/andorra_length.spn",):
+            if os.path.exists(cand):
+                maps.append(cand)
+    graphs = [(m, args.mode) for m in maps]
+    if args.social:
+        graphs.append((args.social, args.social_mode))
+    summary: list[str] = []
+    rows = []
+    print(f"# signpost bench billboards on {device}; K up to {args.k_max}")
+    fig = {}
+    for spec, mode in graphs:
+        g, name = _load(spec)
+        shp = graph_shape(g)
+        print(f"\n## {name}: {g.num_nodes} nodes, {g.num_arcs} arcs, mean degree "
+              f"{shp.mean_degree:.1f}, hop diameter >= {shp.diameter_estimate}; {mode} paths")
+        rng = np.random.default_rng(1)
+        src = None
+        if args.sources and args.sources < g.num_nodes:
+            src = np.sort(rng.choice(g.num_nodes, args.sources, replace=False))
+        nsrc = g.num_nodes if src is None else src.size
+        if args.we_configs and backend == "cupy" and spec == graphs[0][0]:
+            from gpu_core.betweenness import cuda as bcuda
+
+            best_cfg = None
+            for cfg in args.we_configs.split(","):
+                th, bps = (int(x) for x in cfg.split("x"))
+                bcuda.WE_THREADS, bcuda.WE_BLOCKS_PER_SM = th, bps
+                _run_greedy(g, 1, mode=mode, backend=backend, method="exact", sources=src,
+                            kernel="work_efficient")  # warm-up (allocation)
+                ts = []
+                for _ in range(3):
+                    _, times = _run_greedy(g, 1, mode=mode, backend=backend, method="exact",
+                                           sources=src, kernel="work_efficient")
+                    ts.append(times[0])
+                t = float(np.median(ts))
+                print(f"work_efficient {th} threads x {bps} blocks/SM: {t:.4f} s/round "
+                      f"(median of 3, {nsrc} sources)")
+                if best_cfg is None or t < best_cfg[0]:
+                    best_cfg = (t, th, bps)
+            bcuda.WE_THREADS, bcuda.WE_BLOCKS_PER_SM = best_cfg[1], best_cfg[2]
+            line = (f"billboards WE config sweep on {name}: best {best_cfg[1]}x{best_cfg[2]} "
+                    f"{best_cfg[0]:.4f} s/round ({nsrc} src)")
+            print(line)
+            summary.append(line)
+        results = {}
+        for kern in kernels:
+            kw = dict(mode=mode, backend=backend, method="exact", sources=src,
+                      budget_s=args.budget_s)
+            if kern != "cpu":
+                kw["kernel"] = kern
+            res, times = _run_greedy(g, args.k_max, **kw)
+            cum = np.cumsum(times)
+            results[kern] = (res, cum)
+            fig[(name, kern)] = cum
+            for i, t in enumerate(cum):
+                rows.append(dict(graph=name, mode=mode, kernel=kern, sources=nsrc, k=i + 1,
+                                 cum_s=round(float(t), 5), round_s=round(float(times[i]), 5),
+                                 site=int(res.sites[i]) if res is not None else -1))
+        print(f"{'K':>3} " + " ".join(f"{k:>15}" for k in kernels) + "   (cumulative s, "
+              f"{nsrc} sources/round)")
+        for i in range(args.k_max):
+            cells = []
+            for k in kernels:
+                cum = results[k][1]
+                cells.append(f"{cum[i]:>15.3f}" if i < len(cum) else f"{'-':>15}")
+            print(f"{i + 1:>3} " + " ".join(cells))
+        done = {k: v for k, v in results.items() if v[0] is not None}
+        if len(done) > 1:  # every finished kernel must pick the same sites
+            ref = next(iter(done.values()))[0]
+            same = all(list(r.sites) == list(ref.sites) for r, _ in done.values())
+            print(f"sites agree across kernels: {same}")
+        per_round = {k: (v[1][-1] / len(v[1])) for k, v in results.items() if len(v[1])}
+        if per_round:
+            best = min(per_round, key=per_round.get)
+            ratio = ", ".join(f"{k} {per_round[k] / per_round[best]:.2f}x" for k in per_round)
+            line = (f"billboards {name} ({g.num_nodes}n/{g.num_arcs}a, {mode}, {nsrc} src): "
+                    f"s/round {', '.join(f'{k}={v:.3f}' for k, v in per_round.items())}; "
+                    f"fastest {best}; time vs fastest: {ratio}")
+            print(line)
+            summary.append(line)
+        if src is not None and backend == "cupy" and "work_efficient" in kernels:
+            # the goal: all sources, K = k-max, work-efficient
+            t0 = time.perf_counter()
+            res = place_billboards(g, args.k_max, mode=mode, backend=backend,
+                                   kernel="work_efficient", method="exact")
+            t = time.perf_counter() - t0
+            line = (f"billboards {name} full exact K={args.k_max} {mode} work_efficient: "
+                    f"{t:.2f} s, coverage {100 * res.coverage[-1]:.1f}%")
+            print(line)
+            summary.append(line)
+    if args.nx_k > 0:
+        g, name = _load(f"gen:grid:{args.nx_nodes}")
+        t_nx, how, grp = _nx_greedy_time(g, args.nx_k, args.mode)
+        t0 = time.perf_counter()
+        ours = place_billboards(g, args.nx_k, mode=args.mode, backend=backend, method="exact")
+        t_ours = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        place_billboards(g, args.nx_k, mode=args.mode, backend=backend, method="exact")
+        t_warm = time.perf_counter() - t0
+        line = (f"billboards vs networkx on {name} ({g.num_nodes}n) K={args.nx_k}: networkx "
+                f"{how} {t_nx:.2f} s, ours ({backend}) {t_warm:.3f} s warm "
+                f"({t_ours:.2f} s first): {t_nx / t_warm:.0f}x; same sites: "
+                f"{[int(v) for v in ours.sites] == [int(v) for v in grp]}")
+        print(line)
+        summary.append(line)
+    if args.ne:
+        t0 = time.perf_counter()
+        g, name = _load(args.ne)
+        t_load = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        res = place_billboards(g, args.ne_k, mode="weighted", backend=backend, method="sampled",
+                               epsilon=args.epsilon, delta=args.delta, seed=1)
+        t = time.perf_counter() - t0
+        line = (f"billboards sampled {os.path.basename(name)} ({g.num_nodes}n/{g.num_arcs}a) "
+                f"K={args.ne_k} eps={args.epsilon} delta={args.delta}: {t:.1f} s "
+                f"(load {t_load:.1f} s), {res.samples} pairs, coverage "
+                f"{100 * res.coverage[-1]:.1f}%, SB {res.group_betweenness[-1]:.4g} "
+                f"+- {res.error_bound:.3g} ({res.notes})")
+        print(line)
+        summary.append(line)
+    path = os.path.join(args.out, "billboards.csv")
+    if rows:
+        with open(path, "w", newline="") as fh:
+            wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            wr.writeheader()
+            wr.writerows(rows)
+        print(f"wrote {path}")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        names = sorted({n for n, _ in fig})
+        f, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 4), squeeze=False)
+        for ax, nm in zip(axes[0], names, strict=True):
+            for (n2, kern), cum in fig.items():
+                if n2 == nm and len(cum):
+                    ax.plot(np.arange(1, len(cum) + 1), cum, marker="o", label=kern)
+            ax.set_title(nm)
+            ax.set_xlabel("K")
+            ax.set_ylabel("time (s)")
+            ax.legend()
+        f.suptitle(f"Greedy billboards, time vs K ({device})")
+        f.tight_layout()
+        f.savefig(os.path.join(args.out, "billboards_fig4.png"), dpi=90)
+    except ImportError:
+        pass
+    if args.summary:
+        with open(args.summary, "a") as fh:
+            for line in summary:
+                fh.write(f"[{device}] {line}\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m app.bench.billboards")
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

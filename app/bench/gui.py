@@ -1,0 +1,282 @@
+"""``signpost bench gui``: the GUI side of click-to-route, per map, offscreen.
+
+With the search result computed beforehand (one CPU search per map; the GPU search time
+is measured by ``signpost bench sssp``), it times what the GUI adds to a click: snapping
+the click to the nearest road (``maps.snap``), reading the route from the predecessor
+array, colouring the distance field (bands of arcs + building their paths), and a full
+redraw of the map (roads + field + route rendered into a window-sized image). On the
+sample map it also times the whole click-to-route through the real window on the CPU:
+from the click to the route drawn (search in the worker thread, field, route).
+Prepare times (drawing geometry, snapping index, road layer) are per map, once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "gui.md"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--map", action="append", default=None, metavar="M",
+                   help="map file to measure (repeatable); default: the sample map and kanto")
+    p.add_argument("--no-kanto", action="store_true", help="leave the generated 1.43M-node map out")
+    p.add_argument("--kanto-nodes", type=int, default=None, help="nodes of the generated Kanto map")
+    p.add_argument("--repeat", type=int, default=5, help="repetitions per measurement (median)")
+    p.add_argument("--clicks", type=int, default=5, help="whole click-to-route runs on the sample map")
+    p.add_argument("--size", default="1600x1000", help="window / image size for the redraw, WxH")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--write-doc", action="store_true", help=f"write the table to {DOC}")
+
+
+def _median(fn, repeat: int) -> tuple[float, object]:
+    ts, out = [], None
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3, out
+
+
+def _qapp():
+    from app.gui._compat import pin_none
+
+    pin_none()
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    return QApplication.instance() or QApplication([])
+
+
+def measure_map(net, label: str, args) -> dict:
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QImage, QPainter
+
+    from app.gui.geometry import build_geometry
+    from app.gui.map_canvas import MapCanvas
+    from app.gui.routing import make_snapper, read_route
+    from gpu_core.sssp import sssp
+    from maps.errors import UnreachableError
+
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    rng = np.random.default_rng(args.seed)
+    row: dict = {"map": label, "nodes": net.num_nodes, "arcs": net.num_arcs}
+    t0 = time.perf_counter()
+    geo = build_geometry(net)
+    row["prep_geometry_ms"] = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
+    snapper = make_snapper(net)
+    row["prep_snapper_ms"] = (time.perf_counter() - t0) * 1e3
+
+    # The search, beforehand (its time is not part of the GUI side).
+    src = int(rng.integers(0, net.num_nodes))
+    t0 = time.perf_counter()
+    res = sssp(net, src, strategy="auto", backend="cpu")
+    row["cpu_search_ms"] = (time.perf_counter() - t0) * 1e3
+    reached = np.nonzero(res.dist >= 0)[0]
+
+    # Snap: random clicks within 30 m of random nodes.
+    pts = rng.integers(0, net.num_nodes, size=args.repeat)
+    offs = rng.uniform(-30, 30, size=(args.repeat, 2))
+    ts = []
+    for i, o in zip(pts.tolist(), offs, strict=False):
+        t0 = time.perf_counter()
+        if snapper is not None:
+            snapper.snap(float(net.x[i] + o[0]), float(net.y[i] + o[1]), max_distance_m=1000)
+        ts.append(time.perf_counter() - t0)
+    row["snap_ms"] = statistics.median(ts) * 1e3
+
+    # Route from pred: to random reached targets (a long route on a big map).
+    targets = rng.choice(reached, size=args.repeat)
+    ts, hops = [], []
+    for t in targets.tolist():
+        t0 = time.perf_counter()
+        try:
+            r = read_route(net, res.dist, res.pred, src, int(t))
+            hops.append(r.num_nodes)
+        except UnreachableError:
+            pass
+        ts.append(time.perf_counter() - t0)
+    row["route_ms"] = statistics.median(ts) * 1e3
+    row["route_nodes"] = int(statistics.median(hops)) if hops else 0
+
+    canvas = MapCanvas()
+    canvas.resize(w, h)
+    t0 = time.perf_counter()
+    canvas.set_network(net, geo)
+    row["prep_roads_ms"] = (time.perf_counter() - t0) * 1e3
+    canvas.show()
+    QCoreApplication.processEvents()
+
+    row["mode"] = "raster" if canvas.raster_mode else "vector"
+    # Colour the field as the window does: bands of paths (vector) or arc colours + a
+    # gather over the pixel→arc image (raster).
+    row["field_ms"], _ = _median(lambda: canvas.show_field(res.dist, "turbo", net.unit), args.repeat)
+    r = read_route(net, res.dist, res.pred, src, int(targets[0]))
+    row["route_draw_ms"], _ = _median(lambda: canvas.show_route(r.xs, r.ys), args.repeat)
+
+    # Full redraw: (raster maps) rasterise the view again, then paint the whole scene
+    # (roads, field, route, legends) into a window-sized image.
+    img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
+
+    def paint() -> None:
+        p = QPainter(img)
+        canvas.render(p)
+        p.end()
+
+    def redraw() -> None:
+        canvas.render_raster()
+        paint()
+
+    redraw()
+    row["redraw_ms"], _ = _median(redraw, args.repeat)
+    row["paint_ms"], _ = _median(paint, args.repeat)
+    canvas.close()
+    canvas.deleteLater()
+    QCoreApplication.processEvents()
+    # What a click adds to the search: snap, route, field, route layer, one frame painted.
+    row["gui_side_ms"] = row["snap_ms"] + row["route_ms"] + row["field_ms"] + row["route_draw_ms"] + row["paint_ms"]
+    return row
+
+
+def measure_click(path: str, args) -> dict:
+    """The whole click-to-route through the real window (CPU backend), median of clicks."""
+    import tempfile
+
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    from app.gui.main_window import MainWindow
+    from app.gui.settings import Settings
+
+    os.environ["SIGNPOST_NO_DIALOGS"] = "1"
+    with tempfile.TemporaryDirectory() as tmp:
+        win = MainWindow(Settings(os.path.join(tmp, "s.ini")), open_sample=False)
+        win.resize(*(int(v) for v in args.size.lower().split("x")))
+        win.algo_panel.cb_backend.setCurrentText("cpu")
+        win.show()
+
+        def wait(signal, timeout_s: float = 120.0) -> None:
+            loop = QEventLoop()
+            signal.connect(loop.quit)
+            QTimer.singleShot(int(timeout_s * 1000), loop.quit)
+            loop.exec()
+            signal.disconnect(loop.quit)
+
+        win.open_map(path)
+        wait(win.mapLoaded)
+        net = win.net
+        rng = np.random.default_rng(args.seed + 1)
+        road = np.unique(net.arc_sources()[net.edge_kind == 0])
+        times = []
+        for k in range(args.clicks + 1):  # the first click compiles the CPU kernels: dropped
+            a, b = rng.choice(road, size=2, replace=False).tolist()
+            win.canvas.click_at(float(net.x[b]), float(net.y[b]), "right")  # destination first
+            t0 = time.perf_counter()
+            win.canvas.click_at(float(net.x[a]), float(net.y[a]), "left")
+            wait(win.searchFinished)
+            win.repaint()  # the frame that shows the field and the route
+            if k:
+                times.append(time.perf_counter() - t0)
+        win.close()
+    return {"map": os.path.basename(path), "click_to_route_ms": statistics.median(times) * 1e3,
+            "click_max_ms": max(times) * 1e3}
+
+
+COLS = [
+    ("map", "map", "{}"),
+    ("nodes", "nodes", "{:,}"),
+    ("arcs", "arcs", "{:,}"),
+    ("prep_geometry_ms", "prep geometry", "{:.0f}"),
+    ("prep_snapper_ms", "prep snap index", "{:.0f}"),
+    ("prep_roads_ms", "prep road layer", "{:.0f}"),
+    ("cpu_search_ms", "CPU search", "{:.1f}"),
+    ("snap_ms", "snap", "{:.2f}"),
+    ("route_ms", "route from pred", "{:.2f}"),
+    ("route_nodes", "route nodes", "{:,}"),
+    ("mode", "drawing", "{}"),
+    ("field_ms", "colour field", "{:.1f}"),
+    ("route_draw_ms", "draw route", "{:.2f}"),
+    ("paint_ms", "paint frame", "{:.1f}"),
+    ("redraw_ms", "full redraw", "{:.1f}"),
+    ("gui_side_ms", "GUI side per click", "{:.1f}"),
+]
+
+
+def table(rows: list[dict]) -> str:
+    head = "| " + " | ".join(c[1] for c in COLS) + " |"
+    sep = "|" + "|".join("---" for _ in COLS) + "|"
+    body = ["| " + " | ".join(fmt.format(r[k]) for k, _, fmt in COLS) + " |" for r in rows]
+    return "\n".join([head, sep, *body])
+
+
+def run(args: argparse.Namespace) -> int:
+    from maps.load import load_map
+
+    _qapp()
+    from app.gui.main_window import sample_map_path
+
+    maps: list[tuple[str, object]] = []
+    sample = sample_map_path()
+    paths = args.map or ([sample] if sample else [])
+    for p in paths:
+        maps.append((os.path.basename(p), lambda p=p: load_map(p)))
+    if not args.no_kanto:
+        from maps.generate import generate
+
+        maps.append(("kanto (generated)", lambda: generate("kanto", args.kanto_nodes, seed=args.seed)))
+    rows = []
+    for label, make in maps:
+        net = make()
+        print(f"measuring {label}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs", flush=True)
+        rows.append(measure_map(net, label, args))
+        del net
+    clicks = [measure_click(p, args) for p in paths]
+    text = table(rows)
+    print(text)
+    for c in clicks:
+        print(f"click-to-route on {c['map']} (CPU, whole window): median {c['click_to_route_ms']:.0f} ms, "
+              f"max {c['click_max_ms']:.0f} ms over {args.clicks} clicks")
+    if args.write_doc:
+        write_doc(rows, clicks, args)
+    return 0
+
+
+def write_doc(rows, clicks, args) -> None:
+    from gpu_core.backend import describe_backend
+
+    cpu = platform.processor() or platform.machine()
+    lines = [
+        "# GUI side of click-to-route",
+        "",
+        "Command: `signpost bench gui --write-doc` "
+        f"(repeat {args.repeat}, image {args.size}, offscreen Qt).",
+        f"Machine: {os.cpu_count()} cores ({cpu}), no GPU ({describe_backend('auto')}), "
+        f"Python {platform.python_version()}.",
+        "",
+        "All times in milliseconds (median). *prep* columns happen once per map (in the loader "
+        "thread). Per click, on top of the search: *snap* the click to the nearest road, read "
+        "the *route from pred*ecessors, *colour field* (vector maps: arcs split into colour "
+        "bands, one path per band; raster maps: one colour per arc, then a gather over the "
+        "pixel→arc image), *draw route*, *paint frame* (the whole scene painted into a "
+        "window-sized image). *GUI side per click* is their sum. *full redraw* is what a "
+        "pan/zoom costs: rasterise the view again (raster maps) and paint the frame.",
+        "",
+        table(rows),
+        "",
+    ]
+    for c in clicks:
+        lines.append(f"Whole click-to-route on {c['map']} through the window, CPU backend (search in "
+                     f"the worker, field, route, repaint): median **{c['click_to_route_ms']:.0f} ms**, "
+                     f"max {c['click_max_ms']:.0f} ms over {args.clicks} clicks (first click, which "
+                     "compiles the numba kernels, not counted).")
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    DOC.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {DOC}")

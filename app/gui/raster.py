@@ -1,0 +1,225 @@
+"""Level of detail for big maps: the road network rasterised by a compiled kernel.
+
+Past a few hundred thousand segments, asking Qt to stroke every segment (even as one
+path per class) takes seconds per frame. Instead the canvas draws the network into an
+image the size of the view with :func:`draw_segments` (numba, one pass over the
+segments, 1-2 px lines, Liang-Barsky clipping), re-rendered after each pan/zoom. The
+distance field is a recolouring of the same segments (:func:`field_colours`), so a new
+search costs one colour pass plus one draw, not a rebuild of paths. No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .geometry import MapGeometry, class_groups
+
+# Above this many drawn segments the canvas switches from vector paths to the raster.
+RASTER_MIN_SEGMENTS = 250_000
+
+
+def argb(hex_colour: str, alpha: int = 255) -> int:
+    h = hex_colour.lstrip("#")
+    r, g, b = int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+    return (alpha << 24) | (r << 16) | (g << 8) | b
+
+
+def lut_argb(rgb: np.ndarray, alpha: int = 255) -> np.ndarray:
+    """uint32 ARGB colours from an (n, 3) uint8 RGB table."""
+    rgb = rgb.astype(np.uint32)
+    return (np.uint32(alpha) << 24) | (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]
+
+
+@dataclass
+class SegmentSet:
+    """Every straight piece of every drawn polyline, ordered by draw order (class z)."""
+
+    x0: np.ndarray  # float32 metres
+    y0: np.ndarray
+    x1: np.ndarray
+    y1: np.ndarray
+    arc: np.ndarray  # int32: index into MapGeometry.arcs of the polyline it belongs to
+    thick: np.ndarray  # uint8: 1 or 2 px
+    road_colour: np.ndarray  # uint32 ARGB per drawn arc (class colours)
+    dim_colour: np.ndarray  # uint32 ARGB per drawn arc (roads under a distance field)
+
+    @property
+    def size(self) -> int:
+        return int(self.x0.shape[0])
+
+
+def build_segments(net, geo: MapGeometry) -> SegmentSet:
+    """Split the polylines into segments, in class draw order, with per-arc colours."""
+    nd = geo.num_drawn
+    road = np.zeros(nd, dtype=np.uint32)
+    dim = np.zeros(nd, dtype=np.uint32)
+    width = np.ones(nd, dtype=np.uint8)
+    order_parts = []
+    for style, sel in class_groups(net, geo):
+        road[sel] = argb(style.colour)
+        dim[sel] = argb(style.colour, 70)
+        width[sel] = 2 if style.width >= 2.0 else 1
+        order_parts.append(sel)
+    order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
+    counts = geo.pt_count[order] - 1  # segments per polyline
+    starts = geo.pt_start[order]
+    total = int(counts.sum())
+    ends = np.cumsum(counts)
+    first = np.arange(total, dtype=np.int64) + np.repeat(starts - (ends - counts), counts)
+    arc = np.repeat(order, counts).astype(np.int32)
+    return SegmentSet(
+        x0=geo.px[first].astype(np.float32),
+        y0=geo.py[first].astype(np.float32),
+        x1=geo.px[first + 1].astype(np.float32),
+        y1=geo.py[first + 1].astype(np.float32),
+        arc=arc,
+        thick=width[arc],
+        road_colour=road,
+        dim_colour=dim,
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _clip(p, q, t0, t1):  # pragma: no cover - numba
+    """One Liang-Barsky boundary: (still visible, t0, t1)."""
+    if p == 0.0:
+        return q >= 0.0, t0, t1
+    r = q / p
+    if p < 0.0:
+        if r > t1:
+            return False, t0, t1
+        return True, max(t0, r), t1
+    if r < t0:
+        return False, t0, t1
+    return True, t0, min(t1, r)
+
+
+@njit(cache=True, nogil=True)
+def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no cover - numba
+    """Write arc[i] + 1 into the pixels of segment i: img (h, w) int32, 0 = empty.
+
+    Pixel = ((x - ox) * scale, (y - oy) * scale); row 0 is the smallest y (the view
+    flips it). Lines are clipped to the image (Liang-Barsky) before stepping; later
+    segments (higher classes) overwrite earlier ones.
+    """
+    h, w = img.shape
+    n = x0.shape[0]
+    for i in range(n):
+        c = arc[i] + 1
+        ax = (np.float64(x0[i]) - ox) * scale
+        ay = (np.float64(y0[i]) - oy) * scale
+        bx = (np.float64(x1[i]) - ox) * scale
+        by = (np.float64(y1[i]) - oy) * scale
+        if (ax < 0 and bx < 0) or (ay < 0 and by < 0) or (ax >= w and bx >= w) or (ay >= h and by >= h):
+            continue
+        dx = bx - ax
+        dy = by - ay
+        t0 = 0.0
+        t1 = 1.0
+        ok, t0, t1 = _clip(-dx, ax, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(dx, w - 1e-3 - ax, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(-dy, ay, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(dy, h - 1e-3 - ay, t0, t1)
+        if not ok:
+            continue
+        sx = ax + t0 * dx
+        sy = ay + t0 * dy
+        ex = ax + t1 * dx
+        ey = ay + t1 * dy
+        steps = int(max(abs(ex - sx), abs(ey - sy))) + 1
+        fx = (ex - sx) / steps
+        fy = (ey - sy) / steps
+        th = thick[i]
+        for k in range(steps + 1):
+            px = int(sx + fx * k)
+            py = int(sy + fy * k)
+            if 0 <= px < w and 0 <= py < h:
+                img[py, px] = c
+                if th > 1:
+                    if px + 1 < w:
+                        img[py, px + 1] = c
+                    if py + 1 < h:
+                        img[py + 1, px] = c
+
+
+@njit(cache=True, nogil=True)
+def field_colours(dist, tails, heads, lut, under, max_cost, step):  # pragma: no cover - numba
+    """Colour per drawn arc: lut by the cost of its nearer reached end; ``under`` where
+    neither end is reached. ``step`` > 0 quantises to isochrone bands of that width."""
+    m = tails.shape[0]
+    out = np.empty(m, dtype=np.uint32)
+    nl = lut.shape[0]
+    top = max(max_cost, 1)
+    for i in range(m):
+        a = dist[tails[i]]
+        b = dist[heads[i]]
+        if a < 0:
+            v = b
+        elif b < 0:
+            v = a
+        else:
+            v = min(a, b)
+        if v < 0:
+            out[i] = under[i]
+            continue
+        if step > 0:
+            v = (v // step) * step + step // 2
+        k = int(v * (nl - 1) / top)
+        if k >= nl:
+            k = nl - 1
+        out[i] = lut[k]
+    return out
+
+
+def field_arc_colours(geo: MapGeometry, seg: SegmentSet, dist: np.ndarray, lut: np.ndarray,
+                      bands: int = 0) -> tuple[np.ndarray, int]:
+    """(ARGB per drawn arc, max reached cost) for a distance field; ``bands`` > 0 gives
+    about that many isochrone bands of a round width."""
+    from .geometry import nice_step
+
+    max_cost = int(dist.max()) if dist.size else 0  # UNREACHABLE is -1: max is a reached cost
+    step = int(max(nice_step(max(max_cost, 1), bands), 1)) if bands > 0 else 0
+    top = int(np.ceil(max(max_cost, 1) / step) * step) if step else max_cost
+    cols = field_colours(dist, geo.tails, geo.heads, lut, seg.dim_colour, top, step)
+    return cols, max_cost
+
+
+def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: tuple[int, int],
+               out: np.ndarray | None = None) -> np.ndarray:
+    """Which drawn arc (index + 1, 0 = none) shows in each pixel of ``rect`` = (x, y, w, h).
+
+    Done once per view change; recolouring (a new distance field) is then a gather over
+    pixels (:func:`colourise`), not a new pass over millions of segments.
+    """
+    w, h = size
+    if out is None or out.shape != (h, w):
+        out = np.zeros((h, w), dtype=np.int32)
+    else:
+        out.fill(0)
+    x, y, rw, _ = rect
+    scale = w / max(rw, 1e-9)
+    draw_segments(out, seg.x0, seg.y0, seg.x1, seg.y1, seg.arc, seg.thick, float(x), float(y), float(scale))
+    return out
+
+
+def colourise(ids: np.ndarray, arc_colours: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """ARGB image (uint32) of an id image with one colour per drawn arc."""
+    ext = np.empty(arc_colours.shape[0] + 1, dtype=np.uint32)
+    ext[0] = 0
+    ext[1:] = arc_colours
+    if out is None or out.shape != ids.shape:
+        out = np.empty(ids.shape, dtype=np.uint32)
+    np.take(ext, ids, out=out)
+    return out
+
+
+def render(seg: SegmentSet, colours: np.ndarray, rect: tuple[float, float, float, float],
+           size: tuple[int, int]) -> np.ndarray:
+    """ARGB image (h, w) uint32 of the segments inside ``rect`` coloured per drawn arc."""
+    return colourise(render_ids(seg, rect, size), colours)

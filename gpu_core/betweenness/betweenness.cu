@@ -1,0 +1,474 @@
+// Group-betweenness greedy round on the GPU (seed 002), three parallelisations.
+//
+// Every kernel computes, per source s (not in R), exactly what gpu_core/betweenness/cpu.py
+// computes: exact integer distances over arc lengths w >= 1 (hops: w = 1), the path counts
+// sigma (all shortest paths) and sbar (avoiding R) over the tight-arc DAG, the back-trace
+// dbar[v] = sum over tight (v,x), x not in R, of b[x]/sigma[x] + dbar[x], and the net gain
+// a_s*sbar[v]*dbar[v] - a_s*b[v]*(sigma[v]-sbar[v])/sigma[v] per vertex.
+//
+// Distances: frontier Bellman-Ford rounds (a BFS when w = 1). Counting: Kahn levels of the
+// tight DAG (a vertex's level follows all its tight predecessors), so sigma is complete
+// before it is used, for hops and weighted paths alike.
+//
+// work_efficient (McLaughlin & Bader SC14, seed 002 Fig. 2(b)): one block per source runs
+//   the whole search + back-trace with explicit frontier queues in one launch; gridDim
+//   blocks (N_SM * k) loop over the sources of the batch.
+// edge / vertex (seed 002 Fig. 2(a), prior work [2]): level-synchronous, one launch per
+//   level for a batch of S sources, one thread per (source, arc) or (source, vertex),
+//   every arc/vertex checked in every level.
+
+#define INF 0x7fffffffffffffffLL
+typedef long long ll;
+typedef unsigned long long ull;
+
+__device__ __forceinline__ ll ld_volatile(const ll* p) { return *((volatile const ll*)p); }
+
+__device__ __forceinline__ double block_sum(double v, double* red) {
+    // deterministic: fixed shuffle tree, then warps summed in order by thread 0
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    if (lane == 0) red[wid] = v;
+    __syncthreads();
+    double t = 0.0;
+    if (threadIdx.x == 0) {
+        const int nw = (blockDim.x + 31) >> 5;
+        for (int i = 0; i < nw; ++i) t += red[i];
+    }
+    __syncthreads();
+    return t;  // valid in thread 0
+}
+
+// One block's exact search from s: distances (frontier Bellman-Ford), then Kahn levels of
+// the tight DAG with sigma and sbar pulled level by level. On return order[lvl[l] ..
+// lvl[l+1]) holds level l; returns the number of levels. Ends with a barrier.
+// Per-source vertex state of the work-efficient kernels, one 32-byte record per vertex:
+// a random visit of a vertex (tight-arc test, sigma, sbar, dbar) touches one 32-byte
+// sector instead of four (the rows are far larger than L2, so sectors are the cost).
+struct __align__(32) VRec {
+    ll dist;
+    double sigma;
+    double sbar;
+    double dbar;
+};
+
+// One block's exact search from s: distances (frontier Bellman-Ford), then Kahn levels of
+// the tight DAG with sigma and sbar pulled level by level. On return order[lvl[l] ..
+// lvl[l+1]) holds level l; returns the number of levels. Ends with a barrier.
+template <bool WITH_SBAR>
+__device__ int we_search(const int n, const int s, const int* __restrict__ indptr,
+                         const int* __restrict__ indices, const ll* __restrict__ w,
+                         const int* __restrict__ rindptr, const int* __restrict__ rindices,
+                         const ll* __restrict__ rw, const unsigned char* __restrict__ in_r,
+                         VRec* rec, int* q0, int* q1, int* stamp, int& s_len, int& s_next)
+{
+    const int tid = threadIdx.x, bd = blockDim.x;
+    for (int v = tid; v < n; v += bd) { rec[v].dist = INF; stamp[v] = -1; }
+    __syncthreads();
+    if (tid == 0) { rec[s].dist = 0; q0[0] = s; s_len = 1; s_next = 0; }
+    __syncthreads();
+    // ---- phase 1: exact distances, frontier Bellman-Ford (BFS when w == 1)
+    int* cur = q0;
+    int* nxt = q1;
+    int round = 0;
+    while (true) {
+        const int len = s_len;
+        if (len == 0) break;
+        for (int i = tid; i < len; i += bd) {
+            const int u = cur[i];
+            const ll du = ld_volatile(&rec[u].dist);
+            const int e1 = indptr[u + 1];
+            for (int e = indptr[u]; e < e1; ++e) {
+                const int x = indices[e];
+                const ll nd = du + w[e];
+                if (nd < ld_volatile(&rec[x].dist)) {
+                    const ll old = (ll)atomicMin((ull*)&rec[x].dist, (ull)nd);
+                    if (nd < old && atomicExch(&stamp[x], round) != round) {
+                        nxt[atomicAdd(&s_next, 1)] = x;
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (tid == 0) { s_len = s_next; s_next = 0; }
+        int* t = cur; cur = nxt; nxt = t;
+        ++round;
+        __syncthreads();
+    }
+    // ---- phase 2: tight in-degree (pull over reversed arcs), then Kahn levels
+    for (int v = tid; v < n; v += bd) {
+        const ll dv = rec[v].dist;
+        int c = 0;
+        if (dv != INF) {
+            const int e1 = rindptr[v + 1];
+            for (int e = rindptr[v]; e < e1; ++e) {
+                const ll du = rec[rindices[e]].dist;
+                if (du != INF && du + rw[e] == dv) ++c;
+            }
+        }
+        stamp[v] = c;
+    }
+    int* order = q0;
+    int* lvl = q1;
+    __syncthreads();
+    if (tid == 0) {
+        order[0] = s; lvl[0] = 0; lvl[1] = 1; s_len = 1;
+        rec[s].sigma = 1.0;
+        if (WITH_SBAR) rec[s].sbar = in_r[s] ? 0.0 : 1.0;
+    }
+    __syncthreads();
+    int L = 0;
+    while (true) {
+        const int lo = lvl[L], hi = lvl[L + 1];
+        if (lo == hi) break;
+        for (int i = lo + tid; i < hi; i += bd) {
+            const int x = order[i];
+            if (L > 0) {  // pull sigma: every tight predecessor is on an earlier level
+                const ll dx = rec[x].dist;
+                double sg = 0.0, sb = 0.0;
+                const int e1 = rindptr[x + 1];
+                for (int e = rindptr[x]; e < e1; ++e) {
+                    const VRec& ru = rec[rindices[e]];
+                    const ll du = ru.dist;
+                    if (du != INF && du + rw[e] == dx) {
+                        sg += ru.sigma;
+                        if (WITH_SBAR) sb += ru.sbar;
+                    }
+                }
+                rec[x].sigma = sg;
+                if (WITH_SBAR) rec[x].sbar = in_r[x] ? 0.0 : sb;
+            }
+            // push: a successor whose last tight predecessor this was joins level L + 1
+            const ll du = rec[x].dist;
+            const int e1 = indptr[x + 1];
+            for (int e = indptr[x]; e < e1; ++e) {
+                const int y = indices[e];
+                if (du + w[e] == rec[y].dist && atomicSub(&stamp[y], 1) == 1) {
+                    order[atomicAdd(&s_len, 1)] = y;
+                }
+            }
+        }
+        __syncthreads();
+        if (tid == 0) lvl[L + 2] = s_len;
+        ++L;
+        __syncthreads();
+    }
+    return L;
+}
+
+struct __align__(16) NetRec {
+    double net;
+    double pl;
+};
+
+// mode 0: per-block scratch rows (row = blockIdx.x), full search every round.
+// mode 1: per-source cached rows (row = slots[j]): full search, the row keeps dist, sigma,
+//         the level order and offsets, Ls[row] the level count.
+// mode 2: cached rows from an earlier round: dist and sigma do not depend on R, so only
+//         sbar is recomputed (one pull pass over the cached levels) before the back-trace.
+extern "C" __global__ void __launch_bounds__(256, 4)
+we_round(const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
+         const ll* __restrict__ w, const int* __restrict__ rindptr,
+         const int* __restrict__ rindices, const ll* __restrict__ rw,
+         const unsigned char* __restrict__ in_r, const double* __restrict__ a,
+         const double* __restrict__ b, const int* __restrict__ sources, const int nsrc,
+         VRec* rec_all, int* q0_all, int* q1_all, int* stamp_all, NetRec* net_all,
+         double* sb_out, double* pp_out, const int mode, const int* __restrict__ slots,
+         int* Ls)
+{
+    int* stamp = stamp_all + (size_t)blockIdx.x * n;
+    NetRec* net = net_all + (size_t)blockIdx.x * n;
+    __shared__ int s_len, s_next;
+    __shared__ double red[32];
+    const int tid = threadIdx.x, bd = blockDim.x;
+
+    for (int j = blockIdx.x; j < nsrc; j += gridDim.x) {
+        const int s = sources[j];
+        const size_t row = mode == 0 ? (size_t)blockIdx.x : (size_t)slots[j];
+        VRec* rec = rec_all + row * n;
+        int* q0 = q0_all + row * n;
+        int* q1 = q1_all + row * (n + 1);
+        int L;
+        if (mode < 2) {
+            L = we_search<true>(n, s, indptr, indices, w, rindptr, rindices, rw, in_r, rec, q0,
+                                q1, stamp, s_len, s_next);
+            if (mode == 1 && tid == 0) Ls[row] = L;
+        } else {
+            L = Ls[row];
+            if (tid == 0) rec[s].sbar = 1.0;  // sources are never in R
+            for (int l = 1; l < L; ++l) {
+                __syncthreads();
+                const int lo = q1[l], hi = q1[l + 1];
+                for (int i = lo + tid; i < hi; i += bd) {
+                    const int x = q0[i];
+                    if (in_r[x]) { rec[x].sbar = 0.0; continue; }
+                    const ll dx = rec[x].dist;
+                    double sb = 0.0;
+                    const int e1 = rindptr[x + 1];
+                    for (int e = rindptr[x]; e < e1; ++e) {
+                        const VRec& ru = rec[rindices[e]];
+                        if (ru.dist != INF && ru.dist + rw[e] == dx) sb += ru.sbar;
+                    }
+                    rec[x].sbar = sb;
+                }
+            }
+            __syncthreads();
+        }
+        const int* order = q0;
+        const int* lvl = q1;
+        // ---- phase 3: back-trace, deepest level first
+        const double as = a[s];
+        double my_sb = 0.0, my_pp = 0.0;
+        for (int l = L - 1; l >= 0; --l) {
+            const int lo = lvl[l], hi = lvl[l + 1];
+            for (int i = lo + tid; i < hi; i += bd) {
+                const int v = order[i];
+                const ll dv = rec[v].dist;
+                double d = 0.0;
+                const int e1 = indptr[v + 1];
+                for (int e = indptr[v]; e < e1; ++e) {
+                    const int x = indices[e];
+                    if (in_r[x]) continue;
+                    const VRec& rx = rec[x];
+                    if (dv + w[e] == rx.dist) d += b[x] / rx.sigma + rx.dbar;
+                }
+                rec[v].dbar = d;
+                if (v != s && !in_r[v]) {
+                    const double sg = rec[v].sigma, sb = rec[v].sbar;
+                    const double c = (sg - sb) / sg;
+                    NetRec r = net[v];
+                    r.net += as * sb * d;
+                    r.net -= as * b[v] * c;
+                    r.pl += as * b[v];
+                    net[v] = r;
+                    my_sb += b[v] * c;
+                    my_pp += b[v];
+                }
+            }
+            __syncthreads();
+        }
+        const double tsb = block_sum(my_sb, red);
+        const double tpp = block_sum(my_pp, red);
+        if (tid == 0) {
+            sb_out[j] = as * tsb;
+            pp_out[j] = as * tpp;
+            net[s].net -= as * tsb;
+            net[s].pl += as * tpp;
+        }
+        __syncthreads();
+    }
+}
+
+// ------------------------------------------------------------------------------------
+// Level-synchronous kernels: item = (source j of the batch, arc e) when edge_mode, else
+// (source j, vertex u). Per-source arrays are rows of S x n matrices.
+
+// grid: x strides over the arcs (edge) or vertices (vertex) of source j = blockIdx.y
+__device__ __forceinline__ void ls_range(const int k, const int edge_mode,
+                                         const int* __restrict__ indptr,
+                                         const int* __restrict__ tails, int& u, int& e0,
+                                         int& e1) {
+    if (edge_mode) { u = tails[k]; e0 = k; e1 = k + 1; }
+    else { u = k; e0 = indptr[k]; e1 = indptr[k + 1]; }
+}
+
+extern "C" __global__ void ls_init(const int n, const int S, const int* __restrict__ src,
+                                   ll* dist, int* cur, int* nxt, int* lvl, double* sigma,
+                                   double* sbar, double* dbar) {
+    const int j = blockIdx.y;
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+        const size_t i = (size_t)j * n + v;
+        const bool is_s = (src[j] == v);
+        dist[i] = is_s ? 0 : INF;
+        cur[i] = is_s ? 0 : -1;
+        nxt[i] = -1;
+        lvl[i] = is_s ? 0 : -1;
+        sigma[i] = is_s ? 1.0 : 0.0;
+        sbar[i] = is_s ? 1.0 : 0.0;
+        dbar[i] = 0.0;
+    }
+}
+
+extern "C" __global__ void ls_relax(const int n, const int cnt, const int S, const int edge_mode,
+                                    const int* __restrict__ indptr,
+                                    const int* __restrict__ indices,
+                                    const int* __restrict__ tails, const ll* __restrict__ w,
+                                    ll* dist, const int* __restrict__ cur, int* nxt,
+                                    const int round, int* chg) {
+    const int j = blockIdx.y;
+    const size_t row = (size_t)j * n;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
+        int u, e0, e1;
+        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
+        if (cur[row + u] != round) continue;
+        const ll du = ld_volatile(&dist[row + u]);
+        for (int e = e0; e < e1; ++e) {
+            const int x = indices[e];
+            const ll nd = du + w[e];
+            if (nd < ld_volatile(&dist[row + x])) {
+                const ll old = (ll)atomicMin((ull*)&dist[row + x], (ull)nd);
+                if (nd < old) { nxt[row + x] = round + 1; chg[round] = 1; }
+            }
+        }
+    }
+}
+
+extern "C" __global__ void ls_indeg(const int n, const int cnt, const int S, const int edge_mode,
+                                    const int* __restrict__ indptr,
+                                    const int* __restrict__ indices,
+                                    const int* __restrict__ tails, const ll* __restrict__ w,
+                                    const ll* __restrict__ dist, int* indeg) {
+    const int j = blockIdx.y;
+    const size_t row = (size_t)j * n;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
+        int u, e0, e1;
+        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
+        const ll du = dist[row + u];
+        if (du == INF) continue;
+        for (int e = e0; e < e1; ++e) {
+            const int x = indices[e];
+            if (du + w[e] == dist[row + x]) atomicAdd(&indeg[row + x], 1);
+        }
+    }
+}
+
+extern "C" __global__ void ls_forward(const int n, const int cnt, const int S, const int edge_mode,
+                                      const int* __restrict__ indptr,
+                                      const int* __restrict__ indices,
+                                      const int* __restrict__ tails, const ll* __restrict__ w,
+                                      const unsigned char* __restrict__ in_r,
+                                      const ll* __restrict__ dist, int* indeg, int* lvl,
+                                      double* sigma, double* sbar, const int L, int* chg) {
+    const int j = blockIdx.y;
+    const size_t row = (size_t)j * n;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
+        int u, e0, e1;
+        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
+        if (lvl[row + u] != L) continue;
+        const ll du = dist[row + u];
+        const double su = sigma[row + u], bu = sbar[row + u];
+        for (int e = e0; e < e1; ++e) {
+            const int x = indices[e];
+            if (du + w[e] != dist[row + x]) continue;
+            atomicAdd(&sigma[row + x], su);  // integer-valued: exact below 2^53
+            if (!in_r[x]) atomicAdd(&sbar[row + x], bu);
+            if (atomicSub(&indeg[row + x], 1) == 1) { lvl[row + x] = L + 1; chg[L] = 1; }
+        }
+    }
+}
+
+extern "C" __global__ void ls_backward(const int n, const int cnt, const int S,
+                                       const int edge_mode, const int* __restrict__ indptr,
+                                       const int* __restrict__ indices,
+                                       const int* __restrict__ tails, const ll* __restrict__ w,
+                                       const unsigned char* __restrict__ in_r,
+                                       const double* __restrict__ b,
+                                       const ll* __restrict__ dist, const int* __restrict__ lvl,
+                                       const double* __restrict__ sigma, double* dbar,
+                                       const int L) {
+    const int j = blockIdx.y;
+    const size_t row = (size_t)j * n;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
+        int u, e0, e1;
+        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
+        if (lvl[row + u] != L) continue;
+        const ll du = dist[row + u];
+        double d = 0.0;
+        for (int e = e0; e < e1; ++e) {
+            const int x = indices[e];
+            if (!in_r[x] && du + w[e] == dist[row + x]) d += b[x] / sigma[row + x] + dbar[row + x];
+        }
+        if (edge_mode) { if (d != 0.0) atomicAdd(&dbar[row + u], d); }
+        else dbar[row + u] = d;
+    }
+}
+
+extern "C" __global__ void ls_finish(const int n, const int S, const int* __restrict__ src,
+                                     const unsigned char* __restrict__ in_r,
+                                     const double* __restrict__ a, const double* __restrict__ b,
+                                     const int* __restrict__ lvl,
+                                     const double* __restrict__ sigma,
+                                     const double* __restrict__ sbar,
+                                     const double* __restrict__ dbar, double* net, double* pl,
+                                     double* sb_src, double* pp_src) {
+    const int j = blockIdx.y;
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+        const size_t i = (size_t)j * n + v;
+        if (lvl[i] <= 0 || in_r[v]) continue;  // unreached, or the source itself
+        const double as = a[src[j]];
+        const double c = (sigma[i] - sbar[i]) / sigma[i];
+        atomicAdd(&net[v], as * sbar[i] * dbar[i] - as * b[v] * c);
+        atomicAdd(&pl[v], as * b[v]);
+        atomicAdd(&sb_src[j], as * b[v] * c);
+        atomicAdd(&pp_src[j], as * b[v]);
+    }
+}
+
+// ------------------------------------------------------------------------------------
+// Sampled method (Mahmoody et al. KDD 2016): per source, the exact search above, then a
+// uniformly random shortest path back from each of its T targets (predecessor u of x
+// taken with probability sigma[u] / sigma[x], in reversed-CSR order). Random numbers
+// come from a counter hash shared with the CPU (cpu.py: _u01), so both draw the same.
+
+__device__ __forceinline__ double u01(ull seed, ull i, ull j, ull step) {
+    ull z = seed;
+    z = z * 1000003ULL + i;
+    z = z * 1000003ULL + j;
+    z = z * 1000003ULL + step;
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+we_sample(const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
+          const ll* __restrict__ w, const int* __restrict__ rindptr,
+          const int* __restrict__ rindices, const ll* __restrict__ rw,
+          const unsigned char* __restrict__ in_r, const int* __restrict__ sources,
+          const int* __restrict__ targets, const int nsrc, const int T, const ull seed,
+          const long long base, VRec* rec_all, int* q0_all, int* q1_all,
+          int* stamp_all, long long* out_sample, int* out_vertex, const long long cap,
+          ull* counter, unsigned char* reach)
+{
+    const size_t off = (size_t)blockIdx.x * n;
+    VRec* rec = rec_all + off;
+    int* q0 = q0_all + off;
+    int* q1 = q1_all + (size_t)blockIdx.x * (n + 1);
+    int* stamp = stamp_all + off;
+    __shared__ int s_len, s_next;
+    for (int j = blockIdx.x; j < nsrc; j += gridDim.x) {
+        const int s = sources[j];
+        we_search<false>(n, s, indptr, indices, w, rindptr, rindices, rw, in_r, rec, q0, q1,
+                         stamp, s_len, s_next);
+        const long long gj = base + j;
+        for (int ti = threadIdx.x; ti < T; ti += blockDim.x) {
+            const int t = targets[(size_t)j * T + ti];
+            const bool ok = (t != s) && rec[t].dist != INF;
+            reach[(size_t)j * T + ti] = ok ? 1 : 0;
+            if (!ok) continue;
+            const long long gid = gj * T + ti;
+            int x = t;
+            for (ull step = 0;; ++step) {
+                const double r = u01(seed, (ull)gj, (ull)ti, step) * rec[x].sigma;
+                const ll dx = rec[x].dist;
+                double acc = 0.0;
+                int pick = -1;
+                for (int e = rindptr[x]; e < rindptr[x + 1]; ++e) {
+                    const int u = rindices[e];
+                    const ll du = rec[u].dist;
+                    if (du != INF && du + rw[e] == dx) {
+                        acc += rec[u].sigma;
+                        pick = u;
+                        if (acc > r) break;
+                    }
+                }
+                x = pick;
+                if (x == s || x < 0) break;
+                const ull pos = atomicAdd(counter, 1ULL);
+                if (pos < (ull)cap) { out_sample[pos] = gid; out_vertex[pos] = x; }
+            }
+        }
+        __syncthreads();
+    }
+}

@@ -1,0 +1,365 @@
+"""CuPy host side of the billboard kernels (``betweenness.cu``): one greedy round.
+
+``CudaEngine.run(in_r, sources)`` returns the same four values as the CPU's
+``round_gains``: net gain per vertex, pairs lost per vertex, SB(R) and P(R) partials.
+Distances and path counts are exact integers as on the CPU; the float sums (gains, SB)
+are added in another order, so they agree with the CPU to a relative ~1e-12, not bit for
+bit (see docs/perf/billboards.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..graph import CSRGraph, device_graph
+from .shape import choose_kernel, graph_shape
+
+HERE = Path(__file__).resolve().parent
+_lock = threading.Lock()
+_modules: dict[int, object] = {}
+
+WE_THREADS = 256
+WE_BLOCKS_PER_SM = 4
+LS_THREADS = 256
+LS_CHECK_EVERY = 4  # level-synchronous: read the "changed" flag every few launches
+SCRATCH_BUDGET = 8 << 30  # bytes of per-source scratch at most
+CACHE_BUDGET = 48 << 30  # per-source rows kept across greedy rounds (work-efficient)
+
+
+def _module():
+    import cupy as cp
+
+    from ..cuda.device import current_device_id
+
+    dev = current_device_id()
+    with _lock:
+        mod = _modules.get(dev)
+        if mod is None:
+            src = (HERE / "betweenness.cu").read_text(encoding="utf-8")
+            mod = cp.RawModule(code=src, options=("--std=c++17",))
+            _modules[dev] = mod
+        return mod
+
+
+def reverse_arrays(g: CSRGraph, w: np.ndarray):
+    """(rindptr, rindices = tails, rw) of the transposed graph with search weights ``w``."""
+    tails = g.arc_sources()
+    perm = np.argsort(g.indices, kind="stable")
+    rindptr = np.zeros(g.num_nodes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(g.indices, minlength=g.num_nodes), out=rindptr[1:])
+    return rindptr.astype(np.int32), tails[perm].astype(np.int32), w[perm].astype(np.int64)
+
+
+class CudaEngine:
+    name = "cupy"
+
+    def __init__(self, g: CSRGraph, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
+                 kernel: str = "auto", use_cache: bool = True):
+        import cupy as cp
+
+        from ..cuda.device import ensure_free, oom_as_typed
+
+        if kernel == "auto":
+            kernel = choose_kernel(graph_shape(g))
+        if kernel not in ("edge", "vertex", "work_efficient"):
+            raise InvalidArgumentError(f"unknown kernel {kernel!r}")
+        self.kernel = kernel
+        self.cp = cp
+        self.g = g
+        n, m = g.num_nodes, g.num_arcs
+        self.n, self.m = n, m
+        dg = device_graph(g)
+        self.indptr, self.indices = dg.indptr, dg.indices
+        ri, rx, rw = reverse_arrays(g, w)
+        need = 8 * m * 2 + 4 * (n + 1 + m * 2) + 16 * n
+        ensure_free(need, "billboard graph arrays")
+        with oom_as_typed("billboard graph arrays", need):
+            self.w = cp.asarray(w, dtype=cp.int64)
+            self.rindptr = cp.asarray(ri)
+            self.rindices = cp.asarray(rx)
+            self.rw = cp.asarray(rw)
+            self.tails = cp.asarray(g.arc_sources())
+            self.a = cp.asarray(a, dtype=cp.float64)
+            self.b = cp.asarray(b, dtype=cp.float64)
+        self.mod = _module()
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        self.num_sm = int(props["multiProcessorCount"])
+        self._scratch = None
+        self.use_cache = use_cache
+        self._cache = None  # None: not decided; False: off; dict: the rows
+
+    # -- chunking: big chunks (few host round trips), still ~10 progress events a round
+    def chunk_size(self, total: int) -> int:
+        if self.kernel == "work_efficient":
+            unit = self._we_blocks()
+        else:
+            unit = self._ls_batch()
+        per = -(-total // 10)
+        return max(unit, -(-per // unit) * unit)
+
+    def _we_blocks(self) -> int:
+        per_block = 60 * self.n + 16  # VRec 32 + NetRec 16 + queues/stamp 12 bytes
+        return max(1, min(self.num_sm * WE_BLOCKS_PER_SM, SCRATCH_BUDGET // per_block))
+
+    def _ls_batch(self) -> int:
+        per_src = 48 * self.n + 16
+        cnt = self.m if self.kernel == "edge" else self.n
+        return int(max(1, min(1024, SCRATCH_BUDGET // per_src, (2**31 - 1) // max(cnt, 1))))
+
+    def _alloc(self, key, shapes):
+        from ..cuda.device import ensure_free, oom_as_typed
+
+        cp = self.cp
+        if self._scratch is not None and self._scratch[0] == key:
+            return self._scratch[1]
+        self._scratch = None
+        nbytes = sum(int(np.prod(s)) * np.dtype(d).itemsize for s, d in shapes)
+        ensure_free(nbytes, f"billboard scratch ({self.kernel})")
+        with oom_as_typed("billboard scratch", nbytes):
+            arrs = [cp.empty(s, dtype=d) for s, d in shapes]
+        self._scratch = (key, arrs)
+        return arrs
+
+    def run(self, in_r: np.ndarray, sources: np.ndarray):
+        cp = self.cp
+        srcs = np.asarray(sources, dtype=np.int32)
+        d_in_r = cp.asarray(in_r.astype(np.uint8))
+        if srcs.size == 0:
+            z = np.zeros(self.n)
+            return z, z.copy(), 0.0, 0.0
+        if self.kernel == "work_efficient":
+            net, pl, sb, pp = self._run_we(d_in_r, srcs)
+        else:
+            net, pl, sb, pp = self._run_ls(d_in_r, srcs)
+        return cp.asnumpy(net), cp.asnumpy(pl), float(sb), float(pp)
+
+    def _setup_cache(self) -> bool:
+        """Per-source rows kept across rounds (dist and sigma do not depend on R): needs
+        40·n bytes per source with a > 0; used when that fits the cache budget."""
+        from ..cuda.device import free_memory, oom_as_typed
+
+        if self._cache is not None:
+            return self._cache is not False
+        cp = self.cp
+        a_host = cp.asnumpy(self.a)
+        srcs = np.flatnonzero(a_host > 0)
+        n = self.n
+        need = srcs.size * (40 * n + 8) + 64 * n
+        free, _ = free_memory()
+        if not self.use_cache or need > min(CACHE_BUDGET, int(free * 0.7)):
+            self._cache = False
+            return False
+        slot_of = np.full(n, -1, dtype=np.int32)
+        slot_of[srcs] = np.arange(srcs.size, dtype=np.int32)
+        with oom_as_typed("billboard source cache", need):
+            self._cache = dict(
+                slot_of=slot_of,
+                filled=np.zeros(n, dtype=bool),
+                rec=cp.empty((srcs.size, n, 4), dtype=cp.float64),
+                q0=cp.empty((srcs.size, n), dtype=cp.int32),
+                q1=cp.empty((srcs.size, n + 1), dtype=cp.int32),
+                Ls=cp.zeros(srcs.size, dtype=cp.int32),
+            )
+        return True
+
+    def _run_we(self, d_in_r, srcs: np.ndarray):
+        cp = self.cp
+        n = self.n
+        nbmax = self._we_blocks()
+        f8, i4 = np.float64, np.int32
+        cached = self._setup_cache()
+        if cached:
+            stamp, net = self._alloc(("wec", nbmax), [((nbmax, n), i4), ((nbmax, n, 2), f8)])
+        else:
+            # rec: one 32-byte VRec (dist, sigma, sbar, dbar) per vertex; net: (net, pl)
+            rec, q0, q1, stamp, net = self._alloc(
+                ("we", nbmax),
+                [((nbmax, n, 4), f8), ((nbmax, n), i4), ((nbmax, n + 1), i4),
+                 ((nbmax, n), i4), ((nbmax, n, 2), f8)],
+            )
+        net.fill(0)
+        f = self.mod.get_function("we_round")
+        sb_tot = cp.zeros((), dtype=cp.float64)
+        pp_tot = cp.zeros((), dtype=cp.float64)
+        if cached:
+            c = self._cache
+            fill = c["filled"][srcs]
+            groups = [(srcs[~fill], 1), (srcs[fill], 2)]
+        else:
+            groups = [(srcs, 0)]
+        for part, mode in groups:
+            if part.size == 0:
+                continue
+            nb = int(min(nbmax, part.size))
+            d_src = cp.asarray(part)
+            sb_out = cp.zeros(part.size, dtype=cp.float64)
+            pp_out = cp.zeros(part.size, dtype=cp.float64)
+            if cached:
+                c = self._cache
+                slots = cp.asarray(c["slot_of"][part])
+                rec_a, q0_a, q1_a, ls = c["rec"], c["q0"], c["q1"], c["Ls"]
+            else:
+                slots = d_src  # unused in mode 0
+                rec_a, q0_a, q1_a, ls = rec, q0, q1, sb_out
+            f((nb,), (WE_THREADS,),
+              (np.int32(n), self.indptr, self.indices, self.w, self.rindptr, self.rindices,
+               self.rw, d_in_r, self.a, self.b, d_src, np.int32(part.size), rec_a, q0_a, q1_a,
+               stamp, net, sb_out, pp_out, np.int32(mode), slots, ls))
+            if cached and mode == 1:
+                self._cache["filled"][part] = True
+            sb_tot += sb_out.sum()
+            pp_tot += pp_out.sum()
+        tot = net.sum(axis=0)
+        return tot[:, 0], tot[:, 1], sb_tot, pp_tot
+
+    def _run_ls(self, d_in_r, srcs: np.ndarray):
+        cp = self.cp
+        n = self.n
+        edge = 1 if self.kernel == "edge" else 0
+        cnt = self.m if edge else self.n
+        S = self._ls_batch()
+        f8, i8, i4 = np.float64, np.int64, np.int32
+        dist, cur, nxt, lvl, indeg, sigma, sbar, dbar = self._alloc(
+            ("ls", S),
+            [((S, n), i8), ((S, n), i4), ((S, n), i4), ((S, n), i4), ((S, n), i4),
+             ((S, n), f8), ((S, n), f8), ((S, n), f8)],
+        )
+        chg = cp.zeros(n + 2 * LS_CHECK_EVERY + 2, dtype=cp.int32)
+        net = cp.zeros(n, dtype=cp.float64)
+        pl = cp.zeros(n, dtype=cp.float64)
+        sb_tot = cp.zeros((), dtype=cp.float64)
+        pp_tot = cp.zeros((), dtype=cp.float64)
+        k_init = self.mod.get_function("ls_init")
+        k_relax = self.mod.get_function("ls_relax")
+        k_indeg = self.mod.get_function("ls_indeg")
+        k_fwd = self.mod.get_function("ls_forward")
+        k_bwd = self.mod.get_function("ls_backward")
+        k_fin = self.mod.get_function("ls_finish")
+        T = LS_THREADS
+        i32 = np.int32
+        for lo in range(0, srcs.size, S):
+            bs = srcs[lo : lo + S]
+            s_n = int(bs.size)
+            d_src = cp.asarray(bs)
+            # grid y = the source of the batch, x strides over vertices / arcs
+            grid_v = (max(1, min(4096, -(-n // T))), s_n)
+            grid_c = (max(1, min(4096, -(-cnt // T))), s_n)
+            k_init(grid_v, (T,), (i32(n), i32(s_n), d_src, dist, cur, nxt, lvl, sigma, sbar,
+                                  dbar))
+            # distances: one launch per Bellman-Ford round (BFS level when w == 1)
+            chg.fill(0)
+            rnd = 0
+            a_, b_ = cur, nxt
+            while True:
+                for _ in range(LS_CHECK_EVERY):
+                    k_relax(grid_c, (T,), (i32(n), i32(cnt), i32(s_n), i32(edge), self.indptr,
+                                           self.indices, self.tails, self.w, dist, a_, b_,
+                                           i32(rnd), chg))
+                    a_, b_ = b_, a_
+                    rnd += 1
+                if rnd >= chg.size - 1 or int(chg[rnd - 1].item()) == 0:
+                    break
+            indeg.fill(0)
+            k_indeg(grid_c, (T,), (i32(n), i32(cnt), i32(s_n), i32(edge), self.indptr,
+                                   self.indices, self.tails, self.w, dist, indeg))
+            # Kahn levels of the tight DAG with sigma pushed level by level
+            chg.fill(0)
+            L = 0
+            while True:
+                for _ in range(LS_CHECK_EVERY):
+                    k_fwd(grid_c, (T,), (i32(n), i32(cnt), i32(s_n), i32(edge), self.indptr,
+                                         self.indices, self.tails, self.w, d_in_r, dist, indeg,
+                                         lvl, sigma, sbar, i32(L), chg))
+                    L += 1
+                flags = cp.asnumpy(chg[:L])
+                if L >= chg.size - 1 or flags[-1] == 0:
+                    break
+            nlev = int(np.flatnonzero(flags)[-1]) + 2 if flags.any() else 1  # levels 0..nlev-1
+            for lev in range(nlev - 1, 0, -1):  # level 0 is the source: nothing to add
+                k_bwd(grid_c, (T,), (i32(n), i32(cnt), i32(s_n), i32(edge), self.indptr,
+                                     self.indices, self.tails, self.w, d_in_r, self.b, dist,
+                                     lvl, sigma, dbar, i32(lev)))
+            sb_src = cp.zeros(s_n, dtype=cp.float64)
+            pp_src = cp.zeros(s_n, dtype=cp.float64)
+            k_fin(grid_v, (T,), (i32(n), i32(s_n), d_src, d_in_r, self.a, self.b, lvl, sigma,
+                                 sbar, dbar, net, pl, sb_src, pp_src))
+            # pairs (s, t) leave the sum if s joins R (sources of a batch are distinct)
+            net[d_src] -= sb_src
+            pl[d_src] += pp_src
+            sb_tot += sb_src.sum()
+            pp_tot += pp_src.sum()
+        return net, pl, sb_tot, pp_tot
+
+
+SAMPLE_SCRATCH_BUDGET = 16 << 30
+
+
+class CudaSampler:
+    """Random shortest paths on the GPU (``we_sample``): one block per sampled source."""
+
+    def __init__(self, g: CSRGraph, w: np.ndarray, ri, rx, rw):
+        import cupy as cp
+
+        from ..cuda.device import ensure_free, free_memory, oom_as_typed
+
+        self.cp = cp
+        self.n, self.m = g.num_nodes, g.num_arcs
+        dg = device_graph(g)
+        self.indptr, self.indices = dg.indptr, dg.indices
+        need = 16 * self.m + 4 * (self.n + 1 + self.m) + self.n
+        ensure_free(need, "sampling graph arrays")
+        with oom_as_typed("sampling graph arrays", need):
+            self.w = cp.asarray(w, dtype=cp.int64)
+            self.rindptr = cp.asarray(ri)
+            self.rindices = cp.asarray(rx)
+            self.rw = cp.asarray(rw)
+            self.zero_r = cp.zeros(self.n, dtype=cp.uint8)
+        self.mod = _module()
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        free, _ = free_memory()
+        per_block = 44 * self.n + 16
+        budget = min(SAMPLE_SCRATCH_BUDGET, int(free * 0.5))
+        self.nb = int(max(1, min(int(props["multiProcessorCount"]) * WE_BLOCKS_PER_SM,
+                                 budget // per_block)))
+        nb, n = self.nb, self.n
+        ensure_free(per_block * nb, "sampling scratch")
+        with oom_as_typed("sampling scratch", per_block * nb):
+            self.rec = cp.empty((nb, n, 4), dtype=cp.float64)  # VRec rows
+            self.q0 = cp.empty((nb, n), dtype=cp.int32)
+            self.q1 = cp.empty((nb, n + 1), dtype=cp.int32)
+            self.stamp = cp.empty((nb, n), dtype=cp.int32)
+        self.cap_per_sample = 64  # grows to the longest paths seen
+
+    def chunk_size(self, total: int) -> int:
+        per = -(-total // 10)
+        return max(self.nb, -(-per // self.nb) * self.nb)
+
+    def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int):
+        cp = self.cp
+        ns, T = tgts.shape
+        d_src = cp.asarray(srcs, dtype=cp.int32)
+        d_tgt = cp.asarray(np.ascontiguousarray(tgts), dtype=cp.int32)
+        reach = cp.zeros(ns * T, dtype=cp.uint8)
+        f = self.mod.get_function("we_sample")
+        while True:
+            cap = ns * T * self.cap_per_sample
+            out_s = cp.empty(cap, dtype=cp.int64)
+            out_v = cp.empty(cap, dtype=cp.int32)
+            counter = cp.zeros(1, dtype=cp.uint64)
+            f((min(self.nb, ns),), (WE_THREADS,),
+              (np.int32(self.n), self.indptr, self.indices, self.w, self.rindptr,
+               self.rindices, self.rw, self.zero_r, d_src, d_tgt, np.int32(ns), np.int32(T),
+               np.uint64(seed), np.int64(base), self.rec, self.q0, self.q1,
+               self.stamp, out_s, out_v, np.int64(cap), counter, reach))
+            used = int(counter.get()[0])
+            if used <= cap:
+                break
+            self.cap_per_sample = -(-used // (ns * T)) * 2  # too small: rerun the chunk
+        # the atomic append order varies: sort entries so the result is reproducible
+        es, ev = out_s[:used], out_v[:used]
+        order = cp.lexsort(cp.stack([ev, es]))
+        return es[order], ev[order], reach

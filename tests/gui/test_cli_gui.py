@@ -1,0 +1,59 @@
+"""`signpost gui` from the command line: --route prints `signpost route --json`'s object,
+--screenshot writes the window and exits; `import app.cli` stays free of Qt."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from app.gui.main_window import sample_map_path
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+A, B = "24.9350,60.1680", "24.9500,60.1720"
+
+
+def signpost(*args, tmp_path, timeout=120):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", SIGNPOST_NO_DIALOGS="1")
+    cmd = [sys.executable, "-c",
+           "import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))", *args]
+    return subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_import_cli_does_not_import_qt():
+    code = ("import sys, app, app.cli; app.cli.build_parser(); "
+            "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, timeout=120)
+
+
+def test_gui_route_screenshot_matches_route_json(tmp_path):
+    sample = sample_map_path()
+    if sample is None:
+        pytest.skip("no sample map bundled")
+    shot = tmp_path / "shot.png"
+    gui = signpost("gui", sample, "--route", A, B, "--screenshot", str(shot),
+                   "--settings", str(tmp_path / "s.ini"), "--strategy", "selection", tmp_path=tmp_path)
+    assert gui.returncode == 0, gui.stderr
+    assert shot.stat().st_size > 10_000
+    route = signpost("route", sample, "--from", A, "--to", B, "--json", tmp_path=tmp_path)
+    assert route.returncode == 0, route.stderr
+    g, r = json.loads(gui.stdout.strip().splitlines()[-1]), json.loads(route.stdout)
+    for key in ("map", "cost", "unit", "length_m", "nodes", "node_ids", "path", "from", "to"):
+        assert g[key] == r[key], key
+    assert g["strategy"] == "selection"
+
+
+def test_gui_point_off_the_network_exits_2(tmp_path):
+    sample = sample_map_path()
+    if sample is None:
+        pytest.skip("no sample map bundled")
+    shot = tmp_path / "never.png"
+    gui = signpost("gui", sample, "--route", A, "25.5,60.5", "--screenshot", str(shot),
+                   "--settings", str(tmp_path / "s.ini"), tmp_path=tmp_path)
+    assert gui.returncode == 2
+    assert "from the nearest road" in gui.stderr
+    assert not shot.exists()
