@@ -39,8 +39,10 @@ from maps.network import RoadNetwork
 from maps.projection import to_lonlat, to_xy
 
 from . import export
+from .billboards import BillboardPanel, export_sites
 from .geometry import MapGeometry, build_geometry
 from .map_canvas import MapCanvas, format_cost
+from .od import ODPanel, write_matrix_csv
 from .panels import AlgorithmPanel, RoutePanel
 from .phase_chart import COMPARE_STRATEGIES, PhaseChart
 from .routing import (
@@ -52,7 +54,10 @@ from .routing import (
     route_json,
 )
 from .settings import Settings
+from .tools import ToolsMixin
 from .workers import Job, JobContext, JobRunner
+
+BIG_MAP_ARCS = 500_000  # above this the snapping index is built after the map is shown
 
 OPEN_FILTER = (
     "Maps (*.osm.pbf *.pbf *.osm *.osm.bz2 *.osm.gz *.gr *.gr.gz *.gr.xz *.graphml *.graphml.gz "
@@ -80,7 +85,7 @@ def attribution_for(net: RoadNetwork) -> str:
     return ""
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ToolsMixin, QMainWindow):
     mapLoaded = Signal(str)
     mapLoadFailed = Signal(str)
     searchFinished = Signal()
@@ -107,6 +112,8 @@ class MainWindow(QMainWindow):
         self._load_job = 0
         self._load_path: str | None = None
         self._loading = False
+        self._after_job = 0
+        self._snapper_pending = False
         self.map_path: str | None = None  # the path as the user gave it (route JSON "map")
         self._search_t0 = 0.0
         self._dialogs: list[QMessageBox] = []
@@ -128,6 +135,7 @@ class MainWindow(QMainWindow):
         self.compute.failed_job.connect(self._job_failed)
         self.compute.cancelled_job.connect(self._job_cancelled)
         self.compute.phases.connect(self._job_phases)
+        self.compute.progress.connect(self._job_progress)
         self.loader.finished_job.connect(self._load_finished)
         self.loader.failed_job.connect(self._load_failed)
         self.loader.cancelled_job.connect(self._load_cancelled)
@@ -158,6 +166,24 @@ class MainWindow(QMainWindow):
         scroll.setWidget(side)
         scroll.setWidgetResizable(True)
         self.side_dock = self._dock("Route and algorithm", "side", scroll, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.bb_panel = BillboardPanel()
+        self.bb_panel.runRequested.connect(self.run_billboards)
+        self.bb_panel.cancelRequested.connect(self.compute.cancel)
+        self.bb_panel.exportRequested.connect(lambda: self._export_dialog("billboards"))
+        self.bb_dock = self._dock("Billboards", "billboards", self.bb_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.side_dock, self.bb_dock)
+        self.side_dock.raise_()
+        self.od_panel = ODPanel()
+        self.od_panel.computeRequested.connect(self.run_od_matrix)
+        self.od_panel.loadRequested.connect(self._load_od_csv)
+        self.od_panel.exportRequested.connect(lambda: self._export_dialog("od"))
+        self.od_panel.cleared.connect(lambda: self.canvas.show_od([], []))
+        self.od_dock = self._dock("Origin–destination", "od", self.od_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tabifyDockWidget(self.side_dock, self.od_dock)
+        self.side_dock.raise_()
+        self._od_job = 0
+        self.billboards = None  # gpu_core BillboardResult on screen
+        self._bb_job = 0
         self.chart = PhaseChart()
         self.chart.compareRequested.connect(self.compare_strategies)
         self.chart.exportRequested.connect(lambda: self._export_dialog("phases"))
@@ -233,6 +259,8 @@ class MainWindow(QMainWindow):
             ("field", "Distance field (CSV / GeoJSON)…"),
             ("phases", "Phase telemetry (CSV)…"),
             ("view", "View (PNG / SVG)…"),
+            ("billboards", "Billboard sites (GeoJSON / CSV)…"),
+            ("od", "Origin–destination matrix (CSV)…"),
         ):
             m_exp.addAction(text, lambda k=key: self._export_dialog(k))
         m_file.addSeparator()
@@ -250,6 +278,8 @@ class MainWindow(QMainWindow):
         m_view.addAction("&Fit map", self.fit_map).setShortcut(QKeySequence("Ctrl+0"))
         m_view.addAction(self.side_dock.toggleViewAction())
         m_view.addAction(self.chart_dock.toggleViewAction())
+        m_view.addAction(self.bb_dock.toggleViewAction())
+        m_view.addAction(self.od_dock.toggleViewAction())
         m_help = mb.addMenu("&Help")
         m_help.addAction("&About Signpost", self._about)
 
@@ -324,7 +354,8 @@ class MainWindow(QMainWindow):
                 raise CancelledError("load cancelled")
             ctx.progress(0.95, "preparing the drawing")
             geo = build_geometry(net)
-            snapper = make_snapper(net)
+            # Big maps: show the map first, build the snapping index right after.
+            snapper = make_snapper(net) if net.num_arcs <= BIG_MAP_ARCS else None
             return net, geo, snapper
 
         self._load_path = path
@@ -343,6 +374,12 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Loading {os.path.basename(self._load_path or '')}: {msg}")
 
     def _load_finished(self, jid: int, kind: str, result) -> None:
+        if kind == "after-load":
+            if jid == self._after_job and result is not None and result[0] is self.net:
+                self.snapper = result[1]
+                self._snapper_pending = False
+                self.status("Ready: left click sets the source, right click the destination", 5000)
+            return
         if jid != self._load_job:
             return
         self._loading = False
@@ -351,9 +388,8 @@ class MainWindow(QMainWindow):
         path = self._load_path or ""
         if not net.source_path:
             net.source_path = path
-        self.set_network(net, geo, snapper)
+        self.set_network(net, geo, snapper, defer_snapper=snapper is None)
         self.map_path = path
-        self._warm_up()
         self.settings.add_recent(path)
         self._fill_recent()
         self.mapLoaded.emit(path)
@@ -378,20 +414,26 @@ class MainWindow(QMainWindow):
         self.progress.setVisible(busy)
         self.btn_cancel.setVisible(busy)
 
-    def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None, snapper=None) -> None:
-        """Show ``net`` (drawn, snappable, searchable); any search on the old map is dropped."""
+    def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None, snapper=None,
+                    *, defer_snapper: bool = False) -> None:
+        """Show ``net`` (drawn, snappable, searchable); any search on the old map is dropped.
+        ``defer_snapper``: build the snapping index on the loader thread afterwards."""
         self.compute.cancel()
         self._search_job = -1
         self.net = net
         self.map_path = net.source_path or None
         self.graph = CSRGraph.from_any(net)
         self.geo = self.canvas.set_network(net, geo)
-        self.snapper = snapper if snapper is not None else make_snapper(net)
+        self._snapper_pending = defer_snapper and snapper is None
+        self.snapper = snapper if (snapper is not None or defer_snapper) else make_snapper(net)
+        self._after_load(net, build_snapper=self._snapper_pending)
         self.source = self.target = None
         self.src_point = self.dst_point = None
         self._snap_segs = {}
         self.result = None
         self.route = None
+        self.billboards = None
+        self.od_panel.clear()
         self.chart.clear()
         self.route_panel.clear()
         self.canvas.set_attribution(attribution_for(net))
@@ -401,17 +443,22 @@ class MainWindow(QMainWindow):
         self.status(f"Opened {name}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs. "
                     "Left click sets the source, right click the destination.", 8000)
 
-    def _warm_up(self) -> None:
-        """Compile the CPU kernels of the chosen strategy on a tiny graph, on the loader
-        thread, so the first click does not wait for numba."""
+    def _after_load(self, net: RoadNetwork, build_snapper: bool) -> None:
+        """On the loader thread: compile the CPU kernels of the chosen strategy on a tiny
+        graph (so the first click does not wait for numba) and, for big maps, build the
+        snapping index (one job: a second one would supersede the first)."""
         strategy, backend = self.algo_panel.strategy, self.algo_panel.backend
 
-        def fn(ctx: JobContext) -> None:
+        def fn(ctx: JobContext):
             tiny = CSRGraph.from_edges(3, [0, 1], [1, 2], [1, 1])
             for s in {strategy, "auto"}:
-                sssp(tiny, 0, strategy=s, backend=backend)
+                try:
+                    sssp(tiny, 0, strategy=s, backend=backend)
+                except GpuCoreError:
+                    pass  # the real search reports it
+            return (net, make_snapper(net)) if build_snapper else None
 
-        self.loader.submit(Job(fn, kind="warm-up"))
+        self._after_job = self.loader.submit(Job(fn, kind="after-load"))
 
     def fit_map(self) -> None:
         if self.geo is not None:
@@ -449,7 +496,10 @@ class MainWindow(QMainWindow):
             self.status("Open a map first")
             return None
         if self.snapper is None:
-            self.status("This map has no coordinates or roads to click on: type node:ID points", 6000)
+            if self._snapper_pending:
+                self.status("Preparing the snapping index of this big map; click again in a moment", 5000)
+            else:
+                self.status("This map has no coordinates or roads to click on: type node:ID points", 6000)
             return None
         try:
             return self.snapper.snap(float(x), float(y), max_distance_m=self.snap_max_m)
@@ -462,6 +512,9 @@ class MainWindow(QMainWindow):
         self.last_click = (float(x), float(y), which)
         s = self.snap(x, y)
         if s is None:
+            return
+        if which == "od":
+            self.add_od_point(click_point(self.net, s))
             return
         self.set_point(which, click_point(self.net, s), (x, y, float(s.x), float(s.y)))
 
@@ -606,6 +659,10 @@ class MainWindow(QMainWindow):
             return
         self.progress.setRange(0, 1000)
         self._idle_progress()
+        if kind in ("od", "billboards"):
+            self._tool_finished(kind, result)
+            self.searchFinished.emit()
+            return
         if kind == "compare":
             for s, res in result.items():
                 self.chart.set_run(s, res.phases, f"{res.backend}")
@@ -711,6 +768,15 @@ class MainWindow(QMainWindow):
             export.phases_csv(log, path)
         elif what == "view":
             export.view_image(self.canvas, path)
+        elif what == "od":
+            if self.od_panel.matrix is None:
+                raise InvalidArgumentError("no origin–destination matrix to export: compute it first")
+            ids = self.od_panel.node_ids()
+            write_matrix_csv(path, ids, ids, self.od_panel.matrix)
+        elif what == "billboards":
+            if self.billboards is None:
+                raise InvalidArgumentError("no billboard sites to export: place them first")
+            export_sites(self.net, self.billboards, path)
         else:
             raise InvalidArgumentError(f"unknown export {what!r}")
         self.status(f"Wrote {path}", 5000)
@@ -721,6 +787,8 @@ class MainWindow(QMainWindow):
             "field": "CSV (*.csv);;GeoJSON (*.geojson)",
             "phases": "CSV (*.csv)",
             "view": "PNG image (*.png);;SVG drawing (*.svg)",
+            "billboards": "GeoJSON (*.geojson);;CSV (*.csv)",
+            "od": "CSV (*.csv)",
         }[what]
         path, _ = QFileDialog.getSaveFileName(self, f"Export {what}", "", filters)
         if not path:

@@ -89,7 +89,7 @@ class RasterItem(QGraphicsItem):
 class MapCanvas(pg.GraphicsLayoutWidget):
     """Pan/zoom map (aspect locked). Emits clicks in map metres; draws layers on request."""
 
-    mapClicked = Signal(float, float, str)  # x, y metres, "source" | "destination"
+    mapClicked = Signal(float, float, str)  # x, y metres, "source" | "destination" | "od"
     destinationDragged = Signal(float, float)  # live while the destination marker moves
     destinationDropped = Signal(float, float)
     sourceDropped = Signal(float, float)
@@ -114,6 +114,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self._ids: np.ndarray | None = None
         self._ids_rect: QRectF | None = None
         self._colours: np.ndarray | None = None
+        self._field: tuple | None = None  # (dist, lut, bands) of the field on screen
         self._raster_timer = QTimer(self)
         self._raster_timer.setSingleShot(True)
         self._raster_timer.setInterval(30)  # re-render once a pan/zoom pauses
@@ -125,6 +126,16 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         )
         self.station_item.setZValue(30)
         self.vb.addItem(self.station_item)
+        self.site_item = pg.ScatterPlotItem(size=16, symbol="star", pen=pg.mkPen("#111111", width=1),
+                                            brush=pg.mkBrush("#ffd166"))
+        self.site_item.setZValue(48)
+        self.vb.addItem(self.site_item)
+        self.site_labels: list[pg.TextItem] = []
+        self.od_item = pg.ScatterPlotItem(size=11, symbol="d", pen=pg.mkPen("#111111", width=1),
+                                          brush=pg.mkBrush("#4fc3f7"))
+        self.od_item.setZValue(47)
+        self.vb.addItem(self.od_item)
+        self.od_labels: list[pg.TextItem] = []
         self.source_marker = self._marker("#2ecc71", "A")
         self.dest_marker = self._marker("#e74c3c", "B")
         self.dest_marker.sigPositionChanged.connect(self._dest_moving)
@@ -197,6 +208,26 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.snap_item = PathItem(path, "#ffffff", 1.2, "dot", z=45)
         self.vb.addItem(self.snap_item)
 
+    def show_sites(self, xs, ys) -> None:
+        """Numbered billboard markers (1 = first chosen); empty lists remove them."""
+        self._numbered(self.site_item, self.site_labels, xs, ys, "#ffd166")
+
+    def show_od(self, xs, ys) -> None:
+        """Numbered origin–destination points; empty lists remove them."""
+        self._numbered(self.od_item, self.od_labels, xs, ys, "#4fc3f7")
+
+    def _numbered(self, item, labels: list, xs, ys, colour: str) -> None:
+        for t in labels:
+            self.vb.removeItem(t)
+        labels.clear()
+        item.setData(list(xs), list(ys))
+        for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+            t = pg.TextItem(str(i + 1), color=colour, anchor=(-0.3, 1.1))
+            t.setZValue(49)
+            t.setPos(float(x), float(y))
+            self.vb.addItem(t)
+            labels.append(t)
+
     # ---- mouse ------------------------------------------------------------------------
     def view_to_scene(self, x: float, y: float) -> QPointF:
         return self.vb.mapViewToScene(QPointF(x, y))
@@ -209,6 +240,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         """The public click API: what a mouse click at map metres (x, y) does."""
         if button == "right":
             which = "destination"
+        elif button == "shift":
+            which = "od"
         else:
             which = self.click_mode
         self.mapClicked.emit(float(x), float(y), which)
@@ -222,7 +255,9 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         p = self.vb.mapSceneToView(ev.scenePos())
         if ev.button() == Qt.MouseButton.LeftButton:
             mods = ev.modifiers()
-            if mods & Qt.KeyboardModifier.ControlModifier:
+            if mods & Qt.KeyboardModifier.ShiftModifier:
+                self.click_at(p.x(), p.y(), "shift")
+            elif mods & Qt.KeyboardModifier.ControlModifier:
                 self.click_at(p.x(), p.y(), "right")
             else:
                 self.click_at(p.x(), p.y(), "left")
@@ -246,10 +281,12 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.raster_item = None
         self.raster_mode = False
         self.seg = None
-        self._ids = self._ids_rect = self._colours = None
+        self._ids = self._ids_rect = self._colours = self._field = None
         self.route_items.clear()
         self.show_snap([])
         self.station_item.setData([], [])
+        self.show_sites([], [])
+        self.show_od([], [])
         self.legend.clear()
         self.field_legend.setVisible(False)
         self.set_marker("source", None)
@@ -302,6 +339,10 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.legend.addItem(sample, key)
         if self.geo.stations.size:
             self.legend.addItem(self.station_item, "station")
+        # A click on a legend sample would toggle the sample (not the layer) and be lost to
+        # the map: let clicks fall through to the map instead.
+        for sample, _label in self.legend.items:
+            sample.mouseClickEvent = lambda ev: None
 
     def set_roads_dimmed(self, dimmed: bool) -> None:
         for it in self.road_items.values():
@@ -319,13 +360,21 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.field_legend.setVisible(False)
             self.set_roads_dimmed(False)
             if self.raster_mode and self.seg is not None:
+                self._field = None
                 self._colours = self.seg.road_colour
                 self._recolour()
             return 0
         if self.raster_mode:
+            # Colour only the pixels on screen now; the per-arc colours (needed after a
+            # pan/zoom) are computed when the view is next rendered.
             lut = raster.lut_argb(colormap_lut(colormap_name, 256))
-            self._colours, top = raster.field_arc_colours(self.geo, self.seg, dist, lut, bands)
-            self._recolour()
+            self._field = (dist, lut, bands)
+            self._colours = None
+            if self._ids is not None:
+                img, top = raster.field_image(self._ids, self.geo, self.seg, dist, lut, bands)
+                self.raster_item.set_image(img, self._ids_rect)
+            else:
+                top = raster._field_scale(dist, bands)[2]
         else:
             bins = field_bins(self.geo, dist, colormap=colormap_name, bands=bands)
             top = bins.max_cost
@@ -372,7 +421,12 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self._recolour()
 
     def _recolour(self) -> None:
-        if self.raster_item is None or self._ids is None or self._colours is None:
+        if self.raster_item is None or self._ids is None:
+            return
+        if self._colours is None and self._field is not None:
+            dist, lut, bands = self._field
+            self._colours = raster.field_arc_colours(self.geo, self.seg, dist, lut, bands)[0]
+        if self._colours is None:
             return
         self.raster_item.set_image(raster.colourise(self._ids, self._colours), self._ids_rect)
 

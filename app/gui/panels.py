@@ -97,8 +97,10 @@ class RoutePanel(QWidget):
         self.lbl["length"].setText(f"{length_m / 1000:.3f} km" if length_m >= 1000 else f"{length_m:.1f} m")
         if unit == "ds":
             self.lbl["time"].setText(format_duration(cost / 10))
-        else:
+        elif unit == "dm":  # a length profile: only an indicative walking time
             self.lbl["time"].setText(f"≈ {format_duration(length_m / WALK_MPS)} walking (5 km/h)")
+        else:  # the file's own weights: no time can be read from them
+            self.lbl["time"].setText("— (weights in the file's own unit)")
         self.lbl["nodes"].setText(f"{nodes:,}")
 
     def show_search(self, reached: int, total: int, text: str) -> None:

@@ -177,15 +177,58 @@ def field_colours(dist, tails, heads, lut, under, max_cost, step):  # pragma: no
     return out
 
 
-def field_arc_colours(geo: MapGeometry, seg: SegmentSet, dist: np.ndarray, lut: np.ndarray,
-                      bands: int = 0) -> tuple[np.ndarray, int]:
-    """(ARGB per drawn arc, max reached cost) for a distance field; ``bands`` > 0 gives
-    about that many isochrone bands of a round width."""
+@njit(cache=True, nogil=True)
+def _field_pixels(ids, dist, tails, heads, lut, under, max_cost, step, out):  # pragma: no cover - numba
+    """Per pixel: the field colour of the arc shown there (one pass over pixels, which on
+    a zoomed-out big map are fewer than the arcs)."""
+    h, w = ids.shape
+    nl = lut.shape[0]
+    top = max(max_cost, 1)
+    for r in range(h):
+        for c in range(w):
+            k = ids[r, c]
+            if k == 0:
+                out[r, c] = 0
+                continue
+            i = k - 1
+            a = dist[tails[i]]
+            b = dist[heads[i]]
+            v = b if a < 0 else (a if b < 0 else min(a, b))
+            if v < 0:
+                out[r, c] = under[i]
+                continue
+            if step > 0:
+                v = (v // step) * step + step // 2
+            j = int(v * (nl - 1) / top)
+            out[r, c] = lut[min(j, nl - 1)]
+
+
+def field_image(ids: np.ndarray, geo: MapGeometry, seg: SegmentSet, dist: np.ndarray, lut: np.ndarray,
+                bands: int = 0, out: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """(ARGB image, max reached cost) of the distance field over an id image: the same
+    colours as :func:`field_arc_colours`, computed only for the arcs on screen."""
+    top, step, max_cost = _field_scale(dist, bands)
+    if out is None or out.shape != ids.shape:
+        out = np.empty(ids.shape, dtype=np.uint32)
+    _field_pixels(ids, dist, geo.tails, geo.heads, lut, seg.dim_colour, top, step, out)
+    return out, max_cost
+
+
+def _field_scale(dist: np.ndarray, bands: int) -> tuple[int, int, int]:
+    """(top of the colour scale, band width or 0, max reached cost)."""
     from .geometry import nice_step
 
     max_cost = int(dist.max()) if dist.size else 0  # UNREACHABLE is -1: max is a reached cost
     step = int(max(nice_step(max(max_cost, 1), bands), 1)) if bands > 0 else 0
     top = int(np.ceil(max(max_cost, 1) / step) * step) if step else max_cost
+    return top, step, max_cost
+
+
+def field_arc_colours(geo: MapGeometry, seg: SegmentSet, dist: np.ndarray, lut: np.ndarray,
+                      bands: int = 0) -> tuple[np.ndarray, int]:
+    """(ARGB per drawn arc, max reached cost) for a distance field; ``bands`` > 0 gives
+    about that many isochrone bands of a round width."""
+    top, step, max_cost = _field_scale(dist, bands)
     cols = field_colours(dist, geo.tails, geo.heads, lut, seg.dim_colour, top, step)
     return cols, max_cost
 

@@ -95,18 +95,28 @@ def path_from_pred(pred: np.ndarray, dist: np.ndarray, target: int) -> np.ndarra
 
 
 def route_arcs(net: RoadNetwork, nodes: np.ndarray, dist: np.ndarray) -> np.ndarray:
-    """The arc used for each hop: the one whose weight equals the cost difference."""
-    arcs = np.empty(max(nodes.shape[0] - 1, 0), dtype=np.int64)
-    for i in range(arcs.shape[0]):
-        u, v = int(nodes[i]), int(nodes[i + 1])
-        lo, hi = int(net.indptr[u]), int(net.indptr[u + 1])
-        row = net.indices[lo:hi]
-        hits = np.nonzero(row == v)[0]
-        need = int(dist[v] - dist[u])
-        w = net.weights[lo + hits]
-        ok = hits[w == need]
-        arcs[i] = lo + int(ok[0] if ok.size else hits[int(np.argmin(w))])
-    return arcs
+    """The arc used for each hop: one whose weight equals the cost step (the first such in
+    the weight-sorted row, i.e. the lightest), found for all hops at once."""
+    h = max(nodes.shape[0] - 1, 0)
+    if h == 0:
+        return np.zeros(0, dtype=np.int64)
+    u = nodes[:-1].astype(np.int64)
+    v = nodes[1:].astype(np.int64)
+    lo = net.indptr[u].astype(np.int64)
+    deg = net.indptr[u + 1].astype(np.int64) - lo
+    hop = np.repeat(np.arange(h), deg)
+    idx = np.arange(int(deg.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(deg) - deg), deg)
+    same_head = net.indices[idx] == v[hop]
+    exact = same_head & (net.weights[idx].astype(np.int64) == (dist[v] - dist[u])[hop])
+    out = np.full(h, -1, dtype=np.int64)
+    for mask in (same_head, exact):  # exact matches overwrite the plain ones
+        k = np.flatnonzero(mask)
+        first_hop, first = np.unique(hop[k], return_index=True)
+        out[first_hop] = idx[k[first]]
+    if (out < 0).any():
+        bad = int(np.flatnonzero(out < 0)[0])
+        raise RuntimeError(f"route step {int(u[bad])}->{int(v[bad])} has no arc")
+    return out
 
 
 def route_polyline(net: RoadNetwork, nodes: np.ndarray, arcs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -51,21 +51,43 @@ struct __align__(32) VRec {
     double dbar;
 };
 
-// One block's exact search from s: distances (frontier Bellman-Ford), then Kahn levels of
+// A "group" runs one source: the whole block, or (WARP) one warp of it, with its own
+// shared counters. Levels of a road map hold ~100 vertices: a warp per source keeps its
+// lanes busy and syncs with __syncwarp instead of a block barrier.
+template <bool WARP>
+__device__ __forceinline__ void gsync() {
+    if (WARP) __syncwarp(); else __syncthreads();
+}
+template <bool WARP>
+__device__ __forceinline__ int gtid() { return WARP ? (threadIdx.x & 31) : threadIdx.x; }
+template <bool WARP>
+__device__ __forceinline__ int gsize() { return WARP ? 32 : blockDim.x; }
+
+// One group's exact search from s: distances (frontier Bellman-Ford), then Kahn levels of
 // the tight DAG with sigma and sbar pulled level by level. On return order[lvl[l] ..
-// lvl[l+1]) holds level l; returns the number of levels. Ends with a barrier.
-template <bool WITH_SBAR>
+// lvl[l+1]) holds level l; returns the number of levels. Ends with a group barrier.
+template <bool WITH_SBAR, bool WARP>
 __device__ int we_search(const int n, const int s, const int* __restrict__ indptr,
                          const int* __restrict__ indices, const ll* __restrict__ w,
                          const int* __restrict__ rindptr, const int* __restrict__ rindices,
                          const ll* __restrict__ rw, const unsigned char* __restrict__ in_r,
-                         VRec* rec, int* q0, int* q1, int* stamp, int& s_len, int& s_next)
+                         VRec* rec, int* q0, int* q1, int* stamp, int& s_len, int& s_next,
+                         const int* __restrict__ tg = nullptr, const int T = 0,
+                         ll* s_dmax = nullptr)
 {
-    const int tid = threadIdx.x, bd = blockDim.x;
+    // Sampling (T > 0 targets tg): a vertex u with dist[u] >= D = max over the targets of
+    // their (tentative) distance cannot precede a target on a shortest path (arcs >= 1),
+    // so it is not expanded, and the Kahn phase keeps only dist <= D. Every vertex with
+    // true distance <= D is still exact (its predecessors lie below D), so are their
+    // counts sigma: the walks back from the targets see exactly the full search's values.
+    const int tid = gtid<WARP>(), bd = gsize<WARP>();
     for (int v = tid; v < n; v += bd) { rec[v].dist = INF; stamp[v] = -1; }
-    __syncthreads();
-    if (tid == 0) { rec[s].dist = 0; q0[0] = s; s_len = 1; s_next = 0; }
-    __syncthreads();
+    gsync<WARP>();
+    if (tid == 0) {
+        rec[s].dist = 0; q0[0] = s; s_len = 1; s_next = 0;
+        if (T > 0) *s_dmax = INF;
+    }
+    gsync<WARP>();
     // ---- phase 1: exact distances, frontier Bellman-Ford (BFS when w == 1)
     int* cur = q0;
     int* nxt = q1;
@@ -73,9 +95,11 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
     while (true) {
         const int len = s_len;
         if (len == 0) break;
+        const ll dmax = T > 0 ? *s_dmax : INF;
         for (int i = tid; i < len; i += bd) {
             const int u = cur[i];
             const ll du = ld_volatile(&rec[u].dist);
+            if (du >= dmax) continue;  // sampling: beyond every target
             const int e1 = indptr[u + 1];
             for (int e = indptr[u]; e < e1; ++e) {
                 const int x = indices[e];
@@ -88,17 +112,28 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
                 }
             }
         }
-        __syncthreads();
-        if (tid == 0) { s_len = s_next; s_next = 0; }
+        gsync<WARP>();
+        if (tid == 0) {
+            s_len = s_next; s_next = 0;
+            if (T > 0) {
+                ll d = 0;
+                for (int k = 0; k < T; ++k) {
+                    const int t = tg[k];
+                    if (t != s) d = max(d, ld_volatile(&rec[t].dist));
+                }
+                *s_dmax = d;
+            }
+        }
         int* t = cur; cur = nxt; nxt = t;
         ++round;
-        __syncthreads();
+        gsync<WARP>();
     }
+    const ll dlim = T > 0 ? *s_dmax : INF;  // Kahn: only vertices with dist <= dlim
     // ---- phase 2: tight in-degree (pull over reversed arcs), then Kahn levels
     for (int v = tid; v < n; v += bd) {
         const ll dv = rec[v].dist;
         int c = 0;
-        if (dv != INF) {
+        if (dv != INF && dv <= dlim) {
             const int e1 = rindptr[v + 1];
             for (int e = rindptr[v]; e < e1; ++e) {
                 const ll du = rec[rindices[e]].dist;
@@ -109,13 +144,13 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
     }
     int* order = q0;
     int* lvl = q1;
-    __syncthreads();
+    gsync<WARP>();
     if (tid == 0) {
         order[0] = s; lvl[0] = 0; lvl[1] = 1; s_len = 1;
         rec[s].sigma = 1.0;
         if (WITH_SBAR) rec[s].sbar = in_r[s] ? 0.0 : 1.0;
     }
-    __syncthreads();
+    gsync<WARP>();
     int L = 0;
     while (true) {
         const int lo = lvl[L], hi = lvl[L + 1];
@@ -142,15 +177,16 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
             const int e1 = indptr[x + 1];
             for (int e = indptr[x]; e < e1; ++e) {
                 const int y = indices[e];
-                if (du + w[e] == rec[y].dist && atomicSub(&stamp[y], 1) == 1) {
+                const ll dy = rec[y].dist;
+                if (du + w[e] == dy && dy <= dlim && atomicSub(&stamp[y], 1) == 1) {
                     order[atomicAdd(&s_len, 1)] = y;
                 }
             }
         }
-        __syncthreads();
+        gsync<WARP>();
         if (tid == 0) lvl[L + 2] = s_len;
         ++L;
-        __syncthreads();
+        gsync<WARP>();
     }
     return L;
 }
@@ -165,8 +201,8 @@ struct __align__(16) NetRec {
 //         the level order and offsets, Ls[row] the level count.
 // mode 2: cached rows from an earlier round: dist and sigma do not depend on R, so only
 //         sbar is recomputed (one pull pass over the cached levels) before the back-trace.
-extern "C" __global__ void __launch_bounds__(256, 4)
-we_round(const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
+template <bool WARP>
+__device__ void we_round_impl(const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
          const ll* __restrict__ w, const int* __restrict__ rindptr,
          const int* __restrict__ rindices, const ll* __restrict__ rw,
          const unsigned char* __restrict__ in_r, const double* __restrict__ a,
@@ -175,28 +211,34 @@ we_round(const int n, const int* __restrict__ indptr, const int* __restrict__ in
          double* sb_out, double* pp_out, const int mode, const int* __restrict__ slots,
          int* Ls)
 {
-    int* stamp = stamp_all + (size_t)blockIdx.x * n;
-    NetRec* net = net_all + (size_t)blockIdx.x * n;
-    __shared__ int s_len, s_next;
+    const int per_block = WARP ? (blockDim.x >> 5) : 1;
+    const int grp = WARP ? (threadIdx.x >> 5) : 0;
+    const int gid = blockIdx.x * per_block + grp;  // this group's index in the grid
+    const int ngroups = gridDim.x * per_block;
+    int* stamp = stamp_all + (size_t)gid * n;
+    NetRec* net = net_all + (size_t)gid * n;
+    __shared__ int s_len_a[32], s_next_a[32];
     __shared__ double red[32];
-    const int tid = threadIdx.x, bd = blockDim.x;
+    int& s_len = s_len_a[grp];
+    int& s_next = s_next_a[grp];
+    const int tid = gtid<WARP>(), bd = gsize<WARP>();
 
-    for (int j = blockIdx.x; j < nsrc; j += gridDim.x) {
+    for (int j = gid; j < nsrc; j += ngroups) {
         const int s = sources[j];
-        const size_t row = mode == 0 ? (size_t)blockIdx.x : (size_t)slots[j];
+        const size_t row = mode == 0 ? (size_t)gid : (size_t)slots[j];
         VRec* rec = rec_all + row * n;
         int* q0 = q0_all + row * n;
         int* q1 = q1_all + row * (n + 1);
         int L;
         if (mode < 2) {
-            L = we_search<true>(n, s, indptr, indices, w, rindptr, rindices, rw, in_r, rec, q0,
-                                q1, stamp, s_len, s_next);
+            L = we_search<true, WARP>(n, s, indptr, indices, w, rindptr, rindices, rw, in_r,
+                                      rec, q0, q1, stamp, s_len, s_next);
             if (mode == 1 && tid == 0) Ls[row] = L;
         } else {
             L = Ls[row];
             if (tid == 0) rec[s].sbar = 1.0;  // sources are never in R
             for (int l = 1; l < L; ++l) {
-                __syncthreads();
+                gsync<WARP>();
                 const int lo = q1[l], hi = q1[l + 1];
                 for (int i = lo + tid; i < hi; i += bd) {
                     const int x = q0[i];
@@ -211,7 +253,7 @@ we_round(const int n, const int* __restrict__ indptr, const int* __restrict__ in
                     rec[x].sbar = sb;
                 }
             }
-            __syncthreads();
+            gsync<WARP>();
         }
         const int* order = q0;
         const int* lvl = q1;
@@ -244,18 +286,48 @@ we_round(const int n, const int* __restrict__ indptr, const int* __restrict__ in
                     my_pp += b[v];
                 }
             }
-            __syncthreads();
+            gsync<WARP>();
         }
-        const double tsb = block_sum(my_sb, red);
-        const double tpp = block_sum(my_pp, red);
+        double tsb, tpp;
+        if (WARP) {  // fixed shuffle tree: deterministic
+            for (int o = 16; o > 0; o >>= 1) {
+                my_sb += __shfl_down_sync(0xffffffffu, my_sb, o);
+                my_pp += __shfl_down_sync(0xffffffffu, my_pp, o);
+            }
+            tsb = my_sb;
+            tpp = my_pp;
+        } else {
+            tsb = block_sum(my_sb, red);
+            tpp = block_sum(my_pp, red);
+        }
         if (tid == 0) {
             sb_out[j] = as * tsb;
             pp_out[j] = as * tpp;
             net[s].net -= as * tsb;
             net[s].pl += as * tpp;
         }
-        __syncthreads();
+        gsync<WARP>();
     }
+}
+
+#define WE_ROUND_ARGS const int n, const int* __restrict__ indptr, \
+    const int* __restrict__ indices, const ll* __restrict__ w, \
+    const int* __restrict__ rindptr, const int* __restrict__ rindices, \
+    const ll* __restrict__ rw, const unsigned char* __restrict__ in_r, \
+    const double* __restrict__ a, const double* __restrict__ b, \
+    const int* __restrict__ sources, const int nsrc, VRec* rec_all, int* q0_all, \
+    int* q1_all, int* stamp_all, NetRec* net_all, double* sb_out, double* pp_out, \
+    const int mode, const int* __restrict__ slots, int* Ls
+#define WE_ROUND_PASS n, indptr, indices, w, rindptr, rindices, rw, in_r, a, b, sources, \
+    nsrc, rec_all, q0_all, q1_all, stamp_all, net_all, sb_out, pp_out, mode, slots, Ls
+
+// one block per source
+extern "C" __global__ void __launch_bounds__(256, 4) we_round(WE_ROUND_ARGS) {
+    we_round_impl<false>(WE_ROUND_PASS);
+}
+// one warp per source (blockDim / 32 sources per block)
+extern "C" __global__ void __launch_bounds__(256, 4) we_round_warp(WE_ROUND_ARGS) {
+    we_round_impl<true>(WE_ROUND_PASS);
 }
 
 // ------------------------------------------------------------------------------------
@@ -437,10 +509,12 @@ we_sample(const int n, const int* __restrict__ indptr, const int* __restrict__ i
     int* q1 = q1_all + (size_t)blockIdx.x * (n + 1);
     int* stamp = stamp_all + off;
     __shared__ int s_len, s_next;
+    __shared__ ll s_dmax;
     for (int j = blockIdx.x; j < nsrc; j += gridDim.x) {
         const int s = sources[j];
-        we_search<false>(n, s, indptr, indices, w, rindptr, rindices, rw, in_r, rec, q0, q1,
-                         stamp, s_len, s_next);
+        we_search<false, false>(n, s, indptr, indices, w, rindptr, rindices, rw, in_r, rec,
+                                q0, q1, stamp, s_len, s_next, targets + (size_t)j * T, T,
+                                &s_dmax);
         const long long gj = base + j;
         for (int ti = threadIdx.x; ti < T; ti += blockDim.x) {
             const int t = targets[(size_t)j * T + ti];

@@ -24,6 +24,7 @@ _modules: dict[int, object] = {}
 
 WE_THREADS = 256
 WE_BLOCKS_PER_SM = 4
+WE_GROUP = "block"  # "block": one block per source; "warp": one warp per source
 LS_THREADS = 256
 LS_CHECK_EVERY = 4  # level-synchronous: read the "changed" flag every few launches
 SCRATCH_BUDGET = 8 << 30  # bytes of per-source scratch at most
@@ -58,7 +59,7 @@ class CudaEngine:
     name = "cupy"
 
     def __init__(self, g: CSRGraph, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
-                 kernel: str = "auto", use_cache: bool = True):
+                 kernel: str = "auto", use_cache: bool = True, we_group: str | None = None):
         import cupy as cp
 
         from ..cuda.device import ensure_free, oom_as_typed
@@ -90,20 +91,28 @@ class CudaEngine:
         self.num_sm = int(props["multiProcessorCount"])
         self._scratch = None
         self.use_cache = use_cache
+        self.we_group = we_group  # None: the module's WE_GROUP at run time
         self._cache = None  # None: not decided; False: off; dict: the rows
 
     # -- chunking: big chunks (few host round trips), still ~10 progress events a round
     def chunk_size(self, total: int) -> int:
         if self.kernel == "work_efficient":
-            unit = self._we_blocks()
+            nb, gpb = self._we_layout()
+            unit = nb * gpb
         else:
             unit = self._ls_batch()
-        per = -(-total // 10)
+        per = -(-total // 4)  # 4 launches a round: progress events, few partial waves
         return max(unit, -(-per // unit) * unit)
 
-    def _we_blocks(self) -> int:
-        per_block = 60 * self.n + 16  # VRec 32 + NetRec 16 + queues/stamp 12 bytes
-        return max(1, min(self.num_sm * WE_BLOCKS_PER_SM, SCRATCH_BUDGET // per_block))
+    def _we_layout(self) -> tuple[int, int]:
+        """(blocks, sources per block) of a work-efficient launch."""
+        group = self.we_group or WE_GROUP
+        gpb = max(1, WE_THREADS // 32) if group == "warp" else 1
+        cached = self._cache not in (None, False)
+        # per source in flight: stamp 4 + NetRec 16 (+ VRec 32 + queues 8 without the cache)
+        per_group = (20 if cached else 60) * self.n + 16
+        nb = max(1, min(self.num_sm * WE_BLOCKS_PER_SM, SCRATCH_BUDGET // (per_group * gpb)))
+        return nb, gpb
 
     def _ls_batch(self) -> int:
         per_src = 48 * self.n + 16
@@ -169,20 +178,22 @@ class CudaEngine:
     def _run_we(self, d_in_r, srcs: np.ndarray):
         cp = self.cp
         n = self.n
-        nbmax = self._we_blocks()
         f8, i4 = np.float64, np.int32
         cached = self._setup_cache()
+        nbmax, gpb = self._we_layout()
+        rows = nbmax * gpb
         if cached:
-            stamp, net = self._alloc(("wec", nbmax), [((nbmax, n), i4), ((nbmax, n, 2), f8)])
+            stamp, net = self._alloc(("wec", rows), [((rows, n), i4), ((rows, n, 2), f8)])
         else:
             # rec: one 32-byte VRec (dist, sigma, sbar, dbar) per vertex; net: (net, pl)
             rec, q0, q1, stamp, net = self._alloc(
-                ("we", nbmax),
-                [((nbmax, n, 4), f8), ((nbmax, n), i4), ((nbmax, n + 1), i4),
-                 ((nbmax, n), i4), ((nbmax, n, 2), f8)],
+                ("we", rows),
+                [((rows, n, 4), f8), ((rows, n), i4), ((rows, n + 1), i4),
+                 ((rows, n), i4), ((rows, n, 2), f8)],
             )
         net.fill(0)
-        f = self.mod.get_function("we_round")
+        f = self.mod.get_function("we_round_warp" if gpb > 1 else "we_round")
+        threads = WE_THREADS
         sb_tot = cp.zeros((), dtype=cp.float64)
         pp_tot = cp.zeros((), dtype=cp.float64)
         if cached:
@@ -194,7 +205,7 @@ class CudaEngine:
         for part, mode in groups:
             if part.size == 0:
                 continue
-            nb = int(min(nbmax, part.size))
+            nb = int(min(nbmax, -(-part.size // gpb)))
             d_src = cp.asarray(part)
             sb_out = cp.zeros(part.size, dtype=cp.float64)
             pp_out = cp.zeros(part.size, dtype=cp.float64)
@@ -205,7 +216,7 @@ class CudaEngine:
             else:
                 slots = d_src  # unused in mode 0
                 rec_a, q0_a, q1_a, ls = rec, q0, q1, sb_out
-            f((nb,), (WE_THREADS,),
+            f((nb,), (threads,),
               (np.int32(n), self.indptr, self.indices, self.w, self.rindptr, self.rindices,
                self.rw, d_in_r, self.a, self.b, d_src, np.int32(part.size), rec_a, q0_a, q1_a,
                stamp, net, sb_out, pp_out, np.int32(mode), slots, ls))
@@ -295,7 +306,7 @@ class CudaEngine:
         return net, pl, sb_tot, pp_tot
 
 
-SAMPLE_SCRATCH_BUDGET = 16 << 30
+SAMPLE_SCRATCH_BUDGET = 40 << 30
 
 
 class CudaSampler:
@@ -322,8 +333,8 @@ class CudaSampler:
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         free, _ = free_memory()
         per_block = 44 * self.n + 16
-        budget = min(SAMPLE_SCRATCH_BUDGET, int(free * 0.5))
-        self.nb = int(max(1, min(int(props["multiProcessorCount"]) * WE_BLOCKS_PER_SM,
+        budget = min(SAMPLE_SCRATCH_BUDGET, int(free * 0.6))
+        self.nb = int(max(1, min(int(props["multiProcessorCount"]) * 4,
                                  budget // per_block)))
         nb, n = self.nb, self.n
         ensure_free(per_block * nb, "sampling scratch")
@@ -350,7 +361,7 @@ class CudaSampler:
             out_s = cp.empty(cap, dtype=cp.int64)
             out_v = cp.empty(cap, dtype=cp.int32)
             counter = cp.zeros(1, dtype=cp.uint64)
-            f((min(self.nb, ns),), (WE_THREADS,),
+            f((min(self.nb, ns),), (256,),
               (np.int32(self.n), self.indptr, self.indices, self.w, self.rindptr,
                self.rindices, self.rw, self.zero_r, d_src, d_tgt, np.int32(ns), np.int32(T),
                np.uint64(seed), np.int64(base), self.rec, self.q0, self.q1,

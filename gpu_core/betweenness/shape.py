@@ -16,8 +16,13 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ..graph import CSRGraph
 
-EDGE_MAX_DIAMETER = 24  # levels: beyond this, per-level launches dominate
-EDGE_MIN_DEGREE = 8.0  # arcs per vertex: below this, a level leaves the GPU idle
+# Measured on an H200 (docs/perf/billboards.md): our work-efficient kernel beat the
+# edge-based one on the road grid (~44x a round) and on the Twitter-sized R-MAT too (equal
+# in round 1, 2.2x over K = 10 since it keeps per-source rows across rounds), unlike the
+# seed's Twitter result. Edge-based stays the choice only where nearly every arc is useful
+# in every level: diameter of a few hops and a very high degree.
+EDGE_MAX_DIAMETER = 3
+EDGE_MIN_DEGREE = 64.0
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ def graph_shape(graph: CSRGraph, sweeps: int = 2) -> GraphShape:
 
 
 def choose_kernel(shape: GraphShape) -> str:
-    """'edge' for small-diameter dense graphs (Twitter-like), else 'work_efficient'."""
+    """'edge' for tiny-diameter very dense graphs, else 'work_efficient' (see above)."""
     if shape.diameter_estimate <= EDGE_MAX_DIAMETER and shape.mean_degree >= EDGE_MIN_DEGREE:
         return "edge"
     return "work_efficient"

@@ -89,6 +89,9 @@ class DeviceGraph:
         # weak: the cache below is keyed on the host arrays and must not keep them alive
         self._host_ref = weakref.ref(g.indptr), weakref.ref(g.indices), weakref.ref(g.weights)
         self.mean_weight = float(g.weights.mean(dtype=np.float64)) if g.num_arcs else 1.0
+        # spread of the arc weights (std / mean): picks auto's schedule
+        sd = float(g.weights.std(dtype=np.float64)) if g.num_arcs else 0.0
+        self.weight_cv = sd / self.mean_weight if self.mean_weight > 0 else 0.0
         self.n = g.num_nodes
         self.m = g.num_arcs
         self.device_id = current_device_id()

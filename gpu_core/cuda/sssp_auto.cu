@@ -26,6 +26,15 @@
 #ifndef AUTO_PRECHECK
 #define AUTO_PRECHECK 1
 #endif
+// AUTO_STAGE: far-bucket pushes are staged in shared memory and flushed once at the end
+// of the phase in a dense loop (lanes pushing to the same bucket share one atomic), instead
+// of one contended atomicAdd on a bucket counter per push from divergent code
+#ifndef AUTO_STAGE
+#define AUTO_STAGE 1
+#endif
+#ifndef AUTO_FQ
+#define AUTO_FQ 1024
+#endif
 
 __device__ __forceinline__ u64 global_ns() {
   u64 t;
@@ -211,6 +220,9 @@ struct NfCtx {
   u64* ocnt;
   int* oflag;
   u64* omin;
+  int* fqv;    // staged far pushes (shared memory), AUTO_STAGE
+  u64* fqb;
+  int* fqn;
 };
 
 __device__ __forceinline__ void nf_push_far(const NfCtx& c, int v, u64 b) {
@@ -222,7 +234,7 @@ __device__ __forceinline__ void nf_push_far(const NfCtx& c, int v, u64 b) {
       c.buckets[(size_t)s * c.n + slot] = v;
     }
   } else {
-    atomicMin(c.omin, b);  // also when already listed: its bucket may have dropped
+    if (b < ldk(c.omin)) atomicMin(c.omin, b);  // also when listed: its bucket may drop
     if (ldi(c.oflag + v) == 0 && atomicExch(c.oflag + v, 1) == 0) {
       int slot = warp_append(c.ocnt);
       c.over[slot] = v;
@@ -230,29 +242,51 @@ __device__ __forceinline__ void nf_push_far(const NfCtx& c, int v, u64 b) {
   }
 }
 
-__device__ __forceinline__ unsigned nf_relax(const NfCtx& c, int u, bool local, int* wq,
-                                             int* wqn) {
+// Local queue entries carry the head's CSR row bounds, loaded while its atomicMin is in
+// flight (the loads do not depend on the atomic), so the next round starts at the arcs:
+// one dependent memory access less per hop on the critical path.
+struct LocalQ {
+  int* v;
+  int* a0;
+  int* a1;
+  int* n;
+};
+
+__device__ __forceinline__ unsigned nf_relax(const NfCtx& c, int u, int a0, int a1, bool local,
+                                             const LocalQ& q) {
   u64 ku = ldk(c.key + u);
-  int a0 = c.indptr[u], a1 = c.indptr[u + 1];
   int gl = threadIdx.x % AUTO_G;
   for (int a = a0 + gl; a < a1; a += AUTO_G) {
     int h = c.indices[a];
     u64 nk = ku + c.kw[a];
-    // AUTO_PRECHECK: read the head's key first and skip the atomic when it cannot improve
-    // (fewer atomics) -- or go straight to the atomic (one dependent access less per hop)
+    int h0 = 0, h1 = 0;
+    if (local) {
+      h0 = c.indptr[h];
+      h1 = c.indptr[h + 1];
+    }
     if (!AUTO_PRECHECK || nk < ldk(c.key + h)) {
       u64 old = atomicMin(c.key + h, nk);
       if (nk < old) {
         u64 b = nk / c.dp;
         if (b > c.cur) {
+          if (AUTO_STAGE) {
+            int s = atomicAdd(c.fqn, 1);
+            if (s < AUTO_FQ) {
+              c.fqv[s] = h;
+              c.fqb[s] = b;
+              continue;
+            }
+          }
           nf_push_far(c, h, b);
           continue;
         }
         bool queued = false;
         if (local) {
-          int s = atomicAdd(wqn, 1);
+          int s = atomicAdd(q.n, 1);
           if (s < AUTO_SQ) {
-            wq[s] = h;
+            q.v[s] = h;
+            q.a0[s] = h0;
+            q.a1[s] = h1;
             queued = true;
           }
         }
@@ -273,7 +307,12 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
     int* oflag, u64* state, u64* scratch, u64 dp, int target, unsigned* bar, int p0,
     int p_end, int it0, int local_rounds, u64* tele, int tele_cap, int tele_base, u64* ctl) {
   __shared__ int sq[2][AUTO_SQ];
+  __shared__ int sqa0[2][AUTO_SQ];
+  __shared__ int sqa1[2][AUTO_SQ];
   __shared__ int sqn[2];
+  __shared__ int fqv[AUTO_STAGE ? AUTO_FQ : 1];
+  __shared__ u64 fqb[AUTO_STAGE ? AUTO_FQ : 1];
+  __shared__ int fqn;
   __shared__ unsigned long long blk_edges;
   u64* tele_f = tele;
   u64* tele_e = tele + tele_cap;
@@ -404,6 +443,7 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
     if (threadIdx.x == 0) {
       sqn[0] = 0;
       sqn[1] = 0;
+      fqn = 0;
       blk_edges = 0;
     }
     __syncthreads();
@@ -427,14 +467,18 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
     c.ocnt = ocnt + par;
     c.oflag = oflag;
     c.omin = scratch + 1;
+    c.fqv = fqv;
+    c.fqb = fqb;
+    c.fqn = &fqn;
     unsigned my_edges = 0;
     bool local = local_rounds > 1;
+    LocalQ q0 = {sq[0], sqa0[0], sqa1[0], &sqn[0]};
     for (int i = blockIdx.x * AUTO_IPB + threadIdx.x / AUTO_G; i < (int)cin;
          i += gridDim.x * AUTO_IPB) {
       int u = ldi(lin + i);
       // a bucket entry whose key has since dropped into an earlier bucket was relaxed there
       if (kind == 1 && ldk(key + u) / dp < cur) continue;
-      my_edges += nf_relax(c, u, local, sq[0], &sqn[0]);
+      my_edges += nf_relax(c, u, indptr[u], indptr[u + 1], local, q0);
     }
     __syncthreads();
     for (int r = 1; r < local_rounds; ++r) {
@@ -442,8 +486,9 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
       int nq = min(sqn[rq], AUTO_SQ);
       if (nq == 0) break;
       bool more = r + 1 < local_rounds;
+      LocalQ qw = {sq[wq], sqa0[wq], sqa1[wq], &sqn[wq]};
       for (int i = threadIdx.x / AUTO_G; i < nq; i += AUTO_IPB) {
-        my_edges += nf_relax(c, sq[rq][i], more, sq[wq], &sqn[wq]);
+        my_edges += nf_relax(c, sq[rq][i], sqa0[rq][i], sqa1[rq][i], more, qw);
       }
       __syncthreads();
       if (threadIdx.x == 0) sqn[rq] = 0;
@@ -451,6 +496,10 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
     }
     atomicAdd(&blk_edges, (unsigned long long)my_edges);
     __syncthreads();
+    if (AUTO_STAGE) {
+      int nf = min(fqn, AUTO_FQ);
+      for (int i = threadIdx.x; i < nf; i += AUTO_BS) nf_push_far(c, fqv[i], fqb[i]);
+    }
     if (threadIdx.x == 0 && ti < tele_cap) atomicAdd(tele_e + ti, blk_edges);
     grid_barrier(bar);
     ++p;

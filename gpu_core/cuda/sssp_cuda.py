@@ -10,10 +10,14 @@
   host-mapped memory, so the host only waits for the stream (no copy call). ``time_us`` of
   such a phase is host-measured: from before its first launch to after that wait, Python
   launch overhead included (that is what seed 001's adaptive switch reads).
+* ``adaptive`` with ``adaptive_signal="frontier"`` runs its list-mode stretches as one
+  persistent launch each (``sssp_adaptive.cu``): the switch test needs only UPDATE's count.
 * ``auto`` runs the whole search in one persistent cooperative launch (or a few, to poll
-  ``cancel``) with one grid barrier per phase and device-side telemetry read back once
-  per launch (see ``sssp_auto.cu``); if a cooperative launch is impossible it queues
-  one-phase launches in batches and reads a device-side "done" flag once per batch.
+  ``cancel``): near-far buckets for spread weights, an unordered asynchronous worklist
+  otherwise, block-local shared-memory queues drained for many rounds per grid barrier,
+  device-side telemetry read back once per launch (see ``sssp_auto.cu``). Without
+  cooperative launches it queues one-phase launches in batches and reads a device-side
+  "done" flag once per batch. Measurements: docs/perf/sssp_gpu.md.
 
 Predecessors come from one pass over all arcs with atomicMin (the rule in ``keys.py``).
 """
@@ -50,18 +54,26 @@ U64_INF = np.uint64(INF)
 # Knobs of ``auto`` (the benchmark sweeps them; defaults are the measured best, see
 # docs/perf/sssp_gpu.md). blocks_per_sm is capped by the kernel's occupancy.
 AUTO_TUNING = {
-    "schedule": "nearfar",  # "nearfar" (buckets) or "bf" (unordered asynchronous worklist)
-    "delta_factor": 4.0,  # bucket width = this x mean arc weight
+    # "nearfar" (buckets), "bf" (unordered asynchronous worklist) or "by_weights": nearfar
+    # when the arc weights are spread (coefficient of variation > WEIGHT_CV_NEARFAR, e.g.
+    # seed 001's walking times), else bf (e.g. uniform 1..1000 on DIMACS NE); measured in
+    # docs/perf/sssp_gpu.md
+    "schedule": "by_weights",
+    "delta_factor": 16.0,  # bucket width = this x mean arc weight
     "buckets": 64,  # ring of bucket lists (n int32 each) before the overflow list
+    "local_queue": 128,  # entries of a block's shared-memory queue per round
     "block": 256,  # threads per block of the persistent kernels
     "lanes": 4,  # threads per work item (a vertex's arcs side by side)
     "precheck": True,  # read a head's key before its atomicMin
+    "stage": True,  # nearfar: stage far-bucket pushes in shared memory (see sssp_auto.cu)
     "blocks_per_sm": 2,
-    "local_rounds": 8,
+    "local_rounds": 64,  # nearfar; bf uses bf_local_rounds
+    "bf_local_rounds": 64,
     "launch_phases": 8192,  # phases per persistent launch (cancel/on_phase between them)
     "batch_phases": 64,  # one-phase launches queued per read-back when not cooperative
     "cooperative": True,
 }
+WEIGHT_CV_NEARFAR = 1.0
 # adaptive with the frontier signal runs its list-mode stretches in one persistent launch
 ADAPTIVE_PERSISTENT = True
 # on_phase is called at least this often (seconds) for the host-driven strategies
@@ -443,7 +455,8 @@ def _auto_kernel(func: str, cooperative: bool):
     """auto's kernel compiled for the current AUTO_TUNING (block size, lanes, precheck)."""
     t = AUTO_TUNING
     defines = (f"AUTO_BS={int(t['block'])}", f"AUTO_G={int(t['lanes'])}",
-               f"AUTO_PRECHECK={1 if t['precheck'] else 0}")
+               f"AUTO_PRECHECK={1 if t['precheck'] else 0}",
+               f"AUTO_SQ={int(t['local_queue'])}", f"AUTO_STAGE={1 if t['stage'] else 0}")
     return get_kernel("sssp_auto.cu", func, defines=defines, cooperative=cooperative)
 
 
@@ -460,19 +473,24 @@ def _auto_grid(ctx: _Ctx, kern, blocks_per_sm: int | None = None, block: int = B
 
 
 def _run_auto(ctx: _Ctx, rec: _Recorder):
-    """The fastest schedule: near-far buckets in one persistent launch when cooperative
-    launches work (``AUTO_TUNING['schedule'] == 'nearfar'``), else asynchronous Bellman-Ford
-    (persistent, or batches of one-phase launches)."""
+    """The fastest schedule (``AUTO_TUNING['schedule']``, default ``by_weights``): near-far
+    buckets for spread weights, an unordered asynchronous worklist otherwise, each in one
+    persistent cooperative launch; without cooperative launches, batches of one-phase
+    launches of the worklist kernel."""
     cp = ctx.cp
-    if AUTO_TUNING["cooperative"] and AUTO_TUNING.get("schedule", "nearfar") == "nearfar":
+    schedule = AUTO_TUNING.get("schedule", "by_weights")
+    if schedule == "by_weights":
+        schedule = "nearfar" if ctx.dg.weight_cv > WEIGHT_CV_NEARFAR else "bf"
+    if AUTO_TUNING["cooperative"]:
         try:
-            return _run_auto_nf(ctx, rec)
+            if schedule == "nearfar":
+                return _run_auto_nf(ctx, rec)
+            return _run_auto_bf(ctx, rec, coop=True)
         except cp.cuda.driver.CUDADriverError as exc:
-            if "COOPERATIVE" not in str(exc):
+            if "COOPERATIVE" not in str(exc) or len(rec.f):
                 raise
             # no cooperative launch on this device/context: batches of one-phase launches
-            return _run_auto_bf(ctx, rec, coop=False)
-    return _run_auto_bf(ctx, rec, coop=bool(AUTO_TUNING["cooperative"]))
+    return _run_auto_bf(ctx, rec, coop=False)
 
 
 def _persistent(ctx: _Ctx, rec: _Recorder, launch, coop: bool) -> None:
@@ -588,7 +606,7 @@ def _run_auto_bf(ctx: _Ctx, rec: _Recorder, coop: bool):
     cnt = cp.zeros(3, dtype=cp.uint64)
     cnt[0] = np.uint64(ctx.src.size)
     bar = cp.zeros(2, dtype=cp.uint32)
-    rounds = np.int32(max(1, int(AUTO_TUNING["local_rounds"])))
+    rounds = np.int32(max(1, int(AUTO_TUNING["bf_local_rounds"])))
     base = (np.int32(n), dg.indptr, dg.indices, kw, C, list0, list1, cnt, stamp, bar)
     if coop:
         kern = _auto_kernel("auto_bf", True)

@@ -291,10 +291,11 @@ def test_bad_input():
 
 def test_shape_rule():
     road = fam.road_grid(30, 30, seed=1)
-    dense = fam.rmat(seed=1, scale=9, edge_factor=24)
+    dense = fam.complete(seed=1, n=80)
     assert graph_shape(road).diameter_estimate >= 58
     assert choose_kernel(graph_shape(road)) == "work_efficient"
     assert choose_kernel(graph_shape(dense)) == "edge"
+    assert choose_kernel(graph_shape(fam.rmat(seed=1, scale=9, edge_factor=24))) == "work_efficient"
 
 
 def test_sampled_within_stated_error():

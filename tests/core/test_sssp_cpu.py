@@ -460,3 +460,18 @@ def test_warm_up() -> None:
     g = make_graph("grid_road", 2)
     _, dist, _ = reference_sssp(g, 0)
     np.testing.assert_array_equal(sssp(g, 0, backend="cpu").dist, dist)
+
+
+@pytest.mark.slow
+def test_large_grid_crosses_batch_budget() -> None:
+    # big enough that searches span several ~20 ms batches (budget exits, resumed state)
+    g = road_grid(300, 300, seed=13, wmin=10, wmax=1_000_000)
+    src = [0, 45_150]
+    _, dist, pred = reference_sssp(g, src)
+    for s in STRATEGIES:
+        batches = []
+        r = sssp(g, src, strategy=s, backend="cpu", on_phase=batches.append)
+        np.testing.assert_array_equal(r.dist, dist)
+        np.testing.assert_array_equal(r.pred, pred)
+        if s in BF_FAMILY:
+            assert len(batches) > 1, s

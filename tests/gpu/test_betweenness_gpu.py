@@ -20,20 +20,23 @@ from gpu_core.betweenness.common import search_weights  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
-KERNELS = ["work_efficient", "edge", "vertex"]
+KERNELS = ["work_efficient", "edge", "vertex", "work_efficient:warp"]
 GRAPHS = ["random_sparse", "grid_road", "rmat", "equal_weight_grid", "zero_weights",
           "duplicate_arcs", "disconnected", "self_loops", "isolated_source", "single_node"]
 
 
 def engines(g, mode, kernel, a=None, b=None, cache=True):
+    """CPU and GPU engines; 'work_efficient:warp' = one warp per source."""
     from gpu_core.betweenness.cuda import CudaEngine
 
+    kernel, _, group = kernel.partition(":")
     n = g.num_nodes
     w = search_weights(g, mode)
     a = np.ones(n) if a is None else a
     b = np.ones(n) if b is None else b
     return (CpuEngine(g, w, mode == "hops", a, b),
-            CudaEngine(g, w, mode == "hops", a, b, kernel, use_cache=cache))
+            CudaEngine(g, w, mode == "hops", a, b, kernel, use_cache=cache,
+                       we_group=group or "block"))
 
 
 def check_round(ce, ge, in_r, srcs):
@@ -61,12 +64,13 @@ def test_round_equals_cpu(name, mode, kernel):
         check_round(ce, ge, in_r, srcs)
 
 
+@pytest.mark.parametrize("group", ["block", "warp"])
 @pytest.mark.parametrize("name", ["grid_road", "zero_weights", "disconnected"])
-def test_work_efficient_without_cache(name):
+def test_work_efficient_without_cache(name, group):
     """The per-block scratch path (cache off), used when per-source rows do not fit."""
     g = fam.make_graph(name, seed=5)
     n = g.num_nodes
-    ce, ge = engines(g, "weighted", "work_efficient", cache=False)
+    ce, ge = engines(g, "weighted", "work_efficient:" + group, cache=False)
     in_r = np.zeros(n, dtype=bool)
     for r in ([], [1, 2]):
         in_r[r] = True
@@ -90,7 +94,11 @@ def test_round_demand_weights(kernel):
 
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("mode", ["hops", "weighted"])
-def test_greedy_sites_equal_cpu(mode, kernel):
+def test_greedy_sites_equal_cpu(mode, kernel, monkeypatch):
+    from gpu_core.betweenness import cuda as bcuda
+
+    kernel, _, group = kernel.partition(":")
+    monkeypatch.setattr(bcuda, "WE_GROUP", group or "block")
     g = fam.road_grid(20, 25, seed=5)
     r1 = place_billboards(g, 5, mode=mode, backend="cpu")
     r2 = place_billboards(g, 5, mode=mode, backend="cupy", kernel=kernel)
@@ -102,13 +110,16 @@ def test_greedy_sites_equal_cpu(mode, kernel):
 
 def test_large_batch_many_blocks():
     """More sources than blocks / batch rows: every source handled exactly once."""
-    g = fam.road_grid(45, 50, seed=6)  # 2250 vertices > N_SM * 4 blocks
+    g = fam.road_grid(72, 72, seed=6)  # 5184 vertices > N_SM * 4 blocks * 8 warps
+    n = g.num_nodes
     for kernel in KERNELS:
         ce, ge = engines(g, "weighted", kernel)
-        in_r = np.zeros(g.num_nodes, dtype=bool)
-        in_r[[7, 700]] = True
-        srcs = np.flatnonzero(~in_r).astype(np.int32)
-        check_round(ce, ge, in_r, srcs)
+        for r in ([7, 700], [5000, 3333]):  # second round: cached rows (work-efficient)
+            in_r = np.zeros(n, dtype=bool)
+            in_r[r] = True
+            srcs = np.flatnonzero(~in_r).astype(np.int32)
+            if kernel == KERNELS[0] or r[0] == 7:
+                check_round(ce, ge, in_r, srcs)
 
 
 def test_sampled_gpu_equals_cpu():
@@ -119,3 +130,29 @@ def test_sampled_gpu_equals_cpu():
                           epsilon=0.3, seed=11)
     assert r1.samples == r2.samples
     assert list(r2.sites) == list(r1.sites)
+
+
+@pytest.mark.parametrize("name", ["grid_road", "zero_weights", "disconnected", "rmat",
+                                  "equal_weight_grid"])
+@pytest.mark.parametrize("mode", ["hops", "weighted"])
+@pytest.mark.parametrize("T", [1, 3])
+def test_sampled_paths_equal_cpu(name, mode, T):
+    """The GPU's pruned searches draw exactly the CPU's random shortest paths."""
+    from gpu_core.betweenness.cpu import sample_paths
+    from gpu_core.betweenness.cuda import CudaSampler, reverse_arrays
+
+    g = fam.make_graph(name, seed=2)
+    n = g.num_nodes
+    w = search_weights(g, mode)
+    ri, rx, rw = reverse_arrays(g, w)
+    rng = np.random.default_rng(5)
+    srcs = rng.integers(0, n, 300).astype(np.int32)
+    tgts = rng.integers(0, n, (300, T)).astype(np.int32)
+    es1, ev1, r1 = sample_paths(g.indptr, g.indices, w, mode == "hops", ri, rx, rw, srcs, tgts,
+                                np.uint64(99), 7)
+    smp = CudaSampler(g, w, ri, rx, rw)
+    es2, ev2, r2 = smp.run(srcs, tgts, 99, 7)
+    np.testing.assert_array_equal(cp.asnumpy(r2), r1)
+    o1 = np.lexsort((ev1, es1))
+    np.testing.assert_array_equal(cp.asnumpy(es2), es1[o1])
+    np.testing.assert_array_equal(cp.asnumpy(ev2), ev1[o1])

@@ -190,15 +190,18 @@ def test_auto_without_cooperative_launch(monkeypatch):
 @pytest.mark.parametrize(
     "tuning",
     [
-        {"schedule": "bf", "local_rounds": 1, "launch_phases": 3},
-        {"schedule": "bf", "local_rounds": 4, "launch_phases": 5},
+        {"schedule": "bf", "bf_local_rounds": 1, "launch_phases": 3},
+        {"schedule": "bf", "bf_local_rounds": 4, "launch_phases": 5, "local_queue": 32},
         {"schedule": "nearfar", "local_rounds": 1, "launch_phases": 2, "delta_factor": 0.5},
         {"schedule": "nearfar", "local_rounds": 8, "buckets": 2, "delta_factor": 1.0},
         {"schedule": "nearfar", "local_rounds": 16, "buckets": 4, "delta_factor": 0.1},
         {"schedule": "nearfar", "local_rounds": 8, "delta_factor": 64.0, "blocks_per_sm": 8},
         {"schedule": "nearfar", "local_rounds": 32, "block": 1024, "lanes": 2,
          "blocks_per_sm": 1, "precheck": False, "buckets": 3, "delta_factor": 0.3},
-        {"schedule": "bf", "local_rounds": 64, "block": 512, "lanes": 1, "precheck": False},
+        {"schedule": "bf", "bf_local_rounds": 64, "block": 512, "lanes": 1, "precheck": False},
+        {"schedule": "nearfar", "local_rounds": 64, "local_queue": 64, "delta_factor": 2.0},
+        {"schedule": "by_weights", "local_queue": 128},
+        {"schedule": "nearfar", "stage": False, "buckets": 3, "delta_factor": 0.5},
     ],
     ids=lambda t: "-".join(f"{k}={v}" for k, v in t.items()),
 )

@@ -190,6 +190,9 @@ def test_export_route_and_read_back(qtbot, window, fixture_net, tmp_path):
     png = tmp_path / "v.png"
     window.export("view", str(png))
     assert png.stat().st_size > 1000
+    svg = tmp_path / "v.svg"
+    window.export("view", str(svg))
+    assert "<svg" in svg.read_text()[:2000] and svg.stat().st_size > 5000
 
 
 def test_failed_load_keeps_previous_map(qtbot, window, fixture_net, tmp_path):
@@ -225,10 +228,12 @@ def test_settings_persist(qtbot, make_window, fixture_net):
     w = make_window(fixture_net)
     w.algo_panel.cb_strategy.setCurrentText("selection")
     w.algo_panel.sp_bands.setValue(6)
+    w.chart_dock.setVisible(False)  # dock layout is saved too
     w.close()
     w2 = make_window(fixture_net)
     assert w2.algo_panel.strategy == "selection"
     assert w2.algo_panel.values()["isochrone_bands"] == 6
+    assert not w2.chart_dock.isVisible() and w2.side_dock.isVisible()
 
 
 def test_none_pinned_against_pyside_refcount_bug():
@@ -261,3 +266,104 @@ def test_big_map_raster_level_of_detail(qtbot, make_window, fixture_net, monkeyp
     after = c.raster_item._buf
     assert not np.array_equal(before, after), "the distance field did not recolour the raster"
     assert len(np.unique(after[c._ids > 0])) > 10  # a colour ramp, not one colour
+
+
+def test_place_billboards_and_export(qtbot, window, fixture_net, tmp_path):
+    from gpu_core.betweenness import place_billboards
+
+    window.bb_panel.sp_k.setValue(3)
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
+        qtbot.mouseClick(window.bb_panel.btn_run, Qt.MouseButton.LeftButton)
+    res = window.billboards
+    ref = place_billboards(fixture_net, 3, mode="hops", backend="cpu")
+    assert list(res.sites) == list(ref.sites)
+    assert window.bb_panel.table.rowCount() == 3
+    assert len(window.canvas.site_labels) == 3 and window.canvas.site_labels[0].toPlainText() == "1"
+    assert "%" in window.bb_panel.lbl.text()
+    out = tmp_path / "sites.geojson"
+    window.export("billboards", str(out))
+    feats = json.loads(out.read_text())["features"]
+    assert [f["properties"]["node_id"] for f in feats] == [int(fixture_net.node_ids[v]) for v in ref.sites]
+    csv = tmp_path / "sites.csv"
+    window.export("billboards", str(csv))
+    assert len(csv.read_text().splitlines()) == 4
+
+
+def test_replay_animates_the_finished_run(qtbot, window, fixture_net):
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, window, *node_xy(fixture_net, 0))
+    n = len(window.result.phases)
+    name = window.result.strategy
+    qtbot.mouseClick(window.chart.btn_replay, Qt.MouseButton.LeftButton)
+    assert window.chart.replaying()
+    shown = []
+    qtbot.waitUntil(lambda: shown.append(len(window.chart._items[name][0].getData()[0]))
+                    or not window.chart.replaying(), timeout=10000)
+    qtbot.waitUntil(lambda: len(window.chart._items[name][0].getData()[0]) == n, timeout=2000)
+    if n > 2:
+        assert min(shown) < n, "replay never showed a partial run"
+
+
+def test_drop_a_map_file_and_cursor_readout(qtbot, make_window, fixture_net):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    from app.gui.main_window import sample_map_path
+
+    w = make_window(fixture_net)
+    w.canvas.cursorMoved.emit(float(fixture_net.x[0]), float(fixture_net.y[0]))
+    assert w.lbl_cursor.text() == f"{fixture_net.lon[0]:.5f}, {fixture_net.lat[0]:.5f}"
+    path = sample_map_path()
+    if path is None:
+        pytest.skip("no sample map bundled")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(path)])
+    ev = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                    Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(w.mapLoaded, timeout=60000):
+        w.dropEvent(ev)
+    assert w.net is not fixture_net and w.net.num_nodes > 100
+
+
+def test_od_matrix_from_shift_clicks_and_csv(qtbot, window, fixture_net, tmp_path):
+    net = fixture_net
+    for i in (0, 333):
+        x, y = node_xy(net, i)
+        qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton,
+                         Qt.KeyboardModifier.ShiftModifier, window.canvas.view_to_widget(x, y))
+    pts = tmp_path / "pts.csv"
+    pts.write_text(f"node_id\n{int(net.node_ids[599])}\n{int(net.node_ids[ISLAND])}\n")
+    assert window.load_od_csv(str(pts)) == 2
+    assert [p.node for p in window.od_panel.points] == [0, 333, 599, ISLAND]
+    assert window.source is None  # shift+click does not start a route search
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
+        qtbot.mouseClick(window.od_panel.btn_compute, Qt.MouseButton.LeftButton)
+    m = window.od_panel.matrix
+    ref = dijkstra(net.to_scipy(), indices=[0, 333, 599, ISLAND])[:, [0, 333, 599, ISLAND]]
+    assert np.array_equal(m, np.where(np.isinf(ref), -1, ref).astype(np.int64))
+    assert window.od_panel.table.item(0, 3).text() == "—"
+    out = tmp_path / "m.csv"
+    window.export("od", str(out))
+    assert len(out.read_text().splitlines()) == 17
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name\nfoo\n")
+    assert window.load_od_csv(str(bad)) == 0 and "bad.csv:2" in window.last_error
+
+
+def test_big_map_snapping_index_built_after_the_map_shows(qtbot, make_window, monkeypatch):
+    import app.gui.main_window as mw
+
+    path = mw.sample_map_path()
+    if path is None:
+        pytest.skip("no sample map bundled")
+    monkeypatch.setattr(mw, "BIG_MAP_ARCS", 10)
+    w = make_window()
+    with qtbot.waitSignal(w.mapLoaded, timeout=60000):
+        w.open_map(path)
+    assert w.net is not None  # drawn before the index exists
+    qtbot.waitUntil(lambda: w.snapper is not None, timeout=30000)
+    assert not w._snapper_pending
+    i = int(w.net.arc_sources()[np.flatnonzero(w.net.edge_kind == 0)[0]])
+    with qtbot.waitSignal(w.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, w, float(w.net.x[i]), float(w.net.y[i]))
+    assert w.source is not None

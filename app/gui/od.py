@@ -1,0 +1,131 @@
+"""Origin–destination tool: points by shift-click (or a CSV), a cost matrix between them.
+
+The matrix comes from ``gpu_core.multi_source.distance_matrix`` on the window's compute
+worker (one search per origin, batched on the GPU); the table colours each cell by its
+cost (heat map) and exports as CSV ``from,to,cost`` (node ids, -1 = unreachable).
+"""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from resources import colormap_lut
+
+
+def read_points_csv(path: str) -> list[str]:
+    """Point texts from a CSV: a ``point`` column (LON,LAT / node:ID), ``lon``+``lat``
+    columns, or a ``node_id`` column. MapFormatError names the file and line otherwise."""
+    from maps.errors import MapFormatError
+
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    out = []
+    for i, r in enumerate(rows, start=2):
+        keys = {k.strip().lower(): (v or "").strip() for k, v in r.items() if k}
+        if keys.get("point"):
+            out.append(keys["point"])
+        elif keys.get("lon") and keys.get("lat"):
+            out.append(f"{keys['lon']},{keys['lat']}")
+        elif keys.get("node_id"):
+            out.append(f"node:{keys['node_id']}")
+        else:
+            raise MapFormatError("expected a point, lon+lat or node_id column", path=path, line=i)
+    return out
+
+
+def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("from,to,cost\n")
+        for i, a in enumerate(from_ids):
+            for j, b in enumerate(to_ids):
+                fh.write(f"{int(a)},{int(b)},{int(matrix[i, j])}\n")
+
+
+class ODPanel(QWidget):
+    computeRequested = Signal()
+    loadRequested = Signal()
+    exportRequested = Signal()
+    cleared = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.points: list = []  # maps.points.ResolvedPoint
+        self.matrix: np.ndarray | None = None
+        self.lbl = QLabel("Shift+click the map to add points (each is origin and destination).")
+        self.lbl.setWordWrap(True)
+        self.btn_compute = QPushButton("Compute matrix")
+        self.btn_load = QPushButton("Load CSV…")
+        self.btn_clear = QPushButton("Clear")
+        self.btn_export = QPushButton("Export CSV…")
+        self.btn_export.setEnabled(False)
+        self.btn_compute.clicked.connect(self.computeRequested)
+        self.btn_load.clicked.connect(self.loadRequested)
+        self.btn_export.clicked.connect(self.exportRequested)
+        self.btn_clear.clicked.connect(self.clear)
+        self.table = QTableWidget(0, 0)
+        row = QHBoxLayout()
+        for b in (self.btn_compute, self.btn_load, self.btn_clear, self.btn_export):
+            row.addWidget(b)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.lbl)
+        lay.addLayout(row)
+        lay.addWidget(self.table, 1)
+
+    def add_point(self, point) -> None:
+        self.points.append(point)
+        self.matrix = None
+        self.btn_export.setEnabled(False)
+        self.lbl.setText(f"{len(self.points)} points; Compute matrix for the costs between them.")
+
+    def clear(self) -> None:
+        self.points.clear()
+        self.matrix = None
+        self.table.setRowCount(0)
+        self.table.setColumnCount(0)
+        self.btn_export.setEnabled(False)
+        self.cleared.emit()
+
+    def node_ids(self) -> list[int]:
+        return [int(p.node_id) for p in self.points]
+
+    def show_matrix(self, matrix: np.ndarray, unit: str) -> None:
+        """Fill the table, each cell's background by its cost (unreachable: grey)."""
+        self.matrix = matrix
+        k = len(self.points)
+        labels = [f"{i + 1}" for i in range(k)]
+        self.table.setRowCount(k)
+        self.table.setColumnCount(k)
+        self.table.setHorizontalHeaderLabels(labels)
+        self.table.setVerticalHeaderLabels(labels)
+        reached = matrix[matrix >= 0]
+        top = max(int(reached.max()), 1) if reached.size else 1
+        lut = colormap_lut("traffic", 256)
+        for i in range(k):
+            for j in range(k):
+                c = int(matrix[i, j])
+                item = QTableWidgetItem("—" if c < 0 else f"{c:,}")
+                if c >= 0:
+                    r, g, b = (int(v) for v in lut[min(255, c * 255 // top)])
+                    item.setBackground(QColor(r, g, b))
+                    item.setForeground(QColor("#111111"))
+                else:
+                    item.setBackground(QColor("#555555"))
+                item.setToolTip(f"{i + 1} → {j + 1}: {'unreachable' if c < 0 else f'{c} {unit}'}")
+                self.table.setItem(i, j, item)
+        self.table.resizeColumnsToContents()
+        self.btn_export.setEnabled(True)
+        self.lbl.setText(f"{k} × {k} costs in {unit} (rows: from, columns: to).")
