@@ -19,6 +19,7 @@ bit-identical ``dist`` and ``pred``:
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -49,7 +50,9 @@ class SSSPOptions:
     delta: int | None = None  # bucket width in cost units for "delta" (None: chosen from the graph)
     switch_up_us: float = 350.0  # adaptive, seed 001: frontier -> full when mean phase time exceeds
     switch_down_us: float = 330.0  # adaptive, seed 001: full -> frontier when it falls below
-    adaptive_signal: str = "time"  # "time" (seed 001) or "frontier" (size estimate, no extra pass)
+    # "frontier" (our signal: the frontier size UPDATE counts anyway, no extra pass) won on
+    # the H200 (docs/perf/sssp_gpu.md); "time" is seed 001's host-measured phase time.
+    adaptive_signal: str = "frontier"
     frontier_fraction: float = (
         0.02  # "frontier" signal: full launch when frontier > this share of |V|
     )
@@ -66,7 +69,6 @@ class SSSPResult:
 
     dist: np.ndarray  # int64; UNREACHABLE (-1) where no source reaches (or not settled)
     pred: np.ndarray  # int32; NO_PRED (-1) at sources and unreached vertices
-    hops: np.ndarray  # int32 arcs on the chosen route; -1 where unreached
     phases: PhaseLog
     strategy: str
     backend: str  # "cpu" or "cupy"
@@ -75,6 +77,15 @@ class SSSPResult:
     target: int | None = None
     elapsed_s: float = 0.0
     extra: dict = field(default_factory=dict)
+    key: np.ndarray | None = field(default=None, repr=False)  # composite keys (gpu_core.keys)
+    key_space: KeySpace | None = field(default=None, repr=False)
+
+    @property
+    def hops(self) -> np.ndarray:
+        """int32 arcs on each vertex's chosen route (-1 where unreached); computed on demand."""
+        if self.key is None or self.key_space is None:
+            raise AttributeError("this result carries no keys")
+        return self.key_space.split(self.key)[1]
 
     @property
     def reached(self) -> np.ndarray:
@@ -126,7 +137,7 @@ def sssp(
         raise InvalidArgumentError(
             f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}"
         )
-    g = CSRGraph.from_any(graph)
+    g, ks = prepare_graph(graph)
     n = g.num_nodes
     opts = options or SSSPOptions()
     if target is not None:
@@ -134,7 +145,6 @@ def sssp(
     if opts.target is not None and not (0 <= opts.target < n):
         raise InvalidArgumentError(f"target {opts.target} is outside 0..{n - 1}")
     sources = _as_sources(source, n)
-    ks = key_space_for(g.weights, n)
     which = resolve_backend(backend)
     t0 = time.perf_counter()
     if which == "cupy":
@@ -151,16 +161,20 @@ def _finish(
     key, pred, phases, ks: KeySpace, strategy, which, device, sources, target, elapsed
 ) -> SSSPResult:
     key = np.asarray(key, dtype=np.int64)
+    pred = np.asarray(pred, dtype=np.int32)
     if target is not None and key[target] != KEY_INF:
         # Only vertices no farther than the target are final when the search stopped early.
         unsettled = key > key[target]
         key = np.where(unsettled, KEY_INF, key)
         pred = np.where(unsettled, NO_PRED, pred)
-    dist, hops = ks.split(key)
+    # dist = key >> hop_bits, UNREACHABLE where KEY_INF: two passes, no temporaries
+    # (this runs after every search, so it is kept off the slow np.where path).
+    unreached = key == KEY_INF
+    dist = key >> ks.hop_bits
+    np.putmask(dist, unreached, UNREACHABLE)
     return SSSPResult(
         dist=dist,
-        pred=np.asarray(pred, dtype=np.int32),
-        hops=hops,
+        pred=pred,
         phases=phases,
         strategy=strategy,
         backend=which,
@@ -168,4 +182,34 @@ def _finish(
         sources=sources,
         target=target,
         elapsed_s=elapsed,
+        key=key,
+        key_space=ks,
     )
+
+
+# Validated graphs and their key spaces, so repeated searches on one map skip the O(m)
+# checks (osmnx#1054: no per-call validation in hot loops). Keyed by the weights array's
+# identity; the weak reference makes sure a recycled id() never hits a stale entry.
+_prepared: dict[int, tuple[weakref.ref, CSRGraph, KeySpace]] = {}
+
+
+def prepare_graph(graph: GraphLike) -> tuple[CSRGraph, KeySpace]:
+    """(CSRGraph, KeySpace) for ``graph``, validated once per weights array."""
+    w = graph.weights
+    hit = _prepared.get(id(w))
+    if hit is not None and hit[0]() is w and hit[1].indices is _indices_of(graph):
+        return hit[1], hit[2]
+    g = CSRGraph.from_any(graph)
+    ks = key_space_for(g.weights, g.num_nodes)
+    try:
+        ref = weakref.ref(w)
+    except TypeError:
+        return g, ks
+    if len(_prepared) > 16:  # a few maps at a time are plenty
+        _prepared.clear()
+    _prepared[id(w)] = (ref, g, ks)
+    return g, ks
+
+
+def _indices_of(graph: GraphLike) -> np.ndarray:
+    return graph.indices

@@ -78,12 +78,23 @@ def run_gui(args: argparse.Namespace) -> int:
             if batch:
                 QTimer.singleShot(400, shoot)  # let the charts and layouts settle
 
-    def loaded(_path: str) -> None:
+    def go() -> None:
+        if state.get("went"):
+            return
+        state["went"] = True
         if args.route:
-            if not win.route_between(args.route[0], args.route[1]):
-                return  # routeFailed already reported it
+            win.route_between(args.route[0], args.route[1])  # failures: routeFailed
         elif batch:
             QTimer.singleShot(400, shoot)
+
+    def loaded(_path: str) -> None:
+        # Route once the after-load job (kernel warm-up, snapping index) is done, so the
+        # search time shown is the search, not numba compiling.
+        for sig in (win.loader.finished_job, win.loader.failed_job):
+            sig.connect(lambda *_: go())
+        win.loader.cancelled_job.connect(lambda *_: go())
+        if not win.loader.busy():
+            go()
 
     win.mapLoaded.connect(loaded)
     win.routeShown.connect(route_shown)

@@ -345,8 +345,10 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             sample.mouseClickEvent = lambda ev: None
 
     def set_roads_dimmed(self, dimmed: bool) -> None:
+        """Hide the class layer under a distance field (the field draws every arc; item
+        opacity on a huge path would force a slow off-screen composition)."""
         for it in self.road_items.values():
-            it.setOpacity(0.25 if dimmed else 1.0)
+            it.setVisible(not dimmed)
 
     def show_field(self, dist: np.ndarray | None, colormap_name: str = "turbo", unit: str = "",
                    bands: int = 0) -> int:
@@ -378,11 +380,16 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         else:
             bins = field_bins(self.geo, dist, colormap=colormap_name, bands=bands)
             top = bins.max_cost
-            for sel, rgb in zip(bins.bins, bins.colours, strict=False):
+            # Lines wider than one pixel take Qt's slow stroking path: only on small maps.
+            width = 1.6 if self.geo.num_drawn < 50_000 else 1.0
+            layers = [(bins.unreached, QColor(90, 96, 106), 1.0)]
+            layers += [(sel, QColor(*[int(v) for v in rgb]), width)
+                       for sel, rgb in zip(bins.bins, bins.colours, strict=True)]
+            for sel, colour, w in layers:
                 if sel.size == 0:
                     continue
                 x, y, c = self.geo.gather(sel)
-                item = PathItem(make_path(x, y, c), QColor(*[int(v) for v in rgb]), 1.6, z=20)
+                item = PathItem(make_path(x, y, c), colour, w, z=20)
                 self.field_items.append(item)
                 self.vb.addItem(item)
             self.set_roads_dimmed(True)

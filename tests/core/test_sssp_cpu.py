@@ -135,7 +135,7 @@ def test_adaptive_switches_back_and_forth() -> None:
     # to the list runs the SWITCH rebuild; results and counts stay those of conventional
     g = make_graph("grid_road", 1)
     _, dist, pred = reference_sssp(g, 0)
-    opts = SSSPOptions(switch_up_us=-1.0, switch_down_us=1e12)
+    opts = SSSPOptions(adaptive_signal="time", switch_up_us=-1.0, switch_down_us=1e12)
     r = sssp(g, 0, strategy="adaptive", backend="cpu", options=opts)
     modes = r.phases.mode_names()
     assert modes[:5] == ["selection", "conventional", "switch", "conventional", "switch"]
