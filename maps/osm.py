@@ -473,3 +473,21 @@ def _append_transfers(arcs: Arcs, transfers, node_of_pt, node_pts, lon, lat, cls
         source_ids=np.concatenate([arcs.source_ids, np.array(sids + sids, dtype=np.int64)]),
         geometry=list(arcs.geometry) + [None] * (2 * k),
     )
+
+
+def node_location(path: str, node_id: int) -> tuple[float, float] | None:
+    """(lon, lat) of OSM node ``node_id`` in the file, None when the file has no such node
+    (or it has no location). Used to resolve ``node:ID`` of a node that is not a graph node
+    (an inner point of a way: graph nodes are only junctions and way ends)."""
+    import osmium  # lazy: the GPU machine has no osmium
+
+    try:
+        fp = osmium.FileProcessor(path, osmium.osm.NODE).with_filter(
+            osmium.filter.IdFilter([int(node_id)])
+        )
+        for obj in fp:
+            if obj.id == node_id and obj.location.valid():
+                return float(obj.location.lon), float(obj.location.lat)
+    except (RuntimeError, OSError, ValueError, OverflowError):
+        return None
+    return None

@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .errors import PointError
+from .errors import NodeNotFoundError, PointError
 from .network import RoadNetwork
 from .snap import DEFAULT_MAX_DISTANCE_M, Snap, Snapper, check_lonlat
 
@@ -92,7 +92,13 @@ def resolve_point(
     far from any road, LON,LAT on a map without coordinates) or NodeNotFoundError."""
     p = parse_point(text)
     if p.is_node:
-        i = net.index_of(p.node_id)
+        try:
+            i = net.index_of(p.node_id)
+        except NodeNotFoundError:
+            inner = _inner_osm_node(net, text, p.node_id, snapper)
+            if inner is None:
+                raise
+            return inner
         return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]))
     if not net.has_coordinates:
         raise PointError(
@@ -102,6 +108,44 @@ def resolve_point(
         )
     snapper = snapper or Snapper(net)
     s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
+    i = s.node
+    return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), s)
+
+
+# How far an OSM node may lie from the arc drawn through it (rounding of the projection).
+_INNER_NODE_TOLERANCE_M = 0.5
+
+
+def _inner_osm_node(
+    net: RoadNetwork, text: str, node_id: int, snapper: Snapper | None
+) -> ResolvedPoint | None:
+    """``node:ID`` of an OSM node that is not a graph node: graph nodes are only junctions
+    and way ends, every other node of a way is inner geometry of an arc. Such a node is
+    looked up in the source file and snapped to the arc through it, like a LON,LAT point
+    (the route starts at that arc's nearer endpoint). None when the map is not an OSM file
+    still on disk; NodeNotFoundError naming the file when the file has no such node or no
+    road of this profile passes through it."""
+    import os
+
+    path = net.source_path
+    if net.meta.get("format") != "osm" or not path or not os.path.exists(path):
+        return None
+    if not net.has_coordinates or net.num_arcs == 0:
+        return None
+    from .osm import node_location
+
+    loc = node_location(path, node_id)
+    if loc is None:
+        raise NodeNotFoundError(f"node id {node_id} is not in the map", path=path)
+    snapper = snapper or Snapper(net)
+    try:
+        s = snapper.snap_lonlat(loc[0], loc[1], max_distance_m=_INNER_NODE_TOLERANCE_M)
+    except PointError:
+        raise NodeNotFoundError(
+            f"node id {node_id} is in the file but on no way the {net.profile!r} profile "
+            "uses (a railway, a building, a road closed to this profile?)",
+            path=path,
+        ) from None
     i = s.node
     return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), s)
 

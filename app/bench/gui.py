@@ -46,9 +46,9 @@ def _median(fn, repeat: int) -> tuple[float, object]:
 
 
 def _qapp():
-    from app.gui._compat import pin_none
+    from app.gui._compat import check_binding
 
-    pin_none()
+    check_binding()
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication

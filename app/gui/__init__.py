@@ -2,10 +2,10 @@
 
 Importing this package does not import Qt: the non-Qt helpers (``geometry``, ``routing``,
 ``export``, ``raster``) are used by benchmarks; Qt modules are imported where they are
-used. It does apply the binding work-around of ``_compat`` first (ctypes only), so that
-no Qt call of any module below happens before it.
+used. It first checks the Qt binding (``_compat``): a release known to crash this Python
+is refused with a clear message before any Qt call.
 """
 
-from ._compat import pin_none
+from ._compat import check_binding
 
-pin_none()
+check_binding()

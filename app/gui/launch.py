@@ -18,9 +18,9 @@ import sys
 def run_gui(args: argparse.Namespace) -> int:
     if args.screenshot and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a headless machine
-    from ._compat import pin_none
+    from ._compat import check_binding
 
-    pin_none()
+    check_binding()
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

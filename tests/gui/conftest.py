@@ -9,9 +9,9 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from app.gui._compat import pin_none  # noqa: E402
+from app.gui._compat import check_binding  # noqa: E402
 
-pin_none()  # PySide6 6.12 on Python 3.11 leaks references to None (see app/gui/_compat.py)
+check_binding()  # PySide6 6.12.0 on Python 3.11 frees None (see app/gui/_compat.py)
 
 
 def pytest_collection_modifyitems(config, items):

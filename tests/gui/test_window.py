@@ -236,18 +236,18 @@ def test_settings_persist(qtbot, make_window, fixture_net):
     assert not w2.chart_dock.isVisible() and w2.side_dock.isVisible()
 
 
-def test_none_pinned_against_pyside_refcount_bug():
+def test_binding_does_not_leak_none():
+    """PySide6 6.12.0 on Python 3.11 drops a reference to None per void call (a crash
+    later); the installed binding must not (app/gui/_compat.py, pyproject's pin)."""
     import sys
 
     from PySide6.QtWidgets import QLabel
 
-    before = sys.getrefcount(None)
     label = QLabel()
-    for _ in range(100):
+    before = sys.getrefcount(None)
+    for _ in range(1000):
         label.setText("x")
-    if sys.version_info < (3, 12):
-        assert sys.getrefcount(None) > (1 << 39), "None must be pinned (app/gui/_compat.py)"
-    assert sys.getrefcount(None) >= before - 200
+    assert sys.getrefcount(None) >= before - 50
 
 
 def test_big_map_raster_level_of_detail(qtbot, make_window, fixture_net, monkeypatch):
