@@ -16,12 +16,14 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ..graph import CSRGraph
 
-# Measured on an H200 (docs/perf/billboards.md): our work-efficient kernel beat the
-# edge-based one on the road grid (~44x a round) and on the Twitter-sized R-MAT too (equal
-# in round 1, 2.2x over K = 10 since it keeps per-source rows across rounds), unlike the
-# seed's Twitter result. Edge-based stays the choice only where nearly every arc is useful
-# in every level: diameter of a few hops and a very high degree.
-EDGE_MAX_DIAMETER = 3
+# The seed's rule: edge-based for small-diameter, high-degree graphs (Twitter), else
+# work-efficient. Measured on an H200 (docs/perf/billboards.md) our work-efficient kernel
+# was never slower: road grid 31K round 1 11.5x faster than edge-based, Andorra 3.4x,
+# Twitter-sized R-MAT equal in round 1 (0.115 vs 0.114 s) and 2.2x over K = 10 (it keeps
+# per-source rows across rounds), complete graph K_1000 1.3x in round 1. So the edge branch
+# is switched off (EDGE_MAX_DIAMETER = -1); set the two thresholds to re-enable it on a
+# device/graph where edge-based wins (e.g. 3 and 64.0).
+EDGE_MAX_DIAMETER = -1
 EDGE_MIN_DEGREE = 64.0
 
 
@@ -61,7 +63,8 @@ def graph_shape(graph: CSRGraph, sweeps: int = 2) -> GraphShape:
 
 
 def choose_kernel(shape: GraphShape) -> str:
-    """'edge' for tiny-diameter very dense graphs, else 'work_efficient' (see above)."""
+    """'edge' when the diameter is at most EDGE_MAX_DIAMETER and the mean degree at least
+    EDGE_MIN_DEGREE, else 'work_efficient' (the measured winner everywhere: see above)."""
     if shape.diameter_estimate <= EDGE_MAX_DIAMETER and shape.mean_degree >= EDGE_MIN_DEGREE:
         return "edge"
     return "work_efficient"
