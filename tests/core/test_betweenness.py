@@ -303,3 +303,39 @@ def test_shape_rule(monkeypatch):
     monkeypatch.setattr(shape, "EDGE_MAX_DIAMETER", 3)
     assert choose_kernel(graph_shape(dense)) == "edge"
     assert choose_kernel(graph_shape(road)) == "work_efficient"
+
+
+def test_sampled_within_stated_error():
+    """Seeded sampled run on a 900-vertex road grid: every prefix's estimate lies within the
+    stated bound of its exact SB, and the sampled set is near the exact greedy's value."""
+    g = fam.road_grid(30, 30, seed=7)
+    k = 4
+    r = place_billboards(g, k, mode="weighted", backend="cpu", method="sampled",
+                         epsilon=0.2, delta=0.05, seed=11)
+    assert r.method == "sampled" and r.samples > 0 and r.error_bound > 0
+    for i in range(k):
+        exact = group_betweenness(g, r.sites[: i + 1], mode="weighted")[0]
+        assert abs(r.group_betweenness[i] - exact) <= r.error_bound
+    ex = place_billboards(g, k, mode="weighted", backend="cpu", method="exact")
+    n = g.num_nodes
+    # (1 - 1/e)·OPT - eps·A·B <= SB(sampled), and OPT >= SB(exact greedy)
+    own = group_betweenness(g, r.sites, mode="weighted")[0]
+    assert own >= (1 - 1 / math.e) * ex.group_betweenness[-1] - 0.2 * n * n
+    # same seed, same answer
+    r2 = place_billboards(g, k, mode="weighted", backend="cpu", method="sampled",
+                          epsilon=0.2, delta=0.05, seed=11)
+    assert list(r2.sites) == list(r.sites)
+
+
+def test_method_auto_picks_by_size():
+    from gpu_core.betweenness.api import sample_size
+
+    small = fam.grid_road(seed=1)
+    assert place_billboards(small, 2, backend="cpu").method == "exact"
+    big = fam.road_grid(200, 200, seed=1)  # 40,000 vertices: K·|V|·|E| too large on a CPU
+    gen = billboards(big, 2, backend="cpu", epsilon=0.5)
+    first = next(gen)
+    assert first.phase == "sample"
+    gen.close()
+    assert sample_size(20, 1_520_000, 0.1, 0.1) == math.ceil(
+        2 * (math.log(20) + 20 * math.log(1_520_000)) / 0.01)
