@@ -187,7 +187,9 @@ def _int_token(tok: bytes, what: str, path: str, lineno: int, *, lo: int, hi: in
             raise MapFormatError(f"negative weight {val}", path=path, line=lineno)
         raise MapFormatError(f"{what} {val} is below {lo}", path=path, line=lineno)
     if val >= hi:
-        raise MapFormatError(f"{what} {val} is not below {hi}", path=path, line=lineno)
+        raise MapFormatError(
+            f"{what} {val} is above {hi - 1}, the largest allowed", path=path, line=lineno
+        )
     return val
 
 

@@ -92,14 +92,17 @@ def load_map(
             return load_osm(
                 path, profile=profile, contract=contract, progress=progress, cancel=cancel
             )
-        if fmt == "dimacs":
+        if fmt in ("dimacs", "pace"):
+            # The p line decides, not the extension: `xz -d NE.gr.xz` gives a PACE NE.gr,
+            # and a gzipped PACE file is a .gr.gz.
+            kind = _problem_line(path)
+            if kind == b"tw" or (kind is None and fmt == "pace"):
+                from .dimacs import load_pace
+
+                return load_pace(path, seed=seed, progress=progress, cancel=cancel)
             from .dimacs import load_dimacs
 
             return load_dimacs(path, progress=progress, cancel=cancel)
-        if fmt == "pace":
-            from .dimacs import load_pace
-
-            return load_pace(path, seed=seed, progress=progress, cancel=cancel)
         if fmt == "graphml":
             from .graphml import load_graphml
 
@@ -124,6 +127,39 @@ def load_map(
         "code": _code_version(),
     }
     return cached(path, opts, build)
+
+
+def _problem_line(path: str, limit: int = 1 << 16) -> bytes | None:
+    """The problem type of a DIMACS/PACE file's ``p`` line (b"sp", b"tw", ...) from its
+    first ``limit`` decompressed bytes; None when there is none or the file is unreadable
+    (the loader then reports what is wrong)."""
+    import bz2
+    import gzip
+    import lzma
+
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+        opener = (
+            gzip.open
+            if magic[:2] == b"\x1f\x8b"
+            else lzma.open
+            if magic == b"\xfd7zXZ\x00"
+            else bz2.open
+            if magic[:3] == b"BZh"
+            else open
+        )
+        with opener(path, "rb") as fh:
+            head = fh.read(limit)
+    except (OSError, EOFError, lzma.LZMAError, ValueError):
+        return None
+    for line in head.splitlines():
+        tok = line.split()
+        if tok and tok[0] == b"p":
+            return tok[1] if len(tok) > 1 else None
+        if tok and not tok[0].startswith(b"c"):
+            return None  # arcs before any p line: the loader names the line
+    return None
 
 
 @functools.lru_cache(maxsize=1)

@@ -21,6 +21,8 @@ from .snap import DEFAULT_MAX_DISTANCE_M, Snap, Snapper, check_lonlat
 _NODE = re.compile(r"^\s*node\s*:\s*([+-]?\d{1,20})\s*$", re.IGNORECASE)
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _LONLAT = re.compile(rf"^\s*({_NUM})\s*,\s*({_NUM})\s*$")
+# node:NAME for GraphML files whose node ids are not all integers (meta["node_names"]).
+_NODE_NAME = re.compile(r"^\s*node\s*:\s*(\S(?:.*\S)?)\s*$", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -31,10 +33,11 @@ class ParsedPoint:
     node_id: int | None = None
     lon: float | None = None
     lat: float | None = None
+    node_name: str | None = None  # node:NAME with a non-integer NAME (GraphML ids)
 
     @property
     def is_node(self) -> bool:
-        return self.node_id is not None
+        return self.node_id is not None or self.node_name is not None
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,9 @@ def parse_point(text: str) -> ParsedPoint:
         except PointError as exc:
             raise PointError(f"point {text!r}: {exc.detail}") from None
         return ParsedPoint(text=text, lon=lon, lat=lat)
+    m = _NODE_NAME.match(text)
+    if m and not _LONLAT.match(m.group(1)):
+        return ParsedPoint(text=text, node_name=m.group(1))
     raise PointError(
         f"cannot read point {text!r}: write LON,LAT in degrees (e.g. 24.94,60.17) or node:ID"
     )
@@ -92,13 +98,27 @@ def resolve_point(
     far from any road, LON,LAT on a map without coordinates) or NodeNotFoundError."""
     p = parse_point(text)
     if p.is_node:
+        named = _named_node(net, p)
+        if named is not None:
+            i = net.index_of(named)
+            return ResolvedPoint(text, i, named, float(net.lon[i]), float(net.lat[i]))
+        if p.node_id is None:
+            raise NodeNotFoundError(
+                f"node id {p.node_name!r} is not in the map", path=net.source_path or None
+            )
         try:
             i = net.index_of(p.node_id)
         except NodeNotFoundError:
             inner = _inner_osm_node(net, text, p.node_id, snapper)
-            if inner is None:
-                raise
-            return inner
+            if inner is not None:
+                return inner
+            if net.meta.get("contracted"):
+                raise NodeNotFoundError(
+                    f"node id {p.node_id} is not a node of the contracted map (--contract "
+                    "merged it into a chain); route without --contract",
+                    path=net.source_path or None,
+                ) from None
+            raise
         return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]))
     if not net.has_coordinates:
         raise PointError(
@@ -110,6 +130,20 @@ def resolve_point(
     s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
     i = s.node
     return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), s)
+
+
+def _named_node(net: RoadNetwork, p: ParsedPoint) -> int | None:
+    """The node id (1..N) of a GraphML node named as typed, for files whose ids are not all
+    distinct integers (their names are kept in ``meta["node_names"]``, ids are 1..N in file
+    order); None when the map keeps no names or has no node of that name."""
+    names = net.meta.get("node_names")
+    if not names:
+        return None
+    key = p.node_name if p.node_name is not None else str(p.node_id)
+    for k, name in enumerate(names):
+        if str(name) == key:
+            return k + 1
+    return None
 
 
 # How far an OSM node may lie from the arc drawn through it (rounding of the projection).
@@ -142,8 +176,9 @@ def _inner_osm_node(
         s = snapper.snap_lonlat(loc[0], loc[1], max_distance_m=_INNER_NODE_TOLERANCE_M)
     except PointError:
         raise NodeNotFoundError(
-            f"node id {node_id} is in the file but on no way the {net.profile!r} profile "
-            "uses (a railway, a building, a road closed to this profile?)",
+            f"node id {node_id} is in the file but not on a road of the {net.profile!r} "
+            "profile (points snap to roads: not to railways, buildings or roads closed to "
+            "this profile)",
             path=path,
         ) from None
     i = s.node

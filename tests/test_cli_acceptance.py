@@ -59,8 +59,8 @@ def test_route_from_an_inner_osm_node(capsys, tmp_path):
 
 @pytest.mark.parametrize(
     "node, match",
-    [("7", "node id 7 is in the file but on no way the 'length' profile uses"),
-     ("8", "node id 8 is in the file but on no way"),
+    [("7", "node id 7 is in the file but not on a road of the 'length' profile"),
+     ("8", "node id 8 is in the file but not on a road"),
      ("99", "node id 99 is not in the map")],
 )  # fmt: skip
 def test_osm_node_not_on_a_usable_way(capsys, tmp_path, node, match):
@@ -69,3 +69,124 @@ def test_osm_node_not_on_a_usable_way(capsys, tmp_path, node, match):
     rc, _, err = run(capsys, "route", osm, "--from", f"node:{node}", "--to", "node:5")
     assert rc == 2 and match in err and str(osm) in err
     assert "Traceback" not in err and err.count("\n") == 1
+
+
+MIXED_GRAPHML = """<?xml version='1.0' encoding='utf-8'?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="d0" for="node" attr.name="x" attr.type="string" />
+  <key id="d1" for="node" attr.name="y" attr.type="string" />
+  <key id="d2" for="edge" attr.name="highway" attr.type="string" />
+  <key id="d3" for="edge" attr.name="length" attr.type="string" />
+  <graph edgedefault="directed">
+    <node id="5"><data key="d0">9.50</data><data key="d1">47.1</data></node>
+    <node id="x"><data key="d0">9.51</data><data key="d1">47.1</data></node>
+    <node id="1"><data key="d0">9.52</data><data key="d1">47.1</data></node>
+    <edge source="5" target="x"><data key="d2">residential</data><data key="d3">100</data></edge>
+    <edge source="x" target="1"><data key="d2">residential</data><data key="d3">200</data></edge>
+  </graph>
+</graphml>
+"""
+
+
+def test_graphml_node_ids_that_are_not_all_integers(capsys, tmp_path):
+    """node:ID names the GraphML node id as written: node:1 is the node whose id is "1"
+    (the last one here), not the first node of the file; node:x works too."""
+    g = tmp_path / "mixed.graphml"
+    g.write_text(MIXED_GRAPHML)
+    rc, out, err = run(capsys, "route", g, "--from", "node:5", "--to", "node:1", "--json")
+    assert rc == 0, err
+    assert json.loads(out)["cost"] == 3000
+    rc, out, err = run(capsys, "route", g, "--from", "node:x", "--to", "node:1", "--json")
+    assert rc == 0, err
+    assert json.loads(out)["cost"] == 2000
+    rc, _, err = run(capsys, "route", g, "--from", "node:zz", "--to", "node:1")
+    assert rc == 2 and "node id 'zz' is not in the map" in err
+
+
+@pytest.mark.parametrize(
+    "gr, match",
+    [("p sp 3 1\na 1 4 5\n", "head 4 is above 3, the largest allowed"),
+     ("p sp 3 1\na 1 2 3000000000\n", "weight 3000000000 is above 2147483647")],
+)  # fmt: skip
+def test_dimacs_out_of_range_messages_name_the_real_limit(capsys, tmp_path, gr, match):
+    p = tmp_path / "bad.gr"
+    p.write_text(gr)
+    rc, _, err = run(capsys, "info", p)
+    assert rc == 2 and match in err and f"{p}:2:" in err
+
+
+def test_matrix_node_rows_resolve_like_route(capsys, tmp_path):
+    """A 'node' column takes what route's node:ID takes: OSM nodes inside a way, GraphML
+    ids that are not integers."""
+    osm = tmp_path / "inner.osm"
+    osm.write_text(INNER_OSM)
+    a, out = tmp_path / "a.csv", tmp_path / "m.csv"
+    a.write_text("node\n2\n5\n")
+    rc, _, err = run(capsys, "matrix", osm, "--from", a, "--to", a, "--out", out)
+    assert rc == 0, err
+    rc, o2, err = run(capsys, "route", osm, "--from", "node:2", "--to", "node:5", "--json")
+    cost = json.loads(o2)["cost"]
+    assert out.read_text().splitlines() == ["from,to,cost", "0,0,0", f"0,1,{cost}",
+                                            f"1,0,{cost}", "1,1,0"]  # fmt: skip
+    g = tmp_path / "mixed.graphml"
+    g.write_text(MIXED_GRAPHML)
+    a.write_text("node\n5\nx\n")
+    rc, _, err = run(capsys, "matrix", g, "--from", a, "--to", a, "--out", out)
+    assert rc == 0, err
+    assert out.read_text().splitlines() == ["from,to,cost", "0,0,0", "0,1,1000", "1,0,",
+                                            "1,1,0"]  # fmt: skip
+
+
+def test_pace_content_under_dimacs_extensions(capsys, tmp_path):
+    """The p line picks the reader: a decompressed PACE file (.gr) or a gzipped one
+    (.gr.gz) reads as PACE with the same weights as the .gr.xz; an xz-compressed DIMACS
+    'p sp' file named .gr.xz reads as DIMACS."""
+    import gzip
+    import lzma
+
+    pace = b"c pace\np tw 3 2\n1 2\n2 3\n"
+    sp = b"p sp 3 2\na 1 2 5\na 2 3 4\n"
+    (tmp_path / "p.gr.xz").write_bytes(lzma.compress(pace))
+    (tmp_path / "p.gr").write_bytes(pace)
+    (tmp_path / "q.gr.gz").write_bytes(gzip.compress(pace))
+    (tmp_path / "s.gr.xz").write_bytes(lzma.compress(sp))
+    costs = []
+    for name in ("p.gr.xz", "p.gr", "q.gr.gz", "s.gr.xz"):
+        rc, out, err = run(
+            capsys, "route", tmp_path / name, "--from", "node:1", "--to", "node:3", "--json"
+        )
+        assert rc == 0, err
+        costs.append(json.loads(out)["cost"])
+    assert costs[0] == costs[1] == costs[2] and costs[3] == 9
+
+
+def test_node_merged_by_contract_says_so(capsys, tmp_path):
+    g = tmp_path / "chain.graphml"
+    text = MIXED_GRAPHML
+    for attr in ("id", "source", "target"):
+        text = text.replace(f'{attr}="x"', f'{attr}="7"').replace(f'{attr}="5"', f'{attr}="6"')
+    assert 'attr.name="x"' in text
+    g.write_text(text)
+    rc, _, err = run(capsys, "route", g, "--from", "node:7", "--to", "node:1")
+    assert rc == 0, err
+    rc, _, err = run(capsys, "route", g, "--contract", "--from", "node:7", "--to", "node:1")
+    assert rc == 2 and "node id 7 is not a node of the contracted map" in err
+
+
+@pytest.mark.parametrize("cmd", ["route", "matrix"])
+@pytest.mark.parametrize("value", ["-5", "nan", "abc"])
+def test_max_snap_must_be_a_distance(capsys, tmp_path, cmd, value):
+    """--max-snap nan used to switch the limit off and -5 gave '0 m ... more than -5 m'."""
+    gr = tmp_path / "w.gr"
+    gr.write_text("p sp 2 1\na 1 2 5\n")
+    (tmp_path / "w.co").write_text("p aux sp co 2\nv 1 -73990000 40730000\nv 2 -73980000 40730000\n")
+    pts = tmp_path / "p.csv"
+    pts.write_text("lon,lat\n-73.99,40.73\n")
+    if cmd == "route":
+        argv = ["route", gr, "--from", "-73.99,40.73", "--to", "node:2"]
+    else:
+        argv = ["matrix", gr, "--from", pts, "--to", pts, "--out", tmp_path / "m.csv"]
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in [*argv, f"--max-snap={value}"]])
+    assert exc.value.code == 2
+    assert "--max-snap" in capsys.readouterr().err

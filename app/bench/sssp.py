@@ -57,6 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fig8-sources", type=int, default=3)
     p.add_argument("--auto-sweep", action="store_true",
                    help="also time auto over local_rounds x blocks_per_sm (cupy only)")
+    p.add_argument("--adaptive-sweep", action="store_true",
+                   help="also time adaptive (frontier) vs frontier_fraction, with one and two"
+                        " grid barriers per phase (cupy only)")
 
 
 def _load(spec: str, seed: int):
@@ -307,6 +310,44 @@ def _auto_sweep(g, sources, out: Path) -> None:
             w.writerow([r[0], f"{r[1]:.3f}", f"{r[2]:.3f}", r[3], r[4]])
 
 
+def _adaptive_sweep(g, sources, out: Path, conv_median_s: float | None) -> None:
+    """adaptive (frontier signal) run() time vs frontier_fraction, for both device
+    variants: one grid barrier per phase (fused, the default) and two (UPDATE pass)."""
+    from gpu_core.cuda import sssp_cuda
+    from gpu_core.keys import key_space_for
+    from gpu_core.sssp import SSSPOptions
+
+    ks = key_space_for(g.weights, g.num_nodes)
+    saved = sssp_cuda.ADAPTIVE_FUSED
+    rows = []
+    try:
+        for fused in (True, False):
+            sssp_cuda.ADAPTIVE_FUSED = fused
+            for frac in (0.0, 0.005, 0.02, 0.05, 0.2, 1.0):
+                opts = SSSPOptions(adaptive_signal="frontier", frontier_fraction=frac)
+                src0 = np.array([sources[0]], np.int32)
+                sssp_cuda.run(g, src0, "adaptive", opts, ks)  # warm-up
+                ts, full = [], []
+                for s in sources:
+                    t0 = time.perf_counter()
+                    _k, _p, log = sssp_cuda.run(g, np.array([s], np.int32), "adaptive", opts, ks)
+                    ts.append(time.perf_counter() - t0)
+                    full.append(int((log.rows["mode"] == 0).sum()))
+                med = statistics.median(ts)
+                ratio = conv_median_s / med if conv_median_s else float("nan")
+                rows.append((int(fused), frac, med * 1e3, statistics.median(full), ratio))
+                print(f"  adaptive:frontier fused={int(fused)} fraction={frac:g}: "
+                      f"{med * 1e3:.2f} ms ({rows[-1][3]:.0f} full phases, x{ratio:.2f} conv)",
+                      flush=True)
+    finally:
+        sssp_cuda.ADAPTIVE_FUSED = saved
+    with open(out / "adaptive_sweep.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["fused", "frontier_fraction", "run_ms", "full_phases", "x_conventional"])
+        for r in rows:
+            w.writerow([r[0], r[1], f"{r[2]:.3f}", r[3], f"{r[4]:.3f}"])
+
+
 def run(args: argparse.Namespace) -> int:
     from gpu_core.backend import describe_backend, resolve_backend
     from gpu_core.graph import CSRGraph
@@ -381,6 +422,9 @@ def run(args: argparse.Namespace) -> int:
               conv["median_ms"] / 1e3 if conv else None)
     if args.auto_sweep and backend == "cupy":
         _auto_sweep(g, sources[: min(len(sources), 5)], out)
+    if args.adaptive_sweep and backend == "cupy":
+        _adaptive_sweep(g, sources[: min(len(sources), 3)], out,
+                        conv["median_ms"] / 1e3 if conv else None)
     # one summary line (scripts/gpu_part_sssp.sh collects it)
     parts = [f"map={label.split(' ')[0]}", f"n={g.num_nodes}", f"scipy={sc_med * 1e3:.1f}ms"]
     if "auto" in by:

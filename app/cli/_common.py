@@ -46,11 +46,22 @@ def add_search_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-snap",
-        type=float,
+        type=_snap_limit,
         default=1000.0,
         metavar="M",
         help="farthest a LON,LAT point may lie from a road, metres (default 1000)",
     )
+
+
+def _snap_limit(text: str) -> float:
+    """--max-snap: metres, a number >= 0 (inf allowed); argparse reports anything else."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of metres") from None
+    if not v >= 0:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"{text!r}: give a distance of 0 metres or more")
+    return v
 
 
 _NEGATIVE_POINT = re.compile(r"^-\d+$|^-\d*\.\d+$|^-[\d.]+(?:[eE][-+]?\d+)?\s*,\s*[-+]?[\d.]")

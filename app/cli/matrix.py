@@ -33,7 +33,7 @@ def register(sub) -> None:
     from gpu_core.backend import BACKENDS
     from gpu_core.multi_source import VARIANTS
 
-    from ._common import add_map_arguments
+    from ._common import _snap_limit, add_map_arguments
 
     p = sub.add_parser(
         "matrix",
@@ -50,7 +50,7 @@ def register(sub) -> None:
     p.add_argument("--backend", default="auto", choices=BACKENDS, help="compute backend")
     p.add_argument("--variant", default="auto", choices=VARIANTS,
                    help="GPU many-source variant (default: the fastest)")
-    p.add_argument("--max-snap", type=float, default=1000.0, metavar="M",
+    p.add_argument("--max-snap", type=_snap_limit, default=1000.0, metavar="M",
                    help="farthest a point may lie from a road, metres (default 1000)")
     p.add_argument("--chunk", type=int, default=None, metavar="ROWS",
                    help="origins per computed chunk (default: what fits memory)")
@@ -97,12 +97,17 @@ def read_points(path: str, net, max_snap: float, snapper_box: list) -> tuple[np.
             if kind == "node":
                 if len(row) != 1:
                     raise PointError(f"{where}: expected one node id, got {len(row)} fields")
+                text = row[0].strip()
                 try:
-                    nid = int(row[0].strip())
+                    nid = int(text)
                 except ValueError:
-                    raise PointError(f"{where}: node id {row[0].strip()!r} is not an integer") \
-                        from None
-                node = net.index_of(nid)
+                    if not net.meta.get("node_names"):  # GraphML keeps non-integer ids
+                        raise PointError(f"{where}: node id {text!r} is not an integer") \
+                            from None
+                    nid = text
+                # As route's node:ID: GraphML names, and OSM nodes inside a way (snapped
+                # to the arc through them) resolve too.
+                node = _node(net, nid, snapper_box)
                 keys.append(nid)
             else:
                 if len(row) != 2:
@@ -122,6 +127,22 @@ def read_points(path: str, net, max_snap: float, snapper_box: list) -> tuple[np.
     if not nodes:
         raise PointError("no points after the header", path=path)
     return np.asarray(nodes, dtype=np.int32), keys
+
+
+def _node(net, nid: int | str, snapper_box: list) -> int:
+    from maps.points import resolve_point
+
+    snapper = None
+    if net.meta.get("format") == "osm" and net.has_coordinates:
+        try:
+            return net.index_of(int(nid))
+        except Exception:  # an OSM node inside a way: resolve_point snaps it
+            from maps.snap import Snapper
+
+            if not snapper_box:
+                snapper_box.append(Snapper(net))
+            snapper = snapper_box[0]
+    return resolve_point(net, f"node:{nid}", snapper=snapper).node
 
 
 def _snap(net, lon: float, lat: float, max_snap: float, snapper_box: list) -> int:

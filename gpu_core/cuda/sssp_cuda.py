@@ -10,8 +10,13 @@
   host-mapped memory, so the host only waits for the stream (no copy call). ``time_us`` of
   such a phase is host-measured: from before its first launch to after that wait, Python
   launch overhead included (that is what seed 001's adaptive switch reads).
-* ``adaptive`` with ``adaptive_signal="frontier"`` runs its list-mode stretches as one
-  persistent launch each (``sssp_adaptive.cu``): the switch test needs only UPDATE's count.
+* ``adaptive`` with ``adaptive_signal="frontier"`` (and no target) decides every phase on
+  the device: one cooperative launch (``adaptive_device`` in ``sssp_adaptive.cu``) runs up
+  to ADAPTIVE_LAUNCH_PHASES Jacobi phases, each full (|V| threads over the mask) or list
+  mode as the previous phase's frontier count says, with device-side telemetry (frontier,
+  arcs, mode, ``%globaltimer``) read back once per launch. Same phases, frontiers, arcs
+  and modes as the host-driven loop and the CPU backend (tests/gpu compare them). With a
+  target it stays host-driven; the time signal stays as seed 001 describes (host-measured).
 * ``auto`` runs the whole search in one persistent cooperative launch (or a few, to poll
   ``cancel``): near-far buckets for spread weights, an unordered asynchronous worklist
   otherwise, block-local shared-memory queues drained for many rounds per grid barrier,
@@ -24,6 +29,7 @@ Predecessors come from one pass over all arcs with atomicMin (the rule in ``keys
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -76,6 +82,14 @@ AUTO_TUNING = {
 WEIGHT_CV_NEARFAR = 1.0
 # adaptive with the frontier signal runs its list-mode stretches in one persistent launch
 ADAPTIVE_PERSISTENT = True
+# ... and, better, every phase of it (full ones too) decided and run on the device
+ADAPTIVE_DEVICE = True
+ADAPTIVE_LAUNCH_PHASES = 1024  # phases per launch (cancel / on_phase between launches)
+# adaptive_fused (one grid barrier per phase, no UPDATE pass) instead of adaptive_device
+# (two barriers): both exact and tested; fused measured slower on kanto (82 vs 69 ms on the
+# H200, docs/perf/sssp_gpu.md: its full phases pay a stamp atomic per improved head), so
+# off unless SIGNPOST_ADAPTIVE_FUSED=1
+ADAPTIVE_FUSED = os.environ.get("SIGNPOST_ADAPTIVE_FUSED", "0") == "1"
 # on_phase is called at least this often (seconds) for the host-driven strategies
 FLUSH_S = 0.02
 
@@ -110,7 +124,8 @@ def _sm_count(cp) -> int:
 class _Ctx:
     """Device arrays and helpers shared by the strategies of one search."""
 
-    def __init__(self, g: CSRGraph, sources: np.ndarray, ks: KeySpace, opts):
+    def __init__(self, g: CSRGraph, sources: np.ndarray, ks: KeySpace, opts,
+                 stats: bool = True):
         cp = _cp()
         self.cp = cp
         self.host = g
@@ -125,6 +140,9 @@ class _Ctx:
         self.stream = cp.cuda.get_current_stream()
         self.sms = _sm_count(cp)
         self.fixed_grid = self.sms * 8  # grid-stride kernels whose count lives on the device
+        self.ws = None  # auto's cached workspace (see _Workspace), taken by _run_auto
+        if not stats:  # auto keeps its statistics on the device: no per-phase buffers
+            return
         # per-phase statistics: two device buffers (the phase's, and the next one, cleared
         # by the phase's last kernel) and one host-mapped mirror (pinned memory is mapped
         # at the same address under unified addressing)
@@ -144,6 +162,11 @@ class _Ctx:
         return get_kernel(file, func)
 
     def alloc(self, shape, dtype, what: str):
+        if self.ws is not None:
+            return self.ws.get(self, shape, dtype, what)
+        return self._alloc(shape, dtype, what)
+
+    def _alloc(self, shape, dtype, what: str):
         nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
         ensure_free(nbytes, what)
         with oom_as_typed(what, nbytes):
@@ -171,6 +194,38 @@ class _Ctx:
 
     def cur(self, p: int):
         return self.st[p & 1], self.st[(p + 1) & 1]
+
+
+class _Workspace:
+    """auto's device arrays, kept with the DeviceGraph and reused by the next search on the
+    same graph (no allocation, no memory check per call). A search takes one workspace
+    from the graph's free list and gives it back when done, so two threads searching the
+    same graph never share one. Arrays are keyed by their purpose; every search re-inits
+    what it reads (the fills in _run_auto_*), so nothing leaks between searches."""
+
+    def __init__(self):
+        self.arrays: dict[tuple, object] = {}
+
+    def get(self, ctx: _Ctx, shape, dtype, what: str):
+        key = (what, tuple(np.atleast_1d(shape).tolist()), np.dtype(dtype).str)
+        a = self.arrays.get(key)
+        if a is None:
+            a = ctx._alloc(shape, dtype, what)
+            self.arrays[key] = a
+        return a
+
+
+def _take_workspace(dg) -> _Workspace:
+    with dg._lock:
+        free = dg.__dict__.setdefault("_auto_ws", [])
+        return free.pop() if free else _Workspace()
+
+
+def _give_back_workspace(dg, ws: _Workspace) -> None:
+    with dg._lock:
+        free = dg.__dict__.setdefault("_auto_ws", [])
+        if len(free) < 2:
+            free.append(ws)
 
 
 class _Recorder:
@@ -245,6 +300,8 @@ def _run_bf(ctx: _Ctx, strategy: str, rec: _Recorder):
     prev_dt = None
     persistent_lists = (strategy == "adaptive" and opts.adaptive_signal == "frontier"
                         and ctx.target < 0 and ADAPTIVE_PERSISTENT)
+    if persistent_lists and ADAPTIVE_DEVICE:
+        return _run_adaptive_device(ctx, rec, lin, lout, C, U, mask, stamp, cnt, thr)
     if persistent_lists:
         pmax = 256
         pcap = pmax + 1
@@ -344,6 +401,62 @@ def _run_bf(ctx: _Ctx, strategy: str, rec: _Recorder):
         if ctx.target >= 0 and int(m[ST_MINKEY]) >= int(m[ST_TKEY]):
             break
     return C
+
+
+_AD_MODES = ("conventional", "selection", "switch")
+
+
+def _run_adaptive_device(ctx: _Ctx, rec: _Recorder, lin, lout, C, U, mask, stamp, cnt: int,
+                         thr: int):
+    """adaptive with the frontier signal, every decision on the device (``adaptive_device``
+    in sssp_adaptive.cu): one cooperative launch runs up to ADAPTIVE_LAUNCH_PHASES phases,
+    full or list as the previous frontier says; the host reads the telemetry once per
+    launch (and polls cancel / feeds on_phase between launches)."""
+    cp, n, dg, kw = ctx.cp, ctx.n, ctx.dg, ctx.kw
+    pmax = max(1, int(ADAPTIVE_LAUNCH_PHASES))
+    cap = pmax + 1
+    tele = cp.zeros(4 * cap + 4, dtype=cp.uint64)
+    ctl = tele[4 * cap:]
+    lc = cp.zeros(3, dtype=cp.uint64)
+    lc_host = np.zeros(3, dtype=np.uint64)
+    bar = cp.zeros(2, dtype=cp.uint32)
+    fused = ADAPTIVE_FUSED
+    kern = get_kernel("sssp_adaptive.cu", "adaptive_fused" if fused else "adaptive_device",
+                      cooperative=True)
+    launch = _coop_launch(ctx, kern, lambda args_: args_, blocks_per_sm=4)
+    if fused:
+        mask1 = ctx.alloc(n, np.uint8, "second frontier mask")
+        mask1.fill(0)
+    full = prev_full = 0  # adaptive starts in list mode (seed 001)
+    p = 0
+    while True:
+        rec.check_cancel()
+        lc_host[:] = 0
+        lc_host[p % 3] = cnt
+        lc.set(lc_host)
+        if p:
+            tele.fill(0)
+        a_lists = (lin, lout) if p % 2 == 0 else (lout, lin)
+        tail = (a_lists[0], a_lists[1], lc, bar, np.int32(p), np.int32(pmax), np.uint64(thr),
+                np.int32(full), np.int32(prev_full), tele, np.int32(cap), ctl)
+        if fused:  # keys C/U and masks alternate by phase parity on the device
+            launch((np.int32(n), dg.indptr, dg.indices, kw, mask, mask1, C, U, stamp) + tail)
+        else:
+            launch((np.int32(n), dg.indptr, dg.indices, kw, mask, C, U, stamp) + tail)
+        host = tele.get()  # the one read-back of this launch
+        k, reason, last, last_full = (int(x) for x in host[4 * cap:4 * cap + 4])
+        tt = host[2 * cap:3 * cap]
+        for i in range(k):
+            rec.add(int(host[i]), int(host[cap + i]), (int(tt[i + 1]) - int(tt[i])) / 1e3,
+                    _AD_MODES[int(host[3 * cap + i])])
+        rec.flush()
+        p += k
+        if k % 2:
+            lin, lout = lout, lin
+        cnt = last
+        prev_full, full = last_full, (1 if last > thr else 0)
+        if reason == 1 or k == 0:
+            return C  # fused: C and U are equal once the last phase changed nothing
 
 
 # ---------------------------------------------------------------------------- near-far
@@ -501,10 +614,9 @@ def _persistent(ctx: _Ctx, rec: _Recorder, launch, coop: bool) -> None:
     relaxed, [2cap:3cap) %globaltimer at the phase start (ns); ctl = [phase reached, -,
     done, iteration]. One read-back per launch/batch.
     """
-    cp = ctx.cp
     lp = max(1, int(AUTO_TUNING["launch_phases"] if coop else AUTO_TUNING["batch_phases"]))
     cap = lp + 1
-    tele = cp.zeros(3 * cap + 4, dtype=cp.uint64)
+    tele = ctx.alloc(3 * cap + 4, np.uint64, "auto telemetry")
     ctl = tele[3 * cap:]
     starts_t: dict[int, int] = {}
     starts_f: dict[int, int] = {}
@@ -565,7 +677,8 @@ def _run_auto_nf(ctx: _Ctx, rec: _Recorder):
     if dp >= (1 << 62):
         dp = 1 << 61
     nb = max(2, int(AUTO_TUNING["buckets"]))
-    ensure_free(nb * n * 4 + n * 40, "auto's bucket lists")
+    if ctx.ws is None or not ctx.ws.arrays:  # a reused workspace holds them already
+        ensure_free(nb * n * 4 + n * 40, "auto's bucket lists")
     near0 = ctx.alloc(n, np.int32, "near list")
     near1 = ctx.alloc(n, np.int32, "next near list")
     C, _, _ = ctx.keys(False, False, near0)
@@ -644,10 +757,42 @@ def _pred(ctx: _Ctx, C):
     return pred
 
 
+def _pinned(cp, arr) -> np.ndarray:
+    mem = cp.cuda.alloc_pinned_memory(arr.nbytes)
+    return np.frombuffer(mem, dtype=arr.dtype, count=arr.size)
+
+
+_COPY_STREAMS: dict[int, object] = {}
+_D2H = 2  # cudaMemcpyDeviceToHost
+
+
+def _pred_and_copies(ctx: _Ctx, C) -> tuple[np.ndarray, np.ndarray]:
+    """Predecessor pass and both copies to pinned host memory, overlapped: the keys leave
+    on a second stream while the predecessor pass runs on the search's stream; the host
+    waits once for each stream (no synchronising copy calls)."""
+    cp = ctx.cp
+    rt = cp.cuda.runtime
+    dev = cp.cuda.runtime.getDevice()
+    side = _COPY_STREAMS.get(dev)
+    if side is None:
+        side = _COPY_STREAMS[dev] = cp.cuda.Stream(non_blocking=True)
+    key_h = _pinned(cp, C)
+    done = ctx.stream.record()
+    side.wait_event(done)
+    rt.memcpyAsync(key_h.ctypes.data, C.data.ptr, C.nbytes, _D2H, side.ptr)
+    pred = _pred(ctx, C)
+    pred_h = _pinned(cp, pred)
+    rt.memcpyAsync(pred_h.ctypes.data, pred.data.ptr, pred.nbytes, _D2H,
+                   ctx.stream.ptr)
+    # the workspace (pred, C) may be reused by the next search only after both copies
+    ctx.stream.synchronize()
+    side.synchronize()
+    return key_h.view(np.int64), pred_h
+
+
 def _to_host(cp, arr, dtype) -> np.ndarray:
     """Device -> host through pinned memory (about twice the pageable copy rate)."""
-    mem = cp.cuda.alloc_pinned_memory(arr.nbytes)
-    out = np.frombuffer(mem, dtype=arr.dtype, count=arr.size)
+    out = _pinned(cp, arr)
     arr.get(out=out)
     return out.view(dtype) if np.dtype(dtype) != arr.dtype else out
 
@@ -673,15 +818,23 @@ def run(g, sources, strategy: str, opts, ks: KeySpace, *, on_phase=None, cancel=
     ensure_free(n * (8 + 8 + 4 + 4 + 4 + 4 + 4 + 1 + 1), f"the {strategy} search workspace")
     rec = _Recorder(strategy, on_phase, cancel)
     with oom_as_typed(f"the {strategy} search", n * 40):
-        ctx = _Ctx(g, src.astype(np.int32), ks, opts)
+        ctx = _Ctx(g, src.astype(np.int32), ks, opts, stats=strategy != "auto")
+        if strategy == "auto":
+            # auto reuses its device arrays from the previous search on this graph
+            ws = ctx.ws = _take_workspace(ctx.dg)
+            try:
+                C = _run_auto(ctx, rec)
+                key, pred_h = _pred_and_copies(ctx, C)
+            finally:
+                ctx.ws = None
+            _give_back_workspace(ctx.dg, ws)
+            return key, pred_h, rec.log()
         if strategy in ("conventional", "selection", "adaptive", "bellman_ford_queue"):
             C = _run_bf(ctx, strategy, rec)
         elif strategy == "delta":
             C = _run_delta(ctx, rec)
         elif strategy == "eval_dijkstra":
             C = _run_eval(ctx, rec)
-        else:
-            C = _run_auto(ctx, rec)
         pred = _pred(ctx, C)
         key = _to_host(cp, C, np.int64)
         pred_h = _to_host(cp, pred, np.int32)

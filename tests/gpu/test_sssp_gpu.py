@@ -89,6 +89,36 @@ def test_adaptive_really_switches():
     _check_vs_reference(g, 0, res)
 
 
+@pytest.mark.parametrize("fused", (False, True), ids=("two_barriers", "fused"))
+@pytest.mark.parametrize("per_launch", (1, 3, 1024))
+@pytest.mark.parametrize("fraction", (0.0, 0.02, 0.05, 1.0))
+def test_adaptive_on_device_launch_split(monkeypatch, per_launch, fraction, fused):
+    # adaptive (frontier) runs on the device in launches of ADAPTIVE_LAUNCH_PHASES phases;
+    # the mode and lists carried from one launch to the next must not change anything
+    # (both kernels: adaptive_device, and adaptive_fused with double-buffered keys)
+    from gpu_core.cuda import sssp_cuda
+
+    monkeypatch.setattr(sssp_cuda, "ADAPTIVE_LAUNCH_PHASES", per_launch)
+    monkeypatch.setattr(sssp_cuda, "ADAPTIVE_FUSED", fused)
+    g = road_grid(45, 45, seed=12)
+    opts = SSSPOptions(adaptive_signal="frontier", frontier_fraction=fraction)
+    for src in (0, [3, 1500, 2000]):
+        gpu = sssp(g, src, strategy="adaptive", backend="cupy", options=opts)
+        _check_vs_reference(g, src, gpu)
+        cpu = sssp(g, src, strategy="adaptive", backend="cpu", options=opts)
+        _same(gpu, cpu, telemetry=True, modes=True)
+
+
+def test_auto_workspace_reuse():
+    # auto keeps its device arrays with the graph: back-to-back searches from different
+    # sources (and a target search in between) must each be exact
+    g = road_grid(70, 70, seed=13)
+    for src in (0, 4899, [7, 2500], 1234, 0):
+        res = sssp(g, src, strategy="auto", backend="cupy")
+        _check_vs_reference(g, src, res)
+        sssp(g, src, strategy="auto", backend="cupy", target=100)
+
+
 @pytest.mark.parametrize("strategy", ALL)
 def test_multi_source(strategy):
     g = road_grid(40, 50, seed=4)
@@ -127,6 +157,7 @@ def test_cancel_and_on_phase(strategy, monkeypatch):
     from gpu_core.cuda import sssp_cuda
 
     monkeypatch.setitem(sssp_cuda.AUTO_TUNING, "launch_phases", 2)  # several launches
+    monkeypatch.setattr(sssp_cuda, "ADAPTIVE_LAUNCH_PHASES", 2)
     g = road_grid(30, 30, seed=7)
     polls = {"n": 0}
 

@@ -33,7 +33,7 @@ def test_parse_good(text, node_id, lon, lat):
 @pytest.mark.parametrize(
     "text, match",
     [("12,abc", "cannot read point '12,abc'"), ("10,95", "latitude 95.0"),
-     ("200,10", "longitude 200.0"), ("node:abc", "cannot read"), ("node:", "cannot read"),
+     ("200,10", "longitude 200.0"), ("node:", "cannot read"), ("node: ", "cannot read"),
      ("", "cannot read"), ("1e999,0", "not finite"), ("nan,1", "cannot read"),
      ("1,2,3", "cannot read"), ("12", "LON,LAT")],
 )  # fmt: skip
@@ -99,3 +99,10 @@ def test_fuzz_resolve_raises_only_map_errors(walk, text):
     except MapError:
         return
     assert 0 <= r.node < walk.num_nodes
+
+
+def test_parse_node_name():
+    """node:NAME with a non-integer NAME is a GraphML node id (resolved by name)."""
+    p = parse_point(" node: a-b ")
+    assert p.is_node and p.node_name == "a-b" and p.node_id is None
+    assert parse_point("node:12").node_name is None
