@@ -7,9 +7,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 EXTRAS=${1:-}
 PY=${PYTHON:-python3}
 
-# Qt (PySide6) needs a few shared libraries even offscreen; install them on Debian/Ubuntu
-# when missing and we are root (CI and fresh machines). Elsewhere just warn.
-QT_DEBS="libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0"
+# Qt (PySide6) needs a few shared libraries even offscreen, and its xcb plugin (a window on
+# an X display) a few more; install them on Debian/Ubuntu when missing and we are root (CI
+# and fresh machines). Elsewhere just warn.
+QT_DEBS="libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0
+ libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
+ libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-xinerama0 libxcb-xkb1"
 if command -v dpkg-query >/dev/null 2>&1; then
   missing=""
   for p in $QT_DEBS; do

@@ -16,11 +16,25 @@ import sys
 
 
 def run_gui(args: argparse.Namespace) -> int:
-    if args.screenshot and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+    has_display = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if args.screenshot and not has_display:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a headless machine
-    from ._compat import check_binding
+    if sys.platform.startswith("linux") and not has_display and not os.environ.get("QT_QPA_PLATFORM"):
+        # Qt would abort with a long plugin message; say what to do instead.
+        print(
+            "signpost gui: error: no display (DISPLAY/WAYLAND_DISPLAY unset): run it in a "
+            "desktop session, or render offscreen with --screenshot FILE.png "
+            "(or QT_QPA_PLATFORM=offscreen)",
+            file=sys.stderr,
+        )
+        return 2
+    from ._compat import BindingError, check_binding
 
-    check_binding()
+    try:
+        check_binding()
+    except BindingError as exc:
+        print(f"signpost gui: error: {exc}", file=sys.stderr)
+        return 2
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
