@@ -71,14 +71,19 @@ def read_bytes(path: str) -> bytes:
         raise MapFormatError(f"cannot read the file: {exc.strerror or exc}", path=path) from None
     try:
         if raw[:2] == b"\x1f\x8b":
-            return gzip.decompress(raw)
+            return _strip_bom(gzip.decompress(raw))
         if raw[:6] == b"\xfd7zXZ\x00":
-            return lzma.decompress(raw)
+            return _strip_bom(lzma.decompress(raw))
         if raw[:3] == b"BZh":
-            return bz2.decompress(raw)
+            return _strip_bom(bz2.decompress(raw))
     except (EOFError, OSError, lzma.LZMAError, zlib.error, ValueError) as exc:
         raise MapFormatError(f"truncated or corrupt compressed data ({exc})", path=path) from None
-    return raw
+    return _strip_bom(raw)
+
+
+def _strip_bom(data: bytes) -> bytes:
+    """Text saved by Windows editors may start with a UTF-8 byte-order mark."""
+    return data[3:] if data[:3] == b"\xef\xbb\xbf" else data
 
 
 def _show(raw: bytes) -> str:

@@ -153,6 +153,8 @@ def _problem_line(path: str, limit: int = 1 << 16) -> bytes | None:
             head = fh.read(limit)
     except (OSError, EOFError, lzma.LZMAError, ValueError):
         return None
+    if head[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
+        head = head[3:]
     for line in head.splitlines():
         tok = line.split()
         if tok and tok[0] == b"p":

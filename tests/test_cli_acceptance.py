@@ -190,3 +190,19 @@ def test_max_snap_must_be_a_distance(capsys, tmp_path, cmd, value):
         main([str(a) for a in [*argv, f"--max-snap={value}"]])
     assert exc.value.code == 2
     assert "--max-snap" in capsys.readouterr().err
+
+
+def test_dimacs_with_a_byte_order_mark_and_crlf(capsys, tmp_path):
+    """Files saved by Windows editors: a UTF-8 BOM and CRLF line ends (.gr, .co, PACE)."""
+    bom = b"\xef\xbb\xbf"
+    (tmp_path / "w.gr").write_bytes(bom + b"c w\r\np sp 2 1\r\na 1 2 5\r\n")
+    (tmp_path / "w.co").write_bytes(bom + b"p aux sp co 2\r\nv 1 9500000 47100000\r\n"
+                                    b"v 2 9510000 47100000\r\n")  # fmt: skip
+    (tmp_path / "p.gr").write_bytes(bom + b"p tw 2 1\r\n1 2\r\n")
+    rc, out, err = run(capsys, "route", tmp_path / "w.gr", "--from", "9.5,47.1", "--to",
+                       "node:2", "--json")  # fmt: skip
+    assert rc == 0, err
+    assert json.loads(out)["cost"] == 5
+    rc, out, err = run(capsys, "info", tmp_path / "p.gr", "--json")
+    assert rc == 0, err
+    assert json.loads(out)["arcs"] == 2
