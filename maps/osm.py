@@ -10,8 +10,10 @@ graph of one weight profile (``maps.profiles``). Choices, in the order they appl
   motorways one-way for cars). Railways (``railway`` = rail, light_rail, subway, tram,
   monorail; lifecycle-tagged, yard/siding/spur and tourist lines left out) only in
   ``multimodal``, both directions.
-* **Graph nodes** are way endpoints, nodes shared by two or more ways (or met twice by
-  one way), station anchors and transfer anchors. Node ids are the OSM node ids. A node
+* **Graph nodes** are every OSM node of a used way (so any node id of the file can be
+  routed from exactly); with ``contract=True`` only way endpoints, nodes shared by two or
+  more ways (or met twice by one way), station anchors and transfer anchors, and then
+  degree-2 chains are merged. Node ids are the OSM node ids. A node
   shared by a road and a railway (a level crossing, street-running tram) gets a separate
   rail copy with id ``RAIL_COPY_OFFSET + osm_id``, so nobody boards a train at a level
   crossing: road and rail meet only through transfer arcs. Every other point of a way
@@ -213,16 +215,21 @@ def load_osm(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     station_radius_m: float = STATION_RADIUS_M,
+    nodes: str = "all",
 ) -> RoadNetwork:
     """Load an OSM file as the graph of ``profile`` (see the module doc for every choice).
 
     Raises ProfileError (unknown profile), MapFormatError (missing, truncated or
     malformed file, naming it), EmptyMapError (no way usable by the profile),
     LoadCancelled (``cancel()`` returned True). ``progress(fraction, message)`` is
-    called now and then from the calling thread.
+    called now and then from the calling thread. ``nodes="all"`` (the default) makes
+    every OSM node of a used way a graph node; ``"junctions"`` only way ends, shared
+    nodes and anchors (the others become arc geometry); ``contract=True`` implies it.
     """
     path = os.fspath(path)
     P.check_profile(profile)
+    if nodes not in ("all", "junctions"):
+        raise ValueError(f"nodes must be 'all' or 'junctions', not {nodes!r}")
     if not os.path.isfile(path):
         raise MapFormatError("no such file", path=path)
     t0 = time.perf_counter()
@@ -268,6 +275,11 @@ def load_osm(
     _, ref_inv, ref_counts = np.unique(refs, return_inverse=True, return_counts=True)
     is_node = ref_counts[ref_inv] >= 2
     is_node[starts[:-1]] = True
+    if nodes == "all" and not contract:
+        # Every OSM node of a used way is a graph node (as OSMnx with simplify=False), so
+        # `node:ID` of any node in the file routes exactly from that node; contract=True
+        # keeps only junctions, way ends and anchors, then merges degree-2 chains.
+        is_node[:] = True
     is_node[starts[1:] - 1] = True
 
     transfers: list[tuple[int, int, int]] = []  # (rail point, road point, station osm id)

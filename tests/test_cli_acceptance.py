@@ -40,19 +40,25 @@ INNER_OSM = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def test_route_from_an_inner_osm_node(capsys, tmp_path):
-    """node:ID of an OSM node inside a way (the common case) routes from the arc it lies
-    on, like a LON,LAT point on it, instead of failing with 'not in the map'."""
+    """node:ID of an OSM node inside a way (the common case) routes from exactly that node;
+    with --contract, where it is merged away, from the arc it lies on (like a LON,LAT
+    point on it) instead of failing with 'not in the map'."""
     osm = tmp_path / "inner.osm"
     osm.write_text(INNER_OSM)
     rc, out, err = run(capsys, "route", osm, "--from", "node:3", "--to", "node:5", "--json")
     assert rc == 0, err
     d = json.loads(out)
-    assert d["from"]["node_id"] == 4  # node 3 is nearer to junction 4 than to end 1
+    assert d["node_ids"] == [3, 4, 5]
+    rc, out, err = run(
+        capsys, "route", osm, "--from", "node:3", "--to", "node:5", "--json", "--contract"
+    )
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["from"]["node_id"] in (1, 5)  # an end of the merged chain 1-2-3-4-5
     assert d["from"]["snap"]["distance_m"] < 0.01
-    assert d["node_ids"] == [4, 5]
     rc, out, err = run(capsys, "route", osm, "--from", "node:2", "--to", "node:5", "--json")
     assert rc == 0, err
-    assert json.loads(out)["node_ids"] == [1, 4, 5]
+    assert json.loads(out)["node_ids"] == [2, 3, 4, 5]
     rc, _, err = run(capsys, "sssp", osm, "--source", "node:2", "--out", tmp_path / "s.csv")
     assert rc == 0, err
 

@@ -31,7 +31,11 @@ def arcs_by_id(net) -> dict[tuple[int, int], list[tuple[int, int, str]]]:
 
 @pytest.fixture(scope="module")
 def small():
-    return {p: load_osm(SMALL, profile=p) for p in ("length", "walk", "drive", "multimodal")}
+    # Junction-level graphs: the arcs these tests name run between ways' shared nodes.
+    return {
+        p: load_osm(SMALL, profile=p, nodes="junctions")
+        for p in ("length", "walk", "drive", "multimodal")
+    }
 
 
 def test_every_profile_builds_a_valid_network(small):
@@ -173,7 +177,7 @@ def test_costs_match_networkx(small, profile):
 
 def test_contraction_keeps_costs_and_geometry():
     for profile in ("walk", "drive", "multimodal"):
-        a = load_osm(SMALL, profile=profile)
+        a = load_osm(SMALL, profile=profile, nodes="junctions")
         b = load_osm(SMALL, profile=profile, contract=True)
         b.validate()
         assert b.num_nodes <= a.num_nodes
@@ -193,13 +197,32 @@ def test_contraction_merges_a_chain(tmp_path):
         + way(2, [3, 4, 5], "highway", "residential")
         + "</osm>"
     )
-    a = load_osm(tmp_path / "c.osm", profile="length")
+    a = load_osm(tmp_path / "c.osm", profile="length", nodes="junctions")
     assert sorted(a.node_ids.tolist()) == [1, 3, 5]  # split where the ways meet
+    full = load_osm(tmp_path / "c.osm", profile="length")
+    assert sorted(full.node_ids.tolist()) == [1, 2, 3, 4, 5]  # default: every way node
     b = load_osm(tmp_path / "c.osm", profile="length", contract=True)
     assert sorted(b.node_ids.tolist()) == [1, 5] and b.num_arcs == 2
     arc = b.arc_between(b.index_of(1), b.index_of(5))
     assert b.geom_indptr[arc + 1] - b.geom_indptr[arc] == 3  # 2, 3, 4 kept as geometry
     assert b.weights[arc] == a.weights.sum() // 2
+
+
+def test_every_way_node_is_a_graph_node_by_default():
+    """Default graphs keep every OSM node of a used way, with the same drawn length and
+    the same routes as the junction graph up to per-arc rounding of the weights."""
+    full = load_osm(SMALL, profile="walk")
+    junc = load_osm(SMALL, profile="walk", nodes="junctions")
+    assert set(junc.node_ids.tolist()) < set(full.node_ids.tolist())
+    assert 73 in set(full.node_ids.tolist())  # inner point of footway 1-73-5 (junction: geometry)
+    assert full.edge_length.sum() == pytest.approx(junc.edge_length.sum(), rel=1e-9)
+    keep = [full.index_of(i) for i in junc.node_ids.tolist()]
+    df = dijkstra(full.to_scipy(), indices=keep)[:, keep]
+    dj = dijkstra(junc.to_scipy())
+    finite = np.isfinite(dj)
+    np.testing.assert_array_equal(np.isfinite(df), finite)
+    # each junction arc splits into at most a few pieces, each rounded to whole units
+    assert np.abs(df[finite] - dj[finite]).max() <= 0.5 * full.num_arcs
 
 
 def test_lengths_are_haversine_along_geometry(small):
