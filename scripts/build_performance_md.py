@@ -27,10 +27,21 @@ def main() -> None:
         text = pages[name].read_text(encoding="utf-8").strip()
         # Demote headings one level so each page becomes a section of this document;
         # relative links in the pages point from docs/perf/, rebase them to docs/.
-        text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
-        text = re.sub(r"\]\((?!https?:|/|#)([^)]+)\)", lambda m: f"](perf/{m.group(1)})", text)
-        out.append(text + "\n")
+        out.append(_rebase(text) + "\n")
     (ROOT / "docs" / "performance.md").write_text("\n".join(out), encoding="utf-8")
+
+
+def _rebase(text: str) -> str:
+    """Demote headings one level and point relative links at docs/perf/, outside code."""
+    lines, in_code = [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        elif not in_code:
+            line = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", line)
+            line = re.sub(r"\]\((?!https?:|/|#)([^)]+)\)", lambda m: f"](perf/{m.group(1)})", line)
+        lines.append(line)
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

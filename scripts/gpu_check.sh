@@ -11,7 +11,7 @@ PY=${PY:-python3}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 
 echo "== GPU tests"
-$PY -m pytest -q -m gpu tests -p no:cacheprovider 2>&1 | tee "$OUT/gpu_tests.log" | tail -n 15
+$PY -m pytest -q -m gpu tests/gpu -p no:cacheprovider 2>&1 | tee "$OUT/gpu_tests.log" | tail -n 15
 
 # Each part adds its own script scripts/gpu_part_*.sh (sssp, billboards, apsp); they
 # append one-line summaries to $OUT/summary.txt.
