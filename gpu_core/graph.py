@@ -9,7 +9,6 @@ every strategy.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -77,10 +76,6 @@ class CSRGraph:
     def reverse(self) -> CSRGraph:
         """The transposed graph (arcs reversed), rows sorted like ``from_edges``."""
         return CSRGraph.from_edges(self.num_nodes, self.indices, self.arc_sources(), self.weights)
-
-
-# Device copies, one per (host graph, device): built once, reused by every strategy.
-_device_cache: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
 
 
 def device_graph(g: GraphLike) -> Any:

@@ -107,6 +107,15 @@ class RoadNetwork:
                 f"node id {node_id} is not in the map", path=self.source_path or None
             ) from None
 
+    def node_labels(self) -> np.ndarray:
+        """Each node's id as written in the source file, for output: ``node_ids``, or the
+        names of a GraphML file whose ids are not all integers (``meta["node_names"]``,
+        where ``node_ids`` are 1..N in file order), as an object array of str."""
+        names = self.meta.get("node_names")
+        if not names:
+            return self.node_ids
+        return np.asarray(names, dtype=object)[self.node_ids - 1]
+
     # ---- derived -----------------------------------------------------------------------
     def components(self) -> tuple[int, np.ndarray]:
         """Weakly connected components: (count, label per node)."""

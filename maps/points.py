@@ -46,7 +46,7 @@ class ResolvedPoint:
 
     text: str
     node: int  # node index in the network
-    node_id: int  # its id in the source file
+    node_id: int | str  # its id in the source file (a GraphML name when ids are not integers)
     lon: float  # the node's coordinates (NaN when the map has none)
     lat: float
     snap: Snap | None = None  # set for LON,LAT input
@@ -101,7 +101,7 @@ def resolve_point(
         named = _named_node(net, p)
         if named is not None:
             i = net.index_of(named)
-            return ResolvedPoint(text, i, named, float(net.lon[i]), float(net.lat[i]))
+            return ResolvedPoint(text, i, _label(net, i), float(net.lon[i]), float(net.lat[i]))
         if p.node_id is None:
             raise NodeNotFoundError(
                 f"node id {p.node_name!r} is not in the map", path=net.source_path or None
@@ -119,7 +119,7 @@ def resolve_point(
                     path=net.source_path or None,
                 ) from None
             raise
-        return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]))
+        return ResolvedPoint(text, i, _label(net, i), float(net.lon[i]), float(net.lat[i]))
     if not net.has_coordinates:
         raise PointError(
             f"point {text!r}: this map has no coordinates (a DIMACS graph without its .co "
@@ -129,7 +129,7 @@ def resolve_point(
     snapper = snapper or Snapper(net)
     s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
     i = s.node
-    return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), s)
+    return ResolvedPoint(text, i, _label(net, i), float(net.lon[i]), float(net.lat[i]), s)
 
 
 def _named_node(net: RoadNetwork, p: ParsedPoint) -> int | None:
@@ -182,9 +182,15 @@ def _inner_osm_node(
             path=path,
         ) from None
     i = s.node
-    return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), s)
+    return ResolvedPoint(text, i, _label(net, i), float(net.lon[i]), float(net.lat[i]), s)
 
 
 def _num(v: float) -> float | None:
     """JSON-safe float: None for NaN/inf."""
     return float(v) if math.isfinite(v) else None
+
+
+def _label(net: RoadNetwork, i: int) -> int | str:
+    """Node ``i``'s id as written in the source file (see RoadNetwork.node_labels)."""
+    v = net.node_labels()[i]
+    return v if isinstance(v, str) else int(v)

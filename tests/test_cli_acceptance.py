@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from app.cli import main
@@ -107,6 +108,27 @@ def test_graphml_node_ids_that_are_not_all_integers(capsys, tmp_path):
     assert json.loads(out)["cost"] == 2000
     rc, _, err = run(capsys, "route", g, "--from", "node:zz", "--to", "node:1")
     assert rc == 2 and "node id 'zz' is not in the map" in err
+
+
+def test_graphml_names_are_what_the_outputs_print(capsys, tmp_path):
+    """Outputs name nodes by the GraphML ids as written, not by internal numbers."""
+    g = tmp_path / "mixed.graphml"
+    g.write_text(MIXED_GRAPHML)
+    rc, out, err = run(capsys, "route", g, "--from", "node:5", "--to", "node:1", "--json")
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["node_ids"] == ["5", "x", "1"]
+    assert d["from"]["node_id"] == "5" and d["to"]["node_id"] == "1"
+    csv = tmp_path / "s.csv"
+    rc, _, err = run(capsys, "sssp", g, "--source", "node:x", "--out", csv)
+    assert rc == 0, err
+    rows = dict(line.split(",") for line in csv.read_text().splitlines()[1:])
+    assert rows == {"5": "", "x": "0", "1": "2000"}
+    npy = tmp_path / "s.npy"
+    rc, _, err = run(capsys, "sssp", g, "--source", "node:x", "--out", npy)
+    assert rc == 0, err
+    arr = np.load(npy)
+    assert arr["node_id"].tolist() == ["5", "x", "1"] and arr["cost"].tolist() == [-1, 0, 2000]
 
 
 @pytest.mark.parametrize(

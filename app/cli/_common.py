@@ -224,7 +224,7 @@ def route_json(net, src, dst, route: Route, *, map_path: str | None = None) -> d
         "length_m": round(length, 3),
         "nodes": int(len(route.nodes)),
         "arcs": int(len(route.arcs)),
-        "node_ids": [int(i) for i in net.node_ids[route.nodes].tolist()],
+        "node_ids": net.node_labels()[route.nodes].tolist(),
         "path": path_lonlat(net, route),
         "from": src.as_dict(),
         "to": dst.as_dict(),

@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
     assert result is not None
     t_run = time.perf_counter() - t1
-    ids = [int(net.node_ids[v]) for v in result.sites]
+    labels = net.node_labels()
+    ids = [labels[v].item() if hasattr(labels[v], 'item') else labels[v] for v in result.sites]
     lon = getattr(net, "lon", None)
     lat = getattr(net, "lat", None)
     out = {

@@ -42,7 +42,11 @@ def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
     """Write costs as CSV or NPY (see the command's help); CliError for other extensions."""
     low = path.lower()
     if low.endswith(".npy"):
-        arr = np.empty(node_ids.shape[0], dtype=NPY_DTYPE)
+        dtype = NPY_DTYPE
+        if node_ids.dtype == object:  # GraphML names: a string field of the needed width
+            width = max((len(str(v)) for v in node_ids.tolist()), default=1)
+            dtype = np.dtype([("node_id", f"U{width}"), ("cost", np.int64)])
+        arr = np.empty(node_ids.shape[0], dtype=dtype)
         arr["node_id"] = node_ids
         arr["cost"] = dist
         np.save(path, arr, allow_pickle=False)
@@ -71,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     src = resolve(net, args.source, snapper=snapper, max_distance_m=args.max_snap)
     res = sssp(net, src.node, strategy=args.strategy, backend=args.backend)
     try:
-        write_costs(out, net.node_ids, res.dist)
+        write_costs(out, net.node_labels(), res.dist)
     except OSError as exc:
         raise CliError(f"cannot write {out!r}: {exc.strerror or exc}") from None
     reached = int(res.reached.sum())
