@@ -6,13 +6,19 @@
 #          networkx ratio.
 #   full:  + work-efficient layout sweep, the Andorra extract and a complete graph, and the
 #          sampled method on NE (carry .gpu_maps: andorra_length.spn, NE.gr.xz).
+#   goals: issue 5's two goals only (app.bench.billboards --goals).
 set -uo pipefail
 MODE=${MODE:-quick}
 OUT=${OUT:-bench_out}
 PY=${PY:-python3}
 mkdir -p "$OUT"
 COMMON=(--k-max 10 --sources 2048 --budget-s 3 --summary "$OUT/summary.txt")
-if [ "$MODE" = full ]; then
+if [ "$MODE" = goals ]; then
+  # issue 5 only: near-far sweep, exact K=10 on the 31K grid, sampled K=20 on NE to the end
+  timeout 170 $PY -m app.bench.billboards --goals --map gen:grid:31041 --k-max 10 \
+    --ne .gpu_maps/NE.gr.xz --ne-k 20 --epsilon 0.2,0.15,0.1 --nf-factors 0,4 \
+    --summary "$OUT/summary.txt"
+elif [ "$MODE" = full ]; then
   MAPS=(--map gen:grid:31041)
   [ -f .gpu_maps/andorra_length.spn ] && MAPS+=(--map .gpu_maps/andorra_length.spn)
   timeout 300 $PY -m app.bench.billboards "${COMMON[@]}" "${MAPS[@]}" \

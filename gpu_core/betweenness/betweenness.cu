@@ -72,9 +72,19 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
                          const int* __restrict__ rindptr, const int* __restrict__ rindices,
                          const ll* __restrict__ rw, const unsigned char* __restrict__ in_r,
                          VRec* rec, int* q0, int* q1, int* stamp, int& s_len, int& s_next,
+                         const ll delta, ll& s_bound, ll& s_minfar, int& s_near,
+                         unsigned char* tin, unsigned char* tout,
                          const int* __restrict__ tg = nullptr, const int T = 0,
                          ll* s_dmax = nullptr)
 {
+    // Near-far (delta > 0; Davidson et al. IPDPS 2014): phase 1 expands only frontier
+    // vertices with dist < bound; the others stay in the frontier unexpanded. When no
+    // vertex below the bound is left, bound = (smallest frontier dist) + delta. Plain
+    // frontier Bellman-Ford re-expands a vertex each time it improves (on road maps with
+    // varied weights many times); near-far settles roughly in distance order. The fixed
+    // point (exact distances) is the same, so everything after phase 1 is unchanged.
+    // tin/tout (optional): per level-order position i, bit k set iff in-/out-arc k (< 8)
+    // of order[i] is tight; later passes skip arcs known not tight (arcs >= 8 are tested).
     // Sampling (T > 0 targets tg): a vertex u with dist[u] >= D = max over the targets of
     // their (tentative) distance cannot precede a target on a shortest path (arcs >= 1),
     // so it is not expanded, and the Kahn phase keeps only dist <= D. Every vertex with
@@ -86,6 +96,8 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
     if (tid == 0) {
         rec[s].dist = 0; q0[0] = s; s_len = 1; s_next = 0;
         if (T > 0) *s_dmax = INF;
+        s_bound = delta > 0 ? delta : INF;
+        s_minfar = INF; s_near = 0;
     }
     gsync<WARP>();
     // ---- phase 1: exact distances, frontier Bellman-Ford (BFS when w == 1)
@@ -96,18 +108,26 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
         const int len = s_len;
         if (len == 0) break;
         const ll dmax = T > 0 ? *s_dmax : INF;
+        const ll bound = s_bound;
         for (int i = tid; i < len; i += bd) {
             const int u = cur[i];
             const ll du = ld_volatile(&rec[u].dist);
             if (du >= dmax) continue;  // sampling: beyond every target
+            if (du >= bound) {  // far: stays in the frontier, not expanded yet
+                if (atomicExch(&stamp[u], round) != round) nxt[atomicAdd(&s_next, 1)] = u;
+                if (du < ld_volatile(&s_minfar)) atomicMin((ull*)&s_minfar, (ull)du);
+                continue;
+            }
             const int e1 = indptr[u + 1];
             for (int e = indptr[u]; e < e1; ++e) {
                 const int x = indices[e];
                 const ll nd = du + w[e];
                 if (nd < ld_volatile(&rec[x].dist)) {
                     const ll old = (ll)atomicMin((ull*)&rec[x].dist, (ull)nd);
-                    if (nd < old && atomicExch(&stamp[x], round) != round) {
-                        nxt[atomicAdd(&s_next, 1)] = x;
+                    if (nd < old) {
+                        if (nd < bound) s_near = 1;
+                        else if (nd < ld_volatile(&s_minfar)) atomicMin((ull*)&s_minfar, (ull)nd);
+                        if (atomicExch(&stamp[x], round) != round) nxt[atomicAdd(&s_next, 1)] = x;
                     }
                 }
             }
@@ -115,6 +135,9 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
         gsync<WARP>();
         if (tid == 0) {
             s_len = s_next; s_next = 0;
+            // nothing below the bound left in the frontier: move the bound past its minimum
+            if (!s_near && s_minfar != INF) s_bound = s_minfar + delta;
+            s_near = 0; s_minfar = INF;
             if (T > 0) {
                 ll d = 0;
                 for (int k = 0; k < T; ++k) {
@@ -160,28 +183,34 @@ __device__ int we_search(const int n, const int s, const int* __restrict__ indpt
             if (L > 0) {  // pull sigma: every tight predecessor is on an earlier level
                 const ll dx = rec[x].dist;
                 double sg = 0.0, sb = 0.0;
-                const int e1 = rindptr[x + 1];
-                for (int e = rindptr[x]; e < e1; ++e) {
+                unsigned m8 = 0;
+                const int e0 = rindptr[x], e1 = rindptr[x + 1];
+                for (int e = e0; e < e1; ++e) {
                     const VRec& ru = rec[rindices[e]];
                     const ll du = ru.dist;
                     if (du != INF && du + rw[e] == dx) {
                         sg += ru.sigma;
                         if (WITH_SBAR) sb += ru.sbar;
+                        if (e - e0 < 8) m8 |= 1u << (e - e0);
                     }
                 }
+                if (tin) tin[i] = (unsigned char)m8;
                 rec[x].sigma = sg;
                 if (WITH_SBAR) rec[x].sbar = in_r[x] ? 0.0 : sb;
             }
             // push: a successor whose last tight predecessor this was joins level L + 1
             const ll du = rec[x].dist;
-            const int e1 = indptr[x + 1];
-            for (int e = indptr[x]; e < e1; ++e) {
+            unsigned m8 = 0;
+            const int e0 = indptr[x], e1 = indptr[x + 1];
+            for (int e = e0; e < e1; ++e) {
                 const int y = indices[e];
                 const ll dy = rec[y].dist;
-                if (du + w[e] == dy && dy <= dlim && atomicSub(&stamp[y], 1) == 1) {
-                    order[atomicAdd(&s_len, 1)] = y;
+                if (du + w[e] == dy && dy <= dlim) {
+                    if (e - e0 < 8) m8 |= 1u << (e - e0);
+                    if (atomicSub(&stamp[y], 1) == 1) order[atomicAdd(&s_len, 1)] = y;
                 }
             }
+            if (tout) tout[i] = (unsigned char)m8;
         }
         gsync<WARP>();
         if (tid == 0) lvl[L + 2] = s_len;
@@ -209,7 +238,7 @@ __device__ void we_round_impl(const int n, const int* __restrict__ indptr, const
          const double* __restrict__ b, const int* __restrict__ sources, const int nsrc,
          VRec* rec_all, int* q0_all, int* q1_all, int* stamp_all, NetRec* net_all,
          double* sb_out, double* pp_out, const int mode, const int* __restrict__ slots,
-         int* Ls)
+         int* Ls, unsigned char* tin_all, unsigned char* tout_all, const ll delta)
 {
     const int per_block = WARP ? (blockDim.x >> 5) : 1;
     const int grp = WARP ? (threadIdx.x >> 5) : 0;
@@ -217,7 +246,8 @@ __device__ void we_round_impl(const int n, const int* __restrict__ indptr, const
     const int ngroups = gridDim.x * per_block;
     int* stamp = stamp_all + (size_t)gid * n;
     NetRec* net = net_all + (size_t)gid * n;
-    __shared__ int s_len_a[32], s_next_a[32];
+    __shared__ int s_len_a[32], s_next_a[32], s_near_a[32];
+    __shared__ ll s_bound_a[32], s_minfar_a[32];
     __shared__ double red[32];
     int& s_len = s_len_a[grp];
     int& s_next = s_next_a[grp];
@@ -229,10 +259,14 @@ __device__ void we_round_impl(const int n, const int* __restrict__ indptr, const
         VRec* rec = rec_all + row * n;
         int* q0 = q0_all + row * n;
         int* q1 = q1_all + row * (n + 1);
+        unsigned char* tin = tin_all + row * n;    // tight in-arc bits by level position
+        unsigned char* tout = tout_all + row * n;  // tight out-arc bits by level position
         int L;
         if (mode < 2) {
             L = we_search<true, WARP>(n, s, indptr, indices, w, rindptr, rindices, rw, in_r,
-                                      rec, q0, q1, stamp, s_len, s_next);
+                                      rec, q0, q1, stamp, s_len, s_next, delta,
+                                      s_bound_a[grp], s_minfar_a[grp], s_near_a[grp], tin,
+                                      tout);
             if (mode == 1 && tid == 0) Ls[row] = L;
         } else {
             L = Ls[row];
@@ -245,8 +279,10 @@ __device__ void we_round_impl(const int n, const int* __restrict__ indptr, const
                     if (in_r[x]) { rec[x].sbar = 0.0; continue; }
                     const ll dx = rec[x].dist;
                     double sb = 0.0;
-                    const int e1 = rindptr[x + 1];
-                    for (int e = rindptr[x]; e < e1; ++e) {
+                    const unsigned m8 = tin[i];
+                    const int e0 = rindptr[x], e1 = rindptr[x + 1];
+                    for (int e = e0; e < e1; ++e) {
+                        if (e - e0 < 8 && !((m8 >> (e - e0)) & 1u)) continue;  // not tight
                         const VRec& ru = rec[rindices[e]];
                         if (ru.dist != INF && ru.dist + rw[e] == dx) sb += ru.sbar;
                     }
@@ -266,8 +302,10 @@ __device__ void we_round_impl(const int n, const int* __restrict__ indptr, const
                 const int v = order[i];
                 const ll dv = rec[v].dist;
                 double d = 0.0;
-                const int e1 = indptr[v + 1];
-                for (int e = indptr[v]; e < e1; ++e) {
+                const unsigned m8 = tout[i];
+                const int e0 = indptr[v], e1 = indptr[v + 1];
+                for (int e = e0; e < e1; ++e) {
+                    if (e - e0 < 8 && !((m8 >> (e - e0)) & 1u)) continue;  // not tight
                     const int x = indices[e];
                     if (in_r[x]) continue;
                     const VRec& rx = rec[x];
@@ -317,9 +355,11 @@ __device__ void we_round_impl(const int n, const int* __restrict__ indptr, const
     const double* __restrict__ a, const double* __restrict__ b, \
     const int* __restrict__ sources, const int nsrc, VRec* rec_all, int* q0_all, \
     int* q1_all, int* stamp_all, NetRec* net_all, double* sb_out, double* pp_out, \
-    const int mode, const int* __restrict__ slots, int* Ls
+    const int mode, const int* __restrict__ slots, int* Ls, unsigned char* tin_all, \
+    unsigned char* tout_all, const ll delta
 #define WE_ROUND_PASS n, indptr, indices, w, rindptr, rindices, rw, in_r, a, b, sources, \
-    nsrc, rec_all, q0_all, q1_all, stamp_all, net_all, sb_out, pp_out, mode, slots, Ls
+    nsrc, rec_all, q0_all, q1_all, stamp_all, net_all, sb_out, pp_out, mode, slots, Ls, \
+    tin_all, tout_all, delta
 
 // one block per source
 extern "C" __global__ void __launch_bounds__(256, 4) we_round(WE_ROUND_ARGS) {
@@ -501,19 +541,26 @@ we_sample(const int n, const int* __restrict__ indptr, const int* __restrict__ i
           const int* __restrict__ targets, const int nsrc, const int T, const ull seed,
           const long long base, VRec* rec_all, int* q0_all, int* q1_all,
           int* stamp_all, long long* out_sample, int* out_vertex, const long long cap,
-          ull* counter, unsigned char* reach)
+          ull* counter, unsigned char* reach, const ll delta, int* next_job)
 {
     const size_t off = (size_t)blockIdx.x * n;
     VRec* rec = rec_all + off;
     int* q0 = q0_all + off;
     int* q1 = q1_all + (size_t)blockIdx.x * (n + 1);
     int* stamp = stamp_all + off;
-    __shared__ int s_len, s_next;
-    __shared__ ll s_dmax;
-    for (int j = blockIdx.x; j < nsrc; j += gridDim.x) {
+    __shared__ int s_len, s_next, s_near, s_job;
+    __shared__ ll s_dmax, s_bound, s_minfar;
+    // sources are taken from a global counter (their work varies a lot with the target's
+    // distance): no block sits idle while another still has a queue of sources
+    while (true) {
+        if (threadIdx.x == 0) s_job = atomicAdd(next_job, 1);
+        __syncthreads();
+        const int j = s_job;
+        if (j >= nsrc) break;
         const int s = sources[j];
         we_search<false, false>(n, s, indptr, indices, w, rindptr, rindices, rw, in_r, rec,
-                                q0, q1, stamp, s_len, s_next, targets + (size_t)j * T, T,
+                                q0, q1, stamp, s_len, s_next, delta, s_bound, s_minfar,
+                                s_near, nullptr, nullptr, targets + (size_t)j * T, T,
                                 &s_dmax);
         const long long gj = base + j;
         for (int ti = threadIdx.x; ti < T; ti += blockDim.x) {

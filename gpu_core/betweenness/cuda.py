@@ -29,6 +29,18 @@ LS_THREADS = 256
 LS_CHECK_EVERY = 4  # level-synchronous: read the "changed" flag every few launches
 SCRATCH_BUDGET = 8 << 30  # bytes of per-source scratch at most
 CACHE_BUDGET = 48 << 30  # per-source rows kept across greedy rounds (work-efficient)
+# Near-far step of the work-efficient searches' distance phase, in units of the mean arc
+# length: only frontier vertices with dist < bound are expanded, bound moves on by
+# NEAR_FAR_FACTOR * mean(w). 0 = plain frontier Bellman-Ford (the earlier kernel). Unit
+# lengths (hops) always run plain BFS (it settles each level once anyway).
+NEAR_FAR_FACTOR = 4.0
+
+
+def near_far_delta(w: np.ndarray) -> int:
+    """The near-far step for arc lengths ``w`` (0 = off)."""
+    if NEAR_FAR_FACTOR <= 0 or w.size == 0 or int(w.min()) == int(w.max()):
+        return 0
+    return max(1, int(NEAR_FAR_FACTOR * float(w.mean())))
 
 
 def _module():
@@ -86,6 +98,7 @@ class CudaEngine:
             self.tails = cp.asarray(g.arc_sources())
             self.a = cp.asarray(a, dtype=cp.float64)
             self.b = cp.asarray(b, dtype=cp.float64)
+        self.w_host = np.asarray(w, dtype=np.int64)
         self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         self.num_sm = int(props["multiProcessorCount"])
@@ -109,8 +122,9 @@ class CudaEngine:
         group = self.we_group or WE_GROUP
         gpb = max(1, WE_THREADS // 32) if group == "warp" else 1
         cached = self._cache not in (None, False)
-        # per source in flight: stamp 4 + NetRec 16 (+ VRec 32 + queues 8 without the cache)
-        per_group = (20 if cached else 60) * self.n + 16
+        # per source in flight: stamp 4 + NetRec 16 (+ VRec 32 + queues 8 + tight bits 2
+        # without the cache)
+        per_group = (20 if cached else 62) * self.n + 16
         nb = max(1, min(self.num_sm * WE_BLOCKS_PER_SM, SCRATCH_BUDGET // (per_group * gpb)))
         return nb, gpb
 
@@ -157,7 +171,7 @@ class CudaEngine:
         a_host = cp.asnumpy(self.a)
         srcs = np.flatnonzero(a_host > 0)
         n = self.n
-        need = srcs.size * (40 * n + 8) + 64 * n
+        need = srcs.size * (42 * n + 8) + 64 * n
         free, _ = free_memory()
         if not self.use_cache or need > min(CACHE_BUDGET, int(free * 0.7)):
             self._cache = False
@@ -172,6 +186,9 @@ class CudaEngine:
                 q0=cp.empty((srcs.size, n), dtype=cp.int32),
                 q1=cp.empty((srcs.size, n + 1), dtype=cp.int32),
                 Ls=cp.zeros(srcs.size, dtype=cp.int32),
+                # tight in-/out-arc bits per level position (skip non-tight arcs later)
+                tin=cp.empty((srcs.size, n), dtype=cp.uint8),
+                tout=cp.empty((srcs.size, n), dtype=cp.uint8),
             )
         return True
 
@@ -186,10 +203,11 @@ class CudaEngine:
             stamp, net = self._alloc(("wec", rows), [((rows, n), i4), ((rows, n, 2), f8)])
         else:
             # rec: one 32-byte VRec (dist, sigma, sbar, dbar) per vertex; net: (net, pl)
-            rec, q0, q1, stamp, net = self._alloc(
+            rec, q0, q1, stamp, net, tin, tout = self._alloc(
                 ("we", rows),
                 [((rows, n, 4), f8), ((rows, n), i4), ((rows, n + 1), i4),
-                 ((rows, n), i4), ((rows, n, 2), f8)],
+                 ((rows, n), i4), ((rows, n, 2), f8), ((rows, n), np.uint8),
+                 ((rows, n), np.uint8)],
             )
         net.fill(0)
         f = self.mod.get_function("we_round_warp" if gpb > 1 else "we_round")
@@ -213,13 +231,16 @@ class CudaEngine:
                 c = self._cache
                 slots = cp.asarray(c["slot_of"][part])
                 rec_a, q0_a, q1_a, ls = c["rec"], c["q0"], c["q1"], c["Ls"]
+                tin_a, tout_a = c["tin"], c["tout"]
             else:
                 slots = d_src  # unused in mode 0
                 rec_a, q0_a, q1_a, ls = rec, q0, q1, sb_out
+                tin_a, tout_a = tin, tout
             f((nb,), (threads,),
               (np.int32(n), self.indptr, self.indices, self.w, self.rindptr, self.rindices,
                self.rw, d_in_r, self.a, self.b, d_src, np.int32(part.size), rec_a, q0_a, q1_a,
-               stamp, net, sb_out, pp_out, np.int32(mode), slots, ls))
+               stamp, net, sb_out, pp_out, np.int32(mode), slots, ls, tin_a, tout_a,
+               np.int64(near_far_delta(self.w_host))))
             if cached and mode == 1:
                 self._cache["filled"][part] = True
             sb_tot += sb_out.sum()
@@ -343,10 +364,14 @@ class CudaSampler:
             self.q0 = cp.empty((nb, n), dtype=cp.int32)
             self.q1 = cp.empty((nb, n + 1), dtype=cp.int32)
             self.stamp = cp.empty((nb, n), dtype=cp.int32)
-        self.cap_per_sample = 64  # grows to the longest paths seen
+        self.w_host = np.asarray(w, dtype=np.int64)
+        # entries per sample in the output buffers: generous from the start (12 bytes each)
+        # so a chunk is not searched twice; the first NE chunk overflowed 64 and re-ran
+        self.cap_per_sample = int(max(64, min(self.n, 8192)))
+        self.reruns = 0  # chunks searched again because the buffers were too small
 
     def chunk_size(self, total: int) -> int:
-        per = -(-total // 10)
+        per = -(-total // 4)  # few chunks: each ends with a partly idle last wave
         return max(self.nb, -(-per // self.nb) * self.nb)
 
     def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int):
@@ -361,14 +386,17 @@ class CudaSampler:
             out_s = cp.empty(cap, dtype=cp.int64)
             out_v = cp.empty(cap, dtype=cp.int32)
             counter = cp.zeros(1, dtype=cp.uint64)
+            next_job = cp.zeros(1, dtype=cp.int32)
             f((min(self.nb, ns),), (256,),
               (np.int32(self.n), self.indptr, self.indices, self.w, self.rindptr,
                self.rindices, self.rw, self.zero_r, d_src, d_tgt, np.int32(ns), np.int32(T),
                np.uint64(seed), np.int64(base), self.rec, self.q0, self.q1,
-               self.stamp, out_s, out_v, np.int64(cap), counter, reach))
+               self.stamp, out_s, out_v, np.int64(cap), counter, reach,
+               np.int64(near_far_delta(self.w_host)), next_job))
             used = int(counter.get()[0])
             if used <= cap:
                 break
+            self.reruns += 1
             self.cap_per_sample = -(-used // (ns * T)) * 2  # too small: rerun the chunk
         # the atomic append order varies: sort entries so the result is reproducible
         es, ev = out_s[:used], out_v[:used]

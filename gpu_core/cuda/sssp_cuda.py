@@ -70,11 +70,14 @@ AUTO_TUNING = {
     "local_queue": 128,  # entries of a block's shared-memory queue per round
     "block": 256,  # threads per block of the persistent kernels
     "lanes": 4,  # threads per work item (a vertex's arcs side by side)
-    "precheck": True,  # read a head's key before its atomicMin
+    # read a head's key before its atomicMin (nearfar only; auto_bf always prechecks).
+    # Off: one dependent L2 read less per hop; H200 sweep 2026-11-22: kanto device 8.23 vs
+    # 8.90 ms, same relaxations (docs/perf/sssp_gpu.md)
+    "precheck": False,
     "stage": True,  # nearfar: stage far-bucket pushes in shared memory (see sssp_auto.cu)
     "blocks_per_sm": 2,
     "local_rounds": 64,  # nearfar; bf uses bf_local_rounds
-    "bf_local_rounds": 64,
+    "bf_local_rounds": 32,  # H200 sweep 2026-11-22: NE device 6.74 ms vs 7.75 with 64
     "launch_phases": 8192,  # phases per persistent launch (cancel/on_phase between them)
     "batch_phases": 64,  # one-phase launches queued per read-back when not cooperative
     "cooperative": True,

@@ -156,3 +156,33 @@ def test_sampled_paths_equal_cpu(name, mode, T):
     o1 = np.lexsort((ev1, es1))
     np.testing.assert_array_equal(cp.asnumpy(es2), es1[o1])
     np.testing.assert_array_equal(cp.asnumpy(ev2), ev1[o1])
+
+
+@pytest.mark.parametrize("factor", [0.0, 0.3, 1.0, 16.0])
+@pytest.mark.parametrize("name", ["grid_road", "zero_weights", "random_sparse", "disconnected"])
+def test_near_far_steps_equal_cpu(name, factor, monkeypatch):
+    """Any near-far step (0 = Bellman-Ford) gives the same rounds and sampled paths."""
+    from gpu_core.betweenness import cuda as bcuda
+    from gpu_core.betweenness.cpu import sample_paths
+    from gpu_core.betweenness.cuda import CudaSampler, reverse_arrays
+
+    monkeypatch.setattr(bcuda, "NEAR_FAR_FACTOR", factor)
+    g = fam.make_graph(name, seed=3)
+    n = g.num_nodes
+    ce, ge = engines(g, "weighted", "work_efficient")
+    in_r = np.zeros(n, dtype=bool)
+    for r in ([], [0, n // 2]):  # round 1 fills the cached rows, round 2 reuses them
+        in_r[r] = True
+        check_round(ce, ge, in_r, np.flatnonzero(~in_r).astype(np.int32))
+    w = search_weights(g, "weighted")
+    ri, rx, rw = reverse_arrays(g, w)
+    rng = np.random.default_rng(2)
+    srcs = rng.integers(0, n, 200).astype(np.int32)
+    tgts = rng.integers(0, n, (200, 2)).astype(np.int32)
+    es1, ev1, r1 = sample_paths(g.indptr, g.indices, w, False, ri, rx, rw, srcs, tgts,
+                                np.uint64(5), 3)
+    es2, ev2, r2 = CudaSampler(g, w, ri, rx, rw).run(srcs, tgts, 5, 3)
+    np.testing.assert_array_equal(cp.asnumpy(r2), r1)
+    o1 = np.lexsort((ev1, es1))
+    np.testing.assert_array_equal(cp.asnumpy(es2), es1[o1])
+    np.testing.assert_array_equal(cp.asnumpy(ev2), ev1[o1])
