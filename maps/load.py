@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 from .errors import MapFormatError, ProfileError, UnknownFormatError
 from .network import RoadNetwork
@@ -124,8 +121,7 @@ def load_map(
         "contract": contract,
         "seed": seed,
         "fmt": fmt,
-        "code": _code_version(),
-    }
+    }  # the cache key also covers the file's content and the loader code (maps.cache)
     return cached(path, opts, build)
 
 
@@ -162,13 +158,3 @@ def _problem_line(path: str, limit: int = 1 << 16) -> bytes | None:
         if tok and not tok[0].startswith(b"c"):
             return None  # arcs before any p line: the loader names the line
     return None
-
-
-@functools.lru_cache(maxsize=1)
-def _code_version() -> str:
-    """A digest of the map-building code, so a changed loader never serves a stale cache."""
-    h = hashlib.blake2b(digest_size=8)
-    for f in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(f.name.encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()
