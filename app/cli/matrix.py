@@ -68,24 +68,30 @@ def read_points(path: str, net, max_snap: float, snapper_box: list) -> tuple[np.
         fh = open(path, newline="", encoding="utf-8-sig")
     except OSError as exc:
         raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with fh:
-        rows = list(csv.reader(fh))
+    try:
+        with fh:
+            text = fh.read()
+    except UnicodeDecodeError as exc:
+        raise PointError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})",
+                         path=path) from None
+    lines = text.splitlines()
     # header: first non-blank line
     k = 0
-    while k < len(rows) and not any(c.strip() for c in rows[k]):
+    while k < len(lines) and not lines[k].strip():
         k += 1
-    if k == len(rows):
+    if k == len(lines):
         raise PointError("no header and no points: expected a 'lon,lat' header", path=path)
+    delim = _delimiter(lines[k])
+    rows = list(csv.reader(lines, delimiter=delim))
     header = [c.strip().lower() for c in rows[k]]
-    if header == ["lon", "lat"]:
-        kind = "lonlat"
-    elif header == ["node"]:
-        kind = "node"
-    else:
+    kind, idx = _pick_columns(header, net)
+    if kind is None:
         raise PointError(
-            f"header is {','.join(rows[k])!r}: expected 'lon,lat' (or 'node' for node ids)",
+            f"header is {delim.join(rows[k])!r}: expected 'lon,lat' columns (any order, "
+            "others ignored) or a 'node' column of node ids",
             path=path, line=k + 1,
         )
+    width = max(idx) + 1
     nodes: list[int] = []
     keys: list = []
     for lineno, row in enumerate(rows[k + 1:], start=k + 2):
@@ -94,10 +100,13 @@ def read_points(path: str, net, max_snap: float, snapper_box: list) -> tuple[np.
         i = len(nodes)
         where = f"row {i}"
         try:
+            if len(row) < width:
+                what = "a node id" if kind == "node" else "lon and lat"
+                raise PointError(f"{where}: expected {what} in column(s) "
+                                 f"{', '.join(str(j + 1) for j in idx)}, got {len(row)} "
+                                 f"field(s) ({delim.join(row)!r})")
             if kind == "node":
-                if len(row) != 1:
-                    raise PointError(f"{where}: expected one node id, got {len(row)} fields")
-                text = row[0].strip()
+                text = row[idx[0]].strip()
                 try:
                     nid = int(text)
                 except ValueError:
@@ -110,14 +119,13 @@ def read_points(path: str, net, max_snap: float, snapper_box: list) -> tuple[np.
                 node = _node(net, nid, snapper_box)
                 keys.append(nid)
             else:
-                if len(row) != 2:
-                    raise PointError(f"{where}: expected lon,lat, got {len(row)} fields")
+                cells = f"{row[idx[0]].strip()},{row[idx[1]].strip()}"
                 try:
-                    lon, lat = float(row[0]), float(row[1])
+                    lon, lat = float(row[idx[0]]), float(row[idx[1]])
                 except ValueError:
-                    raise PointError(f"{where}: {','.join(row)!r} is not two numbers") from None
+                    raise PointError(f"{where}: {cells!r} is not two numbers (lon,lat)") from None
                 if not (math.isfinite(lon) and math.isfinite(lat)):
-                    raise PointError(f"{where}: {','.join(row)!r} is not finite")
+                    raise PointError(f"{where}: {cells!r} is not finite (lon,lat)")
                 node = _snap(net, lon, lat, max_snap, snapper_box)
                 keys.append((lon, lat))
         except MapError as exc:
@@ -127,6 +135,42 @@ def read_points(path: str, net, max_snap: float, snapper_box: list) -> tuple[np.
     if not nodes:
         raise PointError("no points after the header", path=path)
     return np.asarray(nodes, dtype=np.int32), keys
+
+
+LON_NAMES = ("lon", "lng", "long", "longitude")
+LAT_NAMES = ("lat", "latitude")
+NODE_NAMES = ("node", "node_id", "nodeid")
+
+
+def _delimiter(header_line: str) -> str:
+    """',' unless the header has none and a ';' or a tab separates its names."""
+    if "," in header_line:
+        return ","
+    for d in (";", "\t"):
+        if d in header_line:
+            return d
+    return ","
+
+
+def _pick_columns(header: list[str], net) -> tuple[str | None, tuple[int, ...]]:
+    """('lonlat', (lon col, lat col)) or ('node', (col,)) by header name; (None, ()).
+
+    Columns are found by name, so their order does not matter and other columns are
+    ignored. With both kinds present, lon/lat is used on a map with coordinates."""
+
+    def find(names):
+        for j, h in enumerate(header):
+            if h in names:
+                return j
+        return None
+
+    lon, lat, node = find(LON_NAMES), find(LAT_NAMES), find(NODE_NAMES)
+    has_ll = lon is not None and lat is not None
+    if node is not None and (not has_ll or not net.has_coordinates):
+        return "node", (node,)
+    if has_ll:
+        return "lonlat", (lon, lat)
+    return None, ()
 
 
 def _node(net, nid: int | str, snapper_box: list) -> int:
@@ -195,6 +239,32 @@ def _fmt_bytes(n: int) -> str:
     return f"{n} B"
 
 
+def _output_bytes(F: int, T: int, npy: bool) -> int:
+    """Bytes the output will take: exact for .npy, a lower bound for CSV (each row
+    ``from,to,cost`` has at least the digits of its row numbers, two commas and a newline)."""
+    if npy:
+        return F * T * 8 + 128
+    return F * T * (len(str(max(F - 1, 0))) + len(str(max(T - 1, 0))) + 3)
+
+
+def _check_disk(out_dir: str, F: int, T: int, npy: bool) -> None:
+    """Refuse up front when the output cannot fit the disk (a memmap on a full disk would
+    crash with SIGBUS, a CSV stop half-way)."""
+    import shutil
+
+    need = _output_bytes(F, T, npy)
+    try:
+        free = shutil.disk_usage(out_dir).free
+    except OSError:
+        return
+    if need > free:
+        raise CliError(
+            f"the {F} x {T} matrix needs {'' if npy else 'at least '}{need} bytes "
+            f"({_fmt_bytes(need)}) in {out_dir}, which has only {free} bytes "
+            f"({_fmt_bytes(free)}) free" + ("" if npy else "; a .npy output is smaller")
+        )
+
+
 def _csv_lines(r0: int, block: np.ndarray) -> str:
     k, t = block.shape
     out = []
@@ -238,6 +308,7 @@ def run(args: argparse.Namespace) -> int:
         hint = "" if low.endswith(".npy") else " (a .npy output is far smaller than CSV)"
         print(f"note: the {F} x {T} matrix is {nbytes} bytes ({_fmt_bytes(nbytes)}), more than "
               f"fits in memory: streaming it to disk in chunks{hint}", file=sys.stderr)
+    _check_disk(out_dir, F, T, low.endswith(".npy"))
     stats: dict = {}
     rows = iter_distance_rows(net, src, targets=dst, backend=args.backend, variant=args.variant,
                               chunk=args.chunk, stats=stats)
@@ -260,6 +331,8 @@ def run(args: argparse.Namespace) -> int:
                     unreachable += int((block < 0).sum())
         os.replace(tmp, out)
         tmp = None
+    except OSError as exc:  # disk full, permissions, ...: one line, no traceback
+        raise CliError(f"cannot write {out}: {exc.strerror or exc}") from None
     finally:
         if tmp is not None:  # failed or interrupted: no half-written output
             try:

@@ -701,6 +701,10 @@ class MainWindow(ToolsMixin, QMainWindow):
             return
         self.progress.setRange(0, 1000)
         self._idle_progress()
+        if kind == "billboards":  # the panel would keep saying "starting…"
+            self.bb_panel.set_progress(0.0, f"Failed: {exc}")
+            self.show_error("Billboard placement failed", str(exc))
+            return
         self.show_error("Search failed", str(exc))
 
     def _job_cancelled(self, jid: int, kind: str) -> None:
@@ -708,6 +712,8 @@ class MainWindow(ToolsMixin, QMainWindow):
             return
         self.progress.setRange(0, 1000)
         self._idle_progress()
+        if kind == "billboards":
+            self.bb_panel.set_progress(0.0, "Cancelled")
         self.status("Search cancelled", 5000)
         self.searchCancelled.emit()
 

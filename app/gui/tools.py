@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog
 from maps.errors import MapError
 
 from .billboards import candidate_mask
-from .od import read_points_csv
+from .od import read_points_csv_lines
 from .routing import resolve_point
 from .workers import Job, JobContext
 
@@ -69,8 +69,16 @@ class ToolsMixin:
 
     def load_od_csv(self, path: str) -> int:
         """Add the points of a CSV (see od.read_points_csv); errors go to a dialog."""
+        if self.net is None:
+            self.status("Open a map first", 5000)
+            return 0
         try:
-            pts = [resolve_point(self.net, self.snapper, t, self.snap_max_m) for t in read_points_csv(path)]
+            pts = []
+            for line, text in read_points_csv_lines(path):
+                try:
+                    pts.append(resolve_point(self.net, self.snapper, text, self.snap_max_m))
+                except MapError as exc:  # name the file and line of the bad point
+                    raise MapError(exc.detail, path=path, line=line) from None
         except (MapError, OSError) as exc:
             self.show_error("Could not read the points", str(exc))
             return 0

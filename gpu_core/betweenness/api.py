@@ -29,6 +29,12 @@ Event = BillboardProgress | BillboardResult
 # an H200 with the work-efficient kernel); beyond it the sampled greedy runs.
 EXACT_WORK_LIMIT = {"cpu": 6e8, "cupy": 3e11}
 
+# Arc visits per CPU chunk of sources (about a second at ~2e7/s): cancel is polled and
+# progress reported between chunks, so a chunk must stay short even on a big map (a
+# twentieth of Andorra's 127K sources was minutes of work: cancel and closing the window
+# waited for it).
+CPU_CHUNK_WORK = 2e7
+
 
 class CpuEngine:
     """One greedy round on the CPU (numba), over chunks of sources."""
@@ -40,7 +46,10 @@ class CpuEngine:
         self.g, self.w, self.unit, self.a, self.b = g, w, unit, a, b
 
     def chunk_size(self, total: int) -> int:
-        return max(64, -(-total // 20))
+        from .cpu import LANES
+
+        by_work = int(CPU_CHUNK_WORK // max(self.g.num_arcs + self.g.num_nodes, 1))
+        return max(LANES, min(max(64, -(-total // 20)), by_work))
 
     def run(self, in_r: np.ndarray, sources: np.ndarray):
         from .cpu import LANES, round_gains

@@ -210,7 +210,7 @@ def _u01(seed, i, j, step):
     return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sample_paths(indptr, indices, w, unit, rindptr, rindices, rw, sources, targets, seed, base):
     """Random shortest paths from each source to its T targets (see betweenness.cu).
 

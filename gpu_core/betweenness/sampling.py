@@ -57,6 +57,29 @@ def _greedy_cover(xp, e_s, e_v, n_samples: int, k: int, eligible, in_r):
     return sites, gains, base
 
 
+def _sample_cpu(g, w, unit, ri, rx, rw, srcs, tgts, hash_seed, lo, hi):
+    """sample_paths over sources lo..hi split across the CPU cores (it releases the GIL).
+    Each draw is keyed by (seed, source number, target, step), so the split changes
+    nothing: the pieces concatenated in order equal one sequential call."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .cpu import sample_paths
+
+    def part(a, b):
+        return sample_paths(g.indptr, g.indices, w, unit, ri, rx, rw, srcs[a:b], tgts[a:b],
+                            np.uint64(hash_seed), a)
+
+    workers = max(1, min(os.cpu_count() or 1, hi - lo))
+    if workers == 1:
+        return part(lo, hi)
+    cuts = np.linspace(lo, hi, workers + 1).astype(int)
+    with ThreadPoolExecutor(workers) as pool:
+        parts = list(pool.map(part, cuts[:-1], cuts[1:]))
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]))
+
+
 def sampled_billboards(
     g: CSRGraph,
     k: int,
@@ -94,8 +117,12 @@ def sampled_billboards(
         xp = sampler.cp
         chunk = sampler.chunk_size(L)
     else:
+        from .api import CPU_CHUNK_WORK
+
         xp = np
-        chunk = max(16, -(-L // 20))
+        # bounded by work too, so cancel is polled about every second on a big map
+        by_work = int(CPU_CHUNK_WORK // max(g.num_arcs + n, 1))
+        chunk = max(1, min(max(16, -(-L // 20)), by_work))
     parts_s, parts_v, parts_r = [], [], []
     yield BillboardProgress(1, 1, 0, L, phase="sample")
     for lo in range(0, L, chunk):
@@ -105,10 +132,7 @@ def sampled_billboards(
         if backend == "cupy":
             es, ev, rr = sampler.run(srcs[lo:hi], tgts[lo:hi], hash_seed, lo)
         else:
-            from .cpu import sample_paths
-
-            es, ev, rr = sample_paths(g.indptr, g.indices, w, unit, ri, rx, rw, srcs[lo:hi],
-                                      tgts[lo:hi], np.uint64(hash_seed), lo)
+            es, ev, rr = _sample_cpu(g, w, unit, ri, rx, rw, srcs, tgts, hash_seed, lo, hi)
         parts_s.append(es)
         parts_v.append(ev)
         parts_r.append(rr)

@@ -339,3 +339,49 @@ def test_method_auto_picks_by_size():
     gen.close()
     assert sample_size(20, 1_520_000, 0.1, 0.1) == math.ceil(
         2 * (math.log(20) + 20 * math.log(1_520_000)) / 0.01)
+
+
+@pytest.mark.parametrize("method", ["exact", "sampled"])
+def test_cancel_polled_often_on_a_big_map(method):
+    """Cancel (and closing the window, which cancels) must not wait for a twentieth of all
+    sources: on Andorra that was minutes. Chunks are bounded by arc visits instead."""
+    from gpu_core.betweenness import api
+
+    side = 160  # 25 600 nodes, ~100 000 arcs: old chunks were 1 280 (exact) sources
+    idx = np.arange(side * side).reshape(side, side)
+    a, b = idx[:, :-1].ravel(), idx[:, 1:].ravel()
+    c, d = idx[:-1, :].ravel(), idx[1:, :].ravel()
+    src, dst = np.concatenate([a, b, c, d]), np.concatenate([b, a, d, c])
+    g = CSRGraph.from_edges(side * side, src, dst, np.ones(src.size, np.int64))
+    polls = []
+
+    def cancel():
+        polls.append(1)
+        return len(polls) >= 3
+
+    done = []
+    with pytest.raises(CancelledError):
+        for ev in billboards(g, 1, backend="cpu", method=method, epsilon=0.05, cancel=cancel):
+            done.append(ev.sources_done)
+    per_chunk = max(done)  # sources searched before the third poll, over two chunks
+    assert per_chunk * (g.num_arcs + g.num_nodes) <= 2 * api.CPU_CHUNK_WORK
+
+
+def test_cpu_sampling_split_over_threads_equals_one_call(monkeypatch):
+    """The CPU sampler runs pieces of a chunk on several threads: same draws, same result."""
+    from gpu_core.betweenness import sampling
+
+    g = fam.grid_road(seed=4, rows=20, cols=20)
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
+    par = place_billboards(g, 3, mode="weighted", backend="cpu", method="sampled", epsilon=0.3)
+
+    def one_call(g, w, unit, ri, rx, rw, srcs, tgts, hs, lo, hi):
+        from gpu_core.betweenness.cpu import sample_paths
+
+        return sample_paths(g.indptr, g.indices, w, unit, ri, rx, rw, srcs[lo:hi], tgts[lo:hi],
+                            np.uint64(hs), lo)
+
+    monkeypatch.setattr(sampling, "_sample_cpu", one_call)
+    seq = place_billboards(g, 3, mode="weighted", backend="cpu", method="sampled", epsilon=0.3)
+    assert list(par.sites) == list(seq.sites)
+    np.testing.assert_array_equal(par.group_betweenness, seq.group_betweenness)

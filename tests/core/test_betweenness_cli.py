@@ -53,3 +53,55 @@ def test_bad_input_exit_2(small_map, tmp_path, capsys):
     assert main(["billboards", small_map, "-k", "0"]) == 2
     assert main(["billboards", small_map, "-k", "2", "--method", "sampled", "--epsilon", "2",
                  "--backend", "cpu"]) == 2
+
+
+def test_fixed_candidates_and_demand_options(small_map, tmp_path, capsys):
+    """The CLI exposes the core's fixed sites, candidate limits and OD demand weights."""
+    import numpy as np
+
+    from gpu_core.betweenness import place_billboards
+    from maps.load import load_map
+
+    net = load_map(small_map, use_cache=False)
+    ids = [int(x) for x in net.node_ids]
+    dem = tmp_path / "d.csv"
+    dem.write_text("node,origin,destination\n" + "".join(
+        f"{ids[v]},{1 + v % 3},{(v // 2) % 2}\n" for v in range(0, net.num_nodes, 2)))
+    rc = main(["billboards", small_map, "-k", "2", "--json", "--backend", "cpu", "--no-cache",
+               "--method", "exact", "--fixed", f"{ids[5]},{ids[77]}", "--demand", str(dem)])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    a, b = np.zeros(net.num_nodes), np.zeros(net.num_nodes)
+    for v in range(0, net.num_nodes, 2):
+        a[v], b[v] = 1 + v % 3, (v // 2) % 2
+    ref = place_billboards(net, 2, mode="weighted", backend="cpu", method="exact",
+                           fixed=[5, 77], sources=a, targets=b)
+    assert out["sites"] == [ids[v] for v in ref.sites] and out["fixed"] == [ids[5], ids[77]]
+    assert out["group_betweenness"] == pytest.approx(list(ref.group_betweenness))
+    assert not set(out["sites"]) & {ids[5], ids[77]}
+    # a map without arc kinds still takes "road" (DIMACS arcs are roads); bad values exit 2
+    assert main(["billboards", small_map, "-k", "2", "--candidates", "road", "--backend",
+                 "cpu", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["billboards", small_map, "-k", "2", "--fixed", "999999"]) == 2
+    assert "--fixed '999999'" in capsys.readouterr().err
+    dem.write_text("node,weight\n1,abc\n")
+    assert main(["billboards", small_map, "-k", "2", "--demand", str(dem)]) == 2
+    assert "d.csv:2" in capsys.readouterr().err
+
+
+def test_candidates_road_and_no_rail_on_a_road_rail_map(capsys):
+    from maps.network import KIND_RAIL
+    from maps.samples import SAMPLE_MAP
+
+    rc = main(["billboards", str(SAMPLE_MAP), "-k", "2", "--profile", "multimodal", "--json",
+               "--backend", "cpu", "--method", "sampled", "--epsilon", "0.5",
+               "--candidates", "no-rail"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    from maps.load import load_map
+
+    net = load_map(str(SAMPLE_MAP), profile="multimodal")
+    rail = net.edge_kind == KIND_RAIL
+    on_rail = set(net.arc_sources()[rail].tolist()) | set(net.indices[rail].tolist())
+    assert not on_rail & set(out["site_index"])

@@ -73,8 +73,9 @@ def test_node_id_column(files):
     [
         ("lon,lat\n24.0,60.0\n25.0,61.0\n", "b.csv:3: row 1: point 25"),
         ("lon,lat\n24.0,60.0\nx,60\n", "b.csv:3: row 1: 'x,60' is not two numbers"),
-        ("lon,lat\n24.0,60.0,7\n", "b.csv:2: row 0: expected lon,lat, got 3 fields"),
-        ("lat,lon\n24.0,60.0\n", "b.csv:1: header is 'lat,lon'"),
+        ("lon,lat\n24.0\n", "b.csv:2: row 0: expected lon and lat in column(s) 1, 2, got 1"),
+        ("x,y\n24.0,60.0\n", "b.csv:1: header is 'x,y'"),
+        ("", "b.csv: no header and no points"),
         ("lon,lat\n", "b.csv: no points after the header"),
         ("lon,lat\n200,60\n", "b.csv:2: row 0: longitude 200.0 is outside"),
     ],
@@ -118,3 +119,59 @@ def test_large_matrix_note_and_streaming(files, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "the 4 x 2 matrix is 64 bytes" in err and "streaming it to disk in chunks" in err
     np.testing.assert_array_equal(np.load(files / "m.npy"), EXPECTED)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "id,lon,lat,name\n7,24.003,60.0,a\n8,24.001,60.0,b\n",  # extra columns
+        "lat,lon\n60.0,24.003\n60.0,24.001\n",  # column order lat,lon
+        " Lon , LAT \n 24.003 , 60.0 \n 24.001 ,60.0\n",  # spaces, capitals
+        "\ufefflon,lat\r\n24.003,60.0\r\n24.001,60.0\r\n",  # BOM, CRLF
+        "latitude;longitude\n60.0;24.003\n60.0;24.001\n",  # semicolons, long names
+        "node,lon,lat\n99,24.003,60.0\n98,24.001,60.0\n",  # lon/lat win on a map with coords
+    ],
+)
+def test_odd_csv_layouts_read_by_header_name(files, content):
+    (files / "b.csv").write_text(content, encoding="utf-8", newline="")
+    assert run(files, out="m.npy") == 0
+    np.testing.assert_array_equal(np.load(files / "m.npy"), EXPECTED)
+
+
+def test_node_column_among_others(files):
+    (files / "n.csv").write_text("name,node\nfirst,1\nlast,5\n")
+    assert run(files, a="n.csv", out="n.npy") == 0
+    np.testing.assert_array_equal(np.load(files / "n.npy"), EXPECTED[[0, 2]])
+
+
+def test_binary_points_file_exit_2(files, capsys):
+    (files / "b.csv").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00")
+    assert run(files) == 2
+    assert "b.csv: not a UTF-8 text file" in capsys.readouterr().err
+    assert not (files / "m.csv").exists()
+
+
+def test_output_larger_than_free_disk_is_refused(files, monkeypatch, capsys):
+    import shutil
+    from collections import namedtuple
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**6, 10**6 - 30, 30))
+    for out in ("m.npy", "m.csv"):
+        assert run(files, out=out) == 2
+        err = capsys.readouterr().err
+        assert "the 4 x 2 matrix needs" in err and "only 30 bytes" in err
+        assert sorted(p.name for p in files.iterdir()) == ["a.csv", "b.csv", "g.co", "g.gr"]
+
+
+def test_write_error_is_one_line_and_leaves_nothing(files, monkeypatch, capsys):
+    import app.cli.matrix as mx
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(mx, "_csv_lines", full)
+    assert run(files) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith("m.csv: No space left on device") and "Traceback" not in "".join(err)
+    assert sorted(p.name for p in files.iterdir()) == ["a.csv", "b.csv", "g.co", "g.gr"]
