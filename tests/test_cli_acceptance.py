@@ -234,3 +234,33 @@ def test_dimacs_with_a_byte_order_mark_and_crlf(capsys, tmp_path):
     rc, out, err = run(capsys, "info", tmp_path / "p.gr", "--json")
     assert rc == 0, err
     assert json.loads(out)["arcs"] == 2
+
+
+def test_sigterm_cleans_up_like_ctrl_c(monkeypatch, capsys, tmp_path):
+    """SIGTERM (kill PID) is turned into the interrupt path: exit 143, one line, and the
+    command's own clean-up runs (matrix removes its temporary output then)."""
+    import os
+    import signal
+    import time
+
+    import app.cli.matrix as matrix
+
+    def killed(args):
+        tmp = tmp_path / ".tmp-half.csv"
+        tmp.write_text("from,to,cost\n")
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler interrupts this
+        finally:
+            tmp.unlink()
+        return 0
+
+    monkeypatch.setattr(matrix, "run", killed)
+    previous = signal.getsignal(signal.SIGTERM)
+    from app.cli import main
+
+    rc = main(["matrix", "m.osm", "--from", "a.csv", "--to", "b.csv", "--out", "m.csv"])
+    assert signal.getsignal(signal.SIGTERM) is previous  # restored after the command
+    err = capsys.readouterr().err
+    assert rc == 143 and err.strip() == "signpost matrix: terminated"
+    assert not (tmp_path / ".tmp-half.csv").exists()

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 # Sub-command modules, in the order `signpost --help` lists them.
 COMMANDS = ("info", "route", "sssp", "billboards", "matrix", "generate", "bench", "gui")
@@ -38,23 +40,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    from gpu_core.errors import GpuCoreError
-    from maps.errors import MapError
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that commands clean up (temporary files) the same way."""
 
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    previous = None
+    if args.command != "gui" and threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _dispatch(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from gpu_core.errors import GpuCoreError
+    from maps.errors import MapError
+
     try:
         rc = args.func(args)
     except (MapError, GpuCoreError, CliError) as exc:
         print(f"signpost {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"signpost {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, _Terminated)
+        print(f"signpost {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:
         return 0
     return int(rc or 0)
