@@ -44,6 +44,30 @@ def _kw(weights, a, hb):
 # ----------------------------------------------------------------------------- Bellman-Ford
 
 
+@njit(cache=True, inline="always")
+def _relax_list(indptr, indices, weights, hb, C, U, flist, nf, nlist, sched):
+    """Relax the arcs of the nf vertices in flist into U (Jacobi: keys read from C); each
+    improved head is appended to nlist once (the "scheduled" flag). (arcs relaxed, heads)."""
+    edges = 0
+    nw = 0
+    for i in range(nf):
+        v = flist[i]
+        cv = C[v]
+        a0 = indptr[v]
+        a1 = indptr[v + 1]
+        edges += a1 - a0
+        for a in range(a0, a1):
+            h = indices[a]
+            nk = cv + _kw(weights, a, hb)
+            if nk < U[h]:
+                U[h] = nk
+                if not sched[h]:
+                    sched[h] = True
+                    nlist[nw] = h
+                    nw += 1
+    return edges, nw
+
+
 @njit(cache=True, nogil=True)
 def bf_batch(indptr, indices, weights, hb, C, U, M, flist, nlist, sched, st, strat,
              up_cyc, down_cyc, use_frontier, frontier_thr, target, budget, modes,
@@ -92,23 +116,10 @@ def bf_batch(indptr, indices, weights, hb, C, U, M, flist, nlist, sched, st, str
             mode = modes[M_CONV]
         if nf >= 0:
             # list RELAX: only the frontier; heads appended once (the "scheduled" flag)
-            nw = 0
             for i in range(nf):
-                v = flist[i]
-                M[v] = False
-                cv = C[v]
-                a0 = indptr[v]
-                a1 = indptr[v + 1]
-                edges += a1 - a0
-                for a in range(a0, a1):
-                    h = indices[a]
-                    nk = cv + _kw(weights, a, hb)
-                    if nk < U[h]:
-                        U[h] = nk
-                        if not sched[h]:
-                            sched[h] = True
-                            nlist[nw] = h
-                            nw += 1
+                M[flist[i]] = False
+            e, nw = _relax_list(indptr, indices, weights, hb, C, U, flist, nf, nlist, sched)
+            edges += e
             # list UPDATE: every scheduled head has U < C (U started as a copy of C)
             for i in range(nw):
                 h = nlist[i]
@@ -276,23 +287,7 @@ def delta_batch(indptr, indices, weights, hb, C, U, flist, nlist, sched, far, fa
         t0 = _readcyclecounter()
         nf = st[0]
         T = st[1]
-        edges = 0
-        nw = 0
-        for i in range(nf):
-            v = flist[i]
-            cv = C[v]
-            a0 = indptr[v]
-            a1 = indptr[v + 1]
-            edges += a1 - a0
-            for a in range(a0, a1):
-                h = indices[a]
-                nk = cv + _kw(weights, a, hb)
-                if nk < U[h]:
-                    U[h] = nk
-                    if not sched[h]:
-                        sched[h] = True
-                        nlist[nw] = h
-                        nw += 1
+        edges, nw = _relax_list(indptr, indices, weights, hb, C, U, flist, nf, nlist, sched)
         cnt = nw
         nn = 0
         nfar = st[2]
