@@ -41,6 +41,8 @@ def register(sub) -> None:
     p.add_argument("--candidates", default="all", choices=CANDIDATES,
                    help="where sites may go: all nodes, road nodes only (roadside), or nodes "
                    "not on rail (default all)")
+    p.add_argument("--within", default=None, metavar="AREA.geojson",
+                   help="candidate sites only inside these polygons (GeoJSON, lon/lat)")
     p.add_argument("--fixed", default=None, metavar="ID[,ID...]",
                    help="sites already placed (node ids as in the file): counted in the "
                    "group from the start, not among the K returned")
@@ -145,6 +147,13 @@ def run(args: argparse.Namespace) -> int:
     if args.k > g.num_nodes:
         raise CliError(f"-k {args.k} is larger than the {g.num_nodes} vertices of {args.map}")
     cand = candidate_mask(net, args.candidates)
+    if args.within:
+        from maps.areas import nodes_within, read_area
+
+        inside = nodes_within(net, read_area(args.within), path=args.within)
+        cand = inside if cand is None else cand & inside
+        if not cand.any():
+            raise CliError(f"--within {args.within}: no candidate node lies inside the area")
     fixed = [_node_index(net, t, "--fixed")
              for t in (args.fixed.split(",") if args.fixed else []) if t.strip()]
     a = b = None
@@ -185,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
         "fixed": [labels[v].item() if hasattr(labels[v], 'item') else labels[v]
                   for v in result.fixed],
         "candidates": args.candidates,
+        "within": args.within,
         "demand": args.demand,
         "method": result.method,
         "mode": result.mode,

@@ -1,0 +1,67 @@
+"""Polygons that limit where something may go (billboard candidates, say).
+
+An area file is GeoJSON in lon/lat (EPSG:4326): a Polygon or MultiPolygon geometry, a
+Feature, or a FeatureCollection whose polygon features are united. shapely is imported
+here, not at ``maps`` import time (the GPU machine has none).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from .errors import MapFormatError, PointError
+from .network import RoadNetwork
+
+
+def read_area(path: str | os.PathLike):
+    """The union of the polygons in a GeoJSON file (a shapely geometry, lon/lat)."""
+    import shapely
+    from shapely.geometry import shape
+
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            doc = json.loads(fh.read().decode("utf-8-sig"))
+    except OSError as exc:
+        raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MapFormatError(f"not GeoJSON: {exc}", path=path) from None
+    if not isinstance(doc, dict):
+        raise MapFormatError("not a GeoJSON object", path=path)
+    if doc.get("type") == "FeatureCollection":
+        geoms = [f.get("geometry") for f in doc.get("features") or [] if isinstance(f, dict)]
+    elif doc.get("type") == "Feature":
+        geoms = [doc.get("geometry")]
+    else:
+        geoms = [doc]
+    polys = []
+    for i, gj in enumerate(geoms):
+        if not isinstance(gj, dict) or gj.get("type") not in ("Polygon", "MultiPolygon"):
+            continue  # points and lines say nothing about an area
+        try:
+            geom = shape(gj)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise MapFormatError(f"feature {i}: invalid polygon ({exc})", path=path) from None
+        polys.append(shapely.make_valid(geom))
+    if not polys:
+        raise MapFormatError("no Polygon or MultiPolygon in the file", path=path)
+    area = shapely.union_all(polys)
+    if area.is_empty:
+        raise MapFormatError("the polygons are empty", path=path)
+    return area
+
+
+def nodes_within(net: RoadNetwork, area, *, path: str | None = None) -> np.ndarray:
+    """Bool mask of the nodes inside ``area`` (lon/lat polygon; boundary counts as inside)."""
+    import shapely
+
+    if not net.has_coordinates:
+        raise PointError(
+            "this map has no coordinates, so an area cannot select its nodes", path=path
+        )
+    pts = shapely.points(np.asarray(net.lon), np.asarray(net.lat))
+    shapely.prepare(area)
+    return np.asarray(shapely.covers(area, pts), dtype=bool)
