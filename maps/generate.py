@@ -209,7 +209,22 @@ def kanto(
     )
     cls = kind.copy()  # class 0 "road", 1 "rail"
     w = kanto_weights(rng, a.size)
+    return _two_way(
+        "kanto", n, a, b, w, lon, lat, seed,
+        edge_kind=np.concatenate([kind, kind]),
+        edge_class=np.concatenate([cls, cls]),
+        class_names=("road", "rail"),
+        links=int(a.size),
+    )  # fmt: skip
+
+
+def _two_way(name: str, n: int, a, b, w, lon, lat, seed: int, *, links: int | None = None,
+             **arc_attrs) -> RoadNetwork:
+    """A network of undirected links a[i]-b[i] (both arcs carry weight w[i] and link id i)."""
     link = np.arange(a.size, dtype=np.int64)
+    meta = {"generator": name, "seed": int(seed), "n": int(n)}
+    if links is not None:
+        meta["links"] = links
     return build_network(
         tails=np.concatenate([a, b]),
         heads=np.concatenate([b, a]),
@@ -219,13 +234,11 @@ def kanto(
         profile="file",
         lon=lon,
         lat=lat,
-        edge_kind=np.concatenate([kind, kind]),
-        edge_class=np.concatenate([cls, cls]),
-        class_names=("road", "rail"),
         edge_source_id=np.concatenate([link, link]),
-        name=f"kanto-{n}",
-        meta={"generator": "kanto", "seed": int(seed), "n": int(n), "links": int(a.size)},
-    )
+        name=f"{name}-{n}",
+        meta=meta,
+        **arc_attrs,
+    )  # fmt: skip
 
 
 def _uniform_weights(rng: np.random.Generator, size: int, hi: int) -> np.ndarray:
@@ -323,17 +336,4 @@ def grid(n: int = 10_000, seed: int = 1, *, max_weight: int = 1000) -> RoadNetwo
     lon, lat = _grid_lonlat(n, cols, rng, 100.0, 0.0, KANTO_ORIGIN)
     a, b = _grid_edges(n, cols)
     w = _uniform_weights(rng, a.size, max_weight)
-    link = np.arange(a.size, dtype=np.int64)
-    return build_network(
-        tails=np.concatenate([a, b]),
-        heads=np.concatenate([b, a]),
-        weights=np.concatenate([w, w]),
-        node_ids=np.arange(1, n + 1, dtype=np.int64),
-        unit="unit",
-        profile="file",
-        lon=lon,
-        lat=lat,
-        edge_source_id=np.concatenate([link, link]),
-        name=f"grid-{n}",
-        meta={"generator": "grid", "seed": int(seed), "n": int(n)},
-    )
+    return _two_way("grid", n, a, b, w, lon, lat, seed)
