@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
 
+from .contract import Arcs
 from .errors import EmptyMapError, MapFormatError
 from .network import KIND_ROAD, RoadNetwork
+from .profiles import UNITS
 from .projection import centre_of, to_lonlat, to_xy
 
 MAX_WEIGHT = np.iinfo(np.int32).max
@@ -146,6 +149,59 @@ def build_network(
         meta=dict(meta or {}),
     )
     return net
+
+
+def network_from_arcs(
+    arcs: Arcs,
+    *,
+    node_ids: np.ndarray,
+    lon: np.ndarray,
+    lat: np.ndarray,
+    origin: tuple[float, float],
+    profile: str,
+    class_names: Sequence[str],
+    path: str,
+    meta: dict,
+) -> RoadNetwork:
+    """The network of a geographic loader's weighted ``arcs`` (geometry in x/y metres)."""
+    return build_network(
+        tails=arcs.tails,
+        heads=arcs.heads,
+        weights=arcs.weights,
+        node_ids=node_ids,
+        unit=UNITS[profile],
+        profile=profile,
+        lon=lon,
+        lat=lat,
+        origin=origin,
+        edge_kind=arcs.kinds,
+        edge_class=arcs.classes,
+        class_names=class_names,
+        edge_length=arcs.lengths,
+        edge_source_id=arcs.source_ids,
+        geometry=arcs.geometry,
+        name=os.path.basename(path),
+        source_path=path,
+        meta=meta,
+    )
+
+
+def build_two_way(
+    a: np.ndarray, b: np.ndarray, w: np.ndarray, link_ids: np.ndarray, *, n: int, **kwargs
+) -> RoadNetwork:
+    """A network of undirected links a[i]-b[i] (0-based) on nodes 1..n, weights in the
+    file's own unit: arcs a→b then b→a, both carrying weight w[i] and source id link_ids[i].
+    ``kwargs`` go to :func:`build_network` (coordinates, kinds, name, meta, ...)."""
+    return build_network(
+        tails=np.concatenate([a, b]),
+        heads=np.concatenate([b, a]),
+        weights=np.concatenate([w, w]),
+        node_ids=np.arange(1, n + 1, dtype=np.int64),
+        unit="unit",
+        profile="file",
+        edge_source_id=np.concatenate([link_ids, link_ids]),
+        **kwargs,
+    )
 
 
 def polyline_lengths(x, y, tails, heads, geom_indptr, geom_xy) -> np.ndarray:

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .errors import MapError, MapFormatError
+from .load import companion_files, loader_modules
 from .network import RoadNetwork
 
 MAGIC = b"SIGNPOST-SPN\0\0\0\0"
@@ -254,16 +255,6 @@ def _arrays_from(header: dict, buf: bytearray, bad) -> dict[str, np.ndarray | No
 
 
 # ---- the load cache ------------------------------------------------------------------------
-def _companions(path: str) -> list[str]:
-    """Other files whose content changes what ``path`` loads to (a DIMACS .co)."""
-    low = path.lower()
-    for ext in (".gr.gz", ".gr"):
-        if low.endswith(ext) and not low.endswith(".gr.xz"):
-            stem = path[: -len(ext)]
-            return [c for c in (stem + ".co", stem + ".co.gz") if os.path.exists(c)]
-    return []
-
-
 def file_digest(path: str) -> str:
     """BLAKE2b (32 bytes) of the file's bytes, hex."""
     h = hashlib.blake2b(digest_size=32)
@@ -273,20 +264,13 @@ def file_digest(path: str) -> str:
     return h.hexdigest()
 
 
-# Modules whose code decides what a file loads to: any edit to them (a new road speed, a
-# parser fix) must not be hidden by entries built by the old code.
-_LOADER_MODULES = (
-    "build.py", "contract.py", "dimacs.py", "graphml.py", "network.py", "osm.py",
-    "profiles.py", "projection.py", "vector.py", "cache.py",
-)  # fmt: skip
-
-
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """BLAKE2b of the loader modules' source (read once per process)."""
+    """BLAKE2b of the loader modules' source (read once per process). Any edit to them (a
+    new road speed, a parser fix) must not be hidden by entries built by the old code."""
     h = hashlib.blake2b(digest_size=16)
     here = Path(__file__).resolve().parent
-    for name in _LOADER_MODULES:
+    for name in loader_modules():
         try:
             h.update(name.encode() + b"\0" + (here / name).read_bytes())
         except OSError:
@@ -300,7 +284,7 @@ def cache_key(path: str, options: dict) -> str:
     h = hashlib.blake2b(digest_size=20)
     h.update(f"signpost-spn-v{CACHE_VERSION}\n{code_fingerprint()}\n".encode())
     h.update(file_digest(path).encode())
-    for c in _companions(path):
+    for c in companion_files(path):
         h.update(b"\n+" + os.path.basename(c).encode() + b":" + file_digest(c).encode())
     h.update(b"\n" + json.dumps(options, sort_keys=True, default=_json_default).encode())
     return h.hexdigest()

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .build import build_network
+from .build import build_network, build_two_way
 from .errors import LoadCancelledError, MapFormatError
 from .network import RoadNetwork
 
@@ -138,6 +138,27 @@ def _fast_table(
     return vals.reshape(-1, ncols), used
 
 
+def _read_parsed(
+    path: str,
+    parse: Callable[[bytes, str], tuple[int, np.ndarray, np.ndarray]],
+    progress: Progress | None,
+    cancel: Cancel | None,
+    reading: str,
+    at: float,
+    parsing: str,
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """``parse(file bytes, path)``, reporting ``reading`` at 0 and ``parsing`` at ``at``
+    and checking ``cancel`` after each step (the bytes are freed before returning)."""
+    _report(progress, 0.0, reading)
+    data = read_bytes(path)
+    _check_cancel(cancel, path)
+    _report(progress, at, parsing)
+    parsed = parse(data, path)
+    del data
+    _check_cancel(cancel, path)
+    return parsed
+
+
 def _split_header(data: bytes, letter: str | None) -> tuple[list[tuple[int, bytes]], int, int]:
     """The lines before the first data line: [(lineno, line)], byte offset, lines skipped.
 
@@ -198,6 +219,78 @@ def _int_token(tok: bytes, what: str, path: str, lineno: int, *, lo: int, hi: in
     return val
 
 
+# ---- which of the two -----------------------------------------------------------------------
+def sniff_kind(path: str, kind: str) -> str:
+    """Which reader, "pace" or "dimacs", reads ``path``, whose name says ``kind``.
+
+    The p line decides, not the extension: ``xz -d NE.gr.xz`` gives a PACE NE.gr, and a
+    gzipped PACE file is a .gr.gz. Without a readable p line the name decides.
+    """
+    problem = _problem_line(path)
+    return "pace" if problem == b"tw" or (problem is None and kind == "pace") else "dimacs"
+
+
+def _problem_line(path: str, limit: int = 1 << 16) -> bytes | None:
+    """The problem type of a DIMACS/PACE file's ``p`` line (b"sp", b"tw", ...) from its
+    first ``limit`` decompressed bytes; None when there is none or the file is unreadable
+    (the loader then reports what is wrong)."""
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+        opener = (
+            gzip.open
+            if magic[:2] == b"\x1f\x8b"
+            else lzma.open
+            if magic == b"\xfd7zXZ\x00"
+            else bz2.open
+            if magic[:3] == b"BZh"
+            else open
+        )
+        with opener(path, "rb") as fh:
+            head = fh.read(limit)
+    except (OSError, EOFError, lzma.LZMAError, ValueError):
+        return None
+    for line in _strip_bom(head).splitlines():
+        tok = line.split()
+        if tok and tok[0] == b"p":
+            return tok[1] if len(tok) > 1 else None
+        if tok and not tok[0].startswith(b"c"):
+            return None  # arcs before any p line: the loader names the line
+    return None
+
+
+def _p_line(
+    tok: list[bytes], raw: bytes, data: bytes, path: str, lineno: int, problem: bytes, item: str,
+    *, seen: bool,
+) -> tuple[int, int]:  # fmt: skip
+    """(N, M) of a ``p PROBLEM N M`` line (M counts ``item``s); MapFormatError naming the
+    line when it is malformed, implausible or not the first p line (``seen``)."""
+    if seen:
+        raise MapFormatError("a second 'p' line", path=path, line=lineno)
+    if len(tok) != 4 or tok[1] != problem:
+        raise MapFormatError(
+            f"expected 'p {problem.decode()} N M', got {_show(raw)}", path=path, line=lineno
+        )
+    n = _int_token(tok[2], "node count", path, lineno, lo=0, hi=WEIGHT_LIMIT)
+    m = _int_token(tok[3], f"{item} count", path, lineno, lo=0, hi=2**62)
+    _check_node_count(n, len(data), path, lineno)
+    return n, m
+
+
+def _check_count(
+    n: int | None, m: int | None, rows: int, data: bytes, path: str, p_line: int,
+    problem: bytes, item: str,
+) -> None:  # fmt: skip
+    """MapFormatError when the file had no p line or not the M ``item`` lines it announced."""
+    if n is None:
+        last = max(1, data.count(b"\n"))
+        raise MapFormatError(f"missing 'p {problem.decode()} N M' line", path=path, line=last)
+    if rows != m:
+        raise MapFormatError(
+            f"the p line announces {m} {item}s but the file has {rows}", path=path, line=p_line
+        )
+
+
 # ---- DIMACS .gr ----------------------------------------------------------------------------
 def _parse_gr_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
     """Reference parser of a DIMACS .gr: (n, arcs (m,3) 1-based, line of every arc)."""
@@ -211,21 +304,13 @@ def _parse_gr_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]
             continue
         kind = tok[0]
         if kind == b"p":
-            if n is not None:
-                raise MapFormatError("a second 'p' line", path=path, line=lineno)
-            if len(tok) >= 2 and tok[1] == b"tw":
+            if n is None and len(tok) >= 2 and tok[1] == b"tw":
                 raise MapFormatError(
                     "this is a PACE 'p tw' graph without weights: name it .gr.xz or use load_pace",
                     path=path,
                     line=lineno,
                 )
-            if len(tok) != 4 or tok[1] != b"sp":
-                raise MapFormatError(
-                    f"expected 'p sp N M', got {_show(raw)}", path=path, line=lineno
-                )
-            n = _int_token(tok[2], "node count", path, lineno, lo=0, hi=WEIGHT_LIMIT)
-            m = _int_token(tok[3], "arc count", path, lineno, lo=0, hi=2**62)
-            _check_node_count(n, len(data), path, lineno)
+            n, m = _p_line(tok, raw, data, path, lineno, b"sp", "arc", seen=n is not None)
             p_line = lineno
         elif kind == b"a":
             if n is None:
@@ -243,12 +328,7 @@ def _parse_gr_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]
             lines.append(lineno)
         else:
             raise MapFormatError(f"unknown line type {_show(kind)}", path=path, line=lineno)
-    if n is None:
-        raise MapFormatError("missing 'p sp N M' line", path=path, line=max(1, data.count(b"\n")))
-    if len(rows) != m:
-        raise MapFormatError(
-            f"the p line announces {m} arcs but the file has {len(rows)}", path=path, line=p_line
-        )
+    _check_count(n, m, len(rows), data, path, p_line, b"sp", "arc")
     arcs = np.array(rows, dtype=np.int64).reshape(-1, 3)
     return n, arcs, np.array(lines, dtype=np.int64)
 
@@ -276,7 +356,8 @@ def _parse_gr(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
     return _parse_gr_slow(data, path)  # raises with the line, or accepts the odd layout
 
 
-def _co_paths(path: str) -> list[str]:
+def co_files(path: str) -> list[str]:
+    """Where the coordinates of the .gr ``path`` may be (``.co``, ``.co.gz``)."""
     p = str(path)
     low = p.lower()
     for ext in (".gr.gz", ".gr"):
@@ -349,16 +430,10 @@ def load_dimacs(
     are NaN and x/y zero. Malformed input raises MapFormatError naming file and line.
     """
     path = os.fspath(path)
-    _report(progress, 0.0, "reading")
-    data = read_bytes(path)
-    _check_cancel(cancel, path)
-    _report(progress, 0.2, "parsing arcs")
-    n, arcs, lines = _parse_gr(data, path)
-    del data
-    _check_cancel(cancel, path)
+    n, arcs, lines = _read_parsed(path, _parse_gr, progress, cancel, "reading", 0.2, "parsing arcs")
     lon = lat = None
     co_used = ""
-    for co in _co_paths(path):
+    for co in co_files(path):
         if os.path.exists(co):
             _report(progress, 0.5, "parsing coordinates")
             lon, lat = _parse_co(read_bytes(co), co, n)
@@ -408,15 +483,7 @@ def _parse_pace_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarra
         if not tok or tok[0][:1] == b"c":
             continue
         if tok[0] == b"p":
-            if n is not None:
-                raise MapFormatError("a second 'p' line", path=path, line=lineno)
-            if len(tok) != 4 or tok[1] != b"tw":
-                raise MapFormatError(
-                    f"expected 'p tw N M', got {_show(raw)}", path=path, line=lineno
-                )
-            n = _int_token(tok[2], "node count", path, lineno, lo=0, hi=WEIGHT_LIMIT)
-            m = _int_token(tok[3], "edge count", path, lineno, lo=0, hi=2**62)
-            _check_node_count(n, len(data), path, lineno)
+            n, m = _p_line(tok, raw, data, path, lineno, b"tw", "edge", seen=n is not None)
             p_line = lineno
             continue
         if n is None:
@@ -429,12 +496,7 @@ def _parse_pace_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarra
         v = _int_token(tok[1], "node", path, lineno, lo=1, hi=n + 1)
         rows.append((u, v))
         lines.append(lineno)
-    if n is None:
-        raise MapFormatError("missing 'p tw N M' line", path=path, line=max(1, data.count(b"\n")))
-    if len(rows) != m:
-        raise MapFormatError(
-            f"the p line announces {m} edges but the file has {len(rows)}", path=path, line=p_line
-        )
+    _check_count(n, m, len(rows), data, path, p_line, b"tw", "edge")
     return n, np.array(rows, dtype=np.int64).reshape(-1, 2), np.array(lines, dtype=np.int64)
 
 
@@ -471,25 +533,19 @@ def load_pace(
     arcs (build_network sorts them into CSR rows anyway).
     """
     path = os.fspath(path)
-    _report(progress, 0.0, "decompressing")
-    data = read_bytes(path)
-    _check_cancel(cancel, path)
-    _report(progress, 0.3, "parsing edges")
-    n, edges, lines = _parse_pace(data, path)
-    del data
-    _check_cancel(cancel, path)
+    n, edges, lines = _read_parsed(
+        path, _parse_pace, progress, cancel, "decompressing", 0.3, "parsing edges"
+    )
     m = edges.shape[0]
     w = pace_weights(m, seed)
     _report(progress, 0.6, "building the network")
     u, v = edges[:, 0] - 1, edges[:, 1] - 1
-    net = build_network(
-        tails=np.concatenate([u, v]),
-        heads=np.concatenate([v, u]),
-        weights=np.concatenate([w, w]),
-        node_ids=np.arange(1, n + 1, dtype=np.int64),
-        unit="unit",
-        profile="file",
-        edge_source_id=np.concatenate([lines, lines]),
+    net = build_two_way(
+        u,
+        v,
+        w,
+        lines,
+        n=n,
         name=_stem(path),
         source_path=path,
         meta={
@@ -568,11 +624,11 @@ def write_dimacs(net: RoadNetwork, path: str | os.PathLike, comment: str = "") -
     _write(path, head.encode() + body)
     written = [path]
     # A sibling .co left from an earlier map would be read with this one: remove it.
-    for stale in _co_paths(path):
+    for stale in co_files(path):
         if os.path.exists(stale):
             os.unlink(stale)
     if net.has_coordinates:
-        co = _co_paths(path)
+        co = co_files(path)
         if co:
             co_path = co[1] if path.lower().endswith(".gz") else co[0]
             ids = np.arange(1, net.num_nodes + 1, dtype=np.int64)

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .build import build_network
+from .build import build_network, build_two_way
 from .errors import MapError
 from .network import KIND_RAIL, KIND_ROAD, RoadNetwork
 from .projection import EARTH_RADIUS_M
@@ -225,20 +225,9 @@ def _two_way(name: str, n: int, a, b, w, lon, lat, seed: int, *, links: int | No
     meta = {"generator": name, "seed": int(seed), "n": int(n)}
     if links is not None:
         meta["links"] = links
-    return build_network(
-        tails=np.concatenate([a, b]),
-        heads=np.concatenate([b, a]),
-        weights=np.concatenate([w, w]),
-        node_ids=np.arange(1, n + 1, dtype=np.int64),
-        unit="unit",
-        profile="file",
-        lon=lon,
-        lat=lat,
-        edge_source_id=np.concatenate([link, link]),
-        name=f"{name}-{n}",
-        meta=meta,
-        **arc_attrs,
-    )  # fmt: skip
+    return build_two_way(
+        a, b, w, link, n=n, lon=lon, lat=lat, name=f"{name}-{n}", meta=meta, **arc_attrs
+    )
 
 
 def _uniform_weights(rng: np.random.Generator, size: int, hi: int) -> np.ndarray:

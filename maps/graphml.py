@@ -30,19 +30,25 @@ import math
 import os
 import re
 import zlib
-from collections.abc import Callable
 from typing import Any
 from xml.parsers import expat
 
 import numpy as np
 
-from . import profiles as P
 from .errors import EmptyMapError, MapFormatError
+from .lines import (
+    LonLatArcs,
+    Progress,
+    arc_attributes,
+    assemble,
+    class_table,
+    haversine_length,
+    read_source,
+    tag_value,
+    tags_of,
+)
 from .network import RoadNetwork
 from .projection import haversine_m
-from .vector import arc_attributes, assemble, class_table, tag_value
-
-Progress = Callable[[float, str], None]
 
 # Edge attributes kept while parsing (everything else is skipped to save memory).
 _EDGE_KEYS = {
@@ -50,6 +56,9 @@ _EDGE_KEYS = {
     "foot", "junction", "service", "motor_vehicle", "motorcar", "vehicle", "area", "reversed",
 }  # fmt: skip
 _NODE_KEYS = {"x", "y", "lon", "lat", "osmid"}
+# Edge attributes read as tags ("oneway" is read apart: it also marks edges to walk back).
+_TAG_KEYS = ("highway", "railway", "maxspeed", "access", "foot", "junction", "service",
+             "motor_vehicle", "motorcar", "vehicle", "area")  # fmt: skip
 _WKT = re.compile(r"^\s*LINESTRING\s*(?:ZM|Z|M)?\s*\((.*)\)\s*$", re.IGNORECASE | re.DOTALL)
 
 
@@ -98,6 +107,10 @@ def _as_int(value: str | None) -> int | None:
             return None
         f = int(f)
     return f if -(2**63) <= f < 2**63 else None
+
+
+def _tag(value: str) -> str | None:
+    return tag_value(_first(value))
 
 
 def _truthy(value: str | None) -> bool:
@@ -188,12 +201,8 @@ class _Reader:
             self._cur = None
 
 
-def _read_text(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+def _gunzip(raw: bytes, path: str) -> bytes:
+    """``raw`` decompressed when it is gzip data (a .graphml.gz)."""
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
@@ -209,11 +218,8 @@ def load_graphml(
     progress: Progress | None = None,
 ) -> RoadNetwork:
     """Load an OSMnx-style GraphML file (plain or .gz) with weights of ``profile``."""
-    path = os.fspath(path)
-    P.check_profile(profile)
-    if progress:
-        progress(0.0, "reading")
-    raw = _read_text(path)
+    path, raw = read_source(path, profile, progress)
+    raw = _gunzip(raw, path)
     rd = _Reader(path)
     try:
         rd.parser.Parse(raw, True)
@@ -300,15 +306,7 @@ def load_graphml(
     geoms: list[np.ndarray | None] = []
     walking = profile != "drive"
     for u, v, key, d, line, directed in parsed:
-        tags = {}
-        for k in ("highway", "railway", "maxspeed", "access", "foot", "junction", "service",
-                  "motor_vehicle", "motorcar", "vehicle", "area"):  # fmt: skip
-            if k in d:
-                t = tag_value(_first(d[k]))
-                if t:
-                    tags[k] = t
-        if not tags.get("highway") and not tags.get("railway"):
-            tags["highway"] = "road"
+        tags = tags_of(d, _TAG_KEYS, _tag)
         oneway = _truthy(d.get("oneway"))
         if not directed and oneway:
             tags["oneway"] = "yes"
@@ -345,7 +343,7 @@ def load_graphml(
             if not (math.isfinite(length) and length >= 0):
                 raise MapFormatError(f"edge length {length} is not >= 0", path=path, line=line)
         elif geom is not None and geom.shape[0] >= 2:
-            length = float(haversine_m(geom[:-1, 0], geom[:-1, 1], geom[1:, 0], geom[1:, 1]).sum())
+            length = haversine_length(geom)
         else:
             length = float(haversine_m(lon[u], lat[u], lon[v], lat[v]))
         inner = geom[1:-1] if geom is not None and geom.shape[0] > 2 else None
@@ -371,22 +369,17 @@ def load_graphml(
     names, cls_idx = class_table(cls_names)
     if progress:
         progress(0.8, "building the graph")
-    return assemble(
-        path=path,
-        profile=profile,
-        contract=contract,
-        lon=lon,
-        lat=lat,
-        node_ids=ids,
-        tails=np.array(tails, dtype=np.int64),
-        heads=np.array(heads, dtype=np.int64),
-        lengths=np.array(lengths),
-        speeds=np.array(speeds),
-        kinds=np.array(kinds, dtype=np.uint8),
-        class_names=names,
-        classes=cls_idx,
-        source_ids=np.array(sids, dtype=np.int64),
-        geom_lonlat=geoms,
-        meta=meta,
+    arcs = LonLatArcs(
+        np.array(tails, dtype=np.int64),
+        np.array(heads, dtype=np.int64),
+        np.array(lengths),
+        np.array(speeds),
+        np.array(kinds, dtype=np.uint8),
+        cls_idx,
+        np.array(sids, dtype=np.int64),
+        geoms,
     )
-
+    return assemble(
+        (lon, lat, ids), arcs, path=path, profile=profile, contract=contract, class_names=names,
+        meta=meta,
+    )  # fmt: skip

@@ -1,9 +1,23 @@
-"""Open any supported map file by its extension, through the cache when possible."""
+"""Open any supported map file, through the cache when possible.
+
+:data:`FORMATS` is the one table of map formats: how a file is recognised (its name's
+ending, then optionally its content), which reader loads it, and whether its weights
+come from the file. ``load_map``, ``detect_format``, the cache key (``maps.cache``) and
+the "unknown map format" message all read it. A new format is a reader module in
+``maps/`` plus one line here.
+"""
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib
+import inspect
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from .errors import MapFormatError, ProfileError, UnknownFormatError
 from .network import RoadNetwork
@@ -13,34 +27,96 @@ Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
 
 PROFILES = ("length", "walk", "drive", "multimodal")
-# Formats whose arcs carry their own weights: only the "file" profile applies.
-OSM_EXT = (".osm.pbf", ".pbf", ".osm", ".osm.bz2", ".osm.gz")
-DIMACS_EXT = (".gr", ".gr.gz")
-PACE_EXT = (".gr.xz",)
-GRAPHML_EXT = (".graphml", ".graphml.gz")
-GEOJSON_EXT = (".geojson", ".json")
-GPKG_EXT = (".gpkg",)
-CACHE_EXT = (".spn",)
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """One map format. Functions are named ``"module:function"`` within ``maps`` and
+    imported only when a file needs them (osmium, sqlite3, expat stay unloaded)."""
+
+    kind: str  # detect_format's answer; part of the cache key
+    suffixes: tuple[str, ...]  # lower-case endings of the file name
+    shown: str  # how the "unknown map format" message lists it
+    # reader(path, **options): gets those of load_map's profile, contract, seed, progress
+    # and cancel that its signature names.
+    reader: str
+    own_weights: bool = False  # weights come from the file: profile None or "file" only
+    sniff: str | None = None  # (path, kind) -> the kind whose reader reads this content
+    companions: str | None = None  # (path) -> other files it reads (their bytes key the cache)
+    cached: bool = True  # load_map keeps the result in the .spn cache
+
+    def function(self, field: str) -> Callable[..., Any]:
+        module, name = getattr(self, field).split(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+
+
+# Order: how the "unknown map format" message lists them (no suffix is in two lines).
+FORMATS: tuple[FormatSpec, ...] = (
+    FormatSpec("osm", (".osm.pbf", ".pbf", ".osm", ".osm.bz2", ".osm.gz"),
+               ".osm.pbf, .osm, .osm.bz2", "osm:load_osm"),
+    FormatSpec("dimacs", (".gr", ".gr.gz"), ".gr (+.co), .gr.gz", "dimacs:load_dimacs",
+               own_weights=True, sniff="dimacs:sniff_kind", companions="dimacs:co_files"),
+    FormatSpec("pace", (".gr.xz",), ".gr.xz (PACE)", "dimacs:load_pace",
+               own_weights=True, sniff="dimacs:sniff_kind"),
+    FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "graphml:load_graphml"),
+    FormatSpec("geojson", (".geojson", ".json"), ".geojson", "geojson:load_geojson"),
+    FormatSpec("gpkg", (".gpkg",), ".gpkg", "gpkg:load_gpkg"),
+    FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
+               own_weights=True, cached=False),
+)  # fmt: skip
+_BY_KIND = {spec.kind: spec for spec in FORMATS}
+
+
+def find_format(path: str) -> FormatSpec | None:
+    """The format ``path``'s name says, or None."""
+    low = path.lower()
+    return next((spec for spec in FORMATS if low.endswith(spec.suffixes)), None)
+
+
+def format_spec(path: str) -> FormatSpec:
+    """The format ``path``'s name says; UnknownFormatError listing the readable ones."""
+    spec = find_format(path)
+    if spec is None:
+        shown = [spec.shown for spec in FORMATS]
+        raise UnknownFormatError(
+            f"unknown map format; Signpost reads {', '.join(shown[:-1])} and {shown[-1]}",
+            path=path,
+        )
+    return spec
 
 
 def detect_format(path: str) -> str:
-    low = path.lower()
-    for fmt, exts in (
-        ("osm", OSM_EXT),
-        ("pace", PACE_EXT),
-        ("dimacs", DIMACS_EXT),
-        ("graphml", GRAPHML_EXT),
-        ("geojson", GEOJSON_EXT),
-        ("gpkg", GPKG_EXT),
-        ("cache", CACHE_EXT),
-    ):
-        if low.endswith(exts):
-            return fmt
-    raise UnknownFormatError(
-        "unknown map format; Signpost reads .osm.pbf, .osm, .osm.bz2, .gr (+.co), .gr.gz, "
-        ".gr.xz (PACE), .graphml, .geojson, .gpkg and its own .spn cache",
-        path=path,
-    )
+    """The kind of map ``path``'s name says ("osm", "dimacs", ...)."""
+    return format_spec(path).kind
+
+
+def companion_files(path: str) -> list[str]:
+    """Existing files whose content changes what ``path`` loads to (a DIMACS .co)."""
+    spec = find_format(path)
+    if spec is None or spec.companions is None:
+        return []
+    return [c for c in spec.function("companions")(path) if os.path.exists(c)]
+
+
+@functools.lru_cache(maxsize=1)
+def loader_modules() -> tuple[str, ...]:
+    """The ``maps`` modules whose code decides what a file loads to: this table, every
+    function it names and what they import from ``maps``, transitively (file names)."""
+    here = Path(__file__).resolve().parent
+    todo = [Path(__file__).stem]
+    todo += [getattr(s, f).split(":")[0] for s in FORMATS
+             for f in ("reader", "sniff", "companions") if getattr(s, f)]  # fmt: skip
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        file = here / f"{name}.py"
+        if name in seen or not file.is_file():
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                todo += [node.module] if node.module else [a.name for a in node.names]
+    return tuple(sorted(f"{name}.py" for name in seen))
 
 
 def load_map(
@@ -62,13 +138,13 @@ def load_map(
     by file content + options (see ``maps.cache``) unless ``use_cache`` is False.
     """
     path = os.fspath(path)
-    fmt = detect_format(path)
+    spec = format_spec(path)
     if not os.path.exists(path):
         raise MapFormatError("no such file", path=path)
-    if fmt in ("dimacs", "pace", "cache"):
+    if spec.own_weights:
         if profile not in (None, "file"):
             raise ProfileError(
-                f"profile {profile!r} does not apply to a {fmt} graph, whose weights come from the file",
+                f"profile {profile!r} does not apply to a {spec.kind} graph, whose weights come from the file",
                 path=path,
             )
         profile = "file"
@@ -76,85 +152,23 @@ def load_map(
         profile = profile or "length"
         if profile not in PROFILES:
             raise ProfileError(f"unknown profile {profile!r}; choose one of {', '.join(PROFILES)}")
-
-    if fmt == "cache":
-        from .cache import read_cache
-
-        return read_cache(path)
-
-    def build() -> RoadNetwork:
-        if fmt == "osm":
-            from .osm import load_osm
-
-            return load_osm(
-                path, profile=profile, contract=contract, progress=progress, cancel=cancel
-            )
-        if fmt in ("dimacs", "pace"):
-            # The p line decides, not the extension: `xz -d NE.gr.xz` gives a PACE NE.gr,
-            # and a gzipped PACE file is a .gr.gz.
-            kind = _problem_line(path)
-            if kind == b"tw" or (kind is None and fmt == "pace"):
-                from .dimacs import load_pace
-
-                return load_pace(path, seed=seed, progress=progress, cancel=cancel)
-            from .dimacs import load_dimacs
-
-            return load_dimacs(path, progress=progress, cancel=cancel)
-        if fmt == "graphml":
-            from .graphml import load_graphml
-
-            return load_graphml(path, profile=profile, contract=contract, progress=progress)
-        if fmt == "geojson":
-            from .vector import load_geojson
-
-            return load_geojson(path, profile=profile, contract=contract, progress=progress)
-        from .vector import load_gpkg
-
-        return load_gpkg(path, profile=profile, contract=contract, progress=progress)
-
-    if not use_cache:
-        return build()
-    from .cache import cached
-
-    opts = {
+    options = {
         "profile": profile,
         "contract": contract,
         "seed": seed,
-        "fmt": fmt,
-    }  # the cache key also covers the file's content and the loader code (maps.cache)
-    return cached(path, opts, build)
+        "progress": progress,
+        "cancel": cancel,
+    }
 
+    def build() -> RoadNetwork:
+        reader_spec = _BY_KIND[spec.function("sniff")(path, spec.kind)] if spec.sniff else spec
+        read = reader_spec.function("reader")
+        takes = inspect.signature(read).parameters
+        return read(path, **{k: v for k, v in options.items() if k in takes})
 
-def _problem_line(path: str, limit: int = 1 << 16) -> bytes | None:
-    """The problem type of a DIMACS/PACE file's ``p`` line (b"sp", b"tw", ...) from its
-    first ``limit`` decompressed bytes; None when there is none or the file is unreadable
-    (the loader then reports what is wrong)."""
-    import bz2
-    import gzip
-    import lzma
+    if not (use_cache and spec.cached):
+        return build()
+    from .cache import cached
 
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(6)
-        opener = (
-            gzip.open
-            if magic[:2] == b"\x1f\x8b"
-            else lzma.open
-            if magic == b"\xfd7zXZ\x00"
-            else bz2.open
-            if magic[:3] == b"BZh"
-            else open
-        )
-        with opener(path, "rb") as fh:
-            head = fh.read(limit)
-    except (OSError, EOFError, lzma.LZMAError, ValueError):
-        return None
-    if head[:3] == b"\xef\xbb\xbf":  # UTF-8 byte-order mark
-        head = head[3:]
-    for line in head.splitlines():
-        tok = line.split()
-        if tok and tok[0] == b"p":
-            return tok[1] if len(tok) > 1 else None
-        if tok and not tok[0].startswith(b"c"):
-            return None  # arcs before any p line: the loader names the line
-    return None
+    key = {"profile": profile, "contract": contract, "seed": seed, "fmt": spec.kind}
+    return cached(path, key, build)  # the key also covers the file's content and loader code

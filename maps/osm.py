@@ -42,9 +42,10 @@ from collections.abc import Callable
 import numpy as np
 
 from . import profiles as P
-from .build import build_network
+from .build import network_from_arcs
 from .contract import Arcs, contract_chains
 from .errors import EmptyMapError, LoadCancelled, MapError, MapFormatError
+from .lines import class_table, orient, split_pieces
 from .network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER, RoadNetwork
 from .projection import centre_of, haversine_m, to_xy
 
@@ -260,7 +261,6 @@ def load_osm(
     lon = np.asarray(raw.lon, dtype=np.float64)
     lat = np.asarray(raw.lat, dtype=np.float64)
     starts = np.asarray(raw.seg_start, dtype=np.int64)
-    npts = refs.shape[0]
     seg_of = np.repeat(np.arange(nseg), np.diff(starts))
     seg_kind = np.asarray(raw.seg_kind, dtype=np.uint8)
     ns = seg_kind[seg_of].astype(np.int64)  # namespace: 0 road point, 1 rail point
@@ -292,11 +292,8 @@ def load_osm(
     step(0.7, "splitting ways at junctions")
 
     # Node index per graph point; arcs between consecutive graph points of a segment.
-    node_pts = np.flatnonzero(is_node)
-    ukeys, node_of_pt = np.unique(key[node_pts], return_inverse=True)
+    ukeys, pc = split_pieces(key, seg_of, is_node, lon, lat)
     n = ukeys.shape[0]
-    first_pt = np.zeros(n, dtype=np.int64)
-    first_pt[node_of_pt[::-1]] = node_pts[::-1]  # any point of the node gives its position
     node_ref = ukeys // 2
     node_ns = ukeys - node_ref * 2
     road_refs = set(node_ref[node_ns == 0].tolist())
@@ -307,66 +304,38 @@ def load_osm(
         ) & (node_ns == 1)
         node_ids[dup] += RAIL_COPY_OFFSET
 
-    same_seg = seg_of[node_pts[:-1]] == seg_of[node_pts[1:]]
-    a_pt = node_pts[:-1][same_seg]  # tail point of each piece
-    b_pt = node_pts[1:][same_seg]
-    a_node = node_of_pt[:-1][same_seg]
-    b_node = node_of_pt[1:][same_seg]
-    piece_seg = seg_of[a_pt]
-
-    # Haversine length along the points.
-    step_len = np.zeros(npts, dtype=np.float64)
-    if npts > 1:
-        d = haversine_m(lon[:-1], lat[:-1], lon[1:], lat[1:])
-        d[seg_of[:-1] != seg_of[1:]] = 0.0
-        step_len[1:] = d
-    cum = np.cumsum(step_len)
-    piece_len = cum[b_pt] - cum[a_pt]
-
     xy = np.column_stack([px, py])
-    piece_geom = [
-        xy[a + 1 : b] if b - a > 1 else None
-        for a, b in zip(a_pt.tolist(), b_pt.tolist(), strict=True)
-    ]
     step(0.8, "weighting arcs")
 
-    fwd = np.asarray(raw.seg_fwd, dtype=bool)[piece_seg]
-    bwd = np.asarray(raw.seg_bwd, dtype=bool)[piece_seg]
-    speed = np.asarray(raw.seg_speed, dtype=np.float64)[piece_seg]
-    class_names, seg_cls_idx = _class_table(raw.seg_cls, with_transfer=bool(transfers))
-    cls = seg_cls_idx[piece_seg]
-    kind = seg_kind[piece_seg]
-    way_id = np.asarray(raw.seg_way, dtype=np.int64)[piece_seg]
-    w = P.arc_weights(profile, piece_len, speed)
+    def per_piece(values: list, dtype) -> np.ndarray:
+        return np.asarray(values, dtype=dtype)[pc.seg]
 
-    f_idx = np.flatnonzero(fwd)
-    b_idx = np.flatnonzero(bwd)
-    tails = np.concatenate([a_node[f_idx], b_node[b_idx]])
-    heads = np.concatenate([b_node[f_idx], a_node[b_idx]])
-    geometry: list[np.ndarray | None] = [piece_geom[i] for i in f_idx.tolist()]
-    geometry += [None if piece_geom[i] is None else piece_geom[i][::-1] for i in b_idx.tolist()]
-    sel = np.concatenate([f_idx, b_idx])
+    class_names, seg_cls_idx = class_table(raw.seg_cls, ("transfer",) if transfers else ())
+    w = P.arc_weights(profile, pc.length, per_piece(raw.seg_speed, np.float64))
+    sel, tails, heads, geometry = orient(
+        per_piece(raw.seg_fwd, bool), per_piece(raw.seg_bwd, bool), pc, pc.inner(xy)
+    )
     arcs = Arcs(
         tails=tails,
         heads=heads,
         weights=w[sel],
-        lengths=piece_len[sel],
-        kinds=kind[sel],
-        classes=cls[sel],
-        source_ids=way_id[sel],
+        lengths=pc.length[sel],
+        kinds=seg_kind[pc.seg][sel],
+        classes=seg_cls_idx[pc.seg][sel],
+        source_ids=per_piece(raw.seg_way, np.int64)[sel],
         geometry=geometry,
     )
     if transfers:
         transfer_cls = len(class_names) - 1
-        arcs = _append_transfers(arcs, transfers, node_of_pt, node_pts, lon, lat, transfer_cls)
+        arcs = _append_transfers(arcs, transfers, pc.node_of, pc.node_pts, lon, lat, transfer_cls)
 
     kept = None
     if contract:
         step(0.9, "merging degree-2 chains")
-        node_xy = xy[first_pt]
+        node_xy = xy[pc.first_pt]
         kept, arcs = contract_chains(n, arcs, node_xy)
     step(0.95, "sorting arcs")
-    pts_of_nodes = first_pt if kept is None else first_pt[kept]
+    pts_of_nodes = pc.first_pt if kept is None else pc.first_pt[kept]
     ids = node_ids if kept is None else node_ids[kept]
     meta = {
         "format": "osm",
@@ -378,45 +347,14 @@ def load_osm(
         "read_s": round(t_read, 3),
         "attribution": "© OpenStreetMap contributors (ODbL)",
     }
-    net = build_network(
-        tails=arcs.tails,
-        heads=arcs.heads,
-        weights=arcs.weights,
-        node_ids=ids,
-        unit=P.UNITS[profile],
-        profile=profile,
-        lon=lon[pts_of_nodes],
-        lat=lat[pts_of_nodes],
-        origin=origin,
-        edge_kind=arcs.kinds,
-        edge_class=arcs.classes,
-        class_names=class_names,
-        edge_length=arcs.lengths,
-        edge_source_id=arcs.source_ids,
-        geometry=arcs.geometry,
-        name=os.path.basename(path),
-        source_path=path,
-        meta=meta,
-    )
+    net = network_from_arcs(
+        arcs, node_ids=ids, lon=lon[pts_of_nodes], lat=lat[pts_of_nodes], origin=origin,
+        profile=profile, class_names=class_names, path=path, meta=meta,
+    )  # fmt: skip
     net.meta["load_s"] = round(time.perf_counter() - t0, 3)
     if progress is not None:
         progress(1.0, f"{net.num_nodes:,} nodes, {net.num_arcs:,} arcs")
     return net
-
-
-def _class_table(seg_cls: list[str], *, with_transfer: bool) -> tuple[list[str], np.ndarray]:
-    """Class names (sorted, "transfer" last) and the class index of every segment."""
-    names = sorted(set(seg_cls))
-    if len(names) > 254:  # edge_class is uint8; fold the rarest into "other"
-        from collections import Counter
-
-        common = [c for c, _ in Counter(seg_cls).most_common(253)]
-        names = sorted(common) + ["other"]
-    if with_transfer:
-        names.append("transfer")
-    index = {c: i for i, c in enumerate(names)}
-    other = index.get("other", 0)
-    return names, np.array([index.get(c, other) for c in seg_cls], dtype=np.uint8)
 
 
 def _station_transfers(

@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from maps.dimacs import load_dimacs, load_pace
 from maps.errors import MapError
+from maps.geojson import load_geojson
+from maps.gpkg import load_gpkg, write_gpkg
 from maps.graphml import load_graphml
-from maps.vector import load_geojson, load_gpkg, write_gpkg
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 # SIGNPOST_FUZZ_EXAMPLES=2000 runs a longer, randomised search (CI: 40, fixed examples).

@@ -1,0 +1,382 @@
+"""Line features → nodes and arcs: the noding shared by the GeoJSON, GeoPackage, GraphML
+and OSM readers (stdlib + numpy only).
+
+A reader hands over lines (lon/lat vertices) with properties; this module makes the
+network. Choices:
+
+* **Tags** are the properties ``highway``, ``railway``, ``oneway``, ``maxspeed`` and the
+  access tags ``maps.profiles`` reads (``access``, ``foot``, ``junction``, ...); a line
+  with neither ``highway`` nor ``railway`` counts as ``highway=road`` (walkable, drivable
+  at 30 km/h), so an untagged line layer still makes a network. Directions and speeds
+  follow ``maps.profiles`` exactly as for OSM ways.
+* **Nodes** are line endpoints and vertices shared by two or more lines (or met twice by
+  one line), matched exactly after rounding to 1e-7 degrees; the other vertices become the
+  arcs' drawing geometry. Node ids are 1..N in order of coordinate key (sorted);
+  ``edge_source_id`` is the id the reader gives each line.
+* **Lengths** are haversine sums along the vertices (metres).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import profiles as P
+from .build import network_from_arcs
+from .contract import Arcs, contract_chains
+from .errors import EmptyMapError, MapFormatError
+from .network import KIND_RAIL, KIND_ROAD, RoadNetwork
+from .projection import centre_of, haversine_m, to_xy
+
+Progress = Callable[[float, str], None]
+
+# Properties copied into the tag mapping maps.profiles reads.
+TAG_KEYS = (
+    "highway", "railway", "oneway", "maxspeed", "access", "foot", "vehicle", "motor_vehicle",
+    "motorcar", "junction", "service", "area", "usage",
+    "disused", "abandoned", "construction", "proposed", "razed",
+)  # fmt: skip
+_COORD_SCALE = 1e7  # vertices match after rounding to 1e-7 degrees
+
+
+def read_source(
+    path: str | os.PathLike, profile: str, progress: Progress | None
+) -> tuple[str, bytes]:
+    """(path as str, the file's bytes) after checking ``profile``: how a reader starts."""
+    path = os.fspath(path)
+    P.check_profile(profile)
+    if progress:
+        progress(0.0, "reading")
+    try:
+        with open(path, "rb") as fh:
+            return path, fh.read()
+    except OSError as exc:
+        raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+
+
+# ---- tags and arc attributes ---------------------------------------------------------------
+def tag_value(v: Any) -> str | None:
+    """A property value as an OSM-style tag string (True → "yes"), or None."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        return str(v)
+    if isinstance(v, str):
+        s = v.strip()
+        if s.lower() in ("true", "false"):
+            return "yes" if s.lower() == "true" else "no"
+        return s
+    if isinstance(v, (list, tuple)) and v:
+        return tag_value(v[0])  # OSMnx-style merged values: use the first
+    return None
+
+
+def tags_of(
+    props: Mapping[str, Any] | None,
+    keys: Sequence[str] = TAG_KEYS,
+    value: Callable[[Any], str | None] = tag_value,
+) -> dict[str, str]:
+    """The tags of ``props`` (``keys`` only, each through ``value``), ``highway=road``
+    when it has neither ``highway`` nor ``railway``."""
+    tags: dict[str, str] = {}
+    for k in keys:
+        if props and k in props:
+            v = value(props[k])
+            if v:
+                tags[k] = v
+    if not tags.get("highway") and not tags.get("railway"):
+        tags["highway"] = "road"
+    return tags
+
+
+def arc_attributes(profile: str, tags: Mapping[str, str]) -> tuple[bool, bool, str, int, float]:
+    """(forward, backward, class name, kind, speed km/h) of a line with ``tags``."""
+    fwd, bwd = P.directions(profile, tags)
+    hw = tags.get("highway")
+    cls = hw if hw else tags.get("railway", "road")
+    kind = KIND_ROAD if hw else KIND_RAIL
+    speed = 0.0
+    if fwd or bwd:
+        speed = P.speed_kmh(profile, cls, tags.get("maxspeed"))
+    return fwd, bwd, cls, kind, speed
+
+
+def class_table(names: Sequence[str], extra: Sequence[str] = ()) -> tuple[list[str], np.ndarray]:
+    """Sorted class names (at most 255: the rarest fold into "other"), then ``extra``,
+    and each of ``names``' index (edge_class is uint8)."""
+    uniq = sorted(set(names))
+    if len(uniq) > 254:
+        from collections import Counter
+
+        uniq = sorted(c for c, _ in Counter(names).most_common(253)) + ["other"]
+    uniq += list(extra)
+    index = {c: i for i, c in enumerate(uniq)}
+    other = index.get("other", 0)
+    return uniq, np.array([index.get(c, other) for c in names], dtype=np.uint8)
+
+
+def check_lonlat(arr: np.ndarray, path: str, where: str) -> None:
+    """MapFormatError unless every (lon, lat) row is finite WGS84 degrees."""
+    if not np.isfinite(arr).all():
+        raise MapFormatError(f"{where}: a coordinate is not a finite number", path=path)
+    if arr.size and (np.abs(arr[:, 0]).max() > 180.0 or np.abs(arr[:, 1]).max() > 90.0):
+        raise MapFormatError(
+            f"{where}: coordinates outside lon -180..180 / lat -90..90 (not WGS84 degrees?)",
+            path=path,
+        )
+
+
+def haversine_length(coords: np.ndarray) -> float:
+    """Length in metres of a lon/lat polyline."""
+    if coords.shape[0] < 2:
+        return 0.0
+    return float(haversine_m(coords[:-1, 0], coords[:-1, 1], coords[1:, 0], coords[1:, 1]).sum())
+
+
+# ---- noding: points of segments → pieces between graph nodes ------------------------------
+@dataclass
+class Pieces:
+    """The parts of segments between consecutive graph nodes (one per future arc pair)."""
+
+    node_pts: np.ndarray  # the points that are graph nodes, in order
+    node_of: np.ndarray  # graph node index of each of them
+    first_pt: np.ndarray  # per graph node: the first point that is it
+    a_pt: np.ndarray  # per piece: its first and last point
+    b_pt: np.ndarray
+    a_node: np.ndarray  # per piece: its end nodes
+    b_node: np.ndarray
+    seg: np.ndarray  # per piece: its segment
+    length: np.ndarray  # per piece: haversine metres along its points
+
+    def inner(self, pts: np.ndarray) -> list[np.ndarray | None]:
+        """Per piece, its points strictly between the ends (None: straight)."""
+        return [
+            pts[a + 1 : b] if b - a > 1 else None
+            for a, b in zip(self.a_pt.tolist(), self.b_pt.tolist(), strict=True)
+        ]
+
+
+def split_pieces(
+    key: np.ndarray,
+    seg_of: np.ndarray,
+    is_node: np.ndarray,
+    lon: np.ndarray,
+    lat: np.ndarray,
+    seg_ok: np.ndarray | None = None,
+) -> tuple[np.ndarray, Pieces]:
+    """Cut segments at their node points. Points with equal ``key`` are one graph node
+    (nodes numbered in key order); ``seg_ok`` drops the pieces of segments it marks False.
+    Returns (the node keys, the pieces)."""
+    node_pts = np.flatnonzero(is_node)
+    ukeys, node_of = np.unique(key[node_pts], return_inverse=True)
+    first_pt = np.zeros(ukeys.shape[0], dtype=np.int64)
+    first_pt[node_of[::-1]] = node_pts[::-1]  # any point of the node gives its position
+    same = seg_of[node_pts[:-1]] == seg_of[node_pts[1:]]
+    a_pt, b_pt = node_pts[:-1][same], node_pts[1:][same]
+    a_node, b_node = node_of[:-1][same], node_of[1:][same]
+    seg = seg_of[a_pt]
+    if seg_ok is not None:
+        keep = seg_ok[seg]
+        a_pt, b_pt, a_node, b_node, seg = (v[keep] for v in (a_pt, b_pt, a_node, b_node, seg))
+    step = np.zeros(lon.shape[0], dtype=np.float64)
+    if lon.shape[0] > 1:
+        d = haversine_m(lon[:-1], lat[:-1], lon[1:], lat[1:])
+        d[seg_of[:-1] != seg_of[1:]] = 0.0
+        step[1:] = d
+    cum = np.cumsum(step)
+    length = cum[b_pt] - cum[a_pt]
+    return ukeys, Pieces(node_pts, node_of, first_pt, a_pt, b_pt, a_node, b_node, seg, length)
+
+
+def orient(
+    fwd: np.ndarray, bwd: np.ndarray, pieces: Pieces, geom: list[np.ndarray | None]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray | None]]:
+    """Arcs of the pieces: all forward ones (``fwd`` per piece), then all backward ones.
+    Returns (piece of each arc, tails, heads, inner geometry per arc)."""
+    f, b = np.flatnonzero(fwd), np.flatnonzero(bwd)
+    tails = np.concatenate([pieces.a_node[f], pieces.b_node[b]])
+    heads = np.concatenate([pieces.b_node[f], pieces.a_node[b]])
+    geometry = [geom[i] for i in f.tolist()]
+    geometry += [None if geom[i] is None else geom[i][::-1] for i in b.tolist()]
+    return np.concatenate([f, b]), tails, heads, geometry
+
+
+# ---- lon/lat arcs → network ----------------------------------------------------------------
+class LonLatArcs(NamedTuple):
+    """Arcs between lon/lat nodes, before weighting (one entry per arc)."""
+
+    tails: np.ndarray  # node indices
+    heads: np.ndarray
+    lengths: np.ndarray  # metres
+    speeds: np.ndarray  # km/h
+    kinds: np.ndarray  # uint8
+    classes: np.ndarray  # uint8 index into the class names
+    source_ids: np.ndarray  # int64
+    geometry: list[np.ndarray | None]  # inner points (k, 2) lon/lat; None: straight
+
+
+def assemble(
+    nodes: tuple[np.ndarray, np.ndarray, np.ndarray],
+    arcs: LonLatArcs,
+    *,
+    path: str,
+    profile: str,
+    contract: bool,
+    class_names: list[str],
+    meta: dict,
+) -> RoadNetwork:
+    """Weight the arcs, drop nodes no arc uses, contract if asked, build the network.
+
+    ``nodes`` = (lon, lat, node ids) of every node the arcs' indices refer to.
+    """
+    lon, lat, node_ids = nodes
+    tails, heads, lengths, speeds, kinds, classes, source_ids, geom_lonlat = arcs
+    tails = np.asarray(tails, dtype=np.int64)
+    heads = np.asarray(heads, dtype=np.int64)
+    if tails.size == 0:
+        raise EmptyMapError(f"no line is usable by the {profile!r} profile", path=path)
+    used = np.unique(np.concatenate([tails, heads]))
+    remap = np.full(lon.shape[0], -1, dtype=np.int64)
+    remap[used] = np.arange(used.size)
+    tails, heads = remap[tails], remap[heads]
+    lon, lat, node_ids = lon[used], lat[used], np.asarray(node_ids)[used]
+    origin = centre_of(lon, lat)
+    x, y = to_xy(lon, lat, origin)
+    geometry: list[np.ndarray | None] = []
+    for g in geom_lonlat:
+        if g is None or len(g) == 0:
+            geometry.append(None)
+        else:
+            gx, gy = to_xy(g[:, 0], g[:, 1], origin)
+            geometry.append(np.column_stack([gx, gy]))
+    weights = P.arc_weights(profile, np.asarray(lengths, dtype=np.float64), speeds)
+    arcs = Arcs(
+        tails=tails,
+        heads=heads,
+        weights=weights,
+        lengths=np.asarray(lengths, dtype=np.float64),
+        kinds=np.asarray(kinds, dtype=np.uint8),
+        classes=np.asarray(classes, dtype=np.uint8),
+        source_ids=np.asarray(source_ids, dtype=np.int64),
+        geometry=geometry,
+    )
+    n = lon.shape[0]
+    if contract:
+        kept, arcs = contract_chains(n, arcs, np.column_stack([x, y]))
+        lon, lat, node_ids = lon[kept], lat[kept], node_ids[kept]
+    return network_from_arcs(
+        arcs, node_ids=node_ids, lon=lon, lat=lat, origin=origin, profile=profile,
+        class_names=class_names, path=path, meta={**meta, "contracted": bool(contract)},
+    )  # fmt: skip
+
+
+class LineSet:
+    """The lines a vector reader collects: vertices (k, 2) lon/lat, tags, source id."""
+
+    def __init__(self) -> None:
+        self.lines: list[np.ndarray] = []
+        self.tags: list[dict[str, str]] = []
+        self.source_ids: list[int] = []
+        self.skipped = 0  # features without line geometry
+
+    def add(self, lines: list[np.ndarray], tags: dict[str, str], source_id: int) -> None:
+        for ln in lines:
+            self.lines.append(ln)
+            self.tags.append(tags)
+            self.source_ids.append(source_id)
+
+    def network(
+        self, *, path: str, profile: str, contract: bool, progress: Progress | None, meta: dict
+    ) -> RoadNetwork:
+        """The network of the lines (``meta`` gains ``skipped_features``)."""
+        if progress:
+            progress(0.3, f"{len(self.lines):,} lines")
+        return lines_to_network(
+            self.lines, self.tags, self.source_ids, path=path, profile=profile,
+            contract=contract, progress=progress, meta={**meta, "skipped_features": self.skipped},
+        )  # fmt: skip
+
+
+def lines_to_network(
+    lines: list[np.ndarray],
+    tags: list[dict[str, str]],
+    source_ids: list[int],
+    *,
+    path: str,
+    profile: str,
+    contract: bool,
+    meta: dict,
+    progress: Progress | None = None,
+) -> RoadNetwork:
+    """Split ``lines`` (each (k, 2) lon/lat) at shared vertices and build the network."""
+    P.check_profile(profile)
+    keep = [i for i, ln in enumerate(lines) if ln.shape[0] >= 2]
+    if not keep:
+        raise EmptyMapError("the file has no line features", path=path)
+    attrs = [arc_attributes(profile, tags[i]) for i in keep]
+    usable = [j for j, a in enumerate(attrs) if a[0] or a[1]]
+    if not usable:
+        raise EmptyMapError(
+            f"no line is usable by the {profile!r} profile ({len(keep)} lines read)", path=path
+        )
+    sel = [keep[j] for j in usable]
+    attrs = [attrs[j] for j in usable]
+    pts = np.concatenate([lines[i] for i in sel]).astype(np.float64)
+    counts = np.array([lines[i].shape[0] for i in sel], dtype=np.int64)
+    seg_of = np.repeat(np.arange(len(sel)), counts)
+    qlon = np.rint(pts[:, 0] * _COORD_SCALE).astype(np.int64) + 1_800_000_000
+    qlat = np.rint(pts[:, 1] * _COORD_SCALE).astype(np.int64) + 900_000_000
+    key = (qlon.astype(np.uint64) << np.uint64(32)) | qlat.astype(np.uint64)
+    # Consecutive repeats of a vertex within a line carry no information: drop them.
+    dup = np.zeros(key.shape[0], dtype=bool)
+    dup[1:] = (key[1:] == key[:-1]) & (seg_of[1:] == seg_of[:-1])
+    pts, key, seg_of = pts[~dup], key[~dup], seg_of[~dup]
+    counts = np.bincount(seg_of, minlength=len(sel))
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    if progress:
+        progress(0.5, "finding junctions")
+    _, inv, kcount = np.unique(key, return_inverse=True, return_counts=True)
+    is_node = kcount[inv] >= 2
+    nonempty = counts > 0
+    is_node[starts[:-1][nonempty]] = True
+    is_node[starts[1:][nonempty] - 1] = True
+    # A line of one repeated point has no arc.
+    ukeys, pc = split_pieces(key, seg_of, is_node, pts[:, 0], pts[:, 1], seg_ok=counts >= 2)
+    n = ukeys.shape[0]
+
+    def per_piece(values: Sequence[Any], dtype: Any) -> np.ndarray:
+        return np.array(values, dtype=dtype)[pc.seg]
+
+    names, cls_idx = class_table([a[2] for a in attrs])
+    arc_piece, tails, heads, geom = orient(
+        per_piece([a[0] for a in attrs], bool), per_piece([a[1] for a in attrs], bool),
+        pc, pc.inner(pts),
+    )  # fmt: skip
+    if progress:
+        progress(0.8, "building the graph")
+    return assemble(
+        (pts[pc.first_pt, 0], pts[pc.first_pt, 1], np.arange(1, n + 1, dtype=np.int64)),
+        LonLatArcs(
+            tails,
+            heads,
+            pc.length[arc_piece],
+            per_piece([a[4] for a in attrs], np.float64)[arc_piece],
+            per_piece([a[3] for a in attrs], np.uint8)[arc_piece],
+            cls_idx[pc.seg][arc_piece],
+            per_piece([source_ids[i] for i in sel], np.int64)[arc_piece],
+            geom,
+        ),
+        path=path,
+        profile=profile,
+        contract=contract,
+        class_names=names,
+        meta={**meta, "lines": len(sel)},
+    )
