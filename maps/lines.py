@@ -156,6 +156,10 @@ class Pieces:
     seg: np.ndarray  # per piece: its segment
     length: np.ndarray  # per piece: haversine metres along its points
 
+    def per_piece(self, per_segment: Sequence[Any], dtype: Any) -> np.ndarray:
+        """A per-segment value for every piece."""
+        return np.asarray(per_segment, dtype=dtype)[self.seg]
+
     def inner(self, pts: np.ndarray) -> list[np.ndarray | None]:
         """Per piece, its points strictly between the ends (None: straight)."""
         return [
@@ -352,14 +356,11 @@ def lines_to_network(
     ukeys, pc = split_pieces(key, seg_of, is_node, pts[:, 0], pts[:, 1], seg_ok=counts >= 2)
     n = ukeys.shape[0]
 
-    def per_piece(values: Sequence[Any], dtype: Any) -> np.ndarray:
-        return np.array(values, dtype=dtype)[pc.seg]
-
-    names, cls_idx = class_table([a[2] for a in attrs])
+    fwd, bwd, cls, kind, speed = zip(*attrs, strict=True)  # per line
+    names, cls_idx = class_table(cls)
     arc_piece, tails, heads, geom = orient(
-        per_piece([a[0] for a in attrs], bool), per_piece([a[1] for a in attrs], bool),
-        pc, pc.inner(pts),
-    )  # fmt: skip
+        pc.per_piece(fwd, bool), pc.per_piece(bwd, bool), pc, pc.inner(pts)
+    )
     if progress:
         progress(0.8, "building the graph")
     return assemble(
@@ -368,10 +369,10 @@ def lines_to_network(
             tails,
             heads,
             pc.length[arc_piece],
-            per_piece([a[4] for a in attrs], np.float64)[arc_piece],
-            per_piece([a[3] for a in attrs], np.uint8)[arc_piece],
+            pc.per_piece(speed, np.float64)[arc_piece],
+            pc.per_piece(kind, np.uint8)[arc_piece],
             cls_idx[pc.seg][arc_piece],
-            per_piece([source_ids[i] for i in sel], np.int64)[arc_piece],
+            pc.per_piece([source_ids[i] for i in sel], np.int64)[arc_piece],
             geom,
         ),
         path=path,

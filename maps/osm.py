@@ -307,13 +307,10 @@ def load_osm(
     xy = np.column_stack([px, py])
     step(0.8, "weighting arcs")
 
-    def per_piece(values: list, dtype) -> np.ndarray:
-        return np.asarray(values, dtype=dtype)[pc.seg]
-
     class_names, seg_cls_idx = class_table(raw.seg_cls, ("transfer",) if transfers else ())
-    w = P.arc_weights(profile, pc.length, per_piece(raw.seg_speed, np.float64))
+    w = P.arc_weights(profile, pc.length, pc.per_piece(raw.seg_speed, np.float64))
     sel, tails, heads, geometry = orient(
-        per_piece(raw.seg_fwd, bool), per_piece(raw.seg_bwd, bool), pc, pc.inner(xy)
+        pc.per_piece(raw.seg_fwd, bool), pc.per_piece(raw.seg_bwd, bool), pc, pc.inner(xy)
     )
     arcs = Arcs(
         tails=tails,
@@ -322,7 +319,7 @@ def load_osm(
         lengths=pc.length[sel],
         kinds=seg_kind[pc.seg][sel],
         classes=seg_cls_idx[pc.seg][sel],
-        source_ids=per_piece(raw.seg_way, np.int64)[sel],
+        source_ids=pc.per_piece(raw.seg_way, np.int64)[sel],
         geometry=geometry,
     )
     if transfers:

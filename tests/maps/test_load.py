@@ -1,0 +1,60 @@
+"""The format table in maps.load: every line resolves, detection, cache inputs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from maps.errors import UnknownFormatError
+from maps.load import FORMATS, companion_files, detect_format, format_spec, loader_modules
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_every_format_line_resolves() -> None:
+    kinds = [spec.kind for spec in FORMATS]
+    assert len(set(kinds)) == len(kinds)
+    suffixes = [s for spec in FORMATS for s in spec.suffixes]
+    assert len(set(suffixes)) == len(suffixes)
+    for spec in FORMATS:
+        assert all(s == s.lower() and s.startswith(".") for s in spec.suffixes)
+        for field in ("reader", "sniff", "companions"):
+            if getattr(spec, field):
+                assert callable(spec.function(field)), (spec.kind, field)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("a.osm.pbf", "osm"), ("A.PBF", "osm"), ("a.osm.gz", "osm"), ("a.gr", "dimacs"),
+        ("a.gr.gz", "dimacs"), ("a.gr.xz", "pace"), ("a.graphml.gz", "graphml"),
+        ("a.json", "geojson"), ("a.gpkg", "gpkg"), ("a.spn", "cache"),
+    ],
+)  # fmt: skip
+def test_detect_format(name: str, kind: str) -> None:
+    assert detect_format(name) == kind
+    assert format_spec(name).own_weights == (kind in ("dimacs", "pace", "cache"))
+
+
+def test_unknown_format_lists_every_format() -> None:
+    with pytest.raises(UnknownFormatError) as exc:
+        detect_format("map.txt")
+    assert str(exc.value) == (
+        "map.txt: unknown map format; Signpost reads .osm.pbf, .osm, .osm.bz2, .gr (+.co), "
+        ".gr.gz, .gr.xz (PACE), .graphml, .geojson, .gpkg and its own .spn cache"
+    )
+
+
+def test_companions_and_loader_modules(tmp_path) -> None:
+    gr = tmp_path / "t.gr"
+    shutil.copy(FIX / "dimacs" / "tiny.gr", gr)
+    assert companion_files(str(gr)) == []
+    shutil.copy(FIX / "dimacs" / "tiny.co", tmp_path / "t.co")
+    assert companion_files(str(gr)) == [str(tmp_path / "t.co")]
+    assert companion_files(str(tmp_path / "t.gr.xz")) == []
+    mods = loader_modules()
+    for name in ("load.py", "cache.py", "osm.py", "dimacs.py", "lines.py", "wkb.py", "profiles.py"):
+        assert name in mods
+    assert "points.py" not in mods and "snap.py" not in mods
