@@ -46,6 +46,7 @@ class FormatSpec:
     cached: bool = True  # load_map keeps the result in the .spn cache
 
     def function(self, field: str) -> Callable[..., Any]:
+        """The function ``field`` ("reader", "sniff" or "companions") names, imported now."""
         module, name = getattr(self, field).split(":")
         return getattr(importlib.import_module(f"{__package__}.{module}"), name)
 
