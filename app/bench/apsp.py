@@ -104,7 +104,7 @@ def time_gpu_variant(g: CSRGraph, variant: str, budget: float, order: np.ndarray
                      P: int | None = None, group: int | None = None) -> Cell:
     import cupy as cp
 
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     n = g.num_nodes
     runner = cuda_ms.Runner(g, variant, n, P, total=n, group=group or cuda_ms.GROUP)
@@ -139,7 +139,7 @@ def time_gpu_variant(g: CSRGraph, variant: str, budget: float, order: np.ndarray
 def time_fw(g: CSRGraph, prev: tuple[int, float] | None, fw_max: int, budget_fw: float) -> Cell:
     import cupy as cp
 
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     n = g.num_nodes
     if n > fw_max:
@@ -375,7 +375,7 @@ def cpu_name() -> str:
 
 def sweep_P(args, device: str) -> list[str]:
     """Batched all-pairs time for each P on the Table 1 graphs (tunes cuda_ms.auto_P)."""
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     Ps = [int(x) for x in args.sweep_P.split(",") if x.strip()]
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
@@ -405,7 +405,7 @@ def sweep_P(args, device: str) -> list[str]:
 def ablation(graphs: list[tuple[str, CSRGraph]], args, device: str) -> list[str]:
     """What the device-side termination buys: batched with a host check after every
     phase (group = 1) against one per group of phases, at P = 32 and the automatic P."""
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     pick = [graphs[0], graphs[-1]] if len(graphs) > 1 else graphs
     lines = [f"Ablation: batched all-pairs (ms; {device})",

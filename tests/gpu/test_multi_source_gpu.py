@@ -44,7 +44,7 @@ def test_random_graph_many_batches(variant):
 
 @pytest.mark.parametrize("P", [32, 64, 96, 256, 1024])
 def test_batched_any_multiple_of_32(P):
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     g = random_sparse(seed=5, n=300, avg_deg=5, wmax=1000)
     src = np.random.default_rng(2).permutation(300).astype(np.int32)
@@ -64,7 +64,7 @@ def test_targets_duplicates_and_small_chunks():
 
 
 def test_floyd_warshall_equals_cpu():
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     for name, make in FAMILIES:
         g = make(seed=4)
@@ -74,7 +74,7 @@ def test_floyd_warshall_equals_cpu():
 
 def test_out_of_memory_is_typed(monkeypatch):
     from gpu_core.errors import GpuOutOfMemoryError
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     monkeypatch.setattr(cuda_ms, "free_bytes", lambda: 10_000)
     g = random_sparse(seed=1, n=500)
@@ -83,7 +83,7 @@ def test_out_of_memory_is_typed(monkeypatch):
 
 
 def test_batched_shrinks_P_to_fit(monkeypatch):
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     g = random_sparse(seed=1, n=500)
     n = g.num_nodes
@@ -95,7 +95,7 @@ def test_batched_shrinks_P_to_fit(monkeypatch):
 
 
 def test_auto_P_bounds():
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as cuda_ms
 
     assert cuda_ms.auto_P(1_000_000, None) == cuda_ms.P_MIN
     assert cuda_ms.auto_P(100, 10) == 32  # never far more tasks than sources
