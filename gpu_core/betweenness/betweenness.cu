@@ -383,6 +383,20 @@ __device__ __forceinline__ void ls_range(const int k, const int edge_mode,
     else { u = k; e0 = indptr[k]; e1 = indptr[k + 1]; }
 }
 
+// Calls item(row, u, e0, e1) for every item of source j = blockIdx.y (grid-stride over x):
+// row = j * n is the source's row in the S x n matrices; a return in item skips the item.
+template <class Item>
+__device__ __forceinline__ void ls_items(const int n, const int cnt, const int edge_mode,
+                                         const int* __restrict__ indptr,
+                                         const int* __restrict__ tails, Item item) {
+    const size_t row = (size_t)blockIdx.y * n;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
+        int u, e0, e1;
+        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
+        item(row, u, e0, e1);
+    }
+}
+
 extern "C" __global__ void ls_init(const int n, const int S, const int* __restrict__ src,
                                    ll* dist, int* cur, int* nxt, int* lvl, double* sigma,
                                    double* sbar, double* dbar) {
@@ -406,12 +420,9 @@ extern "C" __global__ void ls_relax(const int n, const int cnt, const int S, con
                                     const int* __restrict__ tails, const ll* __restrict__ w,
                                     ll* dist, const int* __restrict__ cur, int* nxt,
                                     const int round, int* chg) {
-    const int j = blockIdx.y;
-    const size_t row = (size_t)j * n;
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
-        int u, e0, e1;
-        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
-        if (cur[row + u] != round) continue;
+    ls_items(n, cnt, edge_mode, indptr, tails, [&](const size_t row, const int u, const int e0,
+                                                    const int e1) {
+        if (cur[row + u] != round) return;
         const ll du = ld_volatile(&dist[row + u]);
         for (int e = e0; e < e1; ++e) {
             const int x = indices[e];
@@ -421,7 +432,7 @@ extern "C" __global__ void ls_relax(const int n, const int cnt, const int S, con
                 if (nd < old) { nxt[row + x] = round + 1; chg[round] = 1; }
             }
         }
-    }
+    });
 }
 
 extern "C" __global__ void ls_indeg(const int n, const int cnt, const int S, const int edge_mode,
@@ -429,18 +440,15 @@ extern "C" __global__ void ls_indeg(const int n, const int cnt, const int S, con
                                     const int* __restrict__ indices,
                                     const int* __restrict__ tails, const ll* __restrict__ w,
                                     const ll* __restrict__ dist, int* indeg) {
-    const int j = blockIdx.y;
-    const size_t row = (size_t)j * n;
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
-        int u, e0, e1;
-        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
+    ls_items(n, cnt, edge_mode, indptr, tails, [&](const size_t row, const int u, const int e0,
+                                                    const int e1) {
         const ll du = dist[row + u];
-        if (du == INF) continue;
+        if (du == INF) return;
         for (int e = e0; e < e1; ++e) {
             const int x = indices[e];
             if (du + w[e] == dist[row + x]) atomicAdd(&indeg[row + x], 1);
         }
-    }
+    });
 }
 
 extern "C" __global__ void ls_forward(const int n, const int cnt, const int S, const int edge_mode,
@@ -450,12 +458,9 @@ extern "C" __global__ void ls_forward(const int n, const int cnt, const int S, c
                                       const unsigned char* __restrict__ in_r,
                                       const ll* __restrict__ dist, int* indeg, int* lvl,
                                       double* sigma, double* sbar, const int L, int* chg) {
-    const int j = blockIdx.y;
-    const size_t row = (size_t)j * n;
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
-        int u, e0, e1;
-        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
-        if (lvl[row + u] != L) continue;
+    ls_items(n, cnt, edge_mode, indptr, tails, [&](const size_t row, const int u, const int e0,
+                                                    const int e1) {
+        if (lvl[row + u] != L) return;
         const ll du = dist[row + u];
         const double su = sigma[row + u], bu = sbar[row + u];
         for (int e = e0; e < e1; ++e) {
@@ -465,7 +470,7 @@ extern "C" __global__ void ls_forward(const int n, const int cnt, const int S, c
             if (!in_r[x]) atomicAdd(&sbar[row + x], bu);
             if (atomicSub(&indeg[row + x], 1) == 1) { lvl[row + x] = L + 1; chg[L] = 1; }
         }
-    }
+    });
 }
 
 extern "C" __global__ void ls_backward(const int n, const int cnt, const int S,
@@ -477,12 +482,9 @@ extern "C" __global__ void ls_backward(const int n, const int cnt, const int S,
                                        const ll* __restrict__ dist, const int* __restrict__ lvl,
                                        const double* __restrict__ sigma, double* dbar,
                                        const int L) {
-    const int j = blockIdx.y;
-    const size_t row = (size_t)j * n;
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < cnt; k += gridDim.x * blockDim.x) {
-        int u, e0, e1;
-        ls_range(k, edge_mode, indptr, tails, u, e0, e1);
-        if (lvl[row + u] != L) continue;
+    ls_items(n, cnt, edge_mode, indptr, tails, [&](const size_t row, const int u, const int e0,
+                                                    const int e1) {
+        if (lvl[row + u] != L) return;
         const ll du = dist[row + u];
         double d = 0.0;
         for (int e = e0; e < e1; ++e) {
@@ -491,7 +493,7 @@ extern "C" __global__ void ls_backward(const int n, const int cnt, const int S,
         }
         if (edge_mode) { if (d != 0.0) atomicAdd(&dbar[row + u], d); }
         else dbar[row + u] = d;
-    }
+    });
 }
 
 extern "C" __global__ void ls_finish(const int n, const int S, const int* __restrict__ src,

@@ -46,6 +46,15 @@ def _module():
     return get_module(HERE / "betweenness.cu")
 
 
+def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
+    """(w, rindptr, rindices, rw, extra()) on the device, after the memory check for
+    ``need`` bytes: the search lengths and the reversed graph every kernel reads."""
+    memory.ensure_free(need, what)
+    with memory.oom_as_typed(what, need):
+        return (cp.asarray(w, dtype=cp.int64), cp.asarray(ri), cp.asarray(rx), cp.asarray(rw),
+                extra())
+
+
 def reverse_arrays(g: CSRGraph, w: np.ndarray):
     """(rindptr, rindices = tails, rw) of the transposed graph with search weights ``w``."""
     tails = g.arc_sources()
@@ -75,15 +84,10 @@ class CudaEngine:
         self.indptr, self.indices = dg.indptr, dg.indices
         ri, rx, rw = reverse_arrays(g, w)
         need = 8 * m * 2 + 4 * (n + 1 + m * 2) + 16 * n
-        memory.ensure_free(need, "billboard graph arrays")
-        with memory.oom_as_typed("billboard graph arrays", need):
-            self.w = cp.asarray(w, dtype=cp.int64)
-            self.rindptr = cp.asarray(ri)
-            self.rindices = cp.asarray(rx)
-            self.rw = cp.asarray(rw)
-            self.tails = cp.asarray(g.arc_sources())
-            self.a = cp.asarray(a, dtype=cp.float64)
-            self.b = cp.asarray(b, dtype=cp.float64)
+        self.w, self.rindptr, self.rindices, self.rw, (self.tails, self.a, self.b) = (
+            _search_arrays(cp, "billboard graph arrays", need, w, ri, rx, rw, lambda: (
+                cp.asarray(g.arc_sources()), cp.asarray(a, dtype=cp.float64),
+                cp.asarray(b, dtype=cp.float64))))
         self.w_host = np.asarray(w, dtype=np.int64)
         self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
@@ -323,13 +327,9 @@ class CudaSampler:
         dg = device_graph(g)
         self.indptr, self.indices = dg.indptr, dg.indices
         need = 16 * self.m + 4 * (self.n + 1 + self.m) + self.n
-        memory.ensure_free(need, "sampling graph arrays")
-        with memory.oom_as_typed("sampling graph arrays", need):
-            self.w = cp.asarray(w, dtype=cp.int64)
-            self.rindptr = cp.asarray(ri)
-            self.rindices = cp.asarray(rx)
-            self.rw = cp.asarray(rw)
-            self.zero_r = cp.zeros(self.n, dtype=cp.uint8)
+        self.w, self.rindptr, self.rindices, self.rw, self.zero_r = _search_arrays(
+            cp, "sampling graph arrays", need, w, ri, rx, rw,
+            lambda: cp.zeros(self.n, dtype=cp.uint8))
         self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         free, _ = memory.free_memory()

@@ -16,7 +16,7 @@ from ...host.heap import sift_down, sift_up
 from ...params import CPU_ROUND_POPS
 from .delta import delta
 from .driver import MODES, CpuSearch, zeros
-from .phases import M_CPU, record
+from .phases import M_CPU, first_decrease, record
 
 
 @njit(cache=True, nogil=True)
@@ -61,9 +61,7 @@ def dijkstra_batch(indptr, indices, weights, hb, key, heap, heap_k, pos, stamp, 
                 nk = ku + key_weight(weights, a, hb)
                 if nk < key[h]:
                     key[h] = nk
-                    if stamp[h] != ph:
-                        stamp[h] = ph
-                        cnt += 1
+                    cnt += first_decrease(stamp, h, ph)
                     if p == -1:
                         p = size
                         size += 1

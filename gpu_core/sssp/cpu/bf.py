@@ -8,9 +8,9 @@ from numba import njit
 
 from ...errors import InvalidArgumentError
 from ...host.clock import _readcyclecounter
-from ...host.csr import INF, key_weight
+from ...host.csr import INF
 from .driver import MODES, CpuSearch, zeros
-from .phases import M_CONV, M_QUEUE, M_SEL, M_SWITCH, record, relax_list
+from .phases import M_CONV, M_QUEUE, M_SEL, M_SWITCH, record, relax_list, relax_row
 
 # the ``strat`` argument of ``bf_batch``
 BF_CONVENTIONAL = 0
@@ -87,15 +87,8 @@ def bf_batch(indptr, indices, weights, hb, C, U, M, flist, nlist, sched, st, str
             for v in range(n):
                 if M[v]:
                     M[v] = False
-                    cv = C[v]
-                    a0 = indptr[v]
-                    a1 = indptr[v + 1]
-                    edges += a1 - a0
-                    for a in range(a0, a1):
-                        h = indices[a]
-                        nk = cv + key_weight(weights, a, hb)
-                        if nk < U[h]:
-                            U[h] = nk
+                    edges += indptr[v + 1] - indptr[v]
+                    relax_row(indptr, indices, weights, hb, C[v], v, U, False, sched, nlist, 0)
             for v in range(n):
                 if U[v] < C[v]:
                     C[v] = U[v]

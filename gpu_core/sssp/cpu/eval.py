@@ -8,7 +8,7 @@ from numba import njit
 from ...host.clock import _readcyclecounter
 from ...host.csr import INF, key_weight, rows_weight_sorted
 from .driver import MODES, CpuSearch, zeros
-from .phases import M_EVAL, record
+from .phases import M_EVAL, first_decrease, record
 
 
 @njit(cache=True, nogil=True)
@@ -67,9 +67,7 @@ def eval_batch(indptr, indices, weights, hb, sorted_rows, key, status, olist, sl
                 nk = ku + key_weight(weights, a, hb)
                 if nk < key[h]:
                     key[h] = nk
-                    if stamp[h] != ph:
-                        stamp[h] = ph
-                        cnt += 1
+                    cnt += first_decrease(stamp, h, ph)
                     if status[h] == 0:
                         status[h] = 1
                         olist[no] = h

@@ -25,6 +25,22 @@ M_CONV, M_SEL, M_SWITCH, M_EVAL, M_QUEUE, M_DELTA, M_CPU = 0, 1, 2, 3, 4, 5, 6
 
 
 @njit(cache=True, inline="always")
+def relax_row(indptr, indices, weights, hb, cv, v, U, track, sched, nlist, nw):
+    """Jacobi RELAX of v's arcs: U[h] = min(U[h], cv + w'). With ``track`` each improved
+    head is appended to nlist[nw:] once (the "scheduled" flag); returns the new nw."""
+    for a in range(indptr[v], indptr[v + 1]):
+        h = indices[a]
+        nk = cv + key_weight(weights, a, hb)
+        if nk < U[h]:
+            U[h] = nk
+            if track and not sched[h]:
+                sched[h] = True
+                nlist[nw] = h
+                nw += 1
+    return nw
+
+
+@njit(cache=True, inline="always")
 def relax_list(indptr, indices, weights, hb, C, U, flist, nf, nlist, sched):
     """Relax the arcs of the nf vertices in flist into U (Jacobi: keys read from C); each
     improved head is appended to nlist once (the "scheduled" flag). (arcs relaxed, heads)."""
@@ -32,20 +48,18 @@ def relax_list(indptr, indices, weights, hb, C, U, flist, nf, nlist, sched):
     nw = 0
     for i in range(nf):
         v = flist[i]
-        cv = C[v]
-        a0 = indptr[v]
-        a1 = indptr[v + 1]
-        edges += a1 - a0
-        for a in range(a0, a1):
-            h = indices[a]
-            nk = cv + key_weight(weights, a, hb)
-            if nk < U[h]:
-                U[h] = nk
-                if not sched[h]:
-                    sched[h] = True
-                    nlist[nw] = h
-                    nw += 1
+        edges += indptr[v + 1] - indptr[v]
+        nw = relax_row(indptr, indices, weights, hb, C[v], v, U, True, sched, nlist, nw)
     return edges, nw
+
+
+@njit(cache=True, inline="always")
+def first_decrease(stamp, h, ph):
+    """1 the first time h's key drops in phase ph (stamped), else 0: the frontier count."""
+    if stamp[h] != ph:
+        stamp[h] = ph
+        return 1
+    return 0
 
 
 @njit(cache=True, inline="always")

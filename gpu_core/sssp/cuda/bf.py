@@ -60,10 +60,7 @@ def run_bf(ctx: Ctx, strategy: str, rec: Recorder, device_run=None):
     prev_dt = None
     if device_run is not None:  # adaptive decided on the device (adaptive.py)
         return device_run(ctx, rec, lin, lout, C, U, mask, stamp, cnt, thr)
-    p = 0
-    while True:
-        rec.check_cancel()
-        st, st_next = ctx.cur(p)
+    for p, st, st_next in ctx.phases(rec):
         t0 = time.perf_counter()
         if strategy == "bellman_ford_queue":
             relax_flag((grid(cnt),), blk,
@@ -92,7 +89,6 @@ def run_bf(ctx: Ctx, strategy: str, rec: Recorder, device_run=None):
         m = ctx.mirror
         frontier, edges = int(m[fslot]), int(m[ST_EDGES])
         rec.add(frontier, edges, dt, mode)
-        p += 1
         if list_mode or strategy == "bellman_ford_queue":
             lin, lout = lout, lin
         cnt = frontier

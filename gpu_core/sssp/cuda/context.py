@@ -135,6 +135,16 @@ class Ctx:
     def cur(self, p: int):
         return self.st[p & 1], self.st[(p + 1) & 1]
 
+    def phases(self, rec: Recorder):
+        """(p, st, st_next) for the host-driven phases p = 0, 1, ..., cancel polled before
+        each: st collects phase p's statistics, st_next is cleared for the next one. The
+        caller breaks out when the search is done."""
+        p = 0
+        while True:
+            rec.check_cancel()
+            yield (p, *self.cur(p))
+            p += 1
+
     def pred(self, C):
         """Predecessors from the final keys (the rule in ``keys.py``): one pass, atomicMin."""
         n, dg = self.n, self.dg

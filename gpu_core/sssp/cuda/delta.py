@@ -49,10 +49,7 @@ def run_delta(ctx: Ctx, rec: Recorder):
     n32, tgt, blk, gn = np.int32(n), np.int32(ctx.target), (BLOCK,), (grid(n),)
     null = np.uint64(0)
     cnt = int(ctx.src.size)
-    p = 0
-    while True:
-        rec.check_cancel()
-        st, st_next = ctx.cur(p)
+    for p, st, st_next in ctx.phases(rec):
         t0 = time.perf_counter()
         relax_list((grid(cnt),), blk, (np.int32(cnt), near_in, dg.indptr, dg.indices, kw, null,
                                         C, U, stamp, np.int32(p + 1), cand, st))
@@ -78,7 +75,6 @@ def run_delta(ctx: Ctx, rec: Recorder):
             done = int(dstate[4].get()) >= int(m[ST_TKEY])
         dt = (time.perf_counter() - t0) * 1e6
         rec.add(frontier, edges, dt, "delta")
-        p += 1
         cnt = nn
         if done:
             break

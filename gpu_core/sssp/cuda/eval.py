@@ -36,10 +36,7 @@ def run_eval(ctx: Ctx, rec: Recorder):
     # seed 004's layout: rows sorted by weight, so the lightest live arc is the first one
     sorted_flag = np.int32(1)
     n_open = int(ctx.src.size)
-    p = 0
-    while True:
-        rec.check_cancel()
-        st, st_next = ctx.cur(p)
+    for p, st, st_next in ctx.phases(rec):
         t0 = time.perf_counter()
         k_d(gn, blk, (n32, dg.indptr, sidx, skw, sorted_flag, C, status, st))
         k_settle(gn, blk, (n32, C, status, slist, st))
@@ -50,7 +47,6 @@ def run_eval(ctx: Ctx, rec: Recorder):
         m = ctx.mirror
         n_open += int(m[ST_LIST]) - int(m[ST_LIST2])
         rec.add(int(m[ST_FRONTIER]), int(m[ST_EDGES]), dt, "eval_dijkstra")
-        p += 1
         if n_open <= 0 or (ctx.target >= 0 and int(m[ST_TSTATUS]) == 2):
             break
     return C
