@@ -1,4 +1,5 @@
-"""CuPy host side of the billboard kernels (``betweenness.cu``): one greedy round.
+"""CuPy host side of the billboard kernels (``betweenness.cu``, ``betweenness_ls.cu``): one
+greedy round.
 
 ``CudaEngine.run(in_r, sources)`` returns the same four values as the CPU's
 ``round_gains``: net gain per vertex, pairs lost per vertex, SB(R) and P(R) partials.
@@ -41,9 +42,11 @@ def near_far_delta(w: np.ndarray) -> int:
     return max(1, int(NEAR_FAR_FACTOR * float(w.mean())))
 
 
-def _module():
-    """``betweenness.cu`` compiled for the current device (``gpu_core.device`` loader)."""
-    return get_module(HERE / "betweenness.cu")
+def _module(cu_file: str = "betweenness.cu"):
+    """A .cu file of this package compiled for the current device (``gpu_core.device``
+    loader): ``betweenness.cu`` (work-efficient and sampling kernels) or
+    ``betweenness_ls.cu`` (level-synchronous kernels)."""
+    return get_module(HERE / cu_file)
 
 
 def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
@@ -251,12 +254,13 @@ class CudaEngine:
         pl = cp.zeros(n, dtype=cp.float64)
         sb_tot = cp.zeros((), dtype=cp.float64)
         pp_tot = cp.zeros((), dtype=cp.float64)
-        k_init = self.mod.get_function("ls_init")
-        k_relax = self.mod.get_function("ls_relax")
-        k_indeg = self.mod.get_function("ls_indeg")
-        k_fwd = self.mod.get_function("ls_forward")
-        k_bwd = self.mod.get_function("ls_backward")
-        k_fin = self.mod.get_function("ls_finish")
+        mod = _module("betweenness_ls.cu")
+        k_init = mod.get_function("ls_init")
+        k_relax = mod.get_function("ls_relax")
+        k_indeg = mod.get_function("ls_indeg")
+        k_fwd = mod.get_function("ls_forward")
+        k_bwd = mod.get_function("ls_backward")
+        k_fin = mod.get_function("ls_finish")
         T = LS_THREADS
         i32 = np.int32
         for lo in range(0, srcs.size, S):

@@ -146,13 +146,13 @@ def iter_distance_rows(
     if src.size == 0:
         return
     if which == "cupy":
-        from . import cuda
+        from .cuda import iter_rows as cuda_rows
 
-        yield from cuda.iter_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
+        yield from cuda_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
     else:
-        from . import cpu
+        from .cpu import iter_rows as cpu_rows
 
-        yield from cpu.iter_rows(g, src, tgt, chunk, one_at_a_time=v == "one_at_a_time",
+        yield from cpu_rows(g, src, tgt, chunk, one_at_a_time=v == "one_at_a_time",
                                  cancel=cancel)
 
 

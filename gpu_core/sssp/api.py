@@ -24,8 +24,7 @@ from ..errors import InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from ..keys import KEY_INF, NO_PRED, UNREACHABLE, KeySpace, key_space_for
 from ..telemetry import PhaseLog
-from . import registry
-from .registry import STRATEGIES
+from .registry import STRATEGIES, get
 
 
 @dataclass(frozen=True)
@@ -164,7 +163,7 @@ def sssp(
     is polled between phases (between launches on the GPU) and raises CancelledError.
     Raises InvalidArgumentError, BackendUnavailableError, GpuOutOfMemoryError.
     """
-    entry = registry.get(strategy)
+    entry = get(strategy)
     g, ks = prepare_graph(graph)
     n = g.num_nodes
     opts = options or SSSPOptions()

@@ -24,7 +24,7 @@ from ...host.clock import cycles_per_us
 from ...keys import KEY_INF, NO_PRED, KeySpace
 from ...params import CPU_BATCH_US
 from ...telemetry import MODE_CODE, PhaseLog
-from .. import registry
+from ..registry import get
 from .phases import pred_from_keys
 
 # phases.M_* index -> MODE_CODE (order of phases.M_CONV..M_CPU)
@@ -87,7 +87,7 @@ def _check_sources(sources, n: int) -> np.ndarray:
 
 def run(g, sources, strategy, opts, ks: KeySpace, *, on_phase=None, cancel=None):
     """(key int64[n], pred int32[n], PhaseLog) of one search; see ``gpu_core.sssp.sssp``."""
-    setup: Callable = registry.get(strategy).entry("cpu")
+    setup: Callable = get(strategy).entry("cpu")
     indptr, indices, weights = _graph_arrays(g)
     n = indptr.shape[0] - 1
     src = _check_sources(sources, n)

@@ -18,13 +18,13 @@ from ...device.memory import ensure_free, oom_as_typed
 from ...errors import InvalidArgumentError
 from ...graph import CSRGraph
 from ...keys import KeySpace
-from .. import registry
+from ..registry import get
 from .context import Recorder, cupy_module
 
 
 def run(g, sources, strategy: str, opts, ks: KeySpace, *, on_phase=None, cancel=None):
     """(key int64[n], pred int32[n], PhaseLog) of one search on the current CUDA device."""
-    entry = registry.get(strategy)
+    entry = get(strategy)
     g = CSRGraph.from_any(g)
     n = g.num_nodes
     src = np.unique(np.atleast_1d(np.asarray(sources, dtype=np.int64)))
