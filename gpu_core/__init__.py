@@ -1,10 +1,13 @@
 """Signpost's compute core: shortest paths, betweenness and telemetry on GPU or CPU.
 
 Takes plain CSR arrays (see ``gpu_core.graph``), returns numpy arrays plus telemetry.
-Imports numpy (and CuPy when present), never Qt or shapely.
+One package per capability, each the same shape (``api.py``; ``cpu``; ``cuda`` beside its
+.cu files): ``sssp``, ``multi_source``, ``betweenness``; ``device`` holds what every
+kernel shares, ``host`` the shared numba helpers. Imports numpy (and CuPy when present),
+never Qt or shapely.
 """
 
-from .backend import cupy_status, describe_backend, resolve_backend
+from .backend import BACKENDS, cupy_status, describe_backend, resolve_backend
 from .errors import (
     BackendUnavailableError,
     CancelledError,
@@ -18,6 +21,7 @@ from .sssp import STRATEGIES, SSSPOptions, SSSPResult, sssp
 from .telemetry import MODE_NAMES, PhaseLog
 
 __all__ = [
+    "BACKENDS",
     "BackendUnavailableError",
     "CSRGraph",
     "CancelledError",

@@ -2,15 +2,15 @@
 
 ``gpu_core`` takes any object with ``indptr`` (int32, n+1), ``indices`` (int32, m) and
 ``weights`` (int32 >= 0, m) -- a ``maps.RoadNetwork`` or a :class:`CSRGraph` -- and never
-imports ``maps``. Strategies reach the device copy only through :func:`device_graph`, so
-that map editing (disabling or adding an arc) can later change one object instead of
-every strategy.
+imports ``maps``. The device copy is made in one place, ``gpu_core.device.device_graph``,
+so that map editing (disabling or adding an arc) can later change one object instead of
+every capability.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -77,11 +77,3 @@ class CSRGraph:
         """The transposed graph (arcs reversed), rows sorted like ``from_edges``."""
         return CSRGraph.from_edges(self.num_nodes, self.indices, self.arc_sources(), self.weights)
 
-
-def device_graph(g: GraphLike) -> Any:
-    """The CuPy copy of ``g`` on the current device (see ``gpu_core.cuda.device``)."""
-    # cached there per host arrays and device (a CSRGraph is unhashable, so a weak-key
-    # dictionary keyed on it could never hit)
-    from .cuda.device import cached_device_graph
-
-    return cached_device_graph(CSRGraph.from_any(g))

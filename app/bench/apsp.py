@@ -104,12 +104,12 @@ def time_gpu_variant(g: CSRGraph, variant: str, budget: float, order: np.ndarray
                      P: int | None = None, group: int | None = None) -> Cell:
     import cupy as cp
 
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as ms_cuda
 
     n = g.num_nodes
-    runner = cuda_ms.Runner(g, variant, n, P, total=n, group=group or cuda_ms.GROUP)
+    runner = ms_cuda.Runner(g, variant, n, P, total=n, group=group or ms_cuda.GROUP)
     P = runner.P
-    full = variant == "batched" and n * n * 8 < 0.4 * cuda_ms.free_bytes()
+    full = variant == "batched" and n * n * 8 < 0.4 * ms_cuda.free_bytes()
     out = cp.empty((n, n) if full else (P, n), dtype=cp.int64)
     # warm-up: compile, first allocations, caches
     runner.run_batch(order[:P].astype(np.int32), None, out[:P])
@@ -139,7 +139,7 @@ def time_gpu_variant(g: CSRGraph, variant: str, budget: float, order: np.ndarray
 def time_fw(g: CSRGraph, prev: tuple[int, float] | None, fw_max: int, budget_fw: float) -> Cell:
     import cupy as cp
 
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as ms_cuda
 
     n = g.num_nodes
     if n > fw_max:
@@ -150,12 +150,12 @@ def time_fw(g: CSRGraph, prev: tuple[int, float] | None, fw_max: int, budget_fw:
             why = f"estimated {est:.0f} s from |V|={prev[0]} (n^3) > {budget_fw:.0f} s"
             return Cell(None, why=why)
     npad = (n + 31) // 32 * 32
-    if 2 * npad * npad * 8 > 0.8 * cuda_ms.free_bytes():
+    if 2 * npad * npad * 8 > 0.8 * ms_cuda.free_bytes():
         return Cell(None, why=f"needs {2 * npad * npad * 8} bytes of device memory")
-    cuda_ms.floyd_warshall(ring_graph(64))  # warm-up (compile)
+    ms_cuda.floyd_warshall(ring_graph(64))  # warm-up (compile)
     cp.cuda.Device().synchronize()
     t0 = time.perf_counter()
-    d = cuda_ms.floyd_warshall(g)
+    d = ms_cuda.floyd_warshall(g)
     cp.cuda.Device().synchronize()
     el = time.perf_counter() - t0
     del d
@@ -374,8 +374,8 @@ def cpu_name() -> str:
 
 
 def sweep_P(args, device: str) -> list[str]:
-    """Batched all-pairs time for each P on the Table 1 graphs (tunes cuda_ms.auto_P)."""
-    from gpu_core.multi_source import cuda_ms
+    """Batched all-pairs time for each P on the Table 1 graphs (tunes ms_cuda.auto_P)."""
+    from gpu_core.multi_source import cuda as ms_cuda
 
     Ps = [int(x) for x in args.sweep_P.split(",") if x.strip()]
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
@@ -386,7 +386,7 @@ def sweep_P(args, device: str) -> list[str]:
         g = random_graph(n, 4 * n, n, seed=n)
         order = np.random.default_rng(1).permutation(n)
         cells = [time_gpu_variant(g, "batched", args.budget, order, P) for P in Ps]
-        auto = cuda_ms.auto_P(n, n)
+        auto = ms_cuda.auto_P(n, n)
         ca = time_gpu_variant(g, "batched", args.budget, order, None)
         for P, c in zip(Ps, cells, strict=True):
             print(f"  |V|={n} P={P}: {c.seconds:.4f} s {c.note} {c.extra}", flush=True)
@@ -405,21 +405,21 @@ def sweep_P(args, device: str) -> list[str]:
 def ablation(graphs: list[tuple[str, CSRGraph]], args, device: str) -> list[str]:
     """What the device-side termination buys: batched with a host check after every
     phase (group = 1) against one per group of phases, at P = 32 and the automatic P."""
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as ms_cuda
 
     pick = [graphs[0], graphs[-1]] if len(graphs) > 1 else graphs
     lines = [f"Ablation: batched all-pairs (ms; {device})",
-             f"{'graph':>12} {'P=32 g=1':>10} {f'P=32 g={cuda_ms.GROUP}':>10} "
-             f"{'auto g=1':>10} {f'auto g={cuda_ms.GROUP}':>10}"]
+             f"{'graph':>12} {'P=32 g=1':>10} {f'P=32 g={ms_cuda.GROUP}':>10} "
+             f"{'auto g=1':>10} {f'auto g={ms_cuda.GROUP}':>10}"]
     out = []
     for label, g in pick:
         n = g.num_nodes
         order = np.random.default_rng(1).permutation(n)
         cells = [time_gpu_variant(g, "batched", args.budget, order, P, grp)
-                 for P in (32, None) for grp in (1, cuda_ms.GROUP)]
+                 for P in (32, None) for grp in (1, ms_cuda.GROUP)]
         lines.append(f"{label:>12} " + " ".join(f"{c.text(1e-3):>10}" for c in cells))
         s = [c.seconds for c in cells]
-        out.append(f"apsp ablation {label}: host check per phase / per {cuda_ms.GROUP} phases: "
+        out.append(f"apsp ablation {label}: host check per phase / per {ms_cuda.GROUP} phases: "
                    f"P=32 {s[0] / s[1]:.2f}x, auto P {s[2] / s[3]:.2f}x")
     text = "\n".join(lines)
     print(text, flush=True)

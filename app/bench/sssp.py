@@ -28,16 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT_STRATEGIES = (
-    "conventional",
-    "selection",
-    "adaptive:time",
-    "adaptive:frontier",
-    "bellman_ford_queue",
-    "delta",
-    "eval_dijkstra",
-    "auto",
-)
+
+def _default_strategies() -> tuple[str, ...]:
+    """Every registered strategy, with its benchmark variants (adaptive:time, ...)."""
+    from gpu_core.sssp.registry import BENCH_STRATEGIES
+
+    return BENCH_STRATEGIES
+
+
 # seed 001 Figure 8: switch-up thresholds swept (µs); switch-down = up · 330/350 as in seed 001
 FIG8_THRESHOLDS_US = (10, 15, 20, 25, 30, 40, 50, 70, 100, 150, 250, 350, 600, 1000)
 
@@ -46,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--map", required=True,
                    help="map file (.gr.xz PACE, .gr, .spn, OSM, ...) or gen:KIND[:N] (gen:kanto)")
     p.add_argument("--sources", type=int, default=10, help="random sources (seeded)")
-    p.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES),
+    p.add_argument("--strategies", default=",".join(_default_strategies()),
                    help="comma-separated; adaptive:time / adaptive:frontier pick the signal")
     p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cupy"))
     p.add_argument("--seed", type=int, default=1, help="seed of the sources and generators")
@@ -84,11 +82,15 @@ def _load(spec: str, seed: int):
 
 
 def _parse_strategy(spec: str):
-    from gpu_core.sssp import STRATEGIES, SSSPOptions
+    from gpu_core.errors import InvalidArgumentError
+    from gpu_core.sssp import SSSPOptions
+    from gpu_core.sssp.registry import get
 
     name, _, signal = spec.partition(":")
-    if name not in STRATEGIES:
-        raise SystemExit(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
+    try:
+        get(name)
+    except InvalidArgumentError as exc:
+        raise SystemExit(str(exc)) from None
     opts = SSSPOptions(adaptive_signal=signal) if signal else SSSPOptions()
     return name, opts
 
@@ -110,14 +112,9 @@ def _time_strategy(g, sources, name, opts, backend, ref_dists, budget_s):
     dist/pred back in host memory), phases, edges, summed phase times, mismatching sources,
     and the median wall time of the public sssp() call on up to 3 sources (it adds the
     host-side split of keys into dist/hops)."""
-    from gpu_core.keys import key_space_for
-    from gpu_core.sssp import sssp
-
-    if backend == "cupy":
-        from gpu_core.cuda import sssp_cuda as impl
-    else:
-        from gpu_core.cpu import sssp_cpu as impl
     from gpu_core.errors import CancelledError
+    from gpu_core.keys import key_space_for
+    from gpu_core.sssp import run_backend, sssp
 
     ks = key_space_for(g.weights, g.num_nodes)
     # one search may not run past the budget (eval_dijkstra settles ~2 vertices per phase
@@ -139,7 +136,7 @@ def _time_strategy(g, sources, name, opts, backend, ref_dists, budget_s):
         t0 = time.perf_counter()
         deadline["t"] = t0 + budget_s
         try:
-            key, _pred, log = impl.run(g, src, name, opts, ks, cancel=too_long)
+            key, _pred, log = run_backend(backend, g, src, name, opts, ks, cancel=too_long)
         except CancelledError:
             break
         dt = time.perf_counter() - t0
@@ -262,12 +259,10 @@ def _fig8(g, sources, backend, out: Path, conv_median_s: float | None) -> list[t
 
 
 def _auto_sweep(g, sources, out: Path) -> None:
-    from gpu_core.cuda import sssp_cuda
     from gpu_core.keys import key_space_for
-    from gpu_core.sssp import SSSPOptions, sssp
+    from gpu_core.sssp import AutoTuning, SSSPOptions, run_backend, sssp
 
     ks = key_space_for(g.weights, g.num_nodes)
-    saved = dict(sssp_cuda.AUTO_TUNING)
     nf = dict(schedule="nearfar")
     configs = [
         {},  # the defaults (schedule by_weights)
@@ -280,29 +275,23 @@ def _auto_sweep(g, sources, out: Path) -> None:
         dict(schedule="bf", bf_local_rounds=16, local_queue=256),
     ]
     rows = []
-    opts = SSSPOptions()
-    try:
-        for cfg in configs:
-            sssp_cuda.AUTO_TUNING.clear()
-            sssp_cuda.AUTO_TUNING.update(saved)
-            sssp_cuda.AUTO_TUNING.update(cfg)
-            sssp(g, int(sources[0]), strategy="auto", backend="cupy")
-            ts, ph, ed, dev = [], [], [], []
-            for s in sources:
-                t0 = time.perf_counter()
-                _key, _pred, log = sssp_cuda.run(g, np.array([s], np.int32), "auto", opts, ks)
-                ts.append(time.perf_counter() - t0)
-                ph.append(len(log))
-                ed.append(log.total_edges)
-                dev.append(log.total_time_us)
-            label = " ".join(f"{k}={v}" for k, v in cfg.items()) or "defaults"
-            rows.append((label, statistics.median(ts) * 1e3, statistics.median(dev) / 1e3,
-                         statistics.median(ph), statistics.median(ed)))
-            print(f"  auto {label}: run {rows[-1][1]:.2f} ms (device {rows[-1][2]:.2f} ms, "
-                  f"{rows[-1][3]:.0f} phases, {rows[-1][4] / 1e6:.2f} M edges)", flush=True)
-    finally:
-        sssp_cuda.AUTO_TUNING.clear()
-        sssp_cuda.AUTO_TUNING.update(saved)
+    for cfg in configs:
+        opts = SSSPOptions(auto=AutoTuning(**cfg))
+        sssp(g, int(sources[0]), strategy="auto", backend="cupy", options=opts)
+        ts, ph, ed, dev = [], [], [], []
+        for s in sources:
+            t0 = time.perf_counter()
+            _key, _pred, log = run_backend("cupy", g, np.array([s], np.int32), "auto", opts,
+                                           ks)
+            ts.append(time.perf_counter() - t0)
+            ph.append(len(log))
+            ed.append(log.total_edges)
+            dev.append(log.total_time_us)
+        label = " ".join(f"{k}={v}" for k, v in cfg.items()) or "defaults"
+        rows.append((label, statistics.median(ts) * 1e3, statistics.median(dev) / 1e3,
+                     statistics.median(ph), statistics.median(ed)))
+        print(f"  auto {label}: run {rows[-1][1]:.2f} ms (device {rows[-1][2]:.2f} ms, "
+              f"{rows[-1][3]:.0f} phases, {rows[-1][4] / 1e6:.2f} M edges)", flush=True)
     with open(out / "auto_sweep.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["config", "run_ms", "device_ms", "phases", "edges"])
@@ -313,34 +302,30 @@ def _auto_sweep(g, sources, out: Path) -> None:
 def _adaptive_sweep(g, sources, out: Path, conv_median_s: float | None) -> None:
     """adaptive (frontier signal) run() time vs frontier_fraction, for both device
     variants: one grid barrier per phase (fused, the default) and two (UPDATE pass)."""
-    from gpu_core.cuda import sssp_cuda
     from gpu_core.keys import key_space_for
-    from gpu_core.sssp import SSSPOptions
+    from gpu_core.sssp import SSSPOptions, run_backend
 
     ks = key_space_for(g.weights, g.num_nodes)
-    saved = sssp_cuda.ADAPTIVE_FUSED
     rows = []
-    try:
-        for fused in (True, False):
-            sssp_cuda.ADAPTIVE_FUSED = fused
-            for frac in (0.0, 0.005, 0.02, 0.05, 0.2, 1.0):
-                opts = SSSPOptions(adaptive_signal="frontier", frontier_fraction=frac)
-                src0 = np.array([sources[0]], np.int32)
-                sssp_cuda.run(g, src0, "adaptive", opts, ks)  # warm-up
-                ts, full = [], []
-                for s in sources:
-                    t0 = time.perf_counter()
-                    _k, _p, log = sssp_cuda.run(g, np.array([s], np.int32), "adaptive", opts, ks)
-                    ts.append(time.perf_counter() - t0)
-                    full.append(int((log.rows["mode"] == 0).sum()))
-                med = statistics.median(ts)
-                ratio = conv_median_s / med if conv_median_s else float("nan")
-                rows.append((int(fused), frac, med * 1e3, statistics.median(full), ratio))
-                print(f"  adaptive:frontier fused={int(fused)} fraction={frac:g}: "
-                      f"{med * 1e3:.2f} ms ({rows[-1][3]:.0f} full phases, x{ratio:.2f} conv)",
-                      flush=True)
-    finally:
-        sssp_cuda.ADAPTIVE_FUSED = saved
+    for fused in (True, False):
+        for frac in (0.0, 0.005, 0.02, 0.05, 0.2, 1.0):
+            opts = SSSPOptions(adaptive_signal="frontier", frontier_fraction=frac,
+                               adaptive_fused=fused)
+            src0 = np.array([sources[0]], np.int32)
+            run_backend("cupy", g, src0, "adaptive", opts, ks)  # warm-up
+            ts, full = [], []
+            for s in sources:
+                t0 = time.perf_counter()
+                _k, _p, log = run_backend("cupy", g, np.array([s], np.int32), "adaptive",
+                                          opts, ks)
+                ts.append(time.perf_counter() - t0)
+                full.append(int((log.rows["mode"] == 0).sum()))
+            med = statistics.median(ts)
+            ratio = conv_median_s / med if conv_median_s else float("nan")
+            rows.append((int(fused), frac, med * 1e3, statistics.median(full), ratio))
+            print(f"  adaptive:frontier fused={int(fused)} fraction={frac:g}: "
+                  f"{med * 1e3:.2f} ms ({rows[-1][3]:.0f} full phases, x{ratio:.2f} conv)",
+                  flush=True)
     with open(out / "adaptive_sweep.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["fused", "frontier_fraction", "run_ms", "full_phases", "x_conventional"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Generator, Iterable
 
@@ -12,6 +11,7 @@ from ..backend import resolve_backend
 from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from .common import (
+    CPU_CHUNK_WORK,
     KERNELS,
     METHODS,
     BillboardProgress,
@@ -21,6 +21,7 @@ from .common import (
     vertex_mask,
     vertex_weights,
 )
+from .sampling import sample_size, sampled_billboards
 
 Event = BillboardProgress | BillboardResult
 
@@ -28,12 +29,6 @@ Event = BillboardProgress | BillboardResult
 # this per backend (about 30 s at the measured rates: ~2e7/s on 2 CPU cores, ~1e10/s on
 # an H200 with the work-efficient kernel); beyond it the sampled greedy runs.
 EXACT_WORK_LIMIT = {"cpu": 6e8, "cupy": 3e11}
-
-# Arc visits per CPU chunk of sources (about a second at ~2e7/s): cancel is polled and
-# progress reported between chunks, so a chunk must stay short even on a big map (a
-# twentieth of Andorra's 127K sources was minutes of work: cancel and closing the window
-# waited for it).
-CPU_CHUNK_WORK = 2e7
 
 
 class CpuEngine:
@@ -128,8 +123,6 @@ def billboards(
         work = float(k) * src_list.size * max(g.num_arcs, 1)
         method = "exact" if work <= EXACT_WORK_LIMIT[be] else "sampled"
     if method == "sampled":
-        from .sampling import sampled_billboards
-
         result = yield from sampled_billboards(
             g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,
             backend=be, epsilon=epsilon, delta=delta, seed=seed, cancel=cancel, mode=mode,
@@ -235,13 +228,4 @@ def group_betweenness(
     return float(sb), float(pp)
 
 
-def sample_size(k: int, n: int, epsilon: float, delta: float) -> int:
-    """Sampled pairs so every K-set's covered share is within epsilon/2 w.p. 1 - delta.
-
-    Hoeffding (two-sided) plus a union bound over the at most n^K sets:
-    ``L = ceil(2 (ln(2/delta) + K ln n) / epsilon^2)``; greedy on the sample is then
-    within ``(1 - 1/e)·OPT - epsilon`` of the optimum share (Mahmoody et al., KDD 2016).
-    """
-    if not (0 < epsilon < 1) or not (0 < delta < 1):
-        raise InvalidArgumentError(f"epsilon and delta must lie in (0, 1) (got {epsilon}, {delta})")
-    return int(math.ceil(2.0 * (math.log(2.0 / delta) + k * math.log(max(n, 2))) / epsilon**2))
+__all__ = ["billboards", "group_betweenness", "place_billboards", "sample_size"]

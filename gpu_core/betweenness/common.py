@@ -47,6 +47,12 @@ KERNELS = ("auto", "edge", "vertex", "work_efficient")
 METHODS = ("auto", "exact", "sampled")
 TIE_RTOL = 1e-9  # gains this close to the best are ties (float sums differ by order)
 
+# Arc visits per CPU chunk of sources (about a second at ~2e7/s): cancel is polled and
+# progress reported between chunks, so a chunk must stay short even on a big map (a
+# twentieth of Andorra's 127K sources was minutes of work: cancel and closing the window
+# waited for it).
+CPU_CHUNK_WORK = 2e7
+
 
 @dataclass
 class BillboardProgress:

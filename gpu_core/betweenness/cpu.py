@@ -14,8 +14,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..host.csr import INF
+from ..host.heap import sift_down, sift_up
+
 LANES = 8
-INF = np.iinfo(np.int64).max
 
 
 @njit(cache=True, nogil=True)
@@ -58,24 +60,8 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
         k = heap_k[0]
         u = heap_v[0]
         hn -= 1
-        if hn > 0:
-            lk = heap_k[hn]
-            lv = heap_v[hn]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= hn:
-                    break
-                if c + 1 < hn and heap_k[c + 1] < heap_k[c]:
-                    c += 1
-                if heap_k[c] < lk:
-                    heap_k[i] = heap_k[c]
-                    heap_v[i] = heap_v[c]
-                    i = c
-                else:
-                    break
-            heap_k[i] = lk
-            heap_v[i] = lv
+        if hn > 0:  # the last entry sifted down from the root
+            sift_down(heap_k, heap_v, heap_v, False, hn, heap_k[hn], heap_v[hn])
         if k != dist[u]:
             continue  # stale entry (pushes only on strict improvement: no equal duplicates)
         order[cnt] = u
@@ -89,17 +75,8 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
                 dist[x] = nd
                 sigma[x] = su
                 sbar[x] = 0.0 if in_r[x] else bu
-                i = hn
+                sift_up(heap_k, heap_v, heap_v, False, hn, nd, x)
                 hn += 1
-                while i > 0:
-                    p = (i - 1) // 2
-                    if heap_k[p] <= nd:
-                        break
-                    heap_k[i] = heap_k[p]
-                    heap_v[i] = heap_v[p]
-                    i = p
-                heap_k[i] = nd
-                heap_v[i] = x
             elif nd == dist[x]:
                 sigma[x] += su
                 if not in_r[x]:

@@ -1,4 +1,5 @@
-"""CuPy host side of the billboard kernels (``betweenness.cu``): one greedy round.
+"""CuPy host side of the billboard kernels (``betweenness.cu``, ``betweenness_ls.cu``): one
+greedy round.
 
 ``CudaEngine.run(in_r, sources)`` returns the same four values as the CPU's
 ``round_gains``: net gain per vertex, pairs lost per vertex, SB(R) and P(R) partials.
@@ -9,18 +10,16 @@ bit (see docs/perf/billboards.md).
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import numpy as np
 
+from ..device import device_graph, get_module, memory
 from ..errors import InvalidArgumentError
-from ..graph import CSRGraph, device_graph
+from ..graph import CSRGraph
 from .shape import choose_kernel, graph_shape
 
 HERE = Path(__file__).resolve().parent
-_lock = threading.Lock()
-_modules: dict[int, object] = {}
 
 WE_THREADS = 256
 WE_BLOCKS_PER_SM = 4
@@ -43,19 +42,20 @@ def near_far_delta(w: np.ndarray) -> int:
     return max(1, int(NEAR_FAR_FACTOR * float(w.mean())))
 
 
-def _module():
-    import cupy as cp
+def _module(cu_file: str = "betweenness.cu"):
+    """A .cu file of this package compiled for the current device (``gpu_core.device``
+    loader): ``betweenness.cu`` (work-efficient and sampling kernels) or
+    ``betweenness_ls.cu`` (level-synchronous kernels)."""
+    return get_module(HERE / cu_file)
 
-    from ..cuda.device import current_device_id
 
-    dev = current_device_id()
-    with _lock:
-        mod = _modules.get(dev)
-        if mod is None:
-            src = (HERE / "betweenness.cu").read_text(encoding="utf-8")
-            mod = cp.RawModule(code=src, options=("--std=c++17",))
-            _modules[dev] = mod
-        return mod
+def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
+    """(w, rindptr, rindices, rw, extra()) on the device, after the memory check for
+    ``need`` bytes: the search lengths and the reversed graph every kernel reads."""
+    memory.ensure_free(need, what)
+    with memory.oom_as_typed(what, need):
+        return (cp.asarray(w, dtype=cp.int64), cp.asarray(ri), cp.asarray(rx), cp.asarray(rw),
+                extra())
 
 
 def reverse_arrays(g: CSRGraph, w: np.ndarray):
@@ -74,8 +74,6 @@ class CudaEngine:
                  kernel: str = "auto", use_cache: bool = True, we_group: str | None = None):
         import cupy as cp
 
-        from ..cuda.device import ensure_free, oom_as_typed
-
         if kernel == "auto":
             kernel = choose_kernel(graph_shape(g))
         if kernel not in ("edge", "vertex", "work_efficient"):
@@ -89,15 +87,10 @@ class CudaEngine:
         self.indptr, self.indices = dg.indptr, dg.indices
         ri, rx, rw = reverse_arrays(g, w)
         need = 8 * m * 2 + 4 * (n + 1 + m * 2) + 16 * n
-        ensure_free(need, "billboard graph arrays")
-        with oom_as_typed("billboard graph arrays", need):
-            self.w = cp.asarray(w, dtype=cp.int64)
-            self.rindptr = cp.asarray(ri)
-            self.rindices = cp.asarray(rx)
-            self.rw = cp.asarray(rw)
-            self.tails = cp.asarray(g.arc_sources())
-            self.a = cp.asarray(a, dtype=cp.float64)
-            self.b = cp.asarray(b, dtype=cp.float64)
+        self.w, self.rindptr, self.rindices, self.rw, (self.tails, self.a, self.b) = (
+            _search_arrays(cp, "billboard graph arrays", need, w, ri, rx, rw, lambda: (
+                cp.asarray(g.arc_sources()), cp.asarray(a, dtype=cp.float64),
+                cp.asarray(b, dtype=cp.float64))))
         self.w_host = np.asarray(w, dtype=np.int64)
         self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
@@ -134,15 +127,13 @@ class CudaEngine:
         return int(max(1, min(1024, SCRATCH_BUDGET // per_src, (2**31 - 1) // max(cnt, 1))))
 
     def _alloc(self, key, shapes):
-        from ..cuda.device import ensure_free, oom_as_typed
-
         cp = self.cp
         if self._scratch is not None and self._scratch[0] == key:
             return self._scratch[1]
         self._scratch = None
         nbytes = sum(int(np.prod(s)) * np.dtype(d).itemsize for s, d in shapes)
-        ensure_free(nbytes, f"billboard scratch ({self.kernel})")
-        with oom_as_typed("billboard scratch", nbytes):
+        memory.ensure_free(nbytes, f"billboard scratch ({self.kernel})")
+        with memory.oom_as_typed("billboard scratch", nbytes):
             arrs = [cp.empty(s, dtype=d) for s, d in shapes]
         self._scratch = (key, arrs)
         return arrs
@@ -163,8 +154,6 @@ class CudaEngine:
     def _setup_cache(self) -> bool:
         """Per-source rows kept across rounds (dist and sigma do not depend on R): needs
         40·n bytes per source with a > 0; used when that fits the cache budget."""
-        from ..cuda.device import free_memory, oom_as_typed
-
         if self._cache is not None:
             return self._cache is not False
         cp = self.cp
@@ -172,13 +161,13 @@ class CudaEngine:
         srcs = np.flatnonzero(a_host > 0)
         n = self.n
         need = srcs.size * (42 * n + 8) + 64 * n
-        free, _ = free_memory()
+        free, _ = memory.free_memory()
         if not self.use_cache or need > min(CACHE_BUDGET, int(free * 0.7)):
             self._cache = False
             return False
         slot_of = np.full(n, -1, dtype=np.int32)
         slot_of[srcs] = np.arange(srcs.size, dtype=np.int32)
-        with oom_as_typed("billboard source cache", need):
+        with memory.oom_as_typed("billboard source cache", need):
             self._cache = dict(
                 slot_of=slot_of,
                 filled=np.zeros(n, dtype=bool),
@@ -265,12 +254,13 @@ class CudaEngine:
         pl = cp.zeros(n, dtype=cp.float64)
         sb_tot = cp.zeros((), dtype=cp.float64)
         pp_tot = cp.zeros((), dtype=cp.float64)
-        k_init = self.mod.get_function("ls_init")
-        k_relax = self.mod.get_function("ls_relax")
-        k_indeg = self.mod.get_function("ls_indeg")
-        k_fwd = self.mod.get_function("ls_forward")
-        k_bwd = self.mod.get_function("ls_backward")
-        k_fin = self.mod.get_function("ls_finish")
+        mod = _module("betweenness_ls.cu")
+        k_init = mod.get_function("ls_init")
+        k_relax = mod.get_function("ls_relax")
+        k_indeg = mod.get_function("ls_indeg")
+        k_fwd = mod.get_function("ls_forward")
+        k_bwd = mod.get_function("ls_backward")
+        k_fin = mod.get_function("ls_finish")
         T = LS_THREADS
         i32 = np.int32
         for lo in range(0, srcs.size, S):
@@ -336,30 +326,24 @@ class CudaSampler:
     def __init__(self, g: CSRGraph, w: np.ndarray, ri, rx, rw):
         import cupy as cp
 
-        from ..cuda.device import ensure_free, free_memory, oom_as_typed
-
         self.cp = cp
         self.n, self.m = g.num_nodes, g.num_arcs
         dg = device_graph(g)
         self.indptr, self.indices = dg.indptr, dg.indices
         need = 16 * self.m + 4 * (self.n + 1 + self.m) + self.n
-        ensure_free(need, "sampling graph arrays")
-        with oom_as_typed("sampling graph arrays", need):
-            self.w = cp.asarray(w, dtype=cp.int64)
-            self.rindptr = cp.asarray(ri)
-            self.rindices = cp.asarray(rx)
-            self.rw = cp.asarray(rw)
-            self.zero_r = cp.zeros(self.n, dtype=cp.uint8)
+        self.w, self.rindptr, self.rindices, self.rw, self.zero_r = _search_arrays(
+            cp, "sampling graph arrays", need, w, ri, rx, rw,
+            lambda: cp.zeros(self.n, dtype=cp.uint8))
         self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-        free, _ = free_memory()
+        free, _ = memory.free_memory()
         per_block = 44 * self.n + 16
         budget = min(SAMPLE_SCRATCH_BUDGET, int(free * 0.6))
         self.nb = int(max(1, min(int(props["multiProcessorCount"]) * 4,
                                  budget // per_block)))
         nb, n = self.nb, self.n
-        ensure_free(per_block * nb, "sampling scratch")
-        with oom_as_typed("sampling scratch", per_block * nb):
+        memory.ensure_free(per_block * nb, "sampling scratch")
+        with memory.oom_as_typed("sampling scratch", per_block * nb):
             self.rec = cp.empty((nb, n, 4), dtype=cp.float64)  # VRec rows
             self.q0 = cp.empty((nb, n), dtype=cp.int32)
             self.q1 = cp.empty((nb, n + 1), dtype=cp.int32)

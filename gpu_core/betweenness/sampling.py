@@ -20,14 +20,15 @@ is the sum of the two terms.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Generator
 
 import numpy as np
 
-from ..errors import CancelledError
+from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph
-from .common import BillboardProgress, BillboardResult
+from .common import CPU_CHUNK_WORK, BillboardProgress, BillboardResult
 
 # Targets per sampled source. The guarantee counts sources (targets of one source are not
 # independent), and the GPU search stops expanding past the farthest target, so one target
@@ -97,12 +98,11 @@ def sampled_billboards(
     cancel: Callable[[], bool] | None,
     mode: str,
 ) -> Generator[BillboardProgress, None, BillboardResult]:
-    from .api import sample_size as _ss
     from .cuda import reverse_arrays
 
     t0 = time.perf_counter()
     n = g.num_nodes
-    L = _ss(k, n, epsilon, delta)
+    L = sample_size(k, n, epsilon, delta)
     T = SAMPLE_TARGETS
     A, B = float(a.sum()), float(b.sum())
     rng = np.random.default_rng(seed)
@@ -117,8 +117,6 @@ def sampled_billboards(
         xp = sampler.cp
         chunk = sampler.chunk_size(L)
     else:
-        from .api import CPU_CHUNK_WORK
-
         xp = np
         # bounded by work too, so cancel is polled about every second on a big map
         by_work = int(CPU_CHUNK_WORK // max(g.num_arcs + n, 1))
@@ -173,3 +171,13 @@ def sampled_billboards(
     )
 
 
+def sample_size(k: int, n: int, epsilon: float, delta: float) -> int:
+    """Sampled pairs so every K-set's covered share is within epsilon/2 w.p. 1 - delta.
+
+    Hoeffding (two-sided) plus a union bound over the at most n^K sets:
+    ``L = ceil(2 (ln(2/delta) + K ln n) / epsilon^2)``; greedy on the sample is then
+    within ``(1 - 1/e)·OPT - epsilon`` of the optimum share (Mahmoody et al., KDD 2016).
+    """
+    if not (0 < epsilon < 1) or not (0 < delta < 1):
+        raise InvalidArgumentError(f"epsilon and delta must lie in (0, 1) (got {epsilon}, {delta})")
+    return int(math.ceil(2.0 * (math.log(2.0 / delta) + k * math.log(max(n, 2))) / epsilon**2))

@@ -1,298 +1,33 @@
-"""Many-source shortest paths and distance matrices (seed 000's task-parallel APSP).
+"""Many-source shortest paths and distance matrices (seed 000) on the CPU or the GPU.
 
-``multi_source_sssp(graph, sources)`` returns, for every source, its exact integer cost to
-every vertex (or to ``targets``): row i equals a single-source search from ``sources[i]``
-(``gpu_core.reference``), -1 where unreachable. ``distance_matrix`` and ``all_pairs``
-build on it; large results stream to a ``.npy`` memmap on disk in chunks.
-
-Backends: ``cpu`` (scipy's Dijkstra over chunks of sources) and ``cupy`` with the
-variants of ``VARIANTS`` (see ``cuda_ms``): ``one_at_a_time``, ``task_parallel`` (seed
-000), ``task_parallel_noshared`` and ``batched`` (ours, the default on the GPU).
-Distances only: no predecessors (use ``gpu_core.sssp`` for a route).
+``api`` holds the public functions and the result; ``cpu`` (scipy's Dijkstra in chunks)
+and ``cuda`` (CuPy + ``multi_source.cu``) implement them.
 """
 
-from __future__ import annotations
-
-import os
-import tempfile
-import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-
-import numpy as np
-
-from ..backend import describe_backend, resolve_backend
-from ..errors import GpuCoreError, InvalidArgumentError
-from ..graph import CSRGraph, GraphLike
-
-VARIANTS = ("auto", "one_at_a_time", "task_parallel", "task_parallel_noshared", "batched")
-
-ProgressCallback = Callable[[int, int], None]  # (rows done, rows in all)
-CancelCheck = Callable[[], bool]
-
-
-class MatrixTooLargeError(GpuCoreError):
-    """A distance matrix would not fit in memory (the message says how large)."""
-
-    def __init__(self, rows: int, cols: int, limit: int):
-        self.nbytes = rows * cols * 8
-        self.limit = limit
-        super().__init__(
-            f"a {rows} x {cols} int64 distance matrix needs {self.nbytes} bytes "
-            f"({_human(self.nbytes)}), more than the {limit} bytes ({_human(limit)}) of memory "
-            "allowed; write it to a .npy file to stream it to disk in chunks"
-        )
-
-
-@dataclass
-class MultiSourceResult:
-    """Costs from each source (rows) to each vertex or target (columns)."""
-
-    dist: np.ndarray  # int64 [S, n] or [S, len(targets)]; -1 unreachable
-    sources: np.ndarray  # int32, as given (duplicates kept: their rows repeat)
-    targets: np.ndarray | None  # int32 or None (all vertices)
-    backend: str  # "cpu" or "cupy"
-    variant: str
-    device: str
-    elapsed_s: float = 0.0
-    extra: dict = field(default_factory=dict)
-
-
-def _human(nbytes: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if nbytes < 1024 or unit == "TiB":
-            return f"{nbytes:.1f} {unit}" if unit != "B" else f"{nbytes} B"
-        nbytes /= 1024
-    return ""
-
-
-def available_memory() -> int:
-    """Bytes of host memory available now (MemAvailable), or a conservative guess."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 2 << 30
-
-
-def default_max_bytes() -> int:
-    """The largest in-memory result we build: half of the memory available now."""
-    return available_memory() // 2
-
-
-def _indices(values, n: int, what: str) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(values))
-    if arr.ndim != 1:
-        raise InvalidArgumentError(f"{what} must be a 1-d list of vertex indices")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise InvalidArgumentError(f"{what} must be integer vertex indices, got {arr.dtype}")
-    arr = arr.astype(np.int64)
-    bad = (arr < 0) | (arr >= n)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidArgumentError(f"{what}[{i}] = {int(arr[i])} is outside 0..{n - 1}")
-    return arr.astype(np.int32)
-
-
-def _check_costs(g: CSRGraph, which: str) -> None:
-    wmax = int(g.weights.max()) if g.num_arcs else 0
-    bound = max(g.num_nodes - 1, 0) * wmax
-    limit = 1 << (53 if which == "cpu" else 62)
-    if bound >= limit:
-        raise InvalidArgumentError(
-            f"costs may reach {bound} ({g.num_nodes} vertices, largest weight {wmax}): beyond "
-            f"2^{limit.bit_length() - 1}, the exact range of the {which} backend"
-        )
-
-
-def iter_distance_rows(
-    graph: GraphLike,
-    sources: Sequence[int] | np.ndarray,
-    *,
-    targets: Sequence[int] | np.ndarray | None = None,
-    backend: str = "auto",
-    variant: str = "auto",
-    chunk: int | None = None,
-    cancel: CancelCheck | None = None,
-    stats: dict | None = None,
-) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield (first row, int64 block [k, cols]) in source order, chunk by chunk.
-
-    The whole matrix is never held: this is what the CLI and ``all_pairs`` stream from.
-    ``stats`` (a dict) receives the backend, variant and, on the GPU, P/phases/launches.
-    """
-    g = CSRGraph.from_any(graph)
-    n = g.num_nodes
-    if variant not in VARIANTS:
-        raise InvalidArgumentError(
-            f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}"
-        )
-    src = _indices(sources, n, "sources")
-    tgt = None if targets is None else _indices(targets, n, "targets")
-    which = resolve_backend(backend)
-    _check_costs(g, which)
-    if chunk is not None and int(chunk) < 1:
-        raise InvalidArgumentError(f"chunk must be >= 1, got {chunk}")
-    v = "batched" if variant == "auto" else variant
-    if stats is not None:
-        stats.update(backend=which, variant=v if which == "cupy" else "scipy")
-    if src.size == 0:
-        return
-    if which == "cupy":
-        from . import cuda_ms
-
-        yield from cuda_ms.iter_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
-    else:
-        from . import cpu
-
-        yield from cpu.iter_rows(g, src, tgt, chunk, one_at_a_time=v == "one_at_a_time",
-                                 cancel=cancel)
-
-
-def multi_source_sssp(
-    graph: GraphLike,
-    sources: Sequence[int] | np.ndarray,
-    *,
-    backend: str = "auto",
-    targets: Sequence[int] | np.ndarray | None = None,
-    variant: str = "auto",
-    chunk: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    cancel: CancelCheck | None = None,
-    out: np.ndarray | None = None,
-    max_bytes: int | None = None,
-) -> MultiSourceResult:
-    """Exact costs from every source to every vertex (or to ``targets``).
-
-    ``chunk``: sources per chunk (the GPU keeps a chunk's rows on the device before one
-    copy; default: what fits free memory). ``out``: an int64 [S, cols] array or memmap to
-    fill instead of allocating (how big results reach disk). ``on_progress(done, total)``
-    after each chunk; ``cancel()`` polled between batches, raises CancelledError.
-    Raises InvalidArgumentError, BackendUnavailableError, GpuOutOfMemoryError,
-    MatrixTooLargeError (result over ``max_bytes``, default half the available memory).
-    """
-    g = CSRGraph.from_any(graph)
-    n = g.num_nodes
-    src = _indices(sources, n, "sources")
-    tgt = None if targets is None else _indices(targets, n, "targets")
-    ncols = n if tgt is None else int(tgt.shape[0])
-    S = int(src.shape[0])
-    if out is None:
-        limit = default_max_bytes() if max_bytes is None else int(max_bytes)
-        if S * ncols * 8 > limit:
-            raise MatrixTooLargeError(S, ncols, limit)
-        out = np.empty((S, ncols), dtype=np.int64)
-    elif out.shape != (S, ncols) or out.dtype != np.int64:
-        raise InvalidArgumentError(
-            f"out must be int64 of shape {(S, ncols)}, got {out.dtype} {out.shape}"
-        )
-    stats: dict = {}
-    t0 = time.perf_counter()
-    for r0, block in iter_distance_rows(g, src, targets=tgt, backend=backend, variant=variant,
-                                        chunk=chunk, cancel=cancel, stats=stats):
-        out[r0 : r0 + block.shape[0]] = block
-        if on_progress is not None:
-            on_progress(r0 + block.shape[0], S)
-    elapsed = time.perf_counter() - t0
-    which = stats.get("backend") or resolve_backend(backend)
-    return MultiSourceResult(
-        dist=out,
-        sources=src,
-        targets=tgt,
-        backend=which,
-        variant=str(stats.get("variant", variant)),
-        device=describe_backend("cpu" if which == "cpu" else "auto"),
-        elapsed_s=elapsed,
-        extra=stats,
-    )
-
-
-def distance_matrix(
-    graph: GraphLike,
-    from_idx: Sequence[int] | np.ndarray,
-    to_idx: Sequence[int] | np.ndarray,
-    *,
-    backend: str = "auto",
-    variant: str = "auto",
-    chunk: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    cancel: CancelCheck | None = None,
-    out: np.ndarray | None = None,
-    max_bytes: int | None = None,
-) -> np.ndarray:
-    """int64 [len(from_idx), len(to_idx)] costs, -1 where unreachable."""
-    return multi_source_sssp(
-        graph, from_idx, targets=to_idx, backend=backend, variant=variant, chunk=chunk,
-        on_progress=on_progress, cancel=cancel, out=out, max_bytes=max_bytes,
-    ).dist
-
-
-def all_pairs(
-    graph: GraphLike,
-    *,
-    backend: str = "auto",
-    variant: str = "auto",
-    out_path: str | os.PathLike | None = None,
-    chunk: int | None = None,
-    on_progress: ProgressCallback | None = None,
-    cancel: CancelCheck | None = None,
-    max_bytes: int | None = None,
-) -> np.ndarray:
-    """int64 [n, n] costs between all vertices, -1 where unreachable.
-
-    Without ``out_path`` the matrix must fit ``max_bytes`` (default half the available
-    memory), else MatrixTooLargeError names its size. With ``out_path`` (.npy) it is
-    streamed to a memmap in chunks (written to a temporary file and renamed at the end,
-    so a cancelled run leaves no half-written file) and returned memory-mapped.
-    """
-    g = CSRGraph.from_any(graph)
-    n = g.num_nodes
-    if out_path is None:
-        return multi_source_sssp(g, np.arange(n), backend=backend, variant=variant, chunk=chunk,
-                                 on_progress=on_progress, cancel=cancel, max_bytes=max_bytes).dist
-    path = os.fspath(out_path)
-    mm, tmp = open_npy_temp(path, (n, n))
-    try:
-        multi_source_sssp(g, np.arange(n), backend=backend, variant=variant, chunk=chunk,
-                          on_progress=on_progress, cancel=cancel, out=mm)
-        mm.flush()
-        mm = None  # close the map before the rename
-        os.replace(tmp, path)
-    except BaseException:
-        mm = None
-        _unlink(tmp)
-        raise
-    return np.load(path, mmap_mode="r")
-
-
-def open_npy_temp(path: str, shape: tuple[int, int]) -> tuple[np.memmap, str]:
-    """A writable int64 .npy memmap in a temporary file beside ``path`` (rename when done)."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npy", dir=d)
-    os.close(fd)
-    mm = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=shape)
-    return mm, tmp
-
-
-def _unlink(p: str) -> None:
-    try:
-        os.unlink(p)
-    except OSError:
-        pass
-
+from .api import (
+    VARIANTS,
+    CancelCheck,
+    MatrixTooLargeError,
+    MultiSourceResult,
+    ProgressCallback,
+    all_pairs,
+    available_memory,
+    default_max_bytes,
+    distance_matrix,
+    iter_distance_rows,
+    multi_source_sssp,
+    open_npy_temp,
+)
 
 __all__ = [
     "VARIANTS",
+    "CancelCheck",
     "MatrixTooLargeError",
     "MultiSourceResult",
+    "ProgressCallback",
     "all_pairs",
     "available_memory",
+    "default_max_bytes",
     "distance_matrix",
     "iter_distance_rows",
     "multi_source_sssp",

@@ -18,7 +18,7 @@
 //                      one counter per group of phases), any P that is a multiple of 32
 //   fw_*               blocked Floyd-Warshall (32x32 tiles) for seed 000's comparison
 
-typedef long long i64;
+// i64 (long long) comes from gpu_core/device/common.cuh (prepended)
 typedef unsigned char u8;
 #define INF 0x7FFFFFFFFFFFFFFFLL
 #define FULL 0xffffffffu

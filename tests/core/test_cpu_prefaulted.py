@@ -1,4 +1,4 @@
-"""The CPU backend's per-search arrays are written at allocation (see sssp_cpu._zeros).
+"""The CPU backend's per-search arrays are written at allocation (see gpu_core.sssp.cpu.driver.zeros).
 
 np.zeros maps fresh memory to the shared zero page; the Bellman-Ford kernels scan such a
 mask every phase while writing scattered entries, which made the first search of a
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpu_core.cpu import sssp_cpu
 from gpu_core.graph import CSRGraph
 from gpu_core.sssp import STRATEGIES, sssp
+from gpu_core.sssp.cpu import driver as sssp_cpu
 
 N = 977  # a size no other array in a search has
 
@@ -45,5 +45,5 @@ def test_no_zero_page_arrays_of_graph_size(monkeypatch, strategy):
 
 
 def test_zeros_helper():
-    a = sssp_cpu._zeros(5, np.int32)
+    a = sssp_cpu.zeros(5, np.int32)
     assert a.dtype == np.int32 and a.shape == (5,) and not a.any()

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_core.cpu import sssp_cpu
 from gpu_core.errors import CancelledError, InvalidArgumentError
 from gpu_core.graph import CSRGraph
 from gpu_core.keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 from gpu_core.params import default_delta
 from gpu_core.reference import predecessors_from_keys, reference_sssp, scipy_distances
-from gpu_core.sssp import STRATEGIES, SSSPOptions, sssp
+from gpu_core.sssp import STRATEGIES, SSSPOptions, sssp, warm_up
+from gpu_core.sssp.cpu import driver as sssp_cpu
 
 from . import phase_oracle
 from .families import FAMILIES, FAMILY_NAMES, make_graph, road_grid
@@ -206,27 +206,27 @@ def test_target_unreachable() -> None:
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_cancel(strategy: str, monkeypatch) -> None:
+def test_cancel(strategy: str) -> None:
     g = road_grid(70, 70, seed=1)  # > 4 settle rounds of 1024 pops for auto
     with pytest.raises(CancelledError):
         sssp(g, 0, strategy=strategy, backend="cpu", cancel=lambda: True)
     # polled between phases: cancel on the 4th poll, after 3 single-phase batches
-    monkeypatch.setattr(sssp_cpu, "BATCH_MAX_PHASES", 1)
+    opts = SSSPOptions(cpu_batch_phases=1)
     polls = []
     seen = []
     with pytest.raises(CancelledError):
-        sssp(g, 0, strategy=strategy, backend="cpu",
+        sssp(g, 0, strategy=strategy, backend="cpu", options=opts,
              cancel=lambda: polls.append(1) or len(polls) >= 4, on_phase=seen.append)
     assert len(seen) == 3
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_on_phase_chunks(strategy: str, monkeypatch) -> None:
+def test_on_phase_chunks(strategy: str) -> None:
     g = road_grid(20, 20, seed=3)
     whole = sssp(g, 0, strategy=strategy, backend="cpu")
-    monkeypatch.setattr(sssp_cpu, "BATCH_MAX_PHASES", 3)
     chunks = []
-    r = sssp(g, 0, strategy=strategy, backend="cpu", on_phase=chunks.append)
+    r = sssp(g, 0, strategy=strategy, backend="cpu", on_phase=chunks.append,
+             options=SSSPOptions(cpu_batch_phases=3))
     joined = np.concatenate([c.rows for c in chunks])
     assert all(1 <= len(c) <= 3 for c in chunks)
     np.testing.assert_array_equal(joined, r.phases.rows)
@@ -370,22 +370,22 @@ def test_delta_piles_match_oracle() -> None:
         np.testing.assert_array_equal(r.dist, ks.split(key)[0])
 
 
-def test_heap_dijkstra(monkeypatch) -> None:
-    # the sequential heap Dijkstra behind AUTO_METHOD = "heap" (settle rounds, mode cpu)
-    monkeypatch.setattr(sssp_cpu, "AUTO_METHOD", "heap")
+def test_heap_dijkstra() -> None:
+    # the sequential heap Dijkstra behind cpu_auto="heap" (settle rounds, mode cpu)
+    heap = SSSPOptions(cpu_auto="heap")
     for name in FAMILY_NAMES:
         g = make_graph(name, 3)
         src = [0, g.num_nodes - 1]
         key, dist, pred = reference_sssp(g, src)
-        r = sssp(g, src, strategy="auto", backend="cpu")
+        r = sssp(g, src, strategy="auto", backend="cpu", options=heap)
         np.testing.assert_array_equal(r.dist, dist)
         np.testing.assert_array_equal(r.pred, pred)
         assert set(r.phases.mode_names()) == {"cpu"}
         t = int(np.argmax(dist))
-        rt = sssp(g, src, strategy="auto", backend="cpu", target=t)
+        rt = sssp(g, src, strategy="auto", backend="cpu", target=t, options=heap)
         np.testing.assert_array_equal(rt.dist >= 0, key <= key[t])
     g = road_grid(50, 50, seed=2)
-    r = sssp(g, 0, strategy="auto", backend="cpu")
+    r = sssp(g, 0, strategy="auto", backend="cpu", options=heap)
     rows = r.phases.rows
     reached = int(r.reached.sum())
     assert len(rows) == -(-reached // 1024)  # ceil: one round per 1024 pops
@@ -456,7 +456,7 @@ def test_phase_times_measured() -> None:
 
 
 def test_warm_up() -> None:
-    sssp_cpu.warm_up()  # loads every kernel; must not raise or change anything
+    warm_up()  # loads every kernel; must not raise or change anything
     g = make_graph("grid_road", 2)
     _, dist, _ = reference_sssp(g, 0)
     np.testing.assert_array_equal(sssp(g, 0, backend="cpu").dist, dist)

@@ -44,12 +44,12 @@ def test_random_graph_many_batches(variant):
 
 @pytest.mark.parametrize("P", [32, 64, 96, 256, 1024])
 def test_batched_any_multiple_of_32(P):
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as ms_cuda
 
     g = random_sparse(seed=5, n=300, avg_deg=5, wmax=1000)
     src = np.random.default_rng(2).permutation(300).astype(np.int32)
     tgt = np.array([0, 7, 299, 7, 150], dtype=np.int32)
-    rows = list(cuda_ms.iter_rows(g, src, tgt, "batched", chunk=None, P=P))
+    rows = list(ms_cuda.iter_rows(g, src, tgt, "batched", chunk=None, P=P))
     got = np.concatenate([b for _, b in rows])
     np.testing.assert_array_equal(got, cpu_all(g, src, tgt))
 
@@ -64,40 +64,40 @@ def test_targets_duplicates_and_small_chunks():
 
 
 def test_floyd_warshall_equals_cpu():
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as ms_cuda
 
     for name, make in FAMILIES:
         g = make(seed=4)
-        d = cp.asnumpy(cuda_ms.floyd_warshall(g))
+        d = cp.asnumpy(ms_cuda.floyd_warshall(g))
         np.testing.assert_array_equal(d, cpu_all(g, np.arange(g.num_nodes)), err_msg=name)
 
 
 def test_out_of_memory_is_typed(monkeypatch):
     from gpu_core.errors import GpuOutOfMemoryError
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as ms_cuda
 
-    monkeypatch.setattr(cuda_ms, "free_bytes", lambda: 10_000)
+    monkeypatch.setattr(ms_cuda, "free_bytes", lambda: 10_000)
     g = random_sparse(seed=1, n=500)
     with pytest.raises(GpuOutOfMemoryError, match="MiB"):
         multi_source_sssp(g, [0, 1], backend="cupy", variant="batched")
 
 
 def test_batched_shrinks_P_to_fit(monkeypatch):
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as ms_cuda
 
     g = random_sparse(seed=1, n=500)
     n = g.num_nodes
     # room for P = 64 but not 128
-    room = cuda_ms.workspace_bytes("batched", n, 64) + 2 * 64 * n * 8
-    monkeypatch.setattr(cuda_ms, "free_bytes", lambda: int(room / 0.85) + 1)
-    r = cuda_ms.Runner(g, "batched", n)
+    room = ms_cuda.workspace_bytes("batched", n, 64) + 2 * 64 * n * 8
+    monkeypatch.setattr(ms_cuda, "free_bytes", lambda: int(room / 0.85) + 1)
+    r = ms_cuda.Runner(g, "batched", n)
     assert r.P == 64
 
 
 def test_auto_P_bounds():
-    from gpu_core.multi_source import cuda_ms
+    from gpu_core.multi_source import cuda as ms_cuda
 
-    assert cuda_ms.auto_P(1_000_000, None) == cuda_ms.P_MIN
-    assert cuda_ms.auto_P(100, 10) == 32  # never far more tasks than sources
-    p = cuda_ms.auto_P(1024, 1024)
-    assert p % 32 == 0 and cuda_ms.P_MIN <= p <= cuda_ms.P_MAX
+    assert ms_cuda.auto_P(1_000_000, None) == ms_cuda.P_MIN
+    assert ms_cuda.auto_P(100, 10) == 32  # never far more tasks than sources
+    p = ms_cuda.auto_P(1024, 1024)
+    assert p % 32 == 0 and ms_cuda.P_MIN <= p <= ms_cuda.P_MAX

@@ -15,16 +15,16 @@ import pytest
 from gpu_core.errors import CancelledError, GpuOutOfMemoryError
 from gpu_core.graph import CSRGraph
 from gpu_core.reference import reference_sssp
-from gpu_core.sssp import SSSPOptions, sssp
+from gpu_core.sssp import REGISTRY, STRATEGIES, AutoTuning, SSSPOptions, sssp
 from tests.core.families import FAMILIES, road_grid
 
 cupy = pytest.importorskip("cupy")
 
 pytestmark = pytest.mark.gpu
 
-HOST_STRATEGIES = ("conventional", "selection", "adaptive", "bellman_ford_queue", "delta",
-                   "eval_dijkstra")
-ALL = HOST_STRATEGIES + ("auto",)
+ALL = STRATEGIES
+# strategies whose phases are the algorithm's own: frontier/arcs equal on both backends
+SAME_PHASES = {s.name for s in REGISTRY if s.phases}
 REPO = Path(__file__).resolve().parents[2]
 
 # adaptive variants: seed 001's time signal, our frontier signal set to switch often, and
@@ -62,8 +62,9 @@ def test_families_match_reference_and_cpu(name, make, strategy):
     _check_vs_reference(g, 0, gpu)
     cpu = sssp(g, 0, strategy=strategy, backend="cpu")
     # adaptive's default time signal reads each backend's own clock: modes may differ
-    _same(gpu, cpu, telemetry=strategy != "auto", modes=strategy not in ("auto", "adaptive"))
-    if strategy != "auto":
+    _same(gpu, cpu, telemetry=strategy in SAME_PHASES,
+          modes=strategy in SAME_PHASES and strategy != "adaptive")
+    if strategy in SAME_PHASES:
         assert gpu.phases.total_edges == cpu.phases.total_edges
     assert len(gpu.phases) >= 1 or g.num_arcs == 0
 
@@ -92,16 +93,13 @@ def test_adaptive_really_switches():
 @pytest.mark.parametrize("fused", (False, True), ids=("two_barriers", "fused"))
 @pytest.mark.parametrize("per_launch", (1, 3, 1024))
 @pytest.mark.parametrize("fraction", (0.0, 0.02, 0.05, 1.0))
-def test_adaptive_on_device_launch_split(monkeypatch, per_launch, fraction, fused):
-    # adaptive (frontier) runs on the device in launches of ADAPTIVE_LAUNCH_PHASES phases;
+def test_adaptive_on_device_launch_split(per_launch, fraction, fused):
+    # adaptive (frontier) runs on the device in launches of adaptive_launch_phases phases;
     # the mode and lists carried from one launch to the next must not change anything
     # (both kernels: adaptive_device, and adaptive_fused with double-buffered keys)
-    from gpu_core.cuda import sssp_cuda
-
-    monkeypatch.setattr(sssp_cuda, "ADAPTIVE_LAUNCH_PHASES", per_launch)
-    monkeypatch.setattr(sssp_cuda, "ADAPTIVE_FUSED", fused)
     g = road_grid(45, 45, seed=12)
-    opts = SSSPOptions(adaptive_signal="frontier", frontier_fraction=fraction)
+    opts = SSSPOptions(adaptive_signal="frontier", frontier_fraction=fraction,
+                       adaptive_launch_phases=per_launch, adaptive_fused=fused)
     for src in (0, [3, 1500, 2000]):
         gpu = sssp(g, src, strategy="adaptive", backend="cupy", options=opts)
         _check_vs_reference(g, src, gpu)
@@ -126,7 +124,7 @@ def test_multi_source(strategy):
     res = sssp(g, src, strategy=strategy, backend="cupy")
     _check_vs_reference(g, src, res)
     cpu = sssp(g, src, strategy=strategy, backend="cpu")
-    _same(res, cpu, telemetry=strategy != "auto")
+    _same(res, cpu, telemetry=strategy in SAME_PHASES)
 
 
 @pytest.mark.parametrize("strategy", ALL)
@@ -147,17 +145,15 @@ def test_target_early_exit(strategy):
     assert not rep[full.dist > kt].any()
     np.testing.assert_array_equal(res.dist, cpu.dist)
     np.testing.assert_array_equal(res.pred, cpu.pred)
-    if strategy != "auto":
+    if strategy in SAME_PHASES:
         np.testing.assert_array_equal(res.phases.rows["frontier"], cpu.phases.rows["frontier"])
         assert len(res.phases) <= len(full.phases)
 
 
 @pytest.mark.parametrize("strategy", ALL)
-def test_cancel_and_on_phase(strategy, monkeypatch):
-    from gpu_core.cuda import sssp_cuda
-
-    monkeypatch.setitem(sssp_cuda.AUTO_TUNING, "launch_phases", 2)  # several launches
-    monkeypatch.setattr(sssp_cuda, "ADAPTIVE_LAUNCH_PHASES", 2)
+def test_cancel_and_on_phase(strategy):
+    # several launches: auto and adaptive poll cancel / feed on_phase between them
+    opts = SSSPOptions(auto=AutoTuning(launch_phases=2), adaptive_launch_phases=2)
     g = road_grid(30, 30, seed=7)
     polls = {"n": 0}
 
@@ -166,9 +162,10 @@ def test_cancel_and_on_phase(strategy, monkeypatch):
         return polls["n"] >= 2
 
     with pytest.raises(CancelledError):
-        sssp(g, 0, strategy=strategy, backend="cupy", cancel=cancel_on_second_poll)
+        sssp(g, 0, strategy=strategy, backend="cupy", options=opts,
+             cancel=cancel_on_second_poll)
     chunks = []
-    res = sssp(g, 0, strategy=strategy, backend="cupy", on_phase=chunks.append,
+    res = sssp(g, 0, strategy=strategy, backend="cupy", options=opts, on_phase=chunks.append,
                cancel=lambda: False)
     assert chunks, "on_phase was never called"
     got = np.concatenate([c.rows for c in chunks])
@@ -184,39 +181,36 @@ def test_cancel_before_start_auto():
 
 @pytest.mark.parametrize("strategy", ("conventional", "auto"))
 def test_simulated_oom(monkeypatch, strategy):
-    from gpu_core.cuda import device
+    from gpu_core.device import memory
 
     g = road_grid(20, 20, seed=8)  # a fresh graph: no cached device copy
     # Blocks cached by CuPy's pool count as reusable: earlier tests leave plenty there.
     cupy.get_default_memory_pool().free_all_blocks()
-    monkeypatch.setattr(device, "free_memory", lambda: (1 << 20, 80 << 30))
+    monkeypatch.setattr(memory, "free_memory", lambda: (1 << 20, 80 << 30))
     with pytest.raises(GpuOutOfMemoryError):
         sssp(g, 0, strategy=strategy, backend="cupy")
 
 
 def test_cupy_allocation_failure_is_typed(monkeypatch):
-    from gpu_core.cuda import sssp_cuda
+    from gpu_core.sssp.cuda import context
 
     g = road_grid(20, 20, seed=9)
-    real = sssp_cuda._Ctx.alloc
+    real = context.Ctx.alloc
 
     def failing(self, shape, dtype, what):
         if what == "predecessors":
             raise cupy.cuda.memory.OutOfMemoryError(8 * int(np.prod(shape)), 0)
         return real(self, shape, dtype, what)
 
-    monkeypatch.setattr(sssp_cuda._Ctx, "alloc", failing)
+    monkeypatch.setattr(context.Ctx, "alloc", failing)
     with pytest.raises(GpuOutOfMemoryError):
         sssp(g, 0, strategy="selection", backend="cupy")
 
 
-def test_auto_without_cooperative_launch(monkeypatch):
-    from gpu_core.cuda import sssp_cuda
-
-    monkeypatch.setitem(sssp_cuda.AUTO_TUNING, "cooperative", False)
-    monkeypatch.setitem(sssp_cuda.AUTO_TUNING, "batch_phases", 7)
+def test_auto_without_cooperative_launch():
+    opts = SSSPOptions(auto=AutoTuning(cooperative=False, batch_phases=7))
     g = road_grid(40, 40, seed=10)
-    res = sssp(g, [0, 5], strategy="auto", backend="cupy")
+    res = sssp(g, [0, 5], strategy="auto", backend="cupy", options=opts)
     _check_vs_reference(g, [0, 5], res)
 
 
@@ -238,23 +232,20 @@ def test_auto_without_cooperative_launch(monkeypatch):
     ],
     ids=lambda t: "-".join(f"{k}={v}" for k, v in t.items()),
 )
-def test_auto_tunings(monkeypatch, tuning):
-    from gpu_core.cuda import sssp_cuda
-
-    for k, v in tuning.items():
-        monkeypatch.setitem(sssp_cuda.AUTO_TUNING, k, v)
+def test_auto_tunings(tuning):
+    opts = SSSPOptions(auto=AutoTuning(**tuning))
     g = road_grid(80, 80, seed=11)
     for src in (3, [5, 6000]):
-        res = sssp(g, src, strategy="auto", backend="cupy")
+        res = sssp(g, src, strategy="auto", backend="cupy", options=opts)
         _check_vs_reference(g, src, res)
         t = 4321
-        tr = sssp(g, src, strategy="auto", backend="cupy", target=t)
+        tr = sssp(g, src, strategy="auto", backend="cupy", target=t, options=opts)
         cpu = sssp(g, src, strategy="auto", backend="cpu", target=t)
         np.testing.assert_array_equal(tr.dist, cpu.dist)
         np.testing.assert_array_equal(tr.pred, cpu.pred)
     for _name, make in FAMILIES:
         g = make(seed=2)
-        res = sssp(g, 0, strategy="auto", backend="cupy")
+        res = sssp(g, 0, strategy="auto", backend="cupy", options=opts)
         _check_vs_reference(g, 0, res)
 
 

@@ -1,6 +1,7 @@
 // Jacobi Bellman-Ford phases (seed 001 conventional / selection / adaptive, seed 004 queue)
 // and near-far delta. One phase = RELAX (+ list maintenance) then UPDATE; C = keys at the
-// start of the phase, U = tentative keys (U == C between phases). See gpu_core/sssp.py.
+// start of the phase, U = tentative keys (U == C between phases). The relax loops and the
+// block append are in gpu_core/device/common.cuh (prepended).
 
 // ---- conventional (Harish-Narayanan): |V| threads, mask Ma ---------------------------
 extern "C" __global__ void relax_full(int n, const int* __restrict__ indptr,
@@ -10,14 +11,9 @@ extern "C" __global__ void relax_full(int n, const int* __restrict__ indptr,
   unsigned e = 0;
   if (v < n && mask[v]) {
     mask[v] = 0;
-    u64 cv = C[v];
     int a0 = indptr[v], a1 = indptr[v + 1];
     e = (unsigned)(a1 - a0);
-    for (int a = a0; a < a1; ++a) {
-      int h = indices[a];
-      u64 nk = cv + kw[a];
-      if (nk < ldk(U + h)) atomicMin(U + h, nk);
-    }
+    relax_row(a0, a1, C[v], indices, kw, U);
   }
   warp_add_to(st + ST_EDGES, e);
 }
@@ -56,20 +52,14 @@ extern "C" __global__ void relax_list(int cnt, const int* __restrict__ list_in,
   if (i < cnt) {
     int v = list_in[i];
     if (mask) mask[v] = 0;
-    u64 cv = C[v];
     int a0 = indptr[v], a1 = indptr[v + 1];
     e = (unsigned)(a1 - a0);
-    for (int a = a0; a < a1; ++a) {
-      int h = indices[a];
-      u64 nk = cv + kw[a];
-      if (nk < C[h]) {
-        if (nk < ldk(U + h)) atomicMin(U + h, nk);
-        if (ldi(stamp + h) != sv && atomicExch(stamp + h, sv) != sv) {
-          int slot = (int)atomicAdd(st + ST_LIST, 1ULL);  // seed 001: atomic append
-          list_out[slot] = h;
-        }
+    relax_row_below<false>(a0, a1, C[v], indices, kw, C, U, [&](int h) {
+      if (schedule_once(stamp, h, sv)) {
+        int slot = (int)atomicAdd(st + ST_LIST, 1ULL);  // seed 001: atomic append
+        list_out[slot] = h;
       }
-    }
+    });
   }
   warp_add_to(st + ST_EDGES, e);
 }
@@ -95,26 +85,6 @@ extern "C" __global__ void update_list(const int* list, u64* C, const u64* U,
 // ---- block-aggregated stream compaction (seed 001 SWITCH, seed 004 flag queue) --------
 // Appends every v with flag[v] != 0 to out (order not kept), clearing the flag when
 // clear != 0. With apply != 0 it is seed 004's UPDATE: C[v] = U[v] for flagged v.
-__device__ __forceinline__ void block_append(bool take, int v, int* out, u64* ctr) {
-  __shared__ int warp_cnt[32];
-  __shared__ int block_base;
-  int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-  unsigned b = __ballot_sync(0xffffffffu, take);
-  if (lane == 0) warp_cnt[wid] = __popc(b);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int s = 0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
-      int c = warp_cnt[w];
-      warp_cnt[w] = s;  // exclusive prefix sum of the warps' counts
-      s += c;
-    }
-    block_base = s ? (int)atomicAdd(ctr, (u64)s) : 0;
-  }
-  __syncthreads();
-  if (take) out[block_base + warp_cnt[wid] + __popc(b & ((1u << lane) - 1u))] = v;
-  __syncthreads();
-}
 
 extern "C" __global__ void compact_flags(int n, unsigned char* flag, int clear, int apply,
                                          u64* C, const u64* U, int* out, u64* ctr, u64* st,
@@ -144,17 +114,9 @@ extern "C" __global__ void relax_flag(int cnt, const int* __restrict__ list_in,
   unsigned e = 0;
   if (i < cnt) {
     int v = list_in[i];
-    u64 cv = C[v];
     int a0 = indptr[v], a1 = indptr[v + 1];
     e = (unsigned)(a1 - a0);
-    for (int a = a0; a < a1; ++a) {
-      int h = indices[a];
-      u64 nk = cv + kw[a];
-      if (nk < C[h]) {
-        if (nk < ldk(U + h)) atomicMin(U + h, nk);
-        flag[h] = 1;
-      }
-    }
+    relax_row_below<false>(a0, a1, C[v], indices, kw, C, U, [&](int h) { flag[h] = 1; });
   }
   warp_add_to(st + ST_EDGES, e);
 }

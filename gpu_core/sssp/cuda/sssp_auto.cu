@@ -36,33 +36,7 @@
 #define AUTO_FQ 1024
 #endif
 
-__device__ __forceinline__ u64 global_ns() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-// Sense-free grid barrier (count + generation). Every block must be resident: the host
-// launches cooperatively with at most the occupancy-derived number of blocks.
-__device__ __forceinline__ void grid_barrier(unsigned* bar) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    volatile unsigned* vb = bar;
-    unsigned gen = vb[1];
-    __threadfence();
-    unsigned arrived = atomicAdd(bar, 1u);
-    if (arrived == gridDim.x - 1) {
-      atomicExch(bar, 0u);
-      __threadfence();
-      atomicAdd(bar + 1, 1u);
-    } else {
-      while (vb[1] == gen) {
-      }
-    }
-    __threadfence();
-  }
-  __syncthreads();
-}
+// global_ns, grid_barrier, warp_append and schedule_once: gpu_core/device/common.cuh
 
 struct AutoCtx {
   const int* __restrict__ indptr;
@@ -75,8 +49,42 @@ struct AutoCtx {
   int sv;
 };
 
+// The fields of phase p: it reads list (p&1) (list0/list1), writes the other one and
+// counts it in cnt[(p+1)%3]; heads are scheduled once per phase by the stamp p+1.
+__device__ __forceinline__ void set_phase(AutoCtx& c, const int* indptr, const int* indices,
+                                          const u64* kw, u64* key, int* stamp, int* list0,
+                                          int* list1, u64* cnt, int p) {
+  c.indptr = indptr;
+  c.indices = indices;
+  c.kw = kw;
+  c.key = key;
+  c.stamp = stamp;
+  c.lout = (p & 1) ? list0 : list1;
+  c.cout = cnt + ((p + 1) % 3);
+  c.sv = p + 1;
+}
+
+// Rounds 1..R-1 of a phase: the block drains its own shared-memory queue (sqn[r&1]
+// entries; Gauss-Seidel inside the block). relax(rq, wq, i, more) relaxes entry i of
+// queue rq, pushing to queue wq when more rounds follow; returns the arcs relaxed.
+template <class Relax>
+__device__ __forceinline__ unsigned drain_local(int local_rounds, int* sqn, Relax relax) {
+  unsigned edges = 0;
+  for (int r = 1; r < local_rounds; ++r) {
+    int rq = (r - 1) & 1, wq = r & 1;
+    int nq = min(sqn[rq], AUTO_SQ);
+    if (nq == 0) break;
+    bool more = r + 1 < local_rounds;
+    for (int i = threadIdx.x / AUTO_G; i < nq; i += AUTO_IPB) edges += relax(rq, wq, i, more);
+    __syncthreads();
+    if (threadIdx.x == 0) sqn[rq] = 0;
+    __syncthreads();
+  }
+  return edges;
+}
+
 __device__ __forceinline__ void push_global(const AutoCtx& c, int v) {
-  if (ldi(c.stamp + v) != c.sv && atomicExch(c.stamp + v, c.sv) != c.sv) {
+  if (schedule_once(c.stamp, v, c.sv)) {
     int slot = warp_append(c.cout);
     c.lout[slot] = v;
   }
@@ -142,14 +150,7 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_bf(
     }
     __syncthreads();
     AutoCtx c;
-    c.indptr = indptr;
-    c.indices = indices;
-    c.kw = kw;
-    c.key = key;
-    c.stamp = stamp;
-    c.lout = (p & 1) ? list0 : list1;
-    c.cout = cnt + ((p + 1) % 3);
-    c.sv = p + 1;
+    set_phase(c, indptr, indices, kw, key, stamp, list0, list1, cnt, p);
     const int* lin = (p & 1) ? list1 : list0;
     unsigned my_edges = 0;
     // round 0: this phase's share of the global list
@@ -159,19 +160,9 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_bf(
       my_edges += relax_vertex(c, ldi(lin + i), local, sq[0], &sqn[0]);
     }
     __syncthreads();
-    // rounds 1..R-1: drain the block's own queue (Gauss-Seidel inside the block)
-    for (int r = 1; r < local_rounds; ++r) {
-      int rq = (r - 1) & 1, wq = r & 1;
-      int nq = min(sqn[rq], AUTO_SQ);
-      if (nq == 0) break;
-      bool more = r + 1 < local_rounds;
-      for (int i = threadIdx.x / AUTO_G; i < nq; i += AUTO_IPB) {
-        my_edges += relax_vertex(c, sq[rq][i], more, sq[wq], &sqn[wq]);
-      }
-      __syncthreads();
-      if (threadIdx.x == 0) sqn[rq] = 0;
-      __syncthreads();
-    }
+    my_edges += drain_local(local_rounds, sqn, [&](int rq, int wq, int i, bool more) {
+      return relax_vertex(c, sq[rq][i], more, sq[wq], &sqn[wq]);
+    });
     atomicAdd(&blk_edges, (unsigned long long)my_edges);
     __syncthreads();
     if (threadIdx.x == 0 && ti < tele_cap) atomicAdd(tele_e + ti, blk_edges);
@@ -202,15 +193,7 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_bf(
 // (0 near list, 1 bucket list), [2] overflow parity, [3] done, [4] rebase pending;
 // scratch[0]: rebase min bucket; scratch[1]: a lower bound of the overflow entries'
 // buckets (KEY_INF when none). An iteration is a phase, an advance or a rebase.
-struct NfCtx {
-  const int* __restrict__ indptr;
-  const int* __restrict__ indices;
-  const u64* __restrict__ kw;
-  u64* key;
-  int* stamp;
-  int* lout;
-  u64* cout;
-  int sv;
+struct NfCtx : AutoCtx {
   u64 cur, dp;
   int nb, n;
   int* buckets;
@@ -290,7 +273,7 @@ __device__ __forceinline__ unsigned nf_relax(const NfCtx& c, int u, int a0, int 
             queued = true;
           }
         }
-        if (!queued && ldi(c.stamp + h) != c.sv && atomicExch(c.stamp + h, c.sv) != c.sv) {
+        if (!queued && schedule_once(c.stamp, h, c.sv)) {
           int slot = warp_append(c.cout);
           c.lout[slot] = h;
         }
@@ -448,14 +431,7 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
     }
     __syncthreads();
     NfCtx c;
-    c.indptr = indptr;
-    c.indices = indices;
-    c.kw = kw;
-    c.key = key;
-    c.stamp = stamp;
-    c.lout = (p & 1) ? near0 : near1;
-    c.cout = cnt + ((p + 1) % 3);
-    c.sv = p + 1;
+    set_phase(c, indptr, indices, kw, key, stamp, near0, near1, cnt, p);
     c.cur = cur;
     c.dp = dp;
     c.nb = nb;
@@ -481,19 +457,10 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
       my_edges += nf_relax(c, u, indptr[u], indptr[u + 1], local, q0);
     }
     __syncthreads();
-    for (int r = 1; r < local_rounds; ++r) {
-      int rq = (r - 1) & 1, wq = r & 1;
-      int nq = min(sqn[rq], AUTO_SQ);
-      if (nq == 0) break;
-      bool more = r + 1 < local_rounds;
+    my_edges += drain_local(local_rounds, sqn, [&](int rq, int wq, int i, bool more) {
       LocalQ qw = {sq[wq], sqa0[wq], sqa1[wq], &sqn[wq]};
-      for (int i = threadIdx.x / AUTO_G; i < nq; i += AUTO_IPB) {
-        my_edges += nf_relax(c, sq[rq][i], sqa0[rq][i], sqa1[rq][i], more, qw);
-      }
-      __syncthreads();
-      if (threadIdx.x == 0) sqn[rq] = 0;
-      __syncthreads();
-    }
+      return nf_relax(c, sq[rq][i], sqa0[rq][i], sqa1[rq][i], more, qw);
+    });
     atomicAdd(&blk_edges, (unsigned long long)my_edges);
     __syncthreads();
     if (AUTO_STAGE) {

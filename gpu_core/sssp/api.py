@@ -2,22 +2,16 @@
 
 ``sssp(graph, source, strategy=..., backend=...)`` runs one search and returns exact
 integer distances, the predecessor of every vertex (the rule is in ``gpu_core.keys``)
-and the telemetry of every phase. The same strategies exist on both backends and give
-bit-identical ``dist`` and ``pred``:
-
-=====================  ===============================================================
-``conventional``       Harish-Narayanan: |V| threads per phase, RELAX + UPDATE (seed 001)
-``selection``          threads only for the frontier list (seed 001, "selection")
-``adaptive``           per-phase switch between the two (seed 001), or by our own signal
-``eval_dijkstra``      evaluation-value parallel Dijkstra (seed 004)
-``bellman_ford_queue`` flag array compacted to changed vertices (seed 004, SPFA-like)
-``delta``              delta-stepping / near-far buckets
-``auto``               the fastest: on the GPU a whole search without a host round trip
-=====================  ===============================================================
+and the telemetry of every phase. The strategies (``registry.REGISTRY``; the table is
+``registry.docs_table()``) exist on both backends and give bit-identical ``dist`` and
+``pred``. Every tuning knob travels in the frozen :class:`SSSPOptions` passed to the call
+(``AutoTuning`` for the CUDA ``auto`` schedule): no module global changes a search.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import time
 import weakref
 from collections.abc import Callable, Sequence
@@ -25,21 +19,44 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .backend import describe_backend, resolve_backend
-from .errors import InvalidArgumentError
-from .graph import CSRGraph, GraphLike
-from .keys import KEY_INF, NO_PRED, UNREACHABLE, KeySpace, key_space_for
-from .telemetry import PhaseLog
+from ..backend import describe_backend, resolve_backend
+from ..errors import InvalidArgumentError
+from ..graph import CSRGraph, GraphLike
+from ..keys import KEY_INF, NO_PRED, UNREACHABLE, KeySpace, key_space_for
+from ..telemetry import PhaseLog
+from .registry import STRATEGIES, get
 
-STRATEGIES = (
-    "conventional",
-    "selection",
-    "adaptive",
-    "eval_dijkstra",
-    "bellman_ford_queue",
-    "delta",
-    "auto",
-)
+
+@dataclass(frozen=True)
+class AutoTuning:
+    """Knobs of the CUDA ``auto`` schedule (the benchmark sweeps them; defaults are the
+    measured best, see docs/perf/sssp_gpu.md). blocks_per_sm is capped by the kernel's
+    occupancy."""
+
+    # "nearfar" (buckets), "bf" (unordered asynchronous worklist) or "by_weights": nearfar
+    # when the arc weights are spread (coefficient of variation > WEIGHT_CV_NEARFAR, e.g.
+    # seed 001's walking times), else bf (e.g. uniform 1..1000 on DIMACS NE)
+    schedule: str = "by_weights"
+    delta_factor: float = 16.0  # bucket width = this x mean arc weight
+    buckets: int = 64  # ring of bucket lists (n int32 each) before the overflow list
+    local_queue: int = 128  # entries of a block's shared-memory queue per round
+    block: int = 256  # threads per block of the persistent kernels
+    lanes: int = 4  # threads per work item (a vertex's arcs side by side)
+    # read a head's key before its atomicMin (nearfar only; auto_bf always prechecks).
+    # Off: one dependent L2 read less per hop; H200 sweep 2026-11-22: kanto device 8.23 vs
+    # 8.90 ms, same relaxations (docs/perf/sssp_gpu.md)
+    precheck: bool = False
+    stage: bool = True  # nearfar: stage far-bucket pushes in shared memory (sssp_auto.cu)
+    blocks_per_sm: int = 2
+    local_rounds: int = 64  # nearfar; bf uses bf_local_rounds
+    bf_local_rounds: int = 32  # H200 sweep 2026-11-22: NE device 6.74 ms vs 7.75 with 64
+    launch_phases: int = 8192  # phases per persistent launch (cancel/on_phase between them)
+    batch_phases: int = 64  # one-phase launches queued per read-back when not cooperative
+    cooperative: bool = True
+
+
+def _env_fused() -> bool:
+    return os.environ.get("SIGNPOST_ADAPTIVE_FUSED", "0") == "1"
 
 
 @dataclass(frozen=True)
@@ -56,6 +73,19 @@ class SSSPOptions:
     frontier_fraction: float = (
         0.02  # "frontier" signal: full launch when frontier > this share of |V|
     )
+    auto: AutoTuning = AutoTuning()  # CUDA auto's schedule
+    # CUDA adaptive (frontier signal, no target) runs on the device in launches of this many
+    # phases (cancel / on_phase between launches)
+    adaptive_launch_phases: int = 1024
+    # adaptive_fused (one grid barrier per phase, no UPDATE pass) instead of adaptive_device
+    # (two barriers): both exact and tested; fused measured slower on kanto (82 vs 69 ms on
+    # the H200, docs/perf/sssp_gpu.md: its full phases pay a stamp atomic per improved
+    # head), so off unless SIGNPOST_ADAPTIVE_FUSED=1
+    adaptive_fused: bool = field(default_factory=_env_fused)
+    # what "auto" runs on the CPU: "delta" (near-far, default delta; the fastest measured,
+    # docs/perf/sssp_cpu.md) or "heap" (sequential binary-heap Dijkstra, for comparison)
+    cpu_auto: str = "delta"
+    cpu_batch_phases: int = 4096  # CPU: phases per compiled batch at most (cancel/on_phase)
 
 
 # Callbacks the app and the CLI pass in: new phases as they complete, and a cancel check.
@@ -133,28 +163,49 @@ def sssp(
     is polled between phases (between launches on the GPU) and raises CancelledError.
     Raises InvalidArgumentError, BackendUnavailableError, GpuOutOfMemoryError.
     """
-    if strategy not in STRATEGIES:
-        raise InvalidArgumentError(
-            f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}"
-        )
+    entry = get(strategy)
     g, ks = prepare_graph(graph)
     n = g.num_nodes
     opts = options or SSSPOptions()
     if target is not None:
-        opts = SSSPOptions(**{**opts.__dict__, "target": int(target)})
+        opts = dataclasses.replace(opts, target=int(target))
     if opts.target is not None and not (0 <= opts.target < n):
         raise InvalidArgumentError(f"target {opts.target} is outside 0..{n - 1}")
     sources = _as_sources(source, n)
     which = resolve_backend(backend)
     t0 = time.perf_counter()
-    if which == "cupy":
-        from .cuda import sssp_cuda as impl
-    else:
-        from .cpu import sssp_cpu as impl
-    key, pred, phases = impl.run(g, sources, strategy, opts, ks, on_phase=on_phase, cancel=cancel)
+    key, pred, phases = run_backend(which, g, sources, entry.name, opts, ks,
+                                    on_phase=on_phase, cancel=cancel)
     elapsed = time.perf_counter() - t0
     device = describe_backend("cpu" if backend == "cpu" else "auto")
     return _finish(key, pred, phases, ks, strategy, which, device, sources, opts.target, elapsed)
+
+
+def run_backend(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
+                opts: SSSPOptions, ks: KeySpace, *, on_phase: PhaseCallback | None = None,
+                cancel: CancelCheck | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
+    """(key, pred, PhaseLog) of one search on backend ``which`` ("cpu" or "cupy"): the
+    backend driver's ``run``, without the result assembly of :func:`sssp` (benchmarks time
+    this)."""
+    if which == "cupy":
+        from .cuda.driver import run
+    else:
+        from .cpu.driver import run
+    return run(g, sources, strategy, opts, ks, on_phase=on_phase, cancel=cancel)
+
+
+def warm_up() -> None:
+    """Load (or, on a cold cache, compile) every CPU kernel and calibrate the clock.
+
+    The first search in a process otherwise pays ~0.7 s here (numba import and LLVM
+    start-up, cache loads), 3 s with a cold cache; the app can call this from a
+    background thread at start so the first click does not.
+    """
+    g = CSRGraph.from_edges(2, [0], [1], [1])
+    ks = key_space_for(g.weights, 2)
+    src = np.array([0], np.int32)
+    for s in STRATEGIES:
+        run_backend("cpu", g, src, s, SSSPOptions(), ks)
 
 
 def _finish(

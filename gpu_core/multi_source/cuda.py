@@ -20,7 +20,6 @@ Imported only when CuPy is usable.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,12 +27,11 @@ from typing import Any
 import cupy as cp
 import numpy as np
 
+from ..device import device_graph, get_module, memory
 from ..errors import CancelledError, GpuOutOfMemoryError, InvalidArgumentError
 from ..graph import CSRGraph
 
-_SRC = Path(__file__).with_name("multi_source.cu")
-_modules: dict[int, Any] = {}
-_dev_arrays: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SRC = Path(__file__).resolve().with_name("multi_source.cu")
 
 VARIANT_P = {"one_at_a_time": 1, "task_parallel": 32, "task_parallel_noshared": 32, "batched": 128}
 BLOCK = 256
@@ -42,37 +40,19 @@ DEVICE_CHUNK_BYTES = 1 << 30  # result rows kept on the device before one copy t
 
 
 def module() -> Any:
-    """The compiled kernels for the current device (read and compiled once)."""
-    dev = cp.cuda.Device().id
-    if dev not in _modules:
-        _modules[dev] = cp.RawModule(code=_SRC.read_text(), options=("-std=c++17",))
-    return _modules[dev]
+    """The compiled kernels for the current device (``gpu_core.device`` loader)."""
+    return get_module(_SRC)
 
 
 def device_arrays(g: CSRGraph) -> tuple[Any, Any, Any]:
-    """(Va, Ea, Wa) on the device: through ``gpu_core.graph.device_graph`` when it offers
-    them, else one cached copy per graph and device."""
-    try:
-        from ..graph import device_graph
-
-        dg = device_graph(g)
-        arrs = tuple(getattr(dg, a) for a in ("indptr", "indices", "weights"))
-        if all(isinstance(a, cp.ndarray) and a.dtype == cp.int32 for a in arrs):
-            return arrs  # type: ignore[return-value]
-    except Exception:  # device module not there yet, or a different layout
-        pass
-    dev = cp.cuda.Device().id
-    try:
-        per = _dev_arrays.setdefault(g, {})
-    except TypeError:  # not weak-referenceable / hashable: no caching
-        per = {}
-    if dev not in per:
-        per[dev] = (cp.asarray(g.indptr), cp.asarray(g.indices), cp.asarray(g.weights))
-    return per[dev]
+    """(Va, Ea, Wa) on the device: the cached ``gpu_core.device.device_graph`` copy."""
+    dg = device_graph(g)
+    return dg.indptr, dg.indices, dg.weights
 
 
 def free_bytes() -> int:
-    free, _total = cp.cuda.runtime.memGetInfo()
+    """Free device memory plus CuPy's pooled free blocks (tests monkeypatch this)."""
+    free, _total = memory.free_memory()
     return int(free) + int(cp.get_default_memory_pool().free_bytes())
 
 

@@ -24,32 +24,12 @@ extern "C" __global__ void eval_d(int n, const int* __restrict__ indptr,
 }
 
 // S = open u with key[u] <= D: settle and list them (block-aggregated append, ST_LIST2)
-__device__ __forceinline__ void eval_block_append(bool take, int v, int* out, u64* ctr) {
-  __shared__ int warp_cnt[32];
-  __shared__ int block_base;
-  int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-  unsigned b = __ballot_sync(0xffffffffu, take);
-  if (lane == 0) warp_cnt[wid] = __popc(b);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int s = 0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
-      int c = warp_cnt[w];
-      warp_cnt[w] = s;
-      s += c;
-    }
-    block_base = s ? (int)atomicAdd(ctr, (u64)s) : 0;
-  }
-  __syncthreads();
-  if (take) out[block_base + warp_cnt[wid] + __popc(b & ((1u << lane) - 1u))] = v;
-}
-
 extern "C" __global__ void eval_settle(int n, const u64* key, int* status, int* slist, u64* st) {
   int u = blockIdx.x * blockDim.x + threadIdx.x;
   u64 D = ldk(st + ST_D);
   bool take = u < n && status[u] == 1 && key[u] <= D;
   if (take) status[u] = 2;
-  eval_block_append(take, u, slist, st + ST_LIST2);
+  block_append(take, u, slist, st + ST_LIST2);
 }
 
 // Relax the arcs of S to non-settled heads. frontier: heads whose key decreased (counted
@@ -72,7 +52,7 @@ extern "C" __global__ void eval_relax(const int* slist, const int* __restrict__ 
       if (nk < ldk(key + h)) {
         u64 old = atomicMin(key + h, nk);
         if (nk < old) {
-          if (ldi(stamp + h) != sv && atomicExch(stamp + h, sv) != sv) f += 1;
+          if (schedule_once(stamp, h, sv)) f += 1;
           if (ldi(status + h) == 0 && atomicCAS(status + h, 0, 1) == 0) opened += 1;
         }
       }

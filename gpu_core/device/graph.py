@@ -1,73 +1,19 @@
 """The graph on the device: CuPy copies of the CSR arrays, made after a memory check.
 
-``gpu_core.graph.device_graph(g)`` is the one place these are built (and cached per host
-graph and device), so that later map editing changes one object. Every allocation the
-CUDA backend makes is preceded by :func:`ensure_free` (free memory from
-``cudaMemGetInfo`` vs a size estimate), and CuPy's own out-of-memory error is turned into
-:class:`gpu_core.errors.GpuOutOfMemoryError`: the caller may retry on the CPU backend.
+:func:`device_graph` is the one place these are built (and cached per host arrays and
+device), so that map editing can later change one object instead of every capability.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import weakref
-from collections.abc import Iterator
 
 import numpy as np
 
-from ..errors import GpuOutOfMemoryError
-from ..graph import CSRGraph
+from ..graph import CSRGraph, GraphLike
 from ..keys import KeySpace
-
-# Keep this much free beyond the estimate: CuPy's pool, the CUDA context and the kernels'
-# own scratch need some, and memGetInfo is a snapshot.
-HEADROOM_BYTES = 64 << 20
-
-
-def _cupy():
-    import cupy
-
-    return cupy
-
-
-def current_device_id() -> int:
-    """The CUDA device current in *this* thread (CuPy keeps it per thread)."""
-    return int(_cupy().cuda.runtime.getDevice())
-
-
-def free_memory() -> tuple[int, int]:
-    """(free, total) bytes of the current device; tests monkeypatch this to simulate OOM."""
-    free, total = _cupy().cuda.runtime.memGetInfo()
-    return int(free), int(total)
-
-
-def ensure_free(nbytes: int, what: str) -> None:
-    """Raise GpuOutOfMemoryError unless ``nbytes`` (+ headroom) fit in free device memory.
-
-    Memory held by CuPy's pool but unused counts as free (it will be reused first).
-    """
-    free, _ = free_memory()
-    pool = _cupy().get_default_memory_pool()
-    reusable = int(pool.total_bytes() - pool.used_bytes())
-    if nbytes + HEADROOM_BYTES > free + reusable:
-        raise GpuOutOfMemoryError(int(nbytes), int(free + reusable), what)
-
-
-@contextlib.contextmanager
-def oom_as_typed(what: str, nbytes: int = 0) -> Iterator[None]:
-    """Turn CuPy's/CUDA's allocation failures inside the block into GpuOutOfMemoryError."""
-    cp = _cupy()
-    try:
-        yield
-    except cp.cuda.memory.OutOfMemoryError as exc:
-        free, _ = free_memory()
-        raise GpuOutOfMemoryError(int(nbytes), free, what) from exc
-    except cp.cuda.runtime.CUDARuntimeError as exc:
-        if "memory" in str(exc).lower():
-            free, _ = free_memory()
-            raise GpuOutOfMemoryError(int(nbytes), free, what) from exc
-        raise
+from .memory import _cupy, current_device_id, ensure_free, oom_as_typed
 
 
 def graph_bytes(n: int, m: int) -> int:
@@ -167,8 +113,12 @@ _graph_cache: dict[int, tuple] = {}
 _graph_lock = threading.Lock()
 
 
-def cached_device_graph(g: CSRGraph) -> DeviceGraph:
-    """The DeviceGraph of ``g`` on the current device, built once and reused."""
+def device_graph(graph: GraphLike) -> DeviceGraph:
+    """The DeviceGraph of ``graph`` on the current device, built once and reused.
+
+    Cached per host arrays and device (a CSRGraph is unhashable, so a weak-key dictionary
+    keyed on it could never hit)."""
+    g = CSRGraph.from_any(graph)
     key = id(g.indptr)
     dev = current_device_id()
     with _graph_lock:

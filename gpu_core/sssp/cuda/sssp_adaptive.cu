@@ -1,114 +1,44 @@
-// adaptive with the frontier signal: a stretch of list-mode (selection) Jacobi phases in
-// one persistent cooperative launch. The switch test needs only UPDATE's count (known on
-// the device), so small phases no longer pay a host launch + synchronize each; the stretch
-// ends when the frontier exceeds the threshold (the host then runs full phases), when it
-// is empty, or after max_phases (to poll cancel). Same semantics and telemetry as the
-// host-driven list phases: RELAX reads C from the phase start, heads whose tentative key
-// drops below C are appended once (stamp), UPDATE copies U into C and sets the mask.
+// adaptive (seed 001) with the frontier signal, decided on the device. The switch test
+// needs only UPDATE's count (known on the device), so no phase pays a host launch +
+// synchronize: one cooperative launch runs many phases (the host polls cancel between
+// launches). global_ns, grid_barrier, block_append and the relax loops are in
+// gpu_core/device/common.cuh (prepended).
 
-__device__ __forceinline__ u64 gtime() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
+// Start of phase p (index i of the launch): clear the counter phase p+1 will append to,
+// record the start time and the mode (0 conventional, 1 selection, 2 switch).
+__device__ __forceinline__ void ad_phase_start(bool lead, u64* lc, int p, int i, int cap,
+                                               u64* tele, int full, int prev_full) {
+  if (!lead) return;
+  atomicExch(lc + ((p + 2) % 3), 0ULL);
+  if (i < cap) {
+    tele[2 * cap + i] = global_ns();
+    tele[3 * cap + i] = full ? 0ULL : (prev_full ? 2ULL : 1ULL);
+  }
 }
 
-__device__ __forceinline__ void grid_sync(unsigned* bar) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    volatile unsigned* vb = bar;
-    unsigned gen = vb[1];
-    __threadfence();
-    unsigned arrived = atomicAdd(bar, 1u);
-    if (arrived == gridDim.x - 1) {
-      atomicExch(bar, 0u);
-      __threadfence();
-      atomicAdd(bar + 1, 1u);
-    } else {
-      while (vb[1] == gen) {
-      }
-    }
-    __threadfence();
-  }
-  __syncthreads();
+// End of a phase of both kernels: after the grid barrier every block reads the new
+// frontier size, so every block takes the same branch next (full when it exceeds thr).
+// True when the frontier is empty: the search is done.
+__device__ __forceinline__ bool ad_phase_end(unsigned* bar, const u64* cout, bool lead, int i,
+                                             int cap, u64* tele, u64 thr, int& full,
+                                             int& prev_full, u64& cnew) {
+  grid_barrier(bar);
+  cnew = ldk(cout);
+  if (lead && i < cap) tele[i] = cnew;
+  prev_full = full;
+  full = cnew > thr ? 1 : 0;
+  return cnew == 0;
 }
 
-// lists: A (p even) / B (p odd) hold the phase's frontier; lc[p % 3] its size.
-// tele: [0,cap) frontier after phase i, [cap,2cap) edges, [2cap,3cap) start time of
-// phase i (index k = end of the last one). ctl: [0] phases run, [1] reason (0 budget,
-// 1 frontier empty, 2 frontier > thr), [2] last frontier size.
-extern "C" __global__ void __launch_bounds__(256) adaptive_list_persistent(
-    int n, const int* __restrict__ indptr, const int* __restrict__ indices,
-    const u64* __restrict__ kw, unsigned char* mask, u64* C, u64* U, int* stamp, int* listA,
-    int* listB, u64* lc, unsigned* bar, int p0, int max_phases, u64 thr, u64* tele, int cap,
-    u64* ctl) {
-  __shared__ unsigned long long blk_edges;
-  const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
-  const int tid = blockIdx.x * blockDim.x + threadIdx.x;
-  const int nth = gridDim.x * blockDim.x;
-  int i = 0;
-  int reason = 0;
-  u64 cnew = 0;
-  for (; i < max_phases; ++i) {
-    int p = p0 + i;
-    const int* lin = (p & 1) ? listB : listA;
-    int* lout = (p & 1) ? listA : listB;
-    u64 cin = ldk(lc + (p % 3));
-    u64* cout = lc + ((p + 1) % 3);
-    int sv = p + 1;
-    if (lead) {
-      atomicExch(lc + ((p + 2) % 3), 0ULL);
-      if (i < cap) tele[2 * cap + i] = gtime();
-    }
-    if (threadIdx.x == 0) blk_edges = 0;
-    __syncthreads();
-    unsigned e = 0;
-    for (int k = tid; k < (int)cin; k += nth) {  // RELAX over the list
-      int v = ldi(lin + k);
-      mask[v] = 0;
-      u64 cv = ldk(C + v);
-      int a0 = indptr[v], a1 = indptr[v + 1];
-      e += (unsigned)(a1 - a0);
-      for (int a = a0; a < a1; ++a) {
-        int h = indices[a];
-        u64 nk = cv + kw[a];
-        if (nk < ldk(C + h)) {
-          if (nk < ldk(U + h)) atomicMin(U + h, nk);
-          if (ldi(stamp + h) != sv && atomicExch(stamp + h, sv) != sv) {
-            int slot = warp_append(cout);
-            lout[slot] = h;
-          }
-        }
-      }
-    }
-    atomicAdd(&blk_edges, (unsigned long long)e);
-    __syncthreads();
-    if (threadIdx.x == 0 && i < cap) atomicAdd(tele + cap + i, blk_edges);
-    grid_sync(bar);
-    cnew = ldk(cout);
-    for (int k = tid; k < (int)cnew; k += nth) {  // UPDATE over the appended heads
-      int v = ldi(lout + k);
-      C[v] = ldk(U + v);
-      mask[v] = 1;
-    }
-    if (lead && i < cap) tele[i] = cnew;
-    grid_sync(bar);
-    if (cnew == 0) {
-      reason = 1;
-      ++i;
-      break;
-    }
-    if (cnew > thr) {
-      reason = 2;
-      ++i;
-      break;
-    }
-  }
-  if (lead) {
-    if (i < cap) tele[2 * cap + i] = gtime();
-    ctl[0] = (u64)i;
-    ctl[1] = (u64)reason;
-    ctl[2] = cnew;
-  }
+// End of a launch: the end time of the last phase and ctl (layout below).
+__device__ __forceinline__ void ad_launch_end(bool lead, int i, int cap, int reason, u64 cnew,
+                                              int prev_full, u64* tele, u64* ctl) {
+  if (!lead) return;
+  if (i < cap) tele[2 * cap + i] = global_ns();
+  ctl[0] = (u64)i;
+  ctl[1] = (u64)reason;
+  ctl[2] = cnew;
+  ctl[3] = (u64)prev_full;
 }
 
 // ---- adaptive (frontier signal) decided on the device: the whole search ---------------
@@ -123,27 +53,6 @@ extern "C" __global__ void __launch_bounds__(256) adaptive_list_persistent(
 // the start of phase i (index k = end of the last), [3cap,4cap) mode (0 conventional,
 // 1 selection, 2 switch = first list phase after a full one). ctl: [0] phases run,
 // [1] reason (0 budget, 1 frontier empty), [2] last frontier, [3] last phase was full.
-__device__ __forceinline__ void ad_block_append(bool take, int v, int* out, u64* ctr) {
-  __shared__ int warp_cnt[32];
-  __shared__ int block_base;
-  int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-  unsigned b = __ballot_sync(0xffffffffu, take);
-  if (lane == 0) warp_cnt[wid] = __popc(b);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    int s = 0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
-      int c = warp_cnt[w];
-      warp_cnt[w] = s;
-      s += c;
-    }
-    block_base = s ? (int)atomicAdd(ctr, (u64)s) : 0;
-  }
-  __syncthreads();
-  if (take) out[block_base + warp_cnt[wid] + __popc(b & ((1u << lane) - 1u))] = v;
-  __syncthreads();
-}
-
 extern "C" __global__ void __launch_bounds__(256, 4) adaptive_device(
     int n, const int* __restrict__ indptr, const int* __restrict__ indices,
     const u64* __restrict__ kw, unsigned char* mask, u64* C, u64* U, int* stamp, int* listA,
@@ -164,13 +73,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) adaptive_device(
     u64 cin = ldk(lc + (p % 3));
     u64* cout = lc + ((p + 1) % 3);
     int sv = p + 1;
-    if (lead) {
-      atomicExch(lc + ((p + 2) % 3), 0ULL);
-      if (i < cap) {
-        tele[2 * cap + i] = gtime();
-        tele[3 * cap + i] = full ? 0ULL : (prev_full ? 2ULL : 1ULL);
-      }
-    }
+    ad_phase_start(lead, lc, p, i, cap, tele, full, prev_full);
     if (threadIdx.x == 0) blk_edges = 0;
     __syncthreads();
     unsigned e = 0;
@@ -178,40 +81,29 @@ extern "C" __global__ void __launch_bounds__(256, 4) adaptive_device(
       for (int v = tid; v < n; v += nth) {
         if (__ldcg(mask + v)) {
           mask[v] = 0;
-          u64 cv = ldk(C + v);
           int a0 = indptr[v], a1 = indptr[v + 1];
           e += (unsigned)(a1 - a0);
-          for (int a = a0; a < a1; ++a) {
-            int h = indices[a];
-            u64 nk = cv + kw[a];
-            if (nk < ldk(U + h)) atomicMin(U + h, nk);
-          }
+          relax_row(a0, a1, ldk(C + v), indices, kw, U);
         }
       }
     } else {  // RELAX over the list (selection)
       for (int k = tid; k < (int)cin; k += nth) {
         int v = ldi(lin + k);
         mask[v] = 0;
-        u64 cv = ldk(C + v);
         int a0 = indptr[v], a1 = indptr[v + 1];
         e += (unsigned)(a1 - a0);
-        for (int a = a0; a < a1; ++a) {
-          int h = indices[a];
-          u64 nk = cv + kw[a];
-          if (nk < ldk(C + h)) {
-            if (nk < ldk(U + h)) atomicMin(U + h, nk);
-            if (ldi(stamp + h) != sv && atomicExch(stamp + h, sv) != sv) {
-              int slot = warp_append(cout);
-              lout[slot] = h;
-            }
+        relax_row_below<true>(a0, a1, ldk(C + v), indices, kw, C, U, [&](int h) {
+          if (schedule_once(stamp, h, sv)) {
+            int slot = warp_append(cout);
+            lout[slot] = h;
           }
-        }
+        });
       }
     }
     atomicAdd(&blk_edges, (unsigned long long)e);
     __syncthreads();
     if (threadIdx.x == 0 && i < cap && blk_edges) atomicAdd(tele + cap + i, blk_edges);
-    grid_sync(bar);
+    grid_barrier(bar);
     if (full) {  // UPDATE over all |V|; updated vertices also form the next list
       for (int base = blockIdx.x * blockDim.x; base < n; base += nth) {
         int v = base + threadIdx.x;
@@ -224,7 +116,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) adaptive_device(
             take = true;
           }
         }
-        ad_block_append(take, v, lout, cout);
+        block_append(take, v, lout, cout);
       }
     } else {  // UPDATE over the appended heads
       u64 c = ldk(cout);
@@ -234,24 +126,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) adaptive_device(
         mask[v] = 1;
       }
     }
-    grid_sync(bar);
-    cnew = ldk(cout);
-    if (lead && i < cap) tele[i] = cnew;
-    prev_full = full;
-    full = cnew > thr ? 1 : 0;  // the frontier signal, same value in every block
-    if (cnew == 0) {
+    // the frontier signal, same value in every block
+    if (ad_phase_end(bar, cout, lead, i, cap, tele, thr, full, prev_full, cnew)) {
       reason = 1;
       ++i;
       break;
     }
   }
-  if (lead) {
-    if (i < cap) tele[2 * cap + i] = gtime();
-    ctl[0] = (u64)i;
-    ctl[1] = (u64)reason;
-    ctl[2] = cnew;
-    ctl[3] = (u64)prev_full;
-  }
+  ad_launch_end(lead, i, cap, reason, cnew, prev_full, tele, ctl);
 }
 
 // ---- the same, one grid barrier per phase (no UPDATE pass) ----------------------------
@@ -293,13 +175,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) adaptive_fused(
     const int sv = p + 1;
     const bool by_mask = full || prev_full;
     const bool append = !full;
-    if (lead) {
-      atomicExch(lc + ((p + 2) % 3), 0ULL);
-      if (i < cap) {
-        tele[2 * cap + i] = gtime();
-        tele[3 * cap + i] = full ? 0ULL : (prev_full ? 2ULL : 1ULL);
-      }
-    }
+    ad_phase_start(lead, lc, p, i, cap, tele, full, prev_full);
     if (threadIdx.x == 0) {
       blk_edges = 0;
       blk_heads = 0;
@@ -320,22 +196,17 @@ extern "C" __global__ void __launch_bounds__(256, 4) adaptive_fused(
       if (cv < ldk(U + v)) atomicMin(U + v, cv);  // restore U == C on F_p (see above)
       int a0 = indptr[v], a1 = indptr[v + 1];
       e += (unsigned)(a1 - a0);
-      for (int a = a0; a < a1; ++a) {
-        int h = indices[a];
-        u64 nk = cv + kw[a];
-        if (nk < ldk(C + h)) {
-          if (nk < ldk(U + h)) atomicMin(U + h, nk);
-          if (ldi(stamp + h) != sv && atomicExch(stamp + h, sv) != sv) {
-            mout[h] = 1;
-            if (append) {
-              int slot = warp_append(cout);
-              lout[slot] = h;
-            } else {
-              ++heads;
-            }
+      relax_row_below<true>(a0, a1, cv, indices, kw, C, U, [&](int h) {
+        if (schedule_once(stamp, h, sv)) {
+          mout[h] = 1;
+          if (append) {
+            int slot = warp_append(cout);
+            lout[slot] = h;
+          } else {
+            ++heads;
           }
         }
-      }
+      });
     }
     atomicAdd(&blk_edges, (unsigned long long)e);
     if (!append && heads) atomicAdd(&blk_heads, heads);
@@ -344,22 +215,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) adaptive_fused(
       if (i < cap && blk_edges) atomicAdd(tele + cap + i, blk_edges);
       if (blk_heads) atomicAdd(cout, (u64)blk_heads);
     }
-    grid_sync(bar);
-    cnew = ldk(cout);
-    if (lead && i < cap) tele[i] = cnew;
-    prev_full = full;
-    full = cnew > thr ? 1 : 0;
-    if (cnew == 0) {
+    // the frontier signal, same value in every block
+    if (ad_phase_end(bar, cout, lead, i, cap, tele, thr, full, prev_full, cnew)) {
       reason = 1;
       ++i;
       break;
     }
   }
-  if (lead) {
-    if (i < cap) tele[2 * cap + i] = gtime();
-    ctl[0] = (u64)i;
-    ctl[1] = (u64)reason;
-    ctl[2] = cnew;
-    ctl[3] = (u64)prev_full;
-  }
+  ad_launch_end(lead, i, cap, reason, cnew, prev_full, tele, ctl);
 }

@@ -1,1 +1,0 @@
-"""CPU backend: every strategy compiled with numba, same results and telemetry as CUDA."""

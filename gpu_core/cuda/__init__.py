@@ -1,1 +1,0 @@
-"""CUDA backend: kernels in .cu files beside the modules that load them (cupy.RawModule)."""

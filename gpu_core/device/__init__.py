@@ -1,0 +1,21 @@
+"""What every capability's CUDA side shares: ``common.cuh`` (device helpers every kernel
+includes), the kernel loader (``kernels``), memory checks (``memory``) and the device-graph
+cache (``graph``).
+
+Importing this package does not import CuPy; the functions do, when called.
+"""
+
+from .graph import DeviceGraph, device_graph
+from .kernels import get_kernel, get_module
+from .memory import current_device_id, ensure_free, free_memory, oom_as_typed
+
+__all__ = [
+    "DeviceGraph",
+    "current_device_id",
+    "device_graph",
+    "ensure_free",
+    "free_memory",
+    "get_kernel",
+    "get_module",
+    "oom_as_typed",
+]

@@ -1,0 +1,53 @@
+"""Loading any capability's CUDA sources (.cu files) with cupy.RawModule.
+
+A capability passes the path of its .cu file (kept next to the Python module that uses
+it, e.g. ``Path(__file__).with_name("sssp_bf.cu")``). ``common.cuh`` (this folder) is
+prepended to every file (NVRTC has no file-system search path we rely on), so all kernels
+share its 64-bit atomics, warp helpers, grid barrier, timer and relax helpers. Each module
+is compiled once per (device, file, defines, cooperative) and memoised; the cache is
+guarded by a lock because the app calls the core from a worker QThread.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from .memory import current_device_id
+
+COMMON = Path(__file__).resolve().with_name("common.cuh")
+_lock = threading.Lock()
+_modules: dict[tuple, object] = {}
+_sources: dict[str, str] = {}
+
+
+def _source(path: str) -> str:
+    if path not in _sources:
+        common = COMMON.read_text(encoding="utf-8")
+        body = Path(path).read_text(encoding="utf-8")
+        name = os.path.basename(path)
+        _sources[path] = common + "\n#line 1 \"" + name + "\"\n" + body
+    return _sources[path]
+
+
+def get_module(cu_file: str | os.PathLike, *, defines: tuple[str, ...] = (),
+               cooperative: bool = False):
+    """The compiled RawModule of ``cu_file`` (common.cuh prepended) on the current device."""
+    import cupy
+
+    path = os.fspath(cu_file)
+    key = (current_device_id(), path, defines, cooperative)
+    with _lock:
+        mod = _modules.get(key)
+        if mod is None:
+            opts = ("--std=c++17",) + tuple(f"-D{d}" for d in defines)
+            mod = cupy.RawModule(code=_source(path), options=opts,
+                                 enable_cooperative_groups=cooperative)
+            _modules[key] = mod
+        return mod
+
+
+def get_kernel(cu_file: str | os.PathLike, func: str, **kw):
+    """One kernel function (RawKernel) of a module; see :func:`get_module`."""
+    return get_module(cu_file, **kw).get_function(func)

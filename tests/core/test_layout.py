@@ -1,0 +1,113 @@
+"""gpu_core's layout rules: no import cycles, every SSSP strategy declared once and
+resolvable on both backends, every CUDA source shipped as package data."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from gpu_core.sssp import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = ROOT / "gpu_core"
+
+
+def _module_name(p: Path) -> str:
+    name = ".".join(p.relative_to(ROOT).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Every import (module level or inside functions) between gpu_core modules."""
+    mods = {_module_name(p): p for p in CORE.rglob("*.py")}
+    edges: dict[str, set[str]] = {m: set() for m in mods}
+    for m, p in mods.items():
+        pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = pkg
+                for _ in range(node.level - 1):
+                    base = base.rsplit(".", 1)[0]
+                mod = node.module or ""
+                mod = f"{base}.{mod}".rstrip(".") if node.level else mod
+                targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
+            edges[m] |= {t for t in targets if t in mods and t != m}
+    return edges
+
+
+def test_no_import_cycles():
+    edges = _import_graph()
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(v: str) -> None:
+        state[v] = 1
+        stack.append(v)
+        for w in sorted(edges[v]):
+            if state.get(w) == 1:
+                cycle = stack[stack.index(w):] + [w]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if w not in state:
+                visit(w)
+        stack.pop()
+        state[v] = 2
+
+    for v in sorted(edges):
+        if v not in state:
+            visit(v)
+
+
+def test_registry_is_the_one_list():
+    names = [s.name for s in registry.REGISTRY]
+    assert len(names) == len(set(names))
+    assert registry.STRATEGIES == tuple(names)
+    from gpu_core import STRATEGIES
+
+    assert STRATEGIES == registry.STRATEGIES
+    assert set(registry.COMPARE_STRATEGIES) <= set(names)
+    assert {b.partition(":")[0] for b in registry.BENCH_STRATEGIES} == set(names)
+    for s in registry.REGISTRY:
+        assert s.name in registry.docs_table()
+
+
+@pytest.mark.parametrize("strategy", registry.STRATEGIES)
+def test_registry_entries_resolve(strategy):
+    entry = registry.get(strategy)
+    assert callable(entry.entry("cpu"))
+    # the CUDA modules import CuPy only when a search runs
+    assert callable(entry.entry("cupy"))
+
+
+def test_unknown_strategy_names_the_choices():
+    from gpu_core.errors import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="choose one of conventional"):
+        registry.get("nosuch")
+
+
+def test_cuda_sources_are_package_data():
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = cfg["tool"]["setuptools"]["package-data"]["gpu_core"]
+    shipped = {p for g in globs for p in CORE.glob(g)}
+    sources = set(CORE.rglob("*.cu")) | set(CORE.rglob("*.cuh"))
+    assert sources and sources <= shipped
+    assert (CORE / "py.typed") in shipped
+    for src in sources:  # every .cu sits in a package (an __init__.py beside it)
+        assert (src.parent / "__init__.py").exists(), src
+
+
+def test_capabilities_have_the_same_shape():
+    for cap in ("sssp", "multi_source", "betweenness"):
+        d = CORE / cap
+        assert (d / "api.py").exists(), cap
+        assert (d / "cpu.py").exists() or (d / "cpu").is_dir(), cap
+        assert (d / "cuda.py").exists() or (d / "cuda").is_dir(), cap
+        importlib.import_module(f"gpu_core.{cap}.api")
+    assert not (CORE / "cuda").exists() and not (CORE / "cpu").exists()
