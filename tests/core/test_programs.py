@@ -382,3 +382,52 @@ def test_random_small_graphs(n, data):
                                   sssp(g, 0, backend="cpu").dist)
     pr = pagerank(g, backend="cpu", tol=1e-13, max_iter=10_000)
     assert np.abs(pr.rank - nx_pagerank(g, tol=1e-13, max_iter=10_000)).max() <= 1e-9
+
+
+# ---- the example program of docs/architecture.md ---------------------------------------------
+
+
+@njit(inline="always")
+def _label_compute(v, ctx, st):
+    (label,) = st
+    best = v if ctx.step[0] == 0 else label[v]
+    m = ctx.r_head[v]
+    while m >= 0:
+        best = min(best, ctx.r_i[m, 0])
+        m = ctx.r_next[m]
+    if ctx.step[0] == 0 or best < label[v]:
+        label[v] = best
+        e = ctx.first[v]
+        while e >= 0:
+            s = send(ctx, ctx.arc_head[e])
+            ctx.w_i[s, 0] = best
+            e = ctx.arc_next[e]
+    return False
+
+
+@njit(inline="always")
+def _min_label(w_i, w_f, into, frm):
+    w_i[into, 0] = min(w_i[into, 0], w_i[frm, 0])
+
+
+@njit
+def _label_superstep(ctx, st, active, use_combiner):
+    return run_vertices(_label_compute, _min_label, use_combiner, ctx, st, active)
+
+
+@pytest.mark.parametrize("combiner", [True, False])
+def test_docs_example_program(combiner):
+    from scipy.sparse.csgraph import dijkstra
+
+    g = random_multigraph(3, n=30, m=45)
+    prog = CpuProgram("min-label", _label_superstep, msg_ints=1, combines=True,
+                      message_bound=lambda arcs, n, incoming: arcs)
+    label = np.zeros(g.num_nodes, np.int64)
+    eng = Engine(prog, g.num_nodes, g.arc_sources(), g.indices, g.weights,
+                 use_combiner=combiner)
+    eng.run((label,), np.ones(g.num_nodes, bool), max_supersteps=g.num_nodes + 1)
+    # each vertex ends with the smallest vertex that reaches it (itself included)
+    reach = np.isfinite(dijkstra(_min_matrix(g)))
+    want = [int(np.flatnonzero(reach[:, v])[0]) for v in range(g.num_nodes)]
+    np.testing.assert_array_equal(label, want)
+    assert eng.stopped_by == "quiet"
