@@ -16,7 +16,8 @@ BackendUnavailableError and ``"auto"`` runs on the CPU (the result's ``note`` sa
 
 Layout: ``cpu`` (engine: supersteps, double-buffered bump-allocated message pools, arc
 edits), ``cpu_programs`` (the three programs), ``direct`` (Kruskal, CSR PageRank, the
-undirected edge order), ``common`` (telemetry row, PoolExhaustedError). Semantics and how
+undirected edge order), ``common`` (telemetry row, PoolExhaustedError); ``cuda`` +
+``programs.cu``: the GPU engine, an untested draft not wired in yet. Semantics and how
 to write a program: ``docs/architecture.md``, "Vertex programs (seed 003)".
 """
 

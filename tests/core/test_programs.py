@@ -431,3 +431,29 @@ def test_docs_example_program(combiner):
     want = [int(np.flatnonzero(reach[:, v])[0]) for v in range(g.num_nodes)]
     np.testing.assert_array_equal(label, want)
     assert eng.stopped_by == "quiet"
+
+
+def test_cuda_tables_match_the_cu_source():
+    """cuda.py (untested draft) fills address/scalar tables in programs.cu's enum order and
+    calls only kernels the .cu defines: checked here without a GPU."""
+    import re
+    from pathlib import Path
+
+    from gpu_core.programs import cuda
+
+    src = (Path(cuda.__file__).parent / "programs.cu").read_text()
+
+    def enum(name):
+        body = re.search(r"enum " + name + r" \{(.*?)\};", src, re.S).group(1)
+        return [x.strip() for x in body.split(",") if x.strip()]
+
+    assert enum("CtxSlot")[:-1] == ["C_" + s.upper() for s in cuda.CTX_SLOTS]
+    sc = enum("ScSlot")
+    assert sc.index("S_STEP") == cuda.SC_STEP and sc.index("S_TOTAL") == cuda.SC_TOTAL
+    assert len(sc) - 1 == cuda.SC_LEN
+    assert enum("CntSlot")[:-1] == ["CNT_TOP", "CNT_DEL", "CNT_INS", "CNT_OVERFLOW", "CNT_RAN"]
+    kernels = set(re.findall(r'extern "C" __global__ void (\w+)', src))
+    kernels |= set(re.findall(r"^VP_SUPERSTEP\((\w+),", src, re.M))
+    used = set(re.findall(r'get_kernel\("(\w+)"\)', Path(cuda.__file__).read_text()))
+    used |= set(re.findall(r'CudaProgram\("[\w-]+", "(\w+)"', Path(cuda.__file__).read_text()))
+    assert used and used <= kernels
