@@ -1,0 +1,111 @@
+"""``signpost mst MAP``: minimum spanning forest of the map's undirected graph."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+import numpy as np
+
+from app.cli import CliError
+from app.cli._atomic import check_out, write_text_atomic
+from app.cli._common import Timer, add_map_arguments, json_safe, open_map, unit_info
+
+OUT_EXT = (".csv", ".geojson")
+
+
+def register(sub) -> None:
+    from gpu_core.backend import BACKENDS
+
+    p = sub.add_parser(
+        "mst",
+        help="minimum spanning forest (Borůvka vertex program, seed 003)",
+        description="Minimum spanning forest of the map's undirected graph: an edge {u, v} "
+        "weighs the lightest arc between u and v either way; a disconnected map gives one "
+        "tree per component; ties are broken as Kruskal on (weight, smaller node index, "
+        "larger node index), so the edge set is unique. Weights are in the profile's unit. "
+        "--out FILE.csv writes 'from_id,to_id,weight' per forest edge (ids of the map "
+        "file); FILE.geojson the edges as LineStrings with the same properties.",
+    )
+    add_map_arguments(p)
+    p.add_argument("--backend", default="auto", choices=BACKENDS,
+                   help="compute backend (default auto; the GPU engine is not built yet)")
+    p.add_argument("--method", default="boruvka", choices=("boruvka", "kruskal"),
+                   help="boruvka: the vertex program (default); kruskal: direct union-find")
+    p.add_argument("--out", metavar="FILE", help="write the forest as .csv or .geojson")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+
+
+def write_csv(fh, res) -> None:
+    fh.write("from_id,to_id,weight\n")
+    rows = zip(res.from_ids.tolist(), res.to_ids.tolist(), res.forest.weights.tolist(),
+               strict=True)
+    fh.write("".join(f"{a},{b},{w}\n" for a, b, w in rows))
+
+
+def write_geojson(fh, net, res) -> None:
+    f = res.forest
+    lon = np.round(net.lon, 7).tolist()
+    lat = np.round(net.lat, 7).tolist()
+    feats = [
+        {"type": "Feature",
+         "geometry": {"type": "LineString", "coordinates": [[lon[u], lat[u]], [lon[v], lat[v]]]},
+         "properties": {"from_id": a, "to_id": b, "weight": w}}
+        for u, v, a, b, w in zip(f.tails.tolist(), f.heads.tolist(), res.from_ids.tolist(),
+                                 res.to_ids.tolist(), f.weights.tolist(), strict=True)
+    ]
+    json.dump({"type": "FeatureCollection", "features": feats}, fh)
+    fh.write("\n")
+
+
+def summary(net, res, map_path: str, time_s: float, out: str | None) -> dict[str, Any]:
+    f = res.forest
+    return json_safe({
+        "map": map_path,
+        "profile": net.profile,
+        **unit_info(net),
+        "nodes": net.num_nodes,
+        "arcs": net.num_arcs,
+        "edges": f.num_edges,
+        "total_weight": int(f.total_weight),
+        "components": int(f.components),
+        "method": f.method,
+        "backend": f.backend,
+        "note": f.note or None,
+        "supersteps": int(f.supersteps),
+        "rounds": int(f.rounds),
+        "time_s": round(time_s, 4),
+        "out": out,
+    })
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.jobs.mst import MSTOptions
+    from app.jobs.mst import run as run_mst
+
+    ext = check_out(args.out, OUT_EXT) if args.out else None
+    net = open_map(args)
+    if ext == ".geojson" and not net.has_coordinates:
+        raise CliError(f"--out {args.out!r}: this map has no coordinates; write .csv instead")
+    with Timer() as t:
+        res = run_mst(net, MSTOptions(backend=args.backend, method=args.method))
+    if ext == ".csv":
+        write_text_atomic(args.out, lambda fh: write_csv(fh, res))
+    elif ext == ".geojson":
+        write_text_atomic(args.out, lambda fh: write_geojson(fh, net, res))
+    out = summary(net, res, args.map, t.s, args.out)
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(f"map          {args.map} (profile {out['profile']}, unit {out['unit_name']})")
+    print(f"forest       {out['edges']:,} edges, total weight {out['total_weight']:,} "
+          f"{out['unit']}, {out['components']:,} components ({out['nodes']:,} nodes)")
+    how = f"{out['supersteps']} supersteps, {out['rounds']} rounds, " if out["method"] == "boruvka" else ""
+    print(f"ran          {out['method']} on {out['backend']}: {how}{t.s * 1000:.1f} ms")
+    if out["note"]:
+        print(f"note         {out['note']}")
+    if args.out:
+        print(f"wrote        {args.out}")
+    return 0

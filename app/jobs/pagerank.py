@@ -1,0 +1,44 @@
+"""PageRank of a map's nodes (networkx's definition; seed 003's vertex program)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.jobs.common import CancelCheck, Progress, report
+from app.jobs.mst import superstep_reporter
+
+
+@dataclass(frozen=True)
+class PageRankOptions:
+    damping: float = 0.85
+    tol: float = 1e-6  # stop when the L1 change < tol * nodes (networkx's test)
+    max_iter: int = 100
+    backend: str = "auto"
+    method: str = "framework"  # framework (the vertex program) | direct (CSR power iteration)
+
+
+@dataclass
+class PageRankResult:
+    ranks: object  # gpu_core.programs.PageRankResult: rank, iterations, delta, converged
+    node_ids: np.ndarray  # source-file id of every node
+
+    def top(self, k: int = 10) -> list[tuple[object, float]]:
+        """The k highest-ranked nodes as (node id, rank), ties by node index."""
+        rank = self.ranks.rank
+        order = np.lexsort((np.arange(rank.shape[0]), -rank))[:k]
+        ids = self.node_ids[order].tolist()
+        return list(zip(ids, rank[order].tolist(), strict=True))
+
+
+def run(net, opts: PageRankOptions, *, progress: Progress | None = None,
+        cancel: CancelCheck | None = None) -> PageRankResult:
+    from gpu_core.programs import pagerank
+
+    report(progress, 0.0, "PageRank")
+    res = pagerank(net, damping=opts.damping, tol=opts.tol, max_iter=opts.max_iter,
+                   backend=opts.backend, method=opts.method,
+                   on_superstep=superstep_reporter(progress, "PageRank"), cancel=cancel)
+    report(progress, 1.0, f"{res.iterations} iterations")
+    return PageRankResult(res, net.node_labels())

@@ -1,0 +1,272 @@
+"""The CUDA vertex-program engine (``programs.cu``) and its three programs.
+
+UNTESTED DRAFT: written on a machine without a GPU and **not wired into** ``api.py``
+(``backend="cupy"`` still raises there). Next step on a GPU: compile, compare with the CPU
+engine (integer programs bit-identical, PageRank within 1e-12), then wire it in.
+
+Same superstep semantics as ``cpu.Engine``; differences: vertices run in parallel, list
+insertion uses atomicCAS with Figure 4's randomised cursor (``mode="list"``) or always at
+the head (``mode="collision"``, the paper's ablation), no combiner (every message is a
+list element, as in the paper), and Borůvka's MERGE reduces parallel arcs only for inboxes
+of up to 256 moved arcs (PICK takes the minimum rank anyway, so the forest is the same).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import CancelledError
+from .common import PoolExhaustedError, telemetry_rows
+from .cpu import _linked_lists
+
+# Address table and scalar layouts: the enums CtxSlot / ScSlot / CntSlot of programs.cu.
+CTX_SLOTS = (
+    "glob agg_r agg_w first arc_next arc_tail arc_head arc_w arc_state del_q ins_t ins_h "
+    "ins_w counters dirty active r_head r_next r_i r_f w_head w_next w_i w_f"
+).split()
+SC_STEP, SC_TOTAL, SC_LEN = 0, 9, 10
+CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN = range(5)
+MODES = {"list": 0, "collision": 1}
+BLOCK = 256
+
+
+@functools.cache
+def _module(device_id: int):
+    import cupy as cp
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs.cu")
+    with open(path, encoding="utf-8") as fh:
+        src = fh.read()
+    return cp.RawModule(code=src, options=("-std=c++14",))
+
+
+def get_kernel(name: str):
+    """A kernel of programs.cu, compiled once per device."""
+    import cupy as cp
+
+    return _module(cp.cuda.Device().id).get_function(name)
+
+
+@dataclass(frozen=True)
+class CudaProgram:
+    name: str
+    kernel: str  # a VP_SUPERSTEP kernel of programs.cu
+    msg_ints: int = 0
+    msg_floats: int = 0
+    aggregators: int = 0
+    globals: int = 1
+    message_bound: Callable[[int, int, int], int] = lambda arcs, n, incoming: arcs + n
+    insert_bound: Callable[[int, int, int], int] = lambda arcs, n, incoming: 0
+    master: Callable[[int, np.ndarray, np.ndarray], bool] | None = None
+
+
+class _DevicePool:
+    def __init__(self, cp, n: int, ki: int, kf: int):
+        self.cp, self.ki, self.kf = cp, ki, kf
+        self.head = cp.full(max(n, 1), -1, dtype=cp.int64)
+        self.alloc(1)
+
+    def alloc(self, cap: int) -> None:
+        cp = self.cp
+        self.cap = int(cap)
+        self.next = cp.empty(self.cap, dtype=cp.int64)
+        self.i = cp.empty(max(self.cap * self.ki, 1), dtype=cp.int64)
+        self.f = cp.empty(max(self.cap * self.kf, 1), dtype=cp.float64)
+
+
+class CudaEngine:
+    """Runs one :class:`CudaProgram` on a graph given as arc arrays (ids 0..m-1)."""
+
+    def __init__(self, program: CudaProgram, n: int, tails, heads, weights, *,
+                 mode: str = "list", seed: int = 0):
+        import cupy as cp
+
+        self.cp, self.p, self.n = cp, program, int(n)
+        self.mode, self.seed = MODES[mode], int(seed)
+        tails = np.ascontiguousarray(tails, dtype=np.int64)
+        m = int(tails.shape[0])
+        cap = max(m, 1)
+        first, nxt = _linked_lists(self.n, tails, cap)
+        self.first = cp.asarray(first if self.n else np.full(1, -1, np.int64))
+        self.arc_next = cp.asarray(nxt)
+        host = np.zeros((3, cap), np.int64)
+        host[0, :m], host[1, :m], host[2, :m] = tails, heads, weights
+        self.arc_tail, self.arc_head, self.arc_w = (cp.asarray(h) for h in host)
+        state = np.zeros(cap, np.int32)
+        state[:m] = 1
+        self.arc_state = cp.asarray(state)
+        self.del_q = cp.zeros(cap, cp.int64)
+        self.ins = [cp.zeros(1, cp.int64) for _ in range(3)]
+        self.counters = cp.zeros(5, cp.uint64)
+        self.dirty = cp.zeros(max(self.n, 1), cp.int32)
+        self.total = self.live = m
+        ki, kf = program.msg_ints, program.msg_floats
+        self.pools = (_DevicePool(cp, self.n, ki, kf), _DevicePool(cp, self.n, ki, kf))
+        self.glob = np.zeros(max(program.globals, 1), np.int64)
+        self.agg_r = cp.zeros(max(program.aggregators, 1), cp.float64)
+        self.agg_w = cp.zeros_like(self.agg_r)
+        self.supersteps = 0
+        self.stopped_by = ""
+
+    def _grow_arcs(self, need: int) -> None:
+        cp = self.cp
+        cap = int(self.arc_tail.shape[0])
+        if need <= cap:
+            return
+        new = max(need, 2 * cap)
+
+        def grow(a, fill):
+            out = cp.full(new, fill, dtype=a.dtype)
+            out[:cap] = a
+            return out
+
+        self.arc_tail, self.arc_head, self.arc_w = (grow(a, 0) for a in
+                                                    (self.arc_tail, self.arc_head, self.arc_w))
+        self.arc_next = grow(self.arc_next, -1)
+        self.arc_state = grow(self.arc_state, 0)
+        self.del_q = grow(self.del_q, 0)
+
+    def _tables(self, step: int, rd: _DevicePool, wr: _DevicePool, active, glob):
+        cp = self.cp
+        arrays = {
+            "glob": glob, "agg_r": self.agg_r, "agg_w": self.agg_w, "first": self.first,
+            "arc_next": self.arc_next, "arc_tail": self.arc_tail, "arc_head": self.arc_head,
+            "arc_w": self.arc_w, "arc_state": self.arc_state, "del_q": self.del_q,
+            "ins_t": self.ins[0], "ins_h": self.ins[1], "ins_w": self.ins[2],
+            "counters": self.counters, "dirty": self.dirty, "active": active,
+            "r_head": rd.head, "r_next": rd.next, "r_i": rd.i, "r_f": rd.f,
+            "w_head": wr.head, "w_next": wr.next, "w_i": wr.i, "w_f": wr.f,
+        }
+        ctx = cp.asarray([arrays[k].data.ptr for k in CTX_SLOTS], dtype=cp.uint64)
+        sc = np.array([step, self.n, self.p.msg_ints, self.p.msg_floats, self.mode, self.seed,
+                       wr.cap, int(self.del_q.shape[0]), int(self.ins[0].shape[0]),
+                       self.total], dtype=np.int64)
+        return ctx, sc
+
+    def run(self, st: tuple, active, *, max_supersteps: int, on_superstep=None,
+            cancel=None) -> np.ndarray:
+        """``st``: the program's device arrays; ``active``: uint8 device array. Returns
+        the telemetry (SUPERSTEP_DTYPE)."""
+        cp, p, n = self.cp, self.p, self.n
+        rows: list[tuple] = []
+        kernel = get_kernel(p.kernel)
+        st_table = cp.asarray([a.data.ptr for a in st], dtype=cp.uint64)
+        grid = (max(-(-n // BLOCK), 1),)
+        incoming = 0
+        self.stopped_by = "limit"
+        for s in range(max_supersteps):
+            if cancel is not None and cancel():
+                raise CancelledError(f"{p.name} cancelled at superstep {s}")
+            if incoming == 0 and not bool(active.any()):
+                self.stopped_by = "quiet"
+                break
+            rd, wr = self.pools[(s + 1) % 2], self.pools[s % 2]
+            need = int(p.message_bound(self.live, n, incoming)) + 1
+            if wr.cap < need:
+                wr.alloc(max(need, 2 * wr.cap))
+            inserts = int(p.insert_bound(self.live, n, incoming))
+            self._grow_arcs(self.total + inserts)
+            if int(self.ins[0].shape[0]) < inserts:
+                self.ins = [cp.zeros(inserts, cp.int64) for _ in range(3)]
+            t0 = time.perf_counter()
+            self.counters[:] = 0  # also frees the write pool: top = 0
+            self.agg_w[:] = 0.0
+            glob = cp.asarray(self.glob)  # kept alive here: ctx holds only its address
+            ctx, sc_host = self._tables(s, rd, wr, active, glob)
+            sc = cp.asarray(sc_host)
+            kernel(grid, (BLOCK,), (ctx, sc, st_table))
+            cnt = self.counters.get()
+            if cnt[CNT_OVERFLOW]:
+                raise PoolExhaustedError(
+                    f"{p.name}: message pool or edit queue exhausted at superstep {s}")
+            incoming, nd, ni = int(cnt[CNT_TOP]), int(cnt[CNT_DEL]), int(cnt[CNT_INS])
+            if nd:
+                get_kernel("vp_mark_dead")((-(-nd // BLOCK),), (BLOCK,), (ctx, sc))
+                get_kernel("vp_relink")(grid, (BLOCK,), (ctx, sc))
+            if ni:
+                get_kernel("vp_insert")((-(-ni // BLOCK),), (BLOCK,), (ctx, sc))
+            self.total += ni
+            self.live += ni - nd
+            self.agg_r[:] = self.agg_w
+            agg = self.agg_r.get()
+            cp.cuda.Stream.null.synchronize()
+            rows.append((s, int(cnt[CNT_RAN]), incoming, self.live,
+                         (time.perf_counter() - t0) * 1e6))
+            self.supersteps = s + 1
+            if on_superstep is not None:
+                on_superstep(telemetry_rows(rows[-1:])[0])
+            if p.master is not None and not p.master(s, agg, self.glob):
+                self.stopped_by = "master"
+                break
+        else:
+            if incoming == 0 and not bool(active.any()):
+                self.stopped_by = "quiet"
+        return telemetry_rows(rows)
+
+
+# ---- the three programs (masters shared with the CPU engine) --------------------------------
+
+
+def bellman_ford_cuda(g, source: int, *, mode: str = "list", **run_kw):
+    """(dist int64 numpy, -1 unreachable; telemetry)."""
+    import cupy as cp
+
+    from .cpu_programs import INF
+
+    n = g.num_nodes
+    prog = CudaProgram("bellman-ford", "bf_superstep", msg_ints=1,
+                       message_bound=lambda arcs, n_, inc: arcs)
+    eng = CudaEngine(prog, n, g.arc_sources(), g.indices, g.weights, mode=mode)
+    dist = cp.full(n, INF, cp.int64)
+    active = cp.zeros(n, cp.uint8)
+    active[source] = 1
+    tel = eng.run((dist, cp.asarray([source], cp.int64)), active, max_supersteps=n + 2,
+                  **run_kw)
+    out = dist.get()
+    out[out == INF] = -1
+    return out, tel
+
+
+def pagerank_cuda(tails, heads, n: int, damping: float, tol: float, max_iter: int, *,
+                  mode: str = "list", **run_kw):
+    """Distinct arcs (tails, heads) as api.pagerank prepares them -> (rank, master, tel)."""
+    import cupy as cp
+
+    from .cpu_programs import PageRankMaster
+
+    master = PageRankMaster(n, tol, max_iter)
+    prog = CudaProgram("pagerank", "pr_superstep", msg_floats=1, aggregators=2,
+                       master=master, message_bound=lambda arcs, n_, inc: arcs)
+    eng = CudaEngine(prog, n, tails, heads, np.zeros_like(tails), mode=mode)
+    x = cp.full(n, 1.0 / n)
+    outdeg = cp.asarray(np.bincount(tails, minlength=n).astype(np.int64))
+    st = (x, outdeg, cp.asarray([damping, 1.0 / n]))
+    tel = eng.run(st, cp.ones(n, cp.uint8), max_supersteps=max_iter + 2, **run_kw)
+    return x.get(), master, tel
+
+
+def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", **run_kw):
+    """Undirected edges in rank order (direct.undirected_edges) -> (keep mask, master, tel)."""
+    import cupy as cp
+
+    from .cpu_programs import BoruvkaMaster
+
+    k = a.shape[0]
+    master = BoruvkaMaster()
+    prog = CudaProgram("boruvka", "boruvka_superstep", msg_ints=3, aggregators=2,
+                       master=master,
+                       message_bound=lambda arcs, n_, inc: arcs + 2 * n_ + inc,
+                       insert_bound=lambda arcs, n_, inc: inc)
+    ranks = np.arange(k, dtype=np.int64)
+    eng = CudaEngine(prog, n, np.r_[a, b], np.r_[b, a], np.r_[ranks, ranks], mode=mode)
+    in_forest = cp.zeros(max(k, 1), cp.uint8)
+    st = (cp.arange(n, dtype=cp.int64), cp.ones(n, cp.uint8), cp.zeros(n, cp.uint8), in_forest)
+    limit = 64 * (8 + 2 * max(n, 2).bit_length())
+    tel = eng.run(st, cp.ones(n, cp.uint8), max_supersteps=limit, **run_kw)
+    return in_forest.get()[:k].astype(bool), master, tel

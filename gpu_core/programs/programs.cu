@@ -1,0 +1,392 @@
+// Seed 003 on the GPU: a Pregel-style vertex-program framework whose message buffers do
+// not depend on the topology, and the paper's three programs on it.
+//
+// UNTESTED DRAFT: written without a GPU; not yet wired into api.py (see cuda.py).
+//
+// * Messages: per-vertex lock-free lists (atomicCAS) in two bump-allocated pools used in
+//   alternate supersteps; freeing a pool after it was read is `top = 0` (the host does it)
+//   because every vertex with mail runs and clears its list head. Insertion follows the
+//   paper's Figure 4: after a failed CAS, half the threads move the cursor one element on
+//   (back to the head at the end of the list). mode = MODE_COLLISION always retries at the
+//   head (the paper's "collision" ablation).
+// * Topology: per-vertex linked arc lists; deletions and insertions are queued during a
+//   superstep and applied by vp_mark_dead / vp_relink / vp_insert before the next one.
+// * Every kernel takes (ctx, sc, st): ctx a table of device addresses (layout CtxSlot, filled
+//   by cuda.py in that order), sc the int64 scalars (layout ScSlot), st the program's own
+//   arrays' addresses. A pool or queue that runs out sets counters[CNT_OVERFLOW]; the host
+//   raises PoolExhaustedError: nothing is silently dropped.
+
+typedef long long i64;
+typedef unsigned long long u64;
+
+#define ARC_DEAD 0
+#define ARC_LIVE 1
+#define ARC_DYING 2
+#define MODE_LIST 0
+#define MODE_COLLISION 1
+#define I64_INF 0x7fffffffffffffffLL
+
+enum CtxSlot {
+    C_GLOB, C_AGG_R, C_AGG_W, C_FIRST, C_ARC_NEXT, C_ARC_TAIL, C_ARC_HEAD, C_ARC_W,
+    C_ARC_STATE, C_DEL_Q, C_INS_T, C_INS_H, C_INS_W, C_COUNTERS, C_DIRTY, C_ACTIVE,
+    C_R_HEAD, C_R_NEXT, C_R_I, C_R_F, C_W_HEAD, C_W_NEXT, C_W_I, C_W_F, C_NSLOTS
+};
+enum ScSlot { S_STEP, S_N, S_KI, S_KF, S_MODE, S_SEED, S_MSG_CAP, S_DEL_CAP, S_INS_CAP,
+              S_TOTAL, S_NSLOTS };
+enum CntSlot { CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN, CNT_NSLOTS };
+
+struct Ctx {
+    i64 step, n, ki, kf, mode, seed, msg_cap, del_cap, ins_cap;
+    const i64* glob;
+    const double* agg_r;
+    double* agg_w;
+    i64* first;
+    i64* arc_next;
+    i64* arc_tail;
+    i64* arc_head;
+    i64* arc_w;
+    int* arc_state;
+    i64* del_q;
+    i64* ins_t;
+    i64* ins_h;
+    i64* ins_w;
+    u64* counters;
+    int* dirty;
+    unsigned char* active;
+    i64* r_head;
+    const i64* r_next;
+    const i64* r_i;
+    const double* r_f;
+    i64* w_head;
+    i64* w_next;
+    i64* w_i;
+    double* w_f;
+};
+
+__device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
+    Ctx c;
+    c.step = sc[S_STEP];
+    c.n = sc[S_N];
+    c.ki = sc[S_KI];
+    c.kf = sc[S_KF];
+    c.mode = sc[S_MODE];
+    c.seed = sc[S_SEED];
+    c.msg_cap = sc[S_MSG_CAP];
+    c.del_cap = sc[S_DEL_CAP];
+    c.ins_cap = sc[S_INS_CAP];
+    c.glob = (const i64*)p[C_GLOB];
+    c.agg_r = (const double*)p[C_AGG_R];
+    c.agg_w = (double*)p[C_AGG_W];
+    c.first = (i64*)p[C_FIRST];
+    c.arc_next = (i64*)p[C_ARC_NEXT];
+    c.arc_tail = (i64*)p[C_ARC_TAIL];
+    c.arc_head = (i64*)p[C_ARC_HEAD];
+    c.arc_w = (i64*)p[C_ARC_W];
+    c.arc_state = (int*)p[C_ARC_STATE];
+    c.del_q = (i64*)p[C_DEL_Q];
+    c.ins_t = (i64*)p[C_INS_T];
+    c.ins_h = (i64*)p[C_INS_H];
+    c.ins_w = (i64*)p[C_INS_W];
+    c.counters = (u64*)p[C_COUNTERS];
+    c.dirty = (int*)p[C_DIRTY];
+    c.active = (unsigned char*)p[C_ACTIVE];
+    c.r_head = (i64*)p[C_R_HEAD];
+    c.r_next = (const i64*)p[C_R_NEXT];
+    c.r_i = (const i64*)p[C_R_I];
+    c.r_f = (const double*)p[C_R_F];
+    c.w_head = (i64*)p[C_W_HEAD];
+    c.w_next = (i64*)p[C_W_NEXT];
+    c.w_i = (i64*)p[C_W_I];
+    c.w_f = (double*)p[C_W_F];
+    return c;
+}
+
+// ---- framework: messages, topology edits ---------------------------------------------
+
+__device__ __forceinline__ u64 rng_seed(i64 seed, i64 step, i64 v) {
+    u64 x = (u64)seed ^ ((u64)(step + 1) * 0x9E3779B97F4A7C15ULL) ^ ((u64)v * 0xBF58476D1CE4E5B9ULL);
+    return x ? x : 0x2545F4914F6CDD1DULL;
+}
+
+__device__ __forceinline__ bool coin(u64& s) {  // xorshift64
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return (s >> 63) != 0;
+}
+
+// A slot of this superstep's pool, or -1 (overflow flagged) when it is full.
+__device__ __forceinline__ i64 vp_alloc(Ctx& c) {
+    u64 s = atomicAdd(&c.counters[CNT_TOP], 1ULL);
+    if ((i64)s >= c.msg_cap) {
+        atomicExch(&c.counters[CNT_OVERFLOW], 1ULL);
+        return -1;
+    }
+    return (i64)s;
+}
+
+// Figure 4: insert `slot` into dst's list, starting at the head.
+__device__ void vp_link(Ctx& c, i64 dst, i64 slot, u64& rng) {
+    i64* head = &c.w_head[dst];
+    i64* cur = head;
+    for (;;) {
+        i64 nxt = *(volatile i64*)cur;
+        c.w_next[slot] = nxt;
+        __threadfence();
+        if ((i64)atomicCAS((u64*)cur, (u64)nxt, (u64)slot) == nxt) return;
+        if (c.mode == MODE_LIST && coin(rng)) {
+            i64 now = *(volatile i64*)cur;
+            cur = (now < 0) ? head : &c.w_next[now];
+        }
+    }
+}
+
+__device__ __forceinline__ void vp_delete_arc(Ctx& c, i64 e) {
+    if (atomicCAS(&c.arc_state[e], ARC_LIVE, ARC_DYING) != ARC_LIVE) return;
+    u64 k = atomicAdd(&c.counters[CNT_DEL], 1ULL);
+    if ((i64)k >= c.del_cap) {
+        atomicExch(&c.counters[CNT_OVERFLOW], 1ULL);
+        return;
+    }
+    c.del_q[k] = e;
+}
+
+__device__ __forceinline__ void vp_add_arc(Ctx& c, i64 u, i64 v, i64 w) {
+    u64 k = atomicAdd(&c.counters[CNT_INS], 1ULL);
+    if ((i64)k >= c.ins_cap) {
+        atomicExch(&c.counters[CNT_OVERFLOW], 1ULL);
+        return;
+    }
+    c.ins_t[k] = u;
+    c.ins_h[k] = v;
+    c.ins_w[k] = w;
+}
+
+// After a superstep: queued deletions (threads over the queue, sc[S_TOTAL] unused).
+extern "C" __global__ void vp_mark_dead(const u64* ctxp, const i64* sc) {
+    Ctx c = load_ctx(ctxp, sc);
+    i64 k = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+    i64 nd = (i64)c.counters[CNT_DEL];
+    if (nd > c.del_cap) nd = c.del_cap;
+    if (k >= nd) return;
+    i64 e = c.del_q[k];
+    c.arc_state[e] = ARC_DEAD;
+    c.dirty[c.arc_tail[e]] = 1;
+}
+
+// Relink the list of every vertex that lost arcs (threads over vertices).
+extern "C" __global__ void vp_relink(const u64* ctxp, const i64* sc) {
+    Ctx c = load_ctx(ctxp, sc);
+    i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+    if (v >= c.n || !c.dirty[v]) return;
+    c.dirty[v] = 0;
+    i64 head = -1, last = -1;
+    for (i64 e = c.first[v]; e >= 0;) {
+        i64 nxt = c.arc_next[e];
+        if (c.arc_state[e] != ARC_DEAD) {
+            if (last < 0) head = e; else c.arc_next[last] = e;
+            last = e;
+        }
+        e = nxt;
+    }
+    if (last >= 0) c.arc_next[last] = -1;
+    c.first[v] = head;
+}
+
+// Queued insertions get ids sc[S_TOTAL] + k, pushed at their tail's list head.
+extern "C" __global__ void vp_insert(const u64* ctxp, const i64* sc) {
+    Ctx c = load_ctx(ctxp, sc);
+    i64 k = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+    i64 ni = (i64)c.counters[CNT_INS];
+    if (ni > c.ins_cap) ni = c.ins_cap;
+    if (k >= ni) return;
+    i64 e = sc[S_TOTAL] + k;
+    i64 t = c.ins_t[k];
+    c.arc_tail[e] = t;
+    c.arc_head[e] = c.ins_h[k];
+    c.arc_w[e] = c.ins_w[k];
+    c.arc_state[e] = ARC_LIVE;
+    i64 old = (i64)atomicExch((u64*)&c.first[t], (u64)e);
+    c.arc_next[e] = old;  // nobody walks the lists during this kernel
+}
+
+// One superstep of a program: a thread per vertex; counts the vertices that ran.
+#define VP_SUPERSTEP(NAME, COMPUTE)                                                      \
+    extern "C" __global__ void NAME(const u64* ctxp, const i64* sc, const u64* st) {      \
+        Ctx c = load_ctx(ctxp, sc);                                                       \
+        i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;                               \
+        bool runs = v < c.n && (c.active[v] || c.r_head[v] >= 0);                         \
+        unsigned m = __ballot_sync(0xffffffffu, runs);                                    \
+        if ((threadIdx.x & 31) == 0 && m) atomicAdd(&c.counters[CNT_RAN], (u64)__popc(m)); \
+        if (!runs) return;                                                                \
+        u64 rng = rng_seed(c.seed, c.step, v);                                            \
+        c.active[v] = COMPUTE(v, c, st, rng) ? 1 : 0;                                     \
+        c.r_head[v] = -1;                                                                 \
+    }
+
+// ---- Bellman-Ford (Figure 2). st = (dist i64[n], source i64[1]); ki = 1 ----------------
+
+__device__ bool bf_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
+    i64* dist = (i64*)st[0];
+    i64 source = ((const i64*)st[1])[0];
+    i64 best = I64_INF;
+    if (c.step == 0) {
+        if (v != source) return false;
+        best = 0;
+    }
+    for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) best = min(best, c.r_i[m * c.ki]);
+    if (best < dist[v]) {
+        dist[v] = best;
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
+            i64 s = vp_alloc(c);
+            if (s < 0) return false;
+            c.w_i[s * c.ki] = best + c.arc_w[e];
+            vp_link(c, c.arc_head[e], s, rng);
+        }
+    }
+    return false;
+}
+VP_SUPERSTEP(bf_superstep, bf_compute)
+
+// ---- PageRank (networkx). st = (x f64[n], outdeg i64[n], par f64[2]); kf = 1 ------------
+// Aggregators: 0 = rank on dangling vertices, 1 = L1 change.
+
+__device__ bool pr_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
+    double* x = (double*)st[0];
+    const i64* outdeg = (const i64*)st[1];
+    const double* par = (const double*)st[2];
+    if (c.step > 0) {
+        double t = 0.0;
+        for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) t += c.r_f[m * c.kf];
+        double nw = par[0] * (t + c.agg_r[0] * par[1]) + (1.0 - par[0]) * par[1];
+        atomicAdd(&c.agg_w[1], fabs(nw - x[v]));
+        x[v] = nw;
+    }
+    if (outdeg[v] == 0) {
+        atomicAdd(&c.agg_w[0], x[v]);
+    } else {
+        double share = x[v] / (double)outdeg[v];
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
+            i64 s = vp_alloc(c);
+            if (s < 0) return true;
+            c.w_f[s * c.kf] = share;
+            vp_link(c, c.arc_head[e], s, rng);
+        }
+    }
+    return true;
+}
+VP_SUPERSTEP(pr_superstep, pr_compute)
+
+// ---- Borůvka with pointer jumping. Phases in glob[0] (as cpu_programs.py) ----------------
+// st = (ptr i64[n], live u8[n], done u8[n], in_forest u8[edges]); ki = 3.
+// Aggregators: 0 = picks, 1 = jump messages.
+
+#define PICK 0
+#define RESOLVE 1
+#define JUMP 2
+#define RELABEL 3
+#define GATHER 4
+#define MERGE 5
+#define REQ 0
+#define ANS 1
+#define MERGE_DEDUP_MAX 256  // larger inboxes keep their parallel arcs (PICK takes the min)
+
+__device__ __forceinline__ void send3(Ctx& c, i64 dst, i64 a, i64 b, i64 d, u64& rng) {
+    i64 s = vp_alloc(c);
+    if (s < 0) return;
+    c.w_i[s * c.ki] = a;
+    c.w_i[s * c.ki + 1] = b;
+    c.w_i[s * c.ki + 2] = d;
+    vp_link(c, dst, s, rng);
+}
+
+__device__ bool boruvka_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
+    i64* ptr = (i64*)st[0];
+    unsigned char* live = (unsigned char*)st[1];
+    unsigned char* done = (unsigned char*)st[2];
+    unsigned char* in_forest = (unsigned char*)st[3];
+    if (!live[v]) return false;
+    i64 phase = c.glob[0];
+    const i64 K = c.ki;
+    if (phase == PICK) {
+        i64 best = -1, be = -1;
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
+            if (best < 0 || c.arc_w[e] < best) {
+                best = c.arc_w[e];
+                be = e;
+            }
+        }
+        if (be < 0) {
+            live[v] = 0;
+            return false;
+        }
+        ptr[v] = c.arc_head[be];
+        done[v] = 0;
+        in_forest[best] = 1;
+        send3(c, c.arc_head[be], v, 0, 0, rng);
+        atomicAdd(&c.agg_w[0], 1.0);
+        return true;
+    }
+    if (phase == RESOLVE || phase == JUMP) {
+        bool asked = false;
+        for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) {
+            if (phase == RESOLVE) {
+                if (c.r_i[m * K] == ptr[v] && v < ptr[v]) ptr[v] = v;
+                asked = true;
+            } else if (c.r_i[m * K] == ANS) {
+                ptr[v] = c.r_i[m * K + 1];
+                done[v] = (unsigned char)c.r_i[m * K + 2];
+                asked = true;
+            }
+        }
+        bool root = ptr[v] == v;
+        if (phase == JUMP) {
+            for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) {
+                if (c.r_i[m * K] == REQ) {
+                    send3(c, c.r_i[m * K + 1], ANS, ptr[v], (root || done[v]) ? 1 : 0, rng);
+                    atomicAdd(&c.agg_w[1], 1.0);
+                }
+            }
+        }
+        if ((phase == RESOLVE || asked) && !root && !done[v]) {
+            send3(c, ptr[v], REQ, v, 0, rng);
+            atomicAdd(&c.agg_w[1], 1.0);
+        }
+        return true;
+    }
+    if (phase == RELABEL) {
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
+            send3(c, c.arc_head[e], c.arc_w[e], ptr[v], 0, rng);
+            vp_delete_arc(c, e);
+        }
+        return true;
+    }
+    if (phase == GATHER) {
+        for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) {
+            if (c.r_i[m * K + 1] != ptr[v]) send3(c, ptr[v], c.r_i[m * K], c.r_i[m * K + 1], 0, rng);
+        }
+        if (ptr[v] != v) {
+            live[v] = 0;
+            return false;
+        }
+        return true;
+    }
+    // MERGE: keep the lightest moved arc per neighbouring supervertex (ranks are unique)
+    i64 k = 0;
+    for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) k++;
+    for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) {
+        i64 r = c.r_i[m * K], far = c.r_i[m * K + 1];
+        bool keep = true;
+        if (k <= MERGE_DEDUP_MAX) {
+            for (i64 o = c.r_head[v]; o >= 0; o = c.r_next[o]) {
+                if (c.r_i[o * K + 1] == far && c.r_i[o * K] < r) {
+                    keep = false;
+                    break;
+                }
+            }
+        }
+        if (keep) vp_add_arc(c, v, far, r);
+    }
+    return true;
+}
+VP_SUPERSTEP(boruvka_superstep, boruvka_compute)

@@ -1,0 +1,130 @@
+"""``signpost mst`` and ``signpost pagerank``: keys, files with the map's ids, exit 2."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+from app.cli import main
+from tests.conftest import FIXTURES
+
+OSM = str(FIXTURES / "osm" / "two_islands.osm")
+DIMACS = str(FIXTURES / "dimacs" / "tiny.gr")
+
+
+def _load(path):
+    from maps.load import load_map
+
+    return load_map(path, use_cache=False)
+
+
+@pytest.mark.parametrize("path", [OSM, DIMACS])
+def test_mst_json_and_csv(path, tmp_path, capsys):
+    from gpu_core.programs import minimum_spanning_forest
+
+    out = tmp_path / "forest.csv"
+    rc = main(["mst", path, "--json", "--backend", "cpu", "--no-cache", "--out", str(out)])
+    assert rc == 0
+    js = json.loads(capsys.readouterr().out)
+    for key in ("total_weight", "edges", "components", "unit", "nodes", "backend",
+                "supersteps", "time_s"):
+        assert key in js
+    net = _load(path)
+    ref = minimum_spanning_forest(net, method="kruskal")
+    assert js["total_weight"] == ref.total_weight and isinstance(js["total_weight"], int)
+    assert js["edges"] == ref.num_edges and js["components"] == ref.components
+    assert js["unit"] == net.unit and js["backend"] == "cpu"
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["from_id", "to_id", "weight"]
+    labels = net.node_labels()
+    want = [[str(labels[a]), str(labels[b]), str(w)]
+            for a, b, w in zip(ref.tails, ref.heads, ref.weights, strict=True)]
+    assert rows[1:] == want
+
+
+def test_mst_geojson_and_summary(tmp_path, capsys):
+    out = tmp_path / "forest.geojson"
+    assert main(["mst", OSM, "--no-cache", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "components" in text and "wrote" in text
+    fc = json.loads(out.read_text())
+    net = _load(OSM)
+    assert fc["type"] == "FeatureCollection" and fc["features"]
+    f = fc["features"][0]
+    assert f["geometry"]["type"] == "LineString" and len(f["geometry"]["coordinates"]) == 2
+    assert set(f["properties"]) == {"from_id", "to_id", "weight"}
+    a = net.index_of(f["properties"]["from_id"])
+    assert f["geometry"]["coordinates"][0] == pytest.approx([net.lon[a], net.lat[a]], abs=1e-6)
+    assert not list(tmp_path.glob(".tmp-*"))  # written through a renamed temporary file
+
+
+def test_mst_bad_input_exit_2(tmp_path, capsys):
+    assert main(["mst", OSM, "--out", str(tmp_path / "f.txt")]) == 2
+    assert "f.txt" in capsys.readouterr().err
+    bare = tmp_path / "bare.gr"  # a DIMACS graph without its .co: no coordinates
+    bare.write_bytes(open(DIMACS, "rb").read())
+    assert main(["mst", str(bare), "--no-cache", "--out", str(tmp_path / "f.geojson")]) == 2
+    assert "coordinates" in capsys.readouterr().err
+    assert main(["mst", OSM, "--backend", "cupy", "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("signpost mst: error:") and "not built yet" in err
+    assert main(["mst", str(tmp_path / "missing.osm")]) == 2
+
+
+def test_pagerank_csv_and_json(tmp_path, capsys):
+    import networkx as nx
+
+    out = tmp_path / "rank.csv"
+    rc = main(["pagerank", OSM, "--out", str(out), "--json", "--backend", "cpu",
+               "--no-cache", "--tol", "1e-12", "--max-iter", "5000"])
+    assert rc == 0
+    js = json.loads(capsys.readouterr().out)
+    for key in ("iterations", "delta", "converged", "top"):
+        assert key in js
+    assert js["converged"] and js["top"] and set(js["top"][0]) == {"node_id", "rank"}
+    net = _load(OSM)
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["node_id", "rank"] and len(rows) == net.num_nodes + 1
+    assert [r[0] for r in rows[1:]] == [str(v) for v in net.node_labels().tolist()]
+    rank = np.array([float(r[1]) for r in rows[1:]])
+    assert all(repr(float(r[1])) == r[1] for r in rows[1:])  # full float64 precision
+    assert math.fsum(rank.tolist()) == pytest.approx(1.0, abs=1e-12)
+    G = nx.DiGraph()
+    G.add_nodes_from(range(net.num_nodes))
+    G.add_edges_from(zip(net.arc_sources().tolist(), net.indices.tolist(), strict=True))
+    ref = nx.pagerank(G, weight=None, tol=1e-12, max_iter=5000)
+    assert np.abs(rank - np.array([ref[i] for i in range(net.num_nodes)])).max() <= 1e-9
+    best = max(range(net.num_nodes), key=lambda i: (ref[i], -i))
+    assert js["top"][0]["node_id"] == int(net.node_labels()[best])
+
+
+def test_pagerank_summary_line(tmp_path, capsys):
+    out = tmp_path / "rank.csv"
+    assert main(["pagerank", DIMACS, "--out", str(out), "--no-cache", "--max-iter", "1"]) == 0
+    assert "did NOT converge" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args,named", [
+    (["--damping", "1.5"], "--damping 1.5"),
+    (["--damping", "0"], "--damping 0.0"),
+    (["--tol", "-0.5"], "--tol -0.5"),
+    (["--max-iter", "0"], "--max-iter 0"),
+])
+def test_pagerank_bad_numbers_exit_2(args, named, tmp_path, capsys):
+    out = tmp_path / "rank.csv"
+    assert main(["pagerank", OSM, "--out", str(out), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("signpost pagerank: error:") and named in err
+    assert len(err.splitlines()) == 1 and not out.exists()
+
+
+def test_pagerank_bad_output_exit_2(tmp_path, capsys):
+    assert main(["pagerank", OSM, "--out", str(tmp_path / "r.npy")]) == 2
+    assert main(["pagerank", OSM, "--out", str(tmp_path / "no" / "r.csv")]) == 2
+    assert "does not exist" in capsys.readouterr().err
