@@ -1,10 +1,6 @@
-"""The "Place billboards" panel: greedy group betweenness (seed 002) on the open map.
-
-The search runs on the window's compute worker (one compute job at a time: a click
-cancels it) through ``gpu_core.betweenness.billboards``, a generator whose progress
-events drive the progress bar. Results: numbered markers on the map, a table, the
-SB-vs-k chart and the covered share; exports as GeoJSON or CSV.
-"""
+"""The "Place billboards" panel (``tools/billboards_tool.py`` runs it): K, mode, method,
+candidates; results as a table, the SB-vs-k chart and the covered share; exports as
+GeoJSON or CSV."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
-"""Origin–destination tool: points by shift-click (or a CSV), a cost matrix between them.
-
-The matrix comes from ``gpu_core.multi_source.distance_matrix`` on the window's compute
-worker (one search per origin, batched on the GPU); the table colours each cell by its
-cost (heat map) and exports as CSV ``from,to,cost`` (node ids, -1 = unreachable).
-"""
+"""The origin–destination panel (``tools/od_tool.py`` runs it): the cost matrix as a
+table coloured by cost (heat map), exported as CSV ``from,to,cost`` (node ids, -1 =
+unreachable)."""
 
 from __future__ import annotations
-
-import csv
 
 import numpy as np
 from PySide6.QtCore import Signal
@@ -23,48 +18,6 @@ from PySide6.QtWidgets import (
 )
 
 from resources import colormap_lut
-
-
-def read_points_csv(path: str) -> list[str]:
-    """Point texts from a CSV: a ``point`` column (LON,LAT / node:ID), ``lon``+``lat``
-    columns, or a ``node_id`` column. MapFormatError names the file and line otherwise
-    (also for an empty file, a header without rows, a file that is not UTF-8 text)."""
-    return [t for _, t in read_points_csv_lines(path)]
-
-
-def read_points_csv_lines(path: str) -> list[tuple[int, str]]:
-    """(line number, point text) of each row of :func:`read_points_csv`."""
-    from maps.errors import MapFormatError
-
-    try:
-        # utf-8-sig: spreadsheets save a byte-order mark that would hide the first column
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise MapFormatError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})",
-                             path=path) from None
-    lines = text.splitlines()
-    first = next((ln for ln in lines if ln.strip()), None)
-    if first is None:
-        raise MapFormatError("empty file: expected a point, lon+lat or node_id header", path=path)
-    delim = ";" if ";" in first and "," not in first else "\t" if "\t" in first and "," not in first else ","
-    rows = list(csv.DictReader(lines, delimiter=delim))
-    out = []
-    for i, r in enumerate(rows, start=2):
-        keys = {k.strip().lower(): (v or "").strip() for k, v in r.items() if isinstance(k, str) and k}
-        if not any(keys.values()):
-            continue  # blank row
-        if keys.get("point"):
-            out.append((i, keys["point"]))
-        elif keys.get("lon") and keys.get("lat"):
-            out.append((i, f"{keys['lon']},{keys['lat']}"))
-        elif keys.get("node_id"):
-            out.append((i, f"node:{keys['node_id']}"))
-        else:
-            raise MapFormatError("expected a point, lon+lat or node_id column", path=path, line=i)
-    if not out:
-        raise MapFormatError("no points after the header", path=path)
-    return out
 
 
 def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray) -> None:
