@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from app.bench import MAP_COLS
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "gui.md"
 
 
@@ -195,9 +197,7 @@ def measure_click(path: str, args) -> dict:
 
 
 COLS = [
-    ("map", "map", "{}"),
-    ("nodes", "nodes", "{:,}"),
-    ("arcs", "arcs", "{:,}"),
+    *MAP_COLS,
     ("prep_geometry_ms", "prep geometry", "{:.0f}"),
     ("prep_snapper_ms", "prep snap index", "{:.0f}"),
     ("prep_roads_ms", "prep road layer", "{:.0f}"),

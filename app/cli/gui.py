@@ -6,19 +6,20 @@ import argparse
 
 from app.cli._common import SNAP_HELP, add_command
 
+HELP = "open the desktop application"
+DESCRIPTION = (
+    "Open the map in the desktop application (default: the bundled sample "
+    "map). Left click sets the source, right click the destination. With --route the "
+    "route is found as clicks would find it and printed as `signpost route --json` "
+    "prints it; with --screenshot the window is saved once it is drawn and the app exits."
+)
+
 
 def register(sub) -> None:
     from gpu_core.backend import BACKENDS
     from gpu_core.sssp import STRATEGIES
 
-    p = add_command(
-        sub, "gui", run, "open the desktop application",
-        "Open the map in the desktop application (default: the bundled sample "
-        "map). Left click sets the source, right click the destination. With --route the "
-        "route is found as clicks would find it and printed as `signpost route --json` "
-        "prints it; with --screenshot the window is saved once it is drawn and the app exits.",
-        map_file=False,
-    )
+    p = add_command(sub, "gui", run, HELP, DESCRIPTION, map_file=False)
     p.add_argument("map", nargs="?", default=None, metavar="MAP", help="map file (default: the sample map)")
     p.add_argument("--profile", default=None, help="weight profile: length, walk, drive, multimodal")
     p.add_argument("--route", nargs=2, metavar=("FROM", "TO"), help="route between two points (LON,LAT or node:ID)")

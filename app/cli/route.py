@@ -7,16 +7,18 @@ import json
 
 from app.cli._common import add_command, add_search_arguments, fmt_duration, open_map
 
+HELP = "the least-cost route between two points"
+DESCRIPTION = (
+    "Find the least-cost route between two points. A point is LON,LAT in "
+    "degrees (snapped to the nearest road arc; the route starts at that arc's nearer "
+    "endpoint) or node:ID (the id in the map file: OSM node id, DIMACS vertex number). "
+    "Cost is in the profile's unit: decimetres (length) or deciseconds (walk, drive, "
+    "multimodal); DIMACS graphs use the file's own weights."
+)
+
 
 def register(sub) -> None:
-    p = add_command(
-        sub, "route", run, "the least-cost route between two points",
-        "Find the least-cost route between two points. A point is LON,LAT in "
-        "degrees (snapped to the nearest road arc; the route starts at that arc's nearer "
-        "endpoint) or node:ID (the id in the map file: OSM node id, DIMACS vertex number). "
-        "Cost is in the profile's unit: decimetres (length) or deciseconds (walk, drive, "
-        "multimodal); DIMACS graphs use the file's own weights.",
-    )
+    p = add_command(sub, "route", run, HELP, DESCRIPTION)
     p.add_argument("--from", dest="source", required=True, metavar="P", help="start point")
     p.add_argument("--to", dest="target", required=True, metavar="P", help="end point")
     add_search_arguments(p)

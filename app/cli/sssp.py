@@ -14,14 +14,17 @@ OUT_EXT = (".csv", ".npy")
 NPY_DTYPE = np.dtype([("node_id", "<i8"), ("cost", "<i8")])
 
 
+HELP = "least cost from one point to every node, written as CSV or NPY"
+DESCRIPTION = (
+    "Single-source shortest paths. --out FILE.csv writes 'node_id,cost' with "
+    "one row per node (cost empty when unreachable); FILE.npy a structured array with "
+    "fields node_id (int64) and cost (int64, -1 when unreachable). Costs are in the "
+    "profile's unit (dm for length, ds for walk/drive/multimodal, the file's for DIMACS)."
+)
+
+
 def register(sub) -> None:
-    p = add_command(
-        sub, "sssp", run, "least cost from one point to every node, written as CSV or NPY",
-        "Single-source shortest paths. --out FILE.csv writes 'node_id,cost' with "
-        "one row per node (cost empty when unreachable); FILE.npy a structured array with "
-        "fields node_id (int64) and cost (int64, -1 when unreachable). Costs are in the "
-        "profile's unit (dm for length, ds for walk/drive/multimodal, the file's for DIMACS).",
-    )
+    p = add_command(sub, "sssp", run, HELP, DESCRIPTION)
     p.add_argument("--source", required=True, metavar="P", help="LON,LAT or node:ID")
     p.add_argument("--out", required=True, metavar="FILE", help="output .csv or .npy")
     add_search_arguments(p)

@@ -8,9 +8,7 @@ import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -18,6 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 from resources import colormap_lut
+
+from .panels import button_row
 
 
 def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray) -> None:
@@ -40,19 +40,12 @@ class ODPanel(QWidget):
         self.matrix: np.ndarray | None = None
         self.lbl = QLabel("Shift+click the map to add points (each is origin and destination).")
         self.lbl.setWordWrap(True)
-        self.btn_compute = QPushButton("Compute matrix")
-        self.btn_load = QPushButton("Load CSV…")
-        self.btn_clear = QPushButton("Clear")
-        self.btn_export = QPushButton("Export CSV…")
+        row = button_row(self, ("btn_compute", "Compute matrix", self.computeRequested),
+                         ("btn_load", "Load CSV…", self.loadRequested),
+                         ("btn_clear", "Clear", self.clear),
+                         ("btn_export", "Export CSV…", self.exportRequested))
         self.btn_export.setEnabled(False)
-        self.btn_compute.clicked.connect(self.computeRequested)
-        self.btn_load.clicked.connect(self.loadRequested)
-        self.btn_export.clicked.connect(self.exportRequested)
-        self.btn_clear.clicked.connect(self.clear)
         self.table = QTableWidget(0, 0)
-        row = QHBoxLayout()
-        for b in (self.btn_compute, self.btn_load, self.btn_clear, self.btn_export):
-            row.addWidget(b)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.lbl)
