@@ -351,12 +351,13 @@ def test_od_matrix_from_shift_clicks_and_csv(qtbot, window, fixture_net, tmp_pat
 
 
 def test_big_map_snapping_index_built_after_the_map_shows(qtbot, make_window, monkeypatch):
+    import app.gui.loading as loading
     import app.gui.main_window as mw
 
     path = mw.sample_map_path()
     if path is None:
         pytest.skip("no sample map bundled")
-    monkeypatch.setattr(mw, "BIG_MAP_ARCS", 10)
+    monkeypatch.setattr(loading, "BIG_MAP_ARCS", 10)
     w = make_window()
     with qtbot.waitSignal(w.mapLoaded, timeout=60000):
         w.open_map(path)
