@@ -57,3 +57,15 @@ def test_close_during_exact_billboards_ends_cleanly(qtbot, make_window):
     qtbot.wait(200)
     w.close()
     assert w.compute.wait(10000)
+
+
+def test_od_points_from_geojson(make_window, fixture_net, tmp_path):
+    import json
+
+    w = make_window(fixture_net)
+    pts = [[float(fixture_net.lon[i]), float(fixture_net.lat[i])] for i in (5, 77)]
+    doc = {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "geometry": {"type": "Point", "coordinates": p}} for p in pts]}
+    (tmp_path / "pts.geojson").write_text(json.dumps(doc))
+    assert w.tools["od"].load_csv(str(tmp_path / "pts.geojson")) == 2
+    assert [p.node for p in w.tools["od"].panel.points] == [5, 77]
