@@ -70,8 +70,8 @@ class MapLoading:
                 self.statusBar().showMessage(f"Loading {os.path.basename(self._load_path or '')}: {msg}")
 
     def _load_finished(self, jid: int, kind: str, result) -> None:
-        if kind == "after-load":
-            if jid == self._after_job and result is not None and result[0] is self.net:
+        if jid == self._after_job:
+            if result is not None and result[0] is self.net:
                 self.snapper = result[1]
                 self._snapper_pending = False
                 self.status("Ready: left click sets the source, right click the destination", 5000)
