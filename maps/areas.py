@@ -44,14 +44,14 @@ def read_area(path: str | os.PathLike):
     path = os.fspath(path)
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            doc = json.loads(fh.read().decode("utf-8-sig"))
     except OSError as exc:
         raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MapFormatError(f"not GeoJSON: {exc}", path=path) from None
-    geoms = geometries(parse_geojson(text, path))
+    if not isinstance(doc, dict):
+        raise MapFormatError("not a GeoJSON object", path=path)
+    geoms = geometries(doc)
     polys = []
     for i, gj in enumerate(geoms):
         if not isinstance(gj, dict) or gj.get("type") not in ("Polygon", "MultiPolygon"):

@@ -6,6 +6,10 @@ arc's endpoint nearer along the arc (``Snap.node``); the snap is kept so the CLI
 and the GUI can show where the click landed. ``node:ID`` uses ``net.index_of``: the OSM
 node id for OSM maps, the vertex number for DIMACS, the node id for GraphML. Maps without
 coordinates (DIMACS without .co) accept only ``node:ID``.
+
+Files of points have one reader here (:func:`read_table`, below): :func:`read_points`
+(``signpost matrix``: lon/lat or node columns, snapped), :func:`read_point_texts` (the
+GUI's OD tool: typed points per row) and :func:`read_demand` (``billboards --demand``).
 """
 
 from __future__ import annotations
