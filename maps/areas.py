@@ -16,6 +16,26 @@ from .errors import MapFormatError, PointError
 from .network import RoadNetwork
 
 
+def parse_geojson(text: str, path: str) -> dict:
+    """A GeoJSON document (an object); MapFormatError naming ``path`` otherwise."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MapFormatError(f"not GeoJSON: {exc}", path=path) from None
+    if not isinstance(doc, dict):
+        raise MapFormatError("not a GeoJSON object", path=path)
+    return doc
+
+
+def geometries(doc: dict) -> list:
+    """The geometry objects of a FeatureCollection, a Feature or a bare geometry."""
+    if doc.get("type") == "FeatureCollection":
+        return [f.get("geometry") for f in doc.get("features") or [] if isinstance(f, dict)]
+    if doc.get("type") == "Feature":
+        return [doc.get("geometry")]
+    return [doc]
+
+
 def read_area(path: str | os.PathLike):
     """The union of the polygons in a GeoJSON file (a shapely geometry, lon/lat)."""
     import shapely
@@ -31,12 +51,7 @@ def read_area(path: str | os.PathLike):
         raise MapFormatError(f"not GeoJSON: {exc}", path=path) from None
     if not isinstance(doc, dict):
         raise MapFormatError("not a GeoJSON object", path=path)
-    if doc.get("type") == "FeatureCollection":
-        geoms = [f.get("geometry") for f in doc.get("features") or [] if isinstance(f, dict)]
-    elif doc.get("type") == "Feature":
-        geoms = [doc.get("geometry")]
-    else:
-        geoms = [doc]
+    geoms = geometries(doc)
     polys = []
     for i, gj in enumerate(geoms):
         if not isinstance(gj, dict) or gj.get("type") not in ("Polygon", "MultiPolygon"):

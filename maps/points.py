@@ -6,6 +6,10 @@ arc's endpoint nearer along the arc (``Snap.node``); the snap is kept so the CLI
 and the GUI can show where the click landed. ``node:ID`` uses ``net.index_of``: the OSM
 node id for OSM maps, the vertex number for DIMACS, the node id for GraphML. Maps without
 coordinates (DIMACS without .co) accept only ``node:ID``.
+
+Files of points have one reader here (:func:`read_table`, below): :func:`read_points`
+(``signpost matrix``: lon/lat or node columns, snapped), :func:`read_point_texts` (the
+GUI's OD tool: typed points per row) and :func:`read_demand` (``billboards --demand``).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+
+import numpy as np
 
 from .errors import NodeNotFoundError, PointError
 from .network import RoadNetwork
@@ -194,3 +200,292 @@ def _label(net: RoadNetwork, i: int) -> int | str:
     """Node ``i``'s id as written in the source file (see RoadNetwork.node_labels)."""
     v = net.node_labels()[i]
     return v if isinstance(v, str) else int(v)
+
+
+# ---- point files ----------------------------------------------------------------------
+# One reader for every file of points: `signpost matrix --from/--to`, the GUI's OD tool
+# and `signpost billboards --demand`. CSV (columns found by header name, any order,
+# others ignored; UTF-8 with or without BOM; ',' or, when the header has none, ';' or a
+# tab) or GeoJSON (Point / MultiPoint geometries, read as lon,lat rows).
+LON_NAMES = ("lon", "lng", "long", "longitude")
+LAT_NAMES = ("lat", "latitude")
+NODE_NAMES = ("node", "node_id", "nodeid")
+POINT_NAMES = ("point",)
+GEOJSON_EXT = (".geojson", ".json")
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One data row of a points file: its line in the file and its cells."""
+
+    line: int  # 1-based line number
+    index: int  # 0-based data-row number (blank lines are not rows)
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PointTable:
+    """A points file split into a header and rows; ``header`` is None for an empty file."""
+
+    path: str
+    delimiter: str
+    header: tuple[str, ...] | None
+    header_line: int
+    rows: tuple[TableRow, ...]
+
+    @property
+    def names(self) -> list[str]:
+        """Header names stripped and lower-cased (column lookup ignores case and spaces)."""
+        return [c.strip().lower() for c in self.header or ()]
+
+    def column(self, names: tuple[str, ...]) -> int | None:
+        """Index of the first header column named one of ``names`` (None: none is)."""
+        return next((j for j, h in enumerate(self.names) if h in names), None)
+
+    @property
+    def header_text(self) -> str:
+        return self.delimiter.join(self.header or ())
+
+
+def read_table(path: str) -> PointTable:
+    """Split a points file (CSV or GeoJSON, see above) into header and rows. PointError
+    names the file when it cannot be read or is not UTF-8 text."""
+    import csv
+
+    try:
+        fh = open(path, newline="", encoding="utf-8-sig")  # a spreadsheet's BOM is dropped
+    except OSError as exc:
+        raise PointError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        with fh:
+            text = fh.read()
+    except UnicodeDecodeError as exc:
+        raise PointError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})",
+                         path=path) from None
+    if path.lower().endswith(GEOJSON_EXT) or text.lstrip().startswith("{"):
+        return _geojson_table(path, text)
+    lines = text.splitlines()
+    k = next((i for i, ln in enumerate(lines) if ln.strip()), len(lines))
+    if k == len(lines):
+        return PointTable(path, ",", None, 0, ())
+    delim = _delimiter(lines[k])
+    parsed = list(csv.reader(lines, delimiter=delim))
+    rows = []
+    for lineno, row in enumerate(parsed[k + 1:], start=k + 2):
+        if any(c.strip() for c in row):  # blank lines are not rows
+            rows.append(TableRow(lineno, len(rows), tuple(row)))
+    return PointTable(path, delim, tuple(parsed[k]), k + 1, tuple(rows))
+
+
+def _delimiter(header_line: str) -> str:
+    """',' unless the header has none and a ';' or a tab separates its names."""
+    if "," in header_line:
+        return ","
+    for d in (";", "\t"):
+        if d in header_line:
+            return d
+    return ","
+
+
+def _geojson_table(path: str, text: str) -> PointTable:
+    """GeoJSON Point/MultiPoint features as a ``lon,lat`` table (row = one point)."""
+    from .areas import geometries, parse_geojson
+
+    rows: list[TableRow] = []
+    for gj in geometries(parse_geojson(text, path)):
+        kind = gj.get("type") if isinstance(gj, dict) else None
+        coords = gj.get("coordinates") if kind in ("Point", "MultiPoint") else None
+        for c in ([coords] if kind == "Point" else coords or []):
+            if not isinstance(c, (list, tuple)) or len(c) < 2:
+                raise PointError(f"point {len(rows)}: coordinates {c!r} are not [lon, lat]",
+                                 path=path)
+            rows.append(TableRow(0, len(rows), (str(c[0]), str(c[1]))))
+    return PointTable(path, ",", ("lon", "lat"), 0, tuple(rows))
+
+
+@dataclass
+class PointsRead:
+    """Node indices of a points file's rows and the key of each row (lon, lat) or node id."""
+
+    nodes: np.ndarray  # int32, one per row
+    keys: list
+
+
+def read_points(
+    path: str, net: RoadNetwork, *, max_distance_m: float = DEFAULT_MAX_DISTANCE_M,
+    snapper_box: list | None = None,
+) -> PointsRead:
+    """The nodes of the points in ``path`` (a ``lon,lat`` pair or a ``node`` id per row;
+    lon/lat win on a map with coordinates). PointError names the file, line and row for
+    anything unreadable or off the map. ``snapper_box``: a list that keeps one Snapper
+    across calls (built on first need)."""
+    from .errors import MapError
+
+    box = snapper_box if snapper_box is not None else []
+    t = read_table(path)
+    if t.header is None:
+        raise PointError("no header and no points: expected a 'lon,lat' header", path=path)
+    kind, idx = _pick_columns(t, net)
+    if kind is None:
+        raise PointError(
+            f"header is {t.header_text!r}: expected 'lon,lat' columns (any order, "
+            "others ignored) or a 'node' column of node ids",
+            path=path, line=t.header_line,
+        )
+    width = max(idx) + 1
+    nodes: list[int] = []
+    keys: list = []
+    for row in t.rows:
+        where = f"row {row.index}"
+        try:
+            if len(row.cells) < width:
+                what = "a node id" if kind == "node" else "lon and lat"
+                raise PointError(f"{where}: expected {what} in column(s) "
+                                 f"{', '.join(str(j + 1) for j in idx)}, got {len(row.cells)} "
+                                 f"field(s) ({t.delimiter.join(row.cells)!r})")
+            if kind == "node":
+                nid = _node_key(net, row.cells[idx[0]].strip(), where)
+                node = _file_node(net, nid, box)
+                keys.append(nid)
+            else:
+                lon, lat = _lonlat_cells(row.cells[idx[0]], row.cells[idx[1]], where)
+                node = _snap_lonlat(net, lon, lat, max_distance_m, box)
+                keys.append((lon, lat))
+        except MapError as exc:
+            detail = exc.detail if exc.detail.startswith("row ") else f"{where}: {exc.detail}"
+            raise PointError(detail, path=path, line=row.line or None) from None
+        nodes.append(int(node))
+    if not nodes:
+        raise PointError("no points after the header", path=path)
+    return PointsRead(np.asarray(nodes, dtype=np.int32), keys)
+
+
+def read_point_texts(path: str) -> list[tuple[int, str]]:
+    """(line, typed point) of each row, for :func:`resolve_point`: a ``point`` column
+    (LON,LAT / node:ID), ``lon``+``lat`` columns or a ``node_id`` column, looked up per
+    row in that order. PointError names the file and line otherwise (also for an empty
+    file, a header without rows, a file that is not UTF-8 text)."""
+    t = read_table(path)
+    if t.header is None:
+        raise PointError("empty file: expected a point, lon+lat or node_id header", path=path)
+    cols = [t.column(names) for names in (POINT_NAMES, LON_NAMES, LAT_NAMES, NODE_NAMES)]
+    out = []
+    for row in t.rows:
+        pt, lon, lat, node = (
+            row.cells[j].strip() if j is not None and j < len(row.cells) else "" for j in cols
+        )
+        if pt:
+            out.append((row.line, pt))
+        elif lon and lat:
+            out.append((row.line, f"{lon},{lat}"))
+        elif node:
+            out.append((row.line, f"node:{node}"))
+        else:
+            raise PointError("expected a point, lon+lat or node_id column", path=path,
+                             line=row.line or None)
+    if not out:
+        raise PointError("no points after the header", path=path)
+    return out
+
+
+def read_demand(path: str, net: RoadNetwork) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) per-node origin / destination weights from a CSV with a ``node`` column and
+    ``weight`` (or ``origin``/``destination``) columns; nodes not listed weigh 0."""
+    t = read_table(path)
+    if t.header is None:
+        raise PointError("empty file: expected a 'node,weight' header", path=path)
+    cn, cw = t.column(("node", "node_id")), t.column(("weight",))
+    co, cd = t.column(("origin",)), t.column(("destination",))
+    if cn is None or (cw is None and co is None and cd is None):
+        raise PointError(f"header is {t.header_text!r}: expected a 'node' column "
+                         "and 'weight' (or 'origin'/'destination') columns",
+                         path=path, line=t.header_line)
+    ca = co if co is not None else cw
+    cb = cd if cd is not None else cw
+    a, b = np.zeros(net.num_nodes), np.zeros(net.num_nodes)
+    for row in t.rows:
+        r = row.cells
+        try:
+            v = node_index(net, r[cn], "node")
+            wa = float(r[ca]) if ca is not None else 0.0
+            wb = float(r[cb]) if cb is not None else 0.0
+        except (IndexError, ValueError):
+            raise PointError(f"expected a node id and numbers, got {t.delimiter.join(r)!r}",
+                             path=path, line=row.line) from None
+        except PointError as exc:
+            raise PointError(exc.detail, path=path, line=row.line) from None
+        if not (math.isfinite(wa) and math.isfinite(wb)) or wa < 0 or wb < 0:
+            raise PointError("weights must be finite numbers >= 0", path=path, line=row.line)
+        a[v] += wa
+        b[v] += wb
+    if a.sum() <= 0 or b.sum() <= 0:
+        raise PointError("no demand: origin and destination weights are all 0", path=path)
+    return a, b
+
+
+def node_index(net: RoadNetwork, text: str, what: str) -> int:
+    """The node of an id as written in the file (``ID`` or ``node:ID``); PointError
+    "WHAT 'ID': why" when the map has no such node."""
+    from .errors import MapError
+
+    t = text.strip()
+    try:
+        return int(resolve_point(net, t if t.startswith("node:") else f"node:{t}").node)
+    except MapError as exc:  # not in the map, not an id
+        raise PointError(f"{what} {t!r}: {exc.detail}") from None
+
+
+def _pick_columns(t: PointTable, net: RoadNetwork) -> tuple[str | None, tuple[int, ...]]:
+    """('lonlat', (lon col, lat col)) or ('node', (col,)) by header name; (None, ()).
+    With both kinds present, lon/lat is used on a map with coordinates."""
+    lon, lat, node = t.column(LON_NAMES), t.column(LAT_NAMES), t.column(NODE_NAMES)
+    has_ll = lon is not None and lat is not None
+    if node is not None and (not has_ll or not net.has_coordinates):
+        return "node", (node,)
+    if has_ll:
+        return "lonlat", (lon, lat)
+    return None, ()
+
+
+def _node_key(net: RoadNetwork, text: str, where: str) -> int | str:
+    try:
+        return int(text)
+    except ValueError:
+        if not net.meta.get("node_names"):  # GraphML keeps non-integer ids
+            raise PointError(f"{where}: node id {text!r} is not an integer") from None
+        return text
+
+
+def _lonlat_cells(lon_text: str, lat_text: str, where: str) -> tuple[float, float]:
+    cells = f"{lon_text.strip()},{lat_text.strip()}"
+    try:
+        lon, lat = float(lon_text), float(lat_text)
+    except ValueError:
+        raise PointError(f"{where}: {cells!r} is not two numbers (lon,lat)") from None
+    if not (math.isfinite(lon) and math.isfinite(lat)):
+        raise PointError(f"{where}: {cells!r} is not finite (lon,lat)")
+    return lon, lat
+
+
+def _box_snapper(net: RoadNetwork, box: list) -> Snapper:
+    if not box:
+        box.append(Snapper(net))
+    return box[0]
+
+
+def _file_node(net: RoadNetwork, nid: int | str, box: list) -> int:
+    """As route's node:ID: GraphML names, and OSM nodes inside a way (snapped to the arc
+    through them) resolve too."""
+    snapper = None
+    if net.meta.get("format") == "osm" and net.has_coordinates:
+        try:
+            return net.index_of(int(nid))
+        except Exception:  # an OSM node inside a way: resolve_point snaps it
+            snapper = _box_snapper(net, box)
+    return resolve_point(net, f"node:{nid}", snapper=snapper).node
+
+
+def _snap_lonlat(net: RoadNetwork, lon: float, lat: float, max_m: float, box: list) -> int:
+    if not net.has_coordinates:
+        raise PointError("this map has no coordinates: give points as a 'node' column of ids")
+    return _box_snapper(net, box).snap_lonlat(lon, lat, max_distance_m=max_m).node

@@ -395,11 +395,16 @@ def sweep_P(args, device: str) -> list[str]:
         best = min(zip(Ps, cells, strict=True), key=lambda pc: pc[1].seconds)
         out.append(f"apsp P sweep |V|={n}: best P={best[0]} {best[1].seconds * 1e3:.1f} ms, "
                    f"auto P={auto} {ca.seconds * 1e3:.1f} ms")
+    _print_and_save(lines, args.out_dir, "apsp_sweep_P.txt")
+    return out
+
+
+def _print_and_save(lines: list[str], out_dir: str, name: str) -> None:
+    """Print a table and write it to OUT_DIR/NAME."""
     text = "\n".join(lines)
     print(text, flush=True)
-    with open(os.path.join(args.out_dir, "apsp_sweep_P.txt"), "w") as fh:
+    with open(os.path.join(out_dir, name), "w") as fh:
         fh.write(text + "\n")
-    return out
 
 
 def ablation(graphs: list[tuple[str, CSRGraph]], args, device: str) -> list[str]:
@@ -421,10 +426,7 @@ def ablation(graphs: list[tuple[str, CSRGraph]], args, device: str) -> list[str]
         s = [c.seconds for c in cells]
         out.append(f"apsp ablation {label}: host check per phase / per {ms_cuda.GROUP} phases: "
                    f"P=32 {s[0] / s[1]:.2f}x, auto P {s[2] / s[3]:.2f}x")
-    text = "\n".join(lines)
-    print(text, flush=True)
-    with open(os.path.join(args.out_dir, "apsp_ablation.txt"), "w") as fh:
-        fh.write(text + "\n")
+    _print_and_save(lines, args.out_dir, "apsp_ablation.txt")
     return out
 
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from app.bench import MAP_COLS
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "gui.md"
 
 
@@ -62,7 +64,8 @@ def measure_map(net, label: str, args) -> dict:
 
     from app.gui.geometry import build_geometry
     from app.gui.map_canvas import MapCanvas
-    from app.gui.routing import make_snapper, read_route
+    from app.jobs.maps import make_snapper
+    from app.jobs.route import read_route
     from gpu_core.sssp import sssp
     from maps.errors import UnreachableError
 
@@ -103,7 +106,7 @@ def measure_map(net, label: str, args) -> dict:
     for t in targets.tolist():
         t0 = time.perf_counter()
         try:
-            r = read_route(net, res.dist, res.pred, src, int(t))
+            r = read_route(net, res, src, int(t))
             hops.append(r.num_nodes)
         except UnreachableError:
             pass
@@ -123,7 +126,7 @@ def measure_map(net, label: str, args) -> dict:
     # Colour the field as the window does: bands of paths (vector) or arc colours + a
     # gather over the pixel→arc image (raster).
     row["field_ms"], _ = _median(lambda: canvas.show_field(res.dist, "turbo", net.unit), args.repeat)
-    r = read_route(net, res.dist, res.pred, src, int(targets[0]))
+    r = read_route(net, res, src, int(targets[0]))
     row["route_draw_ms"], _ = _median(lambda: canvas.show_route(r.xs, r.ys), args.repeat)
 
     # Full redraw: (raster maps) rasterise the view again, then paint the whole scene
@@ -194,9 +197,7 @@ def measure_click(path: str, args) -> dict:
 
 
 COLS = [
-    ("map", "map", "{}"),
-    ("nodes", "nodes", "{:,}"),
-    ("arcs", "arcs", "{:,}"),
+    *MAP_COLS,
     ("prep_geometry_ms", "prep geometry", "{:.0f}"),
     ("prep_snapper_ms", "prep snap index", "{:.0f}"),
     ("prep_roads_ms", "prep road layer", "{:.0f}"),

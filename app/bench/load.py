@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from app.bench import MAP_COLS
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "maps_load.md"
 
 
@@ -112,9 +114,7 @@ def measure(path: str, args, label: str, extra: dict | None = None) -> dict:
 
 
 COLS = [
-    ("map", "map", "{}"),
-    ("nodes", "nodes", "{:,}"),
-    ("arcs", "arcs", "{:,}"),
+    *MAP_COLS,
     ("load_s", "load (s)", "{:.2f}"),
     ("first_cached_s", "load+cache write (s)", "{:.2f}"),
     ("cached_s", "cached load (s)", "{:.3f}"),

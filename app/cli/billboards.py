@@ -8,29 +8,26 @@ import math
 import sys
 import time
 
-import numpy as np
-
 from app.cli import CliError
 
 
 def register(sub) -> None:
-    from app.cli._common import add_map_arguments
-    from gpu_core.backend import BACKENDS
+    from app.cli._common import add_backend_argument, add_command
+    from app.jobs.billboards import CANDIDATES
     from gpu_core.betweenness import KERNELS, METHODS, MODES
 
-    p = sub.add_parser(
-        "billboards",
-        help="K billboard sites that the most shortest routes pass (greedy group betweenness)",
-        description="Greedy maximisation of group betweenness (seed 002): K rounds, each "
+    p = add_command(
+        sub, "billboards", run,
+        "K billboard sites that the most shortest routes pass (greedy group betweenness)",
+        "Greedy maximisation of group betweenness (seed 002): K rounds, each "
         "adding the vertex whose site covers the most shortest paths not yet covered. "
         "Pairs (s, t) with s or t a site are not counted (networkx endpoints=False).",
     )
-    add_map_arguments(p)
     p.add_argument("-k", "--k", type=int, required=True, metavar="K", help="number of sites")
     p.add_argument("--mode", default="weighted", choices=MODES,
                    help="shortest paths by arc count (hops) or by the profile's weights "
                    "(weighted, default)")
-    p.add_argument("--backend", default="auto", choices=BACKENDS, help="compute backend")
+    add_backend_argument(p)
     p.add_argument("--kernel", default="auto", choices=KERNELS,
                    help="GPU kernel: edge-based, vertex-based or work-efficient (auto: by shape)")
     p.add_argument("--method", default="auto", choices=METHODS,
@@ -52,81 +49,6 @@ def register(sub) -> None:
                    "nodes not listed weigh 0")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    p.set_defaults(func=run)
-
-
-CANDIDATES = ("all", "road", "no-rail")
-
-
-def candidate_mask(net, which: str):
-    """Bool mask of the nodes a site may use (None: all). ``road``: nodes at a road arc;
-    ``no-rail``: nodes at no rail arc (stations joined by transfer links stay allowed)."""
-    from maps.network import KIND_RAIL, KIND_ROAD
-
-    if which == "all":
-        return None
-    kind = getattr(net, "edge_kind", None)
-    if kind is None:
-        raise CliError(f"--candidates {which}: this map has no arc kinds (road/rail)")
-    tails = net.arc_sources()
-    heads = np.asarray(net.indices)
-    n = net.num_nodes
-    sel = kind == (KIND_ROAD if which == "road" else KIND_RAIL)
-    touched = np.zeros(n, dtype=bool)
-    touched[tails[sel]] = True
-    touched[heads[sel]] = True
-    return touched if which == "road" else ~touched
-
-
-def _node_index(net, text: str, what: str) -> int:
-    from maps.points import resolve_point
-
-    t = text.strip()
-    try:
-        return int(resolve_point(net, t if t.startswith("node:") else f"node:{t}").node)
-    except Exception as exc:  # MapError: not in the map, not an id
-        raise CliError(f"{what} {t!r}: {getattr(exc, 'detail', exc)}") from None
-
-
-def read_demand(path: str, net) -> tuple[np.ndarray, np.ndarray]:
-    """(a, b) per-node origin / destination weights from a CSV (see --demand)."""
-    import csv
-
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = [r for r in csv.reader(fh) if any(c.strip() for c in r)]
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    if not rows:
-        raise CliError(f"{path}: empty file: expected a 'node,weight' header")
-    head = [c.strip().lower() for c in rows[0]]
-
-    def col(*names):
-        return next((head.index(x) for x in names if x in head), None)
-
-    cn, cw, co, cd = col("node", "node_id"), col("weight"), col("origin"), col("destination")
-    if cn is None or (cw is None and co is None and cd is None):
-        raise CliError(f"{path}:1: header is {','.join(rows[0])!r}: expected a 'node' column "
-                       "and 'weight' (or 'origin'/'destination') columns")
-    n = net.num_nodes
-    a, b = np.zeros(n), np.zeros(n)
-    for line, r in enumerate(rows[1:], start=2):
-        try:
-            v = _node_index(net, r[cn], "node")
-            wa = float(r[co if co is not None else cw]) if (co is not None or cw is not None) else 0.0
-            wb = float(r[cd if cd is not None else cw]) if (cd is not None or cw is not None) else 0.0
-        except (IndexError, ValueError):
-            raise CliError(f"{path}:{line}: expected a node id and numbers, got "
-                           f"{','.join(r)!r}") from None
-        except CliError as exc:
-            raise CliError(f"{path}:{line}: {exc}") from None
-        if not (np.isfinite(wa) and np.isfinite(wb)) or wa < 0 or wb < 0:
-            raise CliError(f"{path}:{line}: weights must be finite numbers >= 0")
-        a[v] += wa
-        b[v] += wb
-    if a.sum() <= 0 or b.sum() <= 0:
-        raise CliError(f"{path}: no demand: origin and destination weights are all 0")
-    return a, b
 
 
 def _num(x: float):
@@ -135,8 +57,9 @@ def _num(x: float):
 
 def run(args: argparse.Namespace) -> int:
     from app.cli._common import open_map
-    from gpu_core.betweenness import BillboardResult, billboards
+    from app.jobs import billboards
     from gpu_core.graph import CSRGraph
+    from maps.points import node_index, read_demand
 
     if args.k < 1:
         raise CliError(f"-k {args.k}: K must be at least 1")
@@ -146,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     g = CSRGraph.from_any(net)
     if args.k > g.num_nodes:
         raise CliError(f"-k {args.k} is larger than the {g.num_nodes} vertices of {args.map}")
-    cand = candidate_mask(net, args.candidates)
+    cand = billboards.candidate_mask(net, args.candidates)
     if args.within:
         from maps.areas import nodes_within, read_area
 
@@ -154,30 +77,27 @@ def run(args: argparse.Namespace) -> int:
         cand = inside if cand is None else cand & inside
         if not cand.any():
             raise CliError(f"--within {args.within}: no candidate node lies inside the area")
-    fixed = [_node_index(net, t, "--fixed")
+    fixed = [node_index(net, t, "--fixed")
              for t in (args.fixed.split(",") if args.fixed else []) if t.strip()]
     a = b = None
     if args.demand:
         a, b = read_demand(args.demand, net)
-    t1 = time.perf_counter()
-    result = None
-    last = -1.0
-    for ev in billboards(g, args.k, mode=args.mode, backend=args.backend, kernel=args.kernel,
-                         method=args.method, epsilon=args.epsilon, delta=args.delta,
-                         seed=args.seed, candidates=cand, fixed=fixed or None,
-                         sources=a, targets=b):
-        if isinstance(ev, BillboardResult):
-            result = ev
-        elif not args.quiet and ev.fraction - last >= 0.05 and sys.stderr.isatty():
-            last = ev.fraction
-            print(f"\r{ev.phase} round {ev.round}/{ev.rounds}: {100 * ev.fraction:.0f}%",
-                  end="", file=sys.stderr)
+    last = [-1.0]
+
+    def progress(fraction: float | None, message: str) -> None:
+        if not args.quiet and fraction - last[0] >= 0.05 and sys.stderr.isatty():
+            last[0] = fraction
+            print(f"\r{message}: {100 * fraction:.0f}%", end="", file=sys.stderr)
+
+    opts = billboards.BillboardsOptions(
+        args.k, mode=args.mode, backend=args.backend, kernel=args.kernel, method=args.method,
+        epsilon=args.epsilon, delta=args.delta, seed=args.seed, candidates=cand,
+        fixed=tuple(fixed), sources=a, targets=b)
+    done = billboards.run(g, opts, progress=progress)
     if not args.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
-    assert result is not None
-    t_run = time.perf_counter() - t1
-    labels = net.node_labels()
-    ids = [labels[v].item() if hasattr(labels[v], 'item') else labels[v] for v in result.sites]
+    result, t_run = done.billboards, done.time_s
+    ids = billboards.site_ids(net, result.sites)
     lon = getattr(net, "lon", None)
     lat = getattr(net, "lat", None)
     out = {
@@ -191,8 +111,7 @@ def run(args: argparse.Namespace) -> int:
         "group_betweenness": [float(x) for x in result.group_betweenness],
         "coverage": [float(x) for x in result.coverage],
         "pairs": [float(x) for x in result.pairs],
-        "fixed": [labels[v].item() if hasattr(labels[v], 'item') else labels[v]
-                  for v in result.fixed],
+        "fixed": billboards.site_ids(net, result.fixed),
         "candidates": args.candidates,
         "within": args.within,
         "demand": args.demand,

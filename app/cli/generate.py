@@ -6,17 +6,18 @@ import argparse
 import time
 
 from app.cli import CliError
+from app.cli._common import add_command
 
 
 def register(sub) -> None:
     from maps.generate import DEFAULT_NODES, KINDS
 
-    p = sub.add_parser(
-        "generate",
-        help="write a benchmark map: kanto, random, rmat, ring, complete, grid",
-        description="Generate a benchmark map and write it as DIMACS .gr (+ .co when it has "
+    p = add_command(
+        sub, "generate", run, "write a benchmark map: kanto, random, rmat, ring, complete, grid",
+        "Generate a benchmark map and write it as DIMACS .gr (+ .co when it has "
         "coordinates; .gr.gz compresses) or as Signpost's .spn cache format. Defaults: "
         + ", ".join(f"{k} {v:,} nodes" for k, v in DEFAULT_NODES.items()),
+        map_file=False,
     )
     p.add_argument("kind", choices=KINDS, help="which generator")
     p.add_argument("--out", required=True, help="output file: .gr, .gr.gz or .spn")
@@ -26,7 +27,6 @@ def register(sub) -> None:
         "--arcs-per-node", type=int, default=None, help="random/rmat: arcs = this x nodes (4)"
     )
     p.add_argument("--json", action="store_true", help="print a JSON summary")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

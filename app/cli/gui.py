@@ -4,30 +4,31 @@ from __future__ import annotations
 
 import argparse
 
+from app.cli._common import SNAP_HELP, add_command
+
+HELP = "open the desktop application"
+DESCRIPTION = (
+    "Open the map in the desktop application (default: the bundled sample "
+    "map). Left click sets the source, right click the destination. With --route the "
+    "route is found as clicks would find it and printed as `signpost route --json` "
+    "prints it; with --screenshot the window is saved once it is drawn and the app exits."
+)
+
 
 def register(sub) -> None:
     from gpu_core.backend import BACKENDS
     from gpu_core.sssp import STRATEGIES
 
-    p = sub.add_parser(
-        "gui",
-        help="open the desktop application",
-        description="Open the map in the desktop application (default: the bundled sample "
-        "map). Left click sets the source, right click the destination. With --route the "
-        "route is found as clicks would find it and printed as `signpost route --json` "
-        "prints it; with --screenshot the window is saved once it is drawn and the app exits.",
-    )
+    p = add_command(sub, "gui", run, HELP, DESCRIPTION, map_file=False)
     p.add_argument("map", nargs="?", default=None, metavar="MAP", help="map file (default: the sample map)")
     p.add_argument("--profile", default=None, help="weight profile: length, walk, drive, multimodal")
     p.add_argument("--route", nargs=2, metavar=("FROM", "TO"), help="route between two points (LON,LAT or node:ID)")
     p.add_argument("--screenshot", metavar="FILE.png", help="save the window once drawn, then exit")
     p.add_argument("--strategy", default=None, choices=STRATEGIES, help="SSSP strategy")
     p.add_argument("--backend", default=None, choices=BACKENDS, help="compute backend")
-    p.add_argument("--max-snap", type=float, default=1000.0, metavar="M",
-                   help="farthest a LON,LAT point may lie from a road, metres (default 1000)")
+    p.add_argument("--max-snap", type=float, default=1000.0, metavar="M", help=SNAP_HELP)
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1600x1000")
     p.add_argument("--settings", default=None, metavar="FILE.ini", help="settings file to use")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,20 +8,18 @@ from typing import Any
 
 import numpy as np
 
-from app.cli._common import Timer, add_map_arguments, json_safe, open_map, unit_info
+from app.cli._common import Timer, add_command, open_map
+from app.jobs.common import json_safe, unit_info
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "info",
-        help="nodes, arcs, components, weights and arc kinds of a map",
-        description="Load a map and describe it: nodes, arcs, weakly connected components "
+    p = add_command(
+        sub, "info", run, "nodes, arcs, components, weights and arc kinds of a map",
+        "Load a map and describe it: nodes, arcs, weakly connected components "
         "(count and largest), arc weights (min/max/mean in the profile's unit), arcs per "
         "kind (road/rail/transfer) and per class (highway/railway value).",
     )
-    add_map_arguments(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
 
 
 def describe(net) -> dict[str, Any]:

@@ -15,8 +15,6 @@ no half-written output.
 from __future__ import annotations
 
 import argparse
-import csv
-import math
 import os
 import sys
 import tempfile
@@ -30,186 +28,23 @@ DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else ""
 
 
 def register(sub) -> None:
-    from gpu_core.backend import BACKENDS
     from gpu_core.multi_source import VARIANTS
 
-    from ._common import _snap_limit, add_map_arguments
+    from ._common import add_backend_argument, add_command, add_snap_argument
 
-    p = sub.add_parser(
-        "matrix",
-        help="costs between two point lists (CSV in; CSV or .npy out)",
-        description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_map_arguments(p)
+    p = add_command(sub, "matrix", run, "costs between two point lists (CSV in; CSV or .npy out)",
+                    DESCRIPTION, raw=True)
     p.add_argument("--from", dest="from_csv", required=True, metavar="A.csv",
                    help="origins: CSV with a lon,lat header (or node)")
     p.add_argument("--to", dest="to_csv", required=True, metavar="B.csv",
                    help="destinations: CSV with a lon,lat header (or node)")
     p.add_argument("--out", required=True, metavar="M.csv|M.npy", help="output file")
-    p.add_argument("--backend", default="auto", choices=BACKENDS, help="compute backend")
+    add_backend_argument(p)
     p.add_argument("--variant", default="auto", choices=VARIANTS,
                    help="GPU many-source variant (default: the fastest)")
-    p.add_argument("--max-snap", type=_snap_limit, default=1000.0, metavar="M",
-                   help="farthest a point may lie from a road, metres (default 1000)")
+    add_snap_argument(p, "farthest a point may lie from a road, metres (default 1000)")
     p.add_argument("--chunk", type=int, default=None, metavar="ROWS",
                    help="origins per computed chunk (default: what fits memory)")
-    p.set_defaults(func=run)
-
-
-def read_points(path: str, net, max_snap: float, snapper_box: list) -> tuple[np.ndarray, list]:
-    """Node indices of the points in ``path`` and their (lon, lat) or node-id keys.
-
-    PointError names the file, line and row for anything unreadable or off the map.
-    """
-    from maps.errors import MapError, PointError
-
-    try:
-        fh = open(path, newline="", encoding="utf-8-sig")
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        with fh:
-            text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise PointError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})",
-                         path=path) from None
-    lines = text.splitlines()
-    # header: first non-blank line
-    k = 0
-    while k < len(lines) and not lines[k].strip():
-        k += 1
-    if k == len(lines):
-        raise PointError("no header and no points: expected a 'lon,lat' header", path=path)
-    delim = _delimiter(lines[k])
-    rows = list(csv.reader(lines, delimiter=delim))
-    header = [c.strip().lower() for c in rows[k]]
-    kind, idx = _pick_columns(header, net)
-    if kind is None:
-        raise PointError(
-            f"header is {delim.join(rows[k])!r}: expected 'lon,lat' columns (any order, "
-            "others ignored) or a 'node' column of node ids",
-            path=path, line=k + 1,
-        )
-    width = max(idx) + 1
-    nodes: list[int] = []
-    keys: list = []
-    for lineno, row in enumerate(rows[k + 1:], start=k + 2):
-        if not any(c.strip() for c in row):
-            continue  # blank lines are not rows
-        i = len(nodes)
-        where = f"row {i}"
-        try:
-            if len(row) < width:
-                what = "a node id" if kind == "node" else "lon and lat"
-                raise PointError(f"{where}: expected {what} in column(s) "
-                                 f"{', '.join(str(j + 1) for j in idx)}, got {len(row)} "
-                                 f"field(s) ({delim.join(row)!r})")
-            if kind == "node":
-                text = row[idx[0]].strip()
-                try:
-                    nid = int(text)
-                except ValueError:
-                    if not net.meta.get("node_names"):  # GraphML keeps non-integer ids
-                        raise PointError(f"{where}: node id {text!r} is not an integer") \
-                            from None
-                    nid = text
-                # As route's node:ID: GraphML names, and OSM nodes inside a way (snapped
-                # to the arc through them) resolve too.
-                node = _node(net, nid, snapper_box)
-                keys.append(nid)
-            else:
-                cells = f"{row[idx[0]].strip()},{row[idx[1]].strip()}"
-                try:
-                    lon, lat = float(row[idx[0]]), float(row[idx[1]])
-                except ValueError:
-                    raise PointError(f"{where}: {cells!r} is not two numbers (lon,lat)") from None
-                if not (math.isfinite(lon) and math.isfinite(lat)):
-                    raise PointError(f"{where}: {cells!r} is not finite (lon,lat)")
-                node = _snap(net, lon, lat, max_snap, snapper_box)
-                keys.append((lon, lat))
-        except MapError as exc:
-            detail = exc.detail if exc.detail.startswith("row ") else f"{where}: {exc.detail}"
-            raise PointError(detail, path=path, line=lineno) from None
-        nodes.append(int(node))
-    if not nodes:
-        raise PointError("no points after the header", path=path)
-    return np.asarray(nodes, dtype=np.int32), keys
-
-
-LON_NAMES = ("lon", "lng", "long", "longitude")
-LAT_NAMES = ("lat", "latitude")
-NODE_NAMES = ("node", "node_id", "nodeid")
-
-
-def _delimiter(header_line: str) -> str:
-    """',' unless the header has none and a ';' or a tab separates its names."""
-    if "," in header_line:
-        return ","
-    for d in (";", "\t"):
-        if d in header_line:
-            return d
-    return ","
-
-
-def _pick_columns(header: list[str], net) -> tuple[str | None, tuple[int, ...]]:
-    """('lonlat', (lon col, lat col)) or ('node', (col,)) by header name; (None, ()).
-
-    Columns are found by name, so their order does not matter and other columns are
-    ignored. With both kinds present, lon/lat is used on a map with coordinates."""
-
-    def find(names):
-        for j, h in enumerate(header):
-            if h in names:
-                return j
-        return None
-
-    lon, lat, node = find(LON_NAMES), find(LAT_NAMES), find(NODE_NAMES)
-    has_ll = lon is not None and lat is not None
-    if node is not None and (not has_ll or not net.has_coordinates):
-        return "node", (node,)
-    if has_ll:
-        return "lonlat", (lon, lat)
-    return None, ()
-
-
-def _node(net, nid: int | str, snapper_box: list) -> int:
-    from maps.points import resolve_point
-
-    snapper = None
-    if net.meta.get("format") == "osm" and net.has_coordinates:
-        try:
-            return net.index_of(int(nid))
-        except Exception:  # an OSM node inside a way: resolve_point snaps it
-            from maps.snap import Snapper
-
-            if not snapper_box:
-                snapper_box.append(Snapper(net))
-            snapper = snapper_box[0]
-    return resolve_point(net, f"node:{nid}", snapper=snapper).node
-
-
-def _snap(net, lon: float, lat: float, max_snap: float, snapper_box: list) -> int:
-    from maps.errors import PointError
-
-    if not net.has_coordinates:
-        raise PointError("this map has no coordinates: give points as a 'node' column of ids")
-    try:
-        from maps.snap import Snapper
-    except ImportError:  # pragma: no cover - maps.snap is part of the package
-        Snapper = None
-    if Snapper is not None:
-        if not snapper_box:
-            snapper_box.append(Snapper(net))
-        return snapper_box[0].snap_lonlat(lon, lat, max_distance_m=max_snap).node
-    # fallback without the snapping module: the nearest node by great-circle distance
-    from maps.projection import haversine_m
-
-    d = haversine_m(lon, lat, net.lon, net.lat)
-    i = int(np.nanargmin(d))
-    if d[i] > max_snap:
-        raise PointError(f"point {lon},{lat} is {d[i]:.0f} m from the nearest node")
-    return i
 
 
 def _note_duplicates(path: str, keys: list, nodes: np.ndarray) -> None:
@@ -278,11 +113,9 @@ def _csv_lines(r0: int, block: np.ndarray) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpu_core.multi_source import (
-        available_memory,
-        iter_distance_rows,
-        open_npy_temp,
-    )
+    from app.jobs import matrix
+    from gpu_core.multi_source import available_memory, open_npy_temp
+    from maps.points import read_points
 
     from ._common import open_map
 
@@ -297,11 +130,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--chunk must be >= 1, got {args.chunk}")
     t0 = time.perf_counter()
     net = open_map(args)
-    box: list = []
-    src, skeys = read_points(args.from_csv, net, args.max_snap, box)
-    dst, dkeys = read_points(args.to_csv, net, args.max_snap, box)
-    _note_duplicates(args.from_csv, skeys, src)
-    _note_duplicates(args.to_csv, dkeys, dst)
+    box: list = []  # one Snapper for both files
+    src, dst = (read_points(p, net, max_distance_m=args.max_snap, snapper_box=box)
+                for p in (args.from_csv, args.to_csv))
+    _note_duplicates(args.from_csv, src.keys, src.nodes)
+    _note_duplicates(args.to_csv, dst.keys, dst.nodes)
+    src, dst = src.nodes, dst.nodes
     F, T = int(src.shape[0]), int(dst.shape[0])
     nbytes = F * T * 8
     if nbytes > available_memory() // 2:
@@ -310,8 +144,9 @@ def run(args: argparse.Namespace) -> int:
               f"fits in memory: streaming it to disk in chunks{hint}", file=sys.stderr)
     _check_disk(out_dir, F, T, low.endswith(".npy"))
     stats: dict = {}
-    rows = iter_distance_rows(net, src, targets=dst, backend=args.backend, variant=args.variant,
-                              chunk=args.chunk, stats=stats)
+    opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
+                                args.variant, args.chunk)
+    rows = matrix.iter_rows(net, opts, stats=stats)
     unreachable = 0
     tmp = None
     try:

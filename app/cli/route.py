@@ -5,46 +5,33 @@ from __future__ import annotations
 import argparse
 import json
 
-from app.cli._common import (
-    add_map_arguments,
-    add_search_arguments,
-    allow_negative_points,
-    fmt_duration,
-    open_map,
-    plan_route,
+from app.cli._common import add_command, add_search_arguments, fmt_duration, open_map
+
+HELP = "the least-cost route between two points"
+DESCRIPTION = (
+    "Find the least-cost route between two points. A point is LON,LAT in "
+    "degrees (snapped to the nearest road arc; the route starts at that arc's nearer "
+    "endpoint) or node:ID (the id in the map file: OSM node id, DIMACS vertex number). "
+    "Cost is in the profile's unit: decimetres (length) or deciseconds (walk, drive, "
+    "multimodal); DIMACS graphs use the file's own weights."
 )
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "route",
-        help="the least-cost route between two points",
-        description="Find the least-cost route between two points. A point is LON,LAT in "
-        "degrees (snapped to the nearest road arc; the route starts at that arc's nearer "
-        "endpoint) or node:ID (the id in the map file: OSM node id, DIMACS vertex number). "
-        "Cost is in the profile's unit: decimetres (length) or deciseconds (walk, drive, "
-        "multimodal); DIMACS graphs use the file's own weights.",
-    )
-    add_map_arguments(p)
+    p = add_command(sub, "route", run, HELP, DESCRIPTION)
     p.add_argument("--from", dest="source", required=True, metavar="P", help="start point")
     p.add_argument("--to", dest="target", required=True, metavar="P", help="end point")
     add_search_arguments(p)
-    allow_negative_points(p)
     p.add_argument("--json", action="store_true", help="print the route as one JSON object")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    net = open_map(args)
-    out = plan_route(
-        net,
-        args.source,
-        args.target,
-        strategy=args.strategy,
-        backend=args.backend,
-        max_distance_m=args.max_snap,
-        map_path=args.map,
-    )
+    from app.jobs import route
+
+    opts = route.RouteOptions(args.source, args.target, strategy=args.strategy,
+                              backend=args.backend, max_distance_m=args.max_snap,
+                              map_path=args.map)
+    out = route.run(open_map(args), opts).json
     if args.json:
         print(json.dumps(out))
         return 0

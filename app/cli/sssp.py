@@ -8,34 +8,26 @@ import os
 import numpy as np
 
 from app.cli import CliError
-from app.cli._common import (
-    add_map_arguments,
-    add_search_arguments,
-    allow_negative_points,
-    make_snapper,
-    open_map,
-    resolve,
-)
+from app.cli._common import add_command, add_search_arguments, open_map
 
 OUT_EXT = (".csv", ".npy")
 NPY_DTYPE = np.dtype([("node_id", "<i8"), ("cost", "<i8")])
 
 
+HELP = "least cost from one point to every node, written as CSV or NPY"
+DESCRIPTION = (
+    "Single-source shortest paths. --out FILE.csv writes 'node_id,cost' with "
+    "one row per node (cost empty when unreachable); FILE.npy a structured array with "
+    "fields node_id (int64) and cost (int64, -1 when unreachable). Costs are in the "
+    "profile's unit (dm for length, ds for walk/drive/multimodal, the file's for DIMACS)."
+)
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "sssp",
-        help="least cost from one point to every node, written as CSV or NPY",
-        description="Single-source shortest paths. --out FILE.csv writes 'node_id,cost' with "
-        "one row per node (cost empty when unreachable); FILE.npy a structured array with "
-        "fields node_id (int64) and cost (int64, -1 when unreachable). Costs are in the "
-        "profile's unit (dm for length, ds for walk/drive/multimodal, the file's for DIMACS).",
-    )
-    add_map_arguments(p)
+    p = add_command(sub, "sssp", run, HELP, DESCRIPTION)
     p.add_argument("--source", required=True, metavar="P", help="LON,LAT or node:ID")
     p.add_argument("--out", required=True, metavar="FILE", help="output .csv or .npy")
     add_search_arguments(p)
-    allow_negative_points(p)
-    p.set_defaults(func=run)
 
 
 def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
@@ -62,7 +54,8 @@ def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpu_core.sssp import sssp
+    from app.jobs import sssp
+    from app.jobs.maps import resolve_texts
 
     out = args.out
     if not out.lower().endswith(OUT_EXT):
@@ -71,9 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(parent):
         raise CliError(f"--out {out!r}: folder {parent} does not exist")
     net = open_map(args)
-    snapper = make_snapper(net, args.source)
-    src = resolve(net, args.source, snapper=snapper, max_distance_m=args.max_snap)
-    res = sssp(net, src.node, strategy=args.strategy, backend=args.backend)
+    (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
+    res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend))
     try:
         write_costs(out, net.node_labels(), res.dist)
     except OSError as exc:

@@ -1,10 +1,6 @@
-"""The "Place billboards" panel: greedy group betweenness (seed 002) on the open map.
-
-The search runs on the window's compute worker (one compute job at a time: a click
-cancels it) through ``gpu_core.betweenness.billboards``, a generator whose progress
-events drive the progress bar. Results: numbered markers on the map, a table, the
-SB-vs-k chart and the covered share; exports as GeoJSON or CSV.
-"""
+"""The "Place billboards" panel (``tools/billboards_tool.py`` runs it): K, mode, method,
+candidates; results as a table, the SB-vs-k chart and the covered share; exports as
+GeoJSON or CSV."""
 
 from __future__ import annotations
 
@@ -17,10 +13,8 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QProgressBar,
-    QPushButton,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -29,6 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from maps.network import KIND_ROAD, RoadNetwork
+
+from .panels import button_row
 
 CANDIDATES = ("all nodes", "road nodes", "nodes in view")
 
@@ -100,13 +96,10 @@ class BillboardPanel(QWidget):
         self.cb_method.addItems(list(METHODS))
         self.cb_cand = QComboBox()
         self.cb_cand.addItems(list(CANDIDATES))
-        self.btn_run = QPushButton("Place billboards")
-        self.btn_cancel = QPushButton("Cancel")
-        self.btn_export = QPushButton("Export…")
+        row = button_row(self, ("btn_run", "Place billboards", self.runRequested),
+                         ("btn_cancel", "Cancel", self.cancelRequested),
+                         ("btn_export", "Export…", self.exportRequested))
         self.btn_export.setEnabled(False)
-        self.btn_run.clicked.connect(self.runRequested)
-        self.btn_cancel.clicked.connect(self.cancelRequested)
-        self.btn_export.clicked.connect(self.exportRequested)
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.lbl = QLabel("—")
@@ -127,9 +120,6 @@ class BillboardPanel(QWidget):
         form.addRow("Paths", self.cb_mode)
         form.addRow("Method", self.cb_method)
         form.addRow("Candidates", self.cb_cand)
-        row = QHBoxLayout()
-        for b in (self.btn_run, self.btn_cancel, self.btn_export):
-            row.addWidget(b)
         form.addRow(row)
         form.addRow(self.progress)
         form.addRow(self.lbl)

@@ -13,14 +13,13 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from app.jobs.route import Route, route_lonlat
 from gpu_core.keys import UNREACHABLE
 from gpu_core.telemetry import PhaseLog
 from maps.network import RoadNetwork
 
-from .routing import RouteInfo, route_lonlat
 
-
-def route_geojson(net: RoadNetwork, route: RouteInfo, path: str | os.PathLike) -> None:
+def route_geojson(net: RoadNetwork, route: Route, path: str | os.PathLike) -> None:
     """The route as one GeoJSON LineString feature with cost/unit/length/nodes properties."""
     coords = route_lonlat(net, route)
     feature = {
@@ -40,7 +39,7 @@ def route_geojson(net: RoadNetwork, route: RouteInfo, path: str | os.PathLike) -
         json.dump({"type": "FeatureCollection", "features": [feature]}, fh)
 
 
-def route_gpx(net: RoadNetwork, route: RouteInfo, path: str | os.PathLike) -> None:
+def route_gpx(net: RoadNetwork, route: Route, path: str | os.PathLike) -> None:
     """The route as a GPX 1.1 track (one segment)."""
     coords = route_lonlat(net, route)
     name = escape(f"Signpost route {int(net.node_ids[route.source])} → {int(net.node_ids[route.target])}")

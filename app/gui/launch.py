@@ -88,7 +88,7 @@ def run_gui(args: argparse.Namespace) -> int:
     def route_shown(_route) -> None:
         if not state["printed"]:
             state["printed"] = True
-            print(json.dumps(win.route_json()), flush=True)
+            print(json.dumps(win.tools["route"].route_json()), flush=True)
             if batch:
                 QTimer.singleShot(400, shoot)  # let the charts and layouts settle
 
@@ -97,7 +97,7 @@ def run_gui(args: argparse.Namespace) -> int:
             return
         state["went"] = True
         if args.route:
-            win.route_between(args.route[0], args.route[1])  # failures: routeFailed
+            win.tools["route"].route_between(args.route[0], args.route[1])  # failures: routeFailed
         elif batch:
             QTimer.singleShot(400, shoot)
 

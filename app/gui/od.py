@@ -1,21 +1,14 @@
-"""Origin–destination tool: points by shift-click (or a CSV), a cost matrix between them.
-
-The matrix comes from ``gpu_core.multi_source.distance_matrix`` on the window's compute
-worker (one search per origin, batched on the GPU); the table colours each cell by its
-cost (heat map) and exports as CSV ``from,to,cost`` (node ids, -1 = unreachable).
-"""
+"""The origin–destination panel (``tools/od_tool.py`` runs it): the cost matrix as a
+table coloured by cost (heat map), exported as CSV ``from,to,cost`` (node ids, -1 =
+unreachable)."""
 
 from __future__ import annotations
-
-import csv
 
 import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -24,47 +17,7 @@ from PySide6.QtWidgets import (
 
 from resources import colormap_lut
 
-
-def read_points_csv(path: str) -> list[str]:
-    """Point texts from a CSV: a ``point`` column (LON,LAT / node:ID), ``lon``+``lat``
-    columns, or a ``node_id`` column. MapFormatError names the file and line otherwise
-    (also for an empty file, a header without rows, a file that is not UTF-8 text)."""
-    return [t for _, t in read_points_csv_lines(path)]
-
-
-def read_points_csv_lines(path: str) -> list[tuple[int, str]]:
-    """(line number, point text) of each row of :func:`read_points_csv`."""
-    from maps.errors import MapFormatError
-
-    try:
-        # utf-8-sig: spreadsheets save a byte-order mark that would hide the first column
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise MapFormatError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})",
-                             path=path) from None
-    lines = text.splitlines()
-    first = next((ln for ln in lines if ln.strip()), None)
-    if first is None:
-        raise MapFormatError("empty file: expected a point, lon+lat or node_id header", path=path)
-    delim = ";" if ";" in first and "," not in first else "\t" if "\t" in first and "," not in first else ","
-    rows = list(csv.DictReader(lines, delimiter=delim))
-    out = []
-    for i, r in enumerate(rows, start=2):
-        keys = {k.strip().lower(): (v or "").strip() for k, v in r.items() if isinstance(k, str) and k}
-        if not any(keys.values()):
-            continue  # blank row
-        if keys.get("point"):
-            out.append((i, keys["point"]))
-        elif keys.get("lon") and keys.get("lat"):
-            out.append((i, f"{keys['lon']},{keys['lat']}"))
-        elif keys.get("node_id"):
-            out.append((i, f"node:{keys['node_id']}"))
-        else:
-            raise MapFormatError("expected a point, lon+lat or node_id column", path=path, line=i)
-    if not out:
-        raise MapFormatError("no points after the header", path=path)
-    return out
+from .panels import button_row
 
 
 def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray) -> None:
@@ -87,19 +40,12 @@ class ODPanel(QWidget):
         self.matrix: np.ndarray | None = None
         self.lbl = QLabel("Shift+click the map to add points (each is origin and destination).")
         self.lbl.setWordWrap(True)
-        self.btn_compute = QPushButton("Compute matrix")
-        self.btn_load = QPushButton("Load CSV…")
-        self.btn_clear = QPushButton("Clear")
-        self.btn_export = QPushButton("Export CSV…")
+        row = button_row(self, ("btn_compute", "Compute matrix", self.computeRequested),
+                         ("btn_load", "Load CSV…", self.loadRequested),
+                         ("btn_clear", "Clear", self.clear),
+                         ("btn_export", "Export CSV…", self.exportRequested))
         self.btn_export.setEnabled(False)
-        self.btn_compute.clicked.connect(self.computeRequested)
-        self.btn_load.clicked.connect(self.loadRequested)
-        self.btn_export.clicked.connect(self.exportRequested)
-        self.btn_clear.clicked.connect(self.clear)
         self.table = QTableWidget(0, 0)
-        row = QHBoxLayout()
-        for b in (self.btn_compute, self.btn_load, self.btn_clear, self.btn_export):
-            row.addWidget(b)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.lbl)

@@ -37,6 +37,18 @@ def format_duration(s: float) -> str:
     return f"{s:.0f} s"
 
 
+def button_row(owner: QWidget, *buttons: tuple[str, str, object]) -> QHBoxLayout:
+    """One row of push buttons, each (attribute of ``owner``, text, slot or signal to
+    call on click)."""
+    row = QHBoxLayout()
+    for attr, text, slot in buttons:
+        b = QPushButton(text)
+        b.clicked.connect(slot)
+        setattr(owner, attr, b)
+        row.addWidget(b)
+    return row
+
+
 class RoutePanel(QWidget):
     """From/to fields, swap/clear/copy, and cost, length, time and node count."""
 
@@ -52,22 +64,15 @@ class RoutePanel(QWidget):
         self.ed_to.setPlaceholderText("right-click the map, or LON,LAT / node:ID")
         for ed in (self.ed_from, self.ed_to):
             ed.returnPressed.connect(lambda: self.pointsEdited.emit(self.ed_from.text(), self.ed_to.text()))
-        self.btn_swap = QPushButton("Swap")
-        self.btn_clear = QPushButton("Clear")
-        self.btn_copy = QPushButton("Copy coordinates")
-        self.btn_swap.clicked.connect(self.swapRequested)
-        self.btn_clear.clicked.connect(self.clearRequested)
-        self.btn_copy.clicked.connect(self.copy_coordinates)
         self.lbl = {k: QLabel("—") for k in ("cost", "length", "time", "nodes", "reached", "search")}
         for lbl in self.lbl.values():
             lbl.setWordWrap(True)
         form = QFormLayout()
         form.addRow("From", self.ed_from)
         form.addRow("To", self.ed_to)
-        row = QHBoxLayout()
-        for b in (self.btn_swap, self.btn_clear, self.btn_copy):
-            row.addWidget(b)
-        form.addRow(row)
+        form.addRow(button_row(self, ("btn_swap", "Swap", self.swapRequested),
+                               ("btn_clear", "Clear", self.clearRequested),
+                               ("btn_copy", "Copy coordinates", self.copy_coordinates)))
         form.addRow("Cost", self.lbl["cost"])
         form.addRow("Length", self.lbl["length"])
         form.addRow("Travel time", self.lbl["time"])

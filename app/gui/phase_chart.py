@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.jobs.sssp import COMPARE_STRATEGIES
 from gpu_core.telemetry import MODE_NAMES, PHASE_DTYPE, PhaseLog
 
 MODE_COLOURS = {
@@ -26,7 +27,6 @@ MODE_COLOURS = {
     "cpu": "#95a5a6",
 }
 RUN_COLOURS = ["#f39c12", "#3498db", "#e74c3c", "#2ecc71", "#9b59b6", "#1abc9c", "#ecf0f1"]
-COMPARE_STRATEGIES = ("conventional", "selection", "adaptive", "auto")
 
 
 class PhaseChart(QWidget):

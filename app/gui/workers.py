@@ -60,9 +60,12 @@ class JobContext:
 
 @dataclass
 class Job:
+    """A callable for the worker. Its end is told by job id (the window keeps what to call
+    per id); ``kind`` is only a label carried by the signals (logs, tests)."""
+
     fn: Callable[[JobContext], Any]
     kind: str = "compute"
-    tag: str = ""
+    tag: str = ""  # the phase-chart run that its phase rows belong to
 
 
 class JobRunner(QThread):

@@ -10,6 +10,10 @@ Each job module has the same shape::
 
     def run(net: RoadNetwork, opts: XOptions, *, progress=None, cancel=None) -> XResult
 
-The CLI (``app/cli``) formats a result; the GUI (``app/gui``) runs ``run`` in its worker
-thread and draws the result. Nothing here imports Qt or ``app.cli``.
+The command line formats a result; the GUI runs ``run`` in its worker thread and draws
+the result. Nothing here imports Qt, the command-line package or the GUI package, so a
+job runs the same from either (and from a GPU machine without Qt).
+
+Jobs: ``route`` (one route type, its JSON, reading routes from a search), ``sssp``,
+``matrix``, ``billboards``; ``maps`` opens maps and resolves typed points for all of them.
 """

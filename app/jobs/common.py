@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from typing import Any
 
 # progress(fraction in [0, 1] or None when unknown, message)
 Progress = Callable[[float | None, str], None]
@@ -14,3 +16,21 @@ def report(progress: Progress | None, fraction: float | None, message: str) -> N
     """Call ``progress`` when one was given."""
     if progress is not None:
         progress(fraction, message)
+
+
+def json_safe(obj: Any) -> Any:
+    """Replace NaN/inf floats by None (JSON has no NaN), in nested dicts and lists."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
+def unit_info(net) -> dict[str, Any]:
+    """``unit`` and its readable ``unit_name`` of a network's weights."""
+    from maps.network import WEIGHT_UNITS
+
+    return {"unit": net.unit, "unit_name": WEIGHT_UNITS.get(net.unit, net.unit)}

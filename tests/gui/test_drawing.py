@@ -7,7 +7,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from app.gui import raster
 from app.gui.geometry import build_geometry, class_groups, field_bins, nice_step
-from app.gui.routing import read_route
+from app.jobs.route import read_route
 from gpu_core.sssp import sssp
 
 
@@ -46,7 +46,7 @@ def test_route_from_pred_matches_dijkstra(fixture_net):
     res = sssp(net, 17, backend="cpu")
     ref = dijkstra(net.to_scipy(), indices=17)
     for t in (0, 250, 599, 605):
-        r = read_route(net, res.dist, res.pred, 17, t)
+        r = read_route(net, res, 17, t)
         assert r.cost == int(ref[t]) == int(net.weights[r.arcs].sum())
         assert len(r.xs) >= r.num_nodes  # inner points included
 

@@ -26,7 +26,7 @@ def test_click_to_route_matches_dijkstra(qtbot, window, fixture_net):
     with qtbot.waitSignal(window.routeShown, timeout=20000) as sig:
         run_search_to(qtbot, window, node_xy(net, a), node_xy(net, b))
     route = sig.args[0]
-    assert (window.source, window.target) == (a, b)
+    assert (window.tools["route"].source, window.tools["route"].target) == (a, b)
     ref = dijkstra(net.to_scipy(), indices=a)
     assert route.cost == int(ref[b])
     assert route.nodes[0] == a and route.nodes[-1] == b
@@ -34,13 +34,13 @@ def test_click_to_route_matches_dijkstra(qtbot, window, fixture_net):
     assert int(net.weights[route.arcs].sum()) == route.cost
     assert window.canvas.route_items, "route not drawn"
     assert window.canvas.field_items, "distance field not drawn"
-    assert window.route_panel.lbl["nodes"].text() == str(route.num_nodes)
+    assert window.tools["route"].panel.lbl["nodes"].text() == str(route.num_nodes)
 
 
 def test_phase_chart_filled(qtbot, window, fixture_net):
     with qtbot.waitSignal(window.routeShown, timeout=20000):
         run_search_to(qtbot, window, node_xy(fixture_net, 5), node_xy(fixture_net, 400))
-    res = window.result
+    res = window.tools["route"].result
     assert len(res.phases) > 0
     name = res.strategy
     assert window.chart.num_phases(name) == len(res.phases)
@@ -54,7 +54,7 @@ def test_phase_chart_filled(qtbot, window, fixture_net):
 
 
 def test_moving_destination_reads_pred_without_searching(qtbot, window, fixture_net, monkeypatch):
-    import app.gui.main_window as mw
+    import app.jobs.sssp as mw
 
     calls = []
     real = mw.sssp
@@ -82,13 +82,13 @@ def test_far_click_and_unreachable(qtbot, window, fixture_net):
     window.canvas.vb.setRange(xRange=(far[0] - 10000, far[0] + 10000), yRange=(far[1] - 10000, far[1] + 10000))
     mouse_click_map(qtbot, window, *far)
     assert any("No road here" in m for m in msgs), msgs
-    assert window.source is None and not window.compute.busy()
+    assert window.tools["route"].source is None and not window.compute.busy()
     window.fit_map()
     with qtbot.waitSignal(window.routeFailed, timeout=20000) as sig:
         run_search_to(qtbot, window, node_xy(net, 0), node_xy(net, ISLAND))
     assert "no route" in sig.args[0]
-    assert window.route is None and not window.canvas.route_items
-    assert window.route_panel.lbl["cost"].text() == "unreachable"
+    assert window.tools["route"].route is None and not window.canvas.route_items
+    assert window.tools["route"].panel.lbl["cost"].text() == "unreachable"
 
 
 def slow_sssp_factory(started: threading.Event):
@@ -107,7 +107,7 @@ def slow_sssp_factory(started: threading.Event):
 
 
 def test_cancel_a_running_search(qtbot, window, fixture_net, monkeypatch):
-    import app.gui.main_window as mw
+    import app.jobs.sssp as mw
 
     started = threading.Event()
     monkeypatch.setattr(mw, "sssp", slow_sssp_factory(started))
@@ -116,12 +116,12 @@ def test_cancel_a_running_search(qtbot, window, fixture_net, monkeypatch):
     assert window.btn_cancel.isVisible()
     with qtbot.waitSignal(window.searchCancelled, timeout=5000):
         qtbot.mouseClick(window.btn_cancel, Qt.MouseButton.LeftButton)
-    assert window.result is None
+    assert window.tools["route"].result is None
     qtbot.waitUntil(lambda: not window.compute.busy(), timeout=5000)
 
 
 def test_new_click_supersedes_running_search(qtbot, window, fixture_net, monkeypatch):
-    import app.gui.main_window as mw
+    import app.jobs.sssp as mw
 
     started = threading.Event()
     real = mw.sssp
@@ -131,11 +131,11 @@ def test_new_click_supersedes_running_search(qtbot, window, fixture_net, monkeyp
     assert started.wait(5)
     with qtbot.waitSignal(window.searchFinished, timeout=20000):
         mouse_click_map(qtbot, window, *node_xy(fixture_net, 77))
-    assert window.source == 77 and list(window.result.sources) == [77]
+    assert window.tools["route"].source == 77 and list(window.tools["route"].result.sources) == [77]
 
 
 def test_gpu_failure_falls_back_to_cpu(qtbot, window, fixture_net, monkeypatch):
-    import app.gui.main_window as mw
+    import app.jobs.sssp as mw
     import gpu_core.backend as gb
 
     real = mw.sssp
@@ -149,8 +149,8 @@ def test_gpu_failure_falls_back_to_cpu(qtbot, window, fixture_net, monkeypatch):
     monkeypatch.setattr(mw, "sssp", flaky)
     with qtbot.waitSignal(window.searchFinished, timeout=20000):
         mouse_click_map(qtbot, window, *node_xy(fixture_net, 3))
-    assert "cudaErrorIllegalAddress" in window.result.extra["fallback"]
-    assert window.result.backend == "cpu"
+    assert "cudaErrorIllegalAddress" in window.tools["route"].result.extra["fallback"]
+    assert window.tools["route"].result.backend == "cpu"
     assert "GPU fallback" in window.last_error or "GPU" in window.last_error
     assert window.lbl_backend.text() == "CPU (GPU failed)"
 
@@ -159,7 +159,7 @@ def test_compare_strategies_overlays_runs(qtbot, window, fixture_net):
     with qtbot.waitSignal(window.searchFinished, timeout=20000):
         mouse_click_map(qtbot, window, *node_xy(fixture_net, 0))
     with qtbot.waitSignal(window.searchFinished, timeout=60000):
-        window.compare_strategies()
+        window.tools["route"].compare_strategies()
     runs = window.chart.runs
     assert set(runs) == {"conventional", "selection", "adaptive", "auto"}
     assert all(r.shape[0] > 0 for r in runs.values())
@@ -169,7 +169,7 @@ def test_export_route_and_read_back(qtbot, window, fixture_net, tmp_path):
     net = fixture_net
     with qtbot.waitSignal(window.routeShown, timeout=20000):
         run_search_to(qtbot, window, node_xy(net, 0), node_xy(net, 599))
-    r = window.route
+    r = window.tools["route"].route
     gj, gpx = tmp_path / "r.geojson", tmp_path / "r.gpx"
     window.export("route", str(gj))
     window.export("route", str(gpx))
@@ -183,10 +183,10 @@ def test_export_route_and_read_back(qtbot, window, fixture_net, tmp_path):
     csv = tmp_path / "f.csv"
     window.export("field", str(csv))
     rows = csv.read_text().splitlines()
-    assert rows[0] == "node_id,lon,lat,cost" and len(rows) - 1 == int((window.result.dist >= 0).sum())
+    assert rows[0] == "node_id,lon,lat,cost" and len(rows) - 1 == int((window.tools["route"].result.dist >= 0).sum())
     ph = tmp_path / "p.csv"
     window.export("phases", str(ph))
-    assert len(ph.read_text().splitlines()) == len(window.result.phases) + 1
+    assert len(ph.read_text().splitlines()) == len(window.tools["route"].result.phases) + 1
     png = tmp_path / "v.png"
     window.export("view", str(png))
     assert png.stat().st_size > 1000
@@ -271,15 +271,15 @@ def test_big_map_raster_level_of_detail(qtbot, make_window, fixture_net, monkeyp
 def test_place_billboards_and_export(qtbot, window, fixture_net, tmp_path):
     from gpu_core.betweenness import place_billboards
 
-    window.bb_panel.sp_k.setValue(3)
+    window.tools["billboards"].panel.sp_k.setValue(3)
     with qtbot.waitSignal(window.searchFinished, timeout=60000):
-        qtbot.mouseClick(window.bb_panel.btn_run, Qt.MouseButton.LeftButton)
-    res = window.billboards
+        qtbot.mouseClick(window.tools["billboards"].panel.btn_run, Qt.MouseButton.LeftButton)
+    res = window.tools["billboards"].result
     ref = place_billboards(fixture_net, 3, mode="hops", backend="cpu")
     assert list(res.sites) == list(ref.sites)
-    assert window.bb_panel.table.rowCount() == 3
+    assert window.tools["billboards"].panel.table.rowCount() == 3
     assert len(window.canvas.site_labels) == 3 and window.canvas.site_labels[0].toPlainText() == "1"
-    assert "%" in window.bb_panel.lbl.text()
+    assert "%" in window.tools["billboards"].panel.lbl.text()
     out = tmp_path / "sites.geojson"
     window.export("billboards", str(out))
     feats = json.loads(out.read_text())["features"]
@@ -292,8 +292,8 @@ def test_place_billboards_and_export(qtbot, window, fixture_net, tmp_path):
 def test_replay_animates_the_finished_run(qtbot, window, fixture_net):
     with qtbot.waitSignal(window.searchFinished, timeout=20000):
         mouse_click_map(qtbot, window, *node_xy(fixture_net, 0))
-    n = len(window.result.phases)
-    name = window.result.strategy
+    n = len(window.tools["route"].result.phases)
+    name = window.tools["route"].result.strategy
     qtbot.mouseClick(window.chart.btn_replay, Qt.MouseButton.LeftButton)
     assert window.chart.replaying()
     shown = []
@@ -333,30 +333,31 @@ def test_od_matrix_from_shift_clicks_and_csv(qtbot, window, fixture_net, tmp_pat
                          Qt.KeyboardModifier.ShiftModifier, window.canvas.view_to_widget(x, y))
     pts = tmp_path / "pts.csv"
     pts.write_text(f"node_id\n{int(net.node_ids[599])}\n{int(net.node_ids[ISLAND])}\n")
-    assert window.load_od_csv(str(pts)) == 2
-    assert [p.node for p in window.od_panel.points] == [0, 333, 599, ISLAND]
-    assert window.source is None  # shift+click does not start a route search
+    assert window.tools["od"].load_csv(str(pts)) == 2
+    assert [p.node for p in window.tools["od"].panel.points] == [0, 333, 599, ISLAND]
+    assert window.tools["route"].source is None  # shift+click does not start a route search
     with qtbot.waitSignal(window.searchFinished, timeout=60000):
-        qtbot.mouseClick(window.od_panel.btn_compute, Qt.MouseButton.LeftButton)
-    m = window.od_panel.matrix
+        qtbot.mouseClick(window.tools["od"].panel.btn_compute, Qt.MouseButton.LeftButton)
+    m = window.tools["od"].panel.matrix
     ref = dijkstra(net.to_scipy(), indices=[0, 333, 599, ISLAND])[:, [0, 333, 599, ISLAND]]
     assert np.array_equal(m, np.where(np.isinf(ref), -1, ref).astype(np.int64))
-    assert window.od_panel.table.item(0, 3).text() == "—"
+    assert window.tools["od"].panel.table.item(0, 3).text() == "—"
     out = tmp_path / "m.csv"
     window.export("od", str(out))
     assert len(out.read_text().splitlines()) == 17
     bad = tmp_path / "bad.csv"
     bad.write_text("name\nfoo\n")
-    assert window.load_od_csv(str(bad)) == 0 and "bad.csv:2" in window.last_error
+    assert window.tools["od"].load_csv(str(bad)) == 0 and "bad.csv:2" in window.last_error
 
 
 def test_big_map_snapping_index_built_after_the_map_shows(qtbot, make_window, monkeypatch):
+    import app.gui.loading as loading
     import app.gui.main_window as mw
 
     path = mw.sample_map_path()
     if path is None:
         pytest.skip("no sample map bundled")
-    monkeypatch.setattr(mw, "BIG_MAP_ARCS", 10)
+    monkeypatch.setattr(loading, "BIG_MAP_ARCS", 10)
     w = make_window()
     with qtbot.waitSignal(w.mapLoaded, timeout=60000):
         w.open_map(path)
@@ -366,4 +367,4 @@ def test_big_map_snapping_index_built_after_the_map_shows(qtbot, make_window, mo
     i = int(w.net.arc_sources()[np.flatnonzero(w.net.edge_kind == 0)[0]])
     with qtbot.waitSignal(w.searchFinished, timeout=20000):
         mouse_click_map(qtbot, w, float(w.net.x[i]), float(w.net.y[i]))
-    assert w.source is not None
+    assert w.tools["route"].source is not None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -106,3 +109,80 @@ def test_parse_node_name():
     p = parse_point(" node: a-b ")
     assert p.is_node and p.node_name == "a-b" and p.node_id is None
     assert parse_point("node:12").node_name is None
+
+
+# ---- point files (one reader for signpost matrix, the GUI's OD tool, --demand) --------
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return str(p)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["lon,lat\n10.0012,50.00001\n10.002,50.0\n",
+     "\ufeffLat;Lon\r\n50.00001;10.0012\r\n\r\n50.0;10.002\r\n",
+     "name\tlongitude\tlatitude\na\t10.0012\t50.00001\nb\t10.002\t50.0\n",
+     "node\n2\n3\n"],
+)  # fmt: skip
+def test_read_points_by_header_name(walk, tmp_path, text):
+    from maps.points import read_points
+
+    got = read_points(_write(tmp_path, "p.csv", text), walk)
+    assert list(got.nodes) == [walk.index_of(2), walk.index_of(3)]
+
+
+def test_read_points_geojson(walk, tmp_path):
+    from maps.points import read_point_texts, read_points
+
+    doc = {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "geometry": {"type": "Point", "coordinates": [10.0012, 50.00001]}},
+        {"type": "Feature", "geometry": {"type": "MultiPoint", "coordinates": [[10.002, 50.0]]}},
+        {"type": "Feature", "geometry": {"type": "Polygon", "coordinates": []}}]}
+    path = _write(tmp_path, "p.geojson", json.dumps(doc))
+    assert list(read_points(path, walk).nodes) == [walk.index_of(2), walk.index_of(3)]
+    assert [t for _, t in read_point_texts(path)] == ["10.0012,50.00001", "10.002,50.0"]
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [("", "p.csv: no header and no points"),
+     ("lon,lat\n", "p.csv: no points after the header"),
+     ("x,y\n1,2\n", "p.csv:1: header is 'x,y'"),
+     ("lon,lat\n\n10.0,x\n", "p.csv:3: row 0: '10.0,x' is not two numbers"),
+     ("lon,lat\n10.0\n", "p.csv:2: row 0: expected lon and lat in column(s) 1, 2, got 1"),
+     (b"\xff\xfe\x00", "p.csv: not a UTF-8 text file")],
+)  # fmt: skip
+def test_read_points_errors_name_file_line_and_row(walk, tmp_path, text, needle):
+    from maps.points import read_points
+
+    with pytest.raises(PointError) as exc:
+        read_points(_write(tmp_path, "p.csv", text), walk)
+    assert needle in str(exc.value)
+
+
+def test_read_point_texts(tmp_path):
+    from maps.points import read_point_texts
+
+    path = _write(tmp_path, "p.csv", "point,lon,lat,node_id\nnode:7,,,\n,1,2,\n,,,9\n")
+    assert read_point_texts(path) == [(2, "node:7"), (3, "1,2"), (4, "node:9")]
+    for text, needle in (("", "p.csv: empty file"), ("lon,lat\n", "p.csv: no points"),
+                         ("name\nfoo\n", "p.csv:2: expected a point, lon+lat or node_id")):
+        with pytest.raises(PointError, match=re.escape(needle)):
+            read_point_texts(_write(tmp_path, "p.csv", text))
+
+
+def test_read_demand(walk, tmp_path):
+    from maps.points import read_demand
+
+    a, b = read_demand(_write(tmp_path, "d.csv", "node,origin,destination\n2,1,0\n3,0,2.5\n"), walk)
+    assert a[walk.index_of(2)] == 1 and b[walk.index_of(3)] == 2.5 and a.sum() == 1
+    a, b = read_demand(_write(tmp_path, "d.csv", "node;weight\n2;4\n"), walk)
+    assert a.sum() == b.sum() == 4
+    for text, needle in (("", "d.csv: empty file"), ("id,w\n1,2\n", "d.csv:1: header is 'id,w'"),
+                         ("node,weight\n2,abc\n", "d.csv:2: expected a node id and numbers"),
+                         ("node,weight\n999,1\n", "d.csv:2: node '999'"),
+                         ("node,weight\n2,-1\n", "d.csv:2: weights must be finite"),
+                         ("node,weight\n2,0\n", "d.csv: no demand")):
+        with pytest.raises(MapError, match=re.escape(needle)):
+            read_demand(_write(tmp_path, "d.csv", text), walk)

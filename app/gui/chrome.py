@@ -1,0 +1,123 @@
+"""The main window's chrome: menus, toolbar, status bar, icons, the About box. The
+tools add their exports to the File → Export menu and their docks to the View menu."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
+from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton, QToolBar
+
+import resources
+from maps.network import RoadNetwork
+
+
+def sample_map_path() -> str | None:
+    """The bundled sample map (maps.samples.SAMPLE_MAP) when it exists."""
+    try:
+        from maps.samples import SAMPLE_MAP
+    except ImportError:
+        return None
+    p = os.fspath(SAMPLE_MAP)
+    return p if os.path.exists(p) else None
+
+
+def attribution_for(net: RoadNetwork) -> str:
+    """Credit line the map's licence asks for (OSM data: ODbL)."""
+    if isinstance(net.meta, dict) and net.meta.get("attribution"):
+        return str(net.meta["attribution"])
+    low = (net.source_path or "").lower()
+    if low.endswith((".pbf", ".osm", ".osm.bz2", ".osm.gz")) or "osm" in str(net.meta.get("format", "")):
+        return "© OpenStreetMap contributors (ODbL)"
+    return ""
+
+
+def icon(name: str) -> QIcon:
+    try:
+        return QIcon(str(resources.icon_path(name)))
+    except FileNotFoundError:
+        return QIcon()
+
+
+def build_status_bar(win) -> None:
+    sb = win.statusBar()
+    win.lbl_cursor = QLabel("")
+    win.lbl_size = QLabel("no map")
+    from gpu_core.backend import describe_backend
+
+    win.lbl_backend = QLabel(describe_backend("auto"))
+    win.progress = QProgressBar()
+    win.progress.setMaximumWidth(180)
+    win.progress.setRange(0, 1000)
+    win.progress.setVisible(False)
+    win.btn_cancel = QPushButton("Cancel")
+    win.btn_cancel.setVisible(False)
+    win.btn_cancel.clicked.connect(win.cancel_all)
+    for w in (win.lbl_cursor, win.lbl_size, win.lbl_backend, win.progress, win.btn_cancel):
+        sb.addPermanentWidget(w)
+
+
+def build_menus(win) -> None:
+    route = win.tools["route"]
+    mb = win.menuBar()
+    m_file = mb.addMenu("&File")
+    a_open = m_file.addAction(icon("open"), "&Open map…", win.open_dialog)
+    a_open.setShortcut(QKeySequence.StandardKey.Open)
+    win.m_recent = m_file.addMenu("Open &recent")
+    fill_recent(win)
+    a_sample = m_file.addAction("Open the &sample map", lambda: win.open_map(sample_map_path() or ""))
+    a_sample.setEnabled(sample_map_path() is not None)
+    m_exp = m_file.addMenu(icon("export"), "&Export")
+    for key, (text, _) in win.export_kinds().items():
+        m_exp.addAction(text, lambda k=key: win.export_dialog(k))
+    m_file.addSeparator()
+    a_quit = m_file.addAction("&Quit", win.close)
+    a_quit.setShortcut(QKeySequence.StandardKey.Quit)
+
+    m_search = mb.addMenu("&Search")
+    win.a_cancel = m_search.addAction(icon("stop"), "&Cancel", win.cancel_all)
+    win.a_cancel.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+    m_search.addAction(icon("compare"), "C&ompare strategies", route.compare_strategies)
+    m_search.addAction(icon("swap"), "&Swap source and destination", route.swap)
+    m_search.addAction(icon("clear"), "C&lear route", route.clear_route)
+
+    m_view = mb.addMenu("&View")
+    m_view.addAction("&Fit map", win.fit_map).setShortcut(QKeySequence("Ctrl+0"))
+    for dock in (win.side_dock, win.chart_dock, *list(win._docks.values())[1:]):
+        m_view.addAction(dock.toggleViewAction())
+    m_help = mb.addMenu("&Help")
+    m_help.addAction("&About Signpost", lambda: about(win))
+
+    tb = QToolBar("Main")
+    tb.setObjectName("toolbar-main")
+    tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    win.addToolBar(tb)
+    tb.addAction(a_open)
+    tb.addSeparator()
+    grp = QActionGroup(win)
+    win.a_mode_src = QAction(icon("source"), "Click sets source", win, checkable=True)
+    win.a_mode_dst = QAction(icon("destination"), "Click sets destination", win, checkable=True)
+    win.a_mode_src.setChecked(True)
+    for a, mode in ((win.a_mode_src, "source"), (win.a_mode_dst, "destination")):
+        grp.addAction(a)
+        tb.addAction(a)
+        a.triggered.connect(lambda _=False, m=mode: setattr(win.canvas, "click_mode", m))
+    tb.addSeparator()
+    tb.addAction(win.a_cancel)
+    tb.addAction(icon("fit"), "Fit map", win.fit_map)
+
+
+def fill_recent(win) -> None:
+    win.m_recent.clear()
+    files = win.settings.recent_files()
+    for p in files:
+        win.m_recent.addAction(p, lambda p=p: win.open_map(p))
+    win.m_recent.setEnabled(bool(files))
+
+
+def about(win) -> None:
+    QMessageBox.about(win, "About Signpost",
+                      "Signpost: every shortest route at once, on the GPU or the CPU.\n"
+                      "Left click: source · right click (or Ctrl+click): destination · "
+                      "drag B to move the destination.")

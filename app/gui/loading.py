@@ -1,0 +1,153 @@
+"""Loading maps into the main window (a mixin of MainWindow): the loader worker, its
+progress and errors, the after-load job (kernel warm-up, the snapping index of big maps),
+the profile switch and dropped files. The current map stays until a new one has loaded."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtWidgets import QFileDialog
+
+from app.jobs.maps import FILE_WEIGHT_FORMATS, make_snapper, open_map, profile_for
+from gpu_core.errors import CancelledError, GpuCoreError
+from gpu_core.graph import CSRGraph
+from gpu_core.sssp import sssp
+from maps.errors import MapError
+from maps.network import RoadNetwork
+
+from . import chrome
+from .geometry import build_geometry
+from .workers import Job, JobContext
+
+BIG_MAP_ARCS = 500_000  # above this the snapping index is built after the map is shown
+
+OPEN_FILTER = (
+    "Maps (*.osm.pbf *.pbf *.osm *.osm.bz2 *.osm.gz *.gr *.gr.gz *.gr.xz *.graphml *.graphml.gz "
+    "*.geojson *.json *.gpkg *.spn);;All files (*)"
+)
+
+
+class MapLoading:
+    """Map loading for MainWindow (needs its loader, compute, progress, status...)."""
+
+    # ---- loading ----------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open map", "", OPEN_FILTER)
+        if path:
+            self.open_map(path)
+
+    def open_map(self, path: str, profile: str | None = None) -> int:
+        """Load ``path`` on the loader thread; the current map stays until it succeeds."""
+        if not path:
+            self.show_error("Open map", "no map file given")
+            return 0
+        profile = profile or self.algo_panel.profile
+
+        def fn(ctx: JobContext):
+            net = open_map(path, profile=profile_for(path, profile), progress=ctx.progress,
+                           cancel=ctx.cancelled)
+            if ctx.cancelled():
+                raise CancelledError("load cancelled")
+            ctx.progress(0.95, "preparing the drawing")
+            geo = build_geometry(net)
+            # Big maps: show the map first, build the snapping index right after.
+            snapper = make_snapper(net) if net.num_arcs <= BIG_MAP_ARCS else None
+            return net, geo, snapper
+
+        self._load_path = path
+        self._loading = True
+        self._load_job = self.loader.submit(Job(fn, kind="load"))
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.btn_cancel.setVisible(True)
+        self.status(f"Loading {os.path.basename(path)}…")
+        return self._load_job
+
+    def _load_progress(self, jid: int, frac: float, msg: str) -> None:
+        if jid == self._load_job:
+            self.progress.setValue(int(frac * 1000))
+            if msg:
+                self.statusBar().showMessage(f"Loading {os.path.basename(self._load_path or '')}: {msg}")
+
+    def _load_finished(self, jid: int, kind: str, result) -> None:
+        if jid == self._after_job:
+            if result is not None and result[0] is self.net:
+                self.snapper = result[1]
+                self._snapper_pending = False
+                self.status("Ready: left click sets the source, right click the destination", 5000)
+            return
+        if jid != self._load_job:
+            return
+        self._loading = False
+        self._idle_progress()
+        net, geo, snapper = result
+        path = self._load_path or ""
+        if not net.source_path:
+            net.source_path = path
+        self.set_network(net, geo, snapper, defer_snapper=snapper is None)
+        self.map_path = path
+        self.settings.add_recent(path)
+        chrome.fill_recent(self)
+        self.mapLoaded.emit(path)
+
+    def _load_failed(self, jid: int, kind: str, exc) -> None:
+        if jid != self._load_job:
+            return
+        self._loading = False
+        self._idle_progress()
+        self.show_error("Could not open the map", str(exc))
+        self.mapLoadFailed.emit(str(exc))
+
+    def _load_cancelled(self, jid: int, kind: str) -> None:
+        if jid == self._load_job:
+            self._loading = False
+            self._idle_progress()
+            self.status("Loading cancelled; the previous map stays open", 5000)
+            self.mapLoadFailed.emit("cancelled")
+
+    def _idle_progress(self) -> None:
+        busy = self.compute.busy() or (self._loading and self.loader.busy())
+        self.progress.setVisible(busy)
+        self.btn_cancel.setVisible(busy)
+
+    def _after_load(self, net: RoadNetwork, build_snapper: bool) -> None:
+        """On the loader thread: compile the CPU kernels of the chosen strategy on a tiny
+        graph (so the first click does not wait for numba) and, for big maps, build the
+        snapping index (one job: a second one would supersede the first)."""
+        strategy, backend = self.algo_panel.strategy, self.algo_panel.backend
+
+        def fn(ctx: JobContext):
+            tiny = CSRGraph.from_edges(3, [0, 1], [1, 2], [1, 1])
+            for s in {strategy, "auto"}:
+                try:
+                    sssp(tiny, 0, strategy=s, backend=backend)
+                except GpuCoreError:
+                    pass  # the real search reports it
+            return (net, make_snapper(net)) if build_snapper else None
+
+        self._after_job = self.loader.submit(Job(fn, kind="after-load"))
+
+    def _profile_changed(self, profile: str) -> None:
+        if self.net is not None and self.net.source_path and os.path.exists(self.net.source_path):
+            from maps.load import detect_format
+
+            try:
+                fmt = detect_format(self.net.source_path)
+            except MapError:
+                return
+            if fmt in FILE_WEIGHT_FORMATS:
+                self.status(f"profile {profile} does not apply to a {fmt} graph (weights come from the file)", 5000)
+                return
+            self.open_map(self.net.source_path, profile)
+        self.settings.set_algorithm(self.algo_panel.values())
+
+    # ---- drag and drop ----------------------------------------------------------------
+    def dragEnterEvent(self, ev) -> None:
+        if ev.mimeData().hasUrls():
+            ev.acceptProposedAction()
+
+    def dropEvent(self, ev) -> None:
+        urls = [u.toLocalFile() for u in ev.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.open_map(urls[0])
+            ev.acceptProposedAction()

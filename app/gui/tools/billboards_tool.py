@@ -1,0 +1,68 @@
+"""The billboards tool: K sites by greedy group betweenness (``app.jobs.billboards``) on
+the window's compute worker; numbered markers, the panel's table and SB-vs-k chart."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+from app.jobs import billboards
+from gpu_core.errors import InvalidArgumentError
+
+from ..billboards import BillboardPanel, candidate_mask, export_sites
+from .base import Tool, job
+
+
+class BillboardsTool(Tool):
+    name = "billboards"
+    title = "Billboards"
+    exports = {"billboards": ("Billboard sites (GeoJSON / CSV)…", "GeoJSON (*.geojson);;CSV (*.csv)")}
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.result = None  # gpu_core BillboardResult on screen
+        self.panel = BillboardPanel()
+        self.panel.runRequested.connect(self.run)
+        self.panel.cancelRequested.connect(window.compute.cancel)
+        self.panel.exportRequested.connect(lambda: window.export_dialog("billboards"))
+
+    def widget(self) -> QWidget:
+        return self.panel
+
+    def map_changed(self, net) -> None:
+        self.result = None
+
+    def run(self) -> int:
+        """Greedy K billboard sites on the compute worker."""
+        win = self.win
+        if win.graph is None or win.net is None:
+            win.status("Open a map first", 5000)
+            return 0
+        v = self.panel.values()
+        r = win.canvas.vb.viewRect()
+        cand = candidate_mask(win.net, v["candidates"], (r.x(), r.y(), r.width(), r.height()))
+        opts = billboards.BillboardsOptions(v["k"], mode=v["mode"], method=v["method"],
+                                            candidates=cand, backend=win.algo_panel.backend)
+        self.result = None
+        win.canvas.show_sites([], [])
+        self.panel.set_progress(0.0, "starting…")
+        jid = win.submit(job(billboards.run, win.graph, opts), self._done, failed=self._failed,
+                         cancelled=lambda: self.panel.set_progress(0.0, "Cancelled"),
+                         progress=self.panel.set_progress)
+        win.status(f"Placing {v['k']} billboards ({v['mode']}, {v['method']})…")
+        return jid
+
+    def _done(self, done: billboards.BillboardsResult) -> None:
+        net, result = self.win.net, done.billboards
+        self.result = result
+        self.panel.show_result(net, result)
+        self.win.canvas.show_sites(net.x[result.sites], net.y[result.sites])
+        self.win.status(self.panel.lbl.text(), 10000)
+
+    def _failed(self, exc) -> None:  # the panel would keep saying "starting…"
+        self.panel.set_progress(0.0, f"Failed: {exc}")
+        self.win.show_error("Billboard placement failed", str(exc))
+
+    def export(self, what: str, path: str) -> None:
+        if self.result is None:
+            raise InvalidArgumentError("no billboard sites to export: place them first")
+        export_sites(self.win.net, self.result, path)

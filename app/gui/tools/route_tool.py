@@ -1,0 +1,277 @@
+"""The route tool: left click sets the source (a new search, its distance field and live
+phase chart), right click the destination (the route read from the search on screen:
+moving the destination never searches again)."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
+
+from app.jobs import sssp
+from app.jobs.maps import click_point
+from app.jobs.route import Route, read_route, route_json
+from gpu_core.errors import InvalidArgumentError
+from gpu_core.keys import UNREACHABLE
+from maps.errors import MapError, PointError, UnreachableError
+
+from .. import export
+from ..map_canvas import format_cost
+from ..panels import RoutePanel
+from .base import Tool, job
+
+
+class RouteTool(Tool):
+    name = "route"
+    dock_name = "side"  # the layout saved before tools had their own files
+    title = "Route and algorithm"
+    clicks = ("source", "destination")
+    exports = {
+        "route": ("Route (GeoJSON / GPX)…", "GeoJSON (*.geojson);;GPX (*.gpx)"),
+        "field": ("Distance field (CSV / GeoJSON)…", "CSV (*.csv);;GeoJSON (*.geojson)"),
+        "phases": ("Phase telemetry (CSV)…", "CSV (*.csv)"),
+    }
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.source: int | None = None  # node indices of the current points
+        self.target: int | None = None
+        self.src_point = None  # maps.points.ResolvedPoint (for the route JSON)
+        self.dst_point = None
+        self.result = None  # gpu_core SSSPResult on screen
+        self.route: Route | None = None
+        self._snap_segs: dict[str, tuple] = {}
+        self._search_t0 = 0.0
+        self.panel = RoutePanel()
+        self.panel.swapRequested.connect(self.swap)
+        self.panel.clearRequested.connect(self.clear_route)
+        self.panel.pointsEdited.connect(self.route_between)
+        canvas = window.canvas
+        canvas.destinationDragged.connect(self._dest_dragged)
+        canvas.destinationDropped.connect(lambda x, y: window.on_map_click(x, y, "destination"))
+        canvas.sourceDropped.connect(lambda x, y: window.on_map_click(x, y, "source"))
+        window.algo_panel.displayChanged.connect(self.redraw_field)
+        window.chart.compareRequested.connect(self.compare_strategies)
+
+    def widget(self) -> QWidget:
+        side = QWidget()
+        lay = QVBoxLayout(side)
+        lay.addWidget(self.panel)
+        lay.addWidget(self.win.algo_panel)
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        return scroll
+
+    def map_changed(self, net) -> None:
+        self.source = self.target = None
+        self.src_point = self.dst_point = None
+        self._snap_segs = {}
+        self.result = None
+        self.route = None
+        self.panel.clear()
+
+    # ---- points -------------------------------------------------------------------------
+    def clicked(self, which: str, point, seg: tuple) -> None:
+        self.set_point(which, point, seg)
+
+    def set_point(self, which: str, point, snap_seg: tuple | None = None) -> None:
+        """Make ``point`` (a ResolvedPoint) the source (new search) or destination (route)."""
+        net, node, canvas = self.win.net, int(point.node), self.win.canvas
+        if point.snap is not None:
+            sx, sy = float(point.snap.x), float(point.snap.y)
+            if snap_seg is None:
+                snap_seg = (sx, sy, sx, sy)
+        else:
+            sx, sy = float(net.x[node]), float(net.y[node])
+        canvas.set_marker(which, sx, sy)
+        if snap_seg:
+            self._snap_segs[which] = snap_seg
+        else:
+            self._snap_segs.pop(which, None)
+        canvas.show_snap(list(self._snap_segs.values()))
+        if which == "source":
+            self.source, self.src_point = node, point
+            self.panel.set_points(point.text, None)
+            self.run_search()
+        else:
+            self.target, self.dst_point = node, point
+            self.panel.set_points(None, point.text)
+            self.update_route()
+
+    def _dest_dragged(self, x: float, y: float) -> None:
+        """Live route while the destination marker is dragged: no search, only pred."""
+        snapper = self.win.snapper
+        if self.result is None or snapper is None:
+            return
+        try:
+            s = snapper.snap(float(x), float(y), max_distance_m=self.win.snap_max_m)
+        except PointError:
+            return
+        if int(s.node) != self.target:
+            self.target, self.dst_point = int(s.node), click_point(self.win.net, s)
+            self.update_route()
+
+    def route_between(self, from_text: str, to_text: str) -> bool:
+        """Route between typed points (LON,LAT or node:ID), as clicks would; False (and
+        routeFailed) when a point cannot be resolved."""
+        win = self.win
+        if win.net is None:
+            win.status("Open a map first")
+            return False
+        try:
+            src = win.resolve(from_text)
+            dst = win.resolve(to_text) if to_text.strip() else None
+        except MapError as exc:
+            win.status(str(exc))
+            win.routeFailed.emit(str(exc))
+            return False
+        if dst is not None:
+            self.set_point("destination", dst)
+        self.set_point("source", src)
+        return True
+
+    def swap(self) -> None:
+        if self.src_point is None or self.dst_point is None:
+            return
+        s, t = self.src_point, self.dst_point
+        segs = self._snap_segs
+        self._snap_segs = {"source": segs["destination"]} if "destination" in segs else {}
+        if "source" in segs:
+            self._snap_segs["destination"] = segs["source"]
+        self.set_point("destination", s, self._snap_segs.get("destination"))
+        self.set_point("source", t, self._snap_segs.get("source"))
+
+    def clear_route(self) -> None:
+        self.win.compute.cancel()
+        self.map_changed(None)
+        canvas = self.win.canvas
+        canvas.show_snap([])
+        canvas.set_marker("source", None)
+        canvas.set_marker("destination", None)
+        canvas.show_route(None)
+        canvas.show_field(None)
+
+    # ---- searching ----------------------------------------------------------------------
+    def _options(self, strategy: str) -> sssp.SsspOptions:
+        ap = self.win.algo_panel
+        return sssp.SsspOptions(int(self.source), strategy, ap.backend, ap.options(), cpu_fallback=True)
+
+    def run_search(self) -> int:
+        """Start the search from ``self.source`` (superseding any running one)."""
+        win = self.win
+        opts = self._options(win.algo_panel.strategy)
+        self.result = None
+        self.route = None
+        win.canvas.show_route(None)
+        win.chart.clear()
+        win.chart.begin_run(opts.strategy)
+        self._search_t0 = time.perf_counter()
+        jid = win.submit(job(sssp.run, win.graph, opts, phases=True), self._search_done,
+                         tag=opts.strategy, busy=True)
+        win.status(f"Searching from node {int(win.net.node_ids[opts.source])} "
+                   f"({opts.strategy}, {opts.backend})…")
+        return jid
+
+    def _search_done(self, res) -> None:
+        win, net = self.win, self.win.net
+        wall = time.perf_counter() - self._search_t0
+        self.result = res
+        win.chart.set_run(res.strategy, res.phases, res.backend)
+        reached = int((res.dist != UNREACHABLE).sum())
+        self.panel.show_search(
+            reached, net.num_nodes,
+            f"{res.strategy} on {res.device}: {res.elapsed_s * 1000:.1f} ms, {len(res.phases)} phases",
+        )
+        if res.extra.get("fallback"):
+            win.fallback_notice(res.extra["fallback"])
+        self.redraw_field()
+        if self.target is not None:
+            self.update_route()
+        win.status(f"Reached {reached:,} of {net.num_nodes:,} nodes in "
+                   f"{res.elapsed_s * 1000:.1f} ms ({wall * 1000:.0f} ms with drawing)", 8000)
+
+    def compare_strategies(self) -> int:
+        """Run conventional / selection / adaptive / auto from the current source, overlaid."""
+        win = self.win
+        if win.graph is None or self.source is None:
+            win.status("Set a source first (left click on the map)", 5000)
+            return 0
+        graph, opts = win.graph, self._options("auto")
+
+        def fn(ctx):
+            def start(s: str) -> None:
+                ctx.flush_phases()
+                ctx.tag = s
+
+            return sssp.compare(graph, opts, cancel=ctx.cancelled, on_phase=ctx.on_phase,
+                                on_start=start)
+
+        win.chart.clear()
+        for s in sssp.COMPARE_STRATEGIES:
+            win.chart.begin_run(s)
+        jid = win.submit(fn, self._compare_done, tag=sssp.COMPARE_STRATEGIES[0], busy=True)
+        win.status("Comparing " + ", ".join(sssp.COMPARE_STRATEGIES) + "…")
+        return jid
+
+    def _compare_done(self, result: dict) -> None:
+        for s, res in result.items():
+            self.win.chart.set_run(s, res.phases, f"{res.backend}")
+        self.win.status("Compared " + ", ".join(
+            f"{s}: {res.phases.total_time_us / 1000:.2f} ms" for s, res in result.items()), 10000)
+        res = result.get("auto") or next(iter(result.values()))
+        if res.extra.get("fallback"):
+            self.win.fallback_notice(res.extra["fallback"])
+
+    # ---- drawing ------------------------------------------------------------------------
+    def redraw_field(self) -> None:
+        """Colour the network by the distances of the search on screen (or remove it)."""
+        win = self.win
+        v = win.algo_panel.values()
+        if self.result is None or win.geo is None or not v["show_field"]:
+            win.canvas.show_field(None)
+        else:
+            win.canvas.show_field(self.result.dist, v["colormap"], win.net.unit, v["isochrone_bands"])
+        win.settings.set_algorithm(v)
+
+    def update_route(self) -> None:
+        """Read source→target from the predecessor array and draw it (no new search)."""
+        win = self.win
+        if self.result is None or self.target is None or win.net is None:
+            return
+        try:
+            self.route = read_route(win.net, self.result, int(self.source), int(self.target))
+        except UnreachableError as exc:
+            self.route = None
+            win.canvas.show_route(None)
+            self.panel.show_route(None, message="unreachable")
+            win.status(f"Unreachable: {exc}", 8000)
+            win.routeFailed.emit(str(exc))
+            return
+        r = self.route
+        win.canvas.show_route(r.xs, r.ys)
+        self.panel.show_route(r.cost, r.unit, r.length_m, r.num_nodes)
+        win.status(f"Route: {format_cost(r.cost, r.unit)}, {r.length_m:,.0f} m, {r.num_nodes} nodes", 8000)
+        win.routeShown.emit(r)
+
+    def route_json(self) -> dict:
+        """The route on screen as ``signpost route --json`` prints it."""
+        if self.route is None or self.win.net is None:
+            raise UnreachableError("no route is shown")
+        return route_json(self.win.net, self.route, self.src_point, self.dst_point,
+                          map_path=self.win.map_path)
+
+    def export(self, what: str, path: str) -> None:
+        net, low = self.win.net, path.lower()
+        if what == "route":
+            if self.route is None:
+                raise UnreachableError("no route to export: set a source and a destination first")
+            (export.route_gpx if low.endswith(".gpx") else export.route_geojson)(net, self.route, path)
+        elif what == "field":
+            if self.result is None:
+                raise InvalidArgumentError("no distance field to export: click a source first")
+            (export.field_csv if low.endswith(".csv") else export.field_geojson)(net, self.result.dist, path)
+        else:
+            if self.result is None:
+                raise InvalidArgumentError("no search telemetry to export yet")
+            export.phases_csv(self.result.phases, path)

@@ -1,0 +1,67 @@
+"""Opening a map and turning typed points into nodes: what every job's caller does first."""
+
+from __future__ import annotations
+
+from maps.network import RoadNetwork
+from maps.points import ResolvedPoint
+
+from .common import CancelCheck, Progress
+
+# Formats whose weights come from the file: a weight profile does not apply to them.
+FILE_WEIGHT_FORMATS = ("dimacs", "pace", "cache")
+
+
+def open_map(
+    path: str,
+    *,
+    profile: str | None = None,
+    contract: bool = False,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    cancel: CancelCheck | None = None,
+) -> RoadNetwork:
+    """Load ``path`` with ``profile`` (None: the format's default)."""
+    from maps.load import load_map
+
+    return load_map(path, profile=profile, contract=contract, use_cache=use_cache,
+                    progress=progress, cancel=cancel)
+
+
+def profile_for(path: str, profile: str | None) -> str | None:
+    """``profile``, or None for a graph whose weights come from the file (DIMACS, PACE,
+    the cache); UnknownFormatError for a file no reader knows."""
+    from maps.load import detect_format
+
+    return None if detect_format(path) in FILE_WEIGHT_FORMATS else profile
+
+
+def make_snapper(net: RoadNetwork):
+    """A maps.snap.Snapper, or None when the map cannot be snapped to (no coordinates, no
+    road arcs): then only typed node:ID points work."""
+    from maps.errors import PointError
+    from maps.snap import Snapper
+
+    try:
+        return Snapper(net)
+    except PointError:
+        return None
+
+
+def resolve_texts(net: RoadNetwork, *texts: str, max_distance_m: float = 1000.0,
+                  snapper=None) -> list[ResolvedPoint]:
+    """Typed points (LON,LAT or node:ID) → ResolvedPoints, sharing one Snapper (built only
+    when a LON,LAT point needs it and none was given)."""
+    from maps.points import parse_point, resolve_point
+    from maps.snap import Snapper
+
+    if snapper is None and any(not parse_point(t).is_node for t in texts) and net.has_coordinates:
+        snapper = Snapper(net)
+    return [resolve_point(net, t, snapper=snapper, max_distance_m=max_distance_m) for t in texts]
+
+
+def click_point(net: RoadNetwork, snap) -> ResolvedPoint:
+    """A clicked point (a maps.snap.Snap) as the ResolvedPoint `signpost route` would make
+    from the same LON,LAT text."""
+    i = int(snap.node)
+    text = f"{snap.lon:.7f},{snap.lat:.7f}"
+    return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), snap)

@@ -1,0 +1,67 @@
+"""The SSSP job: least cost from one node to every node, with live phase telemetry.
+
+A GPU failure that is not a cancel or a bad argument reruns the search on the CPU when
+``cpu_fallback`` is set (the window does: a click must always give a field); the result
+then names why in ``extra["fallback"]``. The result is gpu_core's ``SSSPResult``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gpu_core.errors import CancelledError, InvalidArgumentError
+from gpu_core.sssp import SSSPOptions, SSSPResult, sssp
+
+from .common import CancelCheck, Progress
+
+SsspResult = SSSPResult
+# Strategies the window's "Compare strategies" runs side by side (seed 001's figure).
+COMPARE_STRATEGIES = ("conventional", "selection", "adaptive", "auto")
+
+
+@dataclass(frozen=True)
+class SsspOptions:
+    source: int  # node index (resolve typed points with app.jobs.maps.resolve_texts)
+    strategy: str = "auto"
+    backend: str = "auto"
+    options: SSSPOptions | None = None  # adaptive thresholds and signal
+    cpu_fallback: bool = False
+
+
+def run(net, opts: SsspOptions, *, progress: Progress | None = None,
+        cancel: CancelCheck | None = None, on_phase: Callable | None = None) -> SSSPResult:
+    """sssp on the chosen backend (``net``: a RoadNetwork or a CSRGraph); ``on_phase``
+    gets gpu_core's PhaseLog as phases finish."""
+    from gpu_core.backend import resolve_backend
+
+    kw = dict(strategy=opts.strategy, on_phase=on_phase, cancel=cancel)
+    if opts.options is not None:
+        kw["options"] = opts.options
+    if not opts.cpu_fallback:
+        return sssp(net, opts.source, backend=opts.backend, **kw)
+    which = resolve_backend(opts.backend)
+    try:
+        # "auto" stays "auto" on the CPU so the result names why (no CuPy, no device).
+        return sssp(net, opts.source, backend="cupy" if which == "cupy" else opts.backend, **kw)
+    except (CancelledError, InvalidArgumentError):
+        raise
+    except Exception as exc:
+        if which != "cupy":
+            raise
+        res = sssp(net, opts.source, backend="cpu", **kw)
+        res.extra["fallback"] = f"{type(exc).__name__}: {exc}"
+        return res
+
+
+def compare(net, opts: SsspOptions, strategies: tuple[str, ...] = COMPARE_STRATEGIES, *,
+            cancel: CancelCheck | None = None, on_phase: Callable | None = None,
+            on_start: Callable[[str], None] | None = None) -> dict[str, SSSPResult]:
+    """The same search once per strategy (``on_start(strategy)`` before each)."""
+    out = {}
+    for s in strategies:
+        if on_start is not None:
+            on_start(s)
+        out[s] = run(net, SsspOptions(opts.source, s, opts.backend, opts.options,
+                                      opts.cpu_fallback), cancel=cancel, on_phase=on_phase)
+    return out
