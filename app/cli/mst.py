@@ -10,7 +10,8 @@ import numpy as np
 
 from app.cli import CliError
 from app.cli._atomic import check_out, write_text_atomic
-from app.cli._common import Timer, add_map_arguments, json_safe, open_map, unit_info
+from app.cli._common import Timer, add_map_arguments, open_map
+from app.jobs.common import json_safe, unit_info
 
 OUT_EXT = (".csv", ".geojson")
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from app.cli import CliError
 from app.cli._atomic import check_out, write_text_atomic
-from app.cli._common import Timer, add_map_arguments, json_safe, open_map
+from app.cli._common import Timer, add_map_arguments, open_map
+from app.jobs.common import json_safe
 
 TOP = 10
 
