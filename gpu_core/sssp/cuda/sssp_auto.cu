@@ -457,10 +457,22 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
       my_edges += nf_relax(c, u, indptr[u], indptr[u + 1], local, q0);
     }
     __syncthreads();
-    my_edges += drain_local(local_rounds, sqn, [&](int rq, int wq, int i, bool more) {
+    // rounds 1..R-1 as in drain_local, but written out: built through drain_local's lambda
+    // this kernel compiled differently and its device time on the Kanto-sized map was 9%
+    // longer (H100, side by side with the code before, 2026-11-25; docs/perf/sssp_gpu.md)
+    for (int r = 1; r < local_rounds; ++r) {
+      int rq = (r - 1) & 1, wq = r & 1;
+      int nq = min(sqn[rq], AUTO_SQ);
+      if (nq == 0) break;
+      bool more = r + 1 < local_rounds;
       LocalQ qw = {sq[wq], sqa0[wq], sqa1[wq], &sqn[wq]};
-      return nf_relax(c, sq[rq][i], sqa0[rq][i], sqa1[rq][i], more, qw);
-    });
+      for (int i = threadIdx.x / AUTO_G; i < nq; i += AUTO_IPB) {
+        my_edges += nf_relax(c, sq[rq][i], sqa0[rq][i], sqa1[rq][i], more, qw);
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) sqn[rq] = 0;
+      __syncthreads();
+    }
     atomicAdd(&blk_edges, (unsigned long long)my_edges);
     __syncthreads();
     if (AUTO_STAGE) {
