@@ -1,7 +1,8 @@
 // Seed 003 on the GPU: a Pregel-style vertex-program framework whose message buffers do
 // not depend on the topology, and the paper's three programs on it.
 //
-// UNTESTED DRAFT: written without a GPU; not yet wired into api.py (see cuda.py).
+// Loaded by cuda.py through gpu_core.device.get_kernel, which prepends device/common.cuh
+// (the i64/u64 typedefs come from there).
 //
 // * Messages: per-vertex lock-free lists (atomicCAS) in two bump-allocated pools used in
 //   alternate supersteps; freeing a pool after it was read is `top = 0` (the host does it)
@@ -15,9 +16,6 @@
 //   by cuda.py in that order), sc the int64 scalars (layout ScSlot), st the program's own
 //   arrays' addresses. A pool or queue that runs out sets counters[CNT_OVERFLOW]; the host
 //   raises PoolExhaustedError: nothing is silently dropped.
-
-typedef long long i64;
-typedef unsigned long long u64;
 
 #define ARC_DEAD 0
 #define ARC_LIVE 1
