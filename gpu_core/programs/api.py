@@ -242,8 +242,9 @@ def minimum_spanning_forest(
     tel = _empty_telemetry()
     supersteps = rounds = 0
     if method == "kruskal":
-        if be == "cupy":
-            be, note = "cpu", "kruskal (the direct oracle) runs on the CPU"
+        if be == "cupy":  # said only when the GPU was asked for by name
+            be = "cpu"
+            note = "kruskal (the direct oracle) runs on the CPU" if backend == "cupy" else ""
         keep = kruskal_mask(n, a, b).astype(bool) if k else np.zeros(0, bool)
     elif be == "cupy":
         from .cuda import boruvka_cuda

@@ -130,3 +130,22 @@ def test_pagerank_bad_output_exit_2(tmp_path, capsys):
     assert main(["pagerank", OSM, "--out", str(tmp_path / "r.npy")]) == 2
     assert main(["pagerank", OSM, "--out", str(tmp_path / "no" / "r.csv")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_bench_vertex_programs_writes_csv(tmp_path, capsys):
+    rc = main(["bench", "vertex-programs", "--map", "gen:random:300", "--backend", "cpu",
+               "--repeats", "1", "--iterations", "5", "--out", str(tmp_path)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "MISMATCH" not in text
+    with open(tmp_path / "vertex_programs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    got = {(r["program"], r["implementation"]) for r in rows}
+    assert ("mst", "framework") in got and ("pagerank", "direct CSR (scipy)") in got
+    assert ("bf", "scipy Dijkstra") in got and all(r["check"] == "ok" for r in rows)
+
+
+def test_bench_vertex_programs_bad_program():
+    with pytest.raises(SystemExit, match="unknown program 'nope'"):
+        main(["bench", "vertex-programs", "--map", "gen:random:50", "--programs", "nope",
+              "--backend", "cpu"])

@@ -200,3 +200,17 @@ def test_cli_mst_and_pagerank_on_cupy(tmp_path, capsys):
         ranks[be] = ([r[0] for r in rows], np.array([float(r[1]) for r in rows[1:]]))
     assert ranks["cpu"][0] == ranks["cupy"][0]
     assert np.abs(ranks["cpu"][1] - ranks["cupy"][1]).max() <= 1e-12
+
+
+def test_bench_vertex_programs_on_cupy(tmp_path, capsys):
+    from app.cli import main
+
+    rc = main(["bench", "vertex-programs", "--map", "gen:rmat:2000", "--backend", "cupy",
+               "--repeats", "1", "--iterations", "10", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "MISMATCH" not in out
+    with open(tmp_path / "vertex_programs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    impls = {(r["program"], r["implementation"]) for r in rows}
+    for prog in ("mst", "pagerank", "bf"):
+        assert (prog, "framework (list)") in impls and (prog, "framework (collision)") in impls
