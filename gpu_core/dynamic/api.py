@@ -151,7 +151,9 @@ class MutableGraph:
     each batch updates in place (one upload of the batch's net changes, a scatter and a
     linking kernel: no host-side rebuild). Both validate on the host, where a state byte
     per arc is mirrored, so errors are typed and atomic. ``compact()`` gives a CSRGraph for
-    every existing capability (``sssp``, ``multi_source``, betweenness).
+    every existing capability (``sssp``, ``multi_source``, betweenness); the graph itself
+    is GraphLike too (``indptr``/``indices``/``weights`` of that compaction), so
+    ``sssp(mg, source)`` works as is.
     """
 
     def __init__(self, graph: GraphLike, *, backend: str = "auto",
@@ -260,6 +262,20 @@ class MutableGraph:
     def graph(self) -> CSRGraph:
         """The compacted CSRGraph alone (what ``sssp`` & co. take)."""
         return self.compact()[0]
+
+    # GraphLike: every capability takes the MutableGraph itself (its current compaction;
+    # the arrays stay the same objects until the next batch, so device copies are reused)
+    @property
+    def indptr(self) -> np.ndarray:
+        return self.graph().indptr
+
+    @property
+    def indices(self) -> np.ndarray:
+        return self.graph().indices
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.graph().weights
 
 
 def _summary(h: HostArcs, log: tuple[np.ndarray, np.ndarray, np.ndarray], total0: int,

@@ -163,6 +163,21 @@ def test_batch_misuse():
         mg.apply([(1, 0)])
 
 
+def test_the_mutable_graph_is_graph_like():
+    rng = np.random.default_rng(4)
+    g = make_graph("grid_road", 1)
+    mg = MutableGraph(g, backend="cpu")
+    model = Model(g)
+    mg.apply(random_batch(mg, model, rng, 20))
+    fresh = assert_same_csr(mg, model)
+    np.testing.assert_array_equal(sssp(mg, 0, backend="cpu").dist,
+                                  sssp(fresh, 0, backend="cpu").dist)
+    assert mg.indptr is mg.indptr  # cached until the next batch
+    old = mg.indices
+    mg.apply(mg.batch().disable(int(mg.compact()[1][0])))
+    assert mg.indices is not old and mg.indices.size == old.size - 1
+
+
 def test_new_vertices_in_a_batch_take_arcs_of_the_same_batch():
     g = CSRGraph.from_edges(2, [0], [1], [4])
     mg = MutableGraph(g, backend="cpu", reserve_nodes=1)

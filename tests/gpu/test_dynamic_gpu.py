@@ -73,6 +73,8 @@ def test_billboards_on_an_edited_device_graph():
     model = Model(g)
     mg.apply(random_batch(mg, model, rng, 30))
     fresh = assert_same_csr(mg, model)
+    np.testing.assert_array_equal(sssp(mg, 0, backend="cupy").dist,
+                                  sssp(fresh, 0, backend="cupy").dist)
     a = place_billboards(mg.graph(), 3, backend="cupy")
     b = place_billboards(fresh, 3, backend="cupy")
     np.testing.assert_array_equal(a.sites, b.sites)
