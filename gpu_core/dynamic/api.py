@@ -128,7 +128,7 @@ class EditBatch:
 class EditSummary:
     """What an applied batch changed: for issue 15's incremental repair and undo."""
 
-    arcs: np.ndarray  # int64 ids of pre-existing arcs the batch touched (sorted)
+    arcs: np.ndarray  # int64 ids of pre-existing arcs the batch touched (first-edit order)
     old_state: np.ndarray  # uint8 ARC_* before the batch
     new_state: np.ndarray
     old_weight: np.ndarray  # int32
@@ -280,13 +280,10 @@ class MutableGraph:
 
 def _summary(h: HostArcs, log: tuple[np.ndarray, np.ndarray, np.ndarray], total0: int,
              n0: int) -> EditSummary:
-    ids, st, w = log
-    old = ids < total0
-    ids, st, w = ids[old], st[old], w[old]
-    arcs, first = np.unique(ids, return_index=True)  # first log entry = value before
+    arcs, st, w = log  # each pre-existing arc once, with its values before the batch
     return EditSummary(
-        arcs=arcs, old_state=st[first], new_state=h.state[arcs].copy(),
-        old_weight=w[first], new_weight=h.weight[arcs].copy(),
+        arcs=arcs, old_state=st, new_state=h.state[arcs],
+        old_weight=w, new_weight=h.weight[arcs],
         inserted=np.arange(total0, h.total, dtype=np.int64),
         added_vertices=np.arange(n0, h.n, dtype=np.int64),
     )

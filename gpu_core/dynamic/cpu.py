@@ -31,16 +31,17 @@ from .layout import (
     OP_ENABLE,
     OP_INSERT,
     OP_SET_WEIGHT,
-    sorted_csr,
 )
 
 
 @njit(cache=True, nogil=True)
-def _apply(ops, a, b, c, tail, head, weight, state, total, n, log_id, log_state, log_w):
+def _apply(ops, a, b, c, tail, head, weight, state, mark, total, n, log_id, log_state,
+           log_w):
     """Edits in order. Returns (error code, edit index, total, n, log length); on an
     error every change is undone (state/weight from the log; inserted arcs lie beyond the
-    caller's total and are forgotten). The log holds (id, state, weight) before each
-    state/weight edit."""
+    caller's total and are forgotten). The log holds (id, state, weight) of every arc that
+    existed before the batch, at its first edit (``mark`` flags the logged ids; cleared
+    again before returning)."""
     nlog = 0
     total0 = total
     for i in range(ops.shape[0]):
@@ -72,10 +73,12 @@ def _apply(ops, a, b, c, tail, head, weight, state, total, n, log_id, log_state,
             elif op == OP_SET_WEIGHT and (c[i] < 0 or c[i] > MAX_WEIGHT):
                 err = ERR_WEIGHT
             else:
-                log_id[nlog] = e
-                log_state[nlog] = state[e]
-                log_w[nlog] = weight[e]
-                nlog += 1
+                if e < total0 and mark[e] == 0:
+                    mark[e] = 1
+                    log_id[nlog] = e
+                    log_state[nlog] = state[e]
+                    log_w[nlog] = weight[e]
+                    nlog += 1
                 if op == OP_DISABLE:
                     state[e] = ARC_DISABLED
                 elif op == OP_ENABLE:
@@ -85,12 +88,15 @@ def _apply(ops, a, b, c, tail, head, weight, state, total, n, log_id, log_state,
                 elif op == OP_SET_WEIGHT:
                     weight[e] = c[i]
                 continue
-        for k in range(nlog - 1, -1, -1):
+        for k in range(nlog):
             state[log_id[k]] = log_state[k]
             weight[log_id[k]] = log_w[k]
+            mark[log_id[k]] = 0
         for e in range(total0, total):
             state[e] = ARC_DELETED
         return err, i, total, n, 0
+    for k in range(nlog):
+        mark[log_id[k]] = 0
     return 0, -1, total, n, nlog
 
 
@@ -101,6 +107,47 @@ def _link(tail, first_extra, next_extra, lo, hi):
         t = tail[e]
         next_extra[e] = first_extra[t]
         first_extra[t] = e
+
+
+@njit(cache=True, nogil=True)
+def _compact(n, total, tail, head, weight, state):
+    """CSR of the live arcs with rows by (weight, head, id): a counting sort by tail (ids
+    in order), then each row sorted stably (insertion sort, mergesort for long rows).
+    The same order as ``layout.sorted_csr``, in O(m) for road-like degrees."""
+    ptr = np.zeros(n + 1, np.int64)
+    for e in range(total):
+        if state[e] == ARC_LIVE:
+            ptr[tail[e] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    pos = ptr[:n].copy()
+    ids = np.empty(ptr[n], np.int64)
+    for e in range(total):
+        if state[e] == ARC_LIVE:
+            ids[pos[tail[e]]] = e
+            pos[tail[e]] += 1
+    for v in range(n):
+        lo, hi = ptr[v], ptr[v + 1]
+        if hi - lo > 32:
+            key = np.empty(hi - lo, np.int64)
+            for i in range(lo, hi):
+                key[i - lo] = (np.int64(weight[ids[i]]) << 31) | head[ids[i]]
+            ids[lo:hi] = ids[lo:hi][np.argsort(key, kind="mergesort")]
+            continue
+        for i in range(lo + 1, hi):
+            x = ids[i]
+            j = i - 1
+            while j >= lo and (weight[ids[j]] > weight[x] or
+                               (weight[ids[j]] == weight[x] and head[ids[j]] > head[x])):
+                ids[j + 1] = ids[j]
+                j -= 1
+            ids[j + 1] = x
+    indices = np.empty(ids.shape[0], np.int32)
+    weights = np.empty(ids.shape[0], np.int32)
+    for i in range(ids.shape[0]):
+        indices[i] = head[ids[i]]
+        weights[i] = weight[ids[i]]
+    return ptr.astype(np.int32), indices, weights, ids
 
 
 def _grown(a: np.ndarray, size: int, fill) -> np.ndarray:
@@ -121,6 +168,7 @@ class HostArcs:
         self.head = np.zeros(cap, np.int32)
         self.weight = np.zeros(cap, np.int32)
         self.state = np.zeros(cap, np.uint8)
+        self.mark = np.zeros(cap, np.uint8)  # scratch of _apply, all zero between batches
         self.tail[:m] = g.arc_sources()
         self.head[:m] = g.indices
         self.weight[:m] = g.weights
@@ -144,6 +192,7 @@ class HostArcs:
             self.tail, self.head, self.weight = (_grown(x, cap, 0) for x in
                                                  (self.tail, self.head, self.weight))
             self.state = _grown(self.state, cap, ARC_DELETED)
+            self.mark = _grown(self.mark, cap, 0)
             self.next_extra = _grown(self.next_extra, cap, -1)
             grew = True
         if nodes > self.node_capacity:
@@ -159,7 +208,7 @@ class HostArcs:
         k = ops.shape[0]
         log = (np.empty(k, np.int64), np.empty(k, np.uint8), np.empty(k, np.int32))
         code, i, total, n, nlog = _apply(ops, a, b, c, self.tail, self.head, self.weight,
-                                         self.state, self.total, self.n, *log)
+                                         self.state, self.mark, self.total, self.n, *log)
         if code:
             return int(code), int(i), None, int(total), int(n)
         _link(self.tail, self.first_extra, self.next_extra, self.total, total)
@@ -179,7 +228,6 @@ class HostArcs:
         return out[self.state[out] == ARC_LIVE] if out.size else out
 
     def compact(self) -> tuple[CSRGraph, np.ndarray]:
-        ids = np.flatnonzero(self.state[: self.total] == ARC_LIVE)
-        indptr, indices, weights, ids = sorted_csr(np, self.n, ids, self.tail[ids],
-                                                   self.head[ids], self.weight[ids])
+        indptr, indices, weights, ids = _compact(self.n, self.total, self.tail, self.head,
+                                                 self.weight, self.state)
         return CSRGraph(indptr, indices, weights), ids

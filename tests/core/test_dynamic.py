@@ -77,7 +77,7 @@ def test_stable_ids_and_summary():
     s = mg.apply(b)
     assert ins.tolist() == [m, m + 1] and (a1, a2) == (m + 2, m + 3)
     assert x == g.num_nodes == mg.num_nodes - 1
-    assert s.arcs.tolist() == [0, 3, 5, 7]
+    assert s.arcs.tolist() == [0, 3, 5, 7]  # first-edit order
     assert s.old_state.tolist() == [ARC_LIVE] * 4
     assert s.new_state.tolist() == [ARC_DISABLED, ARC_DISABLED, ARC_LIVE, ARC_DISABLED]
     assert s.new_weight[2] == 77 and s.inserted.tolist() == [m, m + 1, m + 2, m + 3]
@@ -208,3 +208,29 @@ def test_bench_runs_small(capsys):
     assert main(["--nodes", "400", "--edits", "50", "--repeats", "1", "--backend", "cpu"]) == 0
     out = capsys.readouterr().out
     assert "apply one batch" in out and "compact to a host CSRGraph" in out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_device_sort_order_equals_the_host_compaction(seed):
+    """layout.sorted_csr (the CUDA backend's sort, run here with numpy) and the host's
+    counting sort give the same rows and ids, long rows and parallel arcs included."""
+    from gpu_core.dynamic.layout import sorted_csr
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    m = int(rng.integers(0, 600))
+    t = np.where(rng.random(m) < 0.3, 0, rng.integers(0, n, m))  # vertex 0: a long row
+    g = CSRGraph.from_edges(n, t, rng.integers(0, n, m), rng.integers(0, 4, m))
+    mg = MutableGraph(g, backend="cpu")
+    model = Model(g)
+    mg.apply(random_batch(mg, model, rng, 40, wmax=3))
+    csr, ids = mg.compact()
+    h = mg.host
+    live = np.flatnonzero(h.state[: h.total] == ARC_LIVE)
+    indptr, indices, weights, ids2 = sorted_csr(np, h.n, live, h.tail[live], h.head[live],
+                                                h.weight[live])
+    np.testing.assert_array_equal(ids, ids2)
+    np.testing.assert_array_equal(csr.indptr, indptr)
+    np.testing.assert_array_equal(csr.indices, indices)
+    np.testing.assert_array_equal(csr.weights, weights)
+    assert_same_csr(mg, model)
