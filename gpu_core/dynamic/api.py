@@ -173,6 +173,7 @@ class MutableGraph:
 
             self.device = DeviceArcs(self.host)
         self._csr: tuple[CSRGraph, np.ndarray] | None = None
+        self._csr_version = -1  # the version self._csr was compacted at
         self.version = 0  # batches applied
 
     # ---- sizes and lookups -------------------------------------------------------------
@@ -242,7 +243,8 @@ class MutableGraph:
         summary = _summary(h, log, total0, n0)
         if self.device is not None:
             self.device.sync(h, summary)
-        self._csr = None
+        # the stale compaction is dropped by the next compact(), not here: freeing ~100 MB
+        # of arrays costs milliseconds, more than the batch itself
         self.version += 1
         summary.elapsed_s = time.perf_counter() - t0
         return summary
@@ -252,11 +254,13 @@ class MutableGraph:
         """(CSRGraph of the live arcs, rows sorted like ``CSRGraph.from_edges``: tail,
         weight, head, then arc id; int64 arc id of each CSR arc). Computed on the device
         for the cupy backend; cached until the next batch."""
-        if self._csr is None:
+        if self._csr is None or self._csr_version != self.version:
+            self._csr = None  # free the stale one first
             if self.device is not None:
                 self._csr = self.device.compact_host()
             else:
                 self._csr = self.host.compact()
+            self._csr_version = self.version
         return self._csr
 
     def graph(self) -> CSRGraph:
