@@ -309,9 +309,13 @@ def pagerank_direct_cuda(g, damping: float, tol: float, max_iter: int):
     dangling = cp.asarray(out == 0)
     inv = np.divide(1.0, out, out=np.zeros(n), where=out > 0)
     memory.ensure_free(pairs.size * 16 + n * 40, "the direct PageRank")
-    # q^T as CSR (row = head): x @ q of direct.py is qt @ x here
-    qt = csp.csr_matrix((cp.asarray(inv[tails]), (cp.asarray(heads), cp.asarray(tails))),
-                        shape=(n, n)) if pairs.size else None
+    # q^T as CSR (row = head, built here in the (data, indices, indptr) form): x @ q of
+    # direct.py is qt @ x here
+    order = np.argsort(heads, kind="stable")
+    indptr = np.zeros(n + 1, np.int32)
+    indptr[1:] = np.cumsum(np.bincount(heads, minlength=n))
+    qt = csp.csr_matrix((cp.asarray(inv[tails[order]]), cp.asarray(tails[order].astype(np.int32)),
+                         cp.asarray(indptr)), shape=(n, n)) if pairs.size else None
     x = cp.full(n, 1.0 / n)
     delta = float("nan")
     for it in range(1, max_iter + 1):
