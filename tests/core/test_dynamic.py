@@ -49,6 +49,21 @@ def test_random_edits_equal_a_fresh_build(family, seed, batches):
     srcs = rng.integers(0, edited.num_nodes, 3)
     np.testing.assert_array_equal(multi_source_sssp(edited, srcs, backend="cpu").dist,
                                   multi_source_sssp(fresh, srcs, backend="cpu").dist)
+    _same_programs(mg, fresh, src, "cpu")
+
+
+def _same_programs(mg, fresh: CSRGraph, src: int, backend: str) -> None:
+    """The vertex programs take the MutableGraph itself and match a fresh build."""
+    from gpu_core.programs import bellman_ford, minimum_spanning_forest, pagerank
+
+    np.testing.assert_array_equal(bellman_ford(mg, src, backend=backend).dist,
+                                  bellman_ford(fresh, src, backend=backend).dist)
+    a = minimum_spanning_forest(mg, backend=backend)
+    b = minimum_spanning_forest(fresh, backend=backend)
+    np.testing.assert_array_equal(np.c_[a.tails, a.heads, a.weights],
+                                  np.c_[b.tails, b.heads, b.weights])
+    np.testing.assert_array_equal(pagerank(mg, backend=backend, max_iter=20).rank,
+                                  pagerank(fresh, backend=backend, max_iter=20).rank)
 
 
 @pytest.mark.parametrize("family", ["random_sparse", "grid_road"])

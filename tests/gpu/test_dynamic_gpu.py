@@ -64,6 +64,14 @@ def test_random_edits_on_the_device_equal_a_fresh_build(family, seed, batches):
     srcs = rng.integers(0, edited.num_nodes, 3)
     np.testing.assert_array_equal(multi_source_sssp(edited, srcs, backend="cupy").dist,
                                   multi_source_sssp(fresh, srcs, backend="cupy").dist)
+    from gpu_core.programs import bellman_ford, minimum_spanning_forest
+
+    np.testing.assert_array_equal(bellman_ford(mg, src, backend="cupy").dist,
+                                  bellman_ford(fresh, src, backend="cpu").dist)
+    a = minimum_spanning_forest(mg, backend="cupy")
+    b = minimum_spanning_forest(fresh, backend="cpu")
+    np.testing.assert_array_equal(np.c_[a.tails, a.heads, a.weights],
+                                  np.c_[b.tails, b.heads, b.weights])
 
 
 def test_billboards_on_an_edited_device_graph():
