@@ -10,13 +10,16 @@ come back to the host, so the work is finished when the clock stops):
   the direct Kruskal oracle (CPU) and scipy's ``minimum_spanning_tree`` (CPU; it drops
   zero-weight edges, so its total is compared only on maps without them);
 * PageRank, ``--iterations`` power iterations (tol 0): framework, the direct CSR power
-  iteration on the same backend and on the CPU (scipy);
+  iteration on the same backend and on the CPU (scipy), and on the GPU the Medusa-style
+  baseline (static per-arc buffers, ``programs/medusa.py``);
 * Bellman-Ford from the vertex of largest out-degree (the paper's Figure 6 source):
-  framework (list; collision on the GPU), ``sssp(strategy="auto")`` and scipy Dijkstra.
+  framework (list; collision on the GPU), the Medusa-style baseline and its layout
+  rebuild alone (host build + upload: what each topology change costs it),
+  ``sssp(strategy="auto")`` and scipy Dijkstra.
 
 Every row is checked against the first row of its program (``ok`` / ``MISMATCH``); the
-table goes to ``vertex_programs.csv``. Figures 5-8 of the paper (Medusa-style baseline,
-copy version, scaling) are not built yet.
+table goes to ``vertex_programs.csv``. Still to do for Figures 5-8: the copy version,
+Borůvka with a rebuild per round, the scaling sweep and the PNGs.
 """
 
 from __future__ import annotations
@@ -117,6 +120,10 @@ def _pagerank_rows(g, backend: str, iters: int) -> list[tuple[str, str, Callable
                      lambda x: x))
         rows.append(("direct CSR", "cupy",
                      lambda: pagerank(g, backend="cupy", method="direct", **kw), rank))
+        from gpu_core.programs.medusa import pagerank_medusa_cuda
+
+        rows.append(("Medusa-style (static buffers)", "cupy",
+                     lambda: pagerank_medusa_cuda(g, 0.85, 0.0, iters), lambda r: r[0]))
     rows.append(("direct CSR (scipy)", "cpu",
                  lambda: pagerank(g, backend="cpu", method="direct", **kw), rank))
     return rows
@@ -137,6 +144,12 @@ def _bf_rows(g, backend: str, source: int) -> list[tuple[str, str, Callable, Cal
 
         rows.append(("framework (collision)", "cupy",
                      lambda: bellman_ford_cuda(g, source, mode="collision")[0], lambda d: d))
+        from gpu_core.programs.medusa import bellman_ford_medusa_cuda, upload_layout
+
+        rows.append(("Medusa-style (static buffers)", "cupy",
+                     lambda: bellman_ford_medusa_cuda(g, source)[0], lambda d: d))
+        rows.append(("Medusa-style layout rebuild", "cupy", lambda: upload_layout(g),
+                     lambda r: None))
     rows.append(("sssp(strategy='auto')", backend,
                  lambda: sssp(g, source, strategy="auto", backend=backend), dist))
     rows.append(("scipy Dijkstra", "cpu", lambda: scipy_distances(g, np.array([source])),

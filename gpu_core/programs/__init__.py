@@ -19,7 +19,8 @@ to 1e-12.
 Layout: ``cpu`` (engine: supersteps, double-buffered bump-allocated message pools, arc
 edits), ``cpu_programs`` (the three programs), ``direct`` (Kruskal, CSR PageRank, the
 undirected edge order), ``common`` (telemetry row, PoolExhaustedError); ``cuda`` +
-``programs.cu``: the GPU engine (also ``mode="collision"``, the paper's ablation). Semantics and how
+``programs.cu``: the GPU engine (also ``mode="collision"``, the paper's ablation);
+``medusa`` + ``medusa.cu``: the paper's Medusa-style baseline (static per-arc buffers). Semantics and how
 to write a program: ``docs/architecture.md``, "Vertex programs (seed 003)".
 """
 

@@ -214,3 +214,19 @@ def test_bench_vertex_programs_on_cupy(tmp_path, capsys):
     impls = {(r["program"], r["implementation"]) for r in rows}
     for prog in ("mst", "pagerank", "bf"):
         assert (prog, "framework (list)") in impls and (prog, "framework (collision)") in impls
+    assert ("bf", "Medusa-style (static buffers)") in impls
+    assert ("pagerank", "Medusa-style (static buffers)") in impls
+
+
+@pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
+def test_medusa_baseline_equals_cpu(name, make):
+    from gpu_core.programs.medusa import bellman_ford_medusa_cuda, pagerank_medusa_cuda
+
+    g = make(seed=6)
+    dist, tel, build_s = bellman_ford_medusa_cuda(g, 0)
+    np.testing.assert_array_equal(dist, bellman_ford(g, 0, backend="cpu").dist)
+    assert len(tel) > 0 and build_s >= 0
+    x, it, _, conv, _ = pagerank_medusa_cuda(g, 0.85, 1e-10, 1000)
+    ref = pagerank(g, backend="cpu", tol=1e-10, max_iter=1000)
+    assert (it, conv) == (ref.iterations, ref.converged)
+    assert np.abs(x - ref.rank).max() <= 1e-12
