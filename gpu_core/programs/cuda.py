@@ -2,7 +2,9 @@
 
 Same superstep semantics as ``cpu.Engine``; differences: vertices run in parallel, list
 insertion uses atomicCAS with Figure 4's randomised cursor (``mode="list"``) or always at
-the head (``mode="collision"``, the paper's ablation), no combiner (every message is a
+the head (``mode="collision"``, the paper's ablation) or with one allocator whose
+messages are copied into the read pool after each superstep (``mode="copy"``, the
+paper's evacuation version of section 4.2, Figure 5), no combiner (every message is a
 list element, as in the paper), and Borůvka's MERGE reduces parallel arcs only for inboxes
 of up to 256 moved arcs (PICK takes the minimum rank anyway, so the forest is the same).
 Results equal the CPU engine's (integers bit-identical, PageRank within 1e-12;
@@ -22,7 +24,7 @@ import numpy as np
 
 from ..device import get_kernel as _device_kernel
 from ..device import memory
-from ..errors import CancelledError, GpuCoreError
+from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
 from .common import PoolExhaustedError, telemetry_rows
 from .cpu import _linked_lists
 
@@ -34,7 +36,9 @@ CTX_SLOTS = (
 ).split()
 SC_STEP, SC_TOTAL, SC_LEN = 0, 9, 10
 CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN = range(5)
-MODES = {"list": 0, "collision": 1}
+# insertion mode per engine mode: "copy" (the paper's evacuation version: one allocator,
+# the inbox copied after each superstep) inserts like "list"
+MODES = {"list": 0, "collision": 1, "copy": 0}
 BLOCK = 256
 ARC_BYTES = 8 * 5 + 4  # tail, head, w, next, delete queue, state
 
@@ -93,7 +97,10 @@ class CudaEngine:
         import cupy as cp
 
         self.cp, self.p, self.n = cp, program, int(n)
-        self.mode, self.seed = MODES[mode], int(seed)
+        if mode not in MODES:
+            raise InvalidArgumentError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        self.mode, self.seed, self.copy = MODES[mode], int(seed), mode == "copy"
+        self.counts = None  # copy mode: per-vertex inbox sizes
         tails = np.ascontiguousarray(tails, dtype=np.int64)
         m = int(tails.shape[0])
         cap = max(m, 1)
@@ -156,6 +163,21 @@ class CudaEngine:
                        self.total], dtype=np.int64)
         return ctx, sc
 
+    def _evacuate(self, s: int, rd: _DevicePool, wr: _DevicePool, active, glob, incoming: int,
+                  grid) -> None:
+        """Copy version: count each vertex's new messages, copy them into the read pool
+        as contiguous runs (relinked as lists) and clear the write pool's heads."""
+        cp = self.cp
+        if rd.cap < incoming:
+            rd.alloc(max(incoming, 2 * rd.cap))
+        if self.counts is None:
+            self.counts = _empty(cp, self.n, np.int64, "inbox counts")
+        ctx, sc_host = self._tables(s, rd, wr, active, glob)  # rd's arrays may be new
+        sc = cp.asarray(sc_host)
+        get_kernel("vp_count_inbox")(grid, (BLOCK,), (ctx, sc, self.counts))
+        offsets = cp.cumsum(self.counts) - self.counts  # exclusive prefix sum
+        get_kernel("vp_evacuate")(grid, (BLOCK,), (ctx, sc, offsets))
+
     def run(self, st: tuple, active, *, max_supersteps: int, on_superstep=None,
             cancel=None) -> np.ndarray:
         """``st``: the program's device arrays; ``active``: uint8 device array. Returns
@@ -178,7 +200,10 @@ class CudaEngine:
             if incoming == 0 and not bool(active.any()):
                 self.stopped_by = "quiet"
                 break
-            rd, wr = self.pools[(s + 1) % 2], self.pools[s % 2]
+            if self.copy:  # one allocator (pools[0]); pools[1] holds the evacuated inbox
+                rd, wr = self.pools[1], self.pools[0]
+            else:
+                rd, wr = self.pools[(s + 1) % 2], self.pools[s % 2]
             need = int(p.message_bound(self.live, n, incoming)) + 1
             if wr.cap < need:
                 wr.alloc(max(need, 2 * wr.cap))
@@ -204,6 +229,8 @@ class CudaEngine:
                 get_kernel("vp_relink")(grid, (BLOCK,), (ctx, sc))
             if ni:
                 get_kernel("vp_insert")((-(-ni // BLOCK),), (BLOCK,), (ctx, sc))
+            if self.copy and incoming:
+                self._evacuate(s, rd, wr, active, glob, incoming, grid)
             self.total += ni
             self.live += ni - nd
             self.agg_r[:] = self.agg_w

@@ -208,6 +208,38 @@ extern "C" __global__ void vp_insert(const u64* ctxp, const i64* sc) {
     c.arc_next[e] = old;  // nobody walks the lists during this kernel
 }
 
+// ---- the copy version (the paper's evacuation version, section 4.2; mode "copy") -------
+// One allocator only: after each superstep every vertex's list in the write pool is
+// counted, then copied into the read pool as a contiguous run (offsets = exclusive prefix
+// sum of the counts, by the host), and the write pool's heads are cleared. The cost of
+// this copy is what the double-buffered lists avoid.
+extern "C" __global__ void vp_count_inbox(const u64* ctxp, const i64* sc, i64* counts) {
+    Ctx c = load_ctx(ctxp, sc);
+    i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+    if (v >= c.n) return;
+    i64 k = 0;
+    for (i64 m = c.w_head[v]; m >= 0; m = c.w_next[m]) ++k;
+    counts[v] = k;
+}
+
+extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64* offsets) {
+    Ctx c = load_ctx(ctxp, sc);
+    i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+    if (v >= c.n) return;
+    i64* r_next = (i64*)c.r_next;
+    i64* r_i = (i64*)c.r_i;
+    double* r_f = (double*)c.r_f;
+    i64 pos = offsets[v];
+    i64 m = c.w_head[v];
+    c.r_head[v] = (m >= 0) ? pos : -1;
+    for (; m >= 0; m = c.w_next[m], ++pos) {
+        for (i64 k = 0; k < c.ki; ++k) r_i[pos * c.ki + k] = c.w_i[m * c.ki + k];
+        for (i64 k = 0; k < c.kf; ++k) r_f[pos * c.kf + k] = c.w_f[m * c.kf + k];
+        r_next[pos] = (c.w_next[m] >= 0) ? pos + 1 : -1;
+    }
+    c.w_head[v] = -1;
+}
+
 // One superstep of a program: a thread per vertex; counts the vertices that ran.
 #define VP_SUPERSTEP(NAME, COMPUTE)                                                      \
     extern "C" __global__ void NAME(const u64* ctxp, const i64* sc, const u64* st) {      \

@@ -20,7 +20,7 @@ from tests.core.families import FAMILIES, FAMILY_NAMES
 cp = pytest.importorskip("cupy")
 pytestmark = pytest.mark.gpu
 
-MODES = ("list", "collision")
+MODES = ("list", "collision", "copy")
 
 
 def _random_graph(seed: int) -> CSRGraph:
@@ -214,6 +214,7 @@ def test_bench_vertex_programs_on_cupy(tmp_path, capsys):
     impls = {(r["program"], r["implementation"]) for r in rows}
     for prog in ("mst", "pagerank", "bf"):
         assert (prog, "framework (list)") in impls and (prog, "framework (collision)") in impls
+    assert ("mst", "framework (copy)") in impls
     assert ("bf", "Medusa-style (static buffers)") in impls
     assert ("pagerank", "Medusa-style (static buffers)") in impls
 
