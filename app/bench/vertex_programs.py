@@ -18,9 +18,10 @@ come back to the host, so the work is finished when the clock stops):
   rebuild alone (host build + upload: what each topology change costs it),
   ``sssp(strategy="auto")`` and scipy Dijkstra.
 
-Every row is checked against the first row of its program (``ok`` / ``MISMATCH``); the
+``--scaling 15:20`` adds the same rows on random graphs of 2^15..2^20 vertices with
+|E| = 16|V| (Figure 8). Every row is checked against the first row of its program (``ok`` / ``MISMATCH``); the
 table goes to ``vertex_programs.csv``. Still to do for Figures 5-8: Borůvka with a
-Medusa-style rebuild per round, the scaling sweep and the PNGs.
+Medusa-style rebuild per round and the PNGs.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--iterations", type=int, default=100, help="PageRank iterations")
     p.add_argument("--seed", type=int, default=1, help="seed of the generators")
     p.add_argument("--out", default="bench_out", help="folder for the CSV")
+    p.add_argument("--scaling", metavar="LO:HI",
+                   help="also random graphs of 2^LO..2^HI vertices, |E| = 16|V|, weights "
+                        "1..1000 (Figure 8: 15:20)")
 
 
 def _framework(backend: str) -> str:
@@ -184,6 +188,30 @@ def run(args: argparse.Namespace) -> int:
     g = CSRGraph.from_any(net)
     print(f"map {label}: {g.num_nodes:,} nodes, {g.num_arcs:,} arcs")
     print(f"backend {backend}: {describe_backend(backend)}")
+    table, failed = _table(g, label, backend, wanted, args)
+    if args.scaling:
+        from app.bench.apsp import random_graph
+
+        lo, _, hi = args.scaling.partition(":")
+        for k in range(int(lo), int(hi or lo) + 1):
+            n = 2**k
+            gk = random_graph(n, 16 * n, 1000, seed=args.seed)
+            print(f"scaling: random graph 2^{k} = {n:,} nodes, {gk.num_arcs:,} arcs")
+            rows, bad = _table(gk, f"random 2^{k}", backend, wanted, args)
+            table += rows
+            failed |= bad
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "vertex_programs.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(table[0]))
+        w.writeheader()
+        w.writerows(table)
+    print(f"wrote {out / 'vertex_programs.csv'}")
+    return 1 if failed else 0
+
+
+def _table(g, label: str, backend: str, wanted: list[str], args) -> tuple[list[dict], bool]:
+    """Timed rows of every wanted program on g, each checked against its first row."""
     source = int(np.argmax(np.diff(g.indptr))) if g.num_nodes else 0
     makers = {"mst": lambda: _mst_rows(g, backend),
               "pagerank": lambda: _pagerank_rows(g, backend, args.iterations),
@@ -199,18 +227,10 @@ def run(args: argparse.Namespace) -> int:
                 first = value
             ok = _same(first, value)
             failed |= not ok
-            row = {"program": prog, "implementation": impl, "backend": be,
-                   "median_ms": round(med * 1e3, 3), "runs": max(1, args.repeats),
-                   "check": "ok" if ok else "MISMATCH"}
+            row = {"graph": label, "nodes": g.num_nodes, "arcs": g.num_arcs, "program": prog,
+                   "implementation": impl, "backend": be, "median_ms": round(med * 1e3, 3),
+                   "runs": max(1, args.repeats), "check": "ok" if ok else "MISMATCH"}
             table.append(row)
-            print(f"  {prog:9s} {impl:28s} {be:5s} {row['median_ms']:11.3f} ms  {row['check']}",
+            print(f"  {prog:9s} {impl:30s} {be:5s} {row['median_ms']:11.3f} ms  {row['check']}",
                   flush=True)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "vertex_programs.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["program", "implementation", "backend", "median_ms",
-                                           "runs", "check"])
-        w.writeheader()
-        w.writerows(table)
-    print(f"wrote {out / 'vertex_programs.csv'}")
-    return 1 if failed else 0
+    return table, failed

@@ -134,7 +134,8 @@ def test_pagerank_bad_output_exit_2(tmp_path, capsys):
 
 def test_bench_vertex_programs_writes_csv(tmp_path, capsys):
     rc = main(["bench", "vertex-programs", "--map", "gen:random:300", "--backend", "cpu",
-               "--repeats", "1", "--iterations", "5", "--out", str(tmp_path)])
+               "--repeats", "1", "--iterations", "5", "--out", str(tmp_path),
+               "--scaling", "6:7"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "MISMATCH" not in text
@@ -143,6 +144,8 @@ def test_bench_vertex_programs_writes_csv(tmp_path, capsys):
     got = {(r["program"], r["implementation"]) for r in rows}
     assert ("mst", "framework") in got and ("pagerank", "direct CSR (scipy)") in got
     assert ("bf", "scipy Dijkstra") in got and all(r["check"] == "ok" for r in rows)
+    assert {r["graph"] for r in rows} == {"gen:random:300", "random 2^6", "random 2^7"}
+    assert {int(r["arcs"]) for r in rows if r["graph"] == "random 2^7"} == {16 * 128}
 
 
 def test_bench_vertex_programs_bad_program():
