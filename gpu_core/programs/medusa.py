@@ -95,6 +95,39 @@ def pagerank_numpy(g: CSRGraph, damping: float, tol: float, max_iter: int):
     return x, max_iter, delta, False
 
 
+def boruvka_round_graphs(n: int, a: np.ndarray, b: np.ndarray) -> list[tuple]:
+    """The graph each Borůvka round starts from, as (vertices, tails, heads) with arcs
+    both ways: what a Medusa-style framework, which cannot change the topology, must
+    rebuild its buffers for once per round (Figure 5). ``a``, ``b``: the undirected edges
+    in rank order (``direct.undirected_edges``)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    rank = np.arange(a.size, dtype=np.int64)  # edges stay in rank order: position = order
+    out = []
+    while a.size:
+        out.append((n, np.r_[a, b], np.r_[b, a]))
+        pos = np.arange(a.size, dtype=np.int64)
+        best = np.full(n, a.size, np.int64)  # each supervertex's lightest edge
+        np.minimum.at(best, a, pos)
+        np.minimum.at(best, b, pos)
+        pick = np.unique(best[best < a.size])
+        m = sp.coo_array((np.ones(pick.size), (a[pick], b[pick])), shape=(n, n))
+        n, label = connected_components(m, directed=False)
+        a, b = label[a], label[b]
+        keep = a != b
+        a, b, rank = np.minimum(a, b)[keep], np.maximum(a, b)[keep], rank[keep]
+        first = np.ones(a.size, bool)  # one edge per supervertex pair: the lightest
+        order = np.lexsort((rank, b, a))
+        a, b, rank = a[order], b[order], rank[order]
+        first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+        a, b, rank = a[first], b[first], rank[first]
+        order = np.argsort(rank)
+        a, b, rank = a[order], b[order], rank[order]
+    return out
+
+
 # ---- the CUDA baseline --------------------------------------------------------------------
 
 
@@ -124,6 +157,18 @@ def upload_layout(g: CSRGraph):
     import cupy as cp
 
     return _upload(cp, g.num_nodes, g.arc_sources(), g.indices, 16)
+
+
+def boruvka_rebuilds_cuda(rounds: list[tuple]) -> float:
+    """Seconds to rebuild and upload the buffers of every round's graph (arcs sorted by
+    tail first, as a CSR would hold them)."""
+    import cupy as cp
+
+    total = 0.0
+    for n, t, h in rounds:
+        order = np.lexsort((h, t))
+        total += _upload(cp, n, t[order], h[order], 16)[1]
+    return total
 
 
 def bellman_ford_medusa_cuda(g: CSRGraph, source: int, *, cancel=None):

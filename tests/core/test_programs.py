@@ -479,3 +479,22 @@ def test_medusa_baseline_numpy_twin(name):
     ref = pagerank(g, backend="cpu", tol=1e-10, max_iter=1000)
     assert (it, conv) == (ref.iterations, ref.converged)
     assert np.abs(x - ref.rank).max() <= 1e-12
+
+
+@pytest.mark.parametrize("name", ["random_sparse", "grid_road", "disconnected", "single_node"])
+def test_boruvka_round_graphs_follow_the_contraction(name):
+    """The graphs the Medusa-style baseline rebuilds for: one per Borůvka round, shrinking
+    to the components, as many as the vertex program's rounds."""
+    from gpu_core.programs.direct import undirected_edges
+    from gpu_core.programs.medusa import boruvka_round_graphs
+    from tests.core.families import make_graph
+
+    g = make_graph(name, 2)
+    a, b, _ = undirected_edges(g)
+    rounds = boruvka_round_graphs(g.num_nodes, a, b)
+    res = minimum_spanning_forest(g, backend="cpu")
+    assert len(rounds) == res.rounds
+    sizes = [r[0] for r in rounds]
+    assert sizes == sorted(sizes, reverse=True) and (not sizes or sizes[0] == g.num_nodes)
+    for n, t, h in rounds:
+        assert t.size == h.size and (t != h).all() and (t < n).all() and (h < n).all()
