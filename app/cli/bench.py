@@ -10,6 +10,7 @@ BENCHES = {
     "billboards": "greedy group betweenness: seed 002 Figure 4",
     "apsp": "many-source / all-pairs: seed 000 Tables 1 and 2",
     "gui": "click-to-route latency and a full redraw (needs PySide6)",
+    "vertex-programs": "seed 003's MST, PageRank, Bellman-Ford: framework vs direct",
 }
 
 
@@ -17,10 +18,11 @@ def register(sub) -> None:
     p = sub.add_parser("bench", help="run a benchmark and print its table")
     bsub = p.add_subparsers(dest="bench", metavar="NAME")
     for name, helptext in BENCHES.items():
+        module = f"app.bench.{name.replace('-', '_')}"
         try:
-            mod = importlib.import_module(f"app.bench.{name}")
+            mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            if exc.name == f"app.bench.{name}":
+            if exc.name == module:
                 continue  # not built yet
             raise
         bp = bsub.add_parser(name, help=helptext)

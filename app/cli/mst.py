@@ -31,7 +31,7 @@ def register(sub) -> None:
     )
     add_map_arguments(p)
     p.add_argument("--backend", default="auto", choices=BACKENDS,
-                   help="compute backend (default auto; the GPU engine is not built yet)")
+                   help="compute backend (default auto: the GPU when one is usable)")
     p.add_argument("--method", default="boruvka", choices=("boruvka", "kruskal"),
                    help="boruvka: the vertex program (default); kruskal: direct union-find")
     p.add_argument("--out", metavar="FILE", help="write the forest as .csv or .geojson")

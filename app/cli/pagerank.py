@@ -36,7 +36,7 @@ def register(sub) -> None:
     p.add_argument("--max-iter", type=int, default=100, metavar="N",
                    help="most iterations, >= 1 (default 100)")
     p.add_argument("--backend", default="auto", choices=BACKENDS,
-                   help="compute backend (default auto; the GPU engine is not built yet)")
+                   help="compute backend (default auto: the GPU when one is usable)")
     p.add_argument("--method", default="framework", choices=("framework", "direct"),
                    help="framework: the vertex program (default); direct: CSR power iteration")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -11,7 +11,7 @@ from app.jobs.common import CancelCheck, Progress, report
 
 @dataclass(frozen=True)
 class MSTOptions:
-    backend: str = "auto"  # auto | cpu | cupy (cupy: not built yet, raises)
+    backend: str = "auto"  # auto | cpu | cupy
     method: str = "boruvka"  # boruvka (the vertex program) | kruskal (direct)
 
 

@@ -11,13 +11,16 @@ Public API (``api``):
 
 Every result carries per-superstep telemetry (``SUPERSTEP_DTYPE``: superstep, active,
 messages, arcs, time_us), streamed to ``on_superstep``; ``cancel`` is polled between
-supersteps. Backends: the CPU engine (``cpu``, numba) only; ``backend="cupy"`` raises
-BackendUnavailableError and ``"auto"`` runs on the CPU (the result's ``note`` says so).
+supersteps. Backends: the CPU engine (``cpu``, numba) and the CUDA engine (``cuda`` +
+``programs.cu``, lists with Figure 4's randomised insertion); ``"auto"`` takes the GPU
+when one is usable. Integer results are bit-identical across backends, PageRank agrees
+to 1e-12.
 
 Layout: ``cpu`` (engine: supersteps, double-buffered bump-allocated message pools, arc
 edits), ``cpu_programs`` (the three programs), ``direct`` (Kruskal, CSR PageRank, the
 undirected edge order), ``common`` (telemetry row, PoolExhaustedError); ``cuda`` +
-``programs.cu``: the GPU engine, an untested draft not wired in yet. Semantics and how
+``programs.cu``: the GPU engine (also ``mode="collision"``, the paper's ablation);
+``medusa`` + ``medusa.cu``: the paper's Medusa-style baseline (static per-arc buffers). Semantics and how
 to write a program: ``docs/architecture.md``, "Vertex programs (seed 003)".
 """
 

@@ -1,16 +1,19 @@
 """Public face of the vertex-program layer: the three programs, their results, validation
-and the backend choice (CPU only so far: the GPU engine is not built yet)."""
+and the backend choice (``cpu``: the numba engine; ``cupy``: the CUDA engine of
+``cuda.py``, lists in the paper's randomised-insertion mode; ``auto``: the GPU when
+``resolve_backend("auto")`` finds one)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..backend import BACKENDS, resolve_backend
-from ..errors import BackendUnavailableError, GpuCoreError, InvalidArgumentError
+from ..errors import GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from ..keys import UNREACHABLE
 from .common import SUPERSTEP_DTYPE
@@ -18,7 +21,6 @@ from .common import SUPERSTEP_DTYPE
 SuperstepCallback = Callable[[np.void], None]  # one SUPERSTEP_DTYPE row per superstep
 CancelCheck = Callable[[], bool]
 
-GPU_NOT_BUILT = "the GPU vertex-program backend is not built yet"
 METHODS_MST = ("boruvka", "kruskal")
 
 
@@ -74,16 +76,13 @@ class MSTResult:
 
 
 def choose_backend(backend: str) -> tuple[str, str]:
-    """('cpu', note): explicit 'cupy' raises, 'auto' runs on the CPU and says why."""
+    """(backend, note): 'cpu' or 'cupy' (BackendUnavailableError when CuPy or a device is
+    missing for an explicit 'cupy'); 'auto' takes the GPU when one is usable."""
     if backend not in BACKENDS:
         raise InvalidArgumentError(
             f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}"
         )
-    if backend == "cupy":
-        raise BackendUnavailableError(f"backend 'cupy': {GPU_NOT_BUILT}; use --backend cpu")
-    if backend == "auto" and resolve_backend("auto") == "cupy":
-        return "cpu", f"auto: {GPU_NOT_BUILT}; ran on the CPU"
-    return "cpu", ""
+    return resolve_backend(backend), ""
 
 
 def check_pagerank_args(damping: float, tol: float, max_iter: int) -> None:
@@ -93,6 +92,18 @@ def check_pagerank_args(damping: float, tol: float, max_iter: int) -> None:
         raise InvalidArgumentError(f"tolerance {tol!r} is negative (give 0 or more)")
     if int(max_iter) < 1:
         raise InvalidArgumentError(f"max_iter {max_iter!r} is below 1")
+
+
+@contextlib.contextmanager
+def _on_device(what: str, backend: str = "cupy") -> Iterator[None]:
+    """CuPy's allocation failures as GpuOutOfMemoryError (nothing to do on the CPU)."""
+    if backend != "cupy":
+        yield
+        return
+    from ..device.memory import oom_as_typed
+
+    with oom_as_typed(f"the {what} vertex program"):
+        yield
 
 
 def _run(engine, st, active, *, limit: int, on_superstep, cancel) -> np.ndarray:
@@ -124,6 +135,13 @@ def bellman_ford(
         raise InvalidArgumentError(f"source {source} is outside 0..{n - 1}")
     be, note = choose_backend(backend)
     t0 = time.perf_counter()
+    if be == "cupy":
+        from .cuda import bellman_ford_cuda
+
+        with _on_device("Bellman-Ford"):
+            dist, tel, steps = bellman_ford_cuda(g, source, on_superstep=on_superstep,
+                                                 cancel=cancel)
+        return BellmanFordResult(dist, steps, be, tel, time.perf_counter() - t0, note)
     eng = Engine(bellman_ford_program(), n, g.arc_sources(), g.indices, g.weights,
                  use_combiner=combiner)
     dist = np.full(n, INF, np.int64)
@@ -165,11 +183,25 @@ def pagerank(
     if n == 0:
         return PageRankResult(np.zeros(0), 0, 0.0, True, 0, be, method, note=note)
     if method == "direct":
-        x, it, delta, conv = pagerank_csr(g, damping, tol, int(max_iter))
+        if be == "cupy":
+            from .cuda import pagerank_direct_cuda as direct
+        else:
+            direct = pagerank_csr
+        with _on_device("PageRank", be):
+            x, it, delta, conv = direct(g, damping, tol, int(max_iter))
         return PageRankResult(x, it, delta, conv, 0, be, method,
                               elapsed_s=time.perf_counter() - t0, note=note)
     pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices, axis=None)
     tails, heads = pairs // n, pairs % n
+    if be == "cupy":
+        from .cuda import pagerank_cuda
+
+        with _on_device("PageRank"):
+            x, master, tel, steps = pagerank_cuda(
+                tails, heads, n, damping, float(tol), int(max_iter),
+                on_superstep=on_superstep, cancel=cancel)
+        return PageRankResult(x, master.iterations, master.delta, master.converged, steps,
+                              be, method, tel, time.perf_counter() - t0, note)
     outdeg = np.bincount(tails, minlength=n).astype(np.int64)
     master = PageRankMaster(n, float(tol), int(max_iter))
     eng = Engine(pagerank_program(master), n, tails, heads, np.zeros_like(tails),
@@ -210,7 +242,17 @@ def minimum_spanning_forest(
     tel = _empty_telemetry()
     supersteps = rounds = 0
     if method == "kruskal":
+        if be == "cupy":  # said only when the GPU was asked for by name
+            be = "cpu"
+            note = "kruskal (the direct oracle) runs on the CPU" if backend == "cupy" else ""
         keep = kruskal_mask(n, a, b).astype(bool) if k else np.zeros(0, bool)
+    elif be == "cupy":
+        from .cuda import boruvka_cuda
+
+        with _on_device("Borůvka"):
+            keep, master, tel, supersteps = boruvka_cuda(
+                n, a, b, on_superstep=on_superstep, cancel=cancel)
+        rounds = master.rounds
     else:
         master = BoruvkaMaster()
         ranks = np.arange(k, dtype=np.int64)

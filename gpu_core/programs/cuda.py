@@ -1,30 +1,34 @@
 """The CUDA vertex-program engine (``programs.cu``) and its three programs.
 
-UNTESTED DRAFT: written on a machine without a GPU and **not wired into** ``api.py``
-(``backend="cupy"`` still raises there). Next step on a GPU: compile, compare with the CPU
-engine (integer programs bit-identical, PageRank within 1e-12), then wire it in.
-
 Same superstep semantics as ``cpu.Engine``; differences: vertices run in parallel, list
 insertion uses atomicCAS with Figure 4's randomised cursor (``mode="list"``) or always at
-the head (``mode="collision"``, the paper's ablation), no combiner (every message is a
+the head (``mode="collision"``, the paper's ablation) or with one allocator whose
+messages are copied into the read pool after each superstep (``mode="copy"``, the
+paper's evacuation version of section 4.2, Figure 5), no combiner (every message is a
 list element, as in the paper), and Borůvka's MERGE reduces parallel arcs only for inboxes
 of up to 256 moved arcs (PICK takes the minimum rank anyway, so the forest is the same).
+Results equal the CPU engine's (integers bit-identical, PageRank within 1e-12;
+``tests/gpu/test_programs_gpu.py``). Every allocation is checked first
+(``device.memory.ensure_free``) and CuPy's OOM becomes GpuOutOfMemoryError; ``cancel`` is
+polled and ``on_superstep`` called between supersteps, as on the CPU.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from ..errors import CancelledError
+from ..device import get_kernel as _device_kernel
+from ..device import memory
+from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
 from .common import PoolExhaustedError, telemetry_rows
 from .cpu import _linked_lists
 
+HERE = Path(__file__).resolve().parent
 # Address table and scalar layouts: the enums CtxSlot / ScSlot / CntSlot of programs.cu.
 CTX_SLOTS = (
     "glob agg_r agg_w first arc_next arc_tail arc_head arc_w arc_state del_q ins_t ins_h "
@@ -32,25 +36,27 @@ CTX_SLOTS = (
 ).split()
 SC_STEP, SC_TOTAL, SC_LEN = 0, 9, 10
 CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN = range(5)
-MODES = {"list": 0, "collision": 1}
+# insertion mode per engine mode: "copy" (the paper's evacuation version: one allocator,
+# the inbox copied after each superstep) inserts like "list"
+MODES = {"list": 0, "collision": 1, "copy": 0}
 BLOCK = 256
-
-
-@functools.cache
-def _module(device_id: int):
-    import cupy as cp
-
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs.cu")
-    with open(path, encoding="utf-8") as fh:
-        src = fh.read()
-    return cp.RawModule(code=src, options=("-std=c++14",))
+ARC_BYTES = 8 * 5 + 4  # tail, head, w, next, delete queue, state
 
 
 def get_kernel(name: str):
-    """A kernel of programs.cu, compiled once per device."""
-    import cupy as cp
+    """A kernel of programs.cu (common.cuh prepended), compiled once per device."""
+    return _device_kernel(HERE / "programs.cu", name)
 
-    return _module(cp.cuda.Device().id).get_function(name)
+
+def _empty(cp, count: int, dtype, what: str, fill=None):
+    """A device array of ``count`` items after the free-memory check (OOM typed)."""
+    nbytes = max(int(count), 1) * np.dtype(dtype).itemsize
+    memory.ensure_free(nbytes, what)
+    with memory.oom_as_typed(what, nbytes):
+        a = cp.empty(max(int(count), 1), dtype=dtype)
+        if fill is not None:
+            a.fill(fill)
+    return a
 
 
 @dataclass(frozen=True)
@@ -69,15 +75,18 @@ class CudaProgram:
 class _DevicePool:
     def __init__(self, cp, n: int, ki: int, kf: int):
         self.cp, self.ki, self.kf = cp, ki, kf
-        self.head = cp.full(max(n, 1), -1, dtype=cp.int64)
+        self.head = _empty(cp, n, np.int64, "message list heads", fill=-1)
         self.alloc(1)
 
     def alloc(self, cap: int) -> None:
         cp = self.cp
+        self.next = self.i = self.f = None  # let the pool reuse the old slots
+        need = int(cap) * 8 * (1 + self.ki + self.kf)
+        memory.ensure_free(need, "a message pool")
         self.cap = int(cap)
-        self.next = cp.empty(self.cap, dtype=cp.int64)
-        self.i = cp.empty(max(self.cap * self.ki, 1), dtype=cp.int64)
-        self.f = cp.empty(max(self.cap * self.kf, 1), dtype=cp.float64)
+        self.next = _empty(cp, self.cap, np.int64, "a message pool")
+        self.i = _empty(cp, self.cap * self.ki, np.int64, "a message pool")
+        self.f = _empty(cp, self.cap * self.kf, np.float64, "a message pool")
 
 
 class CudaEngine:
@@ -88,10 +97,14 @@ class CudaEngine:
         import cupy as cp
 
         self.cp, self.p, self.n = cp, program, int(n)
-        self.mode, self.seed = MODES[mode], int(seed)
+        if mode not in MODES:
+            raise InvalidArgumentError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        self.mode, self.seed, self.copy = MODES[mode], int(seed), mode == "copy"
+        self.counts = None  # copy mode: per-vertex inbox sizes
         tails = np.ascontiguousarray(tails, dtype=np.int64)
         m = int(tails.shape[0])
         cap = max(m, 1)
+        memory.ensure_free(cap * ARC_BYTES + max(self.n, 1) * 8 * 4, f"the {program.name} graph")
         first, nxt = _linked_lists(self.n, tails, cap)
         self.first = cp.asarray(first if self.n else np.full(1, -1, np.int64))
         self.arc_next = cp.asarray(nxt)
@@ -120,6 +133,7 @@ class CudaEngine:
         if need <= cap:
             return
         new = max(need, 2 * cap)
+        memory.ensure_free(new * ARC_BYTES, f"{self.p.name}'s inserted arcs")
 
         def grow(a, fill):
             out = cp.full(new, fill, dtype=a.dtype)
@@ -149,10 +163,30 @@ class CudaEngine:
                        self.total], dtype=np.int64)
         return ctx, sc
 
+    def _evacuate(self, s: int, rd: _DevicePool, wr: _DevicePool, active, glob, incoming: int,
+                  grid) -> None:
+        """Copy version: count each vertex's new messages, copy them into the read pool
+        as contiguous runs (relinked as lists) and clear the write pool's heads."""
+        cp = self.cp
+        if rd.cap < incoming:
+            rd.alloc(max(incoming, 2 * rd.cap))
+        if self.counts is None:
+            self.counts = _empty(cp, self.n, np.int64, "inbox counts")
+        ctx, sc_host = self._tables(s, rd, wr, active, glob)  # rd's arrays may be new
+        sc = cp.asarray(sc_host)
+        get_kernel("vp_count_inbox")(grid, (BLOCK,), (ctx, sc, self.counts))
+        offsets = cp.cumsum(self.counts) - self.counts  # exclusive prefix sum
+        get_kernel("vp_evacuate")(grid, (BLOCK,), (ctx, sc, offsets))
+
     def run(self, st: tuple, active, *, max_supersteps: int, on_superstep=None,
             cancel=None) -> np.ndarray:
         """``st``: the program's device arrays; ``active``: uint8 device array. Returns
         the telemetry (SUPERSTEP_DTYPE)."""
+        with memory.oom_as_typed(f"the {self.p.name} vertex program"):
+            return self._run(st, active, max_supersteps=max_supersteps,
+                             on_superstep=on_superstep, cancel=cancel)
+
+    def _run(self, st: tuple, active, *, max_supersteps: int, on_superstep, cancel):
         cp, p, n = self.cp, self.p, self.n
         rows: list[tuple] = []
         kernel = get_kernel(p.kernel)
@@ -166,14 +200,18 @@ class CudaEngine:
             if incoming == 0 and not bool(active.any()):
                 self.stopped_by = "quiet"
                 break
-            rd, wr = self.pools[(s + 1) % 2], self.pools[s % 2]
+            if self.copy:  # one allocator (pools[0]); pools[1] holds the evacuated inbox
+                rd, wr = self.pools[1], self.pools[0]
+            else:
+                rd, wr = self.pools[(s + 1) % 2], self.pools[s % 2]
             need = int(p.message_bound(self.live, n, incoming)) + 1
             if wr.cap < need:
                 wr.alloc(max(need, 2 * wr.cap))
             inserts = int(p.insert_bound(self.live, n, incoming))
             self._grow_arcs(self.total + inserts)
             if int(self.ins[0].shape[0]) < inserts:
-                self.ins = [cp.zeros(inserts, cp.int64) for _ in range(3)]
+                self.ins = [_empty(cp, inserts, np.int64, "the arc insert queue")
+                            for _ in range(3)]
             t0 = time.perf_counter()
             self.counters[:] = 0  # also frees the write pool: top = 0
             self.agg_w[:] = 0.0
@@ -191,6 +229,8 @@ class CudaEngine:
                 get_kernel("vp_relink")(grid, (BLOCK,), (ctx, sc))
             if ni:
                 get_kernel("vp_insert")((-(-ni // BLOCK),), (BLOCK,), (ctx, sc))
+            if self.copy and incoming:
+                self._evacuate(s, rd, wr, active, glob, incoming, grid)
             self.total += ni
             self.live += ni - nd
             self.agg_r[:] = self.agg_w
@@ -213,8 +253,14 @@ class CudaEngine:
 # ---- the three programs (masters shared with the CPU engine) --------------------------------
 
 
+def _checked(eng: CudaEngine, tel: np.ndarray, limit: int) -> np.ndarray:
+    if eng.stopped_by == "limit":
+        raise GpuCoreError(f"{eng.p.name} did not finish in {limit} supersteps")
+    return tel
+
+
 def bellman_ford_cuda(g, source: int, *, mode: str = "list", **run_kw):
-    """(dist int64 numpy, -1 unreachable; telemetry)."""
+    """(dist int64 numpy, -1 unreachable; telemetry; supersteps)."""
     import cupy as cp
 
     from .cpu_programs import INF
@@ -228,14 +274,16 @@ def bellman_ford_cuda(g, source: int, *, mode: str = "list", **run_kw):
     active[source] = 1
     tel = eng.run((dist, cp.asarray([source], cp.int64)), active, max_supersteps=n + 2,
                   **run_kw)
+    tel = _checked(eng, tel, n + 2)
     out = dist.get()
     out[out == INF] = -1
-    return out, tel
+    return out, tel, eng.supersteps
 
 
 def pagerank_cuda(tails, heads, n: int, damping: float, tol: float, max_iter: int, *,
                   mode: str = "list", **run_kw):
-    """Distinct arcs (tails, heads) as api.pagerank prepares them -> (rank, master, tel)."""
+    """Distinct arcs (tails, heads) as api.pagerank prepares them -> (rank, master, tel,
+    supersteps)."""
     import cupy as cp
 
     from .cpu_programs import PageRankMaster
@@ -248,11 +296,13 @@ def pagerank_cuda(tails, heads, n: int, damping: float, tol: float, max_iter: in
     outdeg = cp.asarray(np.bincount(tails, minlength=n).astype(np.int64))
     st = (x, outdeg, cp.asarray([damping, 1.0 / n]))
     tel = eng.run(st, cp.ones(n, cp.uint8), max_supersteps=max_iter + 2, **run_kw)
-    return x.get(), master, tel
+    tel = _checked(eng, tel, max_iter + 2)
+    return x.get(), master, tel, eng.supersteps
 
 
 def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", **run_kw):
-    """Undirected edges in rank order (direct.undirected_edges) -> (keep mask, master, tel)."""
+    """Undirected edges in rank order (direct.undirected_edges) -> (keep mask, master, tel,
+    supersteps)."""
     import cupy as cp
 
     from .cpu_programs import BoruvkaMaster
@@ -269,4 +319,37 @@ def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", **
     st = (cp.arange(n, dtype=cp.int64), cp.ones(n, cp.uint8), cp.zeros(n, cp.uint8), in_forest)
     limit = 64 * (8 + 2 * max(n, 2).bit_length())
     tel = eng.run(st, cp.ones(n, cp.uint8), max_supersteps=limit, **run_kw)
-    return in_forest.get()[:k].astype(bool), master, tel
+    tel = _checked(eng, tel, limit)
+    return in_forest.get()[:k].astype(bool), master, tel, eng.supersteps
+
+
+def pagerank_direct_cuda(g, damping: float, tol: float, max_iter: int):
+    """``direct.pagerank_csr`` on the device (cupyx sparse power iteration, outside the
+    framework): (rank numpy, iterations, delta, converged)."""
+    import cupy as cp
+    import cupyx.scipy.sparse as csp
+
+    n = g.num_nodes
+    pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices.astype(np.int64))
+    tails, heads = pairs // n, pairs % n
+    out = np.bincount(tails, minlength=n).astype(np.float64)
+    dangling = cp.asarray(out == 0)
+    inv = np.divide(1.0, out, out=np.zeros(n), where=out > 0)
+    memory.ensure_free(pairs.size * 16 + n * 40, "the direct PageRank")
+    # q^T as CSR (row = head, built here in the (data, indices, indptr) form): x @ q of
+    # direct.py is qt @ x here
+    order = np.argsort(heads, kind="stable")
+    indptr = np.zeros(n + 1, np.int32)
+    indptr[1:] = np.cumsum(np.bincount(heads, minlength=n))
+    qt = csp.csr_matrix((cp.asarray(inv[tails[order]]), cp.asarray(tails[order].astype(np.int32)),
+                         cp.asarray(indptr)), shape=(n, n)) if pairs.size else None
+    x = cp.full(n, 1.0 / n)
+    delta = float("nan")
+    for it in range(1, max_iter + 1):
+        last = x
+        flow = qt @ x if qt is not None else cp.zeros_like(x)
+        x = damping * (flow + x[dangling].sum() / n) + (1.0 - damping) / n
+        delta = float(cp.abs(x - last).sum())
+        if delta < n * tol:
+            return x.get(), it, delta, True
+    return x.get(), max_iter, delta, False

@@ -1,7 +1,8 @@
 // Seed 003 on the GPU: a Pregel-style vertex-program framework whose message buffers do
 // not depend on the topology, and the paper's three programs on it.
 //
-// UNTESTED DRAFT: written without a GPU; not yet wired into api.py (see cuda.py).
+// Loaded by cuda.py through gpu_core.device.get_kernel, which prepends device/common.cuh
+// (the i64/u64 typedefs come from there).
 //
 // * Messages: per-vertex lock-free lists (atomicCAS) in two bump-allocated pools used in
 //   alternate supersteps; freeing a pool after it was read is `top = 0` (the host does it)
@@ -15,9 +16,6 @@
 //   by cuda.py in that order), sc the int64 scalars (layout ScSlot), st the program's own
 //   arrays' addresses. A pool or queue that runs out sets counters[CNT_OVERFLOW]; the host
 //   raises PoolExhaustedError: nothing is silently dropped.
-
-typedef long long i64;
-typedef unsigned long long u64;
 
 #define ARC_DEAD 0
 #define ARC_LIVE 1
@@ -208,6 +206,38 @@ extern "C" __global__ void vp_insert(const u64* ctxp, const i64* sc) {
     c.arc_state[e] = ARC_LIVE;
     i64 old = (i64)atomicExch((u64*)&c.first[t], (u64)e);
     c.arc_next[e] = old;  // nobody walks the lists during this kernel
+}
+
+// ---- the copy version (the paper's evacuation version, section 4.2; mode "copy") -------
+// One allocator only: after each superstep every vertex's list in the write pool is
+// counted, then copied into the read pool as a contiguous run (offsets = exclusive prefix
+// sum of the counts, by the host), and the write pool's heads are cleared. The cost of
+// this copy is what the double-buffered lists avoid.
+extern "C" __global__ void vp_count_inbox(const u64* ctxp, const i64* sc, i64* counts) {
+    Ctx c = load_ctx(ctxp, sc);
+    i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+    if (v >= c.n) return;
+    i64 k = 0;
+    for (i64 m = c.w_head[v]; m >= 0; m = c.w_next[m]) ++k;
+    counts[v] = k;
+}
+
+extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64* offsets) {
+    Ctx c = load_ctx(ctxp, sc);
+    i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;
+    if (v >= c.n) return;
+    i64* r_next = (i64*)c.r_next;
+    i64* r_i = (i64*)c.r_i;
+    double* r_f = (double*)c.r_f;
+    i64 pos = offsets[v];
+    i64 m = c.w_head[v];
+    c.r_head[v] = (m >= 0) ? pos : -1;
+    for (; m >= 0; m = c.w_next[m], ++pos) {
+        for (i64 k = 0; k < c.ki; ++k) r_i[pos * c.ki + k] = c.w_i[m * c.ki + k];
+        for (i64 k = 0; k < c.kf; ++k) r_f[pos * c.kf + k] = c.w_f[m * c.kf + k];
+        r_next[pos] = (c.w_next[m] >= 0) ? pos + 1 : -1;
+    }
+    c.w_head[v] = -1;
 }
 
 // One superstep of a program: a thread per vertex; counts the vertices that ran.

@@ -1,0 +1,293 @@
+"""Public face of the mutable graph: :class:`MutableGraph`, :class:`EditBatch`, the
+summary of an applied batch, and the messages of invalid edits.
+
+Arc ids are stable: the arcs of the starting graph keep their CSR index as id, an
+inserted arc gets the next id (``next_arc_id``) and keeps it, and a deleted id is never
+handed out again. Vertex ids work the same way (added vertices get ``num_nodes``, ...).
+An arc is live, disabled (closed: skipped by every search, can be enabled again) or
+deleted (gone for good). A batch is applied atomically: an invalid edit raises
+InvalidArgumentError naming it and leaves the graph as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backend import BACKENDS, resolve_backend
+from ..errors import InvalidArgumentError
+from ..graph import CSRGraph, GraphLike
+from .cpu import HostArcs
+from .layout import ARC_LIVE, OP_NAMES, OPS, STATE_NAMES, describe_error
+
+
+def _ints(values, what: str = "ids") -> np.ndarray:
+    a = np.atleast_1d(np.asarray(values))
+    if a.size and not np.issubdtype(a.dtype, np.integer):
+        raise InvalidArgumentError(f"{what} must be integers, got {a.ravel()[0]!r}")
+    return a.astype(np.int64).ravel()
+
+
+class EditBatch:
+    """An ordered list of edits; made by :meth:`MutableGraph.batch`, which knows the ids
+    that inserted arcs and added vertices will get (so later edits of the same batch can
+    address them). Methods return the new ids where there are any; the others return the
+    batch, so calls chain."""
+
+    def __init__(self, next_arc_id: int, next_node_id: int, lookup=None):
+        self.first_arc_id = self.next_arc_id = int(next_arc_id)
+        self.first_node_id = self.next_node_id = int(next_node_id)
+        self._lookup = lookup  # arc id -> (tail, head) of arcs before this batch
+        self._chunks: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pending: dict[int, tuple[int, int]] = {}  # split needs inserted arcs' ends
+
+    def _add(self, op: int, a, b=0, c=0) -> None:
+        a, b, c = _ints(a), _ints(b, "vertices"), _ints(c, "weights")
+        try:
+            b = np.broadcast_to(b, a.shape).astype(np.int64)
+            c = np.broadcast_to(c, a.shape).astype(np.int64)
+        except ValueError as exc:
+            raise InvalidArgumentError(
+                f"{OP_NAMES[op]}: {a.size} items but a value list of another length") from exc
+        self._chunks.append((op, a, b, c))
+
+    def disable(self, arcs) -> EditBatch:
+        """Close arcs (kept, skipped by searches until enabled)."""
+        self._add(OPS["disable"], arcs)
+        return self
+
+    def enable(self, arcs) -> EditBatch:
+        """Reopen disabled arcs (live arcs stay live)."""
+        self._add(OPS["enable"], arcs)
+        return self
+
+    def set_weight(self, arcs, weights) -> EditBatch:
+        """New weights (int32 >= 0), one per arc or one for all."""
+        self._add(OPS["set_weight"], arcs, 0, weights)
+        return self
+
+    def delete(self, arcs) -> EditBatch:
+        """Delete arcs for good: their ids are never reused."""
+        self._add(OPS["delete"], arcs)
+        return self
+
+    def insert(self, tails, heads, weights) -> np.ndarray:
+        """New arcs tail -> head; returns their ids (int64, in order)."""
+        t, h = _ints(tails, "tails"), _ints(heads, "heads")
+        if t.shape != h.shape:
+            raise InvalidArgumentError(f"{t.size} tails but {h.size} heads")
+        self._add(OPS["insert"], t, h, weights)
+        ids = np.arange(self.next_arc_id, self.next_arc_id + t.size, dtype=np.int64)
+        self.next_arc_id += t.size
+        if t.size <= 16:  # small inserts may be split later in the batch
+            self._pending.update(zip(ids.tolist(), zip(t.tolist(), h.tolist(), strict=True),
+                                     strict=True))
+        return ids
+
+    def add_vertices(self, count: int = 1) -> np.ndarray:
+        """New vertices without arcs; returns their ids."""
+        count = int(count)
+        if count < 0:
+            raise InvalidArgumentError(f"vertex count {count} is negative")
+        self._add(OPS["add_vertex"], np.zeros(count, np.int64))
+        ids = np.arange(self.next_node_id, self.next_node_id + count, dtype=np.int64)
+        self.next_node_id += count
+        return ids
+
+    def split(self, arc: int, first_weight: int, second_weight: int) -> tuple[int, int, int]:
+        """Split ``arc`` (tail -> head) at a point: a new vertex x, arcs tail -> x and
+        x -> head with the given weights, the original disabled. Returns (x, arc to x,
+        arc from x)."""
+        arc = int(arc)
+        ends = self._pending.get(arc)
+        if ends is None:
+            if self._lookup is None:
+                raise InvalidArgumentError("split needs a batch made by MutableGraph.batch()")
+            ends = self._lookup(arc)
+        t, h = ends
+        (x,) = self.add_vertices(1)
+        a1, a2 = self.insert([t, int(x)], [int(x), h], [first_weight, second_weight])
+        self.disable(arc)
+        return int(x), int(a1), int(a2)
+
+    def __len__(self) -> int:
+        return sum(int(ch[1].size) for ch in self._chunks)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(op uint8, a, b, c int64): arc id (or tail), head, weight of every edit in order."""
+        if not self._chunks:
+            z = np.zeros(0, np.int64)
+            return np.zeros(0, np.uint8), z, z, z
+        ops = np.concatenate([np.full(ch[1].size, ch[0], np.uint8) for ch in self._chunks])
+        a, b, c = (np.concatenate([ch[k] for ch in self._chunks]) for k in (1, 2, 3))
+        return ops, a, b, c
+
+
+@dataclass
+class EditSummary:
+    """What an applied batch changed: for issue 15's incremental repair and undo."""
+
+    arcs: np.ndarray  # int64 ids of pre-existing arcs the batch touched (first-edit order)
+    old_state: np.ndarray  # uint8 ARC_* before the batch
+    new_state: np.ndarray
+    old_weight: np.ndarray  # int32
+    new_weight: np.ndarray
+    inserted: np.ndarray  # int64 ids of the inserted arcs
+    added_vertices: np.ndarray  # int64 ids of the new vertices
+    elapsed_s: float = 0.0
+
+    @property
+    def changed(self) -> int:
+        """Arcs whose state or weight differs now, plus the inserted ones."""
+        diff = (self.old_state != self.new_state) | (self.old_weight != self.new_weight)
+        return int(diff.sum()) + int(self.inserted.size)
+
+
+class MutableGraph:
+    """A graph taking batches of edits by stable ids, on the CPU or the GPU.
+
+    ``backend``: ``cpu`` keeps the arcs in host arrays; ``cupy`` keeps a device copy that
+    each batch updates in place (one upload of the batch's net changes, a scatter and a
+    linking kernel: no host-side rebuild). Both validate on the host, where a state byte
+    per arc is mirrored, so errors are typed and atomic. ``compact()`` gives a CSRGraph for
+    every existing capability (``sssp``, ``multi_source``, betweenness); the graph itself
+    is GraphLike too (``indptr``/``indices``/``weights`` of that compaction), so
+    ``sssp(mg, source)`` works as is.
+    """
+
+    def __init__(self, graph: GraphLike, *, backend: str = "auto",
+                 reserve_arcs: int | None = None, reserve_nodes: int | None = None):
+        if backend not in BACKENDS:
+            raise InvalidArgumentError(
+                f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        g = CSRGraph.from_any(graph)
+        self.backend = resolve_backend(backend)
+        m = g.num_arcs
+        self.host = HostArcs(g, reserve_arcs if reserve_arcs is not None else max(1024, m // 8),
+                             reserve_nodes if reserve_nodes is not None
+                             else max(256, g.num_nodes // 64))
+        self.device = None
+        if self.backend == "cupy":
+            from .cuda import DeviceArcs
+
+            self.device = DeviceArcs(self.host)
+        self._csr: tuple[CSRGraph, np.ndarray] | None = None
+        self._csr_version = -1  # the version self._csr was compacted at
+        self.version = 0  # batches applied
+
+    # ---- sizes and lookups -------------------------------------------------------------
+    @property
+    def num_nodes(self) -> int:
+        return self.host.n
+
+    @property
+    def next_arc_id(self) -> int:
+        """Ids handed out so far (live, disabled and deleted arcs)."""
+        return self.host.total
+
+    @property
+    def num_live_arcs(self) -> int:
+        return int((self.host.state[: self.host.total] == ARC_LIVE).sum())
+
+    def _check_arc(self, arc: int) -> int:
+        arc = int(arc)
+        if not 0 <= arc < self.host.total:
+            raise InvalidArgumentError(
+                f"arc id {arc} does not exist (ids 0..{self.host.total - 1})")
+        return arc
+
+    def arc(self, arc: int) -> tuple[int, int, int, str]:
+        """(tail, head, weight, state name) of an arc id."""
+        e = self._check_arc(arc)
+        h = self.host
+        return (int(h.tail[e]), int(h.head[e]), int(h.weight[e]),
+                STATE_NAMES[int(h.state[e])])
+
+    def arcs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(tail, head, weight, state) by arc id, copies of the host mirror."""
+        h = self.host
+        k = h.total
+        return h.tail[:k].copy(), h.head[:k].copy(), h.weight[:k].copy(), h.state[:k].copy()
+
+    def out_arcs(self, v: int) -> np.ndarray:
+        """Ids of the live out-arcs of ``v`` (base row, then inserted arcs newest first)."""
+        v = int(v)
+        if not 0 <= v < self.host.n:
+            raise InvalidArgumentError(f"vertex {v} is outside 0..{self.host.n - 1}")
+        return self.host.out_arcs(v)
+
+    # ---- edits -------------------------------------------------------------------------
+    def batch(self) -> EditBatch:
+        """An empty batch whose inserted arcs / added vertices get this graph's next ids."""
+        h = self.host
+        return EditBatch(h.total, h.n, lookup=lambda e: self.arc(e)[:2])
+
+    def apply(self, batch: EditBatch) -> EditSummary:
+        """Apply a batch atomically (InvalidArgumentError naming the first bad edit)."""
+        import time
+
+        h = self.host
+        if not isinstance(batch, EditBatch):
+            raise InvalidArgumentError(f"apply takes an EditBatch, not {type(batch).__name__}")
+        if (batch.first_arc_id, batch.first_node_id) != (h.total, h.n):
+            raise InvalidArgumentError(
+                f"batch made for arc id {batch.first_arc_id} / vertex {batch.first_node_id}, "
+                f"but the graph is at {h.total} / {h.n}: apply batches in the order made")
+        t0 = time.perf_counter()
+        ops, a, b, c = batch.arrays()
+        total0, n0 = h.total, h.n
+        code, i, log, total, n = h.apply(ops, a, b, c)
+        if code:
+            raise InvalidArgumentError(describe_error(code, i, ops, a, b, c, total, n))
+        summary = _summary(h, log, total0, n0)
+        if self.device is not None:
+            self.device.sync(h, summary)
+        # the stale compaction is dropped by the next compact(), not here: freeing ~100 MB
+        # of arrays costs milliseconds, more than the batch itself
+        self.version += 1
+        summary.elapsed_s = time.perf_counter() - t0
+        return summary
+
+    # ---- back to CSR -------------------------------------------------------------------
+    def compact(self) -> tuple[CSRGraph, np.ndarray]:
+        """(CSRGraph of the live arcs, rows sorted like ``CSRGraph.from_edges``: tail,
+        weight, head, then arc id; int64 arc id of each CSR arc). Computed on the device
+        for the cupy backend; cached until the next batch."""
+        if self._csr is None or self._csr_version != self.version:
+            self._csr = None  # free the stale one first
+            if self.device is not None:
+                self._csr = self.device.compact_host()
+            else:
+                self._csr = self.host.compact()
+            self._csr_version = self.version
+        return self._csr
+
+    def graph(self) -> CSRGraph:
+        """The compacted CSRGraph alone (what ``sssp`` & co. take)."""
+        return self.compact()[0]
+
+    # GraphLike: every capability takes the MutableGraph itself (its current compaction;
+    # the arrays stay the same objects until the next batch, so device copies are reused)
+    @property
+    def indptr(self) -> np.ndarray:
+        return self.graph().indptr
+
+    @property
+    def indices(self) -> np.ndarray:
+        return self.graph().indices
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.graph().weights
+
+
+def _summary(h: HostArcs, log: tuple[np.ndarray, np.ndarray, np.ndarray], total0: int,
+             n0: int) -> EditSummary:
+    arcs, st, w = log  # each pre-existing arc once, with its values before the batch
+    return EditSummary(
+        arcs=arcs, old_state=st, new_state=h.state[arcs],
+        old_weight=w, new_weight=h.weight[arcs],
+        inserted=np.arange(total0, h.total, dtype=np.int64),
+        added_vertices=np.arange(n0, h.n, dtype=np.int64),
+    )
