@@ -34,6 +34,13 @@ def _json(name: str) -> dict:
         return json.load(fh)
 
 
+def cli_help(command: str) -> tuple[str, str]:
+    """(help, description) of ``signpost COMMAND`` (``cli_help.json``: prose kept out of
+    the code, one place for every command's text)."""
+    entry = _json("cli_help.json")[command]
+    return entry["help"], entry["description"]
+
+
 def colormap_names() -> list[str]:
     return sorted(_json("colormaps.json"))
 

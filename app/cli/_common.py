@@ -17,6 +17,7 @@ PROFILE_HELP = (
     "default length for geographic maps; omit it for DIMACS/PACE graphs (their weights "
     "come from the file)"
 )
+BACKEND_HELP = "compute backend (default auto: the GPU when one is usable)"
 SNAP_HELP = "farthest a LON,LAT point may lie from a road, metres (default 1000)"
 
 

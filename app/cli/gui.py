@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+import resources
 from app.cli._common import SNAP_HELP, add_command
 
-HELP = "open the desktop application"
-DESCRIPTION = (
-    "Open the map in the desktop application (default: the bundled sample "
-    "map). Left click sets the source, right click the destination. With --route the "
-    "route is found as clicks would find it and printed as `signpost route --json` "
-    "prints it; with --screenshot the window is saved once it is drawn and the app exits."
-)
+# argparse help and description: resources/cli_help.json
+HELP, DESCRIPTION = resources.cli_help("gui")
 
 
 def register(sub) -> None:

@@ -8,35 +8,26 @@ from typing import Any
 
 import numpy as np
 
+import resources
 from app.cli import CliError
 from app.cli._atomic import check_out, write_text_atomic
-from app.cli._common import Timer, add_map_arguments, open_map
+from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, open_map
 from app.jobs.common import json_safe, unit_info
 
 OUT_EXT = (".csv", ".geojson")
 
 
-def register(sub) -> None:
-    from gpu_core.backend import BACKENDS
+# argparse help and description: resources/cli_help.json
+HELP, DESCRIPTION = resources.cli_help("mst")
 
-    p = sub.add_parser(
-        "mst",
-        help="minimum spanning forest (Borůvka vertex program, seed 003)",
-        description="Minimum spanning forest of the map's undirected graph: an edge {u, v} "
-        "weighs the lightest arc between u and v either way; a disconnected map gives one "
-        "tree per component; ties are broken as Kruskal on (weight, smaller node index, "
-        "larger node index), so the edge set is unique. Weights are in the profile's unit. "
-        "--out FILE.csv writes 'from_id,to_id,weight' per forest edge (ids of the map "
-        "file); FILE.geojson the edges as LineStrings with the same properties.",
-    )
-    add_map_arguments(p)
-    p.add_argument("--backend", default="auto", choices=BACKENDS,
-                   help="compute backend (default auto: the GPU when one is usable)")
+
+def register(sub) -> None:
+    p = add_command(sub, "mst", run, HELP, DESCRIPTION)
+    add_backend_argument(p, BACKEND_HELP)
     p.add_argument("--method", default="boruvka", choices=("boruvka", "kruskal"),
                    help="boruvka: the vertex program (default); kruskal: direct union-find")
     p.add_argument("--out", metavar="FILE", help="write the forest as .csv or .geojson")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
 
 
 def write_csv(fh, res) -> None:

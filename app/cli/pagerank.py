@@ -7,27 +7,21 @@ import json
 import math
 from typing import Any
 
+import resources
 from app.cli import CliError
 from app.cli._atomic import check_out, write_text_atomic
-from app.cli._common import Timer, add_map_arguments, open_map
+from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, open_map
 from app.jobs.common import json_safe
 
 TOP = 10
 
 
-def register(sub) -> None:
-    from gpu_core.backend import BACKENDS
+# argparse help and description: resources/cli_help.json
+HELP, DESCRIPTION = resources.cli_help("pagerank")
 
-    p = sub.add_parser(
-        "pagerank",
-        help="PageRank of every node, written as CSV (vertex program, seed 003)",
-        description="PageRank as networkx.pagerank(G, weight=None) defines it, G the map's "
-        "directed graph with every node: parallel arcs count once, a self-loop is an "
-        "out-arc, a dead end's rank is spread over all nodes. Iterates until the L1 change "
-        "falls below TOL x nodes or MAX_ITER iterations. --out FILE.csv writes "
-        "'node_id,rank' per node (ids of the map file, full float64 precision).",
-    )
-    add_map_arguments(p)
+
+def register(sub) -> None:
+    p = add_command(sub, "pagerank", run, HELP, DESCRIPTION)
     p.add_argument("--out", required=True, metavar="FILE", help="output .csv")
     p.add_argument("--damping", type=float, default=0.85, help="damping factor in (0, 1) "
                    "(default 0.85)")
@@ -35,12 +29,10 @@ def register(sub) -> None:
                    help="tolerance, >= 0 (default 1e-6)")
     p.add_argument("--max-iter", type=int, default=100, metavar="N",
                    help="most iterations, >= 1 (default 100)")
-    p.add_argument("--backend", default="auto", choices=BACKENDS,
-                   help="compute backend (default auto: the GPU when one is usable)")
+    add_backend_argument(p, BACKEND_HELP)
     p.add_argument("--method", default="framework", choices=("framework", "direct"),
                    help="framework: the vertex program (default); direct: CSR power iteration")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=run)
 
 
 def check_args(args: argparse.Namespace) -> None:

@@ -5,16 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
+import resources
 from app.cli._common import add_command, add_search_arguments, fmt_duration, open_map
 
-HELP = "the least-cost route between two points"
-DESCRIPTION = (
-    "Find the least-cost route between two points. A point is LON,LAT in "
-    "degrees (snapped to the nearest road arc; the route starts at that arc's nearer "
-    "endpoint) or node:ID (the id in the map file: OSM node id, DIMACS vertex number). "
-    "Cost is in the profile's unit: decimetres (length) or deciseconds (walk, drive, "
-    "multimodal); DIMACS graphs use the file's own weights."
-)
+# argparse help and description: resources/cli_help.json
+HELP, DESCRIPTION = resources.cli_help("route")
 
 
 def register(sub) -> None:

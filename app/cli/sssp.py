@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 
+import resources
 from app.cli import CliError
 from app.cli._common import add_command, add_search_arguments, open_map
 
@@ -14,13 +15,8 @@ OUT_EXT = (".csv", ".npy")
 NPY_DTYPE = np.dtype([("node_id", "<i8"), ("cost", "<i8")])
 
 
-HELP = "least cost from one point to every node, written as CSV or NPY"
-DESCRIPTION = (
-    "Single-source shortest paths. --out FILE.csv writes 'node_id,cost' with "
-    "one row per node (cost empty when unreachable); FILE.npy a structured array with "
-    "fields node_id (int64) and cost (int64, -1 when unreachable). Costs are in the "
-    "profile's unit (dm for length, ds for walk/drive/multimodal, the file's for DIMACS)."
-)
+# argparse help and description: resources/cli_help.json
+HELP, DESCRIPTION = resources.cli_help("sssp")
 
 
 def register(sub) -> None:

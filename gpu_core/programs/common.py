@@ -28,3 +28,19 @@ class PoolExhaustedError(GpuCoreError):
 def telemetry_rows(rows: list[tuple]) -> np.ndarray:
     """Structured array (SUPERSTEP_DTYPE) from (superstep, active, messages, arcs, time_us)."""
     return np.array(rows, dtype=SUPERSTEP_DTYPE) if rows else np.zeros(0, SUPERSTEP_DTYPE)
+
+
+# The per-arc arrays of an engine, with the fill of their new entries (None: the
+# backend's "dead" arc state).
+ARC_ARRAYS = (("arc_tail", 0), ("arc_head", 0), ("arc_w", 0), ("arc_next", -1),
+              ("arc_state", None), ("del_q", 0))
+
+
+def grow_arc_arrays(xp, engine, new: int, dead_state: int) -> None:
+    """Replace ``engine``'s per-arc arrays (numpy or CuPy, ``xp``) by copies of ``new``
+    entries: the old ones first, then fills (arcs inserted later take them)."""
+    for name, fill in ARC_ARRAYS:
+        a = getattr(engine, name)
+        out = xp.full(new, dead_state if fill is None else fill, dtype=a.dtype)
+        out[: a.shape[0]] = a
+        setattr(engine, name, out)

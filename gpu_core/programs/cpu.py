@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from ..errors import CancelledError
-from .common import PoolExhaustedError, telemetry_rows
+from .common import PoolExhaustedError, grow_arc_arrays, telemetry_rows
 
 # What compute sees. Read: step, glob (set by the master between supersteps), agg_r
 # (aggregates of the previous superstep), first/arc_* (topology), r_* (inbox pool).
@@ -272,17 +272,7 @@ class Engine:
         if need <= cap:
             return
         new = max(need, 2 * cap)
-
-        def grow(a, fill):
-            out = np.full(new, fill, dtype=a.dtype)
-            out[:cap] = a
-            return out
-
-        self.arc_tail, self.arc_head, self.arc_w = (grow(a, 0) for a in
-                                                    (self.arc_tail, self.arc_head, self.arc_w))
-        self.arc_next = grow(self.arc_next, -1)
-        self.arc_state = grow(self.arc_state, ARC_DEAD)
-        self.del_q = grow(self.del_q, 0)
+        grow_arc_arrays(np, self, new, ARC_DEAD)
 
     def _ctx(self, step: np.ndarray, rd: _Pool, wr: _Pool) -> Ctx:
         ins_t, ins_h, ins_w = self.ins

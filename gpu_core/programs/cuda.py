@@ -25,7 +25,7 @@ import numpy as np
 from ..device import get_kernel as _device_kernel
 from ..device import memory
 from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
-from .common import PoolExhaustedError, telemetry_rows
+from .common import PoolExhaustedError, grow_arc_arrays, telemetry_rows
 from .cpu import _linked_lists
 
 HERE = Path(__file__).resolve().parent
@@ -134,17 +134,7 @@ class CudaEngine:
             return
         new = max(need, 2 * cap)
         memory.ensure_free(new * ARC_BYTES, f"{self.p.name}'s inserted arcs")
-
-        def grow(a, fill):
-            out = cp.full(new, fill, dtype=a.dtype)
-            out[:cap] = a
-            return out
-
-        self.arc_tail, self.arc_head, self.arc_w = (grow(a, 0) for a in
-                                                    (self.arc_tail, self.arc_head, self.arc_w))
-        self.arc_next = grow(self.arc_next, -1)
-        self.arc_state = grow(self.arc_state, 0)
-        self.del_q = grow(self.del_q, 0)
+        grow_arc_arrays(cp, self, new, 0)
 
     def _tables(self, step: int, rd: _DevicePool, wr: _DevicePool, active, glob):
         cp = self.cp
