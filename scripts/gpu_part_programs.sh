@@ -10,7 +10,7 @@ MODE=${MODE:-quick}
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$OUT"
 signpost() { $PY -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))' "$@"; }
-SCALING=15:18
+SCALING=15:16
 [ "$MODE" = full ] && SCALING=15:20
 MAP=gen:random:1048576
 [ -f .gpu_maps/NE.gr.xz ] && MAP=.gpu_maps/NE.gr.xz
