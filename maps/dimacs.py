@@ -17,6 +17,10 @@ the line letter; the right number of numbers on every line) and converts them wi
 fast path does not accept (comments between arcs, bad tokens, out-of-range values) goes
 to a line-by-line parser, which is the reference: it either accepts the file the same way
 or raises :class:`~maps.errors.MapFormatError` naming the file and line.
+
+Longer than our ~500-line habit on purpose: the three formats share the p-line reader,
+both parsing tiers and the count checks, and splitting them would separate each fast path
+from the reference parser it must agree with.
 """
 
 from __future__ import annotations
