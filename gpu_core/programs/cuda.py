@@ -312,34 +312,3 @@ def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", **
     tel = _checked(eng, tel, limit)
     return in_forest.get()[:k].astype(bool), master, tel, eng.supersteps
 
-
-def pagerank_direct_cuda(g, damping: float, tol: float, max_iter: int):
-    """``direct.pagerank_csr`` on the device (cupyx sparse power iteration, outside the
-    framework): (rank numpy, iterations, delta, converged)."""
-    import cupy as cp
-    import cupyx.scipy.sparse as csp
-
-    n = g.num_nodes
-    pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices.astype(np.int64))
-    tails, heads = pairs // n, pairs % n
-    out = np.bincount(tails, minlength=n).astype(np.float64)
-    dangling = cp.asarray(out == 0)
-    inv = np.divide(1.0, out, out=np.zeros(n), where=out > 0)
-    memory.ensure_free(pairs.size * 16 + n * 40, "the direct PageRank")
-    # q^T as CSR (row = head, built here in the (data, indices, indptr) form): x @ q of
-    # direct.py is qt @ x here
-    order = np.argsort(heads, kind="stable")
-    indptr = np.zeros(n + 1, np.int32)
-    indptr[1:] = np.cumsum(np.bincount(heads, minlength=n))
-    qt = csp.csr_matrix((cp.asarray(inv[tails[order]]), cp.asarray(tails[order].astype(np.int32)),
-                         cp.asarray(indptr)), shape=(n, n)) if pairs.size else None
-    x = cp.full(n, 1.0 / n)
-    delta = float("nan")
-    for it in range(1, max_iter + 1):
-        last = x
-        flow = qt @ x if qt is not None else cp.zeros_like(x)
-        x = damping * (flow + x[dangling].sum() / n) + (1.0 - damping) / n
-        delta = float(cp.abs(x - last).sum())
-        if delta < n * tol:
-            return x.get(), it, delta, True
-    return x.get(), max_iter, delta, False
