@@ -199,7 +199,7 @@ def pagerank(
 
         with _on_device("PageRank"):
             x, master, tel, steps = pagerank_cuda(
-                tails, heads, n, damping, float(tol), int(max_iter),
+                tails, heads, n, damping, float(tol), int(max_iter), graph=g,
                 on_superstep=on_superstep, cancel=cancel)
         return PageRankResult(x, master.iterations, master.delta, master.converged, steps,
                               be, method, tel, time.perf_counter() - t0, note)
@@ -259,7 +259,7 @@ def minimum_spanning_forest(
 
         with _on_device("Borůvka"):
             keep, master, tel, supersteps = boruvka_cuda(
-                n, a, b, on_superstep=on_superstep, cancel=cancel)
+                n, a, b, graph=g, on_superstep=on_superstep, cancel=cancel)
         rounds = master.rounds
     else:
         master = BoruvkaMaster()
