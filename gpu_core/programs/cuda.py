@@ -263,7 +263,8 @@ class CudaEngine:
                 self._evacuate(s, rd, wr, active, glob, incoming, grid)
             self.total += ni
             self.live += ni - nd
-            self.agg_r[:] = self.agg_w
+            if p.aggregators:
+                self.agg_r[:] = self.agg_w
             if nd or ni or self.copy:
                 cp.cuda.Stream.null.synchronize()  # the edit kernels belong to this superstep
             rows.append((s, int(cnt[CNT_RAN]), incoming, self.live,
