@@ -67,3 +67,27 @@ def test_direct_pagerank_equals_scipy(name, make, tol, max_iter):
 @pytest.mark.parametrize("seed", range(20))
 def test_direct_pagerank_random_sweep(seed):
     _check_pagerank(_random_graph(seed), 1e-8, 300)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_framework_repeats_on_the_cached_graph(seed):
+    """The engine starts each run from a device copy of the per-graph arc lists: Borůvka's
+    topology edits of one run must not leak into the next (every mode)."""
+    from gpu_core.programs import bellman_ford, minimum_spanning_forest, pagerank
+    from gpu_core.programs.cuda import boruvka_cuda
+
+    g = _random_graph(100 + seed)
+    cpu = minimum_spanning_forest(g, backend="cpu")
+    a, b, _ = undirected_edges(g)
+    for _ in range(2):
+        gpu = minimum_spanning_forest(g, backend="cupy")
+        np.testing.assert_array_equal(np.c_[gpu.tails, gpu.heads], np.c_[cpu.tails, cpu.heads])
+        for mode in ("list", "collision", "copy"):
+            keep = boruvka_cuda(g.num_nodes, a, b, mode=mode, graph=g)[0]
+            np.testing.assert_array_equal(np.c_[a[keep], b[keep]], np.c_[cpu.tails, cpu.heads])
+        np.testing.assert_array_equal(bellman_ford(g, 0, backend="cupy").dist,
+                                      bellman_ford(g, 0, backend="cpu").dist)
+        p = pagerank(g, backend="cupy", tol=1e-10, max_iter=1000)
+        q = pagerank(g, backend="cpu", tol=1e-10, max_iter=1000)
+        assert p.iterations == q.iterations
+        assert np.abs(p.rank - q.rank).max(initial=0.0) <= 1e-12
