@@ -49,6 +49,7 @@ class DeviceGraph:
             self.weights = cp.asarray(g.weights, dtype=cp.int32)
         self._kw: dict[int, object] = {}
         self._sorted: dict[int, tuple] = {}
+        self._derived: dict[str, object] = {}
         self._lock = threading.Lock()
         self.rows_weight_sorted = _rows_weight_sorted(g.indptr, g.weights)
 
@@ -70,6 +71,18 @@ class DeviceGraph:
                     kw = (w << hb) | 1 if hb else w
                 self._kw[hb] = kw
             return kw
+
+    def derived(self, key: str, build):
+        """``build()``'s result, made once per graph and device and kept here: the
+        per-graph structures a capability derives (transposes, edge lists) so that
+        repeated calls on one map do no host work and no upload."""
+        with self._lock:
+            got = self._derived.get(key)
+        if got is None:
+            got = build()
+            with self._lock:
+                got = self._derived.setdefault(key, got)
+        return got
 
     def sorted_rows(self, ks: KeySpace, g: CSRGraph):
         """(indices, key weights) with every row sorted by (weight, head): seed 004's layout.

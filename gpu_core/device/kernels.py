@@ -48,6 +48,17 @@ def get_module(cu_file: str | os.PathLike, *, defines: tuple[str, ...] = (),
         return mod
 
 
-def get_kernel(cu_file: str | os.PathLike, func: str, **kw):
-    """One kernel function (RawKernel) of a module; see :func:`get_module`."""
-    return get_module(cu_file, **kw).get_function(func)
+_functions: dict[tuple, object] = {}
+
+
+def get_kernel(cu_file: str | os.PathLike, func: str, *, defines: tuple[str, ...] = (),
+               cooperative: bool = False):
+    """One kernel function of a module (see :func:`get_module`), memoised too: engines
+    look kernels up inside their superstep loops."""
+    key = (current_device_id(), os.fspath(cu_file), defines, cooperative, func)
+    fn = _functions.get(key)
+    if fn is None:
+        fn = get_module(cu_file, defines=defines, cooperative=cooperative).get_function(func)
+        with _lock:
+            fn = _functions.setdefault(key, fn)
+    return fn

@@ -184,24 +184,27 @@ def pagerank(
         return PageRankResult(np.zeros(0), 0, 0.0, True, 0, be, method, note=note)
     if method == "direct":
         if be == "cupy":
-            from .cuda import pagerank_direct_cuda as direct
+            from .direct_cuda import pagerank_direct_cuda as direct
         else:
             direct = pagerank_csr
         with _on_device("PageRank", be):
             x, it, delta, conv = direct(g, damping, tol, int(max_iter))
         return PageRankResult(x, it, delta, conv, 0, be, method,
                               elapsed_s=time.perf_counter() - t0, note=note)
-    pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices, axis=None)
-    tails, heads = pairs // n, pairs % n
     if be == "cupy":
         from .cuda import pagerank_cuda
+        from .direct_cuda import simple_arcs
+
+        tails, heads = simple_arcs(g)  # cached per graph
 
         with _on_device("PageRank"):
             x, master, tel, steps = pagerank_cuda(
-                tails, heads, n, damping, float(tol), int(max_iter),
+                tails, heads, n, damping, float(tol), int(max_iter), graph=g,
                 on_superstep=on_superstep, cancel=cancel)
         return PageRankResult(x, master.iterations, master.delta, master.converged, steps,
                               be, method, tel, time.perf_counter() - t0, note)
+    pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices, axis=None)
+    tails, heads = pairs // n, pairs % n
     outdeg = np.bincount(tails, minlength=n).astype(np.int64)
     master = PageRankMaster(n, float(tol), int(max_iter))
     eng = Engine(pagerank_program(master), n, tails, heads, np.zeros_like(tails),
@@ -237,7 +240,12 @@ def minimum_spanning_forest(
     n = g.num_nodes
     be, note = choose_backend(backend)
     t0 = time.perf_counter()
-    a, b, w = undirected_edges(g)
+    if be == "cupy":
+        from .direct_cuda import cached_undirected_edges
+
+        a, b, w = cached_undirected_edges(g)
+    else:
+        a, b, w = undirected_edges(g)
     k = a.shape[0]
     tel = _empty_telemetry()
     supersteps = rounds = 0
@@ -251,7 +259,7 @@ def minimum_spanning_forest(
 
         with _on_device("Borůvka"):
             keep, master, tel, supersteps = boruvka_cuda(
-                n, a, b, on_superstep=on_superstep, cancel=cancel)
+                n, a, b, graph=g, on_superstep=on_superstep, cancel=cancel)
         rounds = master.rounds
     else:
         master = BoruvkaMaster()

@@ -59,6 +59,20 @@ def _empty(cp, count: int, dtype, what: str, fill=None):
     return a
 
 
+def _arc_lists(cp, n: int, tails, heads, weights) -> tuple:
+    """Device (first, arc_next, arc_tail, arc_head, arc_w, arc_state) of the arc arrays."""
+    tails = np.ascontiguousarray(tails, dtype=np.int64)
+    m = int(tails.shape[0])
+    cap = max(m, 1)
+    first, nxt = _linked_lists(n, tails, cap)
+    host = np.zeros((3, cap), np.int64)
+    host[0, :m], host[1, :m], host[2, :m] = tails, heads, weights
+    state = np.zeros(cap, np.int32)
+    state[:m] = 1
+    return (cp.asarray(first if n else np.full(1, -1, np.int64)), cp.asarray(nxt),
+            *(cp.asarray(h) for h in host), cp.asarray(state))
+
+
 @dataclass(frozen=True)
 class CudaProgram:
     name: str
@@ -93,7 +107,11 @@ class CudaEngine:
     """Runs one :class:`CudaProgram` on a graph given as arc arrays (ids 0..m-1)."""
 
     def __init__(self, program: CudaProgram, n: int, tails, heads, weights, *,
-                 mode: str = "list", seed: int = 0):
+                 mode: str = "list", seed: int = 0, graph=None):
+        """``graph``: the CSRGraph the arcs come from, when they are a pure function of
+        it: their device lists are then built once per graph (DeviceGraph.derived) and
+        each run starts from a device-side copy, with no host sorting and no upload;
+        ``tails`` may then be a function returning (tails, heads, weights)."""
         import cupy as cp
 
         self.cp, self.p, self.n = cp, program, int(n)
@@ -101,29 +119,43 @@ class CudaEngine:
             raise InvalidArgumentError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         self.mode, self.seed, self.copy = MODES[mode], int(seed), mode == "copy"
         self.counts = None  # copy mode: per-vertex inbox sizes
-        tails = np.ascontiguousarray(tails, dtype=np.int64)
-        m = int(tails.shape[0])
+
+        def build():
+            arcs = tails() if callable(tails) else (tails, heads, weights)
+            m_ = int(np.shape(arcs[0])[0])
+            memory.ensure_free(max(m_, 1) * ARC_BYTES + max(self.n, 1) * 8 * 4,
+                               f"the {program.name} graph")
+            return _arc_lists(cp, self.n, *arcs), m_
+
+        if graph is None:
+            arrays, m = build()
+        else:
+            from ..device.graph import device_graph
+
+            cached, m = device_graph(graph).derived(f"vp:{program.name}", build)
+            memory.ensure_free(max(m, 1) * ARC_BYTES + max(self.n, 1) * 8 * 4,
+                               f"the {program.name} graph")
+            arrays = tuple(a.copy() for a in cached)
         cap = max(m, 1)
-        memory.ensure_free(cap * ARC_BYTES + max(self.n, 1) * 8 * 4, f"the {program.name} graph")
-        first, nxt = _linked_lists(self.n, tails, cap)
-        self.first = cp.asarray(first if self.n else np.full(1, -1, np.int64))
-        self.arc_next = cp.asarray(nxt)
-        host = np.zeros((3, cap), np.int64)
-        host[0, :m], host[1, :m], host[2, :m] = tails, heads, weights
-        self.arc_tail, self.arc_head, self.arc_w = (cp.asarray(h) for h in host)
-        state = np.zeros(cap, np.int32)
-        state[:m] = 1
-        self.arc_state = cp.asarray(state)
+        (self.first, self.arc_next, self.arc_tail, self.arc_head, self.arc_w,
+         self.arc_state) = arrays
         self.del_q = cp.zeros(cap, cp.int64)
         self.ins = [cp.zeros(1, cp.int64) for _ in range(3)]
-        self.counters = cp.zeros(5, cp.uint64)
+        # counters and this superstep's aggregators share one buffer: one memset and one
+        # device->host read per superstep
+        nagg = max(program.aggregators, 1)
+        self.io = cp.zeros(5 + nagg, cp.uint64)
+        self.counters = self.io[:5]
+        self.agg_w = self.io[5:].view(cp.float64)
         self.dirty = cp.zeros(max(self.n, 1), cp.int32)
         self.total = self.live = m
         ki, kf = program.msg_ints, program.msg_floats
         self.pools = (_DevicePool(cp, self.n, ki, kf), _DevicePool(cp, self.n, ki, kf))
         self.glob = np.zeros(max(program.globals, 1), np.int64)
-        self.agg_r = cp.zeros(max(program.aggregators, 1), cp.float64)
-        self.agg_w = cp.zeros_like(self.agg_r)
+        self.agg_r = cp.zeros(nagg, cp.float64)
+        self.glob_dev = cp.asarray(self.glob)  # re-sent only when the master changes glob
+        self._glob_sent = self.glob.copy()
+        self._ctx_cache: dict[tuple, object] = {}
         self.supersteps = 0
         self.stopped_by = ""
 
@@ -147,7 +179,12 @@ class CudaEngine:
             "r_head": rd.head, "r_next": rd.next, "r_i": rd.i, "r_f": rd.f,
             "w_head": wr.head, "w_next": wr.next, "w_i": wr.i, "w_f": wr.f,
         }
-        ctx = cp.asarray([arrays[k].data.ptr for k in CTX_SLOTS], dtype=cp.uint64)
+        ptrs = tuple(arrays[k].data.ptr for k in CTX_SLOTS)
+        ctx = self._ctx_cache.get(ptrs)  # the two pools alternate: two tables, sent once
+        if ctx is None:
+            if len(self._ctx_cache) > 8:
+                self._ctx_cache.clear()
+            ctx = self._ctx_cache[ptrs] = cp.asarray(ptrs, dtype=cp.uint64)
         sc = np.array([step, self.n, self.p.msg_ints, self.p.msg_floats, self.mode, self.seed,
                        wr.cap, int(self.del_q.shape[0]), int(self.ins[0].shape[0]),
                        self.total], dtype=np.int64)
@@ -203,13 +240,16 @@ class CudaEngine:
                 self.ins = [_empty(cp, inserts, np.int64, "the arc insert queue")
                             for _ in range(3)]
             t0 = time.perf_counter()
-            self.counters[:] = 0  # also frees the write pool: top = 0
-            self.agg_w[:] = 0.0
-            glob = cp.asarray(self.glob)  # kept alive here: ctx holds only its address
+            self.io.fill(0)  # counters (top = 0 also frees the write pool) and aggregators
+            if not np.array_equal(self.glob, self._glob_sent):
+                self.glob_dev.set(self.glob)
+                self._glob_sent = self.glob.copy()
+            glob = self.glob_dev
             ctx, sc_host = self._tables(s, rd, wr, active, glob)
             sc = cp.asarray(sc_host)
             kernel(grid, (BLOCK,), (ctx, sc, st_table))
-            cnt = self.counters.get()
+            io = self.io.get()
+            cnt, agg = io[:5], io[5:].view(np.float64)
             if cnt[CNT_OVERFLOW]:
                 raise PoolExhaustedError(
                     f"{p.name}: message pool or edit queue exhausted at superstep {s}")
@@ -223,9 +263,10 @@ class CudaEngine:
                 self._evacuate(s, rd, wr, active, glob, incoming, grid)
             self.total += ni
             self.live += ni - nd
-            self.agg_r[:] = self.agg_w
-            agg = self.agg_r.get()
-            cp.cuda.Stream.null.synchronize()
+            if p.aggregators:
+                self.agg_r[:] = self.agg_w
+            if nd or ni or self.copy:
+                cp.cuda.Stream.null.synchronize()  # the edit kernels belong to this superstep
             rows.append((s, int(cnt[CNT_RAN]), incoming, self.live,
                          (time.perf_counter() - t0) * 1e6))
             self.supersteps = s + 1
@@ -258,7 +299,8 @@ def bellman_ford_cuda(g, source: int, *, mode: str = "list", **run_kw):
     n = g.num_nodes
     prog = CudaProgram("bellman-ford", "bf_superstep", msg_ints=1,
                        message_bound=lambda arcs, n_, inc: arcs)
-    eng = CudaEngine(prog, n, g.arc_sources(), g.indices, g.weights, mode=mode)
+    eng = CudaEngine(prog, n, lambda: (g.arc_sources(), g.indices, g.weights), None, None,
+                     mode=mode, graph=g)
     dist = cp.full(n, INF, cp.int64)
     active = cp.zeros(n, cp.uint8)
     active[source] = 1
@@ -271,9 +313,10 @@ def bellman_ford_cuda(g, source: int, *, mode: str = "list", **run_kw):
 
 
 def pagerank_cuda(tails, heads, n: int, damping: float, tol: float, max_iter: int, *,
-                  mode: str = "list", **run_kw):
+                  mode: str = "list", graph=None, **run_kw):
     """Distinct arcs (tails, heads) as api.pagerank prepares them -> (rank, master, tel,
-    supersteps)."""
+    supersteps). ``graph``: the CSRGraph they come from (its device lists and out-degrees
+    are then cached per graph)."""
     import cupy as cp
 
     from .cpu_programs import PageRankMaster
@@ -281,18 +324,29 @@ def pagerank_cuda(tails, heads, n: int, damping: float, tol: float, max_iter: in
     master = PageRankMaster(n, tol, max_iter)
     prog = CudaProgram("pagerank", "pr_superstep", msg_floats=1, aggregators=2,
                        master=master, message_bound=lambda arcs, n_, inc: arcs)
-    eng = CudaEngine(prog, n, tails, heads, np.zeros_like(tails), mode=mode)
+    eng = CudaEngine(prog, n, lambda: (tails, heads, np.zeros_like(tails)), None, None,
+                     mode=mode, graph=graph)
     x = cp.full(n, 1.0 / n)
-    outdeg = cp.asarray(np.bincount(tails, minlength=n).astype(np.int64))
+
+    def degrees():
+        return cp.asarray(np.bincount(tails, minlength=n).astype(np.int64))
+
+    if graph is None:
+        outdeg = degrees()
+    else:
+        from ..device.graph import device_graph
+
+        outdeg = device_graph(graph).derived("vp:pagerank:outdeg", degrees)
     st = (x, outdeg, cp.asarray([damping, 1.0 / n]))
     tel = eng.run(st, cp.ones(n, cp.uint8), max_supersteps=max_iter + 2, **run_kw)
     tel = _checked(eng, tel, max_iter + 2)
     return x.get(), master, tel, eng.supersteps
 
 
-def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", **run_kw):
+def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", graph=None,
+                 **run_kw):
     """Undirected edges in rank order (direct.undirected_edges) -> (keep mask, master, tel,
-    supersteps)."""
+    supersteps). ``graph``: the CSRGraph they come from (device lists cached per graph)."""
     import cupy as cp
 
     from .cpu_programs import BoruvkaMaster
@@ -303,8 +357,11 @@ def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", **
                        master=master,
                        message_bound=lambda arcs, n_, inc: arcs + 2 * n_ + inc,
                        insert_bound=lambda arcs, n_, inc: inc)
-    ranks = np.arange(k, dtype=np.int64)
-    eng = CudaEngine(prog, n, np.r_[a, b], np.r_[b, a], np.r_[ranks, ranks], mode=mode)
+    def arcs():
+        ranks = np.arange(k, dtype=np.int64)
+        return np.r_[a, b], np.r_[b, a], np.r_[ranks, ranks]
+
+    eng = CudaEngine(prog, n, arcs, None, None, mode=mode, graph=graph)
     in_forest = cp.zeros(max(k, 1), cp.uint8)
     st = (cp.arange(n, dtype=cp.int64), cp.ones(n, cp.uint8), cp.zeros(n, cp.uint8), in_forest)
     limit = 64 * (8 + 2 * max(n, 2).bit_length())
@@ -312,34 +369,3 @@ def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", **
     tel = _checked(eng, tel, limit)
     return in_forest.get()[:k].astype(bool), master, tel, eng.supersteps
 
-
-def pagerank_direct_cuda(g, damping: float, tol: float, max_iter: int):
-    """``direct.pagerank_csr`` on the device (cupyx sparse power iteration, outside the
-    framework): (rank numpy, iterations, delta, converged)."""
-    import cupy as cp
-    import cupyx.scipy.sparse as csp
-
-    n = g.num_nodes
-    pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices.astype(np.int64))
-    tails, heads = pairs // n, pairs % n
-    out = np.bincount(tails, minlength=n).astype(np.float64)
-    dangling = cp.asarray(out == 0)
-    inv = np.divide(1.0, out, out=np.zeros(n), where=out > 0)
-    memory.ensure_free(pairs.size * 16 + n * 40, "the direct PageRank")
-    # q^T as CSR (row = head, built here in the (data, indices, indptr) form): x @ q of
-    # direct.py is qt @ x here
-    order = np.argsort(heads, kind="stable")
-    indptr = np.zeros(n + 1, np.int32)
-    indptr[1:] = np.cumsum(np.bincount(heads, minlength=n))
-    qt = csp.csr_matrix((cp.asarray(inv[tails[order]]), cp.asarray(tails[order].astype(np.int32)),
-                         cp.asarray(indptr)), shape=(n, n)) if pairs.size else None
-    x = cp.full(n, 1.0 / n)
-    delta = float("nan")
-    for it in range(1, max_iter + 1):
-        last = x
-        flow = qt @ x if qt is not None else cp.zeros_like(x)
-        x = damping * (flow + x[dangling].sum() / n) + (1.0 - damping) / n
-        delta = float(cp.abs(x - last).sum())
-        if delta < n * tol:
-            return x.get(), it, delta, True
-    return x.get(), max_iter, delta, False

@@ -113,9 +113,30 @@ __device__ __forceinline__ bool coin(u64& s) {  // xorshift64
     return (s >> 63) != 0;
 }
 
+// One item of a counter (bump allocator, edit queues) from divergent code: one atomic per
+// group of converged lanes, not one per message -- millions of same-address atomics per
+// superstep were the engine's bottleneck. The counter's final value is unchanged.
+__device__ __forceinline__ u64 warp_take(u64* ctr) {
+    unsigned g = __activemask();
+    int lane = threadIdx.x & 31;
+    int leader = __ffs(g) - 1;
+    u64 base = 0;
+    if (lane == leader) base = atomicAdd(ctr, (u64)__popc(g));
+    base = __shfl_sync(g, base, leader);
+    return base + (u64)__popc(g & ((1u << lane) - 1u));
+}
+
+// Aggregator sum from divergent code: the converged lanes' values summed first, one atomic.
+__device__ __forceinline__ void warp_fadd(double* p, double v) {
+    unsigned g = __activemask();
+    double s = 0.0;
+    for (unsigned m = g; m; m &= m - 1) s += __shfl_sync(g, v, __ffs(m) - 1);
+    if ((int)(threadIdx.x & 31) == __ffs(g) - 1) atomicAdd(p, s);
+}
+
 // A slot of this superstep's pool, or -1 (overflow flagged) when it is full.
 __device__ __forceinline__ i64 vp_alloc(Ctx& c) {
-    u64 s = atomicAdd(&c.counters[CNT_TOP], 1ULL);
+    u64 s = warp_take(&c.counters[CNT_TOP]);
     if ((i64)s >= c.msg_cap) {
         atomicExch(&c.counters[CNT_OVERFLOW], 1ULL);
         return -1;
@@ -141,7 +162,7 @@ __device__ void vp_link(Ctx& c, i64 dst, i64 slot, u64& rng) {
 
 __device__ __forceinline__ void vp_delete_arc(Ctx& c, i64 e) {
     if (atomicCAS(&c.arc_state[e], ARC_LIVE, ARC_DYING) != ARC_LIVE) return;
-    u64 k = atomicAdd(&c.counters[CNT_DEL], 1ULL);
+    u64 k = warp_take(&c.counters[CNT_DEL]);
     if ((i64)k >= c.del_cap) {
         atomicExch(&c.counters[CNT_OVERFLOW], 1ULL);
         return;
@@ -150,7 +171,7 @@ __device__ __forceinline__ void vp_delete_arc(Ctx& c, i64 e) {
 }
 
 __device__ __forceinline__ void vp_add_arc(Ctx& c, i64 u, i64 v, i64 w) {
-    u64 k = atomicAdd(&c.counters[CNT_INS], 1ULL);
+    u64 k = warp_take(&c.counters[CNT_INS]);
     if ((i64)k >= c.ins_cap) {
         atomicExch(&c.counters[CNT_OVERFLOW], 1ULL);
         return;
@@ -289,11 +310,11 @@ __device__ bool pr_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         double t = 0.0;
         for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) t += c.r_f[m * c.kf];
         double nw = par[0] * (t + c.agg_r[0] * par[1]) + (1.0 - par[0]) * par[1];
-        atomicAdd(&c.agg_w[1], fabs(nw - x[v]));
+        warp_fadd(&c.agg_w[1], fabs(nw - x[v]));
         x[v] = nw;
     }
     if (outdeg[v] == 0) {
-        atomicAdd(&c.agg_w[0], x[v]);
+        warp_fadd(&c.agg_w[0], x[v]);
     } else {
         double share = x[v] / (double)outdeg[v];
         for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
@@ -354,7 +375,7 @@ __device__ bool boruvka_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         done[v] = 0;
         in_forest[best] = 1;
         send3(c, c.arc_head[be], v, 0, 0, rng);
-        atomicAdd(&c.agg_w[0], 1.0);
+        warp_fadd(&c.agg_w[0], 1.0);
         return true;
     }
     if (phase == RESOLVE || phase == JUMP) {
@@ -374,13 +395,13 @@ __device__ bool boruvka_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
             for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) {
                 if (c.r_i[m * K] == REQ) {
                     send3(c, c.r_i[m * K + 1], ANS, ptr[v], (root || done[v]) ? 1 : 0, rng);
-                    atomicAdd(&c.agg_w[1], 1.0);
+                    warp_fadd(&c.agg_w[1], 1.0);
                 }
             }
         }
         if ((phase == RESOLVE || asked) && !root && !done[v]) {
             send3(c, ptr[v], REQ, v, 0, rng);
-            atomicAdd(&c.agg_w[1], 1.0);
+            warp_fadd(&c.agg_w[1], 1.0);
         }
         return true;
     }
