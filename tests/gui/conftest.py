@@ -3,6 +3,7 @@ that no worker thread outlives its window."""
 
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
@@ -76,6 +77,10 @@ def make_window(qtbot, settings_file):
         # objects collected at finalisation can crash the process).
         w.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    # Collect the closed windows' garbage here, in the GUI thread: left to a later automatic
+    # collection, a worker thread (the next test's map load) could run it and destroy Qt
+    # objects off the GUI thread, which can deadlock PySide (a rare hang seen under load).
+    gc.collect()
 
 
 @pytest.fixture
