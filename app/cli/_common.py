@@ -110,3 +110,28 @@ class Timer:
 
     def __exit__(self, *exc) -> None:
         self.s = time.perf_counter() - self.t0
+
+
+INDEX_HELP = (
+    "route index (a contraction hierarchy, built once per map and cached): auto uses it "
+    "for road-shaped maps and 64+ origins, on always, off never"
+)
+
+
+def add_index_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--index", default="auto", choices=("auto", "on", "off"), help=INDEX_HELP)
+
+
+def index_progress():
+    """A progress callback printing the index build's progress to stderr (every 10%)."""
+    import sys
+
+    last = [-1]
+
+    def cb(fraction, message: str) -> None:
+        step = -1 if fraction is None else int(fraction * 10)
+        if step > last[0]:
+            last[0] = step
+            print(f"{message}: {10 * step}%", file=sys.stderr, flush=True)
+
+    return cb

@@ -30,7 +30,7 @@ DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else ""
 def register(sub) -> None:
     from gpu_core.multi_source import VARIANTS
 
-    from ._common import add_backend_argument, add_command, add_snap_argument
+    from ._common import add_backend_argument, add_command, add_index_argument, add_snap_argument
 
     p = add_command(sub, "matrix", run, "costs between two point lists (CSV in; CSV or .npy out)",
                     DESCRIPTION, raw=True)
@@ -45,6 +45,7 @@ def register(sub) -> None:
     add_snap_argument(p, "farthest a point may lie from a road, metres (default 1000)")
     p.add_argument("--chunk", type=int, default=None, metavar="ROWS",
                    help="origins per computed chunk (default: what fits memory)")
+    add_index_argument(p)
 
 
 def _note_duplicates(path: str, keys: list, nodes: np.ndarray) -> None:
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from gpu_core.multi_source import available_memory, open_npy_temp
     from maps.points import read_points
 
-    from ._common import open_map
+    from ._common import index_progress, open_map
 
     out = args.out
     low = out.lower()
@@ -145,8 +146,10 @@ def run(args: argparse.Namespace) -> int:
     _check_disk(out_dir, F, T, low.endswith(".npy"))
     stats: dict = {}
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
-                                args.variant, args.chunk)
-    rows = matrix.iter_rows(net, opts, stats=stats)
+                                args.variant, args.chunk, args.index)
+    t_index = time.perf_counter()
+    rows = matrix.iter_rows(net, opts, stats=stats, progress=index_progress())
+    t_index = time.perf_counter() - t_index
     unreachable = 0
     tmp = None
     try:
@@ -175,7 +178,12 @@ def run(args: argparse.Namespace) -> int:
             except OSError:
                 pass
     el = time.perf_counter() - t0
+    idx = ""
+    if stats.get("index", "none") != "none":  # the index's time apart from the search's
+        how = "loaded from the cache" if stats["index"] == "cache" else "built"
+        idx = f"; route index {how} in {stats['index_s']:.2f} s, not counted"
+        el -= t_index
     print(f"wrote {out}: {F} x {T} costs in {net.unit} ({unreachable} unreachable), "
           f"backend {stats.get('backend', args.backend)} ({stats.get('variant', args.variant)}), "
-          f"{el:.2f} s")
+          f"{el:.2f} s{idx}")
     return 0

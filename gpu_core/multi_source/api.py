@@ -8,7 +8,10 @@ build on it; large results stream to a ``.npy`` memmap on disk in chunks.
 
 Backends: ``cpu`` (scipy's Dijkstra over chunks of sources) and ``cupy`` with the
 variants of ``VARIANTS`` (see ``cuda``): ``one_at_a_time``, ``task_parallel`` (seed
-000), ``task_parallel_noshared`` and ``batched`` (ours, the default on the GPU).
+000), ``task_parallel_noshared`` and ``batched`` (ours, the default on the GPU without an index).
+``phast`` (both backends) sweeps a contraction hierarchy (``gpu_core.hierarchy``): pass one
+as ``hierarchy=`` (built once per map and cached by the caller), or it is built first;
+``auto`` takes it whenever a hierarchy is given.
 Distances only: no predecessors (use ``gpu_core.sssp`` for a route).
 """
 
@@ -26,7 +29,9 @@ from ..backend import describe_backend, resolve_backend
 from ..errors import GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 
-VARIANTS = ("auto", "one_at_a_time", "task_parallel", "task_parallel_noshared", "batched")
+VARIANTS = (
+    "auto", "one_at_a_time", "task_parallel", "task_parallel_noshared", "batched", "phast",
+)
 
 ProgressCallback = Callable[[int, int], None]  # (rows done, rows in all)
 CancelCheck = Callable[[], bool]
@@ -122,6 +127,7 @@ def iter_distance_rows(
     chunk: int | None = None,
     cancel: CancelCheck | None = None,
     stats: dict | None = None,
+    hierarchy=None,
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Yield (first row, int64 block [k, cols]) in source order, chunk by chunk.
 
@@ -140,10 +146,27 @@ def iter_distance_rows(
     _check_costs(g, which)
     if chunk is not None and int(chunk) < 1:
         raise InvalidArgumentError(f"chunk must be >= 1, got {chunk}")
-    v = "batched" if variant == "auto" else variant
+    if variant == "auto":
+        v = "phast" if hierarchy is not None else "batched"
+    else:
+        v = variant
     if stats is not None:
-        stats.update(backend=which, variant=v if which == "cupy" else "scipy")
+        stats.update(backend=which, variant=v if which == "cupy" or v == "phast" else "scipy")
     if src.size == 0:
+        return
+    if v == "phast":
+        from ..hierarchy import build_hierarchy
+        from ..hierarchy.api import iter_rows as phast_rows
+
+        if hierarchy is None:
+            hierarchy = build_hierarchy(g, cancel=cancel)
+            if stats is not None:
+                stats.update(index_build_s=hierarchy.build_s)
+        elif hierarchy.n != n:
+            raise InvalidArgumentError(
+                f"the hierarchy has {hierarchy.n} vertices, the graph {n}")
+        yield from phast_rows(hierarchy, src, tgt, which, chunk=chunk, cancel=cancel,
+                              stats=stats)
         return
     if which == "cupy":
         from .cuda import iter_rows as cuda_rows
@@ -168,6 +191,7 @@ def multi_source_sssp(
     cancel: CancelCheck | None = None,
     out: np.ndarray | None = None,
     max_bytes: int | None = None,
+    hierarchy=None,
 ) -> MultiSourceResult:
     """Exact costs from every source to every vertex (or to ``targets``).
 
@@ -196,7 +220,8 @@ def multi_source_sssp(
     stats: dict = {}
     t0 = time.perf_counter()
     for r0, block in iter_distance_rows(g, src, targets=tgt, backend=backend, variant=variant,
-                                        chunk=chunk, cancel=cancel, stats=stats):
+                                        chunk=chunk, cancel=cancel, stats=stats,
+                                        hierarchy=hierarchy):
         out[r0 : r0 + block.shape[0]] = block
         if on_progress is not None:
             on_progress(r0 + block.shape[0], S)
@@ -226,11 +251,13 @@ def distance_matrix(
     cancel: CancelCheck | None = None,
     out: np.ndarray | None = None,
     max_bytes: int | None = None,
+    hierarchy=None,
 ) -> np.ndarray:
     """int64 [len(from_idx), len(to_idx)] costs, -1 where unreachable."""
     return multi_source_sssp(
         graph, from_idx, targets=to_idx, backend=backend, variant=variant, chunk=chunk,
         on_progress=on_progress, cancel=cancel, out=out, max_bytes=max_bytes,
+        hierarchy=hierarchy,
     ).dist
 
 

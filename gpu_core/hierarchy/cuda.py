@@ -1,0 +1,93 @@
+"""GPU side of the contraction hierarchy: GPHAST sweeps (``phast.cu``), K sources per
+batch, the upward searches done on the CPU threads meanwhile (``cpu.upward_searches``).
+
+The hierarchy's arrays are copied to the device once per hierarchy (kept on the object).
+Imported only when CuPy is usable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import cupy as cp
+import numpy as np
+
+from ..device import get_module, memory
+from ..errors import CancelledError, GpuOutOfMemoryError
+from .cpu import upward_searches
+
+_SRC = Path(__file__).resolve().with_name("phast.cu")
+BLOCK = 256
+K_MAX = 1024  # sources per sweep: enough to keep every level's launch full
+INF = 1 << 62
+
+
+def _device(h) -> dict:
+    dev = getattr(h, "_device", None)
+    if dev is None or dev["id"] != memory.current_device_id():
+        dev = {"id": memory.current_device_id(), "ptr": cp.asarray(h.down_ptr),
+               "src": cp.asarray(h.down_src), "w": cp.asarray(h.down_w)}
+        h._device = dev
+    return dev
+
+
+def batch_width(n: int, ncols: int, total: int) -> int:
+    """Sources per sweep (a multiple of 32): K_MAX, fewer when memory or the job is small."""
+    free, _ = memory.free_memory()
+    free += int(cp.get_default_memory_pool().free_bytes())
+    k = min(K_MAX, max(32, -(-total // 32) * 32))
+    while k > 32 and (n + ncols) * k * 8 > 0.6 * free:
+        k //= 2
+    k = max(32, k // 32 * 32)
+    if (n + ncols) * k * 8 > 0.8 * free:
+        raise GpuOutOfMemoryError((n + ncols) * k * 8, free, f"a GPHAST sweep of {k} sources")
+    return k
+
+
+def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
+              cancel: Callable[[], bool] | None = None, stats: dict | None = None,
+              ) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, int64 block [k, cols]) for consecutive batches of ``sources``."""
+    n = h.n
+    mod = get_module(_SRC)
+    level_fn = mod.get_function("phast_level")
+    scatter = mod.get_function("phast_scatter")
+    extract = mod.get_function("phast_extract")
+    dev = _device(h)
+    ncols = n if targets is None else int(targets.shape[0])
+    rows_host = h.rank_of if targets is None else h.rank_of[targets]
+    rows = cp.asarray(rows_host.astype(np.int32))
+    S = int(sources.shape[0])
+    K = batch_width(n, ncols, S)
+    d = cp.empty(n * K, dtype=cp.int64)
+    out = cp.empty((K, ncols), dtype=cp.int64)
+    lp = [int(x) for x in h.level_ptr]
+    sweeps = 0
+    for r0 in range(0, S, K):
+        if cancel is not None and cancel():
+            raise CancelledError("many-source search cancelled")
+        src = sources[r0 : r0 + K]
+        s = int(src.shape[0])
+        offsets, verts, dists = upward_searches(h, h.rank_of[src])
+        col = np.repeat(np.arange(s, dtype=np.int32), np.diff(offsets))
+        d.fill(INF)
+        cnt = int(verts.shape[0])
+        scatter(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
+                (cp.asarray(col), cp.asarray(verts), cp.asarray(dists), np.int64(cnt), d,
+                 np.int32(K)))
+        for lv in range(len(lp) - 1):
+            v0, v1 = lp[lv], lp[lv + 1]
+            if v1 == v0:
+                continue
+            work = (v1 - v0) * K
+            level_fn(((work + BLOCK - 1) // BLOCK,), (BLOCK,),
+                     (dev["ptr"], dev["src"], dev["w"], d, np.int64(v0), np.int64(v1),
+                      np.int32(K)))
+        extract(((ncols + 31) // 32, (s + 31) // 32), (32, 32),
+                (d, rows, np.int32(ncols), np.int32(s), np.int32(K), out))
+        sweeps += 1
+        yield r0, cp.asnumpy(out[:s])
+    if stats is not None:
+        stats.update(K=K, sweeps=sweeps, levels=h.levels)
+
