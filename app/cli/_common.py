@@ -113,8 +113,8 @@ class Timer:
 
 
 INDEX_HELP = (
-    "route index (a contraction hierarchy, built once per map and cached): auto uses it "
-    "for road-shaped maps and 64+ origins, on always, off never"
+    "route index (a contraction hierarchy, built once per map and cached): auto uses a "
+    "cached one, and builds one for big jobs on road-shaped maps; on: always; off: never"
 )
 
 

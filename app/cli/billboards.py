@@ -12,7 +12,7 @@ from app.cli import CliError
 
 
 def register(sub) -> None:
-    from app.cli._common import add_backend_argument, add_command
+    from app.cli._common import add_backend_argument, add_command, add_index_argument
     from app.jobs.billboards import CANDIDATES
     from gpu_core.betweenness import KERNELS, METHODS, MODES
 
@@ -49,6 +49,7 @@ def register(sub) -> None:
                    "nodes not listed weigh 0")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_index_argument(p)
 
 
 def _num(x: float):
@@ -92,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     opts = billboards.BillboardsOptions(
         args.k, mode=args.mode, backend=args.backend, kernel=args.kernel, method=args.method,
         epsilon=args.epsilon, delta=args.delta, seed=args.seed, candidates=cand,
-        fixed=tuple(fixed), sources=a, targets=b)
+        fixed=tuple(fixed), sources=a, targets=b, index=args.index)
     done = billboards.run(g, opts, progress=progress)
     if not args.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
@@ -125,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         "load_s": round(t_load, 4),
         "time_s": round(t_run, 4),
     }
+    out.update(done.index)  # index, index_s, ... when a route index was used
     if result.method == "sampled":
         out.update(samples=result.samples, error_bound=result.error_bound,
                    epsilon=result.epsilon, delta=result.delta)

@@ -4,7 +4,7 @@ betweenness), through ``gpu_core.betweenness.billboards`` and its progress event
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,12 +31,14 @@ class BillboardsOptions:
     fixed: tuple[int, ...] = ()  # sites already placed (node indices)
     sources: np.ndarray | None = None  # per-node origin demand (None: uniform)
     targets: np.ndarray | None = None  # per-node destination demand
+    index: str = "auto"  # route index policy (app.jobs.index) for the sampled method
 
 
 @dataclass
 class BillboardsResult:
     billboards: object  # gpu_core.betweenness.BillboardResult
-    time_s: float
+    time_s: float  # the greedy's time (an index load or build is in ``index``)
+    index: dict = field(default_factory=dict)  # IndexInfo.as_dict() when one was used
 
 
 def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
@@ -45,20 +47,37 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     and the sources done."""
     from gpu_core.betweenness import BillboardResult, billboards
 
+    h, info = _index(net, opts, progress, cancel)
     t0 = time.perf_counter()
     result = None
     for ev in billboards(net, opts.k, mode=opts.mode, backend=opts.backend, kernel=opts.kernel,
                          method=opts.method, epsilon=opts.epsilon, delta=opts.delta,
                          seed=opts.seed, candidates=opts.candidates,
                          fixed=list(opts.fixed) or None, sources=opts.sources,
-                         targets=opts.targets, cancel=cancel):
+                         targets=opts.targets, cancel=cancel, hierarchy=h):
         if isinstance(ev, BillboardResult):
             result = ev
         else:
             report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
                    f"{ev.sources_done:,}/{ev.sources_total:,} sources")
     assert result is not None
-    return BillboardsResult(result, time.perf_counter() - t0)
+    return BillboardsResult(result, time.perf_counter() - t0,
+                            info.as_dict() if h is not None else {})
+
+
+def _index(net, opts: BillboardsOptions, progress, cancel):
+    """The route index speeds up the sampled method's GPU paths in weighted mode only."""
+    from gpu_core.backend import resolve_backend
+
+    from .index import IndexInfo, hierarchy_for
+
+    if (opts.mode == "hops" or opts.method == "exact" or opts.index == "off"
+            or resolve_backend(opts.backend) != "cupy"):
+        return None, IndexInfo()
+    # method auto picks "sampled" only on big maps: use an index there when one is cached
+    sources = 1 << 30 if opts.method == "sampled" else 0
+    return hierarchy_for(net, policy=opts.index, sources=sources, progress=progress,
+                         cancel=cancel)
 
 
 def candidate_mask(net: RoadNetwork, which: str) -> np.ndarray | None:

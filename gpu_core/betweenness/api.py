@@ -83,6 +83,7 @@ def billboards(
     delta: float = 0.1,
     seed: int = 0,
     cancel: Callable[[], bool] | None = None,
+    hierarchy=None,
 ) -> Generator[Event, None, BillboardResult]:
     """Greedy K-site placement maximising group betweenness; yields progress events.
 
@@ -92,7 +93,9 @@ def billboards(
     ``fixed``: sites already placed, in R from the start (not among the K returned).
     The last event is the :class:`BillboardResult` (also the generator's return value).
     ``cancel()`` returning True raises :class:`CancelledError`; closing the generator
-    stops it between source chunks.
+    stops it between source chunks. ``hierarchy``: a route index of the graph
+    (``gpu_core.hierarchy``) that the sampled method uses on the GPU in weighted mode
+    (same result, faster on road maps); ignored otherwise.
     """
     g = CSRGraph.from_any(graph)
     n = g.num_nodes
@@ -123,9 +126,12 @@ def billboards(
         work = float(k) * src_list.size * max(g.num_arcs, 1)
         method = "exact" if work <= EXACT_WORK_LIMIT[be] else "sampled"
     if method == "sampled":
+        use_index = (hierarchy is not None and mode != "hops" and be == "cupy"
+                     and _index_matches(g, w, hierarchy))
         result = yield from sampled_billboards(
             g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,
             backend=be, epsilon=epsilon, delta=delta, seed=seed, cancel=cancel, mode=mode,
+            hierarchy=hierarchy if use_index else None,
         )
         result.fixed = fixed_arr.astype(np.int32)
         yield result
@@ -229,3 +235,16 @@ def group_betweenness(
 
 
 __all__ = ["billboards", "group_betweenness", "place_billboards", "sample_size"]
+
+
+def _index_matches(g: CSRGraph, w: np.ndarray, hierarchy) -> bool:
+    """Whether the index is this graph's under the search weights (not so with the tie-
+    breaking keys of zero-weight arcs: then the sampler runs without it)."""
+    from ..hierarchy import graph_key
+
+    if hierarchy.n != g.num_nodes:
+        raise InvalidArgumentError(
+            f"the route index has {hierarchy.n} vertices, the graph {g.num_nodes}")
+    if np.any(w != g.weights):
+        return False
+    return hierarchy.graph_key == graph_key(g)

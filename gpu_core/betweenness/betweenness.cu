@@ -396,7 +396,8 @@ we_sample(const int n, const int* __restrict__ indptr, const int* __restrict__ i
           const int* __restrict__ targets, const int nsrc, const int T, const ull seed,
           const long long base, VRec* rec_all, int* q0_all, int* q1_all,
           int* stamp_all, long long* out_sample, int* out_vertex, const long long cap,
-          ull* counter, unsigned char* reach, const ll delta, int* next_job)
+          ull* counter, unsigned char* reach, const ll delta, int* next_job,
+          const long long* __restrict__ gids)
 {
     const size_t off = (size_t)blockIdx.x * n;
     VRec* rec = rec_all + off;
@@ -417,7 +418,8 @@ we_sample(const int n, const int* __restrict__ indptr, const int* __restrict__ i
                                 q0, q1, stamp, s_len, s_next, delta, s_bound, s_minfar,
                                 s_near, nullptr, nullptr, targets + (size_t)j * T, T,
                                 &s_dmax);
-        const long long gj = base + j;
+        // a pair's draws are keyed by its global sample number (gids: given one by one)
+        const long long gj = gids ? gids[j] : base + j;
         for (int ti = threadIdx.x; ti < T; ti += blockDim.x) {
             const int t = targets[(size_t)j * T + ti];
             const bool ok = (t != s) && rec[t].dist != INF;

@@ -162,6 +162,10 @@ class CudaEngine:
         n = self.n
         need = srcs.size * (42 * n + 8) + 64 * n
         free, _ = memory.free_memory()
+        # CuPy's pool keeps freed blocks (earlier scratch, other jobs): they are ours to
+        # reuse, and the device's free count leaves them out (on an 80 GB H100 the 31K
+        # grid's 38 GB of rows were refused for that alone)
+        free += int(cp.get_default_memory_pool().free_bytes())
         if not self.use_cache or need > min(CACHE_BUDGET, int(free * 0.7)):
             self._cache = False
             return False
@@ -358,8 +362,11 @@ class CudaSampler:
         per = -(-total // 4)  # few chunks: each ends with a partly idle last wave
         return max(self.nb, -(-per // self.nb) * self.nb)
 
-    def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int):
+    def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int,
+            gids: np.ndarray | None = None):
+        """Sample entries of pairs base.. (or of the global numbers ``gids``)."""
         cp = self.cp
+        d_gids = cp.asarray(gids, dtype=cp.int64) if gids is not None else np.uint64(0)
         ns, T = tgts.shape
         d_src = cp.asarray(srcs, dtype=cp.int32)
         d_tgt = cp.asarray(np.ascontiguousarray(tgts), dtype=cp.int32)
@@ -376,7 +383,7 @@ class CudaSampler:
                self.rindices, self.rw, self.zero_r, d_src, d_tgt, np.int32(ns), np.int32(T),
                np.uint64(seed), np.int64(base), self.rec, self.q0, self.q1,
                self.stamp, out_s, out_v, np.int64(cap), counter, reach,
-               np.int64(near_far_delta(self.w_host)), next_job))
+               np.int64(near_far_delta(self.w_host)), next_job, d_gids))
             used = int(counter.get()[0])
             if used <= cap:
                 break

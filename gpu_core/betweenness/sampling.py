@@ -97,7 +97,10 @@ def sampled_billboards(
     seed: int,
     cancel: Callable[[], bool] | None,
     mode: str,
+    hierarchy=None,
 ) -> Generator[BillboardProgress, None, BillboardResult]:
+    """The sampled greedy; ``hierarchy`` (a route index of ``g`` under the weights ``w``)
+    makes the GPU draw paths through GPHAST sweeps (``indexed_sampling``), same result."""
     from .cuda import reverse_arrays
 
     t0 = time.perf_counter()
@@ -113,11 +116,19 @@ def sampled_billboards(
     if backend == "cupy":
         from .cuda import CudaSampler
 
-        sampler = CudaSampler(g, w, ri, rx, rw)
+        if hierarchy is not None and T == 1:
+            from .indexed_sampling import IndexedSampler
+
+            sampler = IndexedSampler(g, w, ri, rx, rw, hierarchy)
+            kernel_name = "indexed"
+        else:
+            sampler = CudaSampler(g, w, ri, rx, rw)
+            kernel_name = "work_efficient"
         xp = sampler.cp
         chunk = sampler.chunk_size(L)
     else:
         xp = np
+        kernel_name = "cpu"
         # bounded by work too, so cancel is polled about every second on a big map
         by_work = int(CPU_CHUNK_WORK // max(g.num_arcs + n, 1))
         chunk = max(1, min(max(16, -(-L // 20)), by_work))
@@ -135,6 +146,10 @@ def sampled_billboards(
         parts_v.append(ev)
         parts_r.append(rr)
         yield BillboardProgress(1, 1, hi, L, phase="sample")
+    if kernel_name == "indexed":
+        es, ev = sampler.flush(hash_seed)
+        parts_s.append(es)
+        parts_v.append(ev)
     e_s = xp.concatenate(parts_s) if parts_s else xp.zeros(0, xp.int64)
     e_v = xp.concatenate(parts_v) if parts_v else xp.zeros(0, xp.int32)
     reached = int(sum(int(r.sum()) for r in parts_r))
@@ -160,13 +175,15 @@ def sampled_billboards(
         method="sampled",
         mode=mode,
         backend=backend,
-        kernel="work_efficient" if backend == "cupy" else "cpu",
+        kernel=kernel_name,
         samples=n_samples,
         error_bound=bound,
         epsilon=epsilon,
         delta=delta,
         rounds_time_s=[time.perf_counter() - t0],
-        notes=f"{L} sources x {T} targets; entries {int(e_s.size)}; "
+        notes=f"{L} sources x {T} targets; entries {int(e_s.size)}; " + (
+            f"route index: {sampler.ambiguous} pairs with several shortest paths sampled "
+            "per source; " if kernel_name == "indexed" else "") +
         f"bound = eps/2*A*B + endpoint slack ({slack:.6g})",
     )
 

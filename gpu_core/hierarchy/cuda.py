@@ -45,49 +45,69 @@ def batch_width(n: int, ncols: int, total: int) -> int:
     return k
 
 
-def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
-              cancel: Callable[[], bool] | None = None, stats: dict | None = None,
-              ) -> Iterator[tuple[int, np.ndarray]]:
-    """(first row, int64 block [k, cols]) for consecutive batches of ``sources``."""
-    n = h.n
-    mod = get_module(_SRC)
-    level_fn = mod.get_function("phast_level")
-    scatter = mod.get_function("phast_scatter")
-    extract = mod.get_function("phast_extract")
-    dev = _device(h)
-    ncols = n if targets is None else int(targets.shape[0])
-    rows_host = h.rank_of if targets is None else h.rank_of[targets]
-    rows = cp.asarray(rows_host.astype(np.int32))
-    S = int(sources.shape[0])
-    K = batch_width(n, ncols, S)
-    d = cp.empty(n * K, dtype=cp.int64)
-    out = cp.empty((K, ncols), dtype=cp.int64)
-    lp = [int(x) for x in h.level_ptr]
-    sweeps = 0
-    for r0 in range(0, S, K):
-        if cancel is not None and cancel():
-            raise CancelledError("many-source search cancelled")
-        src = sources[r0 : r0 + K]
-        s = int(src.shape[0])
-        offsets, verts, dists = upward_searches(h, h.rank_of[src])
+class Sweeper:
+    """GPHAST sweeps of up to ``K`` sources at a time into one device block ``d`` [n, K]
+    (sweep ids x source columns): what matrices and the billboard sampler read from."""
+
+    def __init__(self, h, K: int):
+        mod = get_module(_SRC)
+        self.h = h
+        self.K = K
+        self.level_fn = mod.get_function("phast_level")
+        self.scatter = mod.get_function("phast_scatter")
+        self.extract_fn = mod.get_function("phast_extract")
+        self.dev = _device(h)
+        self.d = cp.empty(h.n * K, dtype=cp.int64)
+        self.lp = [int(x) for x in h.level_ptr]
+        self.sweeps = 0
+
+    def sweep(self, sources: np.ndarray) -> None:
+        """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
+        h, K, d = self.h, self.K, self.d
+        s = int(sources.shape[0])
+        offsets, verts, dists = upward_searches(h, h.rank_of[sources])
         col = np.repeat(np.arange(s, dtype=np.int32), np.diff(offsets))
         d.fill(INF)
         cnt = int(verts.shape[0])
-        scatter(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
-                (cp.asarray(col), cp.asarray(verts), cp.asarray(dists), np.int64(cnt), d,
-                 np.int32(K)))
+        self.scatter(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
+                     (cp.asarray(col), cp.asarray(verts), cp.asarray(dists), np.int64(cnt), d,
+                      np.int32(K)))
+        lp, dev = self.lp, self.dev
         for lv in range(len(lp) - 1):
             v0, v1 = lp[lv], lp[lv + 1]
             if v1 == v0:
                 continue
             work = (v1 - v0) * K
-            level_fn(((work + BLOCK - 1) // BLOCK,), (BLOCK,),
-                     (dev["ptr"], dev["src"], dev["w"], d, np.int64(v0), np.int64(v1),
-                      np.int32(K)))
-        extract(((ncols + 31) // 32, (s + 31) // 32), (32, 32),
-                (d, rows, np.int32(ncols), np.int32(s), np.int32(K), out))
-        sweeps += 1
-        yield r0, cp.asnumpy(out[:s])
-    if stats is not None:
-        stats.update(K=K, sweeps=sweeps, levels=h.levels)
+            self.level_fn(((work + BLOCK - 1) // BLOCK,), (BLOCK,),
+                          (dev["ptr"], dev["src"], dev["w"], d, np.int64(v0), np.int64(v1),
+                           np.int32(K)))
+        self.sweeps += 1
 
+    def extract(self, rows, s: int, out) -> None:
+        """out[j, c] = cost of source column j at sweep id rows[c] (-1 unreached)."""
+        ncols = int(rows.shape[0])
+        self.extract_fn(((ncols + 31) // 32, (s + 31) // 32), (32, 32),
+                        (self.d, rows, np.int32(ncols), np.int32(s), np.int32(self.K), out))
+
+
+def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
+              cancel: Callable[[], bool] | None = None, stats: dict | None = None,
+              ) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, int64 block [k, cols]) for consecutive batches of ``sources``."""
+    n = h.n
+    ncols = n if targets is None else int(targets.shape[0])
+    rows_host = h.rank_of if targets is None else h.rank_of[targets]
+    rows = cp.asarray(rows_host.astype(np.int32))
+    S = int(sources.shape[0])
+    K = batch_width(n, ncols, S)
+    sw = Sweeper(h, K)
+    out = cp.empty((K, ncols), dtype=cp.int64)
+    for r0 in range(0, S, K):
+        if cancel is not None and cancel():
+            raise CancelledError("many-source search cancelled")
+        src = sources[r0 : r0 + K]
+        sw.sweep(src)
+        sw.extract(rows, int(src.shape[0]), out)
+        yield r0, cp.asnumpy(out[: src.shape[0]])
+    if stats is not None:
+        stats.update(K=K, sweeps=sw.sweeps, levels=h.levels)

@@ -41,3 +41,28 @@ def test_road_grid_many_batches(monkeypatch):
     got = rows(g, h, "cupy", src, tgt)
     np.testing.assert_array_equal(got, rows(g, h, "cpu", src, tgt))
     np.testing.assert_array_equal(got[:20], rows(g, None, "cpu", src[:20], tgt, "auto"))
+
+
+def _sampled(g, hierarchy, **kw):
+    from gpu_core.betweenness import BillboardResult, billboards
+
+    res = None
+    for ev in billboards(g, 5, mode="weighted", backend="cupy", method="sampled",
+                         epsilon=0.3, seed=3, hierarchy=hierarchy, **kw):
+        if isinstance(ev, BillboardResult):
+            res = ev
+    return res
+
+
+@pytest.mark.parametrize("max_weight", [1000, 3])  # few ties / many ties (fallback)
+def test_indexed_sampling_equals_the_sampler(max_weight):
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 6000, seed=5, max_weight=max_weight))
+    h = build_hierarchy(g)
+    plain = _sampled(g, None)
+    fast = _sampled(g, h)
+    assert fast.kernel == "indexed" and plain.kernel == "work_efficient"
+    np.testing.assert_array_equal(fast.sites, plain.sites)
+    np.testing.assert_array_equal(fast.gains, plain.gains)
+    np.testing.assert_array_equal(fast.coverage, plain.coverage)

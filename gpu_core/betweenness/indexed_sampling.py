@@ -1,0 +1,87 @@
+"""The sampled greedy's paths through a route index (GPU): GPHAST sweeps give each batch
+of sampled sources its costs to every vertex at once, and ``sample_walk.cu`` walks each
+pair's shortest path back from its target. Pairs with several shortest paths go to the
+per-source sampler (``CudaSampler``) under their own sample numbers, so every pair gets
+exactly the path the sampler alone would draw: the result is the same, only faster on
+road maps with varied arc lengths, where most shortest paths are unique.
+
+Imported only when CuPy is usable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..hierarchy.cuda import Sweeper, batch_width
+from .cuda import CudaSampler, _module
+
+
+class IndexedSampler:
+    """``run(srcs, tgts, seed, base)`` like :class:`CudaSampler.run` (T = 1), then
+    ``flush(seed)`` for the pairs it left to the per-source sampler."""
+
+    def __init__(self, g, w, ri, rx, rw, hierarchy):
+        import cupy as cp
+
+        self.cp = cp
+        self.n = g.num_nodes
+        self.h = hierarchy
+        # the sweep block first: the per-source sampler sizes its scratch by what is left
+        self.K = batch_width(self.n, 0, 1 << 30)
+        self.sweeper = Sweeper(hierarchy, self.K)
+        self.rank_of = cp.asarray(hierarchy.rank_of.astype(np.int32))
+        self.fallback = CudaSampler(g, w, ri, rx, rw)
+        self.walk = _module("sample_walk.cu").get_function("sample_walk")
+        self.cap_per_sample = 2048
+        self.ambiguous = 0  # pairs handed to the per-source sampler
+        self.pending: list = []  # (sources, targets, sample numbers) of those pairs
+
+    def chunk_size(self, total: int) -> int:
+        return self.K
+
+    def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int):
+        cp = self.cp
+        ns = int(srcs.shape[0])
+        fb = self.fallback
+        self.sweeper.sweep(srcs)
+        d_src = cp.asarray(srcs, dtype=cp.int32)
+        d_tgt = cp.asarray(np.ascontiguousarray(tgts[:, 0]), dtype=cp.int32)
+        reach = cp.zeros(ns, dtype=cp.uint8)
+        amb = cp.zeros(ns, dtype=cp.uint8)
+        while True:
+            cap = ns * self.cap_per_sample
+            out_s = cp.empty(cap, dtype=cp.int64)
+            out_v = cp.empty(cap, dtype=cp.int32)
+            counter = cp.zeros(1, dtype=cp.uint64)
+            self.walk(((ns + 127) // 128,), (128,),
+                      (self.sweeper.d, np.int32(self.K), self.rank_of, fb.rindptr,
+                       fb.rindices, fb.rw, d_src, d_tgt, np.int32(ns), np.int32(self.n),
+                       np.int64(base), out_s, out_v, np.int64(cap), counter, reach, amb))
+            used = int(counter.get()[0])
+            if used <= cap:
+                break
+            self.cap_per_sample = -(-used // ns) * 2
+        idx = np.flatnonzero(cp.asnumpy(amb))
+        if idx.size:  # searched at the end, together: the sampler wants many in flight
+            self.pending.append((srcs[idx], tgts[idx], base + idx))
+        return out_s[:used], out_v[:used], reach  # reach: t != s and t reachable
+
+    def flush(self, seed: int):
+        """Entries of the pairs with several shortest paths, sampled by the per-source
+        sampler under their own sample numbers (their reach was already counted)."""
+        cp = self.cp
+        if not self.pending:
+            return cp.zeros(0, cp.int64), cp.zeros(0, cp.int32)
+        srcs = np.concatenate([p[0] for p in self.pending])
+        tgts = np.concatenate([p[1] for p in self.pending])
+        gids = np.concatenate([p[2] for p in self.pending])
+        self.pending = []
+        self.ambiguous += int(srcs.shape[0])
+        step = self.fallback.chunk_size(int(srcs.shape[0]))
+        parts_s, parts_v = [], []
+        for lo in range(0, srcs.shape[0], step):
+            es, ev, _ = self.fallback.run(srcs[lo : lo + step], tgts[lo : lo + step], seed, 0,
+                                          gids=gids[lo : lo + step])
+            parts_s.append(es)
+            parts_v.append(ev)
+        return cp.concatenate(parts_s), cp.concatenate(parts_v)
