@@ -54,6 +54,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--we-configs", default="",
                    help="work-efficient THREADSxBLOCKS_PER_SM to sweep on the first road map "
                    "(e.g. 256x4,128x8); the fastest is kept for the rest")
+    p.add_argument("--index", action="store_true",
+                   help="--goals with --ne: also the sampled method through a route index")
     p.add_argument("--goals", action="store_true",
                    help="only the issue-5 goals: near-far sweep (--nf-factors) on round 1 of "
                    "the first --map and on one sampling chunk of --ne, then the exact K=--k-max "
@@ -284,11 +286,37 @@ def goals(args: argparse.Namespace) -> int:
             f"{100 * res.coverage[-1]:.1f}%, SB {res.group_betweenness[-1]:.4g} +- "
             f"{res.error_bound:.3g}; sites {[int(v) for v in res.sites]}; ({res.notes})")
         last = (t, L)
+        if args.index:
+            _indexed_sampled(gn, args, eps, res, t, say)
     if args.summary:
         with open(args.summary, "a") as fh:
             for line in summary:
                 fh.write(f"{line}\n")
     return 0
+
+
+def _indexed_sampled(gn, args, eps: float, plain, t_plain: float, say) -> None:
+    """Issue 12: the sampled greedy through the route index, beside the plain run above
+    (same draws, so the same sites are required); the index build is timed apart."""
+    from gpu_core.betweenness import BillboardResult, billboards
+    from gpu_core.hierarchy import build_hierarchy
+
+    t0 = time.perf_counter()
+    h = build_hierarchy(gn)
+    say(f"NE route index build (CPU, once per map, cached by the app): "
+        f"{time.perf_counter() - t0:.1f} s; {h.summary()}")
+    for rep in range(2):
+        t0 = time.perf_counter()
+        res = None
+        for ev in billboards(gn, args.ne_k, mode="weighted", backend="cupy", method="sampled",
+                             epsilon=eps, delta=args.delta, seed=1, hierarchy=h):
+            if isinstance(ev, BillboardResult):
+                res = ev
+        t = time.perf_counter() - t0
+        same = list(res.sites) == list(plain.sites) and list(res.gains) == list(plain.gains)
+        say(f"NE sampled K={args.ne_k} eps={eps} with the route index (run {rep + 1}): "
+            f"{t:.2f} s = {t_plain / t:.1f}x the plain sampler's {t_plain:.1f} s; same sites "
+            f"and gains: {same}; ({res.notes})")
 
 
 def run(args: argparse.Namespace) -> int:
