@@ -31,7 +31,7 @@ class IndexedSampler:
         self.sweeper = Sweeper(hierarchy, self.K)
         self.rank_of = cp.asarray(hierarchy.rank_of.astype(np.int32))
         self.fallback = CudaSampler(g, w, ri, rx, rw)
-        self.walk = _module("sample_walk.cu").get_function("sample_walk")
+        self.mod = _module("sample_walk.cu")
         self.cap_per_sample = 2048
         self.ambiguous = 0  # pairs handed to the per-source sampler
         self.pending: list = []  # (sources, targets, sample numbers) of those pairs
@@ -53,7 +53,8 @@ class IndexedSampler:
             out_s = cp.empty(cap, dtype=cp.int64)
             out_v = cp.empty(cap, dtype=cp.int32)
             counter = cp.zeros(1, dtype=cp.uint64)
-            self.walk(((ns + 127) // 128,), (128,),
+            name = "sample_walk32" if self.sweeper.d.dtype == cp.int32 else "sample_walk"
+            self.mod.get_function(name)(((ns + 127) // 128,), (128,),
                       (self.sweeper.d, np.int32(self.K), self.rank_of, fb.rindptr,
                        fb.rindices, fb.rw, d_src, d_tgt, np.int32(ns), np.int32(self.n),
                        np.int64(base), out_s, out_v, np.int64(cap), counter, reach, amb))

@@ -7,27 +7,27 @@
 // is one shortest path and that pick is certain, so this walk gives exactly the sampler's
 // path. A pair meeting a vertex with two or more tight in-arcs (several shortest paths) is
 // flagged "ambiguous" and left to we_sample, which counts sigma.
+// The block holds 64-bit costs (unreached: 2^62) or 32-bit ones (unreached: 2^31 - 1).
 #define INF_COST (1LL << 62)
+#define INF32 0x7fffffffLL
 
-__device__ __forceinline__ long long cost(const long long* d, const int* rank_of, int v,
-                                          int K, int j)
+template <typename T>
+__device__ __forceinline__ long long cost(const T* d, const int* rank_of, int v, int K, int j)
 {
-    return d[(long long)rank_of[v] * K + j];
+    const long long x = (long long)d[(long long)rank_of[v] * K + j];
+    return (sizeof(T) == 4 && x == INF32) ? INF_COST : x;
 }
 
 // One thread per pair j (column j of d): sources[j] -> targets[j]. First pass: check the
 // path is unique and count its interior; second: append (gbase + j, vertex) entries.
-extern "C" __global__ void sample_walk(const long long* __restrict__ d, const int K,
-                                       const int* __restrict__ rank_of,
-                                       const int* __restrict__ rindptr,
-                                       const int* __restrict__ rindices,
-                                       const long long* __restrict__ rw,
-                                       const int* __restrict__ sources,
-                                       const int* __restrict__ targets, const int ns,
-                                       const int n, const long long gbase,
-                                       long long* out_sample, int* out_vertex,
-                                       const long long cap, unsigned long long* counter,
-                                       unsigned char* reach, unsigned char* ambiguous)
+template <typename T>
+__device__ void walk(const T* __restrict__ d, const int K, const int* __restrict__ rank_of,
+                     const int* __restrict__ rindptr, const int* __restrict__ rindices,
+                     const long long* __restrict__ rw, const int* __restrict__ sources,
+                     const int* __restrict__ targets, const int ns, const int n,
+                     const long long gbase, long long* out_sample, int* out_vertex,
+                     const long long cap, unsigned long long* counter, unsigned char* reach,
+                     unsigned char* ambiguous)
 {
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= ns) return;
@@ -61,3 +61,16 @@ extern "C" __global__ void sample_walk(const long long* __restrict__ d, const in
         }
     }
 }
+
+#define WALK_ARGS(T)                                                                        \
+    const T* __restrict__ d, const int K, const int* __restrict__ rank_of,                  \
+        const int* __restrict__ rindptr, const int* __restrict__ rindices,                  \
+        const long long* __restrict__ rw, const int* __restrict__ sources,                  \
+        const int* __restrict__ targets, const int ns, const int n, const long long gbase,  \
+        long long* out_sample, int* out_vertex, const long long cap,                        \
+        unsigned long long* counter, unsigned char* reach, unsigned char* ambiguous
+#define WALK_CALL d, K, rank_of, rindptr, rindices, rw, sources, targets, ns, n, gbase, \
+                  out_sample, out_vertex, cap, counter, reach, ambiguous
+
+extern "C" __global__ void sample_walk(WALK_ARGS(long long)) { walk<long long>(WALK_CALL); }
+extern "C" __global__ void sample_walk32(WALK_ARGS(int)) { walk<int>(WALK_CALL); }

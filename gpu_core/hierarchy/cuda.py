@@ -23,11 +23,16 @@ K_MAX = 1024  # sources per sweep: enough to keep every level's launch full
 INF = 1 << 62
 
 
+BIG32 = 1 << 30  # 32-bit sweeps are exact while costs stay below this (phast.cu)
+
+
 def _device(h) -> dict:
     dev = getattr(h, "_device", None)
     if dev is None or dev["id"] != memory.current_device_id():
+        fits32 = h.down_w.size == 0 or int(h.down_w.max()) < BIG32
         dev = {"id": memory.current_device_id(), "ptr": cp.asarray(h.down_ptr),
-               "src": cp.asarray(h.down_src), "w": cp.asarray(h.down_w)}
+               "src": cp.asarray(h.down_src), "w": cp.asarray(h.down_w),
+               "w32": cp.asarray(h.down_w.astype(np.int32)) if fits32 else None}
         h._device = dev
     return dev
 
@@ -47,47 +52,73 @@ def batch_width(n: int, ncols: int, total: int) -> int:
 
 class Sweeper:
     """GPHAST sweeps of up to ``K`` sources at a time into one device block ``d`` [n, K]
-    (sweep ids x source columns): what matrices and the billboard sampler read from."""
+    (sweep ids x source columns): what matrices and the billboard sampler read from.
+
+    Costs are swept in 32 bits when the weights allow (half the memory traffic), and a
+    batch whose costs reach 2^30 is swept again in 64 bits (``phast.cu`` says why that is
+    exact); ``d.dtype`` says which block the last sweep filled."""
 
     def __init__(self, h, K: int):
-        mod = get_module(_SRC)
+        self.mod = get_module(_SRC)
         self.h = h
         self.K = K
-        self.level_fn = mod.get_function("phast_level")
-        self.scatter = mod.get_function("phast_scatter")
-        self.extract_fn = mod.get_function("phast_extract")
         self.dev = _device(h)
-        self.d = cp.empty(h.n * K, dtype=cp.int64)
+        self.d32 = cp.empty(h.n * K, dtype=cp.int32) if self.dev["w32"] is not None else None
+        self.d64 = None if self.d32 is not None else cp.empty(h.n * K, dtype=cp.int64)
+        self.d = self.d32 if self.d32 is not None else self.d64
+        self.big = cp.zeros(1, dtype=cp.int32)
         self.lp = [int(x) for x in h.level_ptr]
         self.sweeps = 0
+        self.wide_sweeps = 0  # batches swept in 64 bits after a 32-bit sweep overflowed
 
     def sweep(self, sources: np.ndarray) -> None:
         """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
-        h, K, d = self.h, self.K, self.d
+        h = self.h
         s = int(sources.shape[0])
         offsets, verts, dists = upward_searches(h, h.rank_of[sources])
-        col = np.repeat(np.arange(s, dtype=np.int32), np.diff(offsets))
-        d.fill(INF)
+        col = cp.asarray(np.repeat(np.arange(s, dtype=np.int32), np.diff(offsets)))
+        verts_d, dists_d = cp.asarray(verts), cp.asarray(dists)
+        narrow = self.d32 is not None and (dists.size == 0 or int(dists.max()) < BIG32)
+        if narrow:
+            self.big.fill(0)
+            self._run(self.d32, "32", col, verts_d, dists_d)
+            if int(self.big.get()[0]) == 0:
+                self.d = self.d32
+                self.sweeps += 1
+                return
+            self.wide_sweeps += 1
+        if self.d64 is None:
+            self.d32 = self.d = None  # the wide block replaces it: long costs stay wide
+            self.d64 = cp.empty(h.n * self.K, dtype=cp.int64)
+        self._run(self.d64, "", col, verts_d, dists_d)
+        self.d = self.d64
+        self.sweeps += 1
+
+    def _run(self, d, suffix: str, col, verts, dists) -> None:
+        K, dev, f = self.K, self.dev, self.mod.get_function
+        d.fill(INF if suffix == "" else 0x7FFFFFFF)
         cnt = int(verts.shape[0])
-        self.scatter(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
-                     (cp.asarray(col), cp.asarray(verts), cp.asarray(dists), np.int64(cnt), d,
-                      np.int32(K)))
-        lp, dev = self.lp, self.dev
+        f("phast_scatter" + suffix)(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
+                                    (col, verts, dists, np.int64(cnt), d, np.int32(K)))
+        level = f("phast_level" + suffix)
+        w = dev["w32"] if suffix else dev["w"]
+        lp = self.lp
         for lv in range(len(lp) - 1):
             v0, v1 = lp[lv], lp[lv + 1]
             if v1 == v0:
                 continue
             work = (v1 - v0) * K
-            self.level_fn(((work + BLOCK - 1) // BLOCK,), (BLOCK,),
-                          (dev["ptr"], dev["src"], dev["w"], d, np.int64(v0), np.int64(v1),
-                           np.int32(K)))
-        self.sweeps += 1
+            level(((work + BLOCK - 1) // BLOCK,), (BLOCK,),
+                  (dev["ptr"], dev["src"], w, d, np.int64(v0), np.int64(v1), np.int32(K),
+                   self.big))
 
     def extract(self, rows, s: int, out) -> None:
         """out[j, c] = cost of source column j at sweep id rows[c] (-1 unreached)."""
         ncols = int(rows.shape[0])
-        self.extract_fn(((ncols + 31) // 32, (s + 31) // 32), (32, 32),
-                        (self.d, rows, np.int32(ncols), np.int32(s), np.int32(self.K), out))
+        name = "phast_extract32" if self.d.dtype == cp.int32 else "phast_extract"
+        self.mod.get_function(name)(((ncols + 31) // 32, (s + 31) // 32), (32, 32),
+                                    (self.d, rows, np.int32(ncols), np.int32(s),
+                                     np.int32(self.K), out))
 
 
 def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
@@ -110,4 +141,5 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
         sw.extract(rows, int(src.shape[0]), out)
         yield r0, cp.asnumpy(out[: src.shape[0]])
     if stats is not None:
-        stats.update(K=K, sweeps=sw.sweeps, levels=h.levels)
+        stats.update(K=K, sweeps=sw.sweeps, levels=h.levels, wide_sweeps=sw.wide_sweeps,
+                     bits=32 if sw.d.dtype == cp.int32 else 64)
