@@ -133,9 +133,43 @@ def resolve_point(
             path=net.source_path or None,
         )
     snapper = snapper or Snapper(net)
-    s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
+    try:
+        s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
+    except PointError as exc:
+        hint = swapped_hint(net, text)
+        if not hint:
+            raise
+        raise PointError(f"{exc.detail}; {hint}", path=exc.path, line=exc.line) from None
     i = s.node
     return ResolvedPoint(text, i, _label(net, i), float(net.lon[i]), float(net.lat[i]), s)
+
+
+def swapped_hint(net: RoadNetwork, text: str) -> str:
+    """A hint when the typed ``LON,LAT`` point lies outside the map but the same two
+    numbers read as ``LAT,LON`` fall inside its bounding box (a common slip: most web maps
+    write latitude first); "" otherwise."""
+    try:
+        p = parse_point(text)
+    except PointError:
+        return ""
+    if p.lon is None or p.lat is None or not net.has_coordinates:
+        return ""
+    lo0, lo1 = float(np.min(net.lon)), float(np.max(net.lon))
+    la0, la1 = float(np.min(net.lat)), float(np.max(net.lat))
+    # a margin of a quarter of the map (at least ~2 km): clicks near its edge count
+    pad_lo, pad_la = max(0.25 * (lo1 - lo0), 0.02), max(0.25 * (la1 - la0), 0.02)
+
+    def inside(lon: float, lat: float) -> bool:
+        return lo0 - pad_lo <= lon <= lo1 + pad_lo and la0 - pad_la <= lat <= la1 + pad_la
+
+    if inside(p.lon, p.lat) or not inside(p.lat, p.lon):
+        return ""
+    return (f"did you swap latitude and longitude? Points are LON,LAT; "
+            f"{_short(p.lat)},{_short(p.lon)} lies inside this map")
+
+
+def _short(v: float) -> str:
+    return f"{v:.7f}".rstrip("0").rstrip(".")
 
 
 def _named_node(net: RoadNetwork, p: ParsedPoint) -> int | None:

@@ -112,6 +112,16 @@ def _csv_lines(r0: int, block: np.ndarray) -> str:
     return "".join(out)
 
 
+def _with_progress(rows, F: int, T: int):
+    """The matrix's row blocks, advancing a progress bar of origins done."""
+    from app.progress import step
+
+    with step("matrix", total=F, unit="origins") as p:
+        for r0, block in rows:
+            yield r0, block
+            p.advance(r0 + block.shape[0], f"{r0 + block.shape[0]:,}/{F:,} x {T:,}")
+
+
 def run(args: argparse.Namespace) -> int:
     from app.jobs import matrix
     from gpu_core.multi_source import available_memory, open_npy_temp
@@ -146,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     stats: dict = {}
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
                                 args.variant, args.chunk)
-    rows = matrix.iter_rows(net, opts, stats=stats)
+    rows = _with_progress(matrix.iter_rows(net, opts, stats=stats), F, T)
     unreachable = 0
     tmp = None
     try:
