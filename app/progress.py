@@ -33,6 +33,7 @@ PLAIN_UNKNOWN_EVERY_S = 10.0
 LOGGERS = ("app", "maps", "gpu_core")
 
 _config: dict = {"quiet": False, "delay": None}
+_active: list[Step] = []  # steps drawing a bar now (log records are written above them)
 
 
 def _env_delay() -> float | None:
@@ -40,7 +41,6 @@ def _env_delay() -> float | None:
         return float(os.environ["SIGNPOST_PROGRESS_DELAY"])
     except (KeyError, ValueError):
         return None
-_active: list[Step] = []  # steps drawing a bar now (log records are written above them)
 
 
 def configure(*, quiet: bool = False, verbose: int = 0, delay: float | None = None) -> None:
@@ -49,16 +49,21 @@ def configure(*, quiet: bool = False, verbose: int = 0, delay: float | None = No
     _config["quiet"] = bool(quiet)
     if delay is not None:
         _config["delay"] = float(delay)
-    level = logging.DEBUG if verbose >= 2 else logging.INFO if verbose == 1 else logging.WARNING
-    handler = next((h for h in logging.getLogger(LOGGERS[0]).handlers
-                    if isinstance(h, _StderrHandler)), None) or _StderrHandler()
+    for name in LOGGERS:  # undo an earlier configure (tests call main() many times)
+        log = logging.getLogger(name)
+        for h in [h for h in log.handlers if isinstance(h, _StderrHandler)]:
+            log.removeHandler(h)
+        log.setLevel(logging.NOTSET)
+        log.propagate = True
+    if verbose <= 0:
+        return
+    handler = _StderrHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s", "%H:%M:%S"))
     for name in LOGGERS:
         log = logging.getLogger(name)
-        log.setLevel(level)
-        if handler not in log.handlers:
-            log.addHandler(handler)
-        log.propagate = False
+        log.setLevel(logging.DEBUG if verbose >= 2 else logging.INFO)
+        log.addHandler(handler)
+        log.propagate = False  # once on stderr, not again through a root handler
 
 
 class _StderrHandler(logging.Handler):
@@ -140,10 +145,15 @@ class Step:
                              bar_format=fmt, delay=self.delay, leave=False, dynamic_ncols=True,
                              mininterval=0.2)
             _active.append(self)
-        if self.fraction is not None and self._bar.total:
-            self._bar.n = int(round(self.fraction * 1000))
         self._bar.set_postfix_str(self.message, refresh=False)
-        self._bar.update(0)  # redraws at most every mininterval
+        n = int(round(self.fraction * 1000)) if self.fraction is not None else 0
+        shown = time.perf_counter() - self.t0 >= self.delay  # refresh() ignores tqdm's delay
+        if self._bar.total and n // 10 != self._bar.n // 10 and shown:
+            self._bar.n = n
+            self._bar.refresh()  # a new percent: draw now
+        else:
+            self._bar.n = n if self._bar.total else self._bar.n
+            self._bar.update(0)  # else at most every mininterval
 
     def _plain(self, fraction: float | None) -> None:
         el = time.perf_counter() - self.t0
