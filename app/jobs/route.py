@@ -70,6 +70,7 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
     NodeNotFoundError, UnreachableError, GpuCoreError."""
     from gpu_core.sssp import sssp
 
+    report(progress, None, "snapping the points (road index)")
     src, dst = resolve_texts(net, opts.from_text, opts.to_text,
                              max_distance_m=opts.max_distance_m)
     report(progress, None, "searching")
