@@ -5,4 +5,6 @@ import sys
 from app.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(["gui", *sys.argv[1:]]))
+    argv = sys.argv[1:]
+    # --version is the program's, not the gui command's
+    sys.exit(main(argv if argv[:1] == ["--version"] else ["gui", *argv]))

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import functools
+import logging
 
 from .errors import BackendUnavailableError
 
 BACKENDS = ("auto", "cpu", "cupy")
+
+log = logging.getLogger(__name__)
 
 
 @functools.lru_cache(maxsize=1)
@@ -42,6 +45,7 @@ def resolve_backend(name: str = "auto") -> str:
     ok, why = cupy_status()
     if name == "cupy" and not ok:
         raise BackendUnavailableError(f"the cupy backend is not available: {why}")
+    log.debug("backend %s -> %s (%s)", name, "cupy" if ok else "cpu", why)
     return "cupy" if ok else "cpu"
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import struct
 import tempfile
@@ -41,6 +42,8 @@ import numpy as np
 from .errors import MapError, MapFormatError
 from .load import companion_files, loader_modules
 from .network import RoadNetwork
+
+log = logging.getLogger(__name__)
 
 MAGIC = b"SIGNPOST-SPN\0\0\0\0"
 CACHE_VERSION = 1
@@ -312,12 +315,18 @@ def cached(
         if net is not None:
             net.source_path = path
             net.meta["cache_hit"] = True
+            log.info("cache hit: %s (%s nodes, %s arcs)", entry, f"{net.num_nodes:,}",
+                     f"{net.num_arcs:,}")
             return net
+        log.info("cache entry %s unreadable: rebuilding", entry)
+    else:
+        log.info("cache miss: %s", entry)
     net = build_fn()
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         write_cache(net, entry, key=key)
-    except OSError:
-        pass  # read-only or full disk: the cache is an optimisation only
+        log.info("cache written: %s", entry)
+    except OSError as exc:
+        log.info("cache not written (%s): %s", exc, entry)  # the cache is an optimisation only
     net.meta["cache_hit"] = False
     return net

@@ -13,6 +13,7 @@ import ast
 import functools
 import importlib
 import inspect
+import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
 
 PROFILES = ("length", "walk", "drive", "multimodal")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -161,11 +164,20 @@ def load_map(
         "cancel": cancel,
     }
 
+    log.info("opening %s (%s, %s bytes, profile %s%s)", path, spec.kind,
+             f"{os.path.getsize(path):,}", profile, ", contract" if contract else "")
+
     def build() -> RoadNetwork:
         reader_spec = _BY_KIND[spec.function("sniff")(path, spec.kind)] if spec.sniff else spec
         read = reader_spec.function("reader")
+        log.debug("reader %s", reader_spec.reader)
         takes = inspect.signature(read).parameters
-        return read(path, **{k: v for k, v in options.items() if k in takes})
+        net = read(path, **{k: v for k, v in options.items() if k in takes})
+        log.info("read %s: %s nodes, %s arcs, unit %s", reader_spec.kind,
+                 f"{net.num_nodes:,}", f"{net.num_arcs:,}", net.unit)
+        if use_cache and spec.cached and progress is not None:
+            progress(1.0, "writing the cache")
+        return net
 
     if not (use_cache and spec.cached):
         return build()

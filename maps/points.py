@@ -102,7 +102,10 @@ def resolve_point(
 ) -> ResolvedPoint:
     """The network node for a typed point (module doc). Raises PointError (garbage, too
     far from any road, LON,LAT on a map without coordinates) or NodeNotFoundError."""
-    p = parse_point(text)
+    try:
+        p = parse_point(text)
+    except PointError as exc:  # e.g. latitude 139.7 out of range: LAT,LON typed?
+        raise _with_swap_hint(net, text, exc) from None
     if p.is_node:
         named = _named_node(net, p)
         if named is not None:
@@ -133,9 +136,46 @@ def resolve_point(
             path=net.source_path or None,
         )
     snapper = snapper or Snapper(net)
-    s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
+    try:
+        s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
+    except PointError as exc:
+        raise _with_swap_hint(net, text, exc) from None
     i = s.node
     return ResolvedPoint(text, i, _label(net, i), float(net.lon[i]), float(net.lat[i]), s)
+
+
+def swapped_hint(net: RoadNetwork, text: str) -> str:
+    """A hint when the typed ``LON,LAT`` point lies outside the map but the same two
+    numbers read as ``LAT,LON`` fall inside its bounding box (a common slip: most web maps
+    write latitude first); "" otherwise."""
+    m = _LONLAT.match(text) if isinstance(text, str) else None
+    if m is None or not net.has_coordinates:
+        return ""
+    lon, lat = float(m.group(1)), float(m.group(2))
+    lo0, lo1 = float(np.min(net.lon)), float(np.max(net.lon))
+    la0, la1 = float(np.min(net.lat)), float(np.max(net.lat))
+    # a margin of a quarter of the map (at least ~2 km): clicks near its edge count
+    pad_lo, pad_la = max(0.25 * (lo1 - lo0), 0.02), max(0.25 * (la1 - la0), 0.02)
+
+    def inside(lon: float, lat: float) -> bool:
+        return lo0 - pad_lo <= lon <= lo1 + pad_lo and la0 - pad_la <= lat <= la1 + pad_la
+
+    if inside(lon, lat) or not inside(lat, lon):
+        return ""
+    return (f"did you swap latitude and longitude? Points are LON,LAT; "
+            f"{_short(lat)},{_short(lon)} lies inside this map")
+
+
+def _with_swap_hint(net: RoadNetwork, text: str, exc: PointError) -> PointError:
+    """``exc``, or the same error with :func:`swapped_hint` appended when there is one."""
+    hint = swapped_hint(net, text)
+    if not hint:
+        return exc
+    return PointError(f"{exc.detail}; {hint}", path=exc.path, line=exc.line)
+
+
+def _short(v: float) -> str:
+    return f"{v:.7f}".rstrip("0").rstrip(".")
 
 
 def _named_node(net: RoadNetwork, p: ParsedPoint) -> int | None:

@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# No progress lines from commands the tests run (a slow CI machine would otherwise add
+# them to the stderr that tests check); tests/cli/test_progress.py sets its own delays.
+os.environ.setdefault("SIGNPOST_PROGRESS_DELAY", "3600")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_MAPS = REPO.parent / "shared" / "maps"

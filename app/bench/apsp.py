@@ -184,7 +184,22 @@ def time_cpu(g: CSRGraph, budget: float, order: np.ndarray) -> Cell:
     return Cell(el * n / done, done, "*" if done < n else "")
 
 
+def _cell(col: str, g, args, gpu_ok: bool, order, fw_prev):
+    """(one cell of the table, the Floyd-Warshall (n, seconds) the next graph extrapolates from)."""
+    if col == "cpu_dijkstra":
+        return (time_cpu(g, args.budget, order) if args.backend != "cupy"
+                else Cell(None, why="--backend cupy")), fw_prev
+    if not gpu_ok:
+        return Cell(None, why="no GPU"), fw_prev
+    if col == "fw_gpu":
+        c = time_fw(g, fw_prev, args.fw_max, args.budget_fw)
+        return c, ((g.num_nodes, c.seconds) if c.seconds is not None else fw_prev)
+    return time_gpu_variant(g, col, args.budget, order, args.P if col == "batched" else None), fw_prev
+
+
 def run_table(graphs: list[tuple[str, CSRGraph]], args, gpu_ok: bool, unit: float) -> list[dict]:
+    from app.progress import step
+
     rows = []
     fw_prev = None
     for label, g in graphs:
@@ -194,19 +209,9 @@ def run_table(graphs: list[tuple[str, CSRGraph]], args, gpu_ok: bool, unit: floa
         for col in COLUMNS:
             if col not in args.columns:
                 continue
-            if col == "cpu_dijkstra":
-                cells[col] = time_cpu(g, args.budget, order) if args.backend != "cupy" else Cell(
-                    None, why="--backend cupy")
-            elif not gpu_ok:
-                cells[col] = Cell(None, why="no GPU")
-            elif col == "fw_gpu":
-                cells[col] = time_fw(g, fw_prev, args.fw_max, args.budget_fw)
-                if cells[col].seconds is not None:
-                    fw_prev = (n, cells[col].seconds)
-            else:
-                budget = args.budget
-                P = args.P if col == "batched" else None
-                cells[col] = time_gpu_variant(g, col, budget, order, P)
+            with step(f"{label} {HEAD[col]}") as p:
+                p(None, "running")
+                cells[col], fw_prev = _cell(col, g, args, gpu_ok, order, fw_prev)
             c = cells[col]
             print(f"  {label:>12} {HEAD[col]:>14}: "
                   f"{'-' if c.seconds is None else f'{c.seconds:.4f} s'} "

@@ -78,26 +78,40 @@ def _load(spec: str):
             opts["arcs_per_node"] = int(parts[3])
         net = generate(parts[1], n=int(parts[2]), seed=1, **opts)
     else:
+        from app.progress import step
         from maps.load import load_map
 
-        net = load_map(spec)
+        with step(f"loading {spec}") as p:
+            net = load_map(spec, progress=p)
     return CSRGraph.from_any(net), spec
 
 
 def _run_greedy(g, k, **kw):
     """Rounds until k or the budget: (result or None, per-round times, sites)."""
-    from gpu_core.betweenness import BillboardResult, billboards
+    from app.progress import step
+    from gpu_core.betweenness import billboards
 
     budget = kw.pop("budget_s", None)
+    res = None
+    gen = billboards(g, k, **kw)
+    with step(f"billboards k={k}") as p:
+        res, times = _rounds(gen, p, budget)
+    return res, times
+
+
+def _rounds(gen, p, budget):
+    """_run_greedy's loop: per-round times from the events, each fed to the progress ``p``."""
+    from gpu_core.betweenness import BillboardResult
+
     times: list[float] = []
     t_round = time.perf_counter()
     last_round = 1
     res = None
-    gen = billboards(g, k, **kw)
     for ev in gen:
         if isinstance(ev, BillboardResult):
             res = ev
             break
+        p(ev.fraction, f"round {ev.round}/{ev.rounds}")
         if ev.round != last_round:  # a round finished
             times.append(time.perf_counter() - t_round)
             t_round = time.perf_counter()

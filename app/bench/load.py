@@ -159,6 +159,7 @@ def machine() -> str:
 
 
 def run(args) -> int:
+    from app.progress import step
     from maps.errors import MapError
 
     rows: list[dict] = []
@@ -177,7 +178,9 @@ def run(args) -> int:
     for m in maps:
         print(f"measuring {m} ...", flush=True)
         try:
-            rows.append(measure(m, args, os.path.basename(m)))
+            with step(f"measuring {os.path.basename(m)}") as p:
+                p(None, "loading (first and cached) and routing")
+                rows.append(measure(m, args, os.path.basename(m)))
         except MapError as exc:
             print(f"  skipped: {exc}")
     if (args.kanto or not args.map) and not args.no_kanto:

@@ -76,9 +76,11 @@ def _load(spec: str, seed: int):
             return load_pace(path, seed=1), f"{path.name} (PACE, weights 1..1000 seed 1)"
         except Exception:  # a real DIMACS .gr.gz: the general loader knows it
             pass
+    from app.progress import step
     from maps.load import load_map
 
-    return load_map(path, use_cache=False), path.name
+    with step(f"loading {path.name}") as p:
+        return load_map(path, use_cache=False, progress=p), path.name
 
 
 def _parse_strategy(spec: str):
@@ -112,6 +114,7 @@ def _time_strategy(g, sources, name, opts, backend, ref_dists, budget_s):
     dist/pred back in host memory), phases, edges, summed phase times, mismatching sources,
     and the median wall time of the public sssp() call on up to 3 sources (it adds the
     host-side split of keys into dist/hops)."""
+    from app.progress import track
     from gpu_core.errors import CancelledError
     from gpu_core.keys import key_space_for
     from gpu_core.sssp import run_backend, sssp
@@ -131,7 +134,8 @@ def _time_strategy(g, sources, name, opts, backend, ref_dists, budget_s):
         return None
     times, phases, edges, kernel_us, bad = [], [], [], [], []
     spent = 0.0
-    for s, ref in zip(sources, ref_dists, strict=False):
+    for s, ref in track(list(zip(sources, ref_dists, strict=False)), f"sssp {name}",
+                       unit="sources"):
         src = np.array([s], dtype=np.int32)
         t0 = time.perf_counter()
         deadline["t"] = t0 + budget_s

@@ -200,6 +200,7 @@ def _same(a, b) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from app.bench.sssp import _load
+    from app.progress import step
     from gpu_core.backend import describe_backend, resolve_backend
     from gpu_core.graph import CSRGraph
 
@@ -212,7 +213,9 @@ def run(args: argparse.Namespace) -> int:
     g = CSRGraph.from_any(net)
     print(f"map {label}: {g.num_nodes:,} nodes, {g.num_arcs:,} arcs")
     print(f"backend {backend}: {describe_backend(backend)}")
-    table, failed = _table(g, label, backend, wanted, args)
+    with step(f"vertex programs on {label}") as p:
+        p(None, ", ".join(wanted))
+        table, failed = _table(g, label, backend, wanted, args)
     if args.scaling:
         from app.bench.apsp import random_graph
 
@@ -221,7 +224,9 @@ def run(args: argparse.Namespace) -> int:
             n = 2**k
             gk = random_graph(n, 16 * n, 1000, seed=args.seed)
             print(f"scaling: random graph 2^{k} = {n:,} nodes, {gk.num_arcs:,} arcs")
-            rows, bad = _table(gk, f"random 2^{k}", backend, wanted, args)
+            with step(f"vertex programs on random 2^{k}") as p:
+                p(None, ", ".join(wanted))
+                rows, bad = _table(gk, f"random 2^{k}", backend, wanted, args)
             table += rows
             failed |= bad
     out = Path(args.out)

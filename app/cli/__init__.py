@@ -27,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="signpost",
         description="Signpost: shortest routes, billboards and live algorithm charts on road/rail maps.",
     )
-    parser.add_argument("--version", action="version", version="signpost 0.1.0")
+    parser.add_argument("--version", action="version", version=f"signpost {version()}")
+    add_output_arguments(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -38,6 +39,45 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         mod.register(sub)
     return parser
+
+
+def version() -> str:
+    """The installed package's version, else the one ``pyproject.toml`` names (a checkout
+    run with PYTHONPATH), else "unknown"."""
+    from importlib import metadata
+    from pathlib import Path
+
+    try:
+        return metadata.version("signpost")
+    except metadata.PackageNotFoundError:
+        pass
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = None
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+        if tomllib is not None:
+            return str(tomllib.loads(text)["project"]["version"])
+        import re
+
+        m = re.search(r'^version\s*=\s*"([^"]+)"', text, re.MULTILINE)
+        return m.group(1) if m else "unknown"
+    except (OSError, KeyError, ValueError):
+        return "unknown"
+
+
+def add_output_arguments(p: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """-q/--quiet and -v/--verbose, on ``signpost`` itself and on every sub-command (a
+    sub-command's copy leaves the value alone when not given, so ``signpost -v route``
+    and ``signpost route -v`` both work)."""
+    kw = {} if top else {"default": argparse.SUPPRESS}
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr",
+                   **({"default": False} if top else kw))
+    p.add_argument("-v", "--verbose", action="count",
+                   help="log what is done on stderr (-v steps, -vv details)",
+                   **({"default": 0} if top else kw))
 
 
 class _Terminated(KeyboardInterrupt):
@@ -54,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from app import progress
+
+    progress.configure(quiet=args.quiet, verbose=args.verbose)
     previous = None
     if args.command != "gui" and threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)

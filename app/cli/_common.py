@@ -6,6 +6,7 @@ backend arguments, to open its map, and small formatting helpers. The work itsel
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import time
 from collections.abc import Callable
@@ -26,7 +27,10 @@ def add_command(sub, name: str, run: Callable, help: str, description: str | Non
     """The sub-parser of ``signpost NAME`` running ``run(args)``; ``map_file`` adds MAP and
     the map options (:func:`add_map_arguments`); ``raw`` keeps the description's layout."""
     kw = {"formatter_class": argparse.RawDescriptionHelpFormatter} if raw else {}
+    from app.cli import add_output_arguments
+
     p = sub.add_parser(name, help=help, description=description, **kw)
+    add_output_arguments(p)
     if map_file:
         add_map_arguments(p)
     p.set_defaults(func=run)
@@ -87,10 +91,44 @@ def allow_negative_points(p: argparse.ArgumentParser) -> None:
 
 
 def open_map(args: argparse.Namespace):
-    """Load ``args.map`` with ``args.profile`` (None: the format's default)."""
-    return load(args.map, profile=getattr(args, "profile", None),
-                contract=getattr(args, "contract", False),
-                use_cache=not getattr(args, "no_cache", False))
+    """Load ``args.map`` with ``args.profile`` (None: the format's default), with a
+    progress bar (``app.progress``); ``args.timings["load_s"]`` gets the seconds taken."""
+    from app.progress import step
+
+    t0 = time.perf_counter()
+    with step(f"loading {os.path.basename(args.map)}") as p:
+        net = load(args.map, profile=getattr(args, "profile", None),
+                   contract=getattr(args, "contract", False),
+                   use_cache=not getattr(args, "no_cache", False), progress=p)
+    timings(args)["load_s"] = time.perf_counter() - t0
+    return net
+
+
+def warm_up_search(args: argparse.Namespace, *, target: bool) -> float:
+    """Load the numba/CUDA kernels of ``args.strategy`` on ``args.backend`` before the
+    search (so that the search time is the search); the seconds go to
+    ``args.timings["warmup_s"]``."""
+    from app.progress import step
+    from gpu_core.sssp import warm_up
+
+    with step("warming up") as p:
+        p(None, f"{args.strategy} kernels")
+        t = warm_up([args.strategy], args.backend, target=target)
+    timings(args)["warmup_s"] = t
+    return t
+
+
+def timings(args: argparse.Namespace) -> dict:
+    """The command's ``{"load_s", "warmup_s", "search_s"}`` seconds, filled as it runs."""
+    if not hasattr(args, "timings"):
+        args.timings = {}
+    return args.timings
+
+
+def timings_json(args: argparse.Namespace, **more: float) -> dict:
+    """``timings`` for a JSON output: load, warm-up and search seconds, rounded."""
+    t = {**timings(args), **more}
+    return {k: round(float(t[k]), 6) for k in ("load_s", "warmup_s", "search_s") if k in t}
 
 
 def fmt_duration(seconds: float) -> str:
@@ -121,17 +159,3 @@ INDEX_HELP = (
 def add_index_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index", default="auto", choices=("auto", "on", "off"), help=INDEX_HELP)
 
-
-def index_progress():
-    """A progress callback printing the index build's progress to stderr (every 10%)."""
-    import sys
-
-    last = [-1]
-
-    def cb(fraction, message: str) -> None:
-        step = -1 if fraction is None else int(fraction * 10)
-        if step > last[0]:
-            last[0] = step
-            print(f"{message}: {10 * step}%", file=sys.stderr, flush=True)
-
-    return cb

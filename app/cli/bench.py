@@ -15,6 +15,8 @@ BENCHES = {
 
 
 def register(sub) -> None:
+    from app.cli import add_output_arguments
+
     p = sub.add_parser("bench", help="run a benchmark and print its table")
     bsub = p.add_subparsers(dest="bench", metavar="NAME")
     for name, helptext in BENCHES.items():
@@ -26,6 +28,7 @@ def register(sub) -> None:
                 continue  # not built yet
             raise
         bp = bsub.add_parser(name, help=helptext)
+        add_output_arguments(bp)
         mod.add_arguments(bp)
         bp.set_defaults(func=mod.run)
     p.set_defaults(func=lambda args: p.print_help() or 2)

@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
-import time
 
 from app.cli import CliError
 
 
 def register(sub) -> None:
     from app.cli._common import add_backend_argument, add_command, add_index_argument
-    from app.jobs.billboards import CANDIDATES
+    from app.jobs.billboards import CANDIDATES, DEFAULT_MODE
     from gpu_core.betweenness import KERNELS, METHODS, MODES
 
     p = add_command(
@@ -24,7 +22,7 @@ def register(sub) -> None:
         "Pairs (s, t) with s or t a site are not counted (networkx endpoints=False).",
     )
     p.add_argument("-k", "--k", type=int, required=True, metavar="K", help="number of sites")
-    p.add_argument("--mode", default="weighted", choices=MODES,
+    p.add_argument("--mode", default=DEFAULT_MODE, choices=MODES,
                    help="shortest paths by arc count (hops) or by the profile's weights "
                    "(weighted, default)")
     add_backend_argument(p)
@@ -48,7 +46,6 @@ def register(sub) -> None:
                    "'origin' and 'destination') columns; pair (s, t) counts a_s * b_t, "
                    "nodes not listed weigh 0")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_index_argument(p)
 
 
@@ -57,16 +54,16 @@ def _num(x: float):
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.cli._common import open_map
+    from app.cli._common import open_map, timings, timings_json
     from app.jobs import billboards
+    from app.progress import step
     from gpu_core.graph import CSRGraph
     from maps.points import node_index, read_demand
 
     if args.k < 1:
         raise CliError(f"-k {args.k}: K must be at least 1")
-    t0 = time.perf_counter()
     net = open_map(args)
-    t_load = time.perf_counter() - t0
+    t_load = timings(args)["load_s"]
     g = CSRGraph.from_any(net)
     if args.k > g.num_nodes:
         raise CliError(f"-k {args.k} is larger than the {g.num_nodes} vertices of {args.map}")
@@ -83,20 +80,15 @@ def run(args: argparse.Namespace) -> int:
     a = b = None
     if args.demand:
         a, b = read_demand(args.demand, net)
-    last = [-1.0]
-
-    def progress(fraction: float | None, message: str) -> None:
-        if not args.quiet and fraction - last[0] >= 0.05 and sys.stderr.isatty():
-            last[0] = fraction
-            print(f"\r{message}: {100 * fraction:.0f}%", end="", file=sys.stderr)
-
     opts = billboards.BillboardsOptions(
         args.k, mode=args.mode, backend=args.backend, kernel=args.kernel, method=args.method,
         epsilon=args.epsilon, delta=args.delta, seed=args.seed, candidates=cand,
         fixed=tuple(fixed), sources=a, targets=b, index=args.index)
-    done = billboards.run(g, opts, progress=progress)
-    if not args.quiet and sys.stderr.isatty():
-        print(file=sys.stderr)
+    with step("warming up") as p:
+        p(None, f"{args.mode} kernels")
+        warm = billboards.warm_up(opts)
+    with step("billboards") as p:
+        done = billboards.run(g, opts, progress=p)
     result, t_run = done.billboards, done.time_s
     ids = billboards.site_ids(net, result.sites)
     lon = getattr(net, "lon", None)
@@ -125,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         "arcs": g.num_arcs,
         "load_s": round(t_load, 4),
         "time_s": round(t_run, 4),
+        "timings": timings_json(args, warmup_s=warm, search_s=t_run),
     }
     out.update(done.index)  # index, index_s, ... when a route index was used
     if result.method == "sampled":

@@ -52,7 +52,9 @@ def describe(net) -> dict[str, Any]:
             for k, c in enumerate(classes)
             if c and k < len(net.class_names)
         },
-        "length_km": round(float(np.asarray(net.edge_length, np.float64).sum()) / 1000, 3),
+        # null without coordinates (DIMACS without .co, PACE): no lengths to sum
+        "length_km": (round(float(np.asarray(net.edge_length, np.float64).sum()) / 1000, 3)
+                      if net.has_coordinates else None),
         "has_coordinates": bool(net.has_coordinates),
     }
     if net.has_coordinates:
@@ -89,10 +91,15 @@ def run(args: argparse.Namespace) -> int:
             f"weights      min {wt['min']:,}  max {wt['max']:,}  "
             f"mean {wt['mean']:,.1f} {wt['unit']}"
         )
+    if info.get("weights_generated"):
+        print(f"             generated: {info['weights_generated']}")
     print("kinds        " + ", ".join(f"{k} {v:,}" for k, v in info["kinds"].items()))
     top = sorted(info["classes"].items(), key=lambda kv: -kv[1])
     print("classes      " + ", ".join(f"{k} {v:,}" for k, v in top))
-    print(f"length       {info['length_km']:,.1f} km of arcs")
+    if info["length_km"] is None:
+        print("length       no geometry (the map has no coordinates)")
+    else:
+        print(f"length       {info['length_km']:,.1f} km of arcs")
     if "bbox" in info:
         b = info["bbox"]
         print(f"bbox         {b[0]:.5f},{b[1]:.5f} .. {b[2]:.5f},{b[3]:.5f}")

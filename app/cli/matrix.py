@@ -113,12 +113,22 @@ def _csv_lines(r0: int, block: np.ndarray) -> str:
     return "".join(out)
 
 
+def _with_progress(rows, F: int, T: int):
+    """The matrix's row blocks, advancing a progress bar of origins done."""
+    from app.progress import step
+
+    with step("matrix", total=F, unit="origins") as p:
+        for r0, block in rows:
+            yield r0, block
+            p.advance(r0 + block.shape[0], f"{r0 + block.shape[0]:,}/{F:,} x {T:,}")
+
+
 def run(args: argparse.Namespace) -> int:
     from app.jobs import matrix
     from gpu_core.multi_source import available_memory, open_npy_temp
     from maps.points import read_points
 
-    from ._common import index_progress, open_map
+    from ._common import open_map
 
     out = args.out
     low = out.lower()
@@ -147,9 +157,13 @@ def run(args: argparse.Namespace) -> int:
     stats: dict = {}
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
                                 args.variant, args.chunk, args.index)
+    from app.progress import step
+
     t_index = time.perf_counter()
-    rows = matrix.iter_rows(net, opts, stats=stats, progress=index_progress())
+    with step("route index") as p:  # a one-time build on a new map: its own bar
+        it = matrix.iter_rows(net, opts, stats=stats, progress=p)
     t_index = time.perf_counter() - t_index
+    rows = _with_progress(it, F, T)
     unreachable = 0
     tmp = None
     try:

@@ -76,13 +76,14 @@ def summary(net, res, map_path: str, time_s: float, out: str | None) -> dict[str
 def run(args: argparse.Namespace) -> int:
     from app.jobs.mst import MSTOptions
     from app.jobs.mst import run as run_mst
+    from app.progress import step
 
     ext = check_out(args.out, OUT_EXT) if args.out else None
     net = open_map(args)
     if ext == ".geojson" and not net.has_coordinates:
         raise CliError(f"--out {args.out!r}: this map has no coordinates; write .csv instead")
-    with Timer() as t:
-        res = run_mst(net, MSTOptions(backend=args.backend, method=args.method))
+    with Timer() as t, step("mst") as p:
+        res = run_mst(net, MSTOptions(backend=args.backend, method=args.method), progress=p)
     if ext == ".csv":
         write_text_atomic(args.out, lambda fh: write_csv(fh, res))
     elif ext == ".geojson":

@@ -78,14 +78,15 @@ def summary(net, res, args: argparse.Namespace, time_s: float) -> dict[str, Any]
 def run(args: argparse.Namespace) -> int:
     from app.jobs.pagerank import PageRankOptions
     from app.jobs.pagerank import run as run_pagerank
+    from app.progress import step
 
     check_args(args)
     check_out(args.out, (".csv",))
     net = open_map(args)
     opts = PageRankOptions(damping=args.damping, tol=args.tol, max_iter=args.max_iter,
                            backend=args.backend, method=args.method)
-    with Timer() as t:
-        res = run_pagerank(net, opts)
+    with Timer() as t, step("pagerank") as p:
+        res = run_pagerank(net, opts, progress=p)
     write_text_atomic(args.out, lambda fh: write_csv(fh, res.node_ids, res.ranks.rank))
     out = summary(net, res, args, t.s)
     if args.json:

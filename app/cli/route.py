@@ -6,7 +6,15 @@ import argparse
 import json
 
 import resources
-from app.cli._common import add_command, add_search_arguments, fmt_duration, open_map
+from app.cli._common import (
+    add_command,
+    add_search_arguments,
+    fmt_duration,
+    open_map,
+    timings,
+    timings_json,
+    warm_up_search,
+)
 
 # argparse help and description: resources/cli_help.json
 HELP, DESCRIPTION = resources.cli_help("route")
@@ -22,11 +30,17 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.jobs import route
+    from app.progress import step
 
     opts = route.RouteOptions(args.source, args.target, strategy=args.strategy,
                               backend=args.backend, max_distance_m=args.max_snap,
                               map_path=args.map)
-    out = route.run(open_map(args), opts).json
+    net = open_map(args)
+    warm_up_search(args, target=True)
+    with step("route") as p:
+        out = route.run(net, opts, progress=p).json
+    timings(args)["search_s"] = out["search_ms"] / 1000.0
+    out["timings"] = timings_json(args)
     if args.json:
         print(json.dumps(out))
         return 0
@@ -42,9 +56,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"time      {fmt_duration(out['time_s'])} ({out['time_s']:.1f} s)")
     if out["length_m"] is not None:
         print(f"length    {out['length_m'] / 1000:.3f} km")
+    else:
+        print("length    no geometry (the map has no coordinates)")
     print(f"nodes     {out['nodes']} ({out['arcs']} arcs)")
     print(
         f"search    {out['strategy']} on {out['backend']} ({out['device']}), "
         f"{out['search_ms']:.1f} ms, {out['phases']} phases"
     )
+    t = out["timings"]
+    print(f"timings   load {t['load_s']:.2f} s, warm-up {t['warmup_s'] * 1000:.1f} ms, "
+          f"search {t['search_s'] * 1000:.1f} ms")
     return 0

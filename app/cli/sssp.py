@@ -9,7 +9,7 @@ import numpy as np
 
 import resources
 from app.cli import CliError
-from app.cli._common import add_command, add_search_arguments, open_map
+from app.cli._common import add_command, add_search_arguments, open_map, timings, warm_up_search
 
 OUT_EXT = (".csv", ".npy")
 NPY_DTYPE = np.dtype([("node_id", "<i8"), ("cost", "<i8")])
@@ -52,6 +52,7 @@ def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
 def run(args: argparse.Namespace) -> int:
     from app.jobs import sssp
     from app.jobs.maps import resolve_texts
+    from app.progress import step
 
     out = args.out
     if not out.lower().endswith(OUT_EXT):
@@ -61,15 +62,20 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--out {out!r}: folder {parent} does not exist")
     net = open_map(args)
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
-    res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend))
+    warm_up_search(args, target=False)
+    with step("sssp") as p:
+        p(None, f"{args.strategy} from node {src.node_id}")
+        res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend), progress=p)
     try:
         write_costs(out, net.node_labels(), res.dist)
     except OSError as exc:
         raise CliError(f"cannot write {out!r}: {exc.strerror or exc}") from None
     reached = int(res.reached.sum())
+    t = timings(args)
     print(
         f"{reached:,} of {net.num_nodes:,} nodes reached from node {src.node_id}; "
         f"max cost {int(res.dist.max()):,} {net.unit}; {res.strategy} on {res.backend}, "
-        f"{res.elapsed_s * 1000:.1f} ms; wrote {out}"
+        f"{res.elapsed_s * 1000:.1f} ms (load {t['load_s']:.2f} s, warm-up "
+        f"{t['warmup_s'] * 1000:.1f} ms); wrote {out}"
     )
     return 0

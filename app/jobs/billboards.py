@@ -15,12 +15,15 @@ from .common import CancelCheck, Progress, report
 
 # Where sites may go: all nodes, nodes at a road arc, or nodes at no rail arc.
 CANDIDATES = ("all", "road", "no-rail")
+# The one default of the CLI's --mode and the window's: routes by the profile's weights
+# (what a traveller takes), not by arc count.
+DEFAULT_MODE = "weighted"
 
 
 @dataclass(frozen=True)
 class BillboardsOptions:
     k: int
-    mode: str = "hops"  # shortest paths by arc count (hops) or by weight (weighted)
+    mode: str = DEFAULT_MODE  # shortest paths by weight (weighted) or by arc count (hops)
     backend: str = "auto"
     kernel: str = "auto"
     method: str = "auto"  # exact or sampled
@@ -78,6 +81,22 @@ def _index(net, opts: BillboardsOptions, progress, cancel):
     sources = 1 << 30 if opts.method == "sampled" else 0
     return hierarchy_for(net, policy=opts.index, sources=sources, progress=progress,
                          cancel=cancel)
+
+
+def warm_up(opts: BillboardsOptions) -> float:
+    """Load (or compile) the kernels ``run(net, opts)`` uses with a 1-site run on a 4-node
+    path (the exact method's when ``opts.method`` is auto); returns the seconds taken, so
+    that callers can report the search apart from numba cache loads / CUDA module loads."""
+    from gpu_core.betweenness import place_billboards
+    from gpu_core.graph import CSRGraph
+
+    t0 = time.perf_counter()
+    u = [0, 1, 1, 2, 2, 3]
+    v = [1, 0, 2, 1, 3, 2]
+    tiny = CSRGraph.from_edges(4, u, v, [1] * len(u))
+    place_billboards(tiny, 1, mode=opts.mode, backend=opts.backend, kernel=opts.kernel,
+                     method="exact" if opts.method == "auto" else opts.method)
+    return time.perf_counter() - t0
 
 
 def candidate_mask(net: RoadNetwork, which: str) -> np.ndarray | None:

@@ -30,7 +30,22 @@ def json_safe(obj: Any) -> Any:
 
 
 def unit_info(net) -> dict[str, Any]:
-    """``unit`` and its readable ``unit_name`` of a network's weights."""
+    """``unit`` and its readable ``unit_name`` of a network's weights, and
+    ``weights_generated`` (how) for a map whose weights Signpost made up (a PACE file
+    carries none): such weights are never presented as the file's own."""
     from maps.network import WEIGHT_UNITS
 
+    generated = generated_weights(net)
+    if generated:
+        return {"unit": net.unit, "unit_name": "generated integer weight (the PACE file has none)",
+                "weights_generated": generated}
     return {"unit": net.unit, "unit_name": WEIGHT_UNITS.get(net.unit, net.unit)}
+
+
+def generated_weights(net) -> str | None:
+    """How the weights were generated when the file has none (PACE), else None."""
+    meta = getattr(net, "meta", None) or {}
+    if meta.get("format") != "pace":
+        return None
+    return (f"uniform random 1..1000 from seed {meta.get('weight_seed', 1)}; "
+            "the PACE file has no weights")

@@ -51,10 +51,17 @@ def resolve_texts(net: RoadNetwork, *texts: str, max_distance_m: float = 1000.0,
                   snapper=None) -> list[ResolvedPoint]:
     """Typed points (LON,LAT or node:ID) → ResolvedPoints, sharing one Snapper (built only
     when a LON,LAT point needs it and none was given)."""
+    from maps.errors import PointError
     from maps.points import parse_point, resolve_point
     from maps.snap import Snapper
 
-    if snapper is None and any(not parse_point(t).is_node for t in texts) and net.has_coordinates:
+    def lonlat(t: str) -> bool:
+        try:
+            return not parse_point(t).is_node
+        except PointError:
+            return False  # resolve_point reports it (with a hint when LON,LAT look swapped)
+
+    if snapper is None and any(lonlat(t) for t in texts) and net.has_coordinates:
         snapper = Snapper(net)
     return [resolve_point(net, t, snapper=snapper, max_distance_m=max_distance_m) for t in texts]
 

@@ -70,25 +70,50 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
     NodeNotFoundError, UnreachableError, GpuCoreError."""
     from gpu_core.sssp import sssp
 
+    report(progress, None, "snapping the points (road index)")
     src, dst = resolve_texts(net, opts.from_text, opts.to_text,
                              max_distance_m=opts.max_distance_m)
     report(progress, None, "searching")
     res = sssp(net, src.node, strategy=opts.strategy, backend=opts.backend, target=dst.node,
                cancel=cancel)
     if int(res.dist[dst.node]) < 0:
-        _, label = net.components()
-        why = (
-            "different components"
-            if label[src.node] != label[dst.node]
-            else "one-way arcs allow no route in this direction"
-        )
         raise UnreachableError(
             f"unreachable: no route from {src.text} (node {src.node_id}) to {dst.text} "
-            f"(node {dst.node_id}) ({why})",
+            f"(node {dst.node_id}) ({explain_unreachable(net, src, dst)})",
             path=net.source_path or None,
         )
     route = read_route(net, res, src.node, dst.node)
     return RouteResult(route, src, dst, route_json(net, route, src, dst, map_path=opts.map_path))
+
+
+# A LON,LAT point snapped farther than this from where it was typed or clicked is named
+# when no route is found (it is likely not where the user meant).
+FAR_SNAP_M = 250.0
+
+
+def explain_unreachable(net: RoadNetwork, src, dst) -> str:
+    """Why ``src`` cannot reach ``dst`` (maps.points.ResolvedPoint): the parts of the
+    network each lies on, with the size of a fragment cut off from the main part, how far
+    a point was snapped when that is far, and a hint when LON,LAT look swapped."""
+    from maps.points import swapped_hint
+
+    _, label = net.components()
+    sizes = np.bincount(label)
+    main = int(sizes.max())
+    notes = ["different components" if label[src.node] != label[dst.node]
+             else "one-way arcs allow no route in this direction"]
+    for role, pt in (("start", src), ("end", dst)):
+        size = int(sizes[label[pt.node]])
+        if size < main:
+            notes.append(f"the {role} lies on a fragment of {size:,} node{'s' * (size != 1)} "
+                         f"cut off from the main network ({main:,} nodes)")
+        if pt.snap is not None and pt.snap.distance_m > FAR_SNAP_M:
+            notes.append(f"the {role} {pt.text} was snapped {pt.snap.distance_m:,.0f} m to "
+                         "the nearest road")
+        hint = swapped_hint(net, pt.text)
+        if hint:
+            notes.append(f"{role}: {hint}")
+    return "; ".join(notes)
 
 
 def path_nodes(pred: np.ndarray, dist: np.ndarray, target: int) -> np.ndarray:

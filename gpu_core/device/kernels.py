@@ -10,13 +10,16 @@ guarded by a lock because the app calls the core from a worker QThread.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
 from pathlib import Path
 
 from .memory import current_device_id
 
 COMMON = Path(__file__).resolve().with_name("common.cuh")
+log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _modules: dict[tuple, object] = {}
 _sources: dict[str, str] = {}
@@ -45,6 +48,9 @@ def get_module(cu_file: str | os.PathLike, *, defines: tuple[str, ...] = (),
             mod = cupy.RawModule(code=_source(path), options=opts,
                                  enable_cooperative_groups=cooperative)
             _modules[key] = mod
+            log.info("CUDA module %s%s on device %d (NVRTC compile or CuPy's kernel cache)",
+                     os.path.basename(path), f" {' '.join(defines)}" if defines else "",
+                     key[0])
         return mod
 
 
@@ -58,7 +64,10 @@ def get_kernel(cu_file: str | os.PathLike, func: str, *, defines: tuple[str, ...
     key = (current_device_id(), os.fspath(cu_file), defines, cooperative, func)
     fn = _functions.get(key)
     if fn is None:
+        t0 = time.perf_counter()
         fn = get_module(cu_file, defines=defines, cooperative=cooperative).get_function(func)
+        log.debug("kernel %s of %s ready in %.1f ms", func, os.path.basename(key[1]),
+                  (time.perf_counter() - t0) * 1e3)
         with _lock:
             fn = _functions.setdefault(key, fn)
     return fn

@@ -1,0 +1,100 @@
+"""JSON timings split load, warm-up (numba cache loads / JIT / CUDA module loads) and the
+search: the compiled functions are warmed before the search, so that ``search_s`` (and
+``search_ms``) is the search alone."""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+
+from app.cli import main
+from tests.conftest import FIXTURES
+
+TINY = str(FIXTURES / "dimacs" / "tiny.gr")
+# the package (gpu_core re-exports the function sssp under the same name)
+sssp_pkg = importlib.import_module("gpu_core.sssp")
+KEYS = {"load_s", "warmup_s", "search_s"}
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Records the order of gpu_core.sssp.warm_up and gpu_core.sssp.sssp calls."""
+    seen: list[tuple] = []
+    real_warm, real_sssp = sssp_pkg.warm_up, sssp_pkg.sssp
+
+    def warm(strategies=None, backend="cpu", *, target=False):
+        seen.append(("warm_up", tuple(strategies or ()), backend, target))
+        return real_warm(strategies, backend, target=target)
+
+    def search(*a, **kw):
+        seen.append(("sssp", kw.get("strategy"), kw.get("backend"), kw.get("target") is not None))
+        return real_sssp(*a, **kw)
+
+    monkeypatch.setattr(sssp_pkg, "warm_up", warm)
+    monkeypatch.setattr(sssp_pkg, "sssp", search)
+    monkeypatch.setattr("app.jobs.sssp.sssp", search)  # imported by name there
+    return seen
+
+
+def test_route_json_splits_load_warmup_search(calls, capsys):
+    assert main(["route", TINY, "--from", "node:1", "--to", "node:3", "--json", "--backend",
+                 "cpu", "--strategy", "delta", "--no-cache"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    t = out["timings"]
+    assert set(t) == KEYS and all(v >= 0 for v in t.values())
+    assert t["search_s"] == pytest.approx(out["search_ms"] / 1000, abs=1e-6)
+    # the kernels the route uses (strategy, backend, a search with a target) are warmed
+    # first, so the timed search finds them loaded
+    assert calls == [("warm_up", ("delta",), "cpu", True), ("sssp", "delta", "cpu", True)]
+    assert out["cost"] == 7
+
+
+def test_route_text_prints_the_split(capsys):
+    assert main(["route", TINY, "--from", "node:1", "--to", "node:3", "--backend", "cpu"]) == 0
+    line = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("timings")]
+    assert len(line) == 1 and "load " in line[0] and "warm-up " in line[0] and "search " in line[0]
+
+
+def test_sssp_warms_up_before_its_search(calls, tmp_path, capsys):
+    out = tmp_path / "s.csv"
+    assert main(["sssp", TINY, "--source", "node:1", "--out", str(out), "--backend", "cpu",
+                 "--strategy", "adaptive"]) == 0
+    assert calls == [("warm_up", ("adaptive",), "cpu", False), ("sssp", "adaptive", "cpu", False)]
+    text = capsys.readouterr().out
+    assert "(load " in text and "warm-up " in text
+    assert out.read_text().splitlines()[:2] == ["node_id,cost", "1,0"]
+
+
+def test_billboards_json_timings(monkeypatch, capsys):
+    from app.jobs import billboards
+
+    order: list[str] = []
+    real_warm, real_run = billboards.warm_up, billboards.run
+    monkeypatch.setattr(billboards, "warm_up", lambda o: order.append("warm") or real_warm(o))
+    monkeypatch.setattr(billboards, "run",
+                        lambda *a, **kw: order.append("run") or real_run(*a, **kw))
+    assert main(["billboards", TINY, "-k", "1", "--backend", "cpu", "--json", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["timings"]) == KEYS
+    assert out["timings"]["search_s"] == pytest.approx(out["time_s"], abs=1e-3)
+    assert out["timings"]["load_s"] == pytest.approx(out["load_s"], abs=1e-3)
+    assert order == ["warm", "run"]
+
+
+def test_warm_up_loads_the_named_strategies_only():
+    from gpu_core.sssp import warm_up
+
+    t = warm_up(["delta", "selection"], "cpu")
+    assert t >= 0
+    with pytest.raises(Exception, match="nosuch"):
+        warm_up(["nosuch"], "cpu")
+
+
+def test_billboards_warm_up_runs_the_run_s_kernels():
+    from app.jobs import billboards
+
+    for method in ("exact", "sampled", "auto"):
+        assert billboards.warm_up(billboards.BillboardsOptions(1, backend="cpu",
+                                                              method=method)) >= 0
