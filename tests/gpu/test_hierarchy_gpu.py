@@ -7,12 +7,13 @@ import pytest
 
 from gpu_core.graph import CSRGraph
 from gpu_core.hierarchy import build_hierarchy
-from gpu_core.hierarchy import cuda as hcuda
 from gpu_core.multi_source import multi_source_sssp
 from tests.core.families import FAMILIES, FAMILY_NAMES
 
 cp = pytest.importorskip("cupy")
 pytestmark = pytest.mark.gpu
+
+from gpu_core.hierarchy import cuda as hcuda  # noqa: E402  (needs CuPy)
 
 
 def rows(g, h, backend, src, tgt=None, variant="phast"):
