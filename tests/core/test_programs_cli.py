@@ -48,6 +48,19 @@ def test_mst_json_and_csv(path, tmp_path, capsys):
     assert rows[1:] == want
 
 
+def test_mst_methods_write_the_same_forest(tmp_path, capsys):
+    """--method framework and direct (the default) give byte-identical CSVs."""
+    outs = {}
+    for method in ("framework", "direct", None):
+        out = tmp_path / f"{method}.csv"
+        argv = ["mst", DIMACS, "--json", "--backend", "cpu", "--no-cache", "--out", str(out)]
+        assert main(argv + (["--method", method] if method else [])) == 0
+        js = json.loads(capsys.readouterr().out)
+        assert js["method"] == (method or "direct")
+        outs[method] = out.read_text()
+    assert outs["framework"] == outs["direct"] == outs[None]
+
+
 def test_mst_geojson_and_summary(tmp_path, capsys):
     out = tmp_path / "forest.geojson"
     assert main(["mst", OSM, "--no-cache", "--out", str(out)]) == 0

@@ -51,11 +51,39 @@ def test_api_mst_cupy_equals_cpu(name, make):
     g = make(seed=4)
     gpu = minimum_spanning_forest(g, backend="cupy")
     cpu = minimum_spanning_forest(g, backend="cpu")
-    assert gpu.backend == "cupy" and gpu.method == "boruvka"
+    assert gpu.backend == "cupy" and gpu.method == "framework"
     np.testing.assert_array_equal(gpu.tails, cpu.tails)
     np.testing.assert_array_equal(gpu.heads, cpu.heads)
     np.testing.assert_array_equal(gpu.weights, cpu.weights)
     assert (gpu.total_weight, gpu.components) == (cpu.total_weight, cpu.components)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_api_mst_direct_method_equals_framework_and_cpu(seed):
+    """method="direct" (direct Borůvka kernels) == framework == the CPU oracle."""
+    g = _random_graph(seed)
+    direct = minimum_spanning_forest(g, backend="cupy", method="direct")
+    assert direct.backend == "cupy" and direct.method == "direct"
+    for ref in (minimum_spanning_forest(g, backend="cupy", method="framework"),
+                minimum_spanning_forest(g, backend="cpu", method="direct")):
+        np.testing.assert_array_equal(np.c_[direct.tails, direct.heads, direct.weights],
+                                      np.c_[ref.tails, ref.heads, ref.weights])
+        assert (direct.total_weight, direct.components) == (ref.total_weight, ref.components)
+
+
+def test_cli_mst_methods_on_cupy(tmp_path, capsys):
+    from app.cli import main
+
+    path = "tests/fixtures/dimacs/tiny.gr"
+    texts = []
+    for method in ("framework", "direct"):
+        out = tmp_path / f"{method}.csv"
+        assert main(["mst", path, "--backend", "cupy", "--method", method, "--json",
+                     "--no-cache", "--out", str(out)]) == 0
+        js = json.loads(capsys.readouterr().out)
+        assert (js["backend"], js["method"]) == ("cupy", method)
+        texts.append(out.read_text())
+    assert texts[0] == texts[1]
 
 
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
