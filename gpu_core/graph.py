@@ -44,6 +44,9 @@ class CSRGraph:
         """Validate dtypes/shapes once and wrap (no copy when already int32)."""
         if isinstance(g, CSRGraph):
             return g
+        as_csr = getattr(g, "as_csr_graph", None)  # e.g. a MutableGraph: its compaction
+        if callable(as_csr):
+            return as_csr()
         indptr = np.ascontiguousarray(g.indptr, dtype=np.int32)
         indices = np.ascontiguousarray(g.indices, dtype=np.int32)
         weights = np.ascontiguousarray(g.weights, dtype=np.int32)
