@@ -287,16 +287,19 @@ def rmat(
     got_h: list[np.ndarray] = []
     have = 0
     cum = np.cumsum([a, b, c])
-    bits = 1 << np.arange(k - 1, -1, -1, dtype=np.int64)
     for _ in range(64):  # each round keeps >= n/2^k of the draws; 64 rounds is plenty
         want = int((m - have) * 1.3) + 16
         t = np.empty(want, np.int64)
         h = np.empty(want, np.int64)
         for s in range(0, want, RMAT_CHUNK):
             e = min(want, s + RMAT_CHUNK)
-            q = np.searchsorted(cum, rng.random((e - s, k)), side="right")  # 0..3 per bit
-            t[s:e] = ((q >> 1) & 1) @ bits
-            h[s:e] = (q & 1) @ bits
+            r = rng.random((e - s, k))  # one draw per bit; quadrant c or d: tail bit 1,
+            tb, hb = r >= cum[1], (r >= cum[2]) | ((r >= cum[0]) & (r < cum[1]))  # b or d
+            ts, hs = np.zeros(e - s, np.int64), np.zeros(e - s, np.int64)
+            for j in range(k):  # most significant bit first
+                ts = (ts << 1) | tb[:, j]
+                hs = (hs << 1) | hb[:, j]
+            t[s:e], h[s:e] = ts, hs
         ok = (t < n) & (h < n) & (t != h)
         got_t.append(t[ok])
         got_h.append(h[ok])

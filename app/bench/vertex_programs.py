@@ -333,6 +333,7 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     table: list[dict] = []
     stats: list[dict] = []
+    figs: list[Path] = []
     failed = False
     for make in _graphs(args, synthetic):
         bg = make()
@@ -350,6 +351,9 @@ def run(args: argparse.Namespace) -> int:
         del bg
     print(f"wrote {out / 'vertex_programs.csv'}, {out / 'graphs.csv'}"
           + "".join(f", {p.name}" for p in figs))
+    bad = sum(r["check"] != "ok" for r in table)
+    print(f"SUMMARY vertex-programs backend={backend} graphs={len(stats)} rows={len(table)} "
+          f"mismatches={bad} figures={len(figs)}")
     return 1 if failed else 0
 
 
