@@ -129,9 +129,10 @@ def _mst_rows(g, backend: str) -> list[Row]:
                 lambda: minimum_spanning_forest(g, backend=backend), _totals)]
     if backend == "cupy":
         from gpu_core.programs.cuda import boruvka_cuda
+        from gpu_core.programs.direct_cuda import cached_undirected_edges
         from gpu_core.programs.medusa import boruvka_rebuilds_cuda, boruvka_round_graphs
 
-        a, b, w = undirected_edges(g)
+        a, b, w = cached_undirected_edges(g)  # the one the GPU rows use (built once)
 
         def mask_totals(keep):
             return (int(w[keep].sum()), int(keep.sum()))
@@ -181,6 +182,7 @@ def _pagerank_rows(g, backend: str, iters: int) -> list[Row]:
                 rank)]
     if backend == "cupy":
         from gpu_core.programs.cuda import pagerank_cuda
+        from gpu_core.programs.direct_cuda import simple_arcs
         from gpu_core.programs.medusa import pagerank_medusa_cuda
 
         n = g.num_nodes
@@ -188,8 +190,7 @@ def _pagerank_rows(g, backend: str, iters: int) -> list[Row]:
         def simple():
             return np.unique(g.arc_sources().astype(np.int64) * n + g.indices)
 
-        pairs = simple()
-        pt, ph = pairs // n, pairs % n
+        pt, ph = simple_arcs(g)  # the one the GPU rows use (built once)
         rows.append(Row("framework (collision)", "cupy",
                         lambda: pagerank_cuda(pt, ph, n, 0.85, 0.0, iters, mode="collision",
                                               graph=g)[0], lambda x: x))

@@ -248,6 +248,35 @@ def test_bench_vertex_programs_on_cupy(tmp_path, capsys):
     assert ("pagerank", "Medusa-style (static buffers)") in impls
 
 
+def test_bench_vertex_programs_paper_set_on_cupy(tmp_path, capsys):
+    """The full graph set at toy sizes on the GPU (what scripts/gpu_part_programs.sh runs
+    at the paper's sizes): every figure's implementations, no mismatch, --cpu-rows road."""
+    from app.cli import main
+
+    rc = main(["bench", "vertex-programs", "--backend", "cupy", "--map", "gen:grid:900",
+               "--graphs", "rmat,random,wiki,revwiki", "--nodes", "512", "--wiki-nodes",
+               "800", "--wiki-arcs", "2000", "--scaling", "6:7", "--repeats", "1",
+               "--iterations", "5", "--edits", "100", "--cpu-rows", "road", "--out",
+               str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "MISMATCH" not in out and "mismatches=0" in out
+    with open(tmp_path / "vertex_programs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for graph in ("gen:grid:900", "R-MAT", "rev-WikiTalk-like", "random 2^7"):
+        impls = {(r["program"], r["implementation"]) for r in rows if r["graph"] == graph}
+        for prog in ("mst", "pagerank", "bf"):
+            assert (prog, "framework (list)") in impls and (prog, "framework (collision)") in impls
+        assert {("mst", "framework (copy)"), ("mst", "direct Borůvka (GPU)"),
+                ("pagerank", "direct CSR"), ("pagerank", "Medusa-style (static buffers)"),
+                ("bf", "Medusa-style (static buffers)"), ("bf", "sssp(strategy='auto')")} <= impls
+        assert any(i[1].startswith("Medusa-style rebuilds") for i in impls)
+        assert (("bf", "scipy Dijkstra") in impls) == (graph == "gen:grid:900")
+    assert all(float(r["compact_ms"]) >= 0 for r in rows)
+    for png in ("fig5_mst.png", "fig6_bellman_ford.png", "fig7_pagerank.png",
+                "fig8_scaling.png"):
+        assert (tmp_path / png).stat().st_size > 0
+
+
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
 def test_medusa_baseline_equals_cpu(name, make):
     from gpu_core.programs.medusa import bellman_ford_medusa_cuda, pagerank_medusa_cuda
