@@ -2,7 +2,7 @@
 code -- the three programs through the vertex-program framework beside direct
 implementations, so the framework's overhead is visible.
 
-    signpost bench vertex-programs --map NE.gr.xz --map gen:kanto --graphs rmat,random,wiki,revwiki --scaling 15:20 --backend cupy --out bench_out/
+    signpost bench vertex-programs --map NE.gr.xz --map gen:kanto --graphs rmat,random,wiki,revwiki --scaling 15:20 --backend cupy --cpu-rows road --out bench_out/
 
 Graphs (``vertex_programs_graphs``, Table 1 -> ``graphs.csv``): the ``--map`` road graphs,
 the ``--graphs`` synthetic ones (R-MAT and random of ``--nodes`` vertices and
@@ -30,7 +30,8 @@ come back to the host, so the work is finished when the clock stops):
   scipy Dijkstra;
 * GPU rows reuse what they derive from the map (edge lists, transposes, the engine's
   initial arc lists), built once per map on its DeviceGraph during the warm-up; the
-  "per-map ... (once, host)" rows time that one-time preparation (no warm-up).
+  "per-map ... (once, host)" rows time that one-time preparation (no warm-up, nor for
+  the Medusa-style rebuild rows: host work and copies, no kernel to compile).
 
 ``--cpu-rows road|none`` drops the CPU comparison rows (scipy, Kruskal) on the synthetic
 graphs or everywhere, to keep a full GPU run short. Every row is checked against the
@@ -98,7 +99,7 @@ class Row:
     run: Callable[[], object]
     summary: Callable[[object], object]  # result -> value compared with the first row
     oracle: bool = False  # a CPU comparison row (``--cpu-rows``)
-    warm: bool = True  # False: one-time host preparation, timed without a warm-up
+    warm: bool = True  # False: host work (preparation, rebuilds), timed without a warm-up
 
 
 def _framework(backend: str) -> str:
@@ -150,7 +151,7 @@ def _mst_rows(g, backend: str) -> list[Row]:
                         lambda r: None, warm=False))
         rounds = boruvka_round_graphs(g.num_nodes, a, b)
         rows.append(Row(f"Medusa-style rebuilds ({len(rounds)} rounds)", "cupy",
-                        lambda: boruvka_rebuilds_cuda(rounds), lambda s: None))
+                        lambda: boruvka_rebuilds_cuda(rounds), lambda s: None, warm=False))
     rows.append(Row("direct Kruskal", "cpu",
                     lambda: minimum_spanning_forest(g, backend="cpu", method="direct"),
                     _totals, oracle=backend == "cupy"))
@@ -226,7 +227,7 @@ def _bf_rows(g, backend: str, source: int) -> list[Row]:
         rows.append(Row("Medusa-style (static buffers)", "cupy",
                         lambda: bellman_ford_medusa_cuda(g, source)[0], lambda d: d))
         rows.append(Row("Medusa-style layout rebuild", "cupy", lambda: upload_layout(g),
-                        lambda r: None))
+                        lambda r: None, warm=False))
     rows.append(Row("sssp(strategy='auto')", backend,
                     lambda: sssp(g, source, strategy="auto", backend=backend), dist))
     rows.append(Row("scipy Dijkstra", "cpu",
