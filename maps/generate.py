@@ -247,15 +247,20 @@ def _abstract(name: str, n: int, tails, heads, w, seed: int, **meta) -> RoadNetw
     )
 
 
-def random_graph(n: int = 4096, seed: int = 1, *, arcs_per_node: int = 4) -> RoadNetwork:
-    """Seed 000 Table 1: ``arcs_per_node * n`` arcs, endpoints uniform (no self-loops),
-    weights uniform 1..n. Duplicate arcs are kept."""
+def random_graph(n: int = 4096, seed: int = 1, *, arcs_per_node: int = 4,
+                 arcs: int | None = None, max_weight: int | None = None) -> RoadNetwork:
+    """Seed 000 Table 1: ``arcs_per_node * n`` arcs (or ``arcs``), endpoints uniform (no
+    self-loops), weights uniform 1..n (or 1..``max_weight``: seed 003 uses 1..1000).
+    Duplicate arcs are kept."""
     _check_n(n, 2, "random")
     rng = np.random.default_rng(seed)
-    m = arcs_per_node * n
+    m = arcs_per_node * n if arcs is None else int(arcs)
     t = rng.integers(0, n, size=m, dtype=np.int64)
     h = (t + rng.integers(1, n, size=m, dtype=np.int64)) % n  # never t itself
-    return _abstract("random", n, t, h, _uniform_weights(rng, m, n), seed)
+    return _abstract("random", n, t, h, _uniform_weights(rng, m, max_weight or n), seed)
+
+
+RMAT_CHUNK = 1 << 21  # draws per block: bounds memory; the random stream is the same
 
 
 def rmat(
@@ -263,28 +268,38 @@ def rmat(
     seed: int = 1,
     *,
     arcs_per_node: int = 4,
+    arcs: int | None = None,
     abcd: tuple[float, float, float, float] = (0.45, 0.15, 0.15, 0.25),
+    max_weight: int | None = None,
 ) -> RoadNetwork:
     """R-MAT arcs over ``n`` nodes: each arc picks a quadrant per bit of a 2^k x 2^k
     adjacency matrix (2^k >= n) with probabilities a,b,c,d; arcs that land outside 0..n-1
-    or on the diagonal are redrawn. Weights uniform 1..n."""
+    or on the diagonal are redrawn. ``arcs_per_node * n`` arcs (or ``arcs``), weights
+    uniform 1..n (or 1..``max_weight``)."""
     _check_n(n, 2, "rmat")
     a, b, c, d = abcd
     if min(abcd) < 0 or abs(a + b + c + d - 1.0) > 1e-9:
         raise GenerateError(f"R-MAT probabilities {abcd} must be >= 0 and sum to 1")
     rng = np.random.default_rng(seed)
     k = max(1, math.ceil(math.log2(n)))
-    m = arcs_per_node * n
+    m = arcs_per_node * n if arcs is None else int(arcs)
     got_t: list[np.ndarray] = []
     got_h: list[np.ndarray] = []
     have = 0
     cum = np.cumsum([a, b, c])
     for _ in range(64):  # each round keeps >= n/2^k of the draws; 64 rounds is plenty
         want = int((m - have) * 1.3) + 16
-        q = np.searchsorted(cum, rng.random((want, k)), side="right")  # 0..3 per bit
-        bits = 1 << np.arange(k - 1, -1, -1, dtype=np.int64)
-        t = ((q >> 1) & 1) @ bits
-        h = (q & 1) @ bits
+        t = np.empty(want, np.int64)
+        h = np.empty(want, np.int64)
+        for s in range(0, want, RMAT_CHUNK):
+            e = min(want, s + RMAT_CHUNK)
+            r = rng.random((e - s, k))  # one draw per bit; quadrant c or d: tail bit 1,
+            tb, hb = r >= cum[1], (r >= cum[2]) | ((r >= cum[0]) & (r < cum[1]))  # b or d
+            ts, hs = np.zeros(e - s, np.int64), np.zeros(e - s, np.int64)
+            for j in range(k):  # most significant bit first
+                ts = (ts << 1) | tb[:, j]
+                hs = (hs << 1) | hb[:, j]
+            t[s:e], h[s:e] = ts, hs
         ok = (t < n) & (h < n) & (t != h)
         got_t.append(t[ok])
         got_h.append(h[ok])
@@ -293,7 +308,8 @@ def rmat(
             break
     t = np.concatenate(got_t)[:m]
     h = np.concatenate(got_h)[:m]
-    return _abstract("rmat", n, t, h, _uniform_weights(rng, t.size, n), seed, abcd=list(abcd))
+    return _abstract("rmat", n, t, h, _uniform_weights(rng, t.size, max_weight or n), seed,
+                     abcd=list(abcd))
 
 
 def ring(n: int = 4096, seed: int = 1) -> RoadNetwork:

@@ -1,7 +1,15 @@
-"""``signpost bench vertex-programs``: seed 003's three programs through the vertex-program
-framework against direct implementations, so the framework's overhead is visible.
+"""``signpost bench vertex-programs``: seed 003's evaluation (Figures 5-8, Table 1) on our
+code -- the three programs through the vertex-program framework beside direct
+implementations, so the framework's overhead is visible.
 
-    signpost bench vertex-programs --map gen:rmat:100000 --backend cupy --out bench_out/
+    signpost bench vertex-programs --map NE.gr.xz --map gen:kanto --graphs rmat,random,wiki,revwiki --scaling 15:20 --backend cupy --cpu-rows road --out bench_out/
+
+Graphs (``vertex_programs_graphs``, Table 1 -> ``graphs.csv``): the ``--map`` road graphs,
+the ``--graphs`` synthetic ones (R-MAT and random of ``--nodes`` vertices and
+``--arcs-per-node`` arcs each, and stand-ins for WikiTalk / rev-WikiTalk, which are not
+available offline: a skewed R-MAT of WikiTalk's size and its reverse), and with
+``--scaling LO:HI`` random graphs of 2^LO..2^HI vertices, |E| = 16|V| (Figure 8). Weights
+uniform 1..1000 as in the paper.
 
 Rows per program (median wall time of ``--repeats`` runs after a warm-up; GPU results
 come back to the host, so the work is finished when the clock stops):
@@ -13,20 +21,26 @@ come back to the host, so the work is finished when the clock stops):
   measured Medusa here),
   the direct Kruskal oracle (CPU) and scipy's ``minimum_spanning_tree`` (CPU; it drops
   zero-weight edges, so its total is compared only on maps without them);
-* PageRank, ``--iterations`` power iterations (tol 0): framework, the direct CSR power
-  iteration on the same backend and on the CPU (scipy), and on the GPU the Medusa-style
-  baseline (static per-arc buffers, ``programs/medusa.py``);
+* PageRank, ``--iterations`` power iterations (tol 0; Figure 7): framework, the direct
+  CSR power iteration on the same backend and on the CPU (scipy), and on the GPU the
+  Medusa-style baseline (static per-arc buffers, ``programs/medusa.py``);
+* Bellman-Ford from the vertex of largest out-degree (Figure 6): framework (list;
+  collision on the GPU), the Medusa-style baseline and its layout rebuild alone (host
+  build + upload: what each topology change costs it), ``sssp(strategy="auto")`` and
+  scipy Dijkstra;
 * GPU rows reuse what they derive from the map (edge lists, transposes, the engine's
   initial arc lists), built once per map on its DeviceGraph during the warm-up; the
-  "per-map ... (once, host)" rows time that one-time preparation;
-* Bellman-Ford from the vertex of largest out-degree (the paper's Figure 6 source):
-  framework (list; collision on the GPU), the Medusa-style baseline and its layout
-  rebuild alone (host build + upload: what each topology change costs it),
-  ``sssp(strategy="auto")`` and scipy Dijkstra.
+  "per-map ... (once, host)" rows time that one-time preparation (no warm-up, nor for
+  the Medusa-style rebuild rows: host work and copies, no kernel to compile).
 
-``--scaling 15:20`` adds the same rows on random graphs of 2^15..2^20 vertices with
-|E| = 16|V| (Figure 8). Every row is checked against the first row of its program (``ok`` / ``MISMATCH``); the
-table goes to ``vertex_programs.csv``. Still to do for Figures 5-8: the PNGs.
+``--cpu-rows road|none`` drops the CPU comparison rows (scipy, Kruskal) on the synthetic
+graphs or everywhere, to keep a full GPU run short. Every row is checked against the
+first row of its program (``ok`` / ``MISMATCH``). Per graph, the mutable graph's costs
+go in two columns: ``edit_batch_ms`` (one batch of ``--edits`` mixed arc edits) and
+``compact_ms`` (``MutableGraph.compact()`` after it; on the GPU it stays on the device).
+Out: ``vertex_programs.csv``, ``graphs.csv`` and ``fig5_mst.png``, ``fig6_bellman_ford.png``,
+``fig7_pagerank.png``, ``fig8_scaling.png`` (rewritten after every graph, so a run cut
+short keeps what it measured).
 """
 
 from __future__ import annotations
@@ -36,6 +50,7 @@ import csv
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -44,18 +59,48 @@ PROGRAMS = ("mst", "pagerank", "bf")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--map", default="gen:rmat:65536",
-                   help="map file or gen:KIND[:N] (gen:rmat, gen:random, gen:kanto, ...)")
+    p.add_argument("--map", action="append", default=None, metavar="MAP",
+                   help="road graph: map file or gen:KIND[:N] (repeatable; e.g. NE.gr.xz, "
+                        "gen:kanto). Default gen:rmat:65536 when no --graphs")
+    p.add_argument("--graphs", default="",
+                   help="comma-separated synthetic graphs: rmat,random (--nodes vertices), "
+                        "wiki,revwiki (stand-ins for WikiTalk / rev-WikiTalk)")
+    p.add_argument("--nodes", type=int, default=1 << 20, help="vertices of rmat/random")
+    p.add_argument("--arcs-per-node", type=int, default=16, help="arcs per vertex of "
+                   "rmat/random (paper: 16)")
+    p.add_argument("--wiki-nodes", type=int, default=2_394_385,
+                   help="vertices of the WikiTalk stand-in (WikiTalk's own by default)")
+    p.add_argument("--wiki-arcs", type=int, default=5_021_410,
+                   help="arcs of the WikiTalk stand-in")
+    p.add_argument("--weights", default="paper", choices=("paper", "map"),
+                   help="paper: every graph weighs 1..1000 (default); map: maps keep theirs")
     p.add_argument("--programs", default=",".join(PROGRAMS),
                    help="comma-separated subset of mst,pagerank,bf")
     p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cupy"))
     p.add_argument("--repeats", type=int, default=3, help="timed runs per row (median)")
     p.add_argument("--iterations", type=int, default=100, help="PageRank iterations")
-    p.add_argument("--seed", type=int, default=1, help="seed of the generators")
-    p.add_argument("--out", default="bench_out", help="folder for the CSV")
+    p.add_argument("--edits", type=int, default=10_000,
+                   help="arc edits of the batch timed before compact() (0: skip)")
+    p.add_argument("--cpu-rows", default="all", choices=("all", "road", "none"),
+                   help="on the GPU backend, where to run the CPU comparison rows")
+    p.add_argument("--seed", type=int, default=1, help="seed of the generators and weights")
+    p.add_argument("--out", default="bench_out", help="folder for the CSV and PNG files")
     p.add_argument("--scaling", metavar="LO:HI",
                    help="also random graphs of 2^LO..2^HI vertices, |E| = 16|V|, weights "
-                        "1..1000 (Figure 8: 15:20)")
+                        "1..1000 (Figure 8: 15:20; HI caps the top size)")
+
+
+@dataclass
+class Row:
+    """One timed implementation of a program."""
+
+    impl: str
+    backend: str
+    run: Callable[[], object]
+    summary: Callable[[object], object]  # result -> value compared with the first row
+    oracle: bool = False  # a CPU comparison row (``--cpu-rows``)
+    warm: bool = True  # False: host work (preparation, rebuilds), timed without a warm-up
+    note: str = ""  # the CSV's note column (e.g. how many Borůvka rounds were rebuilt)
 
 
 def _framework(backend: str) -> str:
@@ -63,70 +108,72 @@ def _framework(backend: str) -> str:
     return "framework (list)" if backend == "cupy" else "framework"
 
 
-def _time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    """(median seconds, last result) after one untimed warm-up call."""
-    res = fn()
+def _time(row: Row, repeats: int) -> tuple[float, object]:
+    """(median seconds, last result), after one untimed warm-up call when ``row.warm``."""
+    res = row.run() if row.warm else None
     times = []
     for _ in range(max(1, repeats)):
         t0 = time.perf_counter()
-        res = fn()
+        res = row.run()
         times.append(time.perf_counter() - t0)
     return statistics.median(times), res
 
 
-def _mst_rows(g, backend: str) -> list[tuple[str, str, Callable, Callable]]:
-    """(implementation, backend, run, summary) rows; summary(result) -> comparable value."""
-    from gpu_core.programs import minimum_spanning_forest
+def _totals(r) -> tuple[int, int]:
+    return (r.total_weight, r.num_edges)
 
-    rows = [(_framework(backend), backend,
-             lambda: minimum_spanning_forest(g, backend=backend),
-             lambda r: (r.total_weight, r.num_edges))]
+
+def _mst_rows(g, backend: str) -> list[Row]:
+    from gpu_core.programs import minimum_spanning_forest
+    from gpu_core.programs.direct import undirected_edges
+
+    rows = [Row(_framework(backend), backend,
+                lambda: minimum_spanning_forest(g, backend=backend), _totals)]
     if backend == "cupy":
         from gpu_core.programs.cuda import boruvka_cuda
-        from gpu_core.programs.direct import undirected_edges
-
-        a, b, w = undirected_edges(g)
-        for mode in ("copy", "collision"):
-            rows.append((f"framework ({mode})", "cupy",
-                         lambda mode=mode: boruvka_cuda(g.num_nodes, a, b, mode=mode,
-                                                        graph=g)[0],
-                         lambda keep: (int(w[keep].sum()), int(keep.sum()))))
-    if backend == "cupy":
-        from gpu_core.programs.direct_cuda import boruvka_direct_cuda
-
-        rows.append(("direct Borůvka (GPU)", "cupy", lambda: boruvka_direct_cuda(g)[0],
-                     lambda keep: (int(w[keep].sum()), int(keep.sum()))))
-        # the GPU rows reuse per-map structures built once (DeviceGraph.derived): their
-        # one-time cost, the undirected edge list in Kruskal's order, is a row of its own
-        rows.append(("per-map edge list (once, host)", "cpu", lambda: undirected_edges(g),
-                     lambda r: None))
+        from gpu_core.programs.direct_cuda import cached_undirected_edges
         from gpu_core.programs.medusa import boruvka_rebuilds_cuda, boruvka_round_graphs
 
+        a, b, w = cached_undirected_edges(g)  # the one the GPU rows use (built once)
+
+        def mask_totals(keep):
+            return (int(w[keep].sum()), int(keep.sum()))
+
+        for mode in ("copy", "collision"):
+            rows.append(Row(f"framework ({mode})", "cupy",
+                            lambda mode=mode: boruvka_cuda(g.num_nodes, a, b, mode=mode,
+                                                           graph=g)[0], mask_totals))
+        rows.append(Row("direct Borůvka (GPU)", "cupy",
+                        lambda: minimum_spanning_forest(g, backend="cupy", method="direct"),
+                        _totals))
+        # the GPU rows reuse per-map structures built once (DeviceGraph.derived): their
+        # one-time cost, the undirected edge list in Kruskal's order, is a row of its own
+        rows.append(Row("per-map edge list (once, host)", "cpu", lambda: undirected_edges(g),
+                        lambda r: None, warm=False))
         rounds = boruvka_round_graphs(g.num_nodes, a, b)
-        rows.append((f"Medusa-style rebuilds ({len(rounds)} rounds)", "cupy",
-                     lambda: boruvka_rebuilds_cuda(rounds), lambda s: None))
-    rows.append(("direct Kruskal", "cpu",
-                 lambda: minimum_spanning_forest(g, backend="cpu", method="kruskal"),
-                 lambda r: (r.total_weight, r.num_edges)))
+        rows.append(Row("Medusa-style rebuilds (every round)", "cupy",
+                        lambda: boruvka_rebuilds_cuda(rounds), lambda s: None, warm=False,
+                        note=f"{len(rounds)} rounds"))
+    rows.append(Row("direct Kruskal", "cpu",
+                    lambda: minimum_spanning_forest(g, backend="cpu", method="direct"),
+                    _totals, oracle=backend == "cupy"))
 
     def scipy_mst():
         import scipy.sparse as sp
         from scipy.sparse.csgraph import minimum_spanning_tree
-
-        from gpu_core.programs.direct import undirected_edges
 
         a, b, w = undirected_edges(g)
         m = sp.csr_array((w.astype(np.float64), (a, b)), shape=(g.num_nodes,) * 2)
         return minimum_spanning_tree(m)
 
     zero = g.num_arcs and int(g.weights.min()) == 0
-    rows.append(("scipy minimum_spanning_tree", "cpu", scipy_mst,
-                 (lambda t: None) if zero else
-                 (lambda t: (int(round(t.sum())), int(t.nnz)))))
+    rows.append(Row("scipy minimum_spanning_tree", "cpu", scipy_mst,
+                    (lambda t: None) if zero else (lambda t: (int(round(t.sum())), int(t.nnz))),
+                    oracle=True))
     return rows
 
 
-def _pagerank_rows(g, backend: str, iters: int) -> list[tuple[str, str, Callable, Callable]]:
+def _pagerank_rows(g, backend: str, iters: int) -> list[Row]:
     from gpu_core.programs import pagerank
 
     kw = {"tol": 0.0, "max_iter": iters}
@@ -134,32 +181,35 @@ def _pagerank_rows(g, backend: str, iters: int) -> list[tuple[str, str, Callable
     def rank(r):
         return r.rank
 
-    rows = [(_framework(backend), backend, lambda: pagerank(g, backend=backend, **kw), rank)]
+    rows = [Row(_framework(backend), backend, lambda: pagerank(g, backend=backend, **kw),
+                rank)]
     if backend == "cupy":
         from gpu_core.programs.cuda import pagerank_cuda
-
-        n = g.num_nodes
-        pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices)
-        pt, ph = pairs // n, pairs % n
-        rows.append(("framework (collision)", "cupy",
-                     lambda: pagerank_cuda(pt, ph, n, 0.85, 0.0, iters,
-                                           mode="collision", graph=g)[0],
-                     lambda x: x))
-        rows.append(("direct CSR", "cupy",
-                     lambda: pagerank(g, backend="cupy", method="direct", **kw), rank))
-        rows.append(("per-map simple digraph (once, host)", "cpu",
-                     lambda: np.unique(g.arc_sources().astype(np.int64) * n + g.indices),
-                     lambda r: None))
+        from gpu_core.programs.direct_cuda import simple_arcs
         from gpu_core.programs.medusa import pagerank_medusa_cuda
 
-        rows.append(("Medusa-style (static buffers)", "cupy",
-                     lambda: pagerank_medusa_cuda(g, 0.85, 0.0, iters), lambda r: r[0]))
-    rows.append(("direct CSR (scipy)", "cpu",
-                 lambda: pagerank(g, backend="cpu", method="direct", **kw), rank))
+        n = g.num_nodes
+
+        def simple():
+            return np.unique(g.arc_sources().astype(np.int64) * n + g.indices)
+
+        pt, ph = simple_arcs(g)  # the one the GPU rows use (built once)
+        rows.append(Row("framework (collision)", "cupy",
+                        lambda: pagerank_cuda(pt, ph, n, 0.85, 0.0, iters, mode="collision",
+                                              graph=g)[0], lambda x: x))
+        rows.append(Row("direct CSR", "cupy",
+                        lambda: pagerank(g, backend="cupy", method="direct", **kw), rank))
+        rows.append(Row("per-map simple digraph (once, host)", "cpu", simple, lambda r: None,
+                        warm=False))
+        rows.append(Row("Medusa-style (static buffers)", "cupy",
+                        lambda: pagerank_medusa_cuda(g, 0.85, 0.0, iters), lambda r: r[0]))
+    rows.append(Row("direct CSR (scipy)", "cpu",
+                    lambda: pagerank(g, backend="cpu", method="direct", **kw), rank,
+                    oracle=backend == "cupy"))
     return rows
 
 
-def _bf_rows(g, backend: str, source: int) -> list[tuple[str, str, Callable, Callable]]:
+def _bf_rows(g, backend: str, source: int) -> list[Row]:
     from gpu_core.programs import bellman_ford
     from gpu_core.reference import scipy_distances
     from gpu_core.sssp import sssp
@@ -167,23 +217,23 @@ def _bf_rows(g, backend: str, source: int) -> list[tuple[str, str, Callable, Cal
     def dist(r):
         return r.dist
 
-    rows = [(_framework(backend), backend, lambda: bellman_ford(g, source, backend=backend),
-             dist)]
+    rows = [Row(_framework(backend), backend,
+                lambda: bellman_ford(g, source, backend=backend), dist)]
     if backend == "cupy":
         from gpu_core.programs.cuda import bellman_ford_cuda
-
-        rows.append(("framework (collision)", "cupy",
-                     lambda: bellman_ford_cuda(g, source, mode="collision")[0], lambda d: d))
         from gpu_core.programs.medusa import bellman_ford_medusa_cuda, upload_layout
 
-        rows.append(("Medusa-style (static buffers)", "cupy",
-                     lambda: bellman_ford_medusa_cuda(g, source)[0], lambda d: d))
-        rows.append(("Medusa-style layout rebuild", "cupy", lambda: upload_layout(g),
-                     lambda r: None))
-    rows.append(("sssp(strategy='auto')", backend,
-                 lambda: sssp(g, source, strategy="auto", backend=backend), dist))
-    rows.append(("scipy Dijkstra", "cpu", lambda: scipy_distances(g, np.array([source])),
-                 lambda d: np.asarray(d)))
+        rows.append(Row("framework (collision)", "cupy",
+                        lambda: bellman_ford_cuda(g, source, mode="collision")[0],
+                        lambda d: d))
+        rows.append(Row("Medusa-style (static buffers)", "cupy",
+                        lambda: bellman_ford_medusa_cuda(g, source)[0], lambda d: d))
+        rows.append(Row("Medusa-style layout rebuild", "cupy", lambda: upload_layout(g),
+                        lambda r: None, warm=False))
+    rows.append(Row("sssp(strategy='auto')", backend,
+                    lambda: sssp(g, source, strategy="auto", backend=backend), dist))
+    rows.append(Row("scipy Dijkstra", "cpu",
+                    lambda: scipy_distances(g, np.array([source])), np.asarray, oracle=True))
     return rows
 
 
@@ -198,68 +248,152 @@ def _same(a, b) -> bool:
     return bool(np.array_equal(a, b))
 
 
-def run(args: argparse.Namespace) -> int:
-    from app.bench.sssp import _load
-    from app.progress import step
-    from gpu_core.backend import describe_backend, resolve_backend
-    from gpu_core.graph import CSRGraph
+def _edit_costs(g, backend: str, edits: int, seed: int) -> tuple[str, str]:
+    """(edit_batch_ms, compact_ms) of the mutable graph of ``g``: one batch of ``edits``
+    mixed arc edits (``gpu_core.dynamic.bench.edit_batch``), then ``compact()`` (on the
+    GPU: to device arrays, no host copy). Empty strings when skipped."""
+    if edits <= 0 or g.num_arcs == 0:
+        return "", ""
+    from gpu_core.dynamic import MutableGraph
+    from gpu_core.dynamic.bench import edit_batch
+
+    rng = np.random.default_rng(seed)
+    mg = MutableGraph(g, backend=backend, reserve_arcs=edits + 1024)
+    mg.apply(edit_batch(mg, 100, rng))  # warm-up: numba load, kernel compile
+    mg.graph()
+    batch = edit_batch(mg, edits, rng)
+    sync = mg.device.cp.cuda.Device().synchronize if mg.device is not None else (lambda: None)
+    sync()
+    t0 = time.perf_counter()
+    mg.apply(batch)
+    sync()
+    t1 = time.perf_counter()
+    mg.graph()
+    sync()
+    t2 = time.perf_counter()
+    return f"{(t1 - t0) * 1e3:.3f}", f"{(t2 - t1) * 1e3:.3f}"
+
+
+def _graphs(args: argparse.Namespace, wanted_graphs: list[str]):
+    """The BenchGraphs to run, made one at a time (16M-arc graphs: one in memory)."""
+    from app.bench.vertex_programs_graphs import (
+        road_graph,
+        scaling_graph,
+        synthetic_graph,
+    )
+
+    maps = args.map if args.map is not None else ([] if wanted_graphs else ["gen:rmat:65536"])
+    for spec in maps:
+        yield lambda spec=spec: road_graph(spec, args.seed, args.weights)
+    for kind in wanted_graphs:
+        yield lambda kind=kind: synthetic_graph(kind, args.nodes, args.arcs_per_node,
+                                                args.wiki_nodes, args.wiki_arcs, args.seed)
+    if args.scaling:
+        lo, _, hi = args.scaling.partition(":")
+        for k in range(int(lo), int(hi or lo) + 1):
+            yield lambda k=k: scaling_graph(k, args.seed)
+
+
+def _check_args(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    from app.bench.vertex_programs_graphs import SYNTHETIC
 
     wanted = [p for p in args.programs.split(",") if p]
     bad = [p for p in wanted if p not in PROGRAMS]
     if bad:
         raise SystemExit(f"unknown program {bad[0]!r}; choose from {', '.join(PROGRAMS)}")
-    backend = resolve_backend(args.backend)
-    net, label = _load(args.map, args.seed)
-    g = CSRGraph.from_any(net)
-    print(f"map {label}: {g.num_nodes:,} nodes, {g.num_arcs:,} arcs")
-    print(f"backend {backend}: {describe_backend(backend)}")
-    with step(f"vertex programs on {label}") as p:
-        p(None, ", ".join(wanted))
-        table, failed = _table(g, label, backend, wanted, args)
+    graphs = [x for x in args.graphs.split(",") if x]
+    bad = [x for x in graphs if x not in SYNTHETIC]
+    if bad:
+        raise SystemExit(f"--graphs: unknown graph {bad[0]!r}; choose from "
+                         f"{', '.join(SYNTHETIC)}")
     if args.scaling:
-        from app.bench.apsp import random_graph
-
         lo, _, hi = args.scaling.partition(":")
-        for k in range(int(lo), int(hi or lo) + 1):
-            n = 2**k
-            gk = random_graph(n, 16 * n, 1000, seed=args.seed)
-            print(f"scaling: random graph 2^{k} = {n:,} nodes, {gk.num_arcs:,} arcs")
-            with step(f"vertex programs on random 2^{k}") as p:
-                p(None, ", ".join(wanted))
-                rows, bad = _table(gk, f"random 2^{k}", backend, wanted, args)
-            table += rows
-            failed |= bad
+        if not (lo.isdigit() and (hi or lo).isdigit() and 1 <= int(lo) <= int(hi or lo) <= 30):
+            raise SystemExit(f"--scaling {args.scaling!r}: give LO:HI with 1 <= LO <= HI <= 30")
+    for name in ("nodes", "arcs_per_node", "wiki_nodes", "wiki_arcs"):
+        if getattr(args, name) < 2:
+            raise SystemExit(f"--{name.replace('_', '-')} {getattr(args, name)}: give at least 2")
+    return wanted, graphs
+
+
+def _write(out: Path, name: str, rows: list[dict]) -> None:
+    if not rows:
+        return
+    with open(out / name, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.bench.vertex_programs_graphs import degree_stats
+    from app.bench.vertex_programs_plot import write_figures
+    from app.progress import step
+    from gpu_core.backend import describe_backend, resolve_backend
+
+    wanted, synthetic = _check_args(args)
+    backend = resolve_backend(args.backend)
+    print(f"backend {backend}: {describe_backend(backend)}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "vertex_programs.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(table[0]))
-        w.writeheader()
-        w.writerows(table)
-    print(f"wrote {out / 'vertex_programs.csv'}")
+    table: list[dict] = []
+    stats: list[dict] = []
+    figs: list[Path] = []
+    failed = False
+    for make in _graphs(args, synthetic):
+        bg = make()
+        st = degree_stats(bg)
+        stats.append(st)
+        print(f"graph {bg.name} ({bg.kind}): {st['nodes']:,} nodes, {st['arcs']:,} arcs, "
+              f"max in/out degree {st['max_in']:,}/{st['max_out']:,}"
+              + (f"  [{bg.note}]" if bg.note else ""), flush=True)
+        with step(f"vertex programs on {bg.name}") as p:
+            p(None, ", ".join(wanted))
+            rows, bad = _table(bg, st["bf_source"], backend, wanted, args)
+        table += rows
+        failed |= bad
+        _write(out, "vertex_programs.csv", table)
+        _write(out, "graphs.csv", stats)
+        figs = write_figures(table, out)
+        del bg
+    print(f"wrote {out / 'vertex_programs.csv'}, {out / 'graphs.csv'}"
+          + "".join(f", {p.name}" for p in figs))
+    bad = sum(r["check"] != "ok" for r in table)
+    print(f"SUMMARY vertex-programs backend={backend} graphs={len(stats)} rows={len(table)} "
+          f"mismatches={bad} figures={len(figs)}")
     return 1 if failed else 0
 
 
-def _table(g, label: str, backend: str, wanted: list[str], args) -> tuple[list[dict], bool]:
-    """Timed rows of every wanted program on g, each checked against its first row."""
-    source = int(np.argmax(np.diff(g.indptr))) if g.num_nodes else 0
+def _table(bg, source: int, backend: str, wanted: list[str], args) -> tuple[list[dict], bool]:
+    """Timed rows of every wanted program on one graph, each checked against its first."""
+    g = bg.graph
     makers = {"mst": lambda: _mst_rows(g, backend),
               "pagerank": lambda: _pagerank_rows(g, backend, args.iterations),
               "bf": lambda: _bf_rows(g, backend, source)}
+    skip_oracles = backend == "cupy" and (
+        args.cpu_rows == "none" or (args.cpu_rows == "road" and bg.kind != "road"))
+    edit_ms, compact_ms = _edit_costs(g, backend, args.edits, args.seed)
     table = []
     failed = False
     for prog in wanted:
         first = None
-        for impl, be, fn, summary in makers[prog]():
-            med, res = _time(fn, args.repeats)
-            value = summary(res)
+        for row in makers[prog]():
+            if row.oracle and skip_oracles:
+                continue
+            med, res = _time(row, args.repeats)
+            value = row.summary(res)
             if first is None:
                 first = value
             ok = _same(first, value)
             failed |= not ok
-            row = {"graph": label, "nodes": g.num_nodes, "arcs": g.num_arcs, "program": prog,
-                   "implementation": impl, "backend": be, "median_ms": round(med * 1e3, 3),
-                   "runs": max(1, args.repeats), "check": "ok" if ok else "MISMATCH"}
-            table.append(row)
-            print(f"  {prog:9s} {impl:30s} {be:5s} {row['median_ms']:11.3f} ms  {row['check']}",
-                  flush=True)
+            rec = {"graph": bg.name, "kind": bg.kind, "nodes": g.num_nodes,
+                   "arcs": g.num_arcs, "program": prog, "implementation": row.impl,
+                   "backend": row.backend, "median_ms": round(med * 1e3, 3),
+                   "runs": max(1, args.repeats), "check": "ok" if ok else "MISMATCH",
+                   "edit_batch_ms": edit_ms, "compact_ms": compact_ms, "note": row.note}
+            table.append(rec)
+            print(f"  {prog:9s} {row.impl:36s} {row.backend:5s} {rec['median_ms']:11.3f} ms  "
+                  f"{rec['check']}" + (f"  ({row.note})" if row.note else ""), flush=True)
+    if edit_ms:
+        print(f"  mutable graph: {args.edits:,} edits {edit_ms} ms, compact() {compact_ms} ms")
     return table, failed

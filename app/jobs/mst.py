@@ -1,4 +1,4 @@
-"""Minimum spanning forest of a map (seed 003's Borůvka vertex program, or Kruskal)."""
+"""Minimum spanning forest of a map (seed 003's Borůvka vertex program, or direct)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from app.jobs.common import CancelCheck, Progress, report
 @dataclass(frozen=True)
 class MSTOptions:
     backend: str = "auto"  # auto | cpu | cupy
-    method: str = "boruvka"  # boruvka (the vertex program) | kruskal (direct)
+    method: str = "framework"  # framework (the Borůvka vertex program, with its superstep
+    # telemetry) | direct (direct Borůvka on the GPU, Kruskal on the CPU) | kruskal
 
 
 @dataclass

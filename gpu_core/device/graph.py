@@ -34,24 +34,40 @@ class DeviceGraph:
         cp = _cupy()
         # weak: the cache below is keyed on the host arrays and must not keep them alive
         self._host_ref = weakref.ref(g.indptr), weakref.ref(g.indices), weakref.ref(g.weights)
-        self.mean_weight = float(g.weights.mean(dtype=np.float64)) if g.num_arcs else 1.0
-        # spread of the arc weights (std / mean): picks auto's schedule
-        sd = float(g.weights.std(dtype=np.float64)) if g.num_arcs else 0.0
-        self.weight_cv = sd / self.mean_weight if self.mean_weight > 0 else 0.0
-        self.n = g.num_nodes
-        self.m = g.num_arcs
-        self.device_id = current_device_id()
-        need = graph_bytes(self.n, self.m)
-        ensure_free(need, f"the device graph ({self.n} nodes, {self.m} arcs)")
+        m = g.num_arcs
+        need = graph_bytes(g.num_nodes, m)
+        ensure_free(need, f"the device graph ({g.num_nodes} nodes, {m} arcs)")
         with oom_as_typed("the device graph", need):
-            self.indptr = cp.asarray(g.indptr, dtype=cp.int32)
-            self.indices = cp.asarray(g.indices, dtype=cp.int32)
-            self.weights = cp.asarray(g.weights, dtype=cp.int32)
+            arrays = (cp.asarray(g.indptr, dtype=cp.int32), cp.asarray(g.indices, dtype=cp.int32),
+                      cp.asarray(g.weights, dtype=cp.int32))
+        self._setup(arrays, float(g.weights.mean(dtype=np.float64)) if m else 1.0,
+                    float(g.weights.std(dtype=np.float64)) if m else 0.0,
+                    _rows_weight_sorted(g.indptr, g.weights))
+
+    @classmethod
+    def from_device(cls, indptr, indices, weights, *, rows_weight_sorted: bool) -> DeviceGraph:
+        """A DeviceGraph over CuPy int32 arrays already on the current device (kept, not
+        copied): no host array is read or made."""
+        self = cls.__new__(cls)
+        self._host_ref = None
+        w = weights.astype(np.float64) if weights.shape[0] else None
+        self._setup((indptr, indices, weights), float(w.mean()) if w is not None else 1.0,
+                    float(w.std()) if w is not None else 0.0, rows_weight_sorted)
+        return self
+
+    def _setup(self, arrays, mean: float, sd: float, rows_sorted: bool) -> None:
+        self.indptr, self.indices, self.weights = arrays
+        self.n = int(self.indptr.shape[0]) - 1
+        self.m = int(self.indices.shape[0])
+        self.mean_weight = mean
+        # spread of the arc weights (std / mean): picks auto's schedule
+        self.weight_cv = sd / mean if mean > 0 else 0.0
+        self.device_id = current_device_id()
         self._kw: dict[int, object] = {}
         self._sorted: dict[int, tuple] = {}
         self._derived: dict[str, object] = {}
         self._lock = threading.Lock()
-        self.rows_weight_sorted = _rows_weight_sorted(g.indptr, g.weights)
+        self.rows_weight_sorted = rows_sorted
 
     @property
     def nbytes(self) -> int:
@@ -106,6 +122,41 @@ class DeviceGraph:
             return got
 
 
+class DeviceCSRGraph(CSRGraph):
+    """A CSRGraph whose arrays live on the device (``MutableGraph.compact()`` on CUDA):
+    :func:`device_graph` gives its DeviceGraph, made over those arrays, so a capability
+    run on the GPU touches no host copy; a host array (``indptr``, ``indices``,
+    ``weights``) is fetched only when something reads it, then kept."""
+
+    def __init__(self, indptr, indices, weights, *, rows_weight_sorted: bool = False):
+        self.device = DeviceGraph.from_device(indptr, indices, weights,
+                                              rows_weight_sorted=rows_weight_sorted)
+        self._host: list[np.ndarray | None] = [None, None, None]
+
+    def _fetch(self, i: int) -> np.ndarray:
+        if self._host[i] is None:
+            dg = self.device
+            self._host[i] = (dg.indptr, dg.indices, dg.weights)[i].get()
+        return self._host[i]
+
+    indptr = property(lambda self: self._fetch(0))
+    indices = property(lambda self: self._fetch(1))
+    weights = property(lambda self: self._fetch(2))
+
+    @property
+    def num_nodes(self) -> int:
+        return self.device.n
+
+    @property
+    def num_arcs(self) -> int:
+        return self.device.m
+
+    @property
+    def host_copies(self) -> int:
+        """How many of the three arrays were fetched to the host so far (tests)."""
+        return sum(a is not None for a in self._host)
+
+
 def _rows_weight_sorted(indptr: np.ndarray, weights: np.ndarray) -> bool:
     """True when every CSR row lists its arcs by non-decreasing weight."""
     if weights.size < 2:
@@ -132,6 +183,8 @@ def device_graph(graph: GraphLike) -> DeviceGraph:
     Cached per host arrays and device (a CSRGraph is unhashable, so a weak-key dictionary
     keyed on it could never hit)."""
     g = CSRGraph.from_any(graph)
+    if isinstance(g, DeviceCSRGraph) and g.device.device_id == current_device_id():
+        return g.device
     key = id(g.indptr)
     dev = current_device_id()
     with _graph_lock:

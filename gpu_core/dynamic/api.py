@@ -250,22 +250,42 @@ class MutableGraph:
         return summary
 
     # ---- back to CSR -------------------------------------------------------------------
-    def compact(self) -> tuple[CSRGraph, np.ndarray]:
-        """(CSRGraph of the live arcs, rows sorted like ``CSRGraph.from_edges``: tail,
-        weight, head, then arc id; int64 arc id of each CSR arc). Computed on the device
-        for the cupy backend; cached until the next batch."""
+    def _compaction(self):
         if self._csr is None or self._csr_version != self.version:
             self._csr = None  # free the stale one first
             if self.device is not None:
-                self._csr = self.device.compact_host()
+                from ..device.graph import DeviceCSRGraph
+
+                indptr, indices, weights, ids = self.device.compact_device()
+                # sorted_csr orders each row by weight: the seed-004 layout as is
+                self._csr = (DeviceCSRGraph(indptr, indices, weights, rows_weight_sorted=True),
+                             ids)
             else:
                 self._csr = self.host.compact()
             self._csr_version = self.version
         return self._csr
 
+    def compact(self) -> tuple[CSRGraph, np.ndarray]:
+        """(CSRGraph of the live arcs, rows sorted like ``CSRGraph.from_edges``: tail,
+        weight, head, then arc id; int64 arc id of each CSR arc). Cached until the next
+        batch. On the cupy backend it is computed and kept on the device: the graph is a
+        ``DeviceCSRGraph`` (GPU capabilities use its device arrays, host arrays are
+        fetched only when read); the arc ids come to the host here (``graph()`` does
+        not fetch them)."""
+        g, ids = self._compaction()
+        if not isinstance(ids, np.ndarray):
+            ids = ids.get()
+            self._csr = (g, ids)
+        return g, ids
+
     def graph(self) -> CSRGraph:
-        """The compacted CSRGraph alone (what ``sssp`` & co. take)."""
-        return self.compact()[0]
+        """The compacted CSRGraph alone (what ``sssp`` & co. take): on the cupy backend
+        it stays on the device."""
+        return self._compaction()[0]
+
+    def as_csr_graph(self) -> CSRGraph:
+        """``CSRGraph.from_any(mg)``: the compaction itself, so no copy is made."""
+        return self.graph()
 
     # GraphLike: every capability takes the MutableGraph itself (its current compaction;
     # the arrays stay the same objects until the next batch, so device copies are reused)

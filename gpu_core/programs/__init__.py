@@ -6,8 +6,8 @@ Public API (``api``):
 * :func:`bellman_ford` -- SSSP distances (equal to ``gpu_core.sssp.sssp(...).dist``);
 * :func:`pagerank` -- networkx's PageRank definition, ``converged=False`` past max_iter;
 * :func:`minimum_spanning_forest` -- parallel Borůvka with pointer jumping (the
-  topology-changing program), or ``method="kruskal"``; Kruskal's tie order, so the edge
-  set is unique.
+  topology-changing program), or ``method="direct"`` (direct Borůvka kernels on the GPU,
+  Kruskal on the CPU); Kruskal's tie order, so the edge set is unique.
 
 Every result carries per-superstep telemetry (``SUPERSTEP_DTYPE``: superstep, active,
 messages, arcs, time_us), streamed to ``on_superstep``; ``cancel`` is polled between

@@ -21,7 +21,11 @@ from .common import SUPERSTEP_DTYPE
 SuperstepCallback = Callable[[np.void], None]  # one SUPERSTEP_DTYPE row per superstep
 CancelCheck = Callable[[], bool]
 
-METHODS_MST = ("boruvka", "kruskal")
+# framework: the Borůvka vertex program; direct: the direct Borůvka kernels on the GPU, the
+# Kruskal oracle on the CPU (same edge set: Kruskal's tie rule); kruskal: the oracle on the
+# CPU whatever the backend. "boruvka" is the framework's former name.
+METHODS_MST = ("framework", "direct", "kruskal")
+MST_ALIASES = {"boruvka": "framework"}
 
 
 def _empty_telemetry() -> np.ndarray:
@@ -64,7 +68,7 @@ class MSTResult:
     components: int  # connected components of the undirected graph (isolated nodes too)
     supersteps: int
     backend: str
-    method: str = "boruvka"
+    method: str = "framework"  # framework | direct | kruskal (METHODS_MST)
     rounds: int = 0
     telemetry: np.ndarray = field(default_factory=_empty_telemetry)
     elapsed_s: float = 0.0
@@ -221,19 +225,19 @@ def minimum_spanning_forest(
     graph: GraphLike,
     *,
     backend: str = "auto",
-    method: str = "boruvka",
+    method: str = "framework",
     on_superstep: SuperstepCallback | None = None,
     cancel: CancelCheck | None = None,
 ) -> MSTResult:
     """Minimum spanning forest of the undirected graph (edge {u, v} weighs the lightest
     arc between them either way), ties broken as Kruskal on (weight, smaller vertex,
-    larger vertex) so the edge set is unique. ``method="boruvka"`` runs the parallel
-    Borůvka vertex program (topology edits, pointer jumping); ``"kruskal"`` the direct
-    union-find oracle."""
-    from .cpu import Engine
-    from .cpu_programs import BoruvkaMaster, boruvka_program
+    larger vertex) so the edge set is unique and every method gives the same one.
+    ``method="framework"`` runs the parallel Borůvka vertex program (topology edits,
+    pointer jumping); ``"direct"`` the direct Borůvka kernels on the GPU (``direct.cu``)
+    or the Kruskal oracle on the CPU; ``"kruskal"`` the oracle on the CPU."""
     from .direct import kruskal_mask, undirected_edges
 
+    method = MST_ALIASES.get(method, method)
     if method not in METHODS_MST:
         raise InvalidArgumentError(f"unknown method {method!r}; choose one of {', '.join(METHODS_MST)}")
     g = CSRGraph.from_any(graph)
@@ -249,11 +253,16 @@ def minimum_spanning_forest(
     k = a.shape[0]
     tel = _empty_telemetry()
     supersteps = rounds = 0
-    if method == "kruskal":
+    if method == "kruskal" or (method == "direct" and be == "cpu"):
         if be == "cupy":  # said only when the GPU was asked for by name
             be = "cpu"
             note = "kruskal (the direct oracle) runs on the CPU" if backend == "cupy" else ""
         keep = kruskal_mask(n, a, b).astype(bool) if k else np.zeros(0, bool)
+    elif method == "direct":
+        from .direct_cuda import boruvka_direct_cuda
+
+        with _on_device("direct Borůvka"):
+            keep, rounds = boruvka_direct_cuda(g)
     elif be == "cupy":
         from .cuda import boruvka_cuda
 
@@ -262,17 +271,7 @@ def minimum_spanning_forest(
                 n, a, b, graph=g, on_superstep=on_superstep, cancel=cancel)
         rounds = master.rounds
     else:
-        master = BoruvkaMaster()
-        ranks = np.arange(k, dtype=np.int64)
-        eng = Engine(boruvka_program(master), n, np.r_[a, b], np.r_[b, a], np.r_[ranks, ranks])
-        in_forest = np.zeros(max(k, 1), np.uint8)
-        st = (np.arange(n, dtype=np.int64), np.ones(n, np.uint8), np.zeros(n, np.uint8),
-              in_forest)
-        limit = 64 * (8 + 2 * max(n, 2).bit_length())
-        tel = _run(eng, st, np.ones(n, dtype=bool), limit=limit, on_superstep=on_superstep,
-                   cancel=cancel)
-        keep = in_forest[:k].astype(bool)
-        supersteps, rounds = eng.supersteps, master.rounds
+        keep, tel, supersteps, rounds = _boruvka_cpu(n, a, b, on_superstep, cancel)
     ta, hb, wt = a[keep], b[keep], w[keep]
     return MSTResult(
         tails=ta.astype(np.int32), heads=hb.astype(np.int32), weights=wt,
@@ -280,6 +279,25 @@ def minimum_spanning_forest(
         supersteps=supersteps, backend=be, method=method, rounds=rounds, telemetry=tel,
         elapsed_s=time.perf_counter() - t0, note=note,
     )
+
+
+def _boruvka_cpu(n: int, a, b, on_superstep, cancel):
+    """The Borůvka vertex program on the CPU engine: (keep mask, telemetry, supersteps,
+    rounds)."""
+    from .cpu import Engine
+    from .cpu_programs import BoruvkaMaster, boruvka_program
+
+    k = a.shape[0]
+    master = BoruvkaMaster()
+    ranks = np.arange(k, dtype=np.int64)
+    eng = Engine(boruvka_program(master), n, np.r_[a, b], np.r_[b, a], np.r_[ranks, ranks])
+    in_forest = np.zeros(max(k, 1), np.uint8)
+    st = (np.arange(n, dtype=np.int64), np.ones(n, np.uint8), np.zeros(n, np.uint8),
+          in_forest)
+    limit = 64 * (8 + 2 * max(n, 2).bit_length())
+    tel = _run(eng, st, np.ones(n, dtype=bool), limit=limit, on_superstep=on_superstep,
+               cancel=cancel)
+    return in_forest[:k].astype(bool), tel, eng.supersteps, master.rounds
 
 
 def telemetry_csv(rows: np.ndarray) -> str:

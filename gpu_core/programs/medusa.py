@@ -119,7 +119,8 @@ def boruvka_round_graphs(n: int, a: np.ndarray, b: np.ndarray) -> list[tuple]:
         keep = a != b
         a, b, rank = np.minimum(a, b)[keep], np.maximum(a, b)[keep], rank[keep]
         first = np.ones(a.size, bool)  # one edge per supervertex pair: the lightest
-        order = np.lexsort((rank, b, a))
+        # the rows are in rank order: a stable sort by the pair gives (a, b, rank)
+        order = np.argsort(a * n + b, kind="stable")
         a, b, rank = a[order], b[order], rank[order]
         first[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
         a, b, rank = a[first], b[first], rank[first]

@@ -97,7 +97,7 @@ def nx_pagerank(g: CSRGraph, **kw) -> np.ndarray:
 def test_mst_edge_set_is_kruskals(name, make):
     g = make(seed=2)
     edges, comps = kruskal_oracle(g)
-    for method in ("boruvka", "kruskal"):
+    for method in ("framework", "direct", "kruskal", "boruvka"):  # boruvka: old name
         res = minimum_spanning_forest(g, backend="cpu", method=method)
         assert as_edges(res) == edges, method
         assert res.components == comps
@@ -386,6 +386,30 @@ def test_random_small_graphs(n, data):
                                   sssp(g, 0, backend="cpu").dist)
     pr = pagerank(g, backend="cpu", tol=1e-13, max_iter=10_000)
     assert np.abs(pr.rank - nx_pagerank(g, tol=1e-13, max_iter=10_000)).max() <= 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=hst.integers(1, 30), data=hst.data())
+def test_mst_methods_agree_with_kruskal_and_scipy(n, data):
+    """framework and direct: the same edge set (Kruskal's tie rule) and scipy's total
+    (weights >= 1: scipy drops zero-weight edges)."""
+    m = data.draw(hst.integers(0, 4 * n))
+    t = data.draw(hst.lists(hst.integers(0, n - 1), min_size=m, max_size=m))
+    h = data.draw(hst.lists(hst.integers(0, n - 1), min_size=m, max_size=m))
+    w = data.draw(hst.lists(hst.integers(1, 6), min_size=m, max_size=m))
+    g = CSRGraph.from_edges(n, t, h, w)
+    edges, comps = kruskal_oracle(g)
+    fw = minimum_spanning_forest(g, backend="cpu", method="framework")
+    di = minimum_spanning_forest(g, backend="cpu", method="direct")
+    assert (fw.method, di.method) == ("framework", "direct")
+    assert as_edges(fw) == as_edges(di) == edges
+    assert fw.total_weight == di.total_weight == _scipy_mst_total(g)
+    assert fw.components == di.components == comps
+
+
+def test_mst_unknown_method():
+    with pytest.raises(InvalidArgumentError, match="unknown method 'prim'"):
+        minimum_spanning_forest(CSRGraph.from_edges(2, [0], [1], [1]), method="prim")
 
 
 # ---- the example program of docs/architecture.md ---------------------------------------------

@@ -48,6 +48,19 @@ def test_mst_json_and_csv(path, tmp_path, capsys):
     assert rows[1:] == want
 
 
+def test_mst_methods_write_the_same_forest(tmp_path, capsys):
+    """--method framework and direct (the default) give byte-identical CSVs."""
+    outs = {}
+    for method in ("framework", "direct", None):
+        out = tmp_path / f"{method}.csv"
+        argv = ["mst", DIMACS, "--json", "--backend", "cpu", "--no-cache", "--out", str(out)]
+        assert main(argv + (["--method", method] if method else [])) == 0
+        js = json.loads(capsys.readouterr().out)
+        assert js["method"] == (method or "direct")
+        outs[method] = out.read_text()
+    assert outs["framework"] == outs["direct"] == outs[None]
+
+
 def test_mst_geojson_and_summary(tmp_path, capsys):
     out = tmp_path / "forest.geojson"
     assert main(["mst", OSM, "--no-cache", "--out", str(out)]) == 0
@@ -144,8 +157,48 @@ def test_bench_vertex_programs_writes_csv(tmp_path, capsys):
     got = {(r["program"], r["implementation"]) for r in rows}
     assert ("mst", "framework") in got and ("pagerank", "direct CSR (scipy)") in got
     assert ("bf", "scipy Dijkstra") in got and all(r["check"] == "ok" for r in rows)
+    assert ("mst", "direct Kruskal") in got
     assert {r["graph"] for r in rows} == {"gen:random:300", "random 2^6", "random 2^7"}
     assert {int(r["arcs"]) for r in rows if r["graph"] == "random 2^7"} == {16 * 128}
+
+
+def test_bench_vertex_programs_paper_graphs_and_figures(tmp_path, capsys):
+    """Seed 003's graph set at toy sizes: Table 1 rows, every program on every graph,
+    the mutable-graph columns, Figures 5-8 as PNG."""
+    rc = main(["bench", "vertex-programs", "--backend", "cpu", "--map", "gen:grid:400",
+               "--graphs", "rmat,random,wiki,revwiki", "--nodes", "256", "--arcs-per-node",
+               "4", "--wiki-nodes", "600", "--wiki-arcs", "1500", "--scaling", "5:6",
+               "--repeats", "1", "--iterations", "3", "--edits", "50", "--out",
+               str(tmp_path)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "not available offline" in text and "MISMATCH" not in text
+    with open(tmp_path / "vertex_programs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    names = ["gen:grid:400", "R-MAT", "Random", "WikiTalk-like R-MAT", "rev-WikiTalk-like",
+             "random 2^5", "random 2^6"]
+    assert list(dict.fromkeys(r["graph"] for r in rows)) == names
+    for name in names:
+        progs = {r["program"] for r in rows if r["graph"] == name}
+        assert progs == {"mst", "pagerank", "bf"}, name
+    assert all(r["check"] == "ok" and float(r["median_ms"]) >= 0 for r in rows)
+    assert all(float(r["edit_batch_ms"]) >= 0 and float(r["compact_ms"]) >= 0 for r in rows)
+    assert {int(r["arcs"]) for r in rows if r["graph"] == "R-MAT"} == {256 * 4}
+    with open(tmp_path / "graphs.csv", newline="") as fh:
+        stats = {r["graph"]: r for r in csv.DictReader(fh)}
+    wiki, rev = stats["WikiTalk-like R-MAT"], stats["rev-WikiTalk-like"]
+    assert (int(wiki["nodes"]), int(wiki["arcs"])) == (600, 1500)
+    assert (wiki["max_out"], wiki["sd_out"]) == (rev["max_in"], rev["sd_in"])
+    assert int(wiki["max_out"]) > 3 * int(wiki["max_in"])  # out-degrees skewed, as WikiTalk
+    assert "stand-in" in wiki["note"] and "stand-in" in rev["note"]
+    for png in ("fig5_mst.png", "fig6_bellman_ford.png", "fig7_pagerank.png",
+                "fig8_scaling.png"):
+        assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+
+
+def test_bench_vertex_programs_bad_graph():
+    with pytest.raises(SystemExit, match="unknown graph 'wikitalk'"):
+        main(["bench", "vertex-programs", "--graphs", "wikitalk", "--backend", "cpu"])
 
 
 def test_bench_vertex_programs_bad_program():

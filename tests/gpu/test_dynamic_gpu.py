@@ -128,3 +128,32 @@ def test_bench_runs_small_on_the_device(capsys):
     assert main(["--nodes", "2500", "--edits", "500", "--repeats", "2", "--backend", "cupy"]) == 0
     out = capsys.readouterr().out
     assert "compact, device arrays" in out
+
+
+def test_compact_stays_on_the_device():
+    """compact() on CUDA: a DeviceCSRGraph over the device compaction; device_graph()
+    reuses its arrays (no upload) and a search on it reads no host copy of the rows."""
+    from gpu_core.device.graph import DeviceCSRGraph, device_graph
+    from gpu_core.graph import CSRGraph
+
+    g = make_graph("grid_road", 2)
+    mg = MutableGraph(g, backend="cupy")
+    cpu = MutableGraph(g, backend="cpu")
+    for m in (mg, cpu):
+        b = m.batch()
+        b.disable([0, 5]).set_weight(7, 1).insert([1, 2], [3, 4], [2, 9])
+        m.apply(b)
+    edited = mg.graph()
+    assert isinstance(edited, DeviceCSRGraph) and edited.host_copies == 0
+    assert device_graph(edited) is edited.device and CSRGraph.from_any(mg) is edited
+    ref, ref_ids = cpu.compact()
+    assert (edited.num_nodes, edited.num_arcs) == (ref.num_nodes, ref.num_arcs)
+    got = sssp(mg, 0, backend="cupy")
+    assert edited.host_copies <= 2  # key-space validation may read the weights (and ids)
+    np.testing.assert_array_equal(got.dist, sssp(ref, 0, backend="cpu").dist)
+    _, ids = mg.compact()
+    np.testing.assert_array_equal(ids, ref_ids)
+    np.testing.assert_array_equal(edited.indptr, ref.indptr)
+    np.testing.assert_array_equal(edited.indices, ref.indices)
+    np.testing.assert_array_equal(edited.weights, ref.weights)
+    assert edited.host_copies == 3

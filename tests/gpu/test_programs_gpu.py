@@ -51,11 +51,39 @@ def test_api_mst_cupy_equals_cpu(name, make):
     g = make(seed=4)
     gpu = minimum_spanning_forest(g, backend="cupy")
     cpu = minimum_spanning_forest(g, backend="cpu")
-    assert gpu.backend == "cupy" and gpu.method == "boruvka"
+    assert gpu.backend == "cupy" and gpu.method == "framework"
     np.testing.assert_array_equal(gpu.tails, cpu.tails)
     np.testing.assert_array_equal(gpu.heads, cpu.heads)
     np.testing.assert_array_equal(gpu.weights, cpu.weights)
     assert (gpu.total_weight, gpu.components) == (cpu.total_weight, cpu.components)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_api_mst_direct_method_equals_framework_and_cpu(seed):
+    """method="direct" (direct Borůvka kernels) == framework == the CPU oracle."""
+    g = _random_graph(seed)
+    direct = minimum_spanning_forest(g, backend="cupy", method="direct")
+    assert direct.backend == "cupy" and direct.method == "direct"
+    for ref in (minimum_spanning_forest(g, backend="cupy", method="framework"),
+                minimum_spanning_forest(g, backend="cpu", method="direct")):
+        np.testing.assert_array_equal(np.c_[direct.tails, direct.heads, direct.weights],
+                                      np.c_[ref.tails, ref.heads, ref.weights])
+        assert (direct.total_weight, direct.components) == (ref.total_weight, ref.components)
+
+
+def test_cli_mst_methods_on_cupy(tmp_path, capsys):
+    from app.cli import main
+
+    path = "tests/fixtures/dimacs/tiny.gr"
+    texts = []
+    for method in ("framework", "direct"):
+        out = tmp_path / f"{method}.csv"
+        assert main(["mst", path, "--backend", "cupy", "--method", method, "--json",
+                     "--no-cache", "--out", str(out)]) == 0
+        js = json.loads(capsys.readouterr().out)
+        assert (js["backend"], js["method"]) == ("cupy", method)
+        texts.append(out.read_text())
+    assert texts[0] == texts[1]
 
 
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
@@ -218,6 +246,35 @@ def test_bench_vertex_programs_on_cupy(tmp_path, capsys):
     assert ("mst", "framework (copy)") in impls
     assert ("bf", "Medusa-style (static buffers)") in impls
     assert ("pagerank", "Medusa-style (static buffers)") in impls
+
+
+def test_bench_vertex_programs_paper_set_on_cupy(tmp_path, capsys):
+    """The full graph set at toy sizes on the GPU (what scripts/gpu_part_programs.sh runs
+    at the paper's sizes): every figure's implementations, no mismatch, --cpu-rows road."""
+    from app.cli import main
+
+    rc = main(["bench", "vertex-programs", "--backend", "cupy", "--map", "gen:grid:900",
+               "--graphs", "rmat,random,wiki,revwiki", "--nodes", "512", "--wiki-nodes",
+               "800", "--wiki-arcs", "2000", "--scaling", "6:7", "--repeats", "1",
+               "--iterations", "5", "--edits", "100", "--cpu-rows", "road", "--out",
+               str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0 and "MISMATCH" not in out and "mismatches=0" in out
+    with open(tmp_path / "vertex_programs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for graph in ("gen:grid:900", "R-MAT", "rev-WikiTalk-like", "random 2^7"):
+        impls = {(r["program"], r["implementation"]) for r in rows if r["graph"] == graph}
+        for prog in ("mst", "pagerank", "bf"):
+            assert (prog, "framework (list)") in impls and (prog, "framework (collision)") in impls
+        assert {("mst", "framework (copy)"), ("mst", "direct Borůvka (GPU)"),
+                ("pagerank", "direct CSR"), ("pagerank", "Medusa-style (static buffers)"),
+                ("bf", "Medusa-style (static buffers)"), ("bf", "sssp(strategy='auto')")} <= impls
+        assert ("mst", "Medusa-style rebuilds (every round)") in impls
+        assert (("bf", "scipy Dijkstra") in impls) == (graph == "gen:grid:900")
+    assert all(float(r["compact_ms"]) >= 0 for r in rows)
+    for png in ("fig5_mst.png", "fig6_bellman_ford.png", "fig7_pagerank.png",
+                "fig8_scaling.png"):
+        assert (tmp_path / png).stat().st_size > 0
 
 
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
