@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     net = open_map(args)
     t_load = time.perf_counter() - t0
+    billboards.refuse_negative(net, "billboard placement")
     g = CSRGraph.from_any(net)
     if args.k > g.num_nodes:
         raise CliError(f"-k {args.k} is larger than the {g.num_nodes} vertices of {args.map}")

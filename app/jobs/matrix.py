@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .common import CancelCheck, Progress, report
+from .common import CancelCheck, Progress, refuse_negative, report
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ def run(net, opts: MatrixOptions, *, progress: Progress | None = None,
     """The whole matrix (``net``: a RoadNetwork or a CSRGraph)."""
     from gpu_core.multi_source import distance_matrix
 
+    refuse_negative(net, "a distance matrix")
     m = distance_matrix(net, np.asarray(opts.sources, dtype=np.int64),
                         np.asarray(opts.targets, dtype=np.int64), backend=opts.backend,
                         variant=opts.variant, chunk=opts.chunk, cancel=cancel,
@@ -44,6 +45,7 @@ def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
     """(first row, block of rows) chunk by chunk; ``stats`` receives backend and variant."""
     from gpu_core.multi_source import iter_distance_rows
 
+    refuse_negative(net, "a distance matrix")
     return iter_distance_rows(net, np.asarray(opts.sources, dtype=np.int32),
                               targets=np.asarray(opts.targets, dtype=np.int32),
                               backend=opts.backend, variant=opts.variant, chunk=opts.chunk,
