@@ -15,29 +15,39 @@ from .graph import CSRGraph, GraphLike
 from .keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 
 
+def scipy_csr(g: CSRGraph) -> csr_matrix:
+    """The graph as scipy's float64 CSR matrix with zero-weight arcs kept: scipy drops
+    explicit zeros, so they become 1e-9 (n·1e-9 << 0.5: rounding restores exact integer
+    costs; see ``scipy_rows``)."""
+    n = g.num_nodes
+    w = g.weights.astype(np.float64)
+    if w.size and (w == 0).any():
+        w = np.where(w == 0, 1e-9, w)
+    return csr_matrix((w, g.indices, g.indptr), shape=(n, n))
+
+
+def scipy_rows(d: np.ndarray, unreachable: int = -1) -> np.ndarray:
+    """scipy's float64 distances as exact int64 costs (``unreachable`` where inf)."""
+    out = np.full(d.shape, unreachable, dtype=np.int64)
+    ok = np.isfinite(d)
+    out[ok] = np.rint(d[ok]).astype(np.int64)
+    return out
+
+
 def scipy_distances(g: CSRGraph, sources: np.ndarray, unreachable: int = -1) -> np.ndarray:
     """int64 costs from the nearest source (``unreachable`` where none reaches), by scipy's
     Dijkstra, or its Bellman-Ford when an arc is negative (which raises scipy's
     NegativeCycleError on a negative cycle the sources reach).
 
-    Zero-weight arcs are kept (scipy drops explicit zeros of a sparse matrix, so they are
-    shifted to a tiny epsilon and rounded away afterwards: costs are integers).
+    Zero-weight arcs are kept (``scipy_csr``).
     """
-    n = g.num_nodes
-    w = g.weights.astype(np.float64)
-    has_zero = bool(w.size and (w == 0).any())
-    if has_zero:
-        w = np.where(w == 0, 1e-9, w)  # n·1e-9 << 0.5, so rounding restores exact integers
-    mat = csr_matrix((w, g.indices, g.indptr), shape=(n, n))
+    mat = scipy_csr(g)
     src = np.asarray(sources)
-    if w.size and w.min() < 0:
+    if g.num_arcs and g.weights.min() < 0:
         d = np.atleast_2d(bellman_ford(mat, directed=True, indices=src)).min(axis=0)
     else:
         d = dijkstra(mat, directed=True, indices=src, min_only=True)
-    out = np.full(n, unreachable, dtype=np.int64)
-    ok = np.isfinite(d)
-    out[ok] = np.rint(d[ok]).astype(np.int64)
-    return out
+    return scipy_rows(d, unreachable)
 
 
 def keys_from_distances(
