@@ -187,3 +187,13 @@ def test_key_space_bounds() -> None:
     assert not key_space_for(np.array([5, 3], np.int32), 10).negative
     with pytest.raises(InvalidArgumentError, match="negative arcs"):
         key_space_for(np.array([-(2**31 - 1)], np.int32), 2**28)
+
+
+def test_run_backend_ignores_a_target_with_negative_arcs() -> None:
+    from gpu_core.sssp import SSSPOptions, prepare_graph, run_backend
+
+    # 0 -> 1 (1), 0 -> 2 (5), 2 -> 1 (-10): vertex 1 is "settled" first at 1, yet costs -5
+    g, ks = prepare_graph(CSRGraph.from_edges(3, [0, 0, 2], [1, 2, 1], [1, 5, -10]))
+    for s in NEGATIVE_STRATEGIES:
+        key, _, _ = run_backend("cpu", g, np.array([0], np.int32), s, SSSPOptions(target=1), ks)
+        assert ks.split(key)[0].tolist() == [0, -5, 5]

@@ -93,7 +93,8 @@ def run(g, sources, strategy, opts, ks: KeySpace, *, on_phase=None, cancel=None)
     indptr, indices, weights = _graph_arrays(g)
     n = indptr.shape[0] - 1
     src = _check_sources(sources, n)
-    target = -1 if getattr(opts, "target", None) is None else int(opts.target)
+    # with negative arcs no key is final early: no early exit at a target (api.sssp)
+    target = -1 if getattr(opts, "target", None) is None or ks.negative else int(opts.target)
     if target >= n or target < -1:
         raise InvalidArgumentError(f"target {target} is outside 0..{n - 1}")
     key = np.full(n, KEY_INF, dtype=np.int64)

@@ -80,8 +80,9 @@ class Ctx:
         self.kw = self.dg.key_weights(ks)
         self.ks = ks
         self.opts = opts
-        self.target = -1 if opts.target is None else int(opts.target)
         self.bias = BIAS if ks.negative else 0
+        # with negative arcs no key is final early: no early exit at a target (api.sssp)
+        self.target = -1 if opts.target is None or self.bias else int(opts.target)
         self.src_host = np.asarray(sources, dtype=np.int32)
         self.src = cp.asarray(self.src_host)
         self.stream = cp.cuda.get_current_stream()
