@@ -27,3 +27,14 @@ def test_seed004_smoke(tmp_path, capsys) -> None:
     f51 = list(csv.DictReader(open(tmp_path / "seed004_fig51.csv")))
     assert [r["map"] for r in f51] == ["tiny"] and f51[0]["verify"] == "ok"
     assert f51[0]["ours_gpu_eval_ms"] == "n/a" and float(f51[0]["ours_cpu_eval_ms"]) > 0
+
+
+def test_seed004_negative_arcs(tmp_path, capsys) -> None:
+    rc = main(["bench", "seed004", "--backend", "cpu", "--scale", "0.02", "--graphs", "1,2",
+               "--negative", "--map", "none", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    t52 = list(csv.DictReader(open(tmp_path / "seed004_table52.csv")))
+    assert all(int(r["min_arc"]) < 0 and r["scipy"] == "Bellman-Ford" for r in t52)
+    assert all(r["verify"] == "ok" for r in t52)
+    assert not (tmp_path / "seed004_fig51.csv").exists()

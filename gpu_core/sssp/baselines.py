@@ -9,7 +9,8 @@
   over all of V; no heap.
 
 Both take negative weights only as far as their algorithm does (the pool Dijkstra needs
-non-negative ones) and return int64 distances with -1 where unreached. They are not
+non-negative ones) and return int64 distances with -1 (or what the caller asks) where
+unreached. They are not
 strategies: no keys, no predecessors, no phases.
 """
 
@@ -84,17 +85,19 @@ def _pool_dijkstra(indptr, indices, weights, src):
     return d
 
 
-def _dist(d: np.ndarray) -> np.ndarray:
+def _dist(d: np.ndarray, unreachable: int = -1) -> np.ndarray:
     d = d.copy()
-    d[d == _INF] = -1
+    d[d == _INF] = unreachable
     return d
 
 
-def plain_bellman_ford(graph, source: int, *, early_exit: bool = False) -> tuple[np.ndarray, int]:
-    """(int64 distances, -1 unreached; rounds run) of the plain |V|-1-round Bellman-Ford."""
+def plain_bellman_ford(graph, source: int, *, early_exit: bool = False,
+                       unreachable: int = -1) -> tuple[np.ndarray, int]:
+    """(int64 distances, ``unreachable`` where unreached; rounds run) of the plain
+    |V|-1-round Bellman-Ford (negative arcs allowed; no negative-cycle check)."""
     g = CSRGraph.from_any(graph, allow_negative=True)
     d, rounds = _plain_bf(g.indptr, g.indices, g.weights, int(source), bool(early_exit))
-    return _dist(d), int(rounds)
+    return _dist(d, unreachable), int(rounds)
 
 
 def pool_dijkstra(graph, source: int) -> np.ndarray:
