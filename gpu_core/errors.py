@@ -33,3 +33,25 @@ class CancelledError(GpuCoreError):
 
 class InvalidArgumentError(GpuCoreError, ValueError):
     """An argument (source id, strategy name, K, ...) is out of range or unknown."""
+
+
+class NegativeWeightsError(InvalidArgumentError):
+    """The graph has negative arc weights and the requested algorithm needs non-negative
+    ones (Dijkstra-like strategies, matrices, billboards); the message names a way out."""
+
+
+class NegativeCycleError(GpuCoreError):
+    """A cycle of negative total weight is reachable from the source: no shortest path.
+
+    ``arc`` is (u, v), vertex indices of one arc on the cycle; ``cycle`` the cycle's vertex
+    indices in order (cycle[i] -> cycle[i+1], the last back to the first). Either may be
+    None when only the detection is known (the sssp API fills them in). ``shown``: how the
+    message names the arc's ends (e.g. the map file's node ids), the indices otherwise."""
+
+    def __init__(self, arc: tuple[int, int] | None = None, cycle: list[int] | None = None,
+                 shown: tuple | None = None):
+        self.arc = arc
+        self.cycle = cycle
+        ends = shown if shown is not None else arc
+        where = f" through arc {ends[0]}->{ends[1]}" if ends is not None else ""
+        super().__init__(f"negative cycle{where}")

@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, NegativeWeightsError
 
 
 class GraphLike(Protocol):
@@ -40,8 +40,10 @@ class CSRGraph:
         return int(self.indices.shape[0])
 
     @classmethod
-    def from_any(cls, g: GraphLike) -> CSRGraph:
-        """Validate dtypes/shapes once and wrap (no copy when already int32)."""
+    def from_any(cls, g: GraphLike, *, allow_negative: bool = False) -> CSRGraph:
+        """Validate dtypes/shapes once and wrap (no copy when already int32). Negative
+        weights are refused unless ``allow_negative`` (only the label-correcting SSSP
+        strategies take them; a CSRGraph passed in is not re-checked)."""
         if isinstance(g, CSRGraph):
             return g
         as_csr = getattr(g, "as_csr_graph", None)  # e.g. a MutableGraph: its compaction
@@ -54,8 +56,11 @@ class CSRGraph:
             raise InvalidArgumentError("indptr is not a CSR offset array for these indices")
         if weights.shape != indices.shape:
             raise InvalidArgumentError("weights and indices differ in length")
-        if weights.size and weights.min() < 0:
-            raise InvalidArgumentError("weights must be non-negative")
+        if not allow_negative and weights.size and weights.min() < 0:
+            raise NegativeWeightsError(
+                f"weights must be non-negative (this graph has an arc of weight "
+                f"{int(weights.min())})"
+            )
         return cls(indptr, indices, weights)
 
     @classmethod

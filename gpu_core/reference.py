@@ -9,29 +9,45 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import dijkstra
+from scipy.sparse.csgraph import bellman_ford, dijkstra
 
 from .graph import CSRGraph, GraphLike
 from .keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 
 
-def scipy_distances(g: CSRGraph, sources: np.ndarray) -> np.ndarray:
-    """int64 costs from the nearest source (-1 when unreachable), by scipy's Dijkstra.
-
-    Zero-weight arcs are kept (scipy drops explicit zeros of a sparse matrix, so they are
-    shifted to a tiny epsilon and rounded away afterwards: costs are integers).
-    """
+def scipy_csr(g: CSRGraph) -> csr_matrix:
+    """The graph as scipy's float64 CSR matrix with zero-weight arcs kept: scipy drops
+    explicit zeros, so they become 1e-9 (n·1e-9 << 0.5: rounding restores exact integer
+    costs; see ``scipy_rows``)."""
     n = g.num_nodes
     w = g.weights.astype(np.float64)
-    has_zero = bool(w.size and w.min() == 0)
-    if has_zero:
-        w = np.where(w == 0, 1e-9, w)  # n·1e-9 << 0.5, so rounding restores exact integers
-    mat = csr_matrix((w, g.indices, g.indptr), shape=(n, n))
-    d = dijkstra(mat, directed=True, indices=np.asarray(sources), min_only=True)
-    out = np.full(n, -1, dtype=np.int64)
+    if w.size and (w == 0).any():
+        w = np.where(w == 0, 1e-9, w)
+    return csr_matrix((w, g.indices, g.indptr), shape=(n, n))
+
+
+def scipy_rows(d: np.ndarray, unreachable: int = -1) -> np.ndarray:
+    """scipy's float64 distances as exact int64 costs (``unreachable`` where inf)."""
+    out = np.full(d.shape, unreachable, dtype=np.int64)
     ok = np.isfinite(d)
     out[ok] = np.rint(d[ok]).astype(np.int64)
     return out
+
+
+def scipy_distances(g: CSRGraph, sources: np.ndarray, unreachable: int = -1) -> np.ndarray:
+    """int64 costs from the nearest source (``unreachable`` where none reaches), by scipy's
+    Dijkstra, or its Bellman-Ford when an arc is negative (which raises scipy's
+    NegativeCycleError on a negative cycle the sources reach).
+
+    Zero-weight arcs are kept (``scipy_csr``).
+    """
+    mat = scipy_csr(g)
+    src = np.asarray(sources)
+    if g.num_arcs and g.weights.min() < 0:
+        d = np.atleast_2d(bellman_ford(mat, directed=True, indices=src)).min(axis=0)
+    else:
+        d = dijkstra(mat, directed=True, indices=src, min_only=True)
+    return scipy_rows(d, unreachable)
 
 
 def keys_from_distances(
@@ -40,7 +56,7 @@ def keys_from_distances(
     """Composite keys (cost << hop_bits | fewest hops among least-cost routes)."""
     n = g.num_nodes
     key = np.full(n, KEY_INF, dtype=np.int64)
-    reached = dist >= 0
+    reached = dist != ks.unreachable
     if ks.hop_bits == 0:
         key[reached] = dist[reached]
         return key
@@ -48,7 +64,11 @@ def keys_from_distances(
     tight = reached[tails] & (dist[tails] + g.weights == dist[g.indices])
     tight &= reached[g.indices]
     t = csr_matrix((np.ones(int(tight.sum())), (tails[tight], g.indices[tight])), shape=(n, n))
-    hops = dijkstra(t, directed=True, unweighted=True, indices=np.asarray(sources), min_only=True)
+    # routes start at a source with cost 0; with negative arcs a source may have a lower
+    # cost (reached from another source), and then its key comes from that route
+    src = np.asarray(sources)
+    src = src[dist[src] == 0]
+    hops = dijkstra(t, directed=True, unweighted=True, indices=src, min_only=True)
     key[reached] = (dist[reached] << ks.hop_bits) | hops[reached].astype(np.int64)
     return key
 
@@ -70,10 +90,10 @@ def predecessors_from_keys(g: CSRGraph, key: np.ndarray, ks: KeySpace) -> np.nda
 
 def reference_sssp(graph: GraphLike, sources) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(key, dist, pred) of the reference search from ``sources`` (int or iterable)."""
-    g = CSRGraph.from_any(graph)
+    g = CSRGraph.from_any(graph, allow_negative=True)
     src = np.unique(np.atleast_1d(np.asarray(sources, dtype=np.int64))).astype(np.int32)
     ks = key_space_for(g.weights, g.num_nodes)
-    dist = scipy_distances(g, src)
+    dist = scipy_distances(g, src, ks.unreachable)
     key = keys_from_distances(g, src, dist, ks)
     pred = predecessors_from_keys(g, key, ks)
     return key, dist, pred

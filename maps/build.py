@@ -39,6 +39,7 @@ def build_network(
     source_path: str = "",
     meta: dict | None = None,
     allow_empty: bool = False,
+    allow_negative: bool = False,
 ) -> RoadNetwork:
     """Sort arcs into CSR rows and attach coordinates and attributes.
 
@@ -60,11 +61,12 @@ def build_network(
         raise MapFormatError("tails, heads and weights differ in length", path=source_path or None)
     if m and (min(tails.min(), heads.min()) < 0 or max(tails.max(), heads.max()) >= n):
         raise MapFormatError("an arc refers to a node outside 0..n-1", path=source_path or None)
-    if m and (w.min() < 0):
+    if m and (w.min() < 0) and not allow_negative:  # only DIMACS .gr files may have them
         raise MapFormatError(f"negative arc weight {w.min()}", path=source_path or None)
-    if m and (w.max() > MAX_WEIGHT):
+    if m and (w.max() > MAX_WEIGHT or w.min() < -MAX_WEIGHT):
+        bad = w.max() if w.max() > MAX_WEIGHT else w.min()
         raise MapFormatError(
-            f"arc weight {w.max()} exceeds the int32 range", path=source_path or None
+            f"arc weight {bad} exceeds the int32 range", path=source_path or None
         )
     w = w.astype(np.int32)
 

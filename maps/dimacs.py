@@ -4,7 +4,8 @@ DIMACS ``.gr`` (seed 004's USA road graphs)::
 
     c comment
     p sp N M          N nodes, M arcs
-    a U V W           one arc U->V of weight W (1-based ids, W a non-negative integer)
+    a U V W           one arc U->V of weight W (1-based ids, W an integer; negative W are
+                      taken: only the label-correcting strategies search such maps)
 
 The sibling ``.co`` file (same stem, ``.co`` or ``.co.gz``) holds ``v ID X Y`` with X = lon
 and Y = lat in integer micro-degrees. PACE-2016 ``.gr(.xz)`` holds ``p tw N M`` and one
@@ -213,7 +214,7 @@ def _int_token(tok: bytes, what: str, path: str, lineno: int, *, lo: int, hi: in
     else:
         raise MapFormatError(f"{what} {_show(tok)} is not an integer", path=path, line=lineno)
     if val < lo:
-        if what == "weight" and val < 0:
+        if what == "weight" and val < 0 and lo == 0:
             raise MapFormatError(f"negative weight {val}", path=path, line=lineno)
         raise MapFormatError(f"{what} {val} is below {lo}", path=path, line=lineno)
     if val >= hi:
@@ -327,7 +328,7 @@ def _parse_gr_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]
                 )
             u = _int_token(tok[1], "tail", path, lineno, lo=1, hi=n + 1)
             v = _int_token(tok[2], "head", path, lineno, lo=1, hi=n + 1)
-            w = _int_token(tok[3], "weight", path, lineno, lo=0, hi=WEIGHT_LIMIT)
+            w = _int_token(tok[3], "weight", path, lineno, lo=1 - WEIGHT_LIMIT, hi=WEIGHT_LIMIT)
             rows.append((u, v, w))
             lines.append(lineno)
         else:
@@ -344,7 +345,7 @@ def _parse_gr(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
         ptok = p[0][1]
         if ptok[2].isdigit() and ptok[3].isdigit() and len(ptok[2]) + len(ptok[3]) < 30:
             n, m = int(ptok[2]), int(ptok[3])
-            fast = _fast_table(data[off:], 3, "a")
+            fast = _fast_table(data[off:], 3, "a", signed=True)
             if fast is not None:
                 arcs, rel = fast
                 ok = arcs.shape[0] == m and n < WEIGHT_LIMIT
@@ -354,6 +355,7 @@ def _parse_gr(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
                         arcs[:, :2].min() >= 1
                         and arcs[:, :2].max() <= n
                         and arcs[:, 2].max() < WEIGHT_LIMIT
+                        and arcs[:, 2].min() > -WEIGHT_LIMIT
                     )
                 if ok:
                     return n, arcs, rel + skipped + 1
@@ -449,6 +451,7 @@ def load_dimacs(
         tails=arcs[:, 0] - 1,
         heads=arcs[:, 1] - 1,
         weights=arcs[:, 2],
+        allow_negative=True,
         node_ids=np.arange(1, n + 1, dtype=np.int64),
         unit="unit",
         profile="file",

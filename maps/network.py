@@ -2,9 +2,10 @@
 
 The graph is a directed CSR in the seeds' Va/Ea/Wa form: the arcs leaving node ``u`` are
 ``indices[indptr[u]:indptr[u+1]]`` (Ea) with weights ``weights[...]`` (Wa), ``indptr`` is
-Va with one extra entry. Node and arc indices are int32; weights are non-negative int32
-integers in the unit named by ``unit`` (``WEIGHT_UNITS`` says what each unit is), so
-every distance is an exact integer (int64).
+Va with one extra entry. Node and arc indices are int32; weights are int32 integers in
+the unit named by ``unit`` (``WEIGHT_UNITS`` says what each unit is), so every distance is
+an exact integer (int64). Weights are non-negative except in DIMACS ``.gr`` files that
+carry negative arcs (``has_negative``): only the label-correcting strategies search those.
 
 Per-node arrays: projected ``x``/``y`` in metres (a local transverse Mercator about
 ``origin``), ``lon``/``lat`` in degrees (NaN when the source has no coordinates, e.g. a
@@ -117,6 +118,11 @@ class RoadNetwork:
         return np.asarray(names, dtype=object)[self.node_ids - 1]
 
     # ---- derived -----------------------------------------------------------------------
+    @property
+    def has_negative(self) -> bool:
+        """True when some arc weight is negative (a DIMACS .gr may have them)."""
+        return bool(self.num_arcs and int(self.weights.min()) < 0)
+
     def components(self) -> tuple[int, np.ndarray]:
         """Weakly connected components: (count, label per node)."""
         from scipy.sparse.csgraph import connected_components
@@ -145,8 +151,6 @@ class RoadNetwork:
             raise MapFormatError("indptr is not a valid CSR offset array", path=p)
         if m and (self.indices.min() < 0 or self.indices.max() >= n):
             raise MapFormatError("an arc points outside the node range", path=p)
-        if m and self.weights.min() < 0:
-            raise MapFormatError("negative arc weight", path=p)
         for name in ("x", "y", "lon", "lat", "node_ids"):
             if getattr(self, name).shape[0] != n:
                 raise MapFormatError(f"{name} has the wrong length", path=p)

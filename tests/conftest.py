@@ -35,3 +35,14 @@ def shared_maps() -> Path:
     if not SHARED_MAPS.is_dir():
         pytest.skip("../shared/maps is not present")
     return SHARED_MAPS
+
+
+@pytest.fixture(autouse=True)
+def _reset_cli_output_settings():
+    """``main(["-q", ...])`` sets module-wide progress/log settings: undo them after each
+    test so that the next one starts from the defaults, whatever the order."""
+    yield
+    from app import progress
+
+    progress.configure()
+    progress._config["delay"] = None

@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"-k {args.k}: K must be at least 1")
     net = open_map(args)
     t_load = timings(args)["load_s"]
+    billboards.refuse_negative(net, "billboard placement")
     g = CSRGraph.from_any(net)
     if args.k > g.num_nodes:
         raise CliError(f"-k {args.k} is larger than the {g.num_nodes} vertices of {args.map}")

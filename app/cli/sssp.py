@@ -26,8 +26,10 @@ def register(sub) -> None:
     add_search_arguments(p)
 
 
-def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
-    """Write costs as CSV or NPY (see the command's help); CliError for other extensions."""
+def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray, unreachable: int = -1) -> None:
+    """Write costs as CSV or NPY (see the command's help); CliError for other extensions.
+    Unreached nodes (``dist == unreachable``: -1, or int64 min on a map with negative arcs,
+    where -1 is a real cost) get an empty CSV cost and keep that value in the NPY."""
     low = path.lower()
     if low.endswith(".npy"):
         dtype = NPY_DTYPE
@@ -45,7 +47,8 @@ def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
         f.write("node_id,cost\n")
         ids = node_ids.tolist()
         ds = dist.tolist()
-        rows = (f"{i},{d}\n" if d >= 0 else f"{i},\n" for i, d in zip(ids, ds, strict=True))
+        rows = (f"{i},{d}\n" if d != unreachable else f"{i},\n"
+                for i, d in zip(ids, ds, strict=True))
         f.write("".join(rows))
 
 
@@ -67,14 +70,14 @@ def run(args: argparse.Namespace) -> int:
         p(None, f"{args.strategy} from node {src.node_id}")
         res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend), progress=p)
     try:
-        write_costs(out, net.node_labels(), res.dist)
+        write_costs(out, net.node_labels(), res.dist, res.unreachable)
     except OSError as exc:
         raise CliError(f"cannot write {out!r}: {exc.strerror or exc}") from None
     reached = int(res.reached.sum())
     t = timings(args)
     print(
         f"{reached:,} of {net.num_nodes:,} nodes reached from node {src.node_id}; "
-        f"max cost {int(res.dist.max()):,} {net.unit}; {res.strategy} on {res.backend}, "
+        f"max cost {int(res.dist[res.reached].max()):,} {net.unit}; {res.strategy} on {res.backend}, "
         f"{res.elapsed_s * 1000:.1f} ms (load {t['load_s']:.2f} s, warm-up "
         f"{t['warmup_s'] * 1000:.1f} ms); wrote {out}"
     )

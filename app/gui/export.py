@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from app.jobs.route import Route, route_lonlat
-from gpu_core.keys import UNREACHABLE
+from gpu_core.keys import UNREACHABLE, UNREACHABLE_NEG
 from gpu_core.telemetry import PhaseLog
 from maps.network import RoadNetwork
 
@@ -66,9 +66,15 @@ def read_gpx_points(path: str | os.PathLike) -> list[tuple[float, float]]:
     return [(float(p.get("lon")), float(p.get("lat"))) for p in root.iterfind(".//g:trkpt", ns)]
 
 
+def _reached(net: RoadNetwork, dist: np.ndarray) -> np.ndarray:
+    """Indices of reached nodes (on a map with negative arcs -1 is a real cost)."""
+    negative = getattr(net, "has_negative", False)
+    return np.nonzero(dist != (UNREACHABLE_NEG if negative else UNREACHABLE))[0]
+
+
 def field_csv(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> int:
     """node_id,lon,lat,cost for every reached node; returns the rows written."""
-    idx = np.nonzero(dist != UNREACHABLE)[0]
+    idx = _reached(net, dist)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("node_id,lon,lat,cost\n")
         ids, lon, lat, d = net.node_ids[idx], net.lon[idx], net.lat[idx], dist[idx]
@@ -84,7 +90,7 @@ def field_csv(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> in
 
 def field_geojson(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> int:
     """Reached nodes as GeoJSON points with a ``cost`` property; returns the count."""
-    idx = np.nonzero(dist != UNREACHABLE)[0]
+    idx = _reached(net, dist)
     feats = [
         {"type": "Feature", "geometry": {"type": "Point", "coordinates": [lo, la]},
          "properties": {"node_id": i, "cost": c}}

@@ -11,7 +11,7 @@ import numpy as np
 from maps.errors import MapError
 from maps.network import RoadNetwork
 
-from .common import CancelCheck, Progress, report
+from .common import CancelCheck, Progress, refuse_negative, report
 
 # Where sites may go: all nodes, nodes at a road arc, or nodes at no rail arc.
 CANDIDATES = ("all", "road", "no-rail")
@@ -50,6 +50,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     and the sources done."""
     from gpu_core.betweenness import BillboardResult, billboards
 
+    refuse_negative(net, "billboard placement")
     h, info = _index(net, opts, progress, cancel)
     t0 = time.perf_counter()
     result = None

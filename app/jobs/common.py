@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import contextmanager
 from typing import Any
 
 # progress(fraction in [0, 1] or None when unknown, message)
@@ -49,3 +50,34 @@ def generated_weights(net) -> str | None:
         return None
     return (f"uniform random 1..1000 from seed {meta.get('weight_seed', 1)}; "
             "the PACE file has no weights")
+
+
+def refuse_negative(net, what: str) -> None:
+    """NegativeWeightsError (one line, exit 2 in the CLI) when ``net`` (a RoadNetwork or a
+    CSRGraph) has negative arcs: ``what`` needs non-negative weights."""
+    from gpu_core.errors import NegativeWeightsError
+
+    w = net.weights
+    if w.size and int(w.min()) < 0:
+        raise NegativeWeightsError(
+            f"this map has negative arc weights (the lowest is {int(w.min())}); {what} needs "
+            "non-negative ones (single-source searches take them: signpost sssp/route "
+            "--strategy bellman_ford_queue)"
+        )
+
+
+@contextmanager
+def cycle_with_file_ids(net):
+    """Re-raise gpu_core's NegativeCycleError naming the arc by the map's own node ids
+    ("negative cycle through arc U->V" with the ids of the source file)."""
+    from gpu_core.errors import NegativeCycleError
+
+    try:
+        yield
+    except NegativeCycleError as exc:
+        labels = getattr(net, "node_labels", None)
+        if exc.arc is None or labels is None:
+            raise
+        ids = labels()
+        u, v = exc.arc
+        raise NegativeCycleError(exc.arc, exc.cycle, shown=(ids[u], ids[v])) from None

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .common import CancelCheck, Progress, report
+from .common import CancelCheck, Progress, refuse_negative, report
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ def run(net, opts: MatrixOptions, *, progress: Progress | None = None,
     """The whole matrix (``net``: a RoadNetwork or a CSRGraph)."""
     from gpu_core.multi_source import distance_matrix
 
+    refuse_negative(net, "a distance matrix")
     h, info = _index(net, opts, progress, cancel)
     m = distance_matrix(net, np.asarray(opts.sources, dtype=np.int64),
                         np.asarray(opts.targets, dtype=np.int64), backend=opts.backend,
@@ -60,6 +61,7 @@ def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
     how the route index was had (its load or build time apart from the search)."""
     from gpu_core.multi_source import iter_distance_rows
 
+    refuse_negative(net, "a distance matrix")
     h, info = _index(net, opts, progress, cancel)
     if stats is not None:
         stats.update(info.as_dict())

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from gpu_core.keys import NO_PRED, UNREACHABLE
+from gpu_core.keys import NO_PRED, UNREACHABLE, UNREACHABLE_NEG
 from maps.errors import UnreachableError
 from maps.network import RoadNetwork
 
-from .common import CancelCheck, Progress, json_safe, report, unit_info
+from .common import CancelCheck, Progress, cycle_with_file_ids, json_safe, report, unit_info
 from .maps import resolve_texts
 
 
@@ -74,9 +74,10 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
     src, dst = resolve_texts(net, opts.from_text, opts.to_text,
                              max_distance_m=opts.max_distance_m)
     report(progress, None, "searching")
-    res = sssp(net, src.node, strategy=opts.strategy, backend=opts.backend, target=dst.node,
-               cancel=cancel)
-    if int(res.dist[dst.node]) < 0:
+    with cycle_with_file_ids(net):
+        res = sssp(net, src.node, strategy=opts.strategy, backend=opts.backend,
+                   target=dst.node, cancel=cancel)
+    if not res.reached[dst.node]:
         raise UnreachableError(
             f"unreachable: no route from {src.text} (node {src.node_id}) to {dst.text} "
             f"(node {dst.node_id}) ({explain_unreachable(net, src, dst)})",
@@ -116,9 +117,17 @@ def explain_unreachable(net: RoadNetwork, src, dst) -> str:
     return "; ".join(notes)
 
 
+def _unreached(pred: np.ndarray, dist: np.ndarray, target: int) -> bool:
+    """Whether no route reaches ``target``. With negative arcs -1 is a real cost (then
+    unreached is UNREACHABLE_NEG), but a reached non-source always has a predecessor and a
+    source without one costs 0, so -1 with no predecessor still means unreached."""
+    d = int(dist[target])
+    return d == UNREACHABLE_NEG or (d == UNREACHABLE and pred[target] == NO_PRED)
+
+
 def path_nodes(pred: np.ndarray, dist: np.ndarray, target: int) -> np.ndarray:
     """Nodes source..target along the predecessor tree (empty when unreached)."""
-    if dist[target] == UNREACHABLE:
+    if _unreached(pred, dist, target):
         return np.zeros(0, dtype=np.int32)
     out = [int(target)]
     n = pred.shape[0]
@@ -174,7 +183,7 @@ def read_route(net: RoadNetwork, result, source: int, target: int) -> Route:
     """The route source→target from a finished search (a gpu_core SSSPResult);
     UnreachableError when there is none."""
     dist = result.dist
-    if dist[target] == UNREACHABLE:
+    if _unreached(result.pred, dist, target):
         raise UnreachableError(
             f"no route from node {int(net.node_ids[source])} to node {int(net.node_ids[target])}"
         )

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gpu_core.errors import CancelledError, InvalidArgumentError
+from gpu_core.errors import CancelledError, InvalidArgumentError, NegativeCycleError
 from gpu_core.sssp import SSSPOptions, SSSPResult, sssp
 
-from .common import CancelCheck, Progress
+from .common import CancelCheck, Progress, cycle_with_file_ids
 
 SsspResult = SSSPResult
 # Strategies the window's "Compare strategies" runs side by side (seed 001's figure).
@@ -32,7 +32,14 @@ class SsspOptions:
 def run(net, opts: SsspOptions, *, progress: Progress | None = None,
         cancel: CancelCheck | None = None, on_phase: Callable | None = None) -> SSSPResult:
     """sssp on the chosen backend (``net``: a RoadNetwork or a CSRGraph); ``on_phase``
-    gets gpu_core's PhaseLog as phases finish."""
+    gets gpu_core's PhaseLog as phases finish. A negative cycle is named by the map's
+    node ids."""
+    with cycle_with_file_ids(net):
+        return _run(net, opts, cancel=cancel, on_phase=on_phase)
+
+
+def _run(net, opts: SsspOptions, *, cancel: CancelCheck | None,
+         on_phase: Callable | None) -> SSSPResult:
     from gpu_core.backend import resolve_backend
 
     kw = dict(strategy=opts.strategy, on_phase=on_phase, cancel=cancel)
@@ -44,7 +51,7 @@ def run(net, opts: SsspOptions, *, progress: Progress | None = None,
     try:
         # "auto" stays "auto" on the CPU so the result names why (no CuPy, no device).
         return sssp(net, opts.source, backend="cupy" if which == "cupy" else opts.backend, **kw)
-    except (CancelledError, InvalidArgumentError):
+    except (CancelledError, InvalidArgumentError, NegativeCycleError):
         raise
     except Exception as exc:
         if which != "cupy":

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..backend import describe_backend, resolve_backend
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NegativeCycleError
 from ..graph import CSRGraph, GraphLike
-from ..keys import KEY_INF, NO_PRED, UNREACHABLE, KeySpace, key_space_for
+from ..keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 from ..telemetry import PhaseLog
+from .negative import check_strategy, negative_cycle_error
 from .registry import STRATEGIES, get
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,9 @@ CancelCheck = Callable[[], bool]
 class SSSPResult:
     """Distances, predecessors and telemetry of one search (all numpy, host memory)."""
 
-    dist: np.ndarray  # int64; UNREACHABLE (-1) where no source reaches (or not settled)
+    # int64; UNREACHABLE (-1) where no source reaches (or not settled); on a graph with
+    # negative arcs -1 is a real cost, so there UNREACHABLE_NEG (int64 min): see unreachable
+    dist: np.ndarray
     pred: np.ndarray  # int32; NO_PRED (-1) at sources and unreached vertices
     phases: PhaseLog
     strategy: str
@@ -121,12 +124,17 @@ class SSSPResult:
         return self.key_space.split(self.key)[1]
 
     @property
+    def unreachable(self) -> int:
+        """The ``dist`` value of unreached vertices (-1; int64 min with negative arcs)."""
+        return self.key_space.unreachable if self.key_space is not None else -1
+
+    @property
     def reached(self) -> np.ndarray:
-        return self.dist != UNREACHABLE
+        return self.dist != self.unreachable
 
     def path_to(self, v: int) -> np.ndarray:
         """Vertex indices of the route source..v (empty when v is unreached)."""
-        if self.dist[v] == UNREACHABLE:
+        if self.dist[v] == self.unreachable:
             return np.zeros(0, dtype=np.int32)
         out = [int(v)]
         n = self.pred.shape[0]
@@ -162,6 +170,10 @@ def sssp(
 
     ``target`` (or ``options.target``) stops the search once that vertex is settled;
     then only vertices with cost <= the target's are reported, the rest UNREACHABLE.
+    Negative arc weights are taken by the label-correcting strategies
+    (``registry.NEGATIVE_STRATEGIES``; the search then runs to the end and reports every
+    vertex, target or not: filtering by the target's cost would cut routes that dip) and raise NegativeWeightsError with the others; a negative cycle reachable
+    from the source raises NegativeCycleError naming one of its arcs.
     ``on_phase`` receives new phases as they finish (in chunks on the GPU); ``cancel``
     is polled between phases (between launches on the GPU) and raises CancelledError.
     Raises InvalidArgumentError, BackendUnavailableError, GpuOutOfMemoryError.
@@ -174,10 +186,14 @@ def sssp(
         opts = dataclasses.replace(opts, target=int(target))
     if opts.target is not None and not (0 <= opts.target < n):
         raise InvalidArgumentError(f"target {opts.target} is outside 0..{n - 1}")
+    check_strategy(entry.name, ks.negative)
     sources = _as_sources(source, n)
     which = resolve_backend(backend)
+    # with negative arcs no key is final before the end: the early exit at the target
+    # would be wrong, so the search runs to the end (and _finish filters nothing)
+    run_opts = dataclasses.replace(opts, target=None) if ks.negative else opts
     t0 = time.perf_counter()
-    key, pred, phases = run_backend(which, g, sources, entry.name, opts, ks,
+    key, pred, phases = run_backend(which, g, sources, entry.name, run_opts, ks,
                                     on_phase=on_phase, cancel=cancel)
     elapsed = time.perf_counter() - t0
     device = describe_backend("cpu" if backend == "cpu" else "auto")
@@ -189,12 +205,18 @@ def run_backend(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
                 cancel: CancelCheck | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
     """(key, pred, PhaseLog) of one search on backend ``which`` ("cpu" or "cupy"): the
     backend driver's ``run``, without the result assembly of :func:`sssp` (benchmarks time
-    this)."""
+    this). A negative cycle the backend detected is located here (NegativeCycleError with
+    its arc), the same way for both backends."""
     if which == "cupy":
         from .cuda.driver import run
     else:
         from .cpu.driver import run
-    return run(g, sources, strategy, opts, ks, on_phase=on_phase, cancel=cancel)
+    try:
+        return run(g, sources, strategy, opts, ks, on_phase=on_phase, cancel=cancel)
+    except NegativeCycleError as exc:
+        if exc.arc is not None:
+            raise
+        raise negative_cycle_error(g, sources) from None
 
 
 def warm_up(strategies: Sequence[str] | None = None, backend: str = "cpu", *,
@@ -227,7 +249,7 @@ def _finish(
 ) -> SSSPResult:
     key = np.asarray(key, dtype=np.int64)
     pred = np.asarray(pred, dtype=np.int32)
-    if target is not None and key[target] != KEY_INF:
+    if target is not None and key[target] != KEY_INF and not ks.negative:
         # Only vertices no farther than the target are final when the search stopped early.
         unsettled = key > key[target]
         key = np.where(unsettled, KEY_INF, key)
@@ -236,7 +258,7 @@ def _finish(
     # (this runs after every search, so it is kept off the slow np.where path).
     unreached = key == KEY_INF
     dist = key >> ks.hop_bits
-    np.putmask(dist, unreached, UNREACHABLE)
+    np.putmask(dist, unreached, ks.unreachable)
     return SSSPResult(
         dist=dist,
         pred=pred,
@@ -264,7 +286,7 @@ def prepare_graph(graph: GraphLike) -> tuple[CSRGraph, KeySpace]:
     hit = _prepared.get(id(w))
     if hit is not None and hit[0]() is w and hit[1].indices is _indices_of(graph):
         return hit[1], hit[2]
-    g = CSRGraph.from_any(graph)
+    g = CSRGraph.from_any(graph, allow_negative=True)
     ks = key_space_for(g.weights, g.num_nodes)
     try:
         ref = weakref.ref(w)

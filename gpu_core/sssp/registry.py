@@ -33,6 +33,9 @@ class Strategy:
     phases: bool = True
     compare: bool = False  # one of the GUI's "compare strategies" overlay
     bench_variants: tuple[str, ...] = ()  # "name:variant" rows of `signpost bench sssp`
+    # takes negative arc weights (label-correcting: no settled vertices, and a bound on the
+    # phases detects a negative cycle); the others raise NegativeWeightsError on them
+    negative_weights: bool = False
 
     def entry(self, backend: str) -> Callable:
         """The entry point of ``backend`` ("cpu" or "cupy"), imported on first use."""
@@ -44,16 +47,19 @@ class Strategy:
 _C, _G = "gpu_core.sssp.cpu.", "gpu_core.sssp.cuda."
 REGISTRY: tuple[Strategy, ...] = (
     Strategy("conventional", "Harish-Narayanan: |V| threads per phase, RELAX + UPDATE", "001",
-             _C + "bf:conventional", _G + "bf:conventional", compare=True),
+             _C + "bf:conventional", _G + "bf:conventional", compare=True,
+             negative_weights=True),
     Strategy("selection", "threads only for the frontier list", "001",
-             _C + "bf:selection", _G + "bf:selection", compare=True),
+             _C + "bf:selection", _G + "bf:selection", compare=True,
+             negative_weights=True),
     Strategy("adaptive", "per-phase switch between the two, by phase time or frontier size",
              "001", _C + "bf:adaptive", _G + "adaptive:adaptive", compare=True,
-             bench_variants=("time", "frontier")),
+             bench_variants=("time", "frontier"), negative_weights=True),
     Strategy("eval_dijkstra", "evaluation-value parallel Dijkstra", "004",
              _C + "eval:eval_dijkstra", _G + "eval:eval_dijkstra"),
     Strategy("bellman_ford_queue", "flag array compacted to changed vertices (SPFA-like)",
-             "004", _C + "bf:bellman_ford_queue", _G + "bf:bellman_ford_queue"),
+             "004", _C + "bf:bellman_ford_queue", _G + "bf:bellman_ford_queue",
+             negative_weights=True),
     Strategy("delta", "delta-stepping / near-far buckets", "ours",
              _C + "delta:delta", _G + "delta:delta"),
     Strategy("auto", "the fastest: on the GPU a whole search without a host round trip",
@@ -63,6 +69,9 @@ REGISTRY: tuple[Strategy, ...] = (
 BY_NAME: dict[str, Strategy] = {s.name: s for s in REGISTRY}
 STRATEGIES: tuple[str, ...] = tuple(BY_NAME)
 COMPARE_STRATEGIES: tuple[str, ...] = tuple(s.name for s in REGISTRY if s.compare)
+NEGATIVE_STRATEGIES: tuple[str, ...] = tuple(s.name for s in REGISTRY if s.negative_weights)
+# what a NegativeWeightsError suggests (seed 004's queue Bellman-Ford)
+NEGATIVE_SUGGESTION = "bellman_ford_queue"
 BENCH_STRATEGIES: tuple[str, ...] = tuple(
     spec for s in REGISTRY
     for spec in ([f"{s.name}:{v}" for v in s.bench_variants] or [s.name])

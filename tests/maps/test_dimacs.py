@@ -116,7 +116,8 @@ GOOD_HEAD = "c line 1\nc line 2\np sp 4 5\n"
 @pytest.mark.parametrize(
     ("body", "line", "needle"),
     [
-        ("a 1 2 3\na 2 3 4\na 3 4 5\na 4 1 -6\na 1 3 1\n", 7, "negative weight -6"),
+        ("a 1 2 3\na 2 3 4\na 3 4 5\na 4 1 -2147483648\na 1 3 1\n", 7,
+         "weight -2147483648 is below -2147483647"),
         ("a 1 2 3\na 1 x 3\na 3 4 5\na 4 1 6\na 1 3 1\n", 5, "'x'"),
         ("a 1 2 3\na 1 2\na 3 4 5\na 4 1 6\na 1 3 1\n", 5, "expected 'a U V W'"),
         ("a 1 2 3\na 1 9 3\na 3 4 5\na 4 1 6\na 1 3 1\n", 5, "head 9"),
@@ -138,11 +139,18 @@ def test_bad_gr_names_file_and_line(tmp_path, body, line, needle) -> None:
     assert exc.value.line == line
 
 
-def test_negative_weight_on_line_7(tmp_path) -> None:
-    text = "c a\nc b\np sp 3 3\nc c\na 1 2 1\na 2 3 1\na 3 1 -4\n"
-    p = _write(tmp_path, text)
-    with pytest.raises(MapFormatError, match=r"bad\.gr:7: negative weight -4"):
-        load_dimacs(p)
+def test_negative_weights_load(tmp_path) -> None:
+    # negative integer arcs are taken (only the label-correcting strategies search them);
+    # the fast path and the line parser agree, also with a comment between arcs
+    text = "c a\nc b\np sp 3 3\na 1 2 1\na 2 3 -66\na 3 1 -4\n"
+    n, fast, _ = _parse_gr(text.encode(), "x.gr")
+    n2, slow, _ = _parse_gr(text.replace("a 2 3", "c mid\na 2 3").encode(), "x.gr")
+    assert n == n2 == 3
+    np.testing.assert_array_equal(fast, slow)
+    assert fast[:, 2].tolist() == [1, -66, -4]
+    net = load_dimacs(_write(tmp_path, text))
+    assert net.has_negative and sorted(net.weights.tolist()) == [-66, -4, 1]
+    assert not load_dimacs(_write(tmp_path, "p sp 2 1\na 1 2 0\n", "ok.gr")).has_negative
 
 
 def test_missing_p_line(tmp_path) -> None:

@@ -12,7 +12,6 @@ from app.jobs import sssp
 from app.jobs.maps import click_point
 from app.jobs.route import Route, read_route, route_json
 from gpu_core.errors import InvalidArgumentError
-from gpu_core.keys import UNREACHABLE
 from maps.errors import MapError, PointError, UnreachableError
 
 from .. import export
@@ -178,7 +177,7 @@ class RouteTool(Tool):
         wall = time.perf_counter() - self._search_t0
         self.result = res
         win.chart.set_run(res.strategy, res.phases, res.backend)
-        reached = int((res.dist != UNREACHABLE).sum())
+        reached = int(res.reached.sum())
         self.panel.show_search(
             reached, net.num_nodes,
             f"{res.strategy} on {res.device}: {res.elapsed_s * 1000:.1f} ms, {len(res.phases)} phases",

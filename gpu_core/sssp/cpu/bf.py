@@ -116,7 +116,11 @@ def bf_batch(indptr, indices, weights, hb, C, U, M, flist, nlist, sched, st, str
                 st[4] = 1
             st[2] = dt
             st[5] = 1
+        st[6] += 1
         if cnt == 0:
+            st[3] = 1
+        elif st[6] >= n:
+            st[7] = 1
             st[3] = 1
         elif target >= 0 and mn >= C[target]:
             st[3] = 1

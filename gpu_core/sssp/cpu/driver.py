@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import CancelledError, InvalidArgumentError
+from ...errors import CancelledError, InvalidArgumentError, NegativeCycleError
 from ...host.clock import cycles_per_us
 from ...keys import KEY_INF, NO_PRED, KeySpace
 from ...params import CPU_BATCH_US
 from ...telemetry import MODE_CODE, PhaseLog
+from ..negative import check_strategy
 from ..registry import get
 from .phases import pred_from_keys
 
@@ -87,11 +88,13 @@ def _check_sources(sources, n: int) -> np.ndarray:
 
 def run(g, sources, strategy, opts, ks: KeySpace, *, on_phase=None, cancel=None):
     """(key int64[n], pred int32[n], PhaseLog) of one search; see ``gpu_core.sssp.sssp``."""
+    check_strategy(strategy, ks.negative)
     setup: Callable = get(strategy).entry("cpu")
     indptr, indices, weights = _graph_arrays(g)
     n = indptr.shape[0] - 1
     src = _check_sources(sources, n)
-    target = -1 if getattr(opts, "target", None) is None else int(opts.target)
+    # with negative arcs no key is final early: no early exit at a target (api.sssp)
+    target = -1 if getattr(opts, "target", None) is None or ks.negative else int(opts.target)
     if target >= n or target < -1:
         raise InvalidArgumentError(f"target {target} is outside 0..{n - 1}")
     key = np.full(n, KEY_INF, dtype=np.int64)
@@ -127,6 +130,8 @@ def run(g, sources, strategy, opts, ks: KeySpace, *, on_phase=None, cancel=None)
         if on_phase is not None and k:
             on_phase(chunk)
 
+    if ks.negative and st[7]:  # bf.bf_batch: phase n still lowered a key
+        raise NegativeCycleError()  # api.run_backend locates the cycle
     log = PhaseLog(np.concatenate(chunks)) if chunks else PhaseLog()
     pred = np.full(n, NO_PRED, dtype=np.int32)
     pred_from_keys(indptr, indices, weights, int(ks.hop_bits), key, pred)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...device import get_kernel
+from ...errors import NegativeCycleError
 from .bf import run_bf
 from .context import HERE, Ctx, Recorder, coop_launch
 
@@ -50,7 +51,9 @@ def run_on_device(ctx: Ctx, rec: Recorder, lin, lout, C, U, mask, stamp, cnt: in
         if p:
             tele.fill(0)
         a_lists = (lin, lout) if p % 2 == 0 else (lout, lin)
-        tail = (a_lists[0], a_lists[1], lc, bar, np.int32(p), np.int32(pmax), np.uint64(thr),
+        # negative arcs: stop at phase n exactly (the negative-cycle bound, as in bf.run_bf)
+        lim = max(1, min(pmax, n - p)) if ctx.bias else pmax
+        tail = (a_lists[0], a_lists[1], lc, bar, np.int32(p), np.int32(lim), np.uint64(thr),
                 np.int32(full), np.int32(prev_full), tele, np.int32(cap), ctl)
         if fused:  # keys C/U and masks alternate by phase parity on the device
             launch((np.int32(n), dg.indptr, dg.indices, kw, mask, mask1, C, U, stamp) + tail)
@@ -70,6 +73,8 @@ def run_on_device(ctx: Ctx, rec: Recorder, lin, lout, C, U, mask, stamp, cnt: in
         prev_full, full = last_full, (1 if last > thr else 0)
         if reason == 1 or k == 0:
             return C  # fused: C and U are equal once the last phase changed nothing
+        if ctx.bias and p >= n:  # phase n lowered a key: a negative cycle
+            raise NegativeCycleError()
 
 
 def adaptive(g, sources, ks, opts, rec: Recorder):

@@ -3,7 +3,8 @@ conventional and selection (seed 001), bellman_ford_queue (seed 004) and adaptiv
 target or the time signal (``adaptive.py`` runs the frontier signal on the device).
 
 One phase = RELAX (+ list maintenance) then UPDATE, two or three launches; C = keys at the
-start of the phase, U = tentative keys (U == C between phases).
+start of the phase, U = tentative keys (U == C between phases). On a graph with negative
+arcs (``ctx.bias``) a phase n that still lowers a key raises NegativeCycleError.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 
 import numpy as np
 
-from ...errors import InvalidArgumentError
+from ...errors import InvalidArgumentError, NegativeCycleError
 from .context import (
     BLOCK,
     ST_EDGES,
@@ -110,6 +111,8 @@ def run_bf(ctx: Ctx, strategy: str, rec: Recorder, device_run=None):
             prev_dt = dt
         if frontier == 0:
             break
+        if ctx.bias and p + 1 >= n:  # phase n lowered a key: a negative cycle
+            raise NegativeCycleError()  # (api.run_backend locates it)
         if ctx.target >= 0 and int(m[ST_MINKEY]) >= int(m[ST_TKEY]):
             break
     return C

@@ -3,6 +3,12 @@ graph, keys, per-phase statistics in host-mapped memory, allocation through the 
 checks), the phase recorder (cancel, ``on_phase`` chunks every FLUSH_S), cooperative
 launches sized by occupancy, predecessors and copies to the host.
 
+Negative arcs (``KeySpace.negative``, label-correcting strategies only): the device keys
+are unsigned, so every key is stored plus ``BIAS`` = 2^62 (sources start at BIAS, not 0).
+The key bound of ``keys._negative_key_space`` keeps biased keys inside (0, KEY_INF), so
+the kernels' unsigned compares, atomicMin and wrapping additions of negative key weights
+(two's complement) stay exact with no kernel change; ``finish`` removes the bias.
+
 Host-driven phases: the last block of the phase's last kernel writes the phase statistics
 to host-mapped memory, so the host only waits for the stream (no copy call); ``time_us``
 of such a phase is host-measured, from before its first launch to after that wait.
@@ -29,6 +35,7 @@ ST_FRONTIER, ST_EDGES, ST_LIST, ST_LIST2, ST_MINKEY = 0, 1, 2, 3, 4
 ST_TKEY, ST_TSTATUS, ST_AUX = 6, 7, 9
 INF = int(KEY_INF)
 U64_INF = np.uint64(INF)
+BIAS = 1 << 62  # added to every device key on graphs with negative arcs (see above)
 # on_phase is called at least this often (seconds) for the host-driven strategies
 FLUSH_S = 0.02
 
@@ -73,7 +80,9 @@ class Ctx:
         self.kw = self.dg.key_weights(ks)
         self.ks = ks
         self.opts = opts
-        self.target = -1 if opts.target is None else int(opts.target)
+        self.bias = BIAS if ks.negative else 0
+        # with negative arcs no key is final early: no early exit at a target (api.sssp)
+        self.target = -1 if opts.target is None or self.bias else int(opts.target)
         self.src_host = np.asarray(sources, dtype=np.int32)
         self.src = cp.asarray(self.src_host)
         self.stream = cp.cuda.get_current_stream()
@@ -122,6 +131,10 @@ class Ctx:
         ns = self.src.size
         self.k("init_sources")((grid(ns),), (BLOCK,),
                                (np.int32(ns), self.src, C, ptr(U), ptr(mask), ptr(list_out)))
+        if self.bias:
+            for a in (C, U):
+                if a is not None:
+                    a[self.src] = np.uint64(self.bias)
         return C, U, mask
 
     def zeros_i32(self, n: int, what: str):
@@ -158,7 +171,10 @@ class Ctx:
     def finish(self, C) -> tuple[np.ndarray, np.ndarray]:
         """(key int64, pred int32) on the host for the final device keys ``C``."""
         pred = self.pred(C)
-        return to_host(self.cp, C, np.int64), to_host(self.cp, pred, np.int32)
+        key = to_host(self.cp, C, np.int64)
+        if self.bias:
+            key[key != INF] -= self.bias
+        return key, to_host(self.cp, pred, np.int32)
 
 
 class Recorder:

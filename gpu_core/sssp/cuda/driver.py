@@ -18,6 +18,7 @@ from ...device.memory import ensure_free, oom_as_typed
 from ...errors import InvalidArgumentError
 from ...graph import CSRGraph
 from ...keys import KeySpace
+from ..negative import check_strategy
 from ..registry import get
 from .context import Recorder, cupy_module
 
@@ -25,7 +26,8 @@ from .context import Recorder, cupy_module
 def run(g, sources, strategy: str, opts, ks: KeySpace, *, on_phase=None, cancel=None):
     """(key int64[n], pred int32[n], PhaseLog) of one search on the current CUDA device."""
     entry = get(strategy)
-    g = CSRGraph.from_any(g)
+    check_strategy(strategy, ks.negative)
+    g = CSRGraph.from_any(g, allow_negative=True)
     n = g.num_nodes
     src = np.unique(np.atleast_1d(np.asarray(sources, dtype=np.int64)))
     if src.size == 0:
