@@ -129,8 +129,20 @@ def load_map(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     seed: int = 1,
+    layer: str | None = None,
+    crs: str | None = None,
+    weight: str | None = None,
+    weight_unit: str | None = None,
+    split_crossings: bool = False,
 ) -> RoadNetwork:
     """Load ``path`` as a :class:`RoadNetwork` with integer weights of ``profile``.
+
+    ``layer`` names the line layer of a multi-layer file (else its only line layer),
+    ``crs`` overrides the file's coordinate system (``maps.crs``), ``weight`` /
+    ``weight_unit`` make an edge attribute the cost (``maps.weights``; the profile then
+    only picks roads and directions, and without one every line is used in the
+    directions of its ``oneway``), ``split_crossings`` nodes lines where they cross.
+    An option the format's reader does not take fails naming it.
 
     ``profile`` is one of PROFILES for geographic formats (default "length") and must be
     None or "file" for DIMACS/PACE graphs, whose weights come from the file (PACE files
@@ -142,6 +154,11 @@ def load_map(
     spec = format_spec(path)
     if not os.path.exists(path):
         raise MapFormatError("no such file", path=path)
+    from .weights import weight_spec
+
+    wspec = weight_spec(weight, weight_unit, by_profile=profile is not None)
+    if wspec is not None and profile is None:
+        profile = "length"  # unused: every line, by its oneway (maps.weights)
     if spec.own_weights:
         if profile not in (None, "file"):
             raise ProfileError(
@@ -160,11 +177,19 @@ def load_map(
         "progress": progress,
         "cancel": cancel,
     }
+    # Options only some readers take: given to one that does not, they fail.
+    extra = {"layer": layer, "crs": crs, "weight": wspec, "split_crossings": split_crossings}
+    given = {k: v for k, v in extra.items() if v not in (None, False)}
+    options.update(given)
 
     def build() -> RoadNetwork:
         reader_spec = _BY_KIND[spec.function("sniff")(path, spec.kind)] if spec.sniff else spec
         read = reader_spec.function("reader")
         takes = inspect.signature(read).parameters
+        for name in given:
+            if name not in takes:
+                flag = "--" + name.replace("_", "-")
+                raise MapFormatError(f"{flag} does not apply to a {reader_spec.kind} map", path=path)
         return read(path, **{k: v for k, v in options.items() if k in takes})
 
     if not (use_cache and spec.cached):
@@ -172,4 +197,7 @@ def load_map(
     from .cache import cached
 
     key = {"profile": profile, "contract": contract, "seed": seed, "fmt": spec.kind}
+    if given:  # only then: the keys of existing entries stay as they were
+        key.update({k: (v.column, v.dimension, v.factor, v.by_profile) if k == "weight" else v
+                    for k, v in given.items()})  # fmt: skip
     return cached(path, key, build)  # the key also covers the file's content and loader code

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from maps.network import RoadNetwork
 from maps.points import ResolvedPoint
 
@@ -19,12 +21,14 @@ def open_map(
     use_cache: bool = True,
     progress: Progress | None = None,
     cancel: CancelCheck | None = None,
+    **gis: Any,
 ) -> RoadNetwork:
-    """Load ``path`` with ``profile`` (None: the format's default)."""
+    """Load ``path`` with ``profile`` (None: the format's default); ``gis`` are
+    ``maps.load.load_map``'s layer, crs, weight, weight_unit and split_crossings."""
     from maps.load import load_map
 
     return load_map(path, profile=profile, contract=contract, use_cache=use_cache,
-                    progress=progress, cancel=cancel)
+                    progress=progress, cancel=cancel, **gis)
 
 
 def profile_for(path: str, profile: str | None) -> str | None:

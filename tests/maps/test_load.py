@@ -55,6 +55,6 @@ def test_companions_and_loader_modules(tmp_path) -> None:
     assert companion_files(str(gr)) == [str(tmp_path / "t.co")]
     assert companion_files(str(tmp_path / "t.gr.xz")) == []
     mods = loader_modules()
-    for name in ("load.py", "cache.py", "osm.py", "dimacs.py", "lines.py", "wkb.py", "profiles.py"):
+    for name in ("load.py", "cache.py", "osm.py", "dimacs.py", "lines.py", "profiles.py"):
         assert name in mods
     assert "points.py" not in mods and "snap.py" not in mods
