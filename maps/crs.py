@@ -39,7 +39,7 @@ def parse_crs(text: Any, path: str | None = None, where: str = "") -> Any:
 def crs_label(crs: Any) -> str:
     """How ``info`` names a CRS: its authority code (``EPSG:3857``), else its PROJ
     string, else its WKT."""
-    auth = crs.to_authority(min_confidence=90)
+    auth = crs.to_authority()  # pyproj: a match of 70 % confidence or more
     if auth:
         return f"{auth[0]}:{auth[1]}"
     try:

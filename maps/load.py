@@ -62,6 +62,15 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "graphml:load_graphml"),
     FormatSpec("geojson", (".geojson", ".json"), ".geojson", "geojson:load_geojson"),
     FormatSpec("gpkg", (".gpkg",), ".gpkg", "gpkg:load_gpkg"),
+    # With the gis extra (pyogrio, pyarrow):
+    FormatSpec("shapefile", (".shp", ".shp.zip"), ".shp, .shp.zip", "ogr:load_ogr",
+               companions="ogr:shapefile_parts"),
+    FormatSpec("flatgeobuf", (".fgb",), ".fgb", "ogr:load_ogr"),
+    FormatSpec("gml", (".gml",), ".gml", "ogr:load_ogr"),
+    FormatSpec("filegdb", (".gdb",), ".gdb (File Geodatabase folder)", "ogr:load_ogr",
+               cached=False),  # a folder: the cache keys files' bytes
+    FormatSpec("geoparquet", (".parquet", ".geoparquet"), ".parquet (GeoParquet)",
+               "ogr:load_geoparquet"),
     FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
                own_weights=True, cached=False),
 )  # fmt: skip
@@ -70,7 +79,7 @@ _BY_KIND = {spec.kind: spec for spec in FORMATS}
 
 def find_format(path: str) -> FormatSpec | None:
     """The format ``path``'s name says, or None."""
-    low = path.lower()
+    low = path.lower().rstrip("/\\")  # a .gdb folder may end in a separator
     return next((spec for spec in FORMATS if low.endswith(spec.suffixes)), None)
 
 
@@ -157,7 +166,7 @@ def load_map(
     from .weights import weight_spec
 
     wspec = weight_spec(weight, weight_unit, by_profile=profile is not None)
-    if wspec is not None and profile is None:
+    if wspec is not None and profile is None and not spec.own_weights:
         profile = "length"  # unused: every line, by its oneway (maps.weights)
     if spec.own_weights:
         if profile not in (None, "file"):

@@ -43,7 +43,8 @@ def test_unknown_format_lists_every_format() -> None:
         detect_format("map.txt")
     assert str(exc.value) == (
         "map.txt: unknown map format; Signpost reads .osm.pbf, .osm, .osm.bz2, .gr (+.co), "
-        ".gr.gz, .gr.xz (PACE), .graphml, .geojson, .gpkg and its own .spn cache"
+        ".gr.gz, .gr.xz (PACE), .graphml, .geojson, .gpkg, .shp, .shp.zip, .fgb, .gml, "
+        ".gdb (File Geodatabase folder), .parquet (GeoParquet) and its own .spn cache"
     )
 
 
