@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Callable
 
+from app.jobs.maps import gis_options
 from app.jobs.maps import open_map as load
 
 PROFILE_HELP = (
@@ -102,12 +103,6 @@ def allow_negative_points(p: argparse.ArgumentParser) -> None:
     common, so the parser's rule is widened to LON,LAT pairs; ``--from=...`` works too."""
     if hasattr(p, "_negative_number_matcher"):
         p._negative_number_matcher = _NEGATIVE_POINT
-
-
-def gis_options(args: argparse.Namespace) -> dict:
-    """The options of :func:`add_gis_arguments` that ``args`` gives (unset ones left out)."""
-    keys = ("layer", "crs", "weight", "weight_unit", "split_crossings")
-    return {k: getattr(args, k) for k in keys if getattr(args, k, None) not in (None, False)}
 
 
 def map_options(args: argparse.Namespace) -> dict:

@@ -11,6 +11,13 @@ from .common import CancelCheck, Progress
 
 # Formats whose weights come from the file: a weight profile does not apply to them.
 FILE_WEIGHT_FORMATS = ("dimacs", "pace", "cache")
+# How to read a GIS file: load_map's options behind --layer, --crs, --weight, ...
+GIS_OPTIONS = ("layer", "crs", "weight", "weight_unit", "split_crossings")
+
+
+def gis_options(ns: Any) -> dict[str, Any]:
+    """The :data:`GIS_OPTIONS` an argparse namespace sets (unset ones left out)."""
+    return {k: getattr(ns, k) for k in GIS_OPTIONS if getattr(ns, k, None) not in (None, False)}
 
 
 def open_map(
