@@ -178,3 +178,27 @@ def test_missing_gdb_and_garbage_files(tmp_path) -> None:
         with pytest.raises(MapFormatError) as exc:
             load_map(p, use_cache=False)
         assert str(exc.value).startswith(str(p)) and "\n" not in str(exc.value)
+
+
+def test_osm_tag_as_weight(tmp_path) -> None:
+    pytest.importorskip("osmium")
+    lines, props = grid_lines()
+    ids: dict[tuple, int] = {}
+    nodes, ways = [], []
+    for w, (ln, p) in enumerate(zip(lines, props, strict=True), start=100):
+        refs = []
+        for lon, lat in ln:
+            key = (round(lon, 7), round(lat, 7))
+            if key not in ids:
+                ids[key] = len(ids) + 1
+                nodes.append(f'<node id="{ids[key]}" lat="{lat:.7f}" lon="{lon:.7f}"/>')
+            refs.append(f'<nd ref="{ids[key]}"/>')
+        tags = "".join(f'<tag k="{k}" v="{v}"/>' for k, v in p.items())
+        ways.append(f'<way id="{w}">{"".join(refs)}{tags}</way>')
+    p = tmp_path / "grid.osm"
+    p.write_text('<?xml version="1.0"?><osm version="0.6">' + "".join(nodes + ways) + "</osm>")
+    net = load_map(p, weight="time_s", weight_unit="s", use_cache=False)
+    assert net.unit == "cs" and net.num_arcs == 48 - 3
+    assert corner_cost(net) / 100 == pytest.approx(_oracle(lines, props, True), abs=0.06)
+    with pytest.raises(MapFormatError, match=r"grid\.osm: way 100: no 'nope' value"):
+        load_map(p, weight="nope", use_cache=False)
