@@ -69,7 +69,7 @@ def _quote(name: str) -> str:
 
 def sqlite_uri(path: str) -> str:
     """A read-only SQLite URI naming exactly ``path`` (``?``, ``#``, ``%`` escaped)."""
-    return "file:" + quote(os.path.abspath(path)) + "?mode=ro"
+    return "file:" + quote(os.fsencode(os.path.abspath(path))) + "?mode=ro"  # bytes: non-UTF-8 too
 
 
 def _srs(con: sqlite3.Connection, srs_id: Any) -> str | None:

@@ -5,7 +5,11 @@ OSMnx stores a MultiDiGraph: nodes with ``x`` (lon), ``y`` (lat), ``osmid``; edg
 ``LINESTRING (lon lat, ...)``) and an edge key (the ``id`` attribute). Values written by
 OSMnx are strings; merged attributes look like Python lists (``"['primary', 'secondary']"``):
 the first element is used. networkx's ``write_graphml`` output (typed keys, ``edgedefault``
-directed or undirected) reads the same way. No networkx or shapely at runtime.
+directed or undirected; missing means undirected, as networkx reads it) reads the same way.
+The graph's ``crs`` attribute (OSMnx ``project_graph``: a PROJ string, WKT or ``epsg:N``)
+says what ``x``/``y`` and the geometries are in; they are transformed to lon/lat on load
+(``maps.crs``), ``length`` stays as written (metres). ``weight`` (``--weight``) makes an
+edge attribute the cost (``maps.weights``). No networkx or shapely at runtime.
 
 Choices:
 
@@ -163,7 +167,9 @@ class _Reader:
             self._in_default = True
             self._text = []
         elif tag == "graph":
-            self.directed = attrs.get("edgedefault", "directed") != "undirected"
+            # As networkx reads it: directed only when it says so (a missing edgedefault,
+            # which the GraphML schema requires, is taken as undirected).
+            self.directed = attrs.get("edgedefault") == "directed"
             self._in_graph = True
         elif tag in ("node", "edge"):
             self._cur = {}
@@ -302,7 +308,12 @@ def load_graphml(
             )
         u, v = index[src], index[dst]
         d = {**edge_defaults, **data}
-        directed = rd.directed if edir is None else edir
+        if edir is not None and edir != rd.directed:  # networkx refuses mixed graphs too
+            kind = "a directed" if rd.directed else "an undirected"
+            raise MapFormatError(
+                f"directed={str(edir).lower()} edge in {kind} graph", path=path, line=line
+            )
+        directed = rd.directed
         osmid = d.get("osmid")
         present.add((u, v, _first(osmid) if osmid else ""))
         parsed.append((u, v, key, d, line, directed))
@@ -406,7 +417,7 @@ def load_graphml(
     )
     weighted = None
     if weight is not None:
-        ints, unit = scale_values(np.array(costs), weight.dimension)
+        ints, unit = scale_values(np.array(costs), weight.dimension, path)
         weighted = (ints, unit, weight.profile_name)
     return assemble(
         (lon, lat, ids), arcs, path=path, profile=profile, contract=contract, class_names=names,

@@ -145,13 +145,15 @@ def seconds_of(unit: str, cost: int) -> float | None:
     return cost / 10 ** sc[1] if sc[1] else float(cost)
 
 
-def choose_scale(values: np.ndarray) -> int:
-    """k of the module doc for ``values`` (float64, >= 0); MapFormatError when even the
-    values themselves exceed int32."""
+def choose_scale(values: np.ndarray, path: str | None = None) -> int:
+    """k of the module doc for ``values`` (float64, >= 0); MapFormatError naming ``path``
+    when even the values themselves exceed int32."""
     values = np.asarray(values, dtype=np.float64)
     top = float(values.max()) if values.size else 0.0
     if top > INT32_MAX:
-        raise MapFormatError(f"weight {top:g} is too large for the integer kernels (max {INT32_MAX})")
+        raise MapFormatError(
+            f"weight {top:g} is too large for the integer kernels (max {INT32_MAX})", path=path
+        )
     best = 0
     for k in range(MAX_DIGITS + 1):
         if top * 10**k > INT32_MAX:
@@ -163,9 +165,11 @@ def choose_scale(values: np.ndarray) -> int:
     return best
 
 
-def scale_values(values: np.ndarray, dimension: str | None) -> tuple[np.ndarray, str]:
+def scale_values(
+    values: np.ndarray, dimension: str | None, path: str | None = None
+) -> tuple[np.ndarray, str]:
     """(int64 weights, unit) of per-arc costs: every value times 10**k, rounded."""
-    k = choose_scale(values)
+    k = choose_scale(values, path)
     return np.rint(np.asarray(values, dtype=np.float64) * 10**k).astype(np.int64), unit_name(
         dimension, k
     )

@@ -4,6 +4,7 @@ format that carries a CRS; files without one, --crs, layers and odd file names."
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 
 import numpy as np
@@ -229,3 +230,38 @@ def test_geojson_without_lines_in_crs(tmp_path) -> None:
                                                            "coordinates": [1, 2]}}]}))
     with pytest.raises(EmptyMapError):
         load_map(p, use_cache=False)
+
+
+@pytest.mark.parametrize("default", ['edgedefault="directed"', 'edgedefault="undirected"', ""])
+def test_graphml_edgedefault_as_networkx_reads_it(tmp_path, default) -> None:
+    import networkx as nx
+
+    p = tmp_path / "e.graphml"
+    p.write_text(
+        '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+        '<key id="x" for="node" attr.name="x" attr.type="double"/>'
+        '<key id="y" for="node" attr.name="y" attr.type="double"/>'
+        f"<graph {default}>"
+        + "".join(f'<node id="{i}"><data key="x">{10 + i / 1000}</data><data key="y">50</data>'
+                  "</node>" for i in range(3))
+        + '<edge source="0" target="1"/><edge source="1" target="2"/></graph></graphml>')
+    g = nx.read_graphml(p)
+    net = load_map(p, use_cache=False)
+    assert net.num_arcs == (2 if g.is_directed() else 4)
+    if default:
+        bad = p.read_text().replace('<edge source="0"', '<edge directed="%s" source="0"'
+                                    % ("false" if "undirected" not in default else "true"))
+        p.write_text(bad)
+        with pytest.raises(MapFormatError, match=r"e\.graphml:1: directed=\w+ edge in"):
+            load_map(p, use_cache=False)
+
+
+def test_gpkg_non_utf8_file_name(tmp_path) -> None:
+    from maps.gpkg import write_gpkg
+
+    plain = tmp_path / "plain.gpkg"
+    write_gpkg(plain, [([[10, 50], [10.001, 50]], {})])
+    odd = tmp_path / os.fsdecode(b"caf\xe9 ?#%.gpkg")
+    os.rename(plain, odd)
+    net = load_map(odd, use_cache=False)
+    assert net.num_nodes == 2

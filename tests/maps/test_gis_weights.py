@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maps.errors import MapFormatError
+from maps.errors import MapError, MapFormatError
 from maps.load import load_map
 from maps.weights import apportion, scale_values, seconds_of, unit_scale
 from tests.maps.gis_files import grid_lines, project, write_graphml, write_lines
@@ -202,3 +202,30 @@ def test_osm_tag_as_weight(tmp_path) -> None:
     assert corner_cost(net) / 100 == pytest.approx(_oracle(lines, props, True), abs=0.06)
     with pytest.raises(MapFormatError, match=r"grid\.osm: way 100: no 'nope' value"):
         load_map(p, weight="nope", use_cache=False)
+
+
+PROP = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
+                 st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
+                 st.lists(st.integers(0, 9), max_size=3), st.dictionaries(st.text(max_size=3),
+                                                                          st.integers(), max_size=2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.dictionaries(st.sampled_from(["highway", "oneway", "cost", "maxspeed", "x"]),
+                                PROP, max_size=5), min_size=1, max_size=4),
+       st.sampled_from([None, "walk", "drive"]))
+def test_property_types_load_or_fail_in_one_line(tmp_path_factory, props, profile) -> None:
+    d = tmp_path_factory.mktemp("props")
+    feats = [{"type": "Feature", "properties": p, "geometry": {
+        "type": "LineString", "coordinates": [[10 + i * 1e-3, 50], [10 + (i + 1) * 1e-3, 50]]}}
+        for i, p in enumerate(props)]
+    f = d / "p.geojson"
+    f.write_text(json.dumps({"type": "FeatureCollection", "features": feats}, allow_nan=True))
+    for weight in (None, "cost"):
+        try:
+            net = load_map(f, weight=weight, profile=profile, use_cache=False)
+        except MapError as exc:
+            assert "\n" not in str(exc) and str(exc).startswith(str(f))
+            continue
+        net.validate()
+        assert net.weights.min() >= 0
