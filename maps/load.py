@@ -70,7 +70,7 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("filegdb", (".gdb",), ".gdb (File Geodatabase folder)", "ogr:load_ogr",
                cached=False),  # a folder: the cache keys files' bytes
     FormatSpec("geoparquet", (".parquet", ".geoparquet"), ".parquet (GeoParquet)",
-               "ogr:load_geoparquet"),
+               "ogr:load_ogr"),
     FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
                own_weights=True, cached=False),
 )  # fmt: skip

@@ -57,16 +57,26 @@ def load_ogr(
     weight: WeightSpec | None = None,
     split_crossings: bool = False,
 ) -> RoadNetwork:
-    """One line layer of a GDAL vector source as a network."""
+    """One line layer of a GDAL vector source, or a GeoParquet file, as a network."""
     path = os.fspath(path).rstrip("/\\")
     P.check_profile(profile)
+    if progress:
+        progress(0.0, "reading")
+    parquet = path.lower().endswith((".parquet", ".geoparquet"))
+    found, name = (_read_geoparquet if parquet else _read_gdal)(path, layer, weight)
+    return found.network(
+        profile=profile, contract=contract, progress=progress, crs=crs,
+        split_crossings=split_crossings,
+        meta={"format": "geoparquet" if parquet else "ogr", "layers": [name]},
+    )  # fmt: skip
+
+
+def _read_gdal(path: str, layer: str | None, weight: WeightSpec | None) -> tuple[LineSet, str]:
     try:
         import pyogrio
         from pyogrio.raw import read
     except ImportError as exc:
         raise MapFormatError(_NEEDS_GIS.format(exc), path=path) from None
-    if progress:
-        progress(0.0, "reading")
     src = _gdal_path(path)
     try:
         listed = pyogrio.list_layers(src)
@@ -80,11 +90,7 @@ def load_ogr(
         raise _gdal_error(path, exc) from None
     columns = [str(c) for c in meta.get("fields", [])]
     ids = fids if fids is not None else np.arange(len(geometry))
-    found = _collect(path, name, weight, meta.get("crs"), geometry, ids, columns, fields)
-    return found.network(
-        profile=profile, contract=contract, progress=progress, crs=crs,
-        split_crossings=split_crossings, meta={"format": "ogr", "layers": [name]},
-    )  # fmt: skip
+    return _collect(path, name, weight, meta.get("crs"), geometry, ids, columns, fields), name
 
 
 def _is_line_type(gtype: Any) -> bool:
@@ -130,25 +136,14 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def load_geoparquet(
-    path: str | os.PathLike,
-    profile: str = "length",
-    contract: bool = False,
-    progress: Progress | None = None,
-    layer: str | None = None,
-    crs: str | None = None,
-    weight: WeightSpec | None = None,
-    split_crossings: bool = False,
-) -> RoadNetwork:
-    """A GeoParquet file (WKB geometry column, ``geo`` metadata) as a network."""
-    path = os.fspath(path)
-    P.check_profile(profile)
+def _read_geoparquet(
+    path: str, layer: str | None, weight: WeightSpec | None
+) -> tuple[LineSet, str]:
+    """A GeoParquet file (WKB geometry column, ``geo`` metadata): one layer."""
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise MapFormatError(_NEEDS_GIS.format(exc), path=path) from None
-    if progress:
-        progress(0.0, "reading")
     try:
         table = pq.read_table(path)
     except Exception as exc:  # noqa: BLE001 (pyarrow's ArrowInvalid, OSError, ...)
@@ -159,12 +154,14 @@ def load_geoparquet(
         raise MapFormatError("not GeoParquet: no 'geo' metadata", path=path)
     try:
         geo = json.loads(geo_raw)
-        column = geo["primary_column"]
+        column = str(geo["primary_column"])
         info = geo["columns"][column]
+        if not isinstance(info, dict):
+            raise TypeError(column)
     except (ValueError, KeyError, TypeError):
         raise MapFormatError("unreadable GeoParquet 'geo' metadata", path=path) from None
     pick_layer([(name, True, "GeoParquet")], layer, path)
-    if info.get("encoding", "WKB").upper() != "WKB":
+    if str(info.get("encoding", "WKB")).upper() != "WKB":
         raise MapFormatError(
             f"geometry encoding {info.get('encoding')!r} is not supported (only WKB)", path=path
         )
@@ -178,7 +175,4 @@ def load_geoparquet(
         path, name, weight, file_crs, table.column(column).to_pylist(),
         range(table.num_rows), columns, [table.column(c).to_pylist() for c in columns],
     )  # fmt: skip
-    return found.network(
-        profile=profile, contract=contract, progress=progress, crs=crs,
-        split_crossings=split_crossings, meta={"format": "geoparquet", "layers": [name]},
-    )  # fmt: skip
+    return found, name
