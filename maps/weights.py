@@ -33,7 +33,7 @@ INT32_MAX = 2**31 - 1
 REL_TOL = 1e-6
 MAX_DIGITS = 12
 # --weight-unit: (dimension, factor to seconds or metres)
-WEIGHT_UNITS: dict[str, tuple[str, float]] = {
+COLUMN_UNITS: dict[str, tuple[str, float]] = {
     "s": ("time", 1.0), "min": ("time", 60.0), "h": ("time", 3600.0),
     "m": ("length", 1.0), "km": ("length", 1000.0),
 }  # fmt: skip
@@ -104,11 +104,11 @@ def weight_spec(
     unit = unit if unit is not None else KNOWN_COLUMNS.get(column)
     if unit is None:
         return WeightSpec(column, None, 1.0, by_profile)
-    if unit not in WEIGHT_UNITS:
+    if unit not in COLUMN_UNITS:
         raise MapFormatError(
-            f"unknown --weight-unit {unit!r}; choose one of {', '.join(WEIGHT_UNITS)}"
+            f"unknown --weight-unit {unit!r}; choose one of {', '.join(COLUMN_UNITS)}"
         )
-    dim, factor = WEIGHT_UNITS[unit]
+    dim, factor = COLUMN_UNITS[unit]
     return WeightSpec(column, dim, factor, by_profile)
 
 
