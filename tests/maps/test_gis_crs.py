@@ -265,3 +265,26 @@ def test_gpkg_non_utf8_file_name(tmp_path) -> None:
     os.rename(plain, odd)
     net = load_map(odd, use_cache=False)
     assert net.num_nodes == 2
+
+
+def test_gpkg_srs_from_its_wkt_definition(tmp_path, reference) -> None:
+    """A non-EPSG organisation: the definition in gpkg_spatial_ref_sys is used."""
+    from pyproj import CRS
+
+    from maps.gpkg import write_gpkg
+
+    lines, props = reference
+    xy = project(lines, "EPSG:2056")
+    p = tmp_path / "ch.gpkg"
+    write_gpkg(p, [(ln.tolist(), {}) for ln in xy], srs_id=990001)
+    con = sqlite3.connect(p)
+    con.execute("UPDATE gpkg_spatial_ref_sys SET organization = 'CUSTOM', "
+                "organization_coordsys_id = 1, definition = ? WHERE srs_id = 990001",
+                (CRS("EPSG:2056").to_wkt(),))
+    con.commit()
+    con.close()
+    net = load_map(p, use_cache=False)
+    ref = load_map(write_lines(tmp_path / "ll.geojson", lines, [{}] * len(lines), crs=None),
+                   use_cache=False)
+    assert net.meta["crs"] == "EPSG:2056"
+    assert corner_cost(net) == pytest.approx(corner_cost(ref), rel=1e-3)
