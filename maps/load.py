@@ -198,7 +198,7 @@ def load_map(
         for name in given:
             if name not in takes:
                 flag = "--" + name.replace("_", "-")
-                raise MapFormatError(f"{flag} does not apply to a {reader_spec.kind} map", path=path)
+                raise MapFormatError(f"{flag} does not apply to {reader_spec.kind} maps", path=path)
         return read(path, **{k: v for k, v in options.items() if k in takes})
 
     if not (use_cache and spec.cached):

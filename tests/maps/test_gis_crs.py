@@ -146,7 +146,7 @@ def test_gpkg_layers(tmp_path, reference) -> None:
         load_map(p, layer="buildings", use_cache=False)
     with pytest.raises(MapFormatError, match="no layer named 'nope'; the file has layers"):
         load_map(p, layer="nope", use_cache=False)
-    with pytest.raises(MapFormatError, match="--layer does not apply to a geojson map"):
+    with pytest.raises(MapFormatError, match="--layer does not apply to geojson maps"):
         load_map(tmp_path / "ll.geojson", layer="streets")
 
 

@@ -112,7 +112,7 @@ def test_weight_option_checks() -> None:
 
     with pytest.raises(MapFormatError, match="--weight-unit needs --weight"):
         weight_spec(None, "s")
-    with pytest.raises(MapFormatError, match="does not apply to a dimacs map"):
+    with pytest.raises(MapFormatError, match="--weight does not apply to dimacs maps"):
         load_map("tests/fixtures/dimacs/tiny.gr", weight="x", use_cache=False)
 
 
