@@ -167,14 +167,16 @@ def network_from_arcs(
     class_names: Sequence[str],
     path: str,
     meta: dict,
+    unit: str | None = None,
 ) -> RoadNetwork:
-    """The network of a geographic loader's weighted ``arcs`` (geometry in x/y metres)."""
+    """The network of a geographic loader's weighted ``arcs`` (geometry in x/y metres);
+    ``unit`` None: the profile's."""
     return build_network(
         tails=arcs.tails,
         heads=arcs.heads,
         weights=arcs.weights,
         node_ids=node_ids,
-        unit=UNITS[profile],
+        unit=UNITS[profile] if unit is None else unit,
         profile=profile,
         lon=lon,
         lat=lat,

@@ -24,6 +24,15 @@ class MapFormatError(MapError):
     """A file is malformed, truncated or holds values out of range."""
 
 
+class LayerChoiceError(MapFormatError):
+    """A file holds several line layers and none was named: ``layers`` lists them (the
+    app offers them in a picker, the CLI asks for ``--layer``)."""
+
+    def __init__(self, message: str, *, path: str | None = None, layers: list[str]):
+        super().__init__(message, path=path)
+        self.layers = list(layers)
+
+
 class UnknownFormatError(MapError):
     """The file's extension names no format Signpost reads."""
 

@@ -4,8 +4,10 @@
   searched); other geometries are counted in ``meta["skipped_features"]`` and ignored.
   Tags, nodes and lengths: ``maps.lines``.
 * ``edge_source_id`` is the feature's integer ``id``, else its index.
-* **Coordinates** must be WGS84 lon/lat: a ``crs`` member naming anything other than
-  CRS84/EPSG:4326 raises MapFormatError.
+* **Coordinates** are WGS84 lon/lat (RFC 7946); a legacy ``crs`` member (``name`` type,
+  e.g. ``urn:ogc:def:crs:EPSG::3857``) is honoured, and ``--crs`` overrides both
+  (``maps.crs``).
+* ``--weight COLUMN`` reads a property as the cost (``maps.weights``).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 import numpy as np
 
 from .errors import MapFormatError
-from .lines import LineSet, Progress, check_lonlat, read_source, tags_of
+from .lines import LineSet, Progress, read_source
 from .network import RoadNetwork
+from .weights import WeightSpec
 
 
 def _positions(coords: Any, path: str, where: str) -> np.ndarray:
@@ -36,11 +39,7 @@ def _positions(coords: Any, path: str, where: str) -> np.ndarray:
             out.append((float(p[0]), float(p[1])))
         except OverflowError:
             raise MapFormatError(f"{where}: coordinate out of range", path=path) from None
-    arr = np.array(out, dtype=np.float64).reshape(-1, 2)
-    check_lonlat(arr, path, where)
-    if arr.shape[0] < 2:
-        raise MapFormatError(f"{where}: a LineString needs at least 2 positions", path=path)
-    return arr
+    return np.array(out, dtype=np.float64).reshape(-1, 2)
 
 
 def _geojson_lines(geom: Any, path: str, where: str, depth: int = 0) -> list[np.ndarray] | None:
@@ -70,20 +69,20 @@ def _geojson_lines(geom: Any, path: str, where: str, depth: int = 0) -> list[np.
     return None
 
 
-def _check_geojson_crs(doc: dict, path: str) -> None:
+def _geojson_crs(doc: dict, path: str) -> str | None:
+    """The CRS a legacy ``crs`` member names (None: none, RFC 7946's WGS84)."""
     crs = doc.get("crs")
     if crs is None:
-        return
-    name = ""
-    if isinstance(crs, dict) and isinstance(crs.get("properties"), dict):
-        name = str(crs["properties"].get("name", ""))
-    ok = name.upper().replace("::", ":")
-    if not (ok.endswith("CRS84") or ok.endswith("EPSG:4326") or ok.endswith(":4326")):
+        return None
+    props = crs.get("properties") if isinstance(crs, dict) else None
+    name = props.get("name") if isinstance(props, dict) else None
+    if not isinstance(name, str) or not name:
         raise MapFormatError(
-            f"coordinate reference system {name or crs!r} is not WGS84 lon/lat (EPSG:4326); "
-            "reproject the layer to EPSG:4326",
+            f"unsupported crs member {str(crs)[:60]!r} (only the 'name' form is read); "
+            "give the coordinate system with --crs",
             path=path,
         )
+    return name
 
 
 def load_geojson(
@@ -91,8 +90,12 @@ def load_geojson(
     profile: str = "length",
     contract: bool = False,
     progress: Progress | None = None,
+    crs: str | None = None,
+    weight: WeightSpec | None = None,
+    split_crossings: bool = False,
 ) -> RoadNetwork:
-    """A GeoJSON line layer (FeatureCollection, Feature or bare geometry) as a network."""
+    """A GeoJSON line layer (FeatureCollection, Feature or bare geometry) as a network
+    (``crs``: ``--crs``, overriding the file's)."""
     path, raw = read_source(path, profile, progress)
     try:
         doc = json.loads(raw.decode("utf-8-sig"))
@@ -104,7 +107,7 @@ def load_geojson(
         raise MapFormatError("JSON nested too deeply", path=path) from None
     if not isinstance(doc, dict):
         raise MapFormatError("the top level is not a GeoJSON object", path=path)
-    _check_geojson_crs(doc, path)
+    file_crs = None if crs is not None else _geojson_crs(doc, path)
     t = doc.get("type")
     if t == "FeatureCollection":
         feats = doc.get("features")
@@ -116,9 +119,11 @@ def load_geojson(
         feats = [{"type": "Feature", "geometry": doc, "properties": {}}]
     else:
         raise MapFormatError("not GeoJSON: no 'type' member", path=path)
-    found = LineSet()
+    found = LineSet(path, weight, file_crs)
     for i, f in enumerate(feats):
         where = f"feature {i}"
+        if isinstance(f, dict) and isinstance(f.get("id"), (int, str)):
+            where += f" (id {str(f['id'])[:40]!r})"
         if not isinstance(f, dict):
             raise MapFormatError(f"{where} is not an object", path=path)
         props = f.get("properties")
@@ -130,8 +135,8 @@ def load_geojson(
             continue
         fid = f.get("id")
         sid = fid if isinstance(fid, int) and not isinstance(fid, bool) and abs(fid) < 2**63 else i
-        found.add(got, tags_of(props), sid)
+        found.add(got, props, sid, where)
     return found.network(
-        path=path, profile=profile, contract=contract, progress=progress,
-        meta={"format": "geojson"},
+        profile=profile, contract=contract, progress=progress, meta={"format": "geojson"},
+        crs=crs, split_crossings=split_crossings,
     )  # fmt: skip

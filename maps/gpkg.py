@@ -1,13 +1,18 @@
-"""GeoPackage line layers → :class:`RoadNetwork` (stdlib sqlite3 + numpy).
+"""GeoPackage line layers → :class:`RoadNetwork` (stdlib sqlite3, shapely, numpy).
 
-* **Layers**: every feature table of ``gpkg_contents`` (or only ``layer``), in name order.
-  Line geometries are LineString/MultiLineString blobs ("GP" header + WKB, ``maps.wkb``);
-  other geometries are counted in ``meta["skipped_features"]`` and ignored. Tags, nodes
-  and lengths: ``maps.lines``.
+* **Layers**: the feature tables of ``gpkg_contents``; ``layer`` (``--layer``) names
+  one, else the one line layer is read (``maps.geometry.pick_layer``). A table declared
+  GEOMETRY/GEOMETRYCOLLECTION counts as a line layer when it holds lines.
+* **Geometry**: the "GP" header is stripped and the WKB decoded by ``shapely.from_wkb``
+  (``maps.geometry``); non-line features are counted in ``meta["skipped_features"]``.
+  Tags, nodes and lengths: ``maps.lines``.
+* **CRS**: the layer's ``srs_id`` and its row of ``gpkg_spatial_ref_sys`` (an EPSG code,
+  else the WKT definition); srs_id 0/-1 (undefined) count as none. Coordinates are
+  transformed to WGS84 on load (``maps.crs``); ``crs`` (``--crs``) overrides.
 * ``edge_source_id`` is the feature's fid (a ``fid``/``ogc_fid``/``id`` column), else its
   row number.
-* **Coordinates** must be WGS84 lon/lat: a layer whose SRS is not EPSG:4326 raises
-  MapFormatError.
+* The file is opened read-only through a percent-escaped SQLite URI, so names holding
+  ``?``, ``#``, ``%`` or spaces open the file they name.
 """
 
 from __future__ import annotations
@@ -17,24 +22,25 @@ import sqlite3
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
 import numpy as np
 
 from . import profiles as P
-from .errors import EmptyMapError, MapFormatError
-from .lines import LineSet, Progress, check_lonlat, tags_of
+from .errors import MapFormatError
+from .geometry import pick_layer, wkb_lines
+from .lines import LineSet, Progress
 from .network import RoadNetwork
-from .wkb import line_wkb, wkb_lines
+from .weights import WeightSpec
 
 _ENVELOPE_BYTES = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}
+_LINE_TYPES = {"LINESTRING", "MULTILINESTRING", "CURVE", "MULTICURVE", "COMPOUNDCURVE"}
+_GENERIC_TYPES = {"GEOMETRY", "GEOMETRYCOLLECTION"}
 
 
-def gpkg_blob_lines(blob: bytes) -> list[np.ndarray] | None:
-    """The lines of a GeoPackage geometry blob (GP header + WKB), lon/lat (k, 2) each.
-
-    None for an empty or non-line geometry. ValueError for a malformed blob (the caller
-    names the table and row).
-    """
+def gpkg_wkb(blob: Any) -> bytes | None:
+    """The WKB inside a GeoPackage geometry blob ("GP" header stripped); None for an
+    empty geometry; ValueError for a malformed header (the caller names the feature)."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
         raise ValueError("geometry is not a blob")
     blob = bytes(blob)
@@ -47,31 +53,43 @@ def gpkg_blob_lines(blob: bytes) -> list[np.ndarray] | None:
     if flags & 0x10:
         return None  # empty geometry
     off = 8 + _ENVELOPE_BYTES[env]
-    if off > len(blob):
+    if off >= len(blob):
         raise ValueError("blob shorter than its header")
-    return wkb_lines(blob, off)
+    return blob[off:]
+
+
+def gpkg_blob_lines(blob: bytes) -> list[np.ndarray] | None:
+    """The lines of one GeoPackage geometry blob ((k, 2) each; None: no lines)."""
+    return wkb_lines([gpkg_wkb(blob)], path="", where=lambda i: "blob")[0]
 
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _srs_is_wgs84(con: sqlite3.Connection, srs_id: Any) -> tuple[bool, str]:
-    if srs_id == 4326:
-        return True, "EPSG:4326"
+def sqlite_uri(path: str) -> str:
+    """A read-only SQLite URI naming exactly ``path`` (``?``, ``#``, ``%`` escaped)."""
+    return "file:" + quote(os.fsencode(os.path.abspath(path))) + "?mode=ro"  # bytes: non-UTF-8 too
+
+
+def _srs(con: sqlite3.Connection, srs_id: Any) -> str | None:
+    """The CRS of ``srs_id`` for ``maps.crs`` (None: undefined)."""
+    if srs_id in (0, -1, None):
+        return None
     try:
         row = con.execute(
-            "SELECT organization, organization_coordsys_id, srs_name FROM gpkg_spatial_ref_sys "
-            "WHERE srs_id = ?",
+            "SELECT organization, organization_coordsys_id, definition "
+            "FROM gpkg_spatial_ref_sys WHERE srs_id = ?",
             (srs_id,),
         ).fetchone()
     except sqlite3.Error:
         row = None
     if row is None:
-        return False, f"srs_id {srs_id}"
-    org, code, name = row
-    label = f"{org}:{code}" + (f" ({name})" if name else "")
-    return (str(org).upper() == "EPSG" and code == 4326), label
+        return f"EPSG:{srs_id}"  # not declared: GDAL and QGIS read srs_id as an EPSG code
+    org, code, definition = row
+    if str(org).upper() == "EPSG" or not definition or str(definition).lower() == "undefined":
+        return f"{org}:{code}"
+    return str(definition)
 
 
 def load_gpkg(
@@ -80,8 +98,11 @@ def load_gpkg(
     contract: bool = False,
     progress: Progress | None = None,
     layer: str | None = None,
+    crs: str | None = None,
+    weight: WeightSpec | None = None,
+    split_crossings: bool = False,
 ) -> RoadNetwork:
-    """The line layers of a GeoPackage (all feature tables, or only ``layer``) as a network."""
+    """One line layer of a GeoPackage (``layer``, else the only one) as a network."""
     path = os.fspath(path)
     P.check_profile(profile)
     if not os.path.isfile(path):
@@ -89,80 +110,89 @@ def load_gpkg(
     if progress:
         progress(0.0, "reading")
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = sqlite3.connect(sqlite_uri(path), uri=True)
     except sqlite3.Error as exc:
         raise MapFormatError(f"cannot open as SQLite: {exc}", path=path) from None
     try:
-        return _load_gpkg(con, path, profile, contract, progress, layer)
+        found, table = _read_layer(con, path, layer, weight)
     except sqlite3.Error as exc:
         raise MapFormatError(f"not a readable GeoPackage: {exc}", path=path) from None
     finally:
         con.close()
+    return found.network(
+        profile=profile, contract=contract, progress=progress, crs=crs,
+        split_crossings=split_crossings, meta={"format": "gpkg", "layers": [table]},
+    )  # fmt: skip
 
 
-def _load_gpkg(con, path, profile, contract, progress, layer) -> RoadNetwork:
+def _layers(con: sqlite3.Connection, path: str) -> list[tuple[str, str, str, Any]]:
+    """(table, geometry column, geometry type, srs_id) of every feature table."""
     try:
-        tables = con.execute(
-            "SELECT c.table_name, g.column_name, g.srs_id FROM gpkg_contents c "
-            "JOIN gpkg_geometry_columns g ON g.table_name = c.table_name "
+        return con.execute(
+            "SELECT c.table_name, g.column_name, g.geometry_type_name, g.srs_id "
+            "FROM gpkg_contents c JOIN gpkg_geometry_columns g ON g.table_name = c.table_name "
             "WHERE c.data_type = 'features' ORDER BY c.table_name"
         ).fetchall()
     except sqlite3.OperationalError as exc:
         raise MapFormatError(
             f"not a GeoPackage (no gpkg_contents/gpkg_geometry_columns: {exc})", path=path
         ) from None
-    if layer is not None:
-        tables = [t for t in tables if t[0] == layer]
-        if not tables:
-            raise MapFormatError(f"no feature layer named {layer!r}", path=path)
-    if not tables:
-        raise EmptyMapError("the GeoPackage has no feature layers", path=path)
-    found = LineSet()
-    for table, column, srs_id in tables:
-        ok, label = _srs_is_wgs84(con, srs_id)
-        if not ok:
-            raise MapFormatError(
-                f"layer {table!r} uses {label}; Signpost reads WGS84 lon/lat (EPSG:4326): "
-                "reproject it first",
-                path=path,
-            )
-        cur = con.execute(f"SELECT * FROM {_quote(str(table))}")
-        names = [d[0] for d in cur.description]
-        if column not in names:
-            raise MapFormatError(f"layer {table!r} has no column {column!r}", path=path)
-        gi = names.index(column)
-        fid_i = next(
-            (i for i, nm in enumerate(names) if nm.lower() in ("fid", "ogc_fid", "id")), None
-        )
-        for rowno, row in enumerate(cur):
-            fid = row[fid_i] if fid_i is not None else rowno
-            if not isinstance(fid, int):
-                fid = rowno
-            blob = row[gi]
-            if blob is None:
-                found.skipped += 1
-                continue
-            try:
-                got = gpkg_blob_lines(blob)
-            except (ValueError, struct.error) as exc:
-                raise MapFormatError(
-                    f"layer {table!r} feature {fid}: bad geometry blob ({exc})", path=path
-                ) from None
-            if got is None:
-                found.skipped += 1
-                continue
-            props = {nm: row[i] for i, nm in enumerate(names) if i != gi}
-            tg = tags_of(props)
-            for ln in got:
-                where = f"layer {table!r} feature {fid}"
-                check_lonlat(ln, path, where)
-                if ln.shape[0] < 2:
-                    raise MapFormatError(f"{where}: a LineString needs 2 points", path=path)
-            found.add(got, tg, fid)
-    return found.network(
-        path=path, profile=profile, contract=contract, progress=progress,
-        meta={"format": "gpkg", "layers": [t[0] for t in tables]},
-    )  # fmt: skip
+
+
+def _rows(con: sqlite3.Connection, path: str, table: str, column: str):
+    """(column names, geometry index, fid index or None, cursor over the rows)."""
+    cur = con.execute(f"SELECT * FROM {_quote(str(table))}")
+    names = [d[0] for d in cur.description]
+    if column not in names:
+        raise MapFormatError(f"layer {table!r} has no column {column!r}", path=path)
+    fid_i = next((i for i, nm in enumerate(names) if nm.lower() in ("fid", "ogc_fid", "id")), None)
+    return names, names.index(column), fid_i, cur
+
+
+def _decode(path: str, table: str, rows: list, gi: int, fids: list) -> list:
+    """The lines of every row's geometry (None: not a line)."""
+    def where(i: int) -> str:
+        return f"layer {table!r} feature {fids[i]}"
+
+    blobs = []
+    for i, row in enumerate(rows):
+        try:
+            blobs.append(None if row[gi] is None else gpkg_wkb(row[gi]))
+        except ValueError as exc:
+            raise MapFormatError(f"{where(i)}: bad geometry blob ({exc})", path=path) from None
+    return wkb_lines(blobs, path=path, where=where)
+
+
+def _has_lines(con, path: str, table: str, column: str) -> bool:
+    _, gi, _, cur = _rows(con, path, table, column)
+    rows = cur.fetchall()
+    got = _decode(path, table, rows, gi, list(range(len(rows))))
+    return any(g is not None for g in got)
+
+
+def _read_layer(con, path: str, layer: str | None, weight: WeightSpec | None):
+    tables = _layers(con, path)
+    kinds = []
+    for table, column, gtype, _ in tables:
+        g = str(gtype).upper()
+        lines = g in _LINE_TYPES or (g in _GENERIC_TYPES and _has_lines(con, path, table, column))
+        kinds.append((str(table), lines, g.title()))
+    table = pick_layer(kinds, layer, path)
+    _, column, _, srs_id = next(t for t in tables if t[0] == table)
+    found = LineSet(path, weight, _srs(con, srs_id))
+    names, gi, fid_i, cur = _rows(con, path, table, column)
+    rows = cur.fetchall()
+    fids = []
+    for rowno, row in enumerate(rows):
+        fid = row[fid_i] if fid_i is not None else rowno
+        fids.append(fid if isinstance(fid, int) else rowno)
+    for row, fid, got in zip(rows, fids, _decode(path, table, rows, gi, fids), strict=True):
+        if got is None:
+            found.skipped += 1
+            continue
+        props = {nm: row[i] for i, nm in enumerate(names) if i != gi}
+        found.add(got, props, fid, f"layer {table!r} feature {fid}")
+    return found, table
 
 
 def write_gpkg(
@@ -236,3 +266,17 @@ def _gpkg_blob(coords, srs_id: int, *, multi: bool, z: bool) -> bytes:
     header = b"GP" + bytes([0, 0b011]) + struct.pack("<i", srs_id)  # LE, envelope code 1
     header += struct.pack("<4d", lo[0], hi[0], lo[1], hi[1])
     return header + line_wkb(pts, multi=multi, z=z)
+
+
+def line_wkb(coords: Sequence[Sequence[float]], *, multi: bool = False, z: bool = False) -> bytes:
+    """Little-endian ISO WKB of one line (a MultiLineString of it when ``multi``; a zero Z
+    coordinate when ``z``)."""
+    import shapely
+
+    pts = np.asarray(coords, dtype=np.float64).reshape(-1, 2)
+    if z:
+        pts = np.column_stack([pts, np.zeros(pts.shape[0])])
+    geom = shapely.linestrings(pts)
+    if multi:
+        geom = shapely.multilinestrings([geom])
+    return shapely.to_wkb(geom, byte_order=1, flavor="iso", output_dimension=3 if z else 2)

@@ -5,7 +5,11 @@ OSMnx stores a MultiDiGraph: nodes with ``x`` (lon), ``y`` (lat), ``osmid``; edg
 ``LINESTRING (lon lat, ...)``) and an edge key (the ``id`` attribute). Values written by
 OSMnx are strings; merged attributes look like Python lists (``"['primary', 'secondary']"``):
 the first element is used. networkx's ``write_graphml`` output (typed keys, ``edgedefault``
-directed or undirected) reads the same way. No networkx or shapely at runtime.
+directed or undirected; missing means undirected, as networkx reads it) reads the same way.
+The graph's ``crs`` attribute (OSMnx ``project_graph``: a PROJ string, WKT or ``epsg:N``)
+says what ``x``/``y`` and the geometries are in; they are transformed to lon/lat on load
+(``maps.crs``), ``length`` stays as written (metres). ``weight`` (``--weight``) makes an
+edge attribute the cost (``maps.weights``). No networkx or shapely at runtime.
 
 Choices:
 
@@ -35,20 +39,22 @@ from xml.parsers import expat
 
 import numpy as np
 
+from .crs import to_lonlat
 from .errors import EmptyMapError, MapFormatError
 from .lines import (
     LonLatArcs,
     Progress,
-    arc_attributes,
     assemble,
     class_table,
     haversine_length,
+    line_directions,
     read_source,
     tag_value,
     tags_of,
 )
 from .network import RoadNetwork
 from .projection import haversine_m
+from .weights import WeightSpec, scale_values
 
 # Edge attributes kept while parsing (everything else is skipped to save memory).
 _EDGE_KEYS = {
@@ -120,8 +126,11 @@ def _truthy(value: str | None) -> bool:
 class _Reader:
     """expat callbacks collecting keys, nodes and edges (with line numbers for errors)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, edge_keys: frozenset[str] = frozenset()):
         self.path = path
+        self.edge_keys = _EDGE_KEYS | edge_keys
+        self.graph_data: dict[str, str] = {}  # <data> of the <graph> itself (OSMnx: crs)
+        self._in_graph = False
         self.keys: dict[str, tuple[str, str]] = {}  # id -> (for, attr.name)
         self.defaults: dict[str, str] = {}
         self.directed = True
@@ -158,7 +167,10 @@ class _Reader:
             self._in_default = True
             self._text = []
         elif tag == "graph":
-            self.directed = attrs.get("edgedefault", "directed") != "undirected"
+            # As networkx reads it: directed only when it says so (a missing edgedefault,
+            # which the GraphML schema requires, is taken as undirected).
+            self.directed = attrs.get("edgedefault") == "directed"
+            self._in_graph = True
         elif tag in ("node", "edge"):
             self._cur = {}
             self._cur_kind = tag
@@ -168,7 +180,7 @@ class _Reader:
                 raise self.error("<node> without an id")
             if tag == "edge" and ("source" not in attrs or "target" not in attrs):
                 raise self.error("<edge> without source and target")
-        elif tag == "data" and self._cur is not None:
+        elif tag == "data" and (self._cur is not None or self._in_graph):
             self._data_key = attrs.get("key")
             self._text = []
 
@@ -183,12 +195,15 @@ class _Reader:
             self._in_default = False
         elif tag == "key":
             self._key_id = None
-        elif tag == "data" and self._data_key is not None and self._cur is not None:
+        elif tag == "data" and self._data_key is not None:
             name = self.keys.get(self._data_key, ("all", self._data_key))[1]
-            want = _NODE_KEYS if self._cur_kind == "node" else _EDGE_KEYS
-            if name in want:
+            if self._cur is None:
+                self.graph_data[name] = "".join(self._text)
+            elif name in (_NODE_KEYS if self._cur_kind == "node" else self.edge_keys):
                 self._cur[name] = "".join(self._text)
             self._data_key = None
+        elif tag == "graph":
+            self._in_graph = False
         elif tag in ("node", "edge") and self._cur is not None:
             a = self._cur_attrs
             if tag == "node":
@@ -216,11 +231,14 @@ def load_graphml(
     profile: str = "length",
     contract: bool = False,
     progress: Progress | None = None,
+    crs: str | None = None,
+    weight: WeightSpec | None = None,
 ) -> RoadNetwork:
-    """Load an OSMnx-style GraphML file (plain or .gz) with weights of ``profile``."""
+    """Load an OSMnx-style GraphML file (plain or .gz) with weights of ``profile`` (or of
+    the ``weight`` column); ``crs`` (``--crs``) overrides the graph's ``crs``."""
     path, raw = read_source(path, profile, progress)
     raw = _gunzip(raw, path)
-    rd = _Reader(path)
+    rd = _Reader(path, frozenset({weight.column}) if weight else frozenset())
     try:
         rd.parser.Parse(raw, True)
     except expat.ExpatError as exc:
@@ -264,17 +282,16 @@ def load_graphml(
             raise MapFormatError(
                 f"node {nid!r}: coordinates {xs!r}, {ys!r} are not numbers", path=path, line=line
             ) from None
-        if not (math.isfinite(lon[i]) and math.isfinite(lat[i])) or abs(lon[i]) > 180 or abs(
-            lat[i]
-        ) > 90:
+        if not (math.isfinite(lon[i]) and math.isfinite(lat[i])):
             raise MapFormatError(
-                f"node {nid!r}: ({xs}, {ys}) is not a lon/lat position", path=path, line=line
+                f"node {nid!r}: ({xs}, {ys}) is not a finite position", path=path, line=line
             )
         v = _as_int(nid)
         if v is None:
             numeric = False
         else:
             ids[i] = v
+    file_crs = rd.graph_data.get("crs") or None
     meta: dict[str, Any] = {"format": "graphml", "directed": rd.directed}
     if not numeric or np.unique(ids).size != n:
         ids = np.arange(1, n + 1, dtype=np.int64)
@@ -291,10 +308,28 @@ def load_graphml(
             )
         u, v = index[src], index[dst]
         d = {**edge_defaults, **data}
-        directed = rd.directed if edir is None else edir
+        if edir is not None and edir != rd.directed:  # networkx refuses mixed graphs too
+            kind = "a directed" if rd.directed else "an undirected"
+            raise MapFormatError(
+                f"directed={str(edir).lower()} edge in {kind} graph", path=path, line=line
+            )
+        directed = rd.directed
         osmid = d.get("osmid")
         present.add((u, v, _first(osmid) if osmid else ""))
         parsed.append((u, v, key, d, line, directed))
+    geoms = _edge_geometries(parsed, path)
+    # Nodes and edge geometries to WGS84 together (one transform).
+    counts = [0 if g is None else g.shape[0] for g in geoms]
+    xy = np.concatenate([np.column_stack([lon, lat])] + [g for g in geoms if g is not None])
+    lon_all, lat_all, meta["crs"] = to_lonlat(
+        xy[:, 0], xy[:, 1], file_crs, override=crs, path=path
+    )
+    lon, lat = lon_all[:n], lat_all[:n]
+    ends = n + np.cumsum(counts)
+    geoms = [
+        None if g is None else np.column_stack([lon_all[e - c : e], lat_all[e - c : e]])
+        for g, c, e in zip(geoms, counts, ends.tolist(), strict=True)
+    ]
 
     tails: list[int] = []
     heads: list[int] = []
@@ -303,14 +338,16 @@ def load_graphml(
     kinds: list[int] = []
     cls_names: list[str] = []
     sids: list[int] = []
-    geoms: list[np.ndarray | None] = []
-    walking = profile != "drive"
-    for u, v, key, d, line, directed in parsed:
+    arc_geoms: list[np.ndarray | None] = []
+    costs: list[float] = []
+    by_profile = weight is None or weight.by_profile
+    walking = profile != "drive" and by_profile
+    for (u, v, key, d, line, directed), geom in zip(parsed, geoms, strict=True):
         tags = tags_of(d, _TAG_KEYS, _tag)
         oneway = _truthy(d.get("oneway"))
         if not directed and oneway:
             tags["oneway"] = "yes"
-        fwd, bwd, cls, kind, speed = arc_attributes(profile, tags)
+        fwd, bwd, cls, kind, speed = line_directions(profile, tags, by_profile)
         if directed:
             # The file gives this direction; the profile decides only whether the road is
             # usable (one-way rules are already in the edge list).
@@ -321,18 +358,12 @@ def load_graphml(
                 bwd = (v, u, _first(osmid) if osmid else "") not in present
         if not (fwd or bwd):
             continue
-        geom = None
-        if d.get("geometry"):
-            try:
-                geom = parse_wkt_linestring(d["geometry"])
-            except ValueError as exc:
-                raise MapFormatError(f"edge geometry: {exc}", path=path, line=line) from None
-            if geom.shape[0] >= 2:
-                # OSMnx geometries run source → target; flip one that runs the other way.
-                d_fwd = abs(geom[0, 0] - lon[u]) + abs(geom[0, 1] - lat[u])
-                d_rev = abs(geom[-1, 0] - lon[u]) + abs(geom[-1, 1] - lat[u])
-                if d_rev < d_fwd:
-                    geom = geom[::-1]
+        if geom is not None and geom.shape[0] >= 2:
+            # OSMnx geometries run source → target; flip one that runs the other way.
+            d_fwd = abs(geom[0, 0] - lon[u]) + abs(geom[0, 1] - lat[u])
+            d_rev = abs(geom[-1, 0] - lon[u]) + abs(geom[-1, 1] - lat[u])
+            if d_rev < d_fwd:
+                geom = geom[::-1]
         if d.get("length") not in (None, ""):
             try:
                 length = float(_first(d["length"]))
@@ -346,6 +377,9 @@ def load_graphml(
             length = haversine_length(geom)
         else:
             length = float(haversine_m(lon[u], lat[u], lon[v], lat[v]))
+        if weight is not None:
+            where = f"edge {rd.nodes[u][0]!r} -> {rd.nodes[v][0]!r}"
+            cost = weight.value({k: _first(x) for k, x in d.items()}, path, where, line=line)
         inner = geom[1:-1] if geom is not None and geom.shape[0] > 2 else None
         sid = _as_int(d.get("osmid"))
         if sid is None:
@@ -361,7 +395,9 @@ def load_graphml(
                 kinds.append(kind)
                 cls_names.append(cls)
                 sids.append(sid)
-                geoms.append(g)
+                arc_geoms.append(g)
+                if weight is not None:
+                    costs.append(cost)
     if not tails:
         raise EmptyMapError(
             f"no edge is usable by the {profile!r} profile ({len(parsed)} edges read)", path=path
@@ -377,9 +413,27 @@ def load_graphml(
         np.array(kinds, dtype=np.uint8),
         cls_idx,
         np.array(sids, dtype=np.int64),
-        geoms,
+        arc_geoms,
     )
+    weighted = None
+    if weight is not None:
+        ints, unit = scale_values(np.array(costs), weight.dimension, path)
+        weighted = (ints, unit, weight.profile_name)
     return assemble(
         (lon, lat, ids), arcs, path=path, profile=profile, contract=contract, class_names=names,
-        meta=meta,
+        meta=meta, weighted=weighted,
     )  # fmt: skip
+
+
+def _edge_geometries(parsed: list, path: str) -> list[np.ndarray | None]:
+    """Each edge's WKT ``geometry`` as (k, 2) in the file's CRS (None: none)."""
+    out: list[np.ndarray | None] = []
+    for _, _, _, d, line, _ in parsed:
+        geom = None
+        if d.get("geometry"):
+            try:
+                geom = parse_wkt_linestring(d["geometry"])
+            except ValueError as exc:
+                raise MapFormatError(f"edge geometry: {exc}", path=path, line=line) from None
+        out.append(geom)
+    return out

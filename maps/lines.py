@@ -13,7 +13,12 @@ network. Choices:
   one line), matched exactly after rounding to 1e-7 degrees; the other vertices become the
   arcs' drawing geometry. Node ids are 1..N in order of coordinate key (sorted);
   ``edge_source_id`` is the id the reader gives each line.
-* **Lengths** are haversine sums along the vertices (metres).
+* **Coordinates** come in the file's CRS and are transformed to WGS84 lon/lat once, all
+  vertices together (``maps.crs``), before noding; ``--split-crossings`` first adds the
+  points where lines cross (``maps.crossings``).
+* **Lengths** are haversine sums along the vertices (metres on the ground, whatever the
+  file's CRS).
+* **Weights** come from the profile, or from a ``--weight`` column (``maps.weights``).
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ import numpy as np
 from . import profiles as P
 from .build import network_from_arcs
 from .contract import Arcs, contract_chains
+from .crs import to_lonlat
 from .errors import EmptyMapError, MapFormatError
 from .network import KIND_RAIL, KIND_ROAD, RoadNetwork
 from .projection import centre_of, haversine_m, to_xy
+from .weights import WeightSpec, apportion, scale_values
 
 Progress = Callable[[float, str], None]
 
@@ -121,17 +128,6 @@ def class_table(names: Sequence[str], extra: Sequence[str] = ()) -> tuple[list[s
     index = {c: i for i, c in enumerate(uniq)}
     other = index.get("other", 0)
     return uniq, np.array([index.get(c, other) for c in names], dtype=np.uint8)
-
-
-def check_lonlat(arr: np.ndarray, path: str, where: str) -> None:
-    """MapFormatError unless every (lon, lat) row is finite WGS84 degrees."""
-    if not np.isfinite(arr).all():
-        raise MapFormatError(f"{where}: a coordinate is not a finite number", path=path)
-    if arr.size and (np.abs(arr[:, 0]).max() > 180.0 or np.abs(arr[:, 1]).max() > 90.0):
-        raise MapFormatError(
-            f"{where}: coordinates outside lon -180..180 / lat -90..90 (not WGS84 degrees?)",
-            path=path,
-        )
 
 
 def haversine_length(coords: np.ndarray) -> float:
@@ -236,10 +232,13 @@ def assemble(
     contract: bool,
     class_names: list[str],
     meta: dict,
+    weighted: tuple[np.ndarray, str, str] | None = None,
 ) -> RoadNetwork:
     """Weight the arcs, drop nodes no arc uses, contract if asked, build the network.
 
-    ``nodes`` = (lon, lat, node ids) of every node the arcs' indices refer to.
+    ``nodes`` = (lon, lat, node ids) of every node the arcs' indices refer to;
+    ``weighted`` = (int weight per arc, unit, profile name) of a ``--weight`` column
+    (None: the profile weighs the arcs).
     """
     lon, lat, node_ids = nodes
     tails, heads, lengths, speeds, kinds, classes, source_ids, geom_lonlat = arcs
@@ -261,7 +260,10 @@ def assemble(
         else:
             gx, gy = to_xy(g[:, 0], g[:, 1], origin)
             geometry.append(np.column_stack([gx, gy]))
-    weights = P.arc_weights(profile, np.asarray(lengths, dtype=np.float64), speeds)
+    if weighted is None:
+        weights, unit = P.arc_weights(profile, np.asarray(lengths, dtype=np.float64), speeds), None
+    else:
+        weights, unit, profile = weighted
     arcs = Arcs(
         tails=tails,
         heads=heads,
@@ -279,34 +281,85 @@ def assemble(
     return network_from_arcs(
         arcs, node_ids=node_ids, lon=lon, lat=lat, origin=origin, profile=profile,
         class_names=class_names, path=path, meta={**meta, "contracted": bool(contract)},
+        unit=unit,
     )  # fmt: skip
 
 
 class LineSet:
-    """The lines a vector reader collects: vertices (k, 2) lon/lat, tags, source id."""
+    """The lines a vector reader collects: vertices (k, 2) in the file's CRS, tags,
+    source id and, under ``--weight``, each feature's cost. ``crs`` is the CRS the file
+    names (None: none); :meth:`network` transforms every vertex to lon/lat at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: str, weight: WeightSpec | None = None, crs: Any = None) -> None:
+        self.path = path
+        self.weight = weight
+        self.crs = crs
         self.lines: list[np.ndarray] = []
         self.tags: list[dict[str, str]] = []
         self.source_ids: list[int] = []
+        self.feature: list[int] = []  # per line: its feature's index into costs
+        self.costs: list[float] = []  # per feature with lines (only under --weight)
         self.skipped = 0  # features without line geometry
 
-    def add(self, lines: list[np.ndarray], tags: dict[str, str], source_id: int) -> None:
+    def add(
+        self, lines: list[np.ndarray], props: Mapping[str, Any] | None, source_id: int, where: str
+    ) -> None:
+        """A feature's lines (``where`` names it in error messages: layer, index, id)."""
+        for ln in lines:
+            if ln.shape[0] < 2:
+                raise MapFormatError(f"{where}: a LineString needs at least 2 positions", path=self.path)
+        if self.weight is not None:
+            self.costs.append(self.weight.value(props, self.path, where))
+        tags = tags_of(props)
         for ln in lines:
             self.lines.append(ln)
             self.tags.append(tags)
             self.source_ids.append(source_id)
+            self.feature.append(len(self.costs) - 1)
 
     def network(
-        self, *, path: str, profile: str, contract: bool, progress: Progress | None, meta: dict
+        self, *, profile: str, contract: bool, progress: Progress | None, meta: dict,
+        crs: str | None = None, split_crossings: bool = False,
     ) -> RoadNetwork:
-        """The network of the lines (``meta`` gains ``skipped_features``)."""
+        """The network of the lines (``meta`` gains ``skipped_features`` and ``crs``);
+        ``crs`` overrides the file's (``--crs``), ``split_crossings`` also nodes lines
+        where they cross."""
+        path = self.path
         if progress:
             progress(0.3, f"{len(self.lines):,} lines")
+        lines = self.lines
+        if split_crossings and lines:
+            from .crossings import split_at_crossings
+
+            lines = split_at_crossings(lines)
+        pts = np.concatenate(lines) if lines else np.zeros((0, 2))
+        lon, lat, label = to_lonlat(pts[:, 0], pts[:, 1], self.crs, override=crs, path=path)
+        if not lines:
+            raise EmptyMapError("the file has no line features", path=path)
+        ends = np.cumsum([ln.shape[0] for ln in lines])[:-1]
+        lonlat = np.split(np.column_stack([lon, lat]), ends)
+        costs = None
+        if self.weight is not None:
+            feature = np.asarray(self.feature, dtype=np.int64)
+            costs = (self.weight, np.asarray(self.costs, dtype=np.float64)[feature], feature)
         return lines_to_network(
-            self.lines, self.tags, self.source_ids, path=path, profile=profile,
-            contract=contract, progress=progress, meta={**meta, "skipped_features": self.skipped},
+            lonlat, self.tags, self.source_ids, path=path, profile=profile, contract=contract,
+            progress=progress, costs=costs,
+            by_profile=self.weight is None or self.weight.by_profile,
+            meta={**meta, "skipped_features": self.skipped, "crs": label},
         )  # fmt: skip
+
+
+def line_directions(
+    profile: str, tags: Mapping[str, str], by_profile: bool
+) -> tuple[bool, bool, str, int, float]:
+    """:func:`arc_attributes`, or under ``--weight`` alone (``by_profile`` False) every
+    line in the directions of its ``oneway`` tag (speed 0: unused)."""
+    if by_profile:
+        return arc_attributes(profile, tags)
+    hw = tags.get("highway")
+    fwd, bwd = P.oneway_directions(tags)
+    return fwd, bwd, hw if hw else tags.get("railway", "road"), KIND_ROAD if hw else KIND_RAIL, 0.0
 
 
 def lines_to_network(
@@ -319,13 +372,17 @@ def lines_to_network(
     contract: bool,
     meta: dict,
     progress: Progress | None = None,
+    costs: tuple[WeightSpec, np.ndarray, np.ndarray] | None = None,
+    by_profile: bool = True,
 ) -> RoadNetwork:
-    """Split ``lines`` (each (k, 2) lon/lat) at shared vertices and build the network."""
+    """Split ``lines`` (each (k, 2) lon/lat) at shared vertices and build the network.
+    ``costs`` = (the --weight spec, per line its feature's cost, per line its feature
+    index; lines of one feature are consecutive)."""
     P.check_profile(profile)
     keep = [i for i, ln in enumerate(lines) if ln.shape[0] >= 2]
     if not keep:
         raise EmptyMapError("the file has no line features", path=path)
-    attrs = [arc_attributes(profile, tags[i]) for i in keep]
+    attrs = [line_directions(profile, tags[i], by_profile) for i in keep]
     usable = [j for j, a in enumerate(attrs) if a[0] or a[1]]
     if not usable:
         raise EmptyMapError(
@@ -363,6 +420,15 @@ def lines_to_network(
     )
     if progress:
         progress(0.8, "building the graph")
+    weighted = None
+    if costs is not None:
+        spec, per_line, feature = costs
+        fidx = np.asarray(feature, dtype=np.int64)[sel]
+        _, first, inv = np.unique(fidx, return_index=True, return_inverse=True)
+        ints, unit = scale_values(np.asarray(per_line, dtype=np.float64)[sel][first], spec.dimension, path)
+        group = inv[pc.seg]  # pieces of one feature share its cost, by length
+        share = apportion(ints, group, pc.length)
+        weighted = (share[arc_piece], unit, spec.profile_name)
     return assemble(
         (pts[pc.first_pt, 0], pts[pc.first_pt, 1], np.arange(1, n + 1, dtype=np.int64)),
         LonLatArcs(
@@ -380,4 +446,5 @@ def lines_to_network(
         contract=contract,
         class_names=names,
         meta={**meta, "lines": len(sel)},
+        weighted=weighted,
     )

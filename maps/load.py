@@ -65,6 +65,15 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "graphml:load_graphml"),
     FormatSpec("geojson", (".geojson", ".json"), ".geojson", "geojson:load_geojson"),
     FormatSpec("gpkg", (".gpkg",), ".gpkg", "gpkg:load_gpkg"),
+    # With the gis extra (pyogrio, pyarrow):
+    FormatSpec("shapefile", (".shp", ".shp.zip"), ".shp, .shp.zip", "ogr:load_ogr",
+               companions="ogr:shapefile_parts"),
+    FormatSpec("flatgeobuf", (".fgb",), ".fgb", "ogr:load_ogr"),
+    FormatSpec("gml", (".gml",), ".gml", "ogr:load_ogr"),
+    FormatSpec("filegdb", (".gdb",), ".gdb (File Geodatabase folder)", "ogr:load_ogr",
+               cached=False),  # a folder: the cache keys files' bytes
+    FormatSpec("geoparquet", (".parquet", ".geoparquet"), ".parquet (GeoParquet)",
+               "ogr:load_ogr"),
     FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
                own_weights=True, cached=False),
 )  # fmt: skip
@@ -73,7 +82,7 @@ _BY_KIND = {spec.kind: spec for spec in FORMATS}
 
 def find_format(path: str) -> FormatSpec | None:
     """The format ``path``'s name says, or None."""
-    low = path.lower()
+    low = path.lower().rstrip("/\\")  # a .gdb folder may end in a separator
     return next((spec for spec in FORMATS if low.endswith(spec.suffixes)), None)
 
 
@@ -132,8 +141,20 @@ def load_map(
     progress: Progress | None = None,
     cancel: Cancel | None = None,
     seed: int = 1,
+    layer: str | None = None,
+    crs: str | None = None,
+    weight: str | None = None,
+    weight_unit: str | None = None,
+    split_crossings: bool = False,
 ) -> RoadNetwork:
     """Load ``path`` as a :class:`RoadNetwork` with integer weights of ``profile``.
+
+    ``layer`` names the line layer of a multi-layer file (else its only line layer),
+    ``crs`` overrides the file's coordinate system (``maps.crs``), ``weight`` /
+    ``weight_unit`` make an edge attribute the cost (``maps.weights``; the profile then
+    only picks roads and directions, and without one every line is used in the
+    directions of its ``oneway``), ``split_crossings`` nodes lines where they cross.
+    An option the format's reader does not take fails naming it.
 
     ``profile`` is one of PROFILES for geographic formats (default "length") and must be
     None or "file" for DIMACS/PACE graphs, whose weights come from the file (PACE files
@@ -145,6 +166,11 @@ def load_map(
     spec = format_spec(path)
     if not os.path.exists(path):
         raise MapFormatError("no such file", path=path)
+    from .weights import weight_spec
+
+    wspec = weight_spec(weight, weight_unit, by_profile=profile is not None)
+    if wspec is not None and profile is None and not spec.own_weights:
+        profile = "length"  # unused: every line, by its oneway (maps.weights)
     if spec.own_weights:
         if profile not in (None, "file"):
             raise ProfileError(
@@ -163,6 +189,10 @@ def load_map(
         "progress": progress,
         "cancel": cancel,
     }
+    # Options only some readers take: given to one that does not, they fail.
+    extra = {"layer": layer, "crs": crs, "weight": wspec, "split_crossings": split_crossings}
+    given = {k: v for k, v in extra.items() if v not in (None, False)}
+    options.update(given)
 
     log.info("opening %s (%s, %s bytes, profile %s%s)", path, spec.kind,
              f"{os.path.getsize(path):,}", profile, ", contract" if contract else "")
@@ -172,6 +202,10 @@ def load_map(
         read = reader_spec.function("reader")
         log.debug("reader %s", reader_spec.reader)
         takes = inspect.signature(read).parameters
+        for name in given:
+            if name not in takes:
+                flag = "--" + name.replace("_", "-")
+                raise MapFormatError(f"{flag} does not apply to {reader_spec.kind} maps", path=path)
         net = read(path, **{k: v for k, v in options.items() if k in takes})
         log.info("read %s: %s nodes, %s arcs, unit %s", reader_spec.kind,
                  f"{net.num_nodes:,}", f"{net.num_arcs:,}", net.unit)
@@ -184,4 +218,7 @@ def load_map(
     from .cache import cached
 
     key = {"profile": profile, "contract": contract, "seed": seed, "fmt": spec.kind}
+    if given:  # only then: the keys of existing entries stay as they were
+        key.update({k: (v.column, v.dimension, v.factor, v.by_profile) if k == "weight" else v
+                    for k, v in given.items()})  # fmt: skip
     return cached(path, key, build)  # the key also covers the file's content and loader code

@@ -36,7 +36,10 @@ WEIGHT_UNITS = {
     "dm": "decimetres (length)",
     "ds": "deciseconds (travel time)",
     "unit": "the source file's own integer weight",
-}
+    # Scales a --weight column may take (maps.weights; others are named like "1e-4 s").
+    "s": "seconds", "cs": "centiseconds", "ms": "milliseconds", "us": "microseconds",
+    "m": "metres", "cm": "centimetres", "mm": "millimetres", "um": "micrometres",
+}  # fmt: skip
 
 
 @dataclass

@@ -44,10 +44,11 @@ import numpy as np
 from . import profiles as P
 from .build import network_from_arcs
 from .contract import Arcs, contract_chains
-from .errors import EmptyMapError, LoadCancelled, MapError, MapFormatError
+from .errors import EmptyMapError, LoadCancelled, MapError, MapFormatError, ProfileError
 from .lines import class_table, orient, split_pieces
 from .network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER, RoadNetwork
 from .projection import centre_of, haversine_m, to_xy
+from .weights import WeightSpec, apportion, scale_values
 
 Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
@@ -68,6 +69,7 @@ class _Raw:
         self.seg_fwd: list[bool] = []
         self.seg_bwd: list[bool] = []
         self.seg_speed: list[float] = []
+        self.seg_cost: list[float] = []  # per segment: its way's --weight value
         self.seg_start: list[int] = [0]  # offsets into the point lists
         self.refs: list[int] = []
         self.lon: list[float] = []
@@ -93,6 +95,7 @@ def _read(
     progress: Progress | None,
     cancel: Cancel | None,
     neg_locs: dict[int, tuple[float, float]] | None = None,
+    weight: WeightSpec | None = None,
 ) -> _Raw:
     import osmium  # lazy: the GPU machine has no osmium
 
@@ -139,12 +142,17 @@ def _read(
             kind = P.way_kind(tags)
             if kind is None:
                 continue
-            fwd, bwd = P.directions(profile, tags)
+            by_profile = weight is None or weight.by_profile
+            fwd, bwd = P.directions(profile, tags) if by_profile else P.oneway_directions(tags)
             if not (fwd or bwd):
                 continue
             cls = tags["highway"] if kind == "road" else tags["railway"]
-            speed = P.speed_kmh(profile, cls, tags.get("maxspeed"))
+            speed = P.speed_kmh(profile, cls, tags.get("maxspeed")) if by_profile else 0.0
+            before = len(raw.seg_way)
             _add_way(raw, obj, KIND_ROAD if kind == "road" else KIND_RAIL, cls, fwd, bwd, speed)
+            if weight is not None and len(raw.seg_way) > before:
+                cost = weight.value(tags, path, f"way {obj.id}")
+                raw.seg_cost += [cost] * (len(raw.seg_way) - before)
     except MapError:
         raise
     except Exception as exc:  # osmium reports bad input as RuntimeError, ValueError, ...
@@ -217,6 +225,7 @@ def load_osm(
     cancel: Cancel | None = None,
     station_radius_m: float = STATION_RADIUS_M,
     nodes: str = "all",
+    weight: WeightSpec | None = None,
 ) -> RoadNetwork:
     """Load an OSM file as the graph of ``profile`` (see the module doc for every choice).
 
@@ -226,6 +235,8 @@ def load_osm(
     called now and then from the calling thread. ``nodes="all"`` (the default) makes
     every OSM node of a used way a graph node; ``"junctions"`` only way ends, shared
     nodes and anchors (the others become arc geometry); ``contract=True`` implies it.
+    ``weight``: a way tag as the cost (``maps.weights``; not with ``multimodal``, whose
+    transfer arcs cost time).
     """
     path = os.fspath(path)
     P.check_profile(profile)
@@ -241,11 +252,14 @@ def load_osm(
         if progress is not None:
             progress(frac, msg)
 
+    if weight is not None and weight.by_profile and profile == "multimodal":
+        raise ProfileError("--weight does not combine with the multimodal profile", path=path)
     step(0.0, f"reading {os.path.basename(path)}")
-    raw = _read(path, profile, progress, cancel)
+    raw = _read(path, profile, progress, cancel, weight=weight)
     if raw.neg_missing:
         # A file with negative ids: collect their locations, then read the ways again.
-        raw = _read(path, profile, progress, cancel, neg_locs=_negative_locations(path))
+        raw = _read(path, profile, progress, cancel, neg_locs=_negative_locations(path),
+                    weight=weight)
     nseg = len(raw.seg_way)
     if nseg == 0:
         what = (
@@ -308,7 +322,16 @@ def load_osm(
     step(0.8, "weighting arcs")
 
     class_names, seg_cls_idx = class_table(raw.seg_cls, ("transfer",) if transfers else ())
-    w = P.arc_weights(profile, pc.length, pc.per_piece(raw.seg_speed, np.float64))
+    unit = None
+    if weight is None:
+        w = P.arc_weights(profile, pc.length, pc.per_piece(raw.seg_speed, np.float64))
+    else:  # each way's value shared out over its pieces by length
+        ways = np.asarray(raw.seg_way, dtype=np.int64)
+        group = np.cumsum(np.r_[0, ways[1:] != ways[:-1]])  # a way's segments are consecutive
+        first = np.flatnonzero(np.r_[True, ways[1:] != ways[:-1]])
+        totals, unit = scale_values(np.asarray(raw.seg_cost)[first], weight.dimension, path)
+        w = apportion(totals, group[pc.seg], pc.length)
+        profile = weight.profile_name
     sel, tails, heads, geometry = orient(
         pc.per_piece(raw.seg_fwd, bool), pc.per_piece(raw.seg_bwd, bool), pc, pc.inner(xy)
     )
@@ -346,7 +369,7 @@ def load_osm(
     }
     net = network_from_arcs(
         arcs, node_ids=ids, lon=lon[pts_of_nodes], lat=lat[pts_of_nodes], origin=origin,
-        profile=profile, class_names=class_names, path=path, meta=meta,
+        profile=profile, class_names=class_names, path=path, meta=meta, unit=unit,
     )  # fmt: skip
     net.meta["load_s"] = round(time.perf_counter() - t0, 3)
     if progress is not None:

@@ -239,6 +239,17 @@ def directions(profile: str, tags: Mapping[str, str]) -> tuple[bool, bool]:
     return (False, False)
 
 
+def oneway_directions(tags: Mapping[str, str]) -> tuple[bool, bool]:
+    """(forward, backward) of a line by its ``oneway`` tag alone (``--weight`` without a
+    profile): yes/true/1 forward, -1/reverse backward, anything else both ways."""
+    ow = tags.get("oneway")
+    if ow in _ONEWAY_FWD:
+        return (True, False)
+    if ow in _ONEWAY_REV:
+        return (False, True)
+    return (True, True)
+
+
 def speed_kmh(profile: str, cls: str, maxspeed: str | float | None = None) -> float:
     """Travel speed (km/h) on an arc of class ``cls`` (highway or railway value).
 

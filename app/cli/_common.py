@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable
 
+from app.jobs.maps import gis_options
 from app.jobs.maps import open_map as load
 
 PROFILE_HELP = (
@@ -38,11 +39,29 @@ def add_command(sub, name: str, run: Callable, help: str, description: str | Non
 
 
 def add_map_arguments(p: argparse.ArgumentParser, *, profile: bool = True) -> None:
+    """MAP and the options of how to read it, shared by every command that reads a map
+    (:func:`map_options` passes them on)."""
     p.add_argument("map", metavar="MAP", help="map file (.osm.pbf, .osm, .gr, .graphml, ...)")
     if profile:
         p.add_argument("--profile", default=None, help=PROFILE_HELP)
     p.add_argument("--contract", action="store_true", help="merge degree-2 chains on load")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the load cache")
+    add_gis_arguments(p)
+
+
+def add_gis_arguments(p: argparse.ArgumentParser) -> None:
+    """--layer, --crs, --weight, --weight-unit, --split-crossings (how to read a GIS file)."""
+    g = p.add_argument_group("GIS files")
+    g.add_argument("--layer", metavar="NAME", help="the line layer to read (default: the "
+                   "file's only line layer)")
+    g.add_argument("--crs", metavar="CRS", help="the coordinates' reference system (EPSG:N, "
+                   "PROJ string or WKT), overriding the file's")
+    g.add_argument("--weight", metavar="COLUMN", help="an edge attribute as the cost "
+                   "(travel_time: seconds, length: metres)")
+    g.add_argument("--weight-unit", choices=("s", "min", "h", "m", "km"),
+                   help="the unit of the --weight column")
+    g.add_argument("--split-crossings", action="store_true",
+                   help="also join lines where they cross (not only at shared vertices)")
 
 
 def add_backend_argument(p: argparse.ArgumentParser, help: str = "compute backend") -> None:
@@ -90,16 +109,24 @@ def allow_negative_points(p: argparse.ArgumentParser) -> None:
         p._negative_number_matcher = _NEGATIVE_POINT
 
 
+def map_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of ``app.jobs.maps.open_map`` that ``args`` gives."""
+    return {
+        "profile": getattr(args, "profile", None),
+        "contract": getattr(args, "contract", False),
+        "use_cache": not getattr(args, "no_cache", False),
+        **gis_options(args),
+    }
+
+
 def open_map(args: argparse.Namespace):
-    """Load ``args.map`` with ``args.profile`` (None: the format's default), with a
+    """Load ``args.map`` with the map options of ``args`` (:func:`add_map_arguments`), with a
     progress bar (``app.progress``); ``args.timings["load_s"]`` gets the seconds taken."""
     from app.progress import step
 
     t0 = time.perf_counter()
     with step(f"loading {os.path.basename(args.map)}") as p:
-        net = load(args.map, profile=getattr(args, "profile", None),
-                   contract=getattr(args, "contract", False),
-                   use_cache=not getattr(args, "no_cache", False), progress=p)
+        net = load(args.map, **map_options(args), progress=p)
     timings(args)["load_s"] = time.perf_counter() - t0
     return net
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import resources
-from app.cli._common import SNAP_HELP, add_command
+from app.cli._common import SNAP_HELP, add_command, add_gis_arguments
 
 # argparse help and description: resources/cli_help.json
 HELP, DESCRIPTION = resources.cli_help("gui")
@@ -25,6 +25,7 @@ def register(sub) -> None:
     p.add_argument("--max-snap", type=float, default=1000.0, metavar="M", help=SNAP_HELP)
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1600x1000")
     p.add_argument("--settings", default=None, metavar="FILE.ini", help="settings file to use")
+    add_gis_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -64,6 +64,8 @@ def describe(net) -> dict[str, Any]:
             float(net.lon.max()),
             float(net.lat.max()),
         ]
+    # The CRS the source's coordinates came in (they are WGS84 lon/lat from loading on).
+    out["crs"] = net.meta.get("crs") or ("EPSG:4326" if net.has_coordinates else None)
     if net.meta.get("attribution"):
         out["attribution"] = net.meta["attribution"]
     return out
@@ -103,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     if "bbox" in info:
         b = info["bbox"]
         print(f"bbox         {b[0]:.5f},{b[1]:.5f} .. {b[2]:.5f},{b[3]:.5f}")
+    if info["crs"] not in (None, "EPSG:4326"):
+        print(f"crs          {info['crs']}")
     if "attribution" in info:
         print(f"data         {info['attribution']}")
     print(f"loaded in    {info['load_s']:.2f} s")

@@ -116,10 +116,9 @@ def run_gui(args: argparse.Namespace) -> int:
     win.mapLoadFailed.connect(lambda msg: fail(f"cannot open {path}: {msg}"))
     if batch:
         win.compute.failed_job.connect(lambda _j, _k, exc: fail(str(exc)))
-    if args.profile:
-        win.open_map(path, args.profile)
-    else:
-        win.open_map(path)
+    from app.jobs.maps import gis_options
+
+    win.open_map(path, args.profile or None, **gis_options(args))
     rc = app.exec()
     win.shutdown_workers()
     return int(state["rc"] or rc)

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from app.jobs.maps import FILE_WEIGHT_FORMATS, make_snapper, open_map, profile_for
 from gpu_core.errors import CancelledError, GpuCoreError
 from gpu_core.graph import CSRGraph
 from gpu_core.sssp import sssp
-from maps.errors import MapError
+from maps.errors import LayerChoiceError, MapError
 from maps.network import RoadNetwork
 
 from . import chrome
@@ -23,12 +24,15 @@ BIG_MAP_ARCS = 500_000  # above this the snapping index is built after the map i
 
 OPEN_FILTER = (
     "Maps (*.osm.pbf *.pbf *.osm *.osm.bz2 *.osm.gz *.gr *.gr.gz *.gr.xz *.graphml *.graphml.gz "
-    "*.geojson *.json *.gpkg *.spn);;All files (*)"
+    "*.geojson *.json *.gpkg *.shp *.shp.zip *.fgb *.gml *.parquet *.spn);;All files (*)"
 )
 
 
 class MapLoading:
     """Map loading for MainWindow (needs its loader, compute, progress, status...)."""
+
+    layer_dialog = None  # the open "Choose a layer" dialog, if any
+    _load_gis: dict = {}  # the GIS options of the last load (layer, crs, weight, ...)
 
     # ---- loading ----------------------------------------------------------------------
     def open_dialog(self) -> None:
@@ -36,16 +40,19 @@ class MapLoading:
         if path:
             self.open_map(path)
 
-    def open_map(self, path: str, profile: str | None = None) -> int:
-        """Load ``path`` on the loader thread; the current map stays until it succeeds."""
+    def open_map(self, path: str, profile: str | None = None, **gis) -> int:
+        """Load ``path`` on the loader thread; the current map stays until it succeeds.
+        ``gis``: ``maps.load.load_map``'s layer, crs, weight, ... (kept for reloads with
+        another profile of the same file)."""
         if not path:
             self.show_error("Open map", "no map file given")
             return 0
         profile = profile or self.algo_panel.profile
+        self._load_gis = gis
 
         def fn(ctx: JobContext):
             net = open_map(path, profile=profile_for(path, profile), progress=ctx.progress,
-                           cancel=ctx.cancelled)
+                           cancel=ctx.cancelled, **gis)
             if ctx.cancelled():
                 raise CancelledError("load cancelled")
             ctx.progress(0.95, "preparing the drawing")
@@ -95,8 +102,26 @@ class MapLoading:
             return
         self._loading = False
         self._idle_progress()
+        if isinstance(exc, LayerChoiceError) and not os.environ.get("SIGNPOST_NO_DIALOGS"):
+            self.ask_layer(self._load_path or "", exc.layers)
+            return
         self.show_error("Could not open the map", str(exc))
         self.mapLoadFailed.emit(str(exc))
+
+    def ask_layer(self, path: str, layers: list[str]) -> QInputDialog:
+        """A file with several line layers: a (non-blocking) dialog to pick one, which then
+        loads. Returns the dialog (tests choose through it)."""
+        dlg = QInputDialog(self)
+        dlg.setWindowTitle("Choose a layer")
+        dlg.setLabelText(f"{os.path.basename(path)} has several line layers; open which one?")
+        dlg.setComboBoxItems(layers)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        gis = {k: v for k, v in self._load_gis.items() if k != "layer"}
+        dlg.textValueSelected.connect(lambda name: self.open_map(path, None, layer=name, **gis))
+        dlg.rejected.connect(lambda: self.mapLoadFailed.emit("no layer chosen"))
+        self.layer_dialog = dlg
+        dlg.open()
+        return dlg
 
     def _load_cancelled(self, jid: int, kind: str) -> None:
         if jid == self._load_job:
@@ -138,7 +163,7 @@ class MapLoading:
             if fmt in FILE_WEIGHT_FORMATS:
                 self.status(f"profile {profile} does not apply to a {fmt} graph (weights come from the file)", 5000)
                 return
-            self.open_map(self.net.source_path, profile)
+            self.open_map(self.net.source_path, profile, **self._load_gis)
         self.settings.set_algorithm(self.algo_panel.values())
 
     # ---- drag and drop ----------------------------------------------------------------

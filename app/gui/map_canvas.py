@@ -470,12 +470,16 @@ class MapCanvas(pg.GraphicsLayoutWidget):
 
 
 def format_cost(value: float, unit: str) -> str:
-    """Cost with its unit, human scale: dm → m/km, ds → s/min/h."""
-    if unit == "dm":
-        m = value / 10
+    """Cost with its unit, human scale: lengths (dm, a --weight column's cm, ...) → m/km,
+    times (ds, cs, ...) → s/min/h."""
+    from maps.weights import unit_scale
+
+    dim, k = unit_scale(unit) or (None, 0)
+    if dim == "length":
+        m = value / 10**k
         return f"{m / 1000:.1f} km" if m >= 1000 else f"{m:.0f} m"
-    if unit == "ds":
-        s = value / 10
+    if dim == "time":
+        s = value / 10**k
         if s >= 3600:
             return f"{s / 3600:.1f} h"
         return f"{s / 60:.1f} min" if s >= 60 else f"{s:.0f} s"

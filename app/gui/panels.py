@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from gpu_core.backend import BACKENDS
 from gpu_core.sssp import STRATEGIES, SSSPOptions
 from maps.load import PROFILES
+from maps.weights import seconds_of
 from resources import colormap_names
 
 from .map_canvas import format_cost
@@ -100,8 +101,9 @@ class RoutePanel(QWidget):
             return
         self.lbl["cost"].setText(f"{cost:,} {unit} ({format_cost(cost, unit)})")
         self.lbl["length"].setText(f"{length_m / 1000:.3f} km" if length_m >= 1000 else f"{length_m:.1f} m")
-        if unit == "ds":
-            self.lbl["time"].setText(format_duration(cost / 10))
+        seconds = seconds_of(unit, cost)
+        if seconds is not None:
+            self.lbl["time"].setText(format_duration(seconds))
         elif unit == "dm":  # a length profile: only an indicative walking time
             self.lbl["time"].setText(f"≈ {format_duration(length_m / WALK_MPS)} walking (5 km/h)")
         else:  # the file's own weights: no time can be read from them

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from maps.network import RoadNetwork
 from maps.points import ResolvedPoint
 
@@ -9,6 +11,13 @@ from .common import CancelCheck, Progress
 
 # Formats whose weights come from the file: a weight profile does not apply to them.
 FILE_WEIGHT_FORMATS = ("dimacs", "pace", "cache")
+# How to read a GIS file: load_map's options behind --layer, --crs, --weight, ...
+GIS_OPTIONS = ("layer", "crs", "weight", "weight_unit", "split_crossings")
+
+
+def gis_options(ns: Any) -> dict[str, Any]:
+    """The :data:`GIS_OPTIONS` an argparse namespace sets (unset ones left out)."""
+    return {k: getattr(ns, k) for k in GIS_OPTIONS if getattr(ns, k, None) not in (None, False)}
 
 
 def open_map(
@@ -19,12 +28,14 @@ def open_map(
     use_cache: bool = True,
     progress: Progress | None = None,
     cancel: CancelCheck | None = None,
+    **gis: Any,
 ) -> RoadNetwork:
-    """Load ``path`` with ``profile`` (None: the format's default)."""
+    """Load ``path`` with ``profile`` (None: the format's default); ``gis`` are
+    ``maps.load.load_map``'s layer, crs, weight, weight_unit and split_crossings."""
     from maps.load import load_map
 
     return load_map(path, profile=profile, contract=contract, use_cache=use_cache,
-                    progress=progress, cancel=cancel)
+                    progress=progress, cancel=cancel, **gis)
 
 
 def profile_for(path: str, profile: str | None) -> str | None:

@@ -224,8 +224,10 @@ def path_lonlat(net: RoadNetwork, route: Route) -> list[list[float]]:
 
 
 def travel_time_s(unit: str, cost: int) -> float | None:
-    """Seconds for a cost in deciseconds, None for other units."""
-    return cost / 10.0 if unit == "ds" else None
+    """Seconds for a cost in a time unit (deciseconds, or a --weight column's), else None."""
+    from maps.weights import seconds_of
+
+    return seconds_of(unit, cost)
 
 
 def route_json(net: RoadNetwork, route: Route, src, dst, *, map_path: str | None = None) -> dict[str, Any]:

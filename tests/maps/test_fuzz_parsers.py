@@ -190,3 +190,50 @@ def test_gpkg_blob_random(data) -> None:
             load_gpkg(p)
         except MapError:
             pass
+
+
+# ---- OGR sources and GeoParquet (the gis extra) -------------------------------------------
+def _gis_bytes(ext: str) -> bytes | None:
+    try:
+        import pyarrow  # noqa: F401
+        import pyogrio  # noqa: F401
+    except ImportError:
+        return None
+    from tests.maps.gis_files import grid_lines, project, write_lines
+
+    lines, props = grid_lines()
+    with tempfile.TemporaryDirectory() as d:
+        p = write_lines(Path(d) / f"v.{ext}", project(lines, "EPSG:3857"), props,
+                        crs="EPSG:3857")
+        return p.read_bytes()
+
+
+for _ext in ("fgb", "gml", "parquet"):
+    VALID[_ext] = _gis_bytes(_ext)
+
+
+def _fuzz_gis(ext: str):
+    import pytest
+
+    if VALID[ext] is None:
+        pytest.skip("needs the gis extra")
+    from maps.ogr import load_ogr
+
+    @SETTINGS
+    @given(data=mutated(VALID[ext]))
+    def check(data) -> None:
+        _run(load_ogr, data, f"m.{ext}")
+
+    check()
+
+
+def test_flatgeobuf_mutated() -> None:
+    _fuzz_gis("fgb")
+
+
+def test_gml_mutated() -> None:
+    _fuzz_gis("gml")
+
+
+def test_geoparquet_mutated() -> None:
+    _fuzz_gis("parquet")

@@ -43,7 +43,8 @@ def test_unknown_format_lists_every_format() -> None:
         detect_format("map.txt")
     assert str(exc.value) == (
         "map.txt: unknown map format; Signpost reads .osm.pbf, .osm, .osm.bz2, .gr (+.co), "
-        ".gr.gz, .gr.xz (PACE), .graphml, .geojson, .gpkg and its own .spn cache"
+        ".gr.gz, .gr.xz (PACE), .graphml, .geojson, .gpkg, .shp, .shp.zip, .fgb, .gml, "
+        ".gdb (File Geodatabase folder), .parquet (GeoParquet) and its own .spn cache"
     )
 
 
@@ -55,6 +56,6 @@ def test_companions_and_loader_modules(tmp_path) -> None:
     assert companion_files(str(gr)) == [str(tmp_path / "t.co")]
     assert companion_files(str(tmp_path / "t.gr.xz")) == []
     mods = loader_modules()
-    for name in ("load.py", "cache.py", "osm.py", "dimacs.py", "lines.py", "wkb.py", "profiles.py"):
+    for name in ("load.py", "cache.py", "osm.py", "dimacs.py", "lines.py", "profiles.py"):
         assert name in mods
     assert "points.py" not in mods and "snap.py" not in mods
