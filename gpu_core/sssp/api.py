@@ -23,6 +23,7 @@ import numpy as np
 from ..backend import describe_backend, resolve_backend
 from ..errors import InvalidArgumentError, NegativeCycleError
 from ..graph import CSRGraph, GraphLike
+from ..host.distances import dist_from_keys
 from ..keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 from ..telemetry import PhaseLog
 from .negative import check_strategy, negative_cycle_error
@@ -239,6 +240,7 @@ def warm_up(strategies: Sequence[str] | None = None, backend: str = "cpu", *,
     names = [get(s).name for s in strategies] if strategies is not None else STRATEGIES
     for s in names:
         run_backend(which, g, src, s, opts, ks)
+    dist_from_keys(np.zeros(1 << 15, np.int64), 0, -1)  # the big-map pass's threads
     elapsed = time.perf_counter() - t0
     log.info("warm-up of %s on %s: %.0f ms", ", ".join(names), which, elapsed * 1e3)
     return elapsed
@@ -254,11 +256,9 @@ def _finish(
         unsettled = key > key[target]
         key = np.where(unsettled, KEY_INF, key)
         pred = np.where(unsettled, NO_PRED, pred)
-    # dist = key >> hop_bits, UNREACHABLE where KEY_INF: two passes, no temporaries
-    # (this runs after every search, so it is kept off the slow np.where path).
-    unreached = key == KEY_INF
-    dist = key >> ks.hop_bits
-    np.putmask(dist, unreached, ks.unreachable)
+    # dist = key >> hop_bits, UNREACHABLE where KEY_INF (after every search: one parallel
+    # pass on big maps)
+    dist = dist_from_keys(key, ks.hop_bits, ks.unreachable)
     return SSSPResult(
         dist=dist,
         pred=pred,
