@@ -30,13 +30,14 @@ import hashlib
 import json
 import os
 import struct
-import tempfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from resources.atomic import atomic_open
 
 from .errors import MapError, MapFormatError
 from .load import companion_files, loader_modules
@@ -121,22 +122,11 @@ def write_cache(net: RoadNetwork, path: str | os.PathLike, *, key: str = "") -> 
         crc = zlib.crc32(pad, zlib.crc32(mv, crc))
         chunks += [mv, pad]
     pre = _PRE.pack(MAGIC, CACHE_VERSION, len(hb), crc, zlib.crc32(hb))
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".spn-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(pre)
-            fh.write(hb)
-            for c in chunks:
-                fh.write(c)
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a written map is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path, "wb") as fh:  # a temporary beside it, renamed when complete
+        fh.write(pre)
+        fh.write(hb)
+        for c in chunks:
+            fh.write(c)
 
 
 def read_cache(path: str | os.PathLike, *, expect_key: str | None = None) -> RoadNetwork:

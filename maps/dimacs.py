@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from resources.atomic import atomic_paths
+
 from .build import build_network, build_two_way
 from .errors import LoadCancelledError, MapFormatError
 from .network import RoadNetwork
@@ -602,9 +604,11 @@ def format_int_rows(prefix: str, cols: list[np.ndarray]) -> bytes:
     return mat[mask].tobytes()
 
 
-def _write(path: str, data: bytes) -> None:
-    if path.lower().endswith(".gz"):
-        with gzip.open(path, "wb", compresslevel=1) as fh:
+def _write(path: str, data: bytes, *, name: str) -> None:
+    """``data`` into the file ``path``, gzip-compressed when the target ``name`` ends .gz
+    (its header names the target, not the temporary)."""
+    if name.lower().endswith(".gz"):
+        with open(path, "wb") as raw, gzip.GzipFile(name, "wb", 1, raw) as fh:
             fh.write(data)
     else:
         with open(path, "wb") as fh:
@@ -612,7 +616,8 @@ def _write(path: str, data: bytes) -> None:
 
 
 def write_dimacs(net: RoadNetwork, path: str | os.PathLike, comment: str = "") -> list[str]:
-    """Write ``net`` as DIMACS ``.gr`` (``.gr.gz`` compresses), plus ``.co`` with coordinates.
+    """Write ``net`` as DIMACS ``.gr`` (``.gr.gz`` compresses), plus ``.co`` with coordinates,
+    both renamed into place together (never a ``.gr`` without its ``.co``).
 
     Nodes are numbered by index + 1 (DIMACS needs 1..N; the network's own node_ids are not
     kept). Returns the paths written.
@@ -624,23 +629,23 @@ def write_dimacs(net: RoadNetwork, path: str | os.PathLike, comment: str = "") -
     for line in comment.splitlines():
         head += f"c {line}\n"
     head += f"p sp {net.num_nodes} {net.num_arcs}\n"
-    body = format_int_rows("a", [tails, heads, net.weights])
-    _write(path, head.encode() + body)
-    written = [path]
+    files = [(path, head.encode() + format_int_rows("a", [tails, heads, net.weights]))]
+    co = co_files(path)
+    if net.has_coordinates and co:
+        co_path = co[1] if path.lower().endswith(".gz") else co[0]
+        ids = np.arange(1, net.num_nodes + 1, dtype=np.int64)
+        x = np.rint(net.lon * 1e6).astype(np.int64)
+        y = np.rint(net.lat * 1e6).astype(np.int64)
+        co_head = f"c written by signpost\np aux sp co {net.num_nodes}\n".encode()
+        files.append((co_path, co_head + format_int_rows("v", [ids, x, y])))
+    written = [f for f, _ in files]
+    with atomic_paths(written) as temps:
+        for tmp, (target, data) in zip(temps, files, strict=True):
+            _write(tmp, data, name=target)
     # A sibling .co left from an earlier map would be read with this one: remove it.
-    for stale in co_files(path):
-        if os.path.exists(stale):
+    for stale in co:
+        if stale not in written and os.path.exists(stale):
             os.unlink(stale)
-    if net.has_coordinates:
-        co = co_files(path)
-        if co:
-            co_path = co[1] if path.lower().endswith(".gz") else co[0]
-            ids = np.arange(1, net.num_nodes + 1, dtype=np.int64)
-            x = np.rint(net.lon * 1e6).astype(np.int64)
-            y = np.rint(net.lat * 1e6).astype(np.int64)
-            co_head = f"c written by signpost\np aux sp co {net.num_nodes}\n".encode()
-            _write(co_path, co_head + format_int_rows("v", [ids, x, y]))
-            written.append(co_path)
     return written
 
 

@@ -40,6 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
+from resources.atomic import atomic_open
+
 PROGRAMS = ("mst", "pagerank", "bf")
 
 
@@ -226,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
             failed |= bad
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "vertex_programs.csv", "w", newline="") as fh:
+    with atomic_open(out / "vertex_programs.csv", "w") as fh:
         w = csv.DictWriter(fh, fieldnames=list(table[0]))
         w.writeheader()
         w.writerows(table)

@@ -9,6 +9,7 @@ import numpy as np
 
 import resources
 from app.cli import CliError
+from app.cli._atomic import out_paths
 from app.cli._common import add_command, add_search_arguments, open_map
 
 OUT_EXT = (".csv", ".npy")
@@ -27,8 +28,16 @@ def register(sub) -> None:
 
 
 def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
-    """Write costs as CSV or NPY (see the command's help); CliError for other extensions."""
+    """Write costs as CSV or NPY (see the command's help), atomically; CliError for other
+    extensions or a failed write."""
     low = path.lower()
+    if not low.endswith(OUT_EXT):
+        raise CliError(f"--out {path!r}: unknown extension; write .csv or .npy")
+    with out_paths([path]) as (tmp,):
+        _write_costs(tmp, low, node_ids, dist)
+
+
+def _write_costs(path: str, low: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
     if low.endswith(".npy"):
         dtype = NPY_DTYPE
         if node_ids.dtype == object:  # GraphML names: a string field of the needed width
@@ -37,10 +46,9 @@ def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray) -> None:
         arr = np.empty(node_ids.shape[0], dtype=dtype)
         arr["node_id"] = node_ids
         arr["cost"] = dist
-        np.save(path, arr, allow_pickle=False)
+        with open(path, "wb") as fh:  # np.save(name) would append .npy to the temp name
+            np.save(fh, arr, allow_pickle=False)
         return
-    if not low.endswith(".csv"):
-        raise CliError(f"--out {path!r}: unknown extension; write .csv or .npy")
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write("node_id,cost\n")
         ids = node_ids.tolist()
@@ -62,10 +70,7 @@ def run(args: argparse.Namespace) -> int:
     net = open_map(args)
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
     res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend))
-    try:
-        write_costs(out, net.node_labels(), res.dist)
-    except OSError as exc:
-        raise CliError(f"cannot write {out!r}: {exc.strerror or exc}") from None
+    write_costs(out, net.node_labels(), res.dist)
     reached = int(res.reached.sum())
     print(
         f"{reached:,} of {net.num_nodes:,} nodes reached from node {src.node_id}; "

@@ -15,7 +15,6 @@ Distances only: no predecessors (use ``gpu_core.sssp`` for a route).
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -257,33 +256,18 @@ def all_pairs(
     if out_path is None:
         return multi_source_sssp(g, np.arange(n), backend=backend, variant=variant, chunk=chunk,
                                  on_progress=on_progress, cancel=cancel, max_bytes=max_bytes).dist
+    from resources.atomic import atomic_paths
+
     path = os.fspath(out_path)
-    mm, tmp = open_npy_temp(path, (n, n))
-    try:
+    with atomic_paths([path]) as (tmp,):  # a cancelled run leaves the old file, no temp
+        mm = open_npy_memmap(tmp, (n, n))
         multi_source_sssp(g, np.arange(n), backend=backend, variant=variant, chunk=chunk,
                           on_progress=on_progress, cancel=cancel, out=mm)
         mm.flush()
-        mm = None  # close the map before the rename
-        os.replace(tmp, path)
-    except BaseException:
-        mm = None
-        _unlink(tmp)
-        raise
+        del mm  # close the map before the rename
     return np.load(path, mmap_mode="r")
 
 
-def open_npy_temp(path: str, shape: tuple[int, int]) -> tuple[np.memmap, str]:
-    """A writable int64 .npy memmap in a temporary file beside ``path`` (rename when done)."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npy", dir=d)
-    os.close(fd)
-    mm = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=shape)
-    return mm, tmp
-
-
-def _unlink(p: str) -> None:
-    try:
-        os.unlink(p)
-    except OSError:
-        pass
-
+def open_npy_memmap(tmp: str, shape: tuple[int, int]) -> np.memmap:
+    """A writable int64 .npy memmap in ``tmp`` (a temporary of resources.atomic)."""
+    return np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=shape)
