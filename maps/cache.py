@@ -275,7 +275,7 @@ def cache_key(path: str, options: dict) -> str:
     h.update(f"signpost-spn-v{CACHE_VERSION}\n{code_fingerprint()}\n".encode())
     h.update(file_digest(path).encode())
     for c in companion_files(path):
-        h.update(b"\n+" + os.path.basename(c).encode() + b":" + file_digest(c).encode())
+        h.update(b"\n+" + os.fsencode(os.path.basename(c)) + b":" + file_digest(c).encode())
     h.update(b"\n" + json.dumps(options, sort_keys=True, default=_json_default).encode())
     return h.hexdigest()
 

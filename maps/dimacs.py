@@ -29,7 +29,6 @@ import bz2
 import gzip
 import lzma
 import os
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from resources.atomic import atomic_paths
 from .build import build_network, build_two_way
 from .errors import LoadCancelledError, MapFormatError
 from .network import RoadNetwork
+from .source import check_line_lengths, read_bounded
 
 Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
@@ -67,24 +67,9 @@ def _check_cancel(cancel: Cancel | None, path: str) -> None:
 
 
 def read_bytes(path: str) -> bytes:
-    """The file's bytes, decompressed by its magic number (gzip, xz, bz2 or plain)."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise MapFormatError("no such file", path=path) from None
-    except OSError as exc:
-        raise MapFormatError(f"cannot read the file: {exc.strerror or exc}", path=path) from None
-    try:
-        if raw[:2] == b"\x1f\x8b":
-            return _strip_bom(gzip.decompress(raw))
-        if raw[:6] == b"\xfd7zXZ\x00":
-            return _strip_bom(lzma.decompress(raw))
-        if raw[:3] == b"BZh":
-            return _strip_bom(bz2.decompress(raw))
-    except (EOFError, OSError, lzma.LZMAError, zlib.error, ValueError) as exc:
-        raise MapFormatError(f"truncated or corrupt compressed data ({exc})", path=path) from None
-    return _strip_bom(raw)
+    """The file's bytes, decompressed by its magic number (gzip, xz, bz2 or plain), within
+    the limits of :mod:`maps.source` (size, binary content)."""
+    return read_bounded(path, text="DIMACS")
 
 
 def _strip_bom(data: bytes) -> bytes:
@@ -300,6 +285,7 @@ def _check_count(
 # ---- DIMACS .gr ----------------------------------------------------------------------------
 def _parse_gr_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
     """Reference parser of a DIMACS .gr: (n, arcs (m,3) 1-based, line of every arc)."""
+    check_line_lengths(data, path)
     n = m = None
     p_line = 0
     rows: list[tuple[int, int, int]] = []
@@ -355,6 +341,7 @@ def _parse_gr(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
                     ok = (
                         arcs[:, :2].min() >= 1
                         and arcs[:, :2].max() <= n
+                        and 0 <= arcs[:, 2].min()
                         and arcs[:, 2].max() < WEIGHT_LIMIT
                     )
                 if ok:
@@ -374,6 +361,7 @@ def co_files(path: str) -> list[str]:
 
 
 def _parse_co_slow(data: bytes, path: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    check_line_lengths(data, path)
     lon = np.full(n, np.nan)
     lat = np.full(n, np.nan)
     seen = np.zeros(n, dtype=bool)
@@ -480,6 +468,7 @@ def pace_weights(m: int, seed: int) -> np.ndarray:
 
 
 def _parse_pace_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
+    check_line_lengths(data, path)
     n = m = None
     p_line = 0
     rows: list[tuple[int, int]] = []

@@ -22,6 +22,7 @@ writes it as DIMACS (.gr + .co) or as the .spn cache format. Kinds:
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -76,11 +77,36 @@ def generate(kind: str, n: int | None = None, seed: int = 1, **options) -> RoadN
     return fn(n, seed=seed, **options)
 
 
-def _check_n(n: int, lo: int, kind: str) -> None:
+def _check_n(n: int, lo: int, kind: str, arcs: int | None = None, per_arc: int = 64) -> None:
+    """GenerateError, before any work, for too few nodes, more nodes or arcs than int32
+    indices hold, or a graph whose arrays (about ``per_arc`` bytes an arc while it is
+    built, ``arcs`` default 4n) would not fit the available memory."""
     if n < lo:
         raise GenerateError(f"{kind} needs at least {lo} nodes, got {n}")
     if n >= 2**31 - 1:
         raise GenerateError(f"{kind}: {n} nodes exceed the int32 node range")
+    arcs = 4 * n if arcs is None else arcs
+    if arcs >= 2**31 - 1:
+        raise GenerateError(f"{kind}: {n} nodes make {arcs} arcs, beyond the int32 arc range")
+    need, have = arcs * per_arc + n * 64, _available_bytes()
+    if need > have:
+        raise GenerateError(f"{kind}: {n} nodes and {arcs} arcs need about {need / 2**30:.1f} "
+                            f"GiB while building, more than the {have / 2**30:.1f} GiB available")
+
+
+def _available_bytes() -> int:
+    """MemAvailable of /proc/meminfo (else physical memory) in bytes."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
 
 
 def _grid_edges(n: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -250,7 +276,9 @@ def _abstract(name: str, n: int, tails, heads, w, seed: int, **meta) -> RoadNetw
 def random_graph(n: int = 4096, seed: int = 1, *, arcs_per_node: int = 4) -> RoadNetwork:
     """Seed 000 Table 1: ``arcs_per_node * n`` arcs, endpoints uniform (no self-loops),
     weights uniform 1..n. Duplicate arcs are kept."""
-    _check_n(n, 2, "random")
+    if arcs_per_node < 1:
+        raise GenerateError(f"random: --arcs-per-node must be at least 1, got {arcs_per_node}")
+    _check_n(n, 2, "random", arcs_per_node * n)
     rng = np.random.default_rng(seed)
     m = arcs_per_node * n
     t = rng.integers(0, n, size=m, dtype=np.int64)
@@ -268,7 +296,9 @@ def rmat(
     """R-MAT arcs over ``n`` nodes: each arc picks a quadrant per bit of a 2^k x 2^k
     adjacency matrix (2^k >= n) with probabilities a,b,c,d; arcs that land outside 0..n-1
     or on the diagonal are redrawn. Weights uniform 1..n."""
-    _check_n(n, 2, "rmat")
+    if arcs_per_node < 1:
+        raise GenerateError(f"rmat: --arcs-per-node must be at least 1, got {arcs_per_node}")
+    _check_n(n, 2, "rmat", arcs_per_node * n, 64 + 11 * 8 * max(1, math.ceil(math.log2(n))))
     a, b, c, d = abcd
     if min(abcd) < 0 or abs(a + b + c + d - 1.0) > 1e-9:
         raise GenerateError(f"R-MAT probabilities {abcd} must be >= 0 and sum to 1")
@@ -307,7 +337,7 @@ def ring(n: int = 4096, seed: int = 1) -> RoadNetwork:
 
 def complete(n: int = 512, seed: int = 1) -> RoadNetwork:
     """Seed 000 Table 2's complete graph: every ordered pair u != v, weight 1."""
-    _check_n(n, 2, "complete")
+    _check_n(n, 2, "complete", n * (n - 1))
     if n > COMPLETE_MAX_NODES:
         raise GenerateError(f"complete graph of {n} nodes is too large (max {COMPLETE_MAX_NODES})")
     t = np.repeat(np.arange(n, dtype=np.int64), n - 1)

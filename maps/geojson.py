@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -19,6 +18,7 @@ import numpy as np
 from .errors import MapFormatError
 from .lines import LineSet, Progress, check_lonlat, read_source, tags_of
 from .network import RoadNetwork
+from .source import load_json
 
 
 def _positions(coords: Any, path: str, where: str) -> np.ndarray:
@@ -94,14 +94,7 @@ def load_geojson(
 ) -> RoadNetwork:
     """A GeoJSON line layer (FeatureCollection, Feature or bare geometry) as a network."""
     path, raw = read_source(path, profile, progress)
-    try:
-        doc = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise MapFormatError(f"not UTF-8 text (byte {exc.start})", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise MapFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
-    except RecursionError:
-        raise MapFormatError("JSON nested too deeply", path=path) from None
+    doc = load_json(raw, path)
     if not isinstance(doc, dict):
         raise MapFormatError("the top level is not a GeoJSON object", path=path)
     _check_geojson_crs(doc, path)

@@ -25,11 +25,9 @@ Choices:
 from __future__ import annotations
 
 import ast
-import gzip
 import math
 import os
 import re
-import zlib
 from typing import Any
 from xml.parsers import expat
 
@@ -201,16 +199,6 @@ class _Reader:
             self._cur = None
 
 
-def _gunzip(raw: bytes, path: str) -> bytes:
-    """``raw`` decompressed when it is gzip data (a .graphml.gz)."""
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise MapFormatError(f"truncated or corrupt gzip data ({exc})", path=path) from None
-    return raw
-
-
 def load_graphml(
     path: str | os.PathLike,
     profile: str = "length",
@@ -219,7 +207,6 @@ def load_graphml(
 ) -> RoadNetwork:
     """Load an OSMnx-style GraphML file (plain or .gz) with weights of ``profile``."""
     path, raw = read_source(path, profile, progress)
-    raw = _gunzip(raw, path)
     rd = _Reader(path)
     try:
         rd.parser.Parse(raw, True)

@@ -428,6 +428,10 @@ def node_location(path: str, node_id: int) -> tuple[float, float] | None:
     (an inner point of a way: graph nodes are only junctions and way ends)."""
     import osmium  # lazy: the GPU machine has no osmium
 
+    if not 0 <= node_id < _ID_FILTER_MAX:
+        # osmium's IdFilter keeps a bitmap as long as the id: a huge or negative id is
+        # looked for by a plain pass over the nodes instead (memory stays flat).
+        return _scan_node(path, node_id)
     try:
         fp = osmium.FileProcessor(path, osmium.osm.NODE).with_filter(
             osmium.filter.IdFilter([int(node_id)])
@@ -435,6 +439,22 @@ def node_location(path: str, node_id: int) -> tuple[float, float] | None:
         for obj in fp:
             if obj.id == node_id and obj.location.valid():
                 return float(obj.location.lon), float(obj.location.lat)
-    except (RuntimeError, OSError, ValueError, OverflowError):
+    except (RuntimeError, OSError, ValueError, OverflowError, MemoryError):
+        return None
+    return None
+
+
+_ID_FILTER_MAX = 1 << 40  # OSM node ids are ~1.3e10 today; the filter's bitmap stays small
+
+
+def _scan_node(path: str, node_id: int) -> tuple[float, float] | None:
+    import osmium
+
+    try:
+        for obj in osmium.FileProcessor(path, osmium.osm.NODE):
+            if obj.id == node_id:
+                loc = obj.location
+                return (float(loc.lon), float(loc.lat)) if loc.valid() else None
+    except (RuntimeError, OSError, ValueError, OverflowError, MemoryError):
         return None
     return None

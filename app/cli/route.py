@@ -22,10 +22,12 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.jobs import route
+    from app.jobs.maps import check_texts
 
     opts = route.RouteOptions(args.source, args.target, strategy=args.strategy,
                               backend=args.backend, max_distance_m=args.max_snap,
                               map_path=args.map)
+    check_texts(args.map, args.source, args.target)
     out = route.run(open_map(args), opts).json
     if args.json:
         print(json.dumps(out))

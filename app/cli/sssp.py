@@ -59,7 +59,7 @@ def _write_costs(path: str, low: str, node_ids: np.ndarray, dist: np.ndarray) ->
 
 def run(args: argparse.Namespace) -> int:
     from app.jobs import sssp
-    from app.jobs.maps import resolve_texts
+    from app.jobs.maps import check_texts, resolve_texts
 
     out = args.out
     if not out.lower().endswith(OUT_EXT):
@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
         raise CliError(f"--out {out!r}: folder {parent} does not exist")
+    check_texts(args.map, args.source)
     net = open_map(args)
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
     res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend))

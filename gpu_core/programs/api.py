@@ -85,6 +85,9 @@ def choose_backend(backend: str) -> tuple[str, str]:
     return resolve_backend(backend), ""
 
 
+MAX_ITER = 10**6  # PageRank iterations: converges long before on any graph
+
+
 def check_pagerank_args(damping: float, tol: float, max_iter: int) -> None:
     if not 0.0 < damping < 1.0:  # also refuses NaN
         raise InvalidArgumentError(f"damping {damping!r} is outside (0, 1)")
@@ -92,6 +95,8 @@ def check_pagerank_args(damping: float, tol: float, max_iter: int) -> None:
         raise InvalidArgumentError(f"tolerance {tol!r} is negative (give 0 or more)")
     if int(max_iter) < 1:
         raise InvalidArgumentError(f"max_iter {max_iter!r} is below 1")
+    if int(max_iter) > MAX_ITER:
+        raise InvalidArgumentError(f"max_iter {max_iter!r} is above {MAX_ITER:,}")
 
 
 @contextlib.contextmanager
