@@ -64,7 +64,9 @@ def build_network(
         raise MapFormatError(f"negative arc weight {w.min()}", path=source_path or None)
     if m and (w.max() > MAX_WEIGHT):
         raise MapFormatError(
-            f"arc weight {w.max()} exceeds the int32 range", path=source_path or None
+            f"arc weight {w.max()} exceeds the int32 range" if w.max() < 2**62 else
+            "an arc weight is too large for the int32 range (a length or speed out of range?)",
+            path=source_path or None,
         )
     w = w.astype(np.int32)
 

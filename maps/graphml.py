@@ -76,6 +76,9 @@ def parse_wkt_linestring(text: str) -> np.ndarray:
     arr = np.array(pts, dtype=np.float64).reshape(-1, 2)
     if not np.isfinite(arr).all():
         raise ValueError("a WKT coordinate is not finite")
+    if arr.size and (np.abs(arr[:, 0]).max() > 180 or np.abs(arr[:, 1]).max() > 90):
+        bad = arr[(np.abs(arr[:, 0]) > 180) | (np.abs(arr[:, 1]) > 90)][0]
+        raise ValueError(f"WKT point ({bad[0]:g} {bad[1]:g}) is not a lon/lat position")
     return arr
 
 
@@ -105,6 +108,18 @@ def _as_int(value: str | None) -> int | None:
             return None
         f = int(f)
     return f if -(2**63) <= f < 2**63 else None
+
+
+_CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,18})")
+
+
+def _canonical_int(text: str) -> int | None:
+    """A node id as an integer only when the file wrote it as one (``"12"``, not ``"012"``,
+    ``"12.0"`` or ``" 12"``): ids are strings, so "1" and "01" are two nodes."""
+    if not _CANONICAL_INT.fullmatch(text):
+        return None
+    v = int(text)
+    return v if -(2**63) <= v < 2**63 else None
 
 
 def _tag(value: str) -> str | None:
@@ -257,7 +272,7 @@ def load_graphml(
             raise MapFormatError(
                 f"node {nid!r}: ({xs}, {ys}) is not a lon/lat position", path=path, line=line
             )
-        v = _as_int(nid)
+        v = _canonical_int(nid)
         if v is None:
             numeric = False
         else:

@@ -113,6 +113,11 @@ def parse_point(text: str, *, names: bool = True) -> ParsedPoint:
     )
 
 
+def _typed_id(text: str) -> str:
+    """The id of ``node:ID`` as typed ("01" stays "01": GraphML ids are strings)."""
+    return text.split(":", 1)[1].strip()
+
+
 def _shown(text: str) -> str:
     """``repr(text)``, cut to 60 characters: error lines stay short."""
     return repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
@@ -178,7 +183,7 @@ def _named_node(net: RoadNetwork, p: ParsedPoint) -> int | None:
     names = net.meta.get("node_names")
     if not names:
         return None
-    key = p.node_name if p.node_name is not None else str(p.node_id)
+    key = p.node_name if p.node_name is not None else _typed_id(p.text)
     for k, name in enumerate(names):
         if str(name) == key:
             return k + 1
@@ -494,6 +499,8 @@ def _pick_columns(t: PointTable, net: RoadNetwork) -> tuple[str | None, tuple[in
 
 
 def _node_key(net: RoadNetwork, text: str, where: str) -> int | str:
+    if net.meta.get("node_names"):  # GraphML ids are strings as written ("01" is not "1")
+        return text.strip()
     try:
         v = int(text) if len(text) <= 24 else None
     except ValueError:

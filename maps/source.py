@@ -21,6 +21,7 @@ import json
 import lzma
 import os
 import zlib
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from .errors import MapFormatError
@@ -107,6 +108,26 @@ def read_stream(fh: BinaryIO, path: str, *, text: str | None = None) -> bytes:
     if text is not None:
         check_text(data, path, text)
     return data
+
+
+def iter_chunks(path: str) -> Iterator[bytes]:
+    """The decompressed bytes of ``path`` in chunks (at most :func:`max_input_bytes`)."""
+    limit = max_input_bytes()
+    total = 0
+    try:
+        with open(path, "rb") as fh:
+            opener = _decompressor(fh.read(6))
+            fh.seek(0)
+            src = fh if opener is None else opener(fh)
+            while chunk := src.read(_CHUNK):
+                total += len(chunk)
+                if total > limit:
+                    raise _too_big(path, limit, "it holds")
+                yield chunk
+    except MapFormatError:
+        raise
+    except (EOFError, OSError, lzma.LZMAError, zlib.error, ValueError) as exc:
+        raise MapFormatError(f"cannot read: {exc}", path=path) from None
 
 
 def _stream(src, path: str, limit: int) -> bytes:
