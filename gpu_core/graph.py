@@ -14,8 +14,6 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import InvalidArgumentError
-
 
 class GraphLike(Protocol):
     indptr: np.ndarray
@@ -41,19 +39,19 @@ class CSRGraph:
 
     @classmethod
     def from_any(cls, g: GraphLike) -> CSRGraph:
-        """Validate dtypes/shapes once and wrap (no copy when already int32)."""
+        """Validate once (:func:`gpu_core.validate.check_csr`: dtypes, shapes, monotone
+        indptr, indices in range, weights fit int32) and wrap (no copy when already int32).
+        A CSRGraph is checked the first time it is passed and marked valid."""
+        from .validate import check_csr
+
         if isinstance(g, CSRGraph):
+            if not getattr(g, "_checked", False):
+                g.indptr, g.indices, g.weights = check_csr(g.indptr, g.indices, g.weights)
+                g._checked = True
             return g
-        indptr = np.ascontiguousarray(g.indptr, dtype=np.int32)
-        indices = np.ascontiguousarray(g.indices, dtype=np.int32)
-        weights = np.ascontiguousarray(g.weights, dtype=np.int32)
-        if indptr.ndim != 1 or indptr.shape[0] < 1 or indptr[-1] != indices.shape[0]:
-            raise InvalidArgumentError("indptr is not a CSR offset array for these indices")
-        if weights.shape != indices.shape:
-            raise InvalidArgumentError("weights and indices differ in length")
-        if weights.size and weights.min() < 0:
-            raise InvalidArgumentError("weights must be non-negative")
-        return cls(indptr, indices, weights)
+        out = cls(*check_csr(g.indptr, g.indices, g.weights))
+        out._checked = True
+        return out
 
     @classmethod
     def from_edges(cls, n: int, tails, heads, weights) -> CSRGraph:

@@ -24,6 +24,7 @@ import numpy as np
 from ..backend import describe_backend, resolve_backend
 from ..errors import GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
+from ..validate import check_vertices
 
 VARIANTS = ("auto", "one_at_a_time", "task_parallel", "task_parallel_noshared", "batched")
 
@@ -87,17 +88,7 @@ def default_max_bytes() -> int:
 
 
 def _indices(values, n: int, what: str) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(values))
-    if arr.ndim != 1:
-        raise InvalidArgumentError(f"{what} must be a 1-d list of vertex indices")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise InvalidArgumentError(f"{what} must be integer vertex indices, got {arr.dtype}")
-    arr = arr.astype(np.int64)
-    bad = (arr < 0) | (arr >= n)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidArgumentError(f"{what}[{i}] = {int(arr[i])} is outside 0..{n - 1}")
-    return arr.astype(np.int32)
+    return check_vertices(values, n, what)
 
 
 def _check_costs(g: CSRGraph, which: str) -> None:
@@ -145,9 +136,11 @@ def iter_distance_rows(
     if src.size == 0:
         return
     if which == "cupy":
+        from ..device.memory import oom_as_typed
         from .cuda import iter_rows as cuda_rows
 
-        yield from cuda_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
+        with oom_as_typed(f"the {v} many-source search"):  # an allocation the estimate missed
+            yield from cuda_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
     else:
         from .cpu import iter_rows as cpu_rows
 

@@ -16,6 +16,7 @@ from ..backend import BACKENDS, resolve_backend
 from ..errors import GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from ..keys import UNREACHABLE
+from ..validate import check_vertex
 from .common import SUPERSTEP_DTYPE
 
 SuperstepCallback = Callable[[np.void], None]  # one SUPERSTEP_DTYPE row per superstep
@@ -135,9 +136,7 @@ def bellman_ford(
 
     g = CSRGraph.from_any(graph)
     n = g.num_nodes
-    source = int(source)
-    if not 0 <= source < n:
-        raise InvalidArgumentError(f"source {source} is outside 0..{n - 1}")
+    source = check_vertex(source, n, "source")
     be, note = choose_backend(backend)
     t0 = time.perf_counter()
     if be == "cupy":
