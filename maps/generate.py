@@ -22,9 +22,10 @@ writes it as DIMACS (.gr + .co) or as the .spn cache format. Kinds:
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
+
+from resources.host import available_memory
 
 from .build import build_network, build_two_way
 from .errors import MapError
@@ -88,25 +89,10 @@ def _check_n(n: int, lo: int, kind: str, arcs: int | None = None, per_arc: int =
     arcs = 4 * n if arcs is None else arcs
     if arcs >= 2**31 - 1:
         raise GenerateError(f"{kind}: {n} nodes make {arcs} arcs, beyond the int32 arc range")
-    need, have = arcs * per_arc + n * 64, _available_bytes()
+    need, have = arcs * per_arc + n * 64, available_memory()
     if need > have:
         raise GenerateError(f"{kind}: {n} nodes and {arcs} arcs need about {need / 2**30:.1f} "
                             f"GiB while building, more than the {have / 2**30:.1f} GiB available")
-
-
-def _available_bytes() -> int:
-    """MemAvailable of /proc/meminfo (else physical memory) in bytes."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return 1 << 40
 
 
 def _grid_edges(n: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
