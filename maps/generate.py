@@ -67,6 +67,8 @@ def generate(kind: str, n: int | None = None, seed: int = 1, **options) -> RoadN
     if kind not in KINDS:
         raise GenerateError(f"unknown generator {kind!r}; choose one of {', '.join(KINDS)}")
     n = DEFAULT_NODES[kind] if n is None else int(n)
+    if not 0 <= int(seed) < 2**64:
+        raise GenerateError(f"seed {seed} must be an integer in 0..2^64-1")
     fn = {
         "kanto": kanto,
         "random": random_graph,
@@ -284,7 +286,8 @@ def rmat(
     or on the diagonal are redrawn. Weights uniform 1..n."""
     if arcs_per_node < 1:
         raise GenerateError(f"rmat: --arcs-per-node must be at least 1, got {arcs_per_node}")
-    _check_n(n, 2, "rmat", arcs_per_node * n, 64 + 11 * 8 * max(1, math.ceil(math.log2(n))))
+    _check_n(n, 2, "rmat", arcs_per_node * n,
+             64 + 11 * 8 * max(1, math.ceil(math.log2(max(n, 2)))))
     a, b, c, d = abcd
     if min(abcd) < 0 or abs(a + b + c + d - 1.0) > 1e-9:
         raise GenerateError(f"R-MAT probabilities {abcd} must be >= 0 and sum to 1")

@@ -44,6 +44,8 @@ def fuzz_command(cmd, files, examples: int, seed_value: int):
             problems.append(o)
         if o.vague:
             vague.append(o)
+        if o.slow:
+            counts["slow"] += 1
 
     one()
     return counts, problems, vague
@@ -74,7 +76,7 @@ def main() -> int:
         counts, problems, vague = fuzz_command(cmd, files, args.examples, args.seed)
         el = time.perf_counter() - t0
         print(f"{name:<10} {counts['runs']:>6} runs  exit 0: {counts['exit 0']:>5}  "
-              f"exit 2: {counts['exit 2']:>5}  problems: {len(problems)}  "
+              f"exit 2: {counts['exit 2']:>5}  slow: {counts['slow']}  problems: {len(problems)}  "
               f"error line without the value: {len(vague)}  ({el:.0f} s)", flush=True)
         for o in problems[:10]:
             print(f"   {o.argv!r}\n     {o.problem}", flush=True)

@@ -132,6 +132,9 @@ def test_demand_1e200(tmp_path, capsys):
     (["generate", "ring", "--nodes", str(2**30), "--out", "{tmp}/r.gr"], str(2**30)),
     (["generate", "complete", "--nodes", "100000", "--out", "{tmp}/c.gr"], "100000"),
     (["generate", "rmat", "--arcs-per-node", "313517", "--out", "{tmp}/c.gr"], "arcs"),
+    (["generate", "rmat", "--nodes", "-50", "--out", "{tmp}/c.gr"], "-50"),
+    (["generate", "random", "--seed", "-600", "--out", "{tmp}/c.gr"], "seed -600"),
+    (["billboards", TINY, "-k", "1", "--method", "sampled", "--seed", "-1"], "seed -1"),
 ])  # fmt: skip
 def test_unbounded_counts_are_refused(tmp_path, capsys, argv, shown):
     argv = [str(a).replace("{tmp}", str(tmp_path)) for a in argv]

@@ -103,6 +103,8 @@ def sampled_billboards(
     t0 = time.perf_counter()
     n = g.num_nodes
     L = sample_size(k, n, epsilon, delta)
+    if not 0 <= int(seed) < 2**64:
+        raise InvalidArgumentError(f"seed {seed} must be an integer in 0..2^64-1")
     T = SAMPLE_TARGETS
     A, B = float(a.sum()), float(b.sum())
     rng = np.random.default_rng(seed)
