@@ -14,8 +14,6 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import InvalidArgumentError, NegativeWeightsError
-
 
 class GraphLike(Protocol):
     indptr: np.ndarray
@@ -41,27 +39,25 @@ class CSRGraph:
 
     @classmethod
     def from_any(cls, g: GraphLike, *, allow_negative: bool = False) -> CSRGraph:
-        """Validate dtypes/shapes once and wrap (no copy when already int32). Negative
-        weights are refused unless ``allow_negative`` (only the label-correcting SSSP
-        strategies take them; a CSRGraph passed in is not re-checked)."""
+        """Validate once (:func:`gpu_core.validate.check_csr`: dtypes, shapes, monotone
+        indptr, indices in range, weights fit int32) and wrap (no copy when already int32).
+        Negative weights are refused unless ``allow_negative`` (only the label-correcting
+        SSSP strategies take them). A CSRGraph is checked the first time it is passed and
+        marked valid (its weights' sign is left to the caller)."""
+        from .validate import check_csr
+
         if isinstance(g, CSRGraph):
+            if not getattr(g, "_checked", False):
+                g.indptr, g.indices, g.weights = check_csr(g.indptr, g.indices, g.weights,
+                                                           allow_negative=True)
+                g._checked = True
             return g
         as_csr = getattr(g, "as_csr_graph", None)  # e.g. a MutableGraph: its compaction
         if callable(as_csr):
             return as_csr()
-        indptr = np.ascontiguousarray(g.indptr, dtype=np.int32)
-        indices = np.ascontiguousarray(g.indices, dtype=np.int32)
-        weights = np.ascontiguousarray(g.weights, dtype=np.int32)
-        if indptr.ndim != 1 or indptr.shape[0] < 1 or indptr[-1] != indices.shape[0]:
-            raise InvalidArgumentError("indptr is not a CSR offset array for these indices")
-        if weights.shape != indices.shape:
-            raise InvalidArgumentError("weights and indices differ in length")
-        if not allow_negative and weights.size and weights.min() < 0:
-            raise NegativeWeightsError(
-                f"weights must be non-negative (this graph has an arc of weight "
-                f"{int(weights.min())})"
-            )
-        return cls(indptr, indices, weights)
+        out = cls(*check_csr(g.indptr, g.indices, g.weights, allow_negative=allow_negative))
+        out._checked = True
+        return out
 
     @classmethod
     def from_edges(cls, n: int, tails, heads, weights) -> CSRGraph:

@@ -80,6 +80,8 @@ class PhaseLog:
         text = buf.getvalue()
         if path_or_buf is None:
             return text
-        with open(path_or_buf, "w", encoding="utf-8") as fh:
+        from resources.atomic import atomic_open
+
+        with atomic_open(path_or_buf, "w") as fh:
             fh.write(text)
         return None

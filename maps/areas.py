@@ -8,12 +8,14 @@ here, not at ``maps`` import time (the GPU machine has none).
 from __future__ import annotations
 
 import json
+import math
 import os
 
 import numpy as np
 
 from .errors import MapFormatError, PointError
 from .network import RoadNetwork
+from .source import load_json, read_bounded
 
 
 def parse_geojson(text: str, path: str) -> dict:
@@ -22,6 +24,8 @@ def parse_geojson(text: str, path: str) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise MapFormatError(f"not GeoJSON: {exc}", path=path) from None
+    except (RecursionError, ValueError):  # nesting too deep, an integer of 5,000 digits
+        return load_json(text, path, "GeoJSON")  # says which, in one line
     if not isinstance(doc, dict):
         raise MapFormatError("not a GeoJSON object", path=path)
     return doc
@@ -42,31 +46,59 @@ def read_area(path: str | os.PathLike):
     from shapely.geometry import shape
 
     path = os.fspath(path)
+    raw = read_bounded(path)
     try:
-        with open(path, "rb") as fh:
-            doc = json.loads(fh.read().decode("utf-8-sig"))
-    except OSError as exc:
-        raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise MapFormatError(f"not GeoJSON: {exc}", path=path) from None
-    if not isinstance(doc, dict):
-        raise MapFormatError("not a GeoJSON object", path=path)
-    geoms = geometries(doc)
+    geoms = geometries(parse_geojson(text, path))
     polys = []
     for i, gj in enumerate(geoms):
         if not isinstance(gj, dict) or gj.get("type") not in ("Polygon", "MultiPolygon"):
             continue  # points and lines say nothing about an area
+        _check_rings(gj, path, f"feature {i}")
         try:
-            geom = shape(gj)
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            polys.append(shapely.make_valid(shape(gj)))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError,
+                shapely.errors.ShapelyError) as exc:
             raise MapFormatError(f"feature {i}: invalid polygon ({exc})", path=path) from None
-        polys.append(shapely.make_valid(geom))
     if not polys:
         raise MapFormatError("no Polygon or MultiPolygon in the file", path=path)
     area = shapely.union_all(polys)
     if area.is_empty:
         raise MapFormatError("the polygons are empty", path=path)
     return area
+
+
+def _check_rings(gj: dict, path: str, where: str) -> None:
+    """MapFormatError unless ``gj``'s coordinates are rings of finite lon/lat positions
+    nested exactly as its type says (shapely would crash on NaN or deeper nesting)."""
+    coords = gj.get("coordinates")
+    polys = [coords] if gj["type"] == "Polygon" else coords
+    if not isinstance(polys, list):
+        raise MapFormatError(f"{where}: {gj['type']} coordinates must be a list", path=path)
+    for poly in polys:
+        if not isinstance(poly, list):
+            raise MapFormatError(f"{where}: a polygon must be a list of rings", path=path)
+        for ring in poly:
+            if not isinstance(ring, list):
+                raise MapFormatError(f"{where}: a ring must be a list of positions", path=path)
+            for pos in ring:
+                ok = isinstance(pos, list) and 2 <= len(pos) <= 4 and all(
+                    isinstance(c, (int, float)) and not isinstance(c, bool) for c in pos)
+                if ok:
+                    try:
+                        lon, lat = float(pos[0]), float(pos[1])
+                    except OverflowError:
+                        ok = False
+                    else:
+                        ok = math.isfinite(lon) and math.isfinite(lat) and abs(lon) <= 180 \
+                            and abs(lat) <= 90
+                if not ok:
+                    raise MapFormatError(
+                        f"{where}: position {str(pos)[:40]!r} is not a finite lon/lat pair",
+                        path=path,
+                    )
 
 
 def nodes_within(net: RoadNetwork, area, *, path: str | None = None) -> np.ndarray:

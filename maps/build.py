@@ -66,7 +66,9 @@ def build_network(
     if m and (w.max() > MAX_WEIGHT or w.min() < -MAX_WEIGHT):
         bad = w.max() if w.max() > MAX_WEIGHT else w.min()
         raise MapFormatError(
-            f"arc weight {bad} exceeds the int32 range", path=source_path or None
+            f"arc weight {bad} exceeds the int32 range" if abs(int(bad)) < 2**62 else
+            "an arc weight is too large for the int32 range (a length or speed out of range?)",
+            path=source_path or None,
         )
     w = w.astype(np.int32)
 

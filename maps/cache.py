@@ -31,13 +31,14 @@ import json
 import logging
 import os
 import struct
-import tempfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from resources.atomic import atomic_open
 
 from .errors import MapError, MapFormatError
 from .load import companion_files, loader_modules
@@ -124,22 +125,11 @@ def write_cache(net: RoadNetwork, path: str | os.PathLike, *, key: str = "") -> 
         crc = zlib.crc32(pad, zlib.crc32(mv, crc))
         chunks += [mv, pad]
     pre = _PRE.pack(MAGIC, CACHE_VERSION, len(hb), crc, zlib.crc32(hb))
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".spn-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(pre)
-            fh.write(hb)
-            for c in chunks:
-                fh.write(c)
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a written map is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path, "wb") as fh:  # a temporary beside it, renamed when complete
+        fh.write(pre)
+        fh.write(hb)
+        for c in chunks:
+            fh.write(c)
 
 
 def read_cache(path: str | os.PathLike, *, expect_key: str | None = None) -> RoadNetwork:
@@ -288,7 +278,7 @@ def cache_key(path: str, options: dict) -> str:
     h.update(f"signpost-spn-v{CACHE_VERSION}\n{code_fingerprint()}\n".encode())
     h.update(file_digest(path).encode())
     for c in companion_files(path):
-        h.update(b"\n+" + os.path.basename(c).encode() + b":" + file_digest(c).encode())
+        h.update(b"\n+" + os.fsencode(os.path.basename(c)) + b":" + file_digest(c).encode())
     h.update(b"\n" + json.dumps(options, sort_keys=True, default=_json_default).encode())
     return h.hexdigest()
 

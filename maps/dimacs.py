@@ -30,15 +30,17 @@ import bz2
 import gzip
 import lzma
 import os
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from resources.atomic import atomic_paths
+
 from .build import build_network, build_two_way
 from .errors import LoadCancelledError, MapFormatError
 from .network import RoadNetwork
+from .source import check_line_lengths, read_bounded
 
 Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
@@ -66,24 +68,9 @@ def _check_cancel(cancel: Cancel | None, path: str) -> None:
 
 
 def read_bytes(path: str) -> bytes:
-    """The file's bytes, decompressed by its magic number (gzip, xz, bz2 or plain)."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise MapFormatError("no such file", path=path) from None
-    except OSError as exc:
-        raise MapFormatError(f"cannot read the file: {exc.strerror or exc}", path=path) from None
-    try:
-        if raw[:2] == b"\x1f\x8b":
-            return _strip_bom(gzip.decompress(raw))
-        if raw[:6] == b"\xfd7zXZ\x00":
-            return _strip_bom(lzma.decompress(raw))
-        if raw[:3] == b"BZh":
-            return _strip_bom(bz2.decompress(raw))
-    except (EOFError, OSError, lzma.LZMAError, zlib.error, ValueError) as exc:
-        raise MapFormatError(f"truncated or corrupt compressed data ({exc})", path=path) from None
-    return _strip_bom(raw)
+    """The file's bytes, decompressed by its magic number (gzip, xz, bz2 or plain), within
+    the limits of :mod:`maps.source` (size, binary content)."""
+    return read_bounded(path, text="DIMACS")
 
 
 def _strip_bom(data: bytes) -> bytes:
@@ -299,6 +286,7 @@ def _check_count(
 # ---- DIMACS .gr ----------------------------------------------------------------------------
 def _parse_gr_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
     """Reference parser of a DIMACS .gr: (n, arcs (m,3) 1-based, line of every arc)."""
+    check_line_lengths(data, path)
     n = m = None
     p_line = 0
     rows: list[tuple[int, int, int]] = []
@@ -354,6 +342,7 @@ def _parse_gr(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
                     ok = (
                         arcs[:, :2].min() >= 1
                         and arcs[:, :2].max() <= n
+                        and 0 <= arcs[:, 2].min()
                         and arcs[:, 2].max() < WEIGHT_LIMIT
                         and arcs[:, 2].min() > -WEIGHT_LIMIT
                     )
@@ -374,6 +363,7 @@ def co_files(path: str) -> list[str]:
 
 
 def _parse_co_slow(data: bytes, path: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    check_line_lengths(data, path)
     lon = np.full(n, np.nan)
     lat = np.full(n, np.nan)
     seen = np.zeros(n, dtype=bool)
@@ -481,6 +471,7 @@ def pace_weights(m: int, seed: int) -> np.ndarray:
 
 
 def _parse_pace_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
+    check_line_lengths(data, path)
     n = m = None
     p_line = 0
     rows: list[tuple[int, int]] = []
@@ -605,9 +596,11 @@ def format_int_rows(prefix: str, cols: list[np.ndarray]) -> bytes:
     return mat[mask].tobytes()
 
 
-def _write(path: str, data: bytes) -> None:
-    if path.lower().endswith(".gz"):
-        with gzip.open(path, "wb", compresslevel=1) as fh:
+def _write(path: str, data: bytes, *, name: str) -> None:
+    """``data`` into the file ``path``, gzip-compressed when the target ``name`` ends .gz
+    (its header names the target, not the temporary)."""
+    if name.lower().endswith(".gz"):
+        with open(path, "wb") as raw, gzip.GzipFile(name, "wb", 1, raw) as fh:
             fh.write(data)
     else:
         with open(path, "wb") as fh:
@@ -615,7 +608,8 @@ def _write(path: str, data: bytes) -> None:
 
 
 def write_dimacs(net: RoadNetwork, path: str | os.PathLike, comment: str = "") -> list[str]:
-    """Write ``net`` as DIMACS ``.gr`` (``.gr.gz`` compresses), plus ``.co`` with coordinates.
+    """Write ``net`` as DIMACS ``.gr`` (``.gr.gz`` compresses), plus ``.co`` with coordinates,
+    both renamed into place together (never a ``.gr`` without its ``.co``).
 
     Nodes are numbered by index + 1 (DIMACS needs 1..N; the network's own node_ids are not
     kept). Returns the paths written.
@@ -627,23 +621,23 @@ def write_dimacs(net: RoadNetwork, path: str | os.PathLike, comment: str = "") -
     for line in comment.splitlines():
         head += f"c {line}\n"
     head += f"p sp {net.num_nodes} {net.num_arcs}\n"
-    body = format_int_rows("a", [tails, heads, net.weights])
-    _write(path, head.encode() + body)
-    written = [path]
+    files = [(path, head.encode() + format_int_rows("a", [tails, heads, net.weights]))]
+    co = co_files(path)
+    if net.has_coordinates and co:
+        co_path = co[1] if path.lower().endswith(".gz") else co[0]
+        ids = np.arange(1, net.num_nodes + 1, dtype=np.int64)
+        x = np.rint(net.lon * 1e6).astype(np.int64)
+        y = np.rint(net.lat * 1e6).astype(np.int64)
+        co_head = f"c written by signpost\np aux sp co {net.num_nodes}\n".encode()
+        files.append((co_path, co_head + format_int_rows("v", [ids, x, y])))
+    written = [f for f, _ in files]
+    with atomic_paths(written) as temps:
+        for tmp, (target, data) in zip(temps, files, strict=True):
+            _write(tmp, data, name=target)
     # A sibling .co left from an earlier map would be read with this one: remove it.
-    for stale in co_files(path):
-        if os.path.exists(stale):
+    for stale in co:
+        if stale not in written and os.path.exists(stale):
             os.unlink(stale)
-    if net.has_coordinates:
-        co = co_files(path)
-        if co:
-            co_path = co[1] if path.lower().endswith(".gz") else co[0]
-            ids = np.arange(1, net.num_nodes + 1, dtype=np.int64)
-            x = np.rint(net.lon * 1e6).astype(np.int64)
-            y = np.rint(net.lat * 1e6).astype(np.int64)
-            co_head = f"c written by signpost\np aux sp co {net.num_nodes}\n".encode()
-            _write(co_path, co_head + format_int_rows("v", [ids, x, y]))
-            written.append(co_path)
     return written
 
 

@@ -25,6 +25,8 @@ import math
 
 import numpy as np
 
+from resources.host import available_memory
+
 from .build import build_network, build_two_way
 from .errors import MapError
 from .network import KIND_RAIL, KIND_ROAD, RoadNetwork
@@ -65,6 +67,8 @@ def generate(kind: str, n: int | None = None, seed: int = 1, **options) -> RoadN
     if kind not in KINDS:
         raise GenerateError(f"unknown generator {kind!r}; choose one of {', '.join(KINDS)}")
     n = DEFAULT_NODES[kind] if n is None else int(n)
+    if not 0 <= int(seed) < 2**64:
+        raise GenerateError(f"seed {seed} must be an integer in 0..2^64-1")
     fn = {
         "kanto": kanto,
         "random": random_graph,
@@ -76,11 +80,21 @@ def generate(kind: str, n: int | None = None, seed: int = 1, **options) -> RoadN
     return fn(n, seed=seed, **options)
 
 
-def _check_n(n: int, lo: int, kind: str) -> None:
+def _check_n(n: int, lo: int, kind: str, arcs: int | None = None, per_arc: int = 64) -> None:
+    """GenerateError, before any work, for too few nodes, more nodes or arcs than int32
+    indices hold, or a graph whose arrays (about ``per_arc`` bytes an arc while it is
+    built, ``arcs`` default 4n) would not fit the available memory."""
     if n < lo:
         raise GenerateError(f"{kind} needs at least {lo} nodes, got {n}")
     if n >= 2**31 - 1:
         raise GenerateError(f"{kind}: {n} nodes exceed the int32 node range")
+    arcs = 4 * n if arcs is None else arcs
+    if arcs >= 2**31 - 1:
+        raise GenerateError(f"{kind}: {n} nodes make {arcs} arcs, beyond the int32 arc range")
+    need, have = arcs * per_arc + n * 64, available_memory()
+    if need > have:
+        raise GenerateError(f"{kind}: {n} nodes and {arcs} arcs need about {need / 2**30:.1f} "
+                            f"GiB while building, more than the {have / 2**30:.1f} GiB available")
 
 
 def _grid_edges(n: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -252,7 +266,9 @@ def random_graph(n: int = 4096, seed: int = 1, *, arcs_per_node: int = 4,
     """Seed 000 Table 1: ``arcs_per_node * n`` arcs (or ``arcs``), endpoints uniform (no
     self-loops), weights uniform 1..n (or 1..``max_weight``: seed 003 uses 1..1000).
     Duplicate arcs are kept."""
-    _check_n(n, 2, "random")
+    if arcs_per_node < 1:
+        raise GenerateError(f"random: --arcs-per-node must be at least 1, got {arcs_per_node}")
+    _check_n(n, 2, "random", arcs if arcs is not None else arcs_per_node * n)
     rng = np.random.default_rng(seed)
     m = arcs_per_node * n if arcs is None else int(arcs)
     t = rng.integers(0, n, size=m, dtype=np.int64)
@@ -276,7 +292,10 @@ def rmat(
     adjacency matrix (2^k >= n) with probabilities a,b,c,d; arcs that land outside 0..n-1
     or on the diagonal are redrawn. ``arcs_per_node * n`` arcs (or ``arcs``), weights
     uniform 1..n (or 1..``max_weight``)."""
-    _check_n(n, 2, "rmat")
+    if arcs_per_node < 1:
+        raise GenerateError(f"rmat: --arcs-per-node must be at least 1, got {arcs_per_node}")
+    _check_n(n, 2, "rmat", arcs if arcs is not None else arcs_per_node * n,
+             64 + 11 * 8 * max(1, math.ceil(math.log2(max(n, 2)))))
     a, b, c, d = abcd
     if min(abcd) < 0 or abs(a + b + c + d - 1.0) > 1e-9:
         raise GenerateError(f"R-MAT probabilities {abcd} must be >= 0 and sum to 1")
@@ -323,7 +342,7 @@ def ring(n: int = 4096, seed: int = 1) -> RoadNetwork:
 
 def complete(n: int = 512, seed: int = 1) -> RoadNetwork:
     """Seed 000 Table 2's complete graph: every ordered pair u != v, weight 1."""
-    _check_n(n, 2, "complete")
+    _check_n(n, 2, "complete", n * (n - 1))
     if n > COMPLETE_MAX_NODES:
         raise GenerateError(f"complete graph of {n} nodes is too large (max {COMPLETE_MAX_NODES})")
     t = np.repeat(np.arange(n, dtype=np.int64), n - 1)

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -21,6 +20,7 @@ import numpy as np
 from .errors import MapFormatError
 from .lines import LineSet, Progress, read_source
 from .network import RoadNetwork
+from .source import load_json
 from .weights import WeightSpec
 
 
@@ -97,14 +97,7 @@ def load_geojson(
     """A GeoJSON line layer (FeatureCollection, Feature or bare geometry) as a network
     (``crs``: ``--crs``, overriding the file's)."""
     path, raw = read_source(path, profile, progress)
-    try:
-        doc = json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise MapFormatError(f"not UTF-8 text (byte {exc.start})", path=path) from None
-    except json.JSONDecodeError as exc:
-        raise MapFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno) from None
-    except RecursionError:
-        raise MapFormatError("JSON nested too deeply", path=path) from None
+    doc = load_json(raw, path)
     if not isinstance(doc, dict):
         raise MapFormatError("the top level is not a GeoJSON object", path=path)
     file_crs = None if crs is not None else _geojson_crs(doc, path)

@@ -29,11 +29,9 @@ Choices:
 from __future__ import annotations
 
 import ast
-import gzip
 import math
 import os
 import re
-import zlib
 from typing import Any
 from xml.parsers import expat
 
@@ -84,6 +82,9 @@ def parse_wkt_linestring(text: str) -> np.ndarray:
     arr = np.array(pts, dtype=np.float64).reshape(-1, 2)
     if not np.isfinite(arr).all():
         raise ValueError("a WKT coordinate is not finite")
+    if arr.size and (np.abs(arr[:, 0]).max() > 180 or np.abs(arr[:, 1]).max() > 90):
+        bad = arr[(np.abs(arr[:, 0]) > 180) | (np.abs(arr[:, 1]) > 90)][0]
+        raise ValueError(f"WKT point ({bad[0]:g} {bad[1]:g}) is not a lon/lat position")
     return arr
 
 
@@ -113,6 +114,18 @@ def _as_int(value: str | None) -> int | None:
             return None
         f = int(f)
     return f if -(2**63) <= f < 2**63 else None
+
+
+_CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,18})")
+
+
+def _canonical_int(text: str) -> int | None:
+    """A node id as an integer only when the file wrote it as one (``"12"``, not ``"012"``,
+    ``"12.0"`` or ``" 12"``): ids are strings, so "1" and "01" are two nodes."""
+    if not _CANONICAL_INT.fullmatch(text):
+        return None
+    v = int(text)
+    return v if -(2**63) <= v < 2**63 else None
 
 
 def _tag(value: str) -> str | None:
@@ -216,16 +229,6 @@ class _Reader:
             self._cur = None
 
 
-def _gunzip(raw: bytes, path: str) -> bytes:
-    """``raw`` decompressed when it is gzip data (a .graphml.gz)."""
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise MapFormatError(f"truncated or corrupt gzip data ({exc})", path=path) from None
-    return raw
-
-
 def load_graphml(
     path: str | os.PathLike,
     profile: str = "length",
@@ -237,7 +240,6 @@ def load_graphml(
     """Load an OSMnx-style GraphML file (plain or .gz) with weights of ``profile`` (or of
     the ``weight`` column); ``crs`` (``--crs``) overrides the graph's ``crs``."""
     path, raw = read_source(path, profile, progress)
-    raw = _gunzip(raw, path)
     rd = _Reader(path, frozenset({weight.column}) if weight else frozenset())
     try:
         rd.parser.Parse(raw, True)
@@ -286,7 +288,7 @@ def load_graphml(
             raise MapFormatError(
                 f"node {nid!r}: ({xs}, {ys}) is not a finite position", path=path, line=line
             )
-        v = _as_int(nid)
+        v = _canonical_int(nid)
         if v is None:
             numeric = False
         else:

@@ -37,6 +37,7 @@ from .crs import to_lonlat
 from .errors import EmptyMapError, MapFormatError
 from .network import KIND_RAIL, KIND_ROAD, RoadNetwork
 from .projection import centre_of, haversine_m, to_xy
+from .source import read_bounded
 from .weights import WeightSpec, apportion, scale_values
 
 Progress = Callable[[float, str], None]
@@ -53,16 +54,13 @@ _COORD_SCALE = 1e7  # vertices match after rounding to 1e-7 degrees
 def read_source(
     path: str | os.PathLike, profile: str, progress: Progress | None
 ) -> tuple[str, bytes]:
-    """(path as str, the file's bytes) after checking ``profile``: how a reader starts."""
+    """(path as str, the file's bytes, decompressed when gzip/xz/bz2, within the limits of
+    :mod:`maps.source`) after checking ``profile``: how a reader starts."""
     path = os.fspath(path)
     P.check_profile(profile)
     if progress:
         progress(0.0, "reading")
-    try:
-        with open(path, "rb") as fh:
-            return path, fh.read()
-    except OSError as exc:
-        raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    return path, read_bounded(path)
 
 
 # ---- tags and arc attributes ---------------------------------------------------------------

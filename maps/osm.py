@@ -35,7 +35,9 @@ graph of one weight profile (``maps.profiles``). Choices, in the order they appl
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import time
 from collections.abc import Callable
 
@@ -48,6 +50,7 @@ from .errors import EmptyMapError, LoadCancelled, MapError, MapFormatError, Prof
 from .lines import class_table, orient, split_pieces
 from .network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER, RoadNetwork
 from .projection import centre_of, haversine_m, to_xy
+from .source import iter_chunks
 from .weights import WeightSpec, apportion, scale_values
 
 Progress = Callable[[float, str], None]
@@ -255,6 +258,8 @@ def load_osm(
     if weight is not None and weight.by_profile and profile == "multimodal":
         raise ProfileError("--weight does not combine with the multimodal profile", path=path)
     step(0.0, f"reading {os.path.basename(path)}")
+    if not path.lower().endswith(".pbf"):
+        check_xml_coordinates(path)
     raw = _read(path, profile, progress, cancel, weight=weight)
     if raw.neg_missing:
         # A file with negative ids: collect their locations, then read the ways again.
@@ -284,8 +289,8 @@ def load_osm(
     # Graph nodes: segment ends, OSM nodes met twice or more (by any ways, road or rail:
     # a level crossing becomes a node on both sides), station and transfer anchors.
     # Road and rail points of one OSM node are different graph nodes (key namespace).
-    key = refs * 2 + ns
-    inv = np.unique(key, return_inverse=True)[1]
+    pair_ref, pair_ns, key = _pair_keys(refs, ns)
+    inv = key
     _, ref_inv, ref_counts = np.unique(refs, return_inverse=True, return_counts=True)
     is_node = ref_counts[ref_inv] >= 2
     is_node[starts[:-1]] = True
@@ -308,14 +313,17 @@ def load_osm(
     # Node index per graph point; arcs between consecutive graph points of a segment.
     ukeys, pc = split_pieces(key, seg_of, is_node, lon, lat)
     n = ukeys.shape[0]
-    node_ref = ukeys // 2
-    node_ns = ukeys - node_ref * 2
+    node_ref = pair_ref[ukeys]
+    node_ns = pair_ns[ukeys]
     road_refs = set(node_ref[node_ns == 0].tolist())
     node_ids = node_ref.copy()
     if (node_ns == 1).any():
         dup = np.array(
             [r in road_refs for r in node_ref.tolist()], dtype=bool
         ) & (node_ns == 1)
+        if dup.any() and node_ids[dup].max() > np.iinfo(np.int64).max - RAIL_COPY_OFFSET:
+            raise MapFormatError(f"node id {node_ids[dup].max()} is too large for the id of "
+                                 "its rail copy (id + 10^15)", path=path)
         node_ids[dup] += RAIL_COPY_OFFSET
 
     xy = np.column_stack([px, py])
@@ -323,8 +331,10 @@ def load_osm(
 
     class_names, seg_cls_idx = class_table(raw.seg_cls, ("transfer",) if transfers else ())
     unit = None
-    if weight is None:
+    if weight is None and nodes == "all" and not contract:
         w = P.arc_weights(profile, pc.length, pc.per_piece(raw.seg_speed, np.float64))
+    elif weight is None:  # pieces of several OSM segments: the sum of their rounded weights
+        w = _piece_weights(profile, lon, lat, seg_of, np.asarray(raw.seg_speed), pc)
     else:  # each way's value shared out over its pieces by length
         ways = np.asarray(raw.seg_way, dtype=np.int64)
         group = np.cumsum(np.r_[0, ways[1:] != ways[:-1]])  # a way's segments are consecutive
@@ -375,6 +385,54 @@ def load_osm(
     if progress is not None:
         progress(1.0, f"{net.num_nodes:,} nodes, {net.num_arcs:,} arcs")
     return net
+
+
+# A coordinate with an exponent: osmium reads lon="1e308" as 0 (its exponent overflows).
+_EXP_COORD = re.compile(rb"""\b(lat|lon)\s*=\s*["']([^"'<>]{0,64}?[eE][^"'<>]{0,64}?)["']""")
+
+
+def check_xml_coordinates(path: str) -> None:
+    """MapFormatError naming the first lat/lon written with an exponent that is not a finite
+    coordinate in range (osmium would read it as 0 and put the node in the wrong place)."""
+    tail = b""
+    for chunk in iter_chunks(path):
+        buf = tail + chunk
+        for m in _EXP_COORD.finditer(buf):
+            attr, text = m.group(1).decode(), m.group(2).decode("ascii", "replace")
+            try:
+                v = float(text)
+            except ValueError:
+                continue  # osmium reports malformed numbers itself
+            if not (math.isfinite(v) and abs(v) <= (180.0 if attr == "lon" else 90.0)):
+                raise MapFormatError(f"node coordinate {attr}={text!r} is outside "
+                                     f"{'-180..180' if attr == 'lon' else '-90..90'}", path=path)
+        tail = buf[-200:]
+
+
+def _piece_weights(profile: str, lon, lat, seg_of, seg_speed, pc) -> np.ndarray:
+    """Each piece's weight as the sum of its OSM segments' rounded weights, so a route's
+    cost is the same whether its inner nodes are graph nodes or geometry (--contract)."""
+    step = np.zeros(lon.shape[0], dtype=np.float64)
+    if lon.shape[0] > 1:
+        step[1:] = haversine_m(lon[:-1], lat[:-1], lon[1:], lat[1:])
+    sw = P.arc_weights(profile, step, seg_speed[seg_of])
+    first = np.ones(lon.shape[0], dtype=bool)
+    first[1:] = seg_of[1:] != seg_of[:-1]
+    sw[first] = 0  # no segment from the previous way's last point
+    cw = np.cumsum(sw)
+    return cw[pc.b_pt] - cw[pc.a_pt]
+
+
+def _pair_keys(refs: np.ndarray, ns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dense keys of (OSM id, namespace) pairs in their sorted order, and each key's pair.
+    (``id * 2 + namespace`` overflowed for ids >= 2^62: two nodes became one.)"""
+    order = np.lexsort((ns, refs))
+    r, s = refs[order], ns[order]
+    new = np.ones(r.shape[0], dtype=bool)
+    new[1:] = (r[1:] != r[:-1]) | (s[1:] != s[:-1])
+    key = np.empty(r.shape[0], dtype=np.int64)
+    key[order] = np.cumsum(new) - 1
+    return r[new], s[new], key
 
 
 def _station_transfers(
@@ -451,6 +509,10 @@ def node_location(path: str, node_id: int) -> tuple[float, float] | None:
     (an inner point of a way: graph nodes are only junctions and way ends)."""
     import osmium  # lazy: the GPU machine has no osmium
 
+    if not 0 <= node_id < _ID_FILTER_MAX:
+        # osmium's IdFilter keeps a bitmap as long as the id: a huge or negative id is
+        # looked for by a plain pass over the nodes instead (memory stays flat).
+        return _scan_node(path, node_id)
     try:
         fp = osmium.FileProcessor(path, osmium.osm.NODE).with_filter(
             osmium.filter.IdFilter([int(node_id)])
@@ -458,6 +520,22 @@ def node_location(path: str, node_id: int) -> tuple[float, float] | None:
         for obj in fp:
             if obj.id == node_id and obj.location.valid():
                 return float(obj.location.lon), float(obj.location.lat)
-    except (RuntimeError, OSError, ValueError, OverflowError):
+    except (RuntimeError, OSError, ValueError, OverflowError, MemoryError):
+        return None
+    return None
+
+
+_ID_FILTER_MAX = 1 << 40  # OSM node ids are ~1.3e10 today; the filter's bitmap stays small
+
+
+def _scan_node(path: str, node_id: int) -> tuple[float, float] | None:
+    import osmium
+
+    try:
+        for obj in osmium.FileProcessor(path, osmium.osm.NODE):
+            if obj.id == node_id:
+                loc = obj.location
+                return (float(loc.lon), float(loc.lat)) if loc.valid() else None
+    except (RuntimeError, OSError, ValueError, OverflowError, MemoryError):
         return None
     return None

@@ -68,13 +68,30 @@ class ResolvedPoint:
         }
 
 
-def parse_point(text: str) -> ParsedPoint:
-    """Parse ``LON,LAT`` or ``node:ID``; PointError (naming the text) for anything else."""
+_NUMBER_LIKE = re.compile(rf"^\s*node\s*:\s*({_NUM})\s*$", re.IGNORECASE)
+ID_MIN, ID_MAX = -(2**63), 2**63 - 1  # node ids are 64-bit integers everywhere
+
+
+def parse_point(text: str, *, names: bool = True) -> ParsedPoint:
+    """Parse ``LON,LAT`` or ``node:ID``; PointError (naming the text) for anything else:
+    a node id that is not a whole number (``node:1.7``) or not a 64-bit integer, and
+    ``node:NAME`` unless ``names`` (only GraphML maps have named nodes)."""
     if not isinstance(text, str):
         raise PointError(f"point {text!r} is not text")
     m = _NODE.match(text)
     if m:
-        return ParsedPoint(text=text, node_id=int(m.group(1)))
+        v = int(m.group(1))
+        if not ID_MIN <= v <= ID_MAX and names:
+            return ParsedPoint(text=text, node_name=m.group(1))  # a GraphML name, maybe
+        if not ID_MIN <= v <= ID_MAX:
+            raise PointError(f"point {text!r}: node id {m.group(1)} is out of range "
+                             "(ids are 64-bit integers)")
+        return ParsedPoint(text=text, node_id=v)
+    m = _NUMBER_LIKE.match(text)
+    if m and not names:
+        raise PointError(f"point {text!r}: node id {m.group(1)!r} is not an integer"
+                         if len(m.group(1)) <= 24 else
+                         f"point {text[:40]!r}...: node id is out of range (ids are 64-bit integers)")
     m = _LONLAT.match(text)
     if m:
         lon, lat = float(m.group(1)), float(m.group(2))
@@ -87,10 +104,38 @@ def parse_point(text: str) -> ParsedPoint:
         return ParsedPoint(text=text, lon=lon, lat=lat)
     m = _NODE_NAME.match(text)
     if m and not _LONLAT.match(m.group(1)):
+        if not names:
+            raise PointError(f"point {_shown(text)}: node id {_shown(m.group(1))} is not an "
+                             "integer (only GraphML maps have named nodes)")
         return ParsedPoint(text=text, node_name=m.group(1))
     raise PointError(
-        f"cannot read point {text!r}: write LON,LAT in degrees (e.g. 24.94,60.17) or node:ID"
+        f"cannot read point {_shown(text)}: write LON,LAT in degrees (e.g. 24.94,60.17) or node:ID"
     )
+
+
+def _typed_id(text: str) -> str:
+    """The id of ``node:ID`` as typed ("01" stays "01": GraphML ids are strings)."""
+    return text.split(":", 1)[1].strip()
+
+
+def _shown(text: str) -> str:
+    """``repr(text)``, cut to 60 characters: error lines stay short."""
+    return repr(text) if len(text) <= 60 else repr(text[:57]) + "..."
+
+
+def check_points(names: bool, *texts: str) -> None:
+    """Parse every typed point before any work (a map load, a search): PointError naming
+    the first bad one. ``names``: the map's format may have named nodes (GraphML)."""
+    for t in texts:
+        try:
+            parse_point(t, names=names)
+        except PointError as exc:  # the map is not loaded yet: only the numbers can tell
+            m = _LONLAT.match(t) if isinstance(t, str) else None
+            if m is None or not (abs(float(m.group(1))) <= 90 < abs(float(m.group(2))) <= 180):
+                raise
+            raise PointError(f"{exc.detail}; did you swap them? points are written LON,LAT "
+                             f"(try {m.group(2)},{m.group(1)})", path=exc.path,
+                             line=exc.line) from None
 
 
 def resolve_point(
@@ -103,7 +148,8 @@ def resolve_point(
     """The network node for a typed point (module doc). Raises PointError (garbage, too
     far from any road, LON,LAT on a map without coordinates) or NodeNotFoundError."""
     try:
-        p = parse_point(text)
+        p = parse_point(text, names=bool(net.meta.get("node_names"))
+                        or net.meta.get("format") == "graphml")
     except PointError as exc:  # e.g. latitude 139.7 out of range: LAT,LON typed?
         raise _with_swap_hint(net, text, exc) from None
     if p.is_node:
@@ -185,7 +231,7 @@ def _named_node(net: RoadNetwork, p: ParsedPoint) -> int | None:
     names = net.meta.get("node_names")
     if not names:
         return None
-    key = p.node_name if p.node_name is not None else str(p.node_id)
+    key = p.node_name if p.node_name is not None else _typed_id(p.text)
     for k, name in enumerate(names):
         if str(name) == key:
             return k + 1
@@ -292,24 +338,31 @@ def read_table(path: str) -> PointTable:
     names the file when it cannot be read or is not UTF-8 text."""
     import csv
 
+    from .source import check_line_lengths, read_stream
+
     try:
-        fh = open(path, newline="", encoding="utf-8-sig")  # a spreadsheet's BOM is dropped
+        fh = open(path, "rb")
     except OSError as exc:
         raise PointError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with fh:
+        raw = read_stream(fh, path)  # bounded; a spreadsheet's BOM is dropped
     try:
-        with fh:
-            text = fh.read()
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PointError(f"not a UTF-8 text file ({exc.reason} at byte {exc.start})",
                          path=path) from None
     if path.lower().endswith(GEOJSON_EXT) or text.lstrip().startswith("{"):
         return _geojson_table(path, text)
+    check_line_lengths(raw, path)
     lines = text.splitlines()
     k = next((i for i, ln in enumerate(lines) if ln.strip()), len(lines))
     if k == len(lines):
         return PointTable(path, ",", None, 0, ())
     delim = _delimiter(lines[k])
-    parsed = list(csv.reader(lines, delimiter=delim))
+    try:
+        parsed = list(csv.reader(lines, delimiter=delim))
+    except csv.Error as exc:  # e.g. a field over the csv module's size limit
+        raise PointError(f"unreadable CSV: {exc}", path=path) from None
     rows = []
     for lineno, row in enumerate(parsed[k + 1:], start=k + 2):
         if any(c.strip() for c in row):  # blank lines are not rows
@@ -428,6 +481,9 @@ def read_point_texts(path: str) -> list[tuple[int, str]]:
     return out
 
 
+DEMAND_MAX = 1e12  # one origin/destination weight of a demand file
+
+
 def read_demand(path: str, net: RoadNetwork) -> tuple[np.ndarray, np.ndarray]:
     """(a, b) per-node origin / destination weights from a CSV with a ``node`` column and
     ``weight`` (or ``origin``/``destination``) columns; nodes not listed weigh 0."""
@@ -456,6 +512,9 @@ def read_demand(path: str, net: RoadNetwork) -> tuple[np.ndarray, np.ndarray]:
             raise PointError(exc.detail, path=path, line=row.line) from None
         if not (math.isfinite(wa) and math.isfinite(wb)) or wa < 0 or wb < 0:
             raise PointError("weights must be finite numbers >= 0", path=path, line=row.line)
+        if max(wa, wb) > DEMAND_MAX:  # products of two weights must stay finite and exact-ish
+            raise PointError(f"weight {max(wa, wb):g} is too large (at most {DEMAND_MAX:g})",
+                             path=path, line=row.line)
         a[v] += wa
         b[v] += wb
     if a.sum() <= 0 or b.sum() <= 0:
@@ -488,12 +547,19 @@ def _pick_columns(t: PointTable, net: RoadNetwork) -> tuple[str | None, tuple[in
 
 
 def _node_key(net: RoadNetwork, text: str, where: str) -> int | str:
+    if net.meta.get("node_names"):  # GraphML ids are strings as written ("01" is not "1")
+        return text.strip()
     try:
-        return int(text)
+        v = int(text) if len(text) <= 24 else None
     except ValueError:
-        if not net.meta.get("node_names"):  # GraphML keeps non-integer ids
-            raise PointError(f"{where}: node id {text!r} is not an integer") from None
-        return text
+        v = None
+    if v is not None and not ID_MIN <= v <= ID_MAX:
+        raise PointError(f"{where}: node id {text!r} is out of range (ids are 64-bit integers)")
+    if v is not None:
+        return v
+    if not net.meta.get("node_names"):  # GraphML keeps non-integer ids
+        raise PointError(f"{where}: node id {text[:40]!r} is not an integer")
+    return text
 
 
 def _lonlat_cells(lon_text: str, lat_text: str, where: str) -> tuple[float, float]:

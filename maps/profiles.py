@@ -278,8 +278,10 @@ def cost_units(profile: str, length_m: float, speed: float) -> float:
 
 
 def to_weight(x: float | np.ndarray) -> int | np.ndarray:
-    """The rounding rule of every profile: max(1, round(x)), as int64."""
-    r = np.maximum(1, np.rint(np.asarray(x, dtype=np.float64))).astype(np.int64)
+    """The rounding rule of every profile: max(1, round(x)), as int64 (a cost beyond 2^62,
+    from an absurd length, stays 2^62: build_network then calls it too large, where the
+    cast alone would wrap it to a negative weight)."""
+    r = np.clip(np.rint(np.asarray(x, dtype=np.float64)), 1, 2.0**62).astype(np.int64)
     return int(r) if r.ndim == 0 else r
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu_core.graph import CSRGraph
+from resources.atomic import atomic_open
 
 GPU_VARIANTS = ("one_at_a_time", "task_parallel", "task_parallel_noshared", "batched")
 COLUMNS = GPU_VARIANTS + ("fw_gpu", "cpu_dijkstra")
@@ -249,7 +250,7 @@ def print_table(title: str, rows: list[dict], unit: float, unit_name: str, devic
 
 
 def write_csv(path: str, table: str, rows: list[dict]) -> None:
-    with open(path, "w", newline="") as fh:
+    with atomic_open(path, "w") as fh:
         w = csv.writer(fh)
         w.writerow(["table", "graph", "n", "m", "column", "seconds", "sources_run",
                     "extrapolated", "note"])
@@ -328,7 +329,7 @@ def run(args) -> int:
         summaries.extend(summary_table1(rows, device))
         if args.ablation and gpu_ok:
             summaries.extend(ablation(graphs, args, device))
-        with open(os.path.join(args.out_dir, "apsp_table1.txt"), "w") as fh:
+        with atomic_open(os.path.join(args.out_dir, "apsp_table1.txt"), "w") as fh:
             fh.write(text + "\n")
         if args.download and gpu_ok:
             from gpu_core.multi_source import all_pairs
@@ -354,7 +355,7 @@ def run(args) -> int:
                            "s", device)
         write_csv(os.path.join(args.out_dir, "apsp_table2.csv"), "2", rows)
         summaries.extend(summary_table2(rows))
-        with open(os.path.join(args.out_dir, "apsp_table2.txt"), "w") as fh:
+        with atomic_open(os.path.join(args.out_dir, "apsp_table2.txt"), "w") as fh:
             fh.write(text + "\n")
     if args.summary:
         with open(args.summary, "a") as fh:
@@ -408,7 +409,7 @@ def _print_and_save(lines: list[str], out_dir: str, name: str) -> None:
     """Print a table and write it to OUT_DIR/NAME."""
     text = "\n".join(lines)
     print(text, flush=True)
-    with open(os.path.join(out_dir, name), "w") as fh:
+    with atomic_open(os.path.join(out_dir, name), "w") as fh:
         fh.write(text + "\n")
 
 

@@ -24,6 +24,8 @@ import time
 
 import numpy as np
 
+from resources.atomic import atomic_open, atomic_paths
+
 KERNEL_LIST = ("edge", "vertex", "work_efficient")
 
 
@@ -486,7 +488,7 @@ def run(args: argparse.Namespace) -> int:
         summary.append(line)
     path = os.path.join(args.out, "billboards.csv")
     if rows:
-        with open(path, "w", newline="") as fh:
+        with atomic_open(path, "w") as fh:
             wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
             wr.writeheader()
             wr.writerows(rows)
@@ -509,7 +511,8 @@ def run(args: argparse.Namespace) -> int:
             ax.legend()
         f.suptitle(f"Greedy billboards, time vs K ({device})")
         f.tight_layout()
-        f.savefig(os.path.join(args.out, "billboards_fig4.png"), dpi=90)
+        with atomic_paths([os.path.join(args.out, "billboards_fig4.png")]) as (tmp,):
+            f.savefig(tmp, dpi=90)
     except ImportError:
         pass
     if args.summary:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from app.bench import MAP_COLS
+from resources.atomic import atomic_open
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "maps_load.md"
 
@@ -216,7 +217,7 @@ def run(args) -> int:
             ) if a
         )  # fmt: skip
         Path(doc).parent.mkdir(parents=True, exist_ok=True)
-        with open(doc, "w") as fh:
+        with atomic_open(doc, "w") as fh:
             fh.write(_doc_text(cmd, md))
         print(f"\nwrote {doc}")
     return 0

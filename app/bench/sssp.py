@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from resources.atomic import atomic_open, atomic_paths
+
 
 def _default_strategies() -> tuple[str, ...]:
     """Every registered strategy, with its benchmark variants (adaptive:time, ...)."""
@@ -176,7 +178,7 @@ def _fig6(g, source, backend, out: Path) -> None:
         sssp(g, source, strategy=name, backend=backend, options=opts)  # warm-up
         runs[label] = sssp(g, source, strategy=name, backend=backend, options=opts).phases
     k = len(runs["conventional"])
-    with open(out / "fig6_phases.csv", "w", newline="") as fh:
+    with atomic_open(out / "fig6_phases.csv", "w") as fh:
         w = csv.writer(fh)
         w.writerow(["phase", "updated_vertices"] + [f"{lab}_time_us" for lab in runs]
                    + ["adaptive_time_mode", "adaptive_frontier_mode"])
@@ -206,7 +208,8 @@ def _fig6(g, source, backend, out: Path) -> None:
     ax.legend(loc="upper left", fontsize=8)
     ax.set_title("Seed 001 Figure 6: per-phase time and updated vertices (one source)")
     fig.tight_layout()
-    fig.savefig(out / "fig6_phases.png", dpi=110)
+    with atomic_paths([out / "fig6_phases.png"]) as (tmp,):
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
 
 
@@ -231,7 +234,7 @@ def _fig8(g, sources, backend, out: Path, conv_median_s: float | None) -> list[t
         sssp(g, int(s), strategy="adaptive", backend=backend, options=fr)
         ts.append(time.perf_counter() - t0)
     fr_med = statistics.median(ts)
-    with open(out / "fig8_threshold.csv", "w", newline="") as fh:
+    with atomic_open(out / "fig8_threshold.csv", "w") as fh:
         w = csv.writer(fh)
         w.writerow(["switch_up_us", "switch_down_us", "adaptive_time_ms",
                     "conventional_ms", "adaptive_frontier_ms"])
@@ -257,7 +260,8 @@ def _fig8(g, sources, backend, out: Path, conv_median_s: float | None) -> list[t
     ax.set_title("Seed 001 Figure 8: adaptive time vs threshold")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(out / "fig8_threshold.png", dpi=110)
+    with atomic_paths([out / "fig8_threshold.png"]) as (tmp,):
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
     return rows
 
@@ -296,7 +300,7 @@ def _auto_sweep(g, sources, out: Path) -> None:
                      statistics.median(ph), statistics.median(ed)))
         print(f"  auto {label}: run {rows[-1][1]:.2f} ms (device {rows[-1][2]:.2f} ms, "
               f"{rows[-1][3]:.0f} phases, {rows[-1][4] / 1e6:.2f} M edges)", flush=True)
-    with open(out / "auto_sweep.csv", "w", newline="") as fh:
+    with atomic_open(out / "auto_sweep.csv", "w") as fh:
         w = csv.writer(fh)
         w.writerow(["config", "run_ms", "device_ms", "phases", "edges"])
         for r in rows:
@@ -330,7 +334,7 @@ def _adaptive_sweep(g, sources, out: Path, conv_median_s: float | None) -> None:
             print(f"  adaptive:frontier fused={int(fused)} fraction={frac:g}: "
                   f"{med * 1e3:.2f} ms ({rows[-1][3]:.0f} full phases, x{ratio:.2f} conv)",
                   flush=True)
-    with open(out / "adaptive_sweep.csv", "w", newline="") as fh:
+    with atomic_open(out / "adaptive_sweep.csv", "w") as fh:
         w = csv.writer(fh)
         w.writerow(["fused", "frontier_fraction", "run_ms", "full_phases", "x_conventional"])
         for r in rows:
@@ -398,7 +402,7 @@ def run(args: argparse.Namespace) -> int:
               f"{row['edges'] / 1e6:8.2f} M edges  {row['mteps']:8.1f} MTEPS  "
               f"x{row['speedup_vs_scipy']:6.1f} vs scipy  phases-sum {row['phase_time_sum_ms']:7.2f}"
               f" ms  sssp() {row['sssp_api_ms']:7.2f} ms  (n={row['sources']})", flush=True)
-    with open(out / "sssp_table.csv", "w", newline="") as fh:
+    with atomic_open(out / "sssp_table.csv", "w") as fh:
         w = csv.DictWriter(fh, fieldnames=list(table[0]) if table else ["strategy"])
         w.writeheader()
         for r in table:

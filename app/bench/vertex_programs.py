@@ -55,6 +55,8 @@ from pathlib import Path
 
 import numpy as np
 
+from resources.atomic import atomic_open
+
 PROGRAMS = ("mst", "pagerank", "bf")
 
 
@@ -319,7 +321,7 @@ def _check_args(args: argparse.Namespace) -> tuple[list[str], list[str]]:
 def _write(out: Path, name: str, rows: list[dict]) -> None:
     if not rows:
         return
-    with open(out / name, "w", newline="") as fh:
+    with atomic_open(out / name, "w") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)

@@ -107,14 +107,27 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _names_as_bytes() -> None:
+    """File names that are not UTF-8 (decoded by Python with surrogate escapes) are printed
+    back as the bytes they were, instead of crashing the print."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and getattr(stream, "encoding", "").lower().replace(
+                "-", "") == "utf8":
+            stream.reconfigure(errors="surrogateescape")
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     from gpu_core.errors import GpuCoreError
     from maps.errors import MapError
 
+    _names_as_bytes()
     try:
         rc = args.func(args)
     except (MapError, GpuCoreError, CliError) as exc:
         print(f"signpost {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:  # a last resort: the checks before the work should have said why
+        print(f"signpost {args.command}: error: out of memory", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         terminated = isinstance(exc, _Terminated)

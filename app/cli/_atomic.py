@@ -1,14 +1,15 @@
-"""Write an output file whole or not at all: a temporary file in the same folder, renamed
-over the target once complete (no half-written file after an error or Ctrl-C)."""
+"""Output files of the CLI: checked before the work starts, then written whole or not at
+all through :mod:`resources.atomic` (the one writer); a write error is one CliError line."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from app.cli import CliError
+from resources.atomic import atomic_paths
 
 
 def check_out(path: str, exts: tuple[str, ...], option: str = "--out") -> str:
@@ -24,22 +25,19 @@ def check_out(path: str, exts: tuple[str, ...], option: str = "--out") -> str:
     return ext
 
 
-def write_text_atomic(path: str, write: Callable[[TextIO], None]) -> None:
-    """Call ``write(fh)`` on a temporary text file, then rename it to ``path``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = None
+@contextlib.contextmanager
+def out_paths(paths: Sequence[str], shown: str | None = None) -> Iterator[list[str]]:
+    """Temporary names for ``paths``, renamed onto them together at the end
+    (:func:`resources.atomic.atomic_paths`); OSError becomes CliError naming the file
+    (``shown``, default its repr)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            write(fh)
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; an output is an ordinary file
-        os.replace(tmp, path)
-        tmp = None
+        with atomic_paths(paths) as temps:
+            yield temps
     except OSError as exc:
-        raise CliError(f"cannot write {path!r}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        raise CliError(f"cannot write {shown or repr(paths[0])}: {exc.strerror or exc}") from None
+
+
+def write_text_atomic(path: str, write: Callable[[TextIO], None]) -> None:
+    """Call ``write(fh)`` on a temporary UTF-8 text file, then rename it to ``path``."""
+    with out_paths([path]) as (tmp,), open(tmp, "w", encoding="utf-8", newline="") as fh:
+        write(fh)

@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 
 import numpy as np
 
 from app.cli import CliError
+from app.cli._atomic import out_paths
 
 DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else ""
 
@@ -125,7 +125,7 @@ def _with_progress(rows, F: int, T: int):
 
 def run(args: argparse.Namespace) -> int:
     from app.jobs import matrix
-    from gpu_core.multi_source import available_memory, open_npy_temp
+    from gpu_core.multi_source import available_memory, open_npy_memmap
     from maps.points import read_points
 
     from ._common import open_map
@@ -165,32 +165,20 @@ def run(args: argparse.Namespace) -> int:
     t_index = time.perf_counter() - t_index
     rows = _with_progress(it, F, T)
     unreachable = 0
-    tmp = None
-    try:
+    with out_paths([out], out) as (tmp,):  # failed or interrupted: the old file, no temp
         if low.endswith(".npy"):
-            mm, tmp = open_npy_temp(out, (F, T))
+            mm = open_npy_memmap(tmp, (F, T))
             for r0, block in rows:
                 mm[r0 : r0 + block.shape[0]] = block
                 unreachable += int((block < 0).sum())
             mm.flush()
             del mm
         else:
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".csv", dir=out_dir)
-            with os.fdopen(fd, "w", newline="") as fh:
+            with open(tmp, "w", newline="") as fh:
                 fh.write("from,to,cost\n")
                 for r0, block in rows:
                     fh.write(_csv_lines(r0, block))
                     unreachable += int((block < 0).sum())
-        os.replace(tmp, out)
-        tmp = None
-    except OSError as exc:  # disk full, permissions, ...: one line, no traceback
-        raise CliError(f"cannot write {out}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:  # failed or interrupted: no half-written output
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
     el = time.perf_counter() - t0
     idx = ""
     if stats.get("index", "none") != "none":  # the index's time apart from the search's

@@ -41,8 +41,12 @@ def check_args(args: argparse.Namespace) -> None:
         raise CliError(f"--damping {args.damping!r}: give a value between 0 and 1 (exclusive)")
     if not args.tol >= 0.0:
         raise CliError(f"--tol {args.tol!r}: the tolerance must not be negative")
+    from gpu_core.programs.api import MAX_ITER
+
     if args.max_iter < 1:
         raise CliError(f"--max-iter {args.max_iter}: give at least 1 iteration")
+    if args.max_iter > MAX_ITER:
+        raise CliError(f"--max-iter {args.max_iter}: give at most {MAX_ITER:,} iterations")
 
 
 def write_csv(fh, node_ids, rank) -> None:

@@ -30,11 +30,13 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.jobs import route
+    from app.jobs.maps import check_texts
     from app.progress import step
 
     opts = route.RouteOptions(args.source, args.target, strategy=args.strategy,
                               backend=args.backend, max_distance_m=args.max_snap,
                               map_path=args.map)
+    check_texts(args.map, args.source, args.target)
     net = open_map(args)
     warm_up_search(args, target=True)
     with step("route") as p:

@@ -9,6 +9,7 @@ import numpy as np
 
 import resources
 from app.cli import CliError
+from app.cli._atomic import out_paths
 from app.cli._common import add_command, add_search_arguments, open_map, timings, warm_up_search
 
 OUT_EXT = (".csv", ".npy")
@@ -27,10 +28,19 @@ def register(sub) -> None:
 
 
 def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray, unreachable: int = -1) -> None:
-    """Write costs as CSV or NPY (see the command's help); CliError for other extensions.
-    Unreached nodes (``dist == unreachable``: -1, or int64 min on a map with negative arcs,
-    where -1 is a real cost) get an empty CSV cost and keep that value in the NPY."""
+    """Write costs as CSV or NPY (see the command's help), atomically; CliError for other
+    extensions or a failed write. Unreached nodes (``dist == unreachable``: -1, or int64
+    min on a map with negative arcs, where -1 is a real cost) get an empty CSV cost and
+    keep that value in the NPY."""
     low = path.lower()
+    if not low.endswith(OUT_EXT):
+        raise CliError(f"--out {path!r}: unknown extension; write .csv or .npy")
+    with out_paths([path]) as (tmp,):
+        _write_costs(tmp, low, node_ids, dist, unreachable)
+
+
+def _write_costs(path: str, low: str, node_ids: np.ndarray, dist: np.ndarray,
+                 unreachable: int) -> None:
     if low.endswith(".npy"):
         dtype = NPY_DTYPE
         if node_ids.dtype == object:  # GraphML names: a string field of the needed width
@@ -39,10 +49,9 @@ def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray, unreachable: 
         arr = np.empty(node_ids.shape[0], dtype=dtype)
         arr["node_id"] = node_ids
         arr["cost"] = dist
-        np.save(path, arr, allow_pickle=False)
+        with open(path, "wb") as fh:  # np.save(name) would append .npy to the temp name
+            np.save(fh, arr, allow_pickle=False)
         return
-    if not low.endswith(".csv"):
-        raise CliError(f"--out {path!r}: unknown extension; write .csv or .npy")
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write("node_id,cost\n")
         ids = node_ids.tolist()
@@ -54,7 +63,7 @@ def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray, unreachable: 
 
 def run(args: argparse.Namespace) -> int:
     from app.jobs import sssp
-    from app.jobs.maps import resolve_texts
+    from app.jobs.maps import check_texts, resolve_texts
     from app.progress import step
 
     out = args.out
@@ -63,16 +72,14 @@ def run(args: argparse.Namespace) -> int:
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
         raise CliError(f"--out {out!r}: folder {parent} does not exist")
+    check_texts(args.map, args.source)
     net = open_map(args)
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
     warm_up_search(args, target=False)
     with step("sssp") as p:
         p(None, f"{args.strategy} from node {src.node_id}")
         res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend), progress=p)
-    try:
-        write_costs(out, net.node_labels(), res.dist, res.unreachable)
-    except OSError as exc:
-        raise CliError(f"cannot write {out!r}: {exc.strerror or exc}") from None
+    write_costs(out, net.node_labels(), res.dist, res.unreachable)
     reached = int(res.reached.sum())
     t = timings(args)
     print(

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from maps.network import KIND_ROAD, RoadNetwork
+from resources.atomic import atomic_open
 
 from .panels import button_row
 
@@ -65,10 +66,10 @@ def export_sites(net: RoadNetwork, result, path: str) -> None:
                   "properties": {k: v for k, v in r.items() if k not in ("lon", "lat")}} for r in rows]
         doc = {"type": "FeatureCollection", "mode": result.mode, "method": result.method,
                "backend": result.backend, "features": feats}
-        with open(path, "w", encoding="utf-8") as fh:
+        with atomic_open(path, "w") as fh:
             json.dump(doc, fh)
         return
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w") as fh:
         fh.write("rank,node_id,lon,lat,gain,group_betweenness,covered_share\n")
         for r in rows:
             fh.write(f"{r['rank']},{r['node_id']},{r['lon']:.7f},{r['lat']:.7f},{r['gain']:.6g},"

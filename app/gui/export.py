@@ -17,6 +17,7 @@ from app.jobs.route import Route, route_lonlat
 from gpu_core.keys import UNREACHABLE, UNREACHABLE_NEG
 from gpu_core.telemetry import PhaseLog
 from maps.network import RoadNetwork
+from resources.atomic import atomic_open, atomic_paths
 
 
 def route_geojson(net: RoadNetwork, route: Route, path: str | os.PathLike) -> None:
@@ -35,7 +36,7 @@ def route_geojson(net: RoadNetwork, route: Route, path: str | os.PathLike) -> No
             "map": net.name or os.path.basename(net.source_path),
         },
     }
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w") as fh:
         json.dump({"type": "FeatureCollection", "features": [feature]}, fh)
 
 
@@ -53,7 +54,7 @@ def route_gpx(net: RoadNetwork, route: Route, path: str | os.PathLike) -> None:
         f"    <desc>cost {route.cost} {route.unit}, {route.length_m:.1f} m</desc>\n"
         f"    <trkseg>\n{pts}\n    </trkseg>\n  </trk>\n</gpx>\n"
     )
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w") as fh:
         fh.write(text)
 
 
@@ -75,7 +76,7 @@ def _reached(net: RoadNetwork, dist: np.ndarray) -> np.ndarray:
 def field_csv(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> int:
     """node_id,lon,lat,cost for every reached node; returns the rows written."""
     idx = _reached(net, dist)
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w") as fh:
         fh.write("node_id,lon,lat,cost\n")
         ids, lon, lat, d = net.node_ids[idx], net.lon[idx], net.lat[idx], dist[idx]
         # One formatted block per chunk: fast enough for millions of rows.
@@ -97,7 +98,7 @@ def field_geojson(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -
         for i, lo, la, c in zip(net.node_ids[idx].tolist(), net.lon[idx].round(7).tolist(),
                                 net.lat[idx].round(7).tolist(), dist[idx].tolist(), strict=False)
     ]
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w") as fh:
         json.dump({"type": "FeatureCollection", "unit": net.unit, "features": feats}, fh)
     return len(feats)
 
@@ -107,15 +108,20 @@ def phases_csv(log: PhaseLog, path: str | os.PathLike) -> None:
 
 
 def view_image(widget, path: str | os.PathLike) -> None:
-    """Save a widget (or the map canvas) as PNG, or the map scene as SVG."""
+    """Save a widget (or the map canvas) as PNG, or the map scene as SVG (atomically)."""
     path = os.fspath(path)
+    with atomic_paths([path]) as (tmp,):
+        _view_image(widget, path, tmp)
+
+
+def _view_image(widget, path: str, tmp: str) -> None:
     if path.lower().endswith(".svg"):
         from PySide6.QtCore import QRectF, QSize
         from PySide6.QtGui import QPainter
         from PySide6.QtSvg import QSvgGenerator
 
         gen = QSvgGenerator()
-        gen.setFileName(path)
+        gen.setFileName(tmp)
         size = widget.size()
         gen.setSize(QSize(size.width(), size.height()))
         gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
@@ -127,5 +133,5 @@ def view_image(widget, path: str | os.PathLike) -> None:
             p.end()
         return
     pix = widget.grab()
-    if not pix.save(path):
+    if not pix.save(tmp, (os.path.splitext(path)[1][1:] or "png").upper()):
         raise OSError(f"could not write image {path}")

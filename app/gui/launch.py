@@ -75,7 +75,9 @@ def run_gui(args: argparse.Namespace) -> int:
 
     def shoot() -> None:
         try:
-            win.grab().save(args.screenshot)
+            from app.gui.export import view_image
+
+            view_image(win, args.screenshot)  # atomic, as every file Signpost writes
         except Exception as exc:  # report, do not hang
             fail(f"could not write {args.screenshot}: {exc}")
             return

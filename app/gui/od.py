@@ -16,12 +16,13 @@ from PySide6.QtWidgets import (
 )
 
 from resources import colormap_lut
+from resources.atomic import atomic_open
 
 from .panels import button_row
 
 
 def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w") as fh:
         fh.write("from,to,cost\n")
         for i, a in enumerate(from_ids):
             for j, b in enumerate(to_ids):

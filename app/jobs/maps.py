@@ -46,6 +46,17 @@ def profile_for(path: str, profile: str | None) -> str | None:
     return None if detect_format(path) in FILE_WEIGHT_FORMATS else profile
 
 
+def check_texts(path: str, *texts: str) -> None:
+    """Typed points checked before the map is loaded (``node:1.7``, a 30-digit id, LON,LAT
+    off the globe): PointError naming the first bad one. Named nodes (``node:NAME``) only
+    for formats that can have them (GraphML, or the cache of one)."""
+    from maps.load import find_format
+    from maps.points import check_points
+
+    spec = find_format(path)
+    check_points(spec is None or spec.kind in ("graphml", "cache"), *texts)
+
+
 def make_snapper(net: RoadNetwork):
     """A maps.snap.Snapper, or None when the map cannot be snapped to (no coordinates, no
     road arcs): then only typed node:ID points work."""

@@ -10,6 +10,7 @@ import numpy as np
 from ..backend import resolve_backend
 from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
+from ..validate import check_vertices
 from .common import (
     CPU_CHUNK_WORK,
     KERNELS,
@@ -110,9 +111,9 @@ def billboards(
     a = vertex_weights(n, sources, "sources")
     b = vertex_weights(n, targets, "targets")
     cand = vertex_mask(n, candidates, "candidates", True)
-    fixed_arr = np.unique(np.asarray(list(fixed) if fixed is not None else [], dtype=np.int64))
-    if fixed_arr.size and (fixed_arr.min() < 0 or fixed_arr.max() >= n):
-        raise InvalidArgumentError(f"fixed sites must be vertices 0..{n - 1}")
+    fixed_list = list(fixed) if fixed is not None else []
+    fixed_arr = np.unique(check_vertices(np.asarray(fixed_list, dtype=np.int64 if not fixed_list
+                                                    else None), n, "fixed"))
     in_r = np.zeros(n, dtype=bool)
     in_r[fixed_arr] = True
     eligible = cand & ~in_r

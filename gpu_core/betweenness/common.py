@@ -122,10 +122,15 @@ def vertex_weights(n: int, spec, name: str) -> np.ndarray:
         if not np.all(np.isfinite(arr)) or arr.min() < 0:
             raise InvalidArgumentError(f"{name} weights must be finite and >= 0")
         return arr.astype(np.float64)
-    idx = arr.astype(np.int64).ravel()
+    if arr.dtype.kind == "f":
+        raise InvalidArgumentError(f"{name}: float weights must be one per vertex ({n}); "
+                                   "vertex lists are integers")
+    idx = arr.ravel()
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         bad = idx[(idx < 0) | (idx >= n)][0]
         raise InvalidArgumentError(f"{name}: vertex {bad} is out of range 0..{n - 1}")
+    if idx.size and not np.issubdtype(idx.dtype, np.integer):
+        raise InvalidArgumentError(f"{name}: vertices must be integers, got dtype {idx.dtype}")
     out = np.zeros(n, dtype=np.float64)
     out[idx] = 1.0
     return out

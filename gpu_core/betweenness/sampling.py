@@ -106,6 +106,8 @@ def sampled_billboards(
     t0 = time.perf_counter()
     n = g.num_nodes
     L = sample_size(k, n, epsilon, delta)
+    if not 0 <= int(seed) < 2**64:
+        raise InvalidArgumentError(f"seed {seed} must be an integer in 0..2^64-1")
     T = SAMPLE_TARGETS
     A, B = float(a.sum()), float(b.sum())
     rng = np.random.default_rng(seed)
@@ -197,4 +199,12 @@ def sample_size(k: int, n: int, epsilon: float, delta: float) -> int:
     """
     if not (0 < epsilon < 1) or not (0 < delta < 1):
         raise InvalidArgumentError(f"epsilon and delta must lie in (0, 1) (got {epsilon}, {delta})")
-    return int(math.ceil(2.0 * (math.log(2.0 / delta) + k * math.log(max(n, 2))) / epsilon**2))
+    L = 2.0 * (math.log(2.0 / delta) + k * math.log(max(n, 2))) / max(epsilon * epsilon, 1e-300)
+    if L > MAX_SAMPLES:
+        raise InvalidArgumentError(
+            f"epsilon {epsilon} needs {L:.3g} sampled searches, more than {MAX_SAMPLES:,}; "
+            "give a larger epsilon (or --method exact)")
+    return int(math.ceil(L))
+
+
+MAX_SAMPLES = 10**8  # sampled searches; beyond this the exact method is cheaper anyway

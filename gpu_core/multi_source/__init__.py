@@ -16,7 +16,7 @@ from .api import (
     distance_matrix,
     iter_distance_rows,
     multi_source_sssp,
-    open_npy_temp,
+    open_npy_memmap,
 )
 
 __all__ = [
@@ -31,5 +31,5 @@ __all__ = [
     "distance_matrix",
     "iter_distance_rows",
     "multi_source_sssp",
-    "open_npy_temp",
+    "open_npy_memmap",
 ]

@@ -18,7 +18,6 @@ Distances only: no predecessors (use ``gpu_core.sssp`` for a route).
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ import numpy as np
 from ..backend import describe_backend, resolve_backend
 from ..errors import GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
+from ..validate import check_vertices
 
 VARIANTS = (
     "auto", "one_at_a_time", "task_parallel", "task_parallel_noshared", "batched", "phast",
@@ -73,18 +73,10 @@ def _human(nbytes: int) -> str:
 
 
 def available_memory() -> int:
-    """Bytes of host memory available now (MemAvailable), or a conservative guess."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 2 << 30
+    """Bytes of host memory available now (tests monkeypatch this name)."""
+    from resources.host import available_memory as host_available
+
+    return host_available()
 
 
 def default_max_bytes() -> int:
@@ -93,17 +85,7 @@ def default_max_bytes() -> int:
 
 
 def _indices(values, n: int, what: str) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(values))
-    if arr.ndim != 1:
-        raise InvalidArgumentError(f"{what} must be a 1-d list of vertex indices")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise InvalidArgumentError(f"{what} must be integer vertex indices, got {arr.dtype}")
-    arr = arr.astype(np.int64)
-    bad = (arr < 0) | (arr >= n)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise InvalidArgumentError(f"{what}[{i}] = {int(arr[i])} is outside 0..{n - 1}")
-    return arr.astype(np.int32)
+    return check_vertices(values, n, what)
 
 
 def _check_costs(g: CSRGraph, which: str) -> None:
@@ -169,9 +151,11 @@ def iter_distance_rows(
                               stats=stats)
         return
     if which == "cupy":
+        from ..device.memory import oom_as_typed
         from .cuda import iter_rows as cuda_rows
 
-        yield from cuda_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
+        with oom_as_typed(f"the {v} many-source search"):  # an allocation the estimate missed
+            yield from cuda_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
     else:
         from .cpu import iter_rows as cpu_rows
 
@@ -284,33 +268,18 @@ def all_pairs(
     if out_path is None:
         return multi_source_sssp(g, np.arange(n), backend=backend, variant=variant, chunk=chunk,
                                  on_progress=on_progress, cancel=cancel, max_bytes=max_bytes).dist
+    from resources.atomic import atomic_paths
+
     path = os.fspath(out_path)
-    mm, tmp = open_npy_temp(path, (n, n))
-    try:
+    with atomic_paths([path]) as (tmp,):  # a cancelled run leaves the old file, no temp
+        mm = open_npy_memmap(tmp, (n, n))
         multi_source_sssp(g, np.arange(n), backend=backend, variant=variant, chunk=chunk,
                           on_progress=on_progress, cancel=cancel, out=mm)
         mm.flush()
-        mm = None  # close the map before the rename
-        os.replace(tmp, path)
-    except BaseException:
-        mm = None
-        _unlink(tmp)
-        raise
+        del mm  # close the map before the rename
     return np.load(path, mmap_mode="r")
 
 
-def open_npy_temp(path: str, shape: tuple[int, int]) -> tuple[np.memmap, str]:
-    """A writable int64 .npy memmap in a temporary file beside ``path`` (rename when done)."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npy", dir=d)
-    os.close(fd)
-    mm = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=shape)
-    return mm, tmp
-
-
-def _unlink(p: str) -> None:
-    try:
-        os.unlink(p)
-    except OSError:
-        pass
-
+def open_npy_memmap(tmp: str, shape: tuple[int, int]) -> np.memmap:
+    """A writable int64 .npy memmap in ``tmp`` (a temporary of resources.atomic)."""
+    return np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=shape)

@@ -16,6 +16,7 @@ from ..backend import BACKENDS, resolve_backend
 from ..errors import GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from ..keys import UNREACHABLE
+from ..validate import check_vertex
 from .common import SUPERSTEP_DTYPE
 
 SuperstepCallback = Callable[[np.void], None]  # one SUPERSTEP_DTYPE row per superstep
@@ -89,6 +90,9 @@ def choose_backend(backend: str) -> tuple[str, str]:
     return resolve_backend(backend), ""
 
 
+MAX_ITER = 10**6  # PageRank iterations: converges long before on any graph
+
+
 def check_pagerank_args(damping: float, tol: float, max_iter: int) -> None:
     if not 0.0 < damping < 1.0:  # also refuses NaN
         raise InvalidArgumentError(f"damping {damping!r} is outside (0, 1)")
@@ -96,6 +100,8 @@ def check_pagerank_args(damping: float, tol: float, max_iter: int) -> None:
         raise InvalidArgumentError(f"tolerance {tol!r} is negative (give 0 or more)")
     if int(max_iter) < 1:
         raise InvalidArgumentError(f"max_iter {max_iter!r} is below 1")
+    if int(max_iter) > MAX_ITER:
+        raise InvalidArgumentError(f"max_iter {max_iter!r} is above {MAX_ITER:,}")
 
 
 @contextlib.contextmanager
@@ -134,9 +140,7 @@ def bellman_ford(
 
     g = CSRGraph.from_any(graph)
     n = g.num_nodes
-    source = int(source)
-    if not 0 <= source < n:
-        raise InvalidArgumentError(f"source {source} is outside 0..{n - 1}")
+    source = check_vertex(source, n, "source")
     be, note = choose_backend(backend)
     t0 = time.perf_counter()
     if be == "cupy":

@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..backend import describe_backend, resolve_backend
-from ..errors import InvalidArgumentError, NegativeCycleError
+from ..errors import NegativeCycleError
 from ..graph import CSRGraph, GraphLike
 from ..host.distances import dist_from_keys
 from ..keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 from ..telemetry import PhaseLog
+from ..validate import check_vertex, check_vertices
 from .negative import check_strategy, negative_cycle_error
 from .registry import STRATEGIES, get
 
@@ -147,13 +148,8 @@ class SSSPResult:
 
 
 def _as_sources(source: int | Sequence[int] | np.ndarray, n: int) -> np.ndarray:
-    src = np.atleast_1d(np.asarray(source, dtype=np.int64))
-    if src.size == 0:
-        raise InvalidArgumentError("no source given")
-    if src.min() < 0 or src.max() >= n:
-        bad = src[(src < 0) | (src >= n)][0]
-        raise InvalidArgumentError(f"source {int(bad)} is outside 0..{n - 1}")
-    return np.unique(src).astype(np.int32)
+    """Distinct int32 sources (float ids are refused, not truncated)."""
+    return np.unique(check_vertices(source, n, "source", allow_empty=False))
 
 
 def sssp(
@@ -184,9 +180,9 @@ def sssp(
     n = g.num_nodes
     opts = options or SSSPOptions()
     if target is not None:
-        opts = dataclasses.replace(opts, target=int(target))
-    if opts.target is not None and not (0 <= opts.target < n):
-        raise InvalidArgumentError(f"target {opts.target} is outside 0..{n - 1}")
+        opts = dataclasses.replace(opts, target=check_vertex(target, n, "target"))
+    elif opts.target is not None:
+        check_vertex(opts.target, n, "target")
     check_strategy(entry.name, ks.negative)
     sources = _as_sources(source, n)
     which = resolve_backend(backend)

@@ -1,0 +1,21 @@
+"""Facts about the host that several layers need (here, at the bottom, so ``maps`` and
+``gpu_core`` share one reading without importing each other)."""
+
+from __future__ import annotations
+
+import os
+
+
+def available_memory() -> int:
+    """Bytes of host memory available now (MemAvailable), or a conservative guess."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 2 << 30
