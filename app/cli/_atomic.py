@@ -26,12 +26,23 @@ def check_out(path: str, exts: tuple[str, ...], option: str = "--out") -> str:
 
 def write_text_atomic(path: str, write: Callable[[TextIO], None]) -> None:
     """Call ``write(fh)`` on a temporary text file, then rename it to ``path``."""
+
+    def to(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            write(fh)
+
+    write_file_atomic(path, to)
+
+
+def write_file_atomic(path: str, write: Callable[[str], None]) -> None:
+    """Call ``write(tmp_path)`` (it creates or overwrites that file), then rename the file
+    to ``path``; CliError for an OSError, the temporary file removed on any failure."""
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            write(fh)
+        os.close(fd)
+        write(tmp)
         os.chmod(tmp, 0o644)  # mkstemp makes it 0600; an output is an ordinary file
         os.replace(tmp, path)
         tmp = None
