@@ -15,6 +15,7 @@ GUI's OD tool: typed points per row) and :func:`read_demand` (``billboards --dem
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
 
@@ -206,12 +207,16 @@ def _label(net: RoadNetwork, i: int) -> int | str:
 # One reader for every file of points: `signpost matrix --from/--to`, the GUI's OD tool
 # and `signpost billboards --demand`. CSV (columns found by header name, any order,
 # others ignored; UTF-8 with or without BOM; ',' or, when the header has none, ';' or a
-# tab) or GeoJSON (Point / MultiPoint geometries, read as lon,lat rows).
+# tab), GeoJSON or a GeoPackage's point layer (Point / MultiPoint geometries, read as
+# lon,lat rows with the features' properties as further columns). An id column
+# (``id_column``, default the first that is neither lon/lat nor node) names each row in
+# outputs (:func:`id_column_of`).
 LON_NAMES = ("lon", "lng", "long", "longitude")
 LAT_NAMES = ("lat", "latitude")
 NODE_NAMES = ("node", "node_id", "nodeid")
 POINT_NAMES = ("point",)
 GEOJSON_EXT = (".geojson", ".json")
+GPKG_EXT = (".gpkg",)
 
 
 @dataclass(frozen=True)
@@ -248,10 +253,12 @@ class PointTable:
 
 
 def read_table(path: str) -> PointTable:
-    """Split a points file (CSV or GeoJSON, see above) into header and rows. PointError
-    names the file when it cannot be read or is not UTF-8 text."""
+    """Split a points file (CSV, GeoJSON or GeoPackage, see above) into header and rows.
+    PointError names the file when it cannot be read or is not UTF-8 text."""
     import csv
 
+    if path.lower().endswith(GPKG_EXT):
+        return _gpkg_table(path)
     try:
         fh = open(path, newline="", encoding="utf-8-sig")  # a spreadsheet's BOM is dropped
     except OSError as exc:
@@ -288,37 +295,165 @@ def _delimiter(header_line: str) -> str:
 
 
 def _geojson_table(path: str, text: str) -> PointTable:
-    """GeoJSON Point/MultiPoint features as a ``lon,lat`` table (row = one point)."""
-    from .areas import geometries, parse_geojson
+    """GeoJSON Point/MultiPoint features as a ``lon,lat,PROPS...`` table (row = one point;
+    the properties of every feature, in first-seen order, are the other columns)."""
+    from .areas import parse_geojson
 
-    rows: list[TableRow] = []
-    for gj in geometries(parse_geojson(text, path)):
+    doc = parse_geojson(text, path)
+    feats = doc.get("features") if doc.get("type") == "FeatureCollection" else [doc]
+    found: list[tuple[float, float, dict]] = []
+    for f in feats if isinstance(feats, list) else []:
+        gj = f.get("geometry") if isinstance(f, dict) and f.get("type") == "Feature" else f
+        props = f.get("properties") if isinstance(f, dict) else None
+        props = props if isinstance(props, dict) else {}
         kind = gj.get("type") if isinstance(gj, dict) else None
         coords = gj.get("coordinates") if kind in ("Point", "MultiPoint") else None
         for c in ([coords] if kind == "Point" else coords or []):
             if not isinstance(c, (list, tuple)) or len(c) < 2:
-                raise PointError(f"point {len(rows)}: coordinates {c!r} are not [lon, lat]",
+                raise PointError(f"point {len(found)}: coordinates {c!r} are not [lon, lat]",
                                  path=path)
-            rows.append(TableRow(0, len(rows), (str(c[0]), str(c[1]))))
-    return PointTable(path, ",", ("lon", "lat"), 0, tuple(rows))
+            found.append((c[0], c[1], props))
+    return _point_table(path, found, geojson_crs(doc))
+
+
+def geojson_crs(doc: dict) -> str | None:
+    """The legacy ``crs`` member's name of a GeoJSON document (RFC 7946 has none: WGS84)."""
+    crs = doc.get("crs")
+    if isinstance(crs, dict) and isinstance(crs.get("properties"), dict):
+        name = crs["properties"].get("name")
+        return str(name) if name is not None else None
+    return None
+
+
+def _gpkg_table(path: str) -> PointTable:
+    """The point features of a GeoPackage's first point layer as a ``lon,lat,COLS...``
+    table (shapely reads the WKB; the layer's SRS goes through :func:`to_wgs84`)."""
+    import sqlite3
+    from urllib.parse import quote
+
+    import shapely
+
+    try:
+        con = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
+        layers = con.execute(
+            "SELECT g.table_name, g.column_name, g.srs_id, s.organization, "
+            "s.organization_coordsys_id FROM gpkg_geometry_columns g LEFT JOIN "
+            "gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id WHERE upper(g.geometry_type_name) "
+            "IN ('POINT', 'MULTIPOINT') ORDER BY g.table_name").fetchall()
+    except sqlite3.Error as exc:
+        raise PointError(f"not a readable GeoPackage ({exc})", path=path) from None
+    try:
+        if not layers:
+            raise PointError("the GeoPackage has no point layer", path=path)
+        table, column, srs_id, org, code = layers[0]
+        crs = f"{org}:{code}" if org and str(org).upper() != "NONE" else None
+        cur = con.execute(f'SELECT * FROM "{table.replace(chr(34), chr(34) * 2)}"')
+        names = [d[0] for d in cur.description]
+        found = []
+        for k, row in enumerate(cur):
+            blob = row[names.index(column)]
+            props = {n: v for n, v in zip(names, row, strict=True) if n != column}
+            try:
+                geom = shapely.from_wkb(_wkb_of_gpkg(bytes(blob)))
+            except Exception as exc:  # shapely/GEOS raise several types for bad WKB
+                raise PointError(f"layer {table!r} feature {k}: bad geometry ({exc})",
+                                 path=path) from None
+            for pt in shapely.get_parts(geom).tolist():
+                if not pt.is_empty:
+                    found.append((pt.x, pt.y, props))
+    except sqlite3.Error as exc:
+        raise PointError(f"not a readable GeoPackage ({exc})", path=path) from None
+    finally:
+        con.close()
+    return _point_table(path, found, crs)
+
+
+def _wkb_of_gpkg(blob: bytes) -> bytes:
+    """The WKB inside a GeoPackage geometry blob (after the 'GP' header and envelope)."""
+    if len(blob) < 8 or blob[:2] != b"GP":
+        raise ValueError("not a GeoPackage geometry blob")
+    env = (blob[3] >> 1) & 7
+    return blob[8 + (0, 32, 48, 48, 64)[env]:]
+
+
+def to_wgs84(xy: np.ndarray, crs: str | None, path: str) -> np.ndarray:
+    """Point coordinates in a file's CRS as WGS84 lon/lat: the one place a CRS transform
+    goes (pyproj, issue 13's items 1-4). Today WGS84 (none given, EPSG:4326, OGC CRS84)
+    passes and any other CRS is refused naming it."""
+    if crs is None or crs.replace("urn:ogc:def:crs:", "").upper().replace("::", ":") in (
+            "EPSG:4326", "OGC:1.3:CRS84", "OGC:CRS84", "CRS84"):
+        return xy
+    raise PointError(f"points are in {crs}; give them in WGS84 lon/lat (EPSG:4326)", path=path)
+
+
+def _point_table(path: str, found: list, crs: str | None) -> PointTable:
+    """Rows ``lon, lat, property...`` of (x, y, properties) points."""
+    cols = list(dict.fromkeys(k for _, _, p in found for k in p))
+    cols = [c for c in cols if c.strip().lower() not in LON_NAMES + LAT_NAMES]
+    try:
+        xy = np.asarray([(float(x), float(y)) for x, y, _ in found], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise PointError("a point's coordinates are not numbers", path=path) from None
+    xy = to_wgs84(xy.reshape(-1, 2), crs, path)
+    rows = tuple(
+        TableRow(0, i, (repr(float(xy[i, 0])), repr(float(xy[i, 1])),
+                        *("" if p.get(c) is None else str(p.get(c)) for c in cols)))
+        for i, (_, _, p) in enumerate(found))
+    return PointTable(path, ",", ("lon", "lat", *cols), 0, rows)
 
 
 @dataclass
 class PointsRead:
-    """Node indices of a points file's rows and the key of each row (lon, lat) or node id."""
+    """Node indices of a points file's rows and the key of each row (lon, lat) or node id;
+    ``ids``: each row's value in the id column (None when the file has no such column)."""
 
     nodes: np.ndarray  # int32, one per row
     keys: list
+    ids: list | None = None
+    id_name: str | None = None
+
+    def row_ids(self, net: RoadNetwork) -> list:
+        """Each row's id: the id column's value, else the node id as written (a ``node``
+        column), else the map's id of the node a lon/lat row snapped to."""
+        if self.ids is not None:
+            return self.ids
+        labels = net.node_labels()
+        return [k if not isinstance(k, tuple) else
+                labels[i] if isinstance(labels[i], str) else int(labels[i])
+                for k, i in zip(self.keys, self.nodes.tolist(), strict=True)]
+
+
+def id_column_of(t: PointTable, id_column: str | None) -> int | None:
+    """The id column of a table: ``id_column`` by (case-insensitive) name, PointError when
+    no column has it; by default the first column that is neither lon/lat, node nor point
+    (None when every column is one of those)."""
+    if id_column is not None:
+        j = t.column((id_column.strip().lower(),))
+        if j is None:
+            raise PointError(f"no column named {id_column!r}; the columns are "
+                             f"{t.header_text!r}", path=t.path, line=t.header_line or None)
+        return j
+    known = LON_NAMES + LAT_NAMES + NODE_NAMES + POINT_NAMES
+    return next((j for j, h in enumerate(t.names) if h not in known and h), None)
+
+
+def _id_value(text: str):
+    """An id cell as output: an integer when it is one, else the text."""
+    v = text.strip()
+    try:
+        return int(v)
+    except ValueError:
+        return v
 
 
 def read_points(
     path: str, net: RoadNetwork, *, max_distance_m: float = DEFAULT_MAX_DISTANCE_M,
-    snapper_box: list | None = None,
+    snapper_box: list | None = None, id_column: str | None = None,
 ) -> PointsRead:
     """The nodes of the points in ``path`` (a ``lon,lat`` pair or a ``node`` id per row;
-    lon/lat win on a map with coordinates). PointError names the file, line and row for
-    anything unreadable or off the map. ``snapper_box``: a list that keeps one Snapper
-    across calls (built on first need)."""
+    lon/lat win on a map with coordinates) and their ids (:func:`id_column_of`).
+    PointError names the file, line and row for anything unreadable or off the map.
+    ``snapper_box``: a list that keeps one Snapper across calls (built on first need)."""
     from .errors import MapError
 
     box = snapper_box if snapper_box is not None else []
@@ -335,6 +470,9 @@ def read_points(
     width = max(idx) + 1
     nodes: list[int] = []
     keys: list = []
+    idc = id_column_of(t, id_column)
+    ids = None if idc is None else [
+        _id_value(r.cells[idc]) if idc < len(r.cells) else "" for r in t.rows]
     for row in t.rows:
         where = f"row {row.index}"
         try:
@@ -357,7 +495,8 @@ def read_points(
         nodes.append(int(node))
     if not nodes:
         raise PointError("no points after the header", path=path)
-    return PointsRead(np.asarray(nodes, dtype=np.int32), keys)
+    return PointsRead(np.asarray(nodes, dtype=np.int32), keys, ids,
+                      None if idc is None else t.header[idc].strip())
 
 
 def read_point_texts(path: str) -> list[tuple[int, str]]:
