@@ -527,34 +527,45 @@ def read_point_texts(path: str) -> list[tuple[int, str]]:
     return out
 
 
-def read_demand(path: str, net: RoadNetwork) -> tuple[np.ndarray, np.ndarray]:
-    """(a, b) per-node origin / destination weights from a CSV with a ``node`` column and
+def read_demand(path: str, net: RoadNetwork, *,
+                max_distance_m: float = DEFAULT_MAX_DISTANCE_M) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) per-node origin / destination weights from a points file (any format of
+    :func:`read_table`) whose rows are a ``node`` id or ``lon,lat`` (snapped) with
     ``weight`` (or ``origin``/``destination``) columns; nodes not listed weigh 0."""
     t = read_table(path)
     if t.header is None:
         raise PointError("empty file: expected a 'node,weight' header", path=path)
-    cn, cw = t.column(("node", "node_id")), t.column(("weight",))
+    kind, idx = _pick_columns(t, net)
+    cw = t.column(("weight",))
     co, cd = t.column(("origin",)), t.column(("destination",))
-    if cn is None or (cw is None and co is None and cd is None):
-        raise PointError(f"header is {t.header_text!r}: expected a 'node' column "
+    if kind is None or (cw is None and co is None and cd is None):
+        raise PointError(f"header is {t.header_text!r}: expected a 'node' (or lon,lat) column "
                          "and 'weight' (or 'origin'/'destination') columns",
                          path=path, line=t.header_line)
     ca = co if co is not None else cw
     cb = cd if cd is not None else cw
     a, b = np.zeros(net.num_nodes), np.zeros(net.num_nodes)
+    box: list = []
     for row in t.rows:
         r = row.cells
         try:
-            v = node_index(net, r[cn], "node")
+            if kind == "node":
+                v = node_index(net, r[idx[0]], "node")
+            else:
+                lon, lat = _lonlat_cells(r[idx[0]], r[idx[1]], f"row {row.index}")
+                v = _snap_lonlat(net, lon, lat, max_distance_m, box)
             wa = float(r[ca]) if ca is not None else 0.0
             wb = float(r[cb]) if cb is not None else 0.0
         except (IndexError, ValueError):
-            raise PointError(f"expected a node id and numbers, got {t.delimiter.join(r)!r}",
-                             path=path, line=row.line) from None
+            raise PointError(f"expected a point and numbers, got {t.delimiter.join(r)!r}"
+                             if kind != "node" else
+                             f"expected a node id and numbers, got {t.delimiter.join(r)!r}",
+                             path=path, line=row.line or None) from None
         except PointError as exc:
-            raise PointError(exc.detail, path=path, line=row.line) from None
+            raise PointError(exc.detail, path=path, line=row.line or None) from None
         if not (math.isfinite(wa) and math.isfinite(wb)) or wa < 0 or wb < 0:
-            raise PointError("weights must be finite numbers >= 0", path=path, line=row.line)
+            raise PointError("weights must be finite numbers >= 0", path=path,
+                             line=row.line or None)
         a[v] += wa
         b[v] += wb
     if a.sum() <= 0 or b.sum() <= 0:

@@ -44,9 +44,10 @@ def register(sub) -> None:
                    help="sites already placed (node ids as in the file): counted in the "
                    "group from the start, not among the K returned")
     p.add_argument("--demand", default=None, metavar="D.csv",
-                   help="OD demand weights: CSV with a 'node' column and 'weight' (or "
-                   "'origin' and 'destination') columns; pair (s, t) counts a_s * b_t, "
-                   "nodes not listed weigh 0")
+                   help="OD demand weights: a points file (CSV with a 'node' or lon,lat "
+                   "columns, GeoJSON or GeoPackage points) with 'weight' (or 'origin' and "
+                   "'destination') columns; pair (s, t) counts a_s * b_t, nodes not listed "
+                   "weigh 0")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
