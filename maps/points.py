@@ -417,10 +417,8 @@ class PointsRead:
         column), else the map's id of the node a lon/lat row snapped to."""
         if self.ids is not None:
             return self.ids
-        labels = net.node_labels()
-        return [k if not isinstance(k, tuple) else
-                labels[i] if isinstance(labels[i], str) else int(labels[i])
-                for k, i in zip(self.keys, self.nodes.tolist(), strict=True)]
+        at = net.source_ids(self.nodes)
+        return [k if not isinstance(k, tuple) else a for k, a in zip(self.keys, at, strict=True)]
 
 
 def id_column_of(t: PointTable, id_column: str | None) -> int | None:
