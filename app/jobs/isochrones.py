@@ -75,8 +75,10 @@ def length_graph(net):
 
 
 def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
-        cancel: CancelCheck | None = None) -> IsochroneResult:
-    """Polygons of ``opts.cutoffs`` from ``opts.source`` (module doc)."""
+        cancel: CancelCheck | None = None, dist: np.ndarray | None = None) -> IsochroneResult:
+    """Polygons of ``opts.cutoffs`` from ``opts.source`` (module doc); ``dist``: the costs
+    of a search already made from that source by the map's weights (the window's), reused
+    instead of searching again."""
     from gpu_core.sssp import sssp
 
     if not net.has_coordinates:
@@ -97,8 +99,10 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     else:
         g, w = net, np.asarray(net.weights, dtype=np.int64)
         unit = net.unit
-    res = sssp(g, opts.source, backend=opts.backend, strategy=opts.strategy, cancel=cancel)
-    dist = np.asarray(res.dist, dtype=np.int64)
+    if dist is None or opts.by == "length":
+        dist = sssp(g, opts.source, backend=opts.backend, strategy=opts.strategy,
+                    cancel=cancel).dist
+    dist = np.asarray(dist, dtype=np.int64)
     t["search_s"] = time.perf_counter() - t0
     polys = []
     lines = _ArcLines(net)
