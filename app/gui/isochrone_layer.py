@@ -60,7 +60,7 @@ class IsochroneLayer:
             item.setBrush(QBrush(QColor(*rgb, FILL_ALPHA)))
             vb.addItem(item)
             self.items.append(item)
-        for k, (rgb, text) in enumerate(zip(colours, labels, strict=True)):
+        for rgb, text in zip(colours, labels, strict=True):
             rgb = [int(v) for v in rgb]
             sample = pg.PlotDataItem([0, 1], [0, 0], pen=pg.mkPen(*rgb, width=1.5),
                                      fillLevel=0, fillBrush=pg.mkBrush(*rgb, 160))
