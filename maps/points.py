@@ -502,21 +502,29 @@ def read_point_texts(path: str) -> list[tuple[int, str]]:
     (LON,LAT / node:ID), ``lon``+``lat`` columns or a ``node_id`` column, looked up per
     row in that order. PointError names the file and line otherwise (also for an empty
     file, a header without rows, a file that is not UTF-8 text)."""
+    return [(line, text) for line, text, _ in read_point_rows(path)]
+
+
+def read_point_rows(path: str, id_column: str | None = None) -> list[tuple[int, str, object]]:
+    """As :func:`read_point_texts`, each row with its id (:func:`id_column_of`; None when
+    the file has no id column)."""
     t = read_table(path)
     if t.header is None:
         raise PointError("empty file: expected a point, lon+lat or node_id header", path=path)
     cols = [t.column(names) for names in (POINT_NAMES, LON_NAMES, LAT_NAMES, NODE_NAMES)]
+    idc = id_column_of(t, id_column)
     out = []
     for row in t.rows:
         pt, lon, lat, node = (
             row.cells[j].strip() if j is not None and j < len(row.cells) else "" for j in cols
         )
+        rid = _id_value(row.cells[idc]) if idc is not None and idc < len(row.cells) else None
         if pt:
-            out.append((row.line, pt))
+            out.append((row.line, pt, rid))
         elif lon and lat:
-            out.append((row.line, f"{lon},{lat}"))
+            out.append((row.line, f"{lon},{lat}", rid))
         elif node:
-            out.append((row.line, f"node:{node}"))
+            out.append((row.line, f"node:{node}", rid))
         else:
             raise PointError("expected a point, lon+lat or node_id column", path=path,
                              line=row.line or None)
