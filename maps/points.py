@@ -327,61 +327,28 @@ def geojson_crs(doc: dict) -> str | None:
 
 def _gpkg_table(path: str) -> PointTable:
     """The point features of a GeoPackage's first point layer as a ``lon,lat,COLS...``
-    table (shapely reads the WKB; the layer's SRS goes through :func:`to_wgs84`)."""
-    import sqlite3
-    from urllib.parse import quote
-
+    table (the layer's SRS goes through :func:`to_wgs84`)."""
     import shapely
 
-    try:
-        con = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
-        layers = con.execute(
-            "SELECT g.table_name, g.column_name, g.srs_id, s.organization, "
-            "s.organization_coordsys_id FROM gpkg_geometry_columns g LEFT JOIN "
-            "gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id WHERE upper(g.geometry_type_name) "
-            "IN ('POINT', 'MULTIPOINT') ORDER BY g.table_name").fetchall()
-    except sqlite3.Error as exc:
-        raise PointError(f"not a readable GeoPackage ({exc})", path=path) from None
-    try:
-        if not layers:
-            raise PointError("the GeoPackage has no point layer", path=path)
-        table, column, srs_id, org, code = layers[0]
-        crs = f"{org}:{code}" if org and str(org).upper() != "NONE" else None
-        cur = con.execute(f'SELECT * FROM "{table.replace(chr(34), chr(34) * 2)}"')
-        names = [d[0] for d in cur.description]
-        found = []
-        for k, row in enumerate(cur):
-            blob = row[names.index(column)]
-            props = {n: v for n, v in zip(names, row, strict=True) if n != column}
-            try:
-                geom = shapely.from_wkb(_wkb_of_gpkg(bytes(blob)))
-            except Exception as exc:  # shapely/GEOS raise several types for bad WKB
-                raise PointError(f"layer {table!r} feature {k}: bad geometry ({exc})",
-                                 path=path) from None
-            for pt in shapely.get_parts(geom).tolist():
-                if not pt.is_empty:
-                    found.append((pt.x, pt.y, props))
-    except sqlite3.Error as exc:
-        raise PointError(f"not a readable GeoPackage ({exc})", path=path) from None
-    finally:
-        con.close()
+    from .gpkg_features import read_gpkg_features
+
+    crs, feats = read_gpkg_features(path, ("POINT", "MULTIPOINT"), "point")
+    found = [(pt.x, pt.y, props) for geom, props in feats
+             for pt in shapely.get_parts(geom).tolist() if not pt.is_empty]
     return _point_table(path, found, crs)
 
 
-def _wkb_of_gpkg(blob: bytes) -> bytes:
-    """The WKB inside a GeoPackage geometry blob (after the 'GP' header and envelope)."""
-    if len(blob) < 8 or blob[:2] != b"GP":
-        raise ValueError("not a GeoPackage geometry blob")
-    env = (blob[3] >> 1) & 7
-    return blob[8 + (0, 32, 48, 48, 64)[env]:]
+def is_wgs84(crs: str | None) -> bool:
+    """True for no CRS (RFC 7946: WGS84), EPSG:4326 and OGC CRS84, however written."""
+    return crs is None or crs.replace("urn:ogc:def:crs:", "").upper().replace("::", ":") in (
+        "EPSG:4326", "OGC:1.3:CRS84", "OGC:CRS84", "CRS84")
 
 
 def to_wgs84(xy: np.ndarray, crs: str | None, path: str) -> np.ndarray:
     """Point coordinates in a file's CRS as WGS84 lon/lat: the one place a CRS transform
-    goes (pyproj, issue 13's items 1-4). Today WGS84 (none given, EPSG:4326, OGC CRS84)
-    passes and any other CRS is refused naming it."""
-    if crs is None or crs.replace("urn:ogc:def:crs:", "").upper().replace("::", ":") in (
-            "EPSG:4326", "OGC:1.3:CRS84", "OGC:CRS84", "CRS84"):
+    goes (pyproj, issue 13's items 1-4). Today WGS84 (:func:`is_wgs84`) passes and any
+    other CRS is refused naming it."""
+    if is_wgs84(crs):
         return xy
     raise PointError(f"points are in {crs}; give them in WGS84 lon/lat (EPSG:4326)", path=path)
 

@@ -39,7 +39,8 @@ def register(sub) -> None:
                    help="where sites may go: all nodes, road nodes only (roadside), or nodes "
                    "not on rail (default all)")
     p.add_argument("--within", default=None, metavar="AREA.geojson",
-                   help="candidate sites only inside these polygons (GeoJSON, lon/lat)")
+                   help="candidate sites only inside these polygons (GeoJSON or GeoPackage, "
+                   "lon/lat)")
     p.add_argument("--fixed", default=None, metavar="ID[,ID...]",
                    help="sites already placed (node ids as in the file): counted in the "
                    "group from the start, not among the K returned")
