@@ -166,7 +166,6 @@ def _inner_osm_node(
     (the route starts at that arc's nearer endpoint). None when the map is not an OSM file
     still on disk; NodeNotFoundError naming the file when the file has no such node or no
     road of this profile passes through it."""
-    import os
 
     path = net.source_path
     if net.meta.get("format") != "osm" or not path or not os.path.exists(path):
