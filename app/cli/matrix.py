@@ -36,13 +36,15 @@ def register(sub) -> None:
 
     from ._common import add_backend_argument, add_command, add_snap_argument
 
-    p = add_command(sub, "matrix", run, "costs between two point lists (CSV in; CSV or .npy out)",
-                    DESCRIPTION, raw=True)
+    p = add_command(sub, "matrix", run,
+                    "costs between two point lists (CSV/GeoJSON/GeoPackage in; CSV, Parquet "
+                    "or .npy out)", DESCRIPTION, raw=True)
     p.add_argument("--from", dest="from_csv", required=True, metavar="A.csv",
-                   help="origins: CSV with a lon,lat header (or node)")
+                   help="origins: CSV with a lon,lat header (or node), GeoJSON or GeoPackage "
+                        "points")
     p.add_argument("--to", dest="to_csv", required=True, metavar="B.csv",
-                   help="destinations: CSV with a lon,lat header (or node)")
-    p.add_argument("--out", required=True, metavar="M.csv|M.npy", help="output file")
+                   help="destinations: as --from")
+    p.add_argument("--out", required=True, metavar="M.csv|M.parquet|M.npy", help="output file")
     p.add_argument("--id-column", default=None, metavar="NAME",
                    help="column naming each point in the output (default: the first that "
                         "is neither lon/lat nor node)")
