@@ -13,8 +13,10 @@ How a polygon is made (shapely on the CPU, in the map's local metric projection 
 3. The reached lines (and the source point) are buffered by ``buffer_m`` metres each side
    (default :data:`DEFAULT_BUFFER_M`; lines simplified to a tenth of it first) and
    unioned. Blocks wider than twice the buffer where no reachable road runs stay holes.
-4. Cutoffs are nested by union (each polygon contains the smaller ones exactly), then
-   projected back to WGS84 lon/lat on a 1e-7 degree grid and nested there again.
+4. Cutoffs are nested by union: the polygon of a cutoff is the one before it united with
+   the buffers of what the larger cutoff adds (the arcs newly reached, the parts of arcs
+   that reach further), so each contains the smaller ones; then projected back to WGS84
+   lon/lat (containment holds up to floating-point rounding of the projection).
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     t["search_s"] = time.perf_counter() - t0
     polys = []
     lines = _ArcLines(net)
-    prev = None
+    prev, prev_c = None, None
     for k, c in enumerate(cut):
         if cancel is not None and cancel():
             from gpu_core.errors import CancelledError
@@ -114,40 +116,20 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
             raise CancelledError("isochrones cancelled")
         report(progress, (k + 0.5) / len(cut), f"polygon {k + 1} of {len(cut)}")
         t1 = time.perf_counter()
-        geoms = lines.reached(dist, w, c, opts.source)
+        geoms = lines.reached(dist, w, c, opts.source, since=prev_c)
         t2 = time.perf_counter()
-        poly = _buffer(geoms, opts.buffer_m)
-        if prev is not None:
-            import shapely
-
-            poly = shapely.union(poly, prev)
+        poly = _buffer(geoms, opts.buffer_m, prev)
         t3 = time.perf_counter()
         t["cut_s"] = t.get("cut_s", 0.0) + t2 - t1
         t["buffer_s"] = t.get("buffer_s", 0.0) + t3 - t2
         polys.append(poly)
-        prev = poly
+        prev, prev_c = poly, c
     t4 = time.perf_counter()
-    lonlat = nest_lonlat([to_lonlat_geometry(p, net.origin) for p in polys])
+    lonlat = [to_lonlat_geometry(p, net.origin) for p in polys]
     t["project_s"] = time.perf_counter() - t4
     t["polygons_s"] = time.perf_counter() - t0 - t["search_s"]
     report(progress, 1.0, "done")
     return IsochroneResult(cut, polys, lonlat, dist, unit, t)
-
-
-# Output coordinates are snapped to this grid (degrees, ~1 cm): nesting is redone on it so
-# that each written polygon contains the smaller ones exactly, as read back from the file.
-GRID_DEG = 1e-7
-
-
-def nest_lonlat(polys: list) -> list:
-    """Polygons snapped to :data:`GRID_DEG`, each unioned with the one before it."""
-    import shapely
-
-    out = []
-    for p in polys:
-        q = shapely.set_precision(p, GRID_DEG)
-        out.append(q if not out else shapely.union(q, out[-1], grid_size=GRID_DEG))
-    return out
 
 
 def to_lonlat_geometry(geom, origin: tuple[float, float]):
@@ -164,11 +146,12 @@ def to_lonlat_geometry(geom, origin: tuple[float, float]):
     return shapely.transform(geom, f)
 
 
-def _buffer(geoms, width: float):
-    """The union of every geometry's buffer: lines are merged where they meet end to end
-    and simplified to a tenth of the width first (fewer, lighter buffers to union; the
-    outline moves by at most that tenth), then buffered one by one and unioned in a tree
-    (GEOS's cascaded union). One buffer of a whole collection is 100x slower in GEOS."""
+def _buffer(geoms, width: float, prev=None):
+    """The union of every geometry's buffer (and of ``prev``): lines are merged where they
+    meet end to end and simplified to a tenth of the width first (fewer, lighter buffers
+    to union; the outline moves by at most that tenth), then buffered one by one and
+    unioned in a tree (GEOS's cascaded union). One buffer of a whole collection is 100x
+    slower in GEOS."""
     import shapely
 
     pts = [g for g in geoms if g.geom_type == "Point"]
@@ -177,10 +160,12 @@ def _buffer(geoms, width: float):
     if lines:
         merged = shapely.line_merge(shapely.MultiLineString(lines))
         parts.extend(shapely.simplify(shapely.get_parts(merged), width / 10).tolist())
-    if not parts:
+    bufs = shapely.buffer(np.asarray(parts, dtype=object), width, quad_segs=QUAD_SEGS)
+    if prev is not None:
+        bufs = np.append(bufs, np.asarray([prev], dtype=object))
+    if len(bufs) == 0:
         return shapely.Polygon()
-    return shapely.union_all(shapely.buffer(np.asarray(parts, dtype=object), width,
-                                            quad_segs=QUAD_SEGS))
+    return shapely.union_all(bufs)
 
 
 class _ArcLines:
@@ -213,57 +198,76 @@ class _ArcLines:
         self.px, self.py = px, py
         seg = np.hypot(np.diff(px), np.diff(py))
         seg[last[:-1]] = 0.0  # no segment between one arc's head and the next arc's tail
-        cum = np.concatenate([[0.0], np.cumsum(seg)])
-        self.cum = cum - np.repeat(cum[self.start], counts)  # metres from the arc's tail
-        self.length = self.cum[last]
+        # metres along all arcs laid end to end (no gap between arcs): monotone, so one
+        # searchsorted finds the segment of any position on any arc
+        self.cumg = np.concatenate([[0.0], np.cumsum(seg)])
+        self.length = self.cumg[last] - self.cumg[self.start]
         lo, hi = np.minimum(self.tails, self.heads), np.maximum(self.tails, self.heads)
         # Fully reached two-way pairs are drawn once: key by endpoints and rounded length.
         self.pair = (lo * max(n, 1) + hi) * 1_000_003 + np.rint(self.length).astype(np.int64)
 
-    def reached(self, dist: np.ndarray, w: np.ndarray, cutoff: int, source: int) -> list:
-        """Shapely lines (and the source point) of what is reachable within ``cutoff``."""
+    def reached(self, dist: np.ndarray, w: np.ndarray, cutoff: int, source: int,
+                since: int | None = None) -> list:
+        """Shapely lines (and the source point) of what is reachable within ``cutoff``;
+        with ``since`` (a smaller cutoff), only what ``cutoff`` adds to it."""
         import shapely
 
         du = dist[self.tails]
         ok = (du >= 0) & (du <= cutoff)
-        frac = np.ones(self.m)
         pos = ok & (w > 0)
-        frac[pos] = np.minimum(1.0, (cutoff - du[pos]) / w[pos])
-        ok &= frac > 0
-        full = ok & (frac >= 1.0)
+        hi = np.ones(self.m)
+        hi[pos] = np.minimum(1.0, (cutoff - du[pos]) / w[pos])
+        lo = np.zeros(self.m)
+        if since is not None:
+            old = (du >= 0) & (du <= since)
+            lo[old] = 1.0
+            po = old & (w > 0)
+            lo[po] = np.minimum(1.0, (since - du[po]) / w[po])
+        ok &= hi > lo
+        full = ok & (hi >= 1.0) & (lo <= 0.0)
         keep_full = np.zeros(self.m, dtype=bool)
         idx = np.nonzero(full)[0]
         _, first = np.unique(self.pair[idx], return_index=True)
         keep_full[idx[first]] = True
         arcs = np.nonzero(keep_full | (ok & ~full))[0]
-        out = [shapely.Point(self.x[source], self.y[source])]
-        if arcs.size == 0:
-            return out
-        cutlen = frac[arcs] * self.length[arcs]
-        cnt = self.count[arcs]
-        st = self.start[arcs]
-        # every point of the chosen arcs, flat; keep those before the cut (the tail always)
-        local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        flat = np.repeat(st, cnt) + local
-        owner = np.repeat(np.arange(arcs.size), cnt)
-        before = (self.cum[flat] < cutlen[owner]) | (local == 0)
-        kept = flat[before]
-        kept_owner = owner[before]
-        # the cut point: on the segment after each arc's last kept point
-        nkept = np.bincount(kept_owner, minlength=arcs.size)
-        j = st + nkept - 1  # last kept point
-        j1 = np.minimum(j + 1, st + cnt - 1)
-        seg = self.cum[j1] - self.cum[j]
-        tt = np.where(seg > 0, (cutlen - self.cum[j]) / np.where(seg > 0, seg, 1.0), 1.0)
-        tt = np.clip(tt, 0.0, 1.0)
-        cx = self.px[j] + tt * (self.px[j1] - self.px[j])
-        cy = self.py[j] + tt * (self.py[j1] - self.py[j])
-        # lay out kept points then the cut point of each arc
-        xs = np.concatenate([self.px[kept], cx])
-        ys = np.concatenate([self.py[kept], cy])
-        ids = np.concatenate([kept_owner, np.arange(arcs.size)])
-        order = np.argsort(ids, kind="stable")
-        coords = np.column_stack([xs[order], ys[order]])
-        lines = shapely.linestrings(coords, indices=ids[order])
-        out.extend(lines.tolist())
+        out = [shapely.Point(self.x[source], self.y[source])] if since is None else []
+        if arcs.size:
+            out.extend(self.slices(arcs, lo[arcs] * self.length[arcs],
+                                   hi[arcs] * self.length[arcs]).tolist())
         return out
+
+    def slices(self, arcs: np.ndarray, s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
+        """LineStrings of ``arcs`` from ``s0`` to ``s1`` metres along each (interpolated
+        ends, the drawn points between)."""
+        import shapely
+
+        st = self.start[arcs]
+        last = st + self.count[arcs] - 1
+        g0, g1 = self.cumg[st] + s0, self.cumg[st] + s1
+        i0 = np.clip(np.searchsorted(self.cumg, g0, side="right") - 1, st, last - 1)
+        i1 = np.clip(np.searchsorted(self.cumg, g1, side="left") - 1, st, last - 1)
+        i1 = np.maximum(i1, i0)
+
+        def at(i, g):
+            seg = self.cumg[i + 1] - self.cumg[i]
+            t = np.clip(np.where(seg > 0, (g - self.cumg[i]) / np.where(seg > 0, seg, 1), 0),
+                        0.0, 1.0)
+            return (self.px[i] + t * (self.px[i + 1] - self.px[i]),
+                    self.py[i] + t * (self.py[i + 1] - self.py[i]))
+
+        (ax, ay), (bx, by) = at(i0, g0), at(i1, g1)
+        inner = i1 - i0  # drawn points i0+1 .. i1 lie strictly between the ends
+        cnt = inner + 2
+        off = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+        n = int(cnt.sum())
+        xs, ys = np.empty(n), np.empty(n)
+        xs[off], ys[off] = ax, ay
+        xs[off + cnt - 1], ys[off + cnt - 1] = bx, by
+        k = int(inner.sum())
+        if k:
+            rel = np.arange(k) - np.repeat(np.cumsum(inner) - inner, inner)
+            src = np.repeat(i0 + 1, inner) + rel
+            dst = np.repeat(off + 1, inner) + rel
+            xs[dst], ys[dst] = self.px[src], self.py[src]
+        ids = np.repeat(np.arange(arcs.size), cnt)
+        return shapely.linestrings(np.column_stack([xs, ys]), indices=ids)
