@@ -30,12 +30,15 @@ def _bent_arc():
     return net
 
 
-@pytest.mark.parametrize("by", ["cost", "length"])
-def test_a_cutoff_mid_arc_cuts_along_the_drawn_geometry(by):
+@pytest.mark.parametrize("by,cuts", [("cost", (5000,)), ("length", (5000,)),
+                                     ("cost", (1000, 3500, 5000))])
+def test_a_cutoff_mid_arc_cuts_along_the_drawn_geometry(by, cuts):
+    """With smaller cutoffs first, the last polygon is built from the slices between
+    them: the same cut must come out."""
     net = _bent_arc()
     b = 10.0
-    res = iso.run(net, iso.IsochroneOptions(0, (5000,), by=by, buffer_m=b, backend="cpu"))
-    (poly,) = res.polygons_xy
+    res = iso.run(net, iso.IsochroneOptions(0, cuts, by=by, buffer_m=b, backend="cpu"))
+    poly = res.polygons_xy[-1]
     # 500 m along the polyline is (300, 200): the cut point
     inside = [(150, 0), (300, 100), (300, 199), (300, 200 + b - 1), (300 + b - 1, 150)]
     outside = [(300, 200 + b + 1), (300, 400), (300 + b + 1, 150), (150, b + 1), (-b - 1, 0)]
@@ -45,8 +48,13 @@ def test_a_cutoff_mid_arc_cuts_along_the_drawn_geometry(by):
     from maps.projection import to_lonlat
 
     lon, lat = to_lonlat(np.array([300.0, 300.0]), np.array([199.0, 200 + b + 1]), ORIGIN)
-    assert res.polygons[0].contains(shapely.Point(lon[0], lat[0]))
-    assert not res.polygons[0].contains(shapely.Point(lon[1], lat[1]))
+    assert res.polygons[-1].contains(shapely.Point(lon[0], lat[0]))
+    assert not res.polygons[-1].contains(shapely.Point(lon[1], lat[1]))
+    if len(cuts) == 3:  # 100 m and 350 m (the bend at 300 m) along the road
+        assert res.polygons_xy[0].contains(shapely.Point(99, 0))
+        assert not res.polygons_xy[0].contains(shapely.Point(100 + b + 1, 0))
+        assert res.polygons_xy[1].contains(shapely.Point(300, 49))
+        assert not res.polygons_xy[1].contains(shapely.Point(300, 50 + b + 1))
 
 
 def test_an_unreached_tail_gives_only_the_source_disc():
