@@ -107,7 +107,10 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     dist = np.asarray(dist, dtype=np.int64)
     t["search_s"] = time.perf_counter() - t0
     polys = []
-    lines = _ArcLines(net)
+    tails = net.arc_sources()
+    du = dist[tails]
+    lines = _ArcLines(net, np.nonzero((du >= 0) & (du <= cut[-1]))[0], tails)
+    w = w[lines.arcs]
     prev, prev_c = None, None
     for k, c in enumerate(cut):
         if cancel is not None and cancel():
@@ -169,20 +172,22 @@ def _buffer(geoms, width: float, prev=None):
 
 
 class _ArcLines:
-    """Every arc's polyline (tail, inner points, head) laid out flat once, in x/y metres,
-    with its cumulative length: cutting at a cutoff is then a few vectorised steps."""
+    """The polylines (tail, inner points, head) of ``arcs`` (those a cutoff can reach)
+    laid out flat once, in x/y metres, with their cumulative length: cutting at a cutoff
+    is then a few vectorised steps. Per-arc arrays here are indexed 0..len(arcs)-1."""
 
-    def __init__(self, net):
+    def __init__(self, net, arcs: np.ndarray, tails: np.ndarray):
         n = net.num_nodes
-        self.tails = net.arc_sources().astype(np.int64)
-        self.heads = net.indices.astype(np.int64)
+        self.arcs = arcs = np.asarray(arcs, dtype=np.int64)
+        self.tails = tails[arcs].astype(np.int64)
+        self.heads = net.indices[arcs].astype(np.int64)
         self.m = m = self.tails.shape[0]
         self.x, self.y = net.x, net.y
         gi, gx = net.geom_indptr, net.geom_xy
-        inner = (np.diff(gi) if gi is not None and gx is not None and gx.shape[0]
-                 else np.zeros(m, dtype=np.int64)).astype(np.int64)
+        has_geom = gi is not None and gx is not None and gx.shape[0]
+        inner = (gi[arcs + 1] - gi[arcs] if has_geom else np.zeros(m)).astype(np.int64)
         counts = inner + 2
-        self.start = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        self.start = (np.cumsum(counts) - counts).astype(np.int64)
         self.count = counts
         total = int(counts.sum())
         px, py = np.empty(total), np.empty(total)
@@ -193,10 +198,11 @@ class _ArcLines:
             has = np.nonzero(inner)[0]
             k = inner[has]
             off = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
-            px[np.repeat(self.start[has] + 1, k) + off] = gx[np.repeat(gi[has], k) + off, 0]
-            py[np.repeat(self.start[has] + 1, k) + off] = gx[np.repeat(gi[has], k) + off, 1]
+            src = np.repeat(gi[arcs[has]], k) + off
+            px[np.repeat(self.start[has] + 1, k) + off] = gx[src, 0]
+            py[np.repeat(self.start[has] + 1, k) + off] = gx[src, 1]
         self.px, self.py = px, py
-        seg = np.hypot(np.diff(px), np.diff(py))
+        seg = np.hypot(np.diff(px), np.diff(py)) if total else np.zeros(0)
         seg[last[:-1]] = 0.0  # no segment between one arc's head and the next arc's tail
         # metres along all arcs laid end to end (no gap between arcs): monotone, so one
         # searchsorted finds the segment of any position on any arc
