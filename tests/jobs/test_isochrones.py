@@ -173,3 +173,13 @@ def test_unknown_extension_exit_2(tmp_path, capsys):
     assert main(["isochrones", SAMPLE, "--from", "24.94,60.17", "--metres", "5",
                  "--out", str(tmp_path / "x.shp")]) == 2
     assert "unknown extension" in capsys.readouterr().err
+
+
+def test_a_map_without_coordinates_is_one_line(tmp_path, capsys):
+    from tests.conftest import FIXTURES
+
+    tiny = str(FIXTURES / "dimacs" / "tiny.gr")
+    assert main(["isochrones", tiny, "--from", "node:1", "--cost", "5", "--no-cache",
+                 "--out", str(tmp_path / "x.geojson")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no coordinates" in err[0]
