@@ -176,9 +176,8 @@ def test_unknown_extension_exit_2(tmp_path, capsys):
 
 
 def test_a_map_without_coordinates_is_one_line(tmp_path, capsys):
-    from tests.conftest import FIXTURES
-
-    tiny = str(FIXTURES / "dimacs" / "tiny.gr")
+    tiny = str(tmp_path / "t.gr")  # DIMACS without a .co: no coordinates
+    (tmp_path / "t.gr").write_text("p sp 2 1\na 1 2 5\n")
     assert main(["isochrones", tiny, "--from", "node:1", "--cost", "5", "--no-cache",
                  "--out", str(tmp_path / "x.geojson")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
