@@ -34,13 +34,14 @@ from .projection import to_lonlat as xy_to_lonlat
 
 # OSMnx's conventions: attribute -> (unit, factor to that unit)
 KNOWN_WEIGHTS = {"length": ("dm", 10.0), "travel_time": ("ds", 10.0)}
-_WGS84 = ("EPSG:4326", "OGC:CRS84", "CRS84", "WGS84", "+PROJ=LONGLAT +DATUM=WGS84 +NO_DEFS",
-          "+PROJ=LONGLAT +ELLPS=WGS84 +DATUM=WGS84 +NO_DEFS")
 
 
 def to_lonlat(x: np.ndarray, y: np.ndarray, crs: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Coordinates in ``crs`` as WGS84 lon/lat: the CRS hook (module doc)."""
-    if crs is not None and str(crs).strip().upper() not in _WGS84:
+    """Coordinates in ``crs`` as WGS84 lon/lat: the CRS hook (module doc), sharing
+    ``maps.points.is_wgs84`` with the point readers."""
+    from .points import is_wgs84
+
+    if not is_wgs84(crs):
         raise MapFormatError(f"coordinates are in {crs}; give them in WGS84 lon/lat "
                              "(EPSG:4326) for now")
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)

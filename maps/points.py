@@ -337,10 +337,15 @@ def _gpkg_table(path: str) -> PointTable:
     return _point_table(path, found, crs)
 
 
-def is_wgs84(crs: str | None) -> bool:
-    """True for no CRS (RFC 7946: WGS84), EPSG:4326 and OGC CRS84, however written."""
-    return crs is None or crs.replace("urn:ogc:def:crs:", "").upper().replace("::", ":") in (
-        "EPSG:4326", "OGC:1.3:CRS84", "OGC:CRS84", "CRS84")
+_WGS84 = ("EPSG:4326", "OGC:1.3:CRS84", "OGC:CRS84", "CRS84", "WGS84",
+          "+PROJ=LONGLAT +DATUM=WGS84 +NO_DEFS", "+PROJ=LONGLAT +ELLPS=WGS84 +DATUM=WGS84 +NO_DEFS")
+
+
+def is_wgs84(crs) -> bool:
+    """True for no CRS (RFC 7946: WGS84), EPSG:4326, OGC CRS84 and the PROJ lon/lat
+    string, however written: the CRS hook's test (pyproj replaces it with a transform)."""
+    return crs is None or str(crs).strip().replace("urn:ogc:def:crs:", "").upper().replace(
+        "::", ":") in _WGS84
 
 
 def to_wgs84(xy: np.ndarray, crs: str | None, path: str) -> np.ndarray:
