@@ -132,15 +132,18 @@ class RoadNetwork:
         return dict(zip(self.source_ids(np.arange(self.num_nodes)), vals.tolist(), strict=True))
 
     # ---- the Python GIS stack (maps.networkx_io) ---------------------------------------
+    # Imported by absolute name: exporting a network does not decide what a file loads to,
+    # so it stays out of the load cache's key (maps.load.loader_modules follows the
+    # relative imports of the loaders).
     def to_networkx(self):
         """A networkx MultiDiGraph keyed by the source's node ids (``maps.networkx_io``)."""
-        from .networkx_io import to_networkx
+        from maps.networkx_io import to_networkx
 
         return to_networkx(self)
 
     def to_geodataframes(self):
         """(nodes, edges) GeoDataFrames (geopandas, the ``gis`` extra)."""
-        from .networkx_io import to_geodataframes
+        from maps.networkx_io import to_geodataframes
 
         return to_geodataframes(self)
 
