@@ -15,6 +15,7 @@ from .errors import (
     UnreachableError,
 )
 from .network import KIND_NAMES, KIND_RAIL, KIND_ROAD, KIND_TRANSFER, WEIGHT_UNITS, RoadNetwork
+from .networkx_io import from_edges, from_networkx
 
 __all__ = [
     "EmptyMapError",
@@ -31,4 +32,6 @@ __all__ = [
     "UnknownFormatError",
     "UnreachableError",
     "WEIGHT_UNITS",
+    "from_edges",
+    "from_networkx",
 ]

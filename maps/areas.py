@@ -41,11 +41,14 @@ def geometries(doc: dict) -> list:
 
 
 def read_area(path: str | os.PathLike):
-    """The union of the polygons in a GeoJSON file (a shapely geometry, lon/lat)."""
+    """The union of the polygons in a GeoJSON file or a GeoPackage's first polygon layer
+    (a shapely geometry, lon/lat)."""
     import shapely
     from shapely.geometry import shape
 
     path = os.fspath(path)
+    if path.lower().endswith(".gpkg"):
+        return _gpkg_area(path)
     raw = read_bounded(path)
     try:
         text = raw.decode("utf-8")
@@ -99,6 +102,24 @@ def _check_rings(gj: dict, path: str, where: str) -> None:
                         f"{where}: position {str(pos)[:40]!r} is not a finite lon/lat pair",
                         path=path,
                     )
+
+
+def _gpkg_area(path: str):
+    import shapely
+
+    from .gpkg_features import read_gpkg_features
+    from .points import is_wgs84
+
+    crs, feats = read_gpkg_features(path, ("POLYGON", "MULTIPOLYGON"), "polygon",
+                                    error=MapFormatError)
+    if not is_wgs84(crs):  # the CRS hook of maps.points.to_wgs84, for areas
+        raise MapFormatError(f"the polygons are in {crs}; give them in WGS84 lon/lat "
+                             "(EPSG:4326)", path=path)
+    polys = [shapely.make_valid(g) for g, _ in feats if not g.is_empty]
+    area = shapely.union_all(polys) if polys else shapely.Polygon()
+    if area.is_empty:
+        raise MapFormatError("the polygons are empty", path=path)
+    return area
 
 
 def nodes_within(net: RoadNetwork, area, *, path: str | None = None) -> np.ndarray:

@@ -120,6 +120,37 @@ class RoadNetwork:
             return self.node_ids
         return np.asarray(names, dtype=object)[self.node_ids - 1]
 
+    def source_ids(self, indices) -> list:
+        """The source file's ids of node ``indices`` (a sequence or array), as Python ints
+        (or str for a GraphML file with non-integer ids): results keyed the user's way."""
+        labels = self.node_labels()
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        got = labels[idx].tolist()
+        return got if labels.dtype == object else [int(v) for v in got]
+
+    def by_source_id(self, values) -> dict:
+        """A per-node array (distances, ranks, ...) as {source id: value}; -1 / NaN kept."""
+        vals = np.asarray(values)
+        if vals.shape[0] != self.num_nodes:
+            raise ValueError(f"{vals.shape[0]} values for {self.num_nodes} nodes")
+        return dict(zip(self.source_ids(np.arange(self.num_nodes)), vals.tolist(), strict=True))
+
+    # ---- the Python GIS stack (maps.networkx_io) ---------------------------------------
+    # Imported by absolute name: exporting a network does not decide what a file loads to,
+    # so it stays out of the load cache's key (maps.load.loader_modules follows the
+    # relative imports of the loaders).
+    def to_networkx(self):
+        """A networkx MultiDiGraph keyed by the source's node ids (``maps.networkx_io``)."""
+        from maps.networkx_io import to_networkx
+
+        return to_networkx(self)
+
+    def to_geodataframes(self):
+        """(nodes, edges) GeoDataFrames (geopandas, the ``gis`` extra)."""
+        from maps.networkx_io import to_geodataframes
+
+        return to_geodataframes(self)
+
     # ---- derived -----------------------------------------------------------------------
     @property
     def has_negative(self) -> bool:

@@ -15,6 +15,7 @@ GUI's OD tool: typed points per row) and :func:`read_demand` (``billboards --dem
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
 
@@ -251,7 +252,6 @@ def _inner_osm_node(
     (the route starts at that arc's nearer endpoint). None when the map is not an OSM file
     still on disk; NodeNotFoundError naming the file when the file has no such node or no
     road of this profile passes through it."""
-    import os
 
     path = net.source_path
     if net.meta.get("format") != "osm" or not path or not os.path.exists(path):
@@ -292,12 +292,16 @@ def _label(net: RoadNetwork, i: int) -> int | str:
 # One reader for every file of points: `signpost matrix --from/--to`, the GUI's OD tool
 # and `signpost billboards --demand`. CSV (columns found by header name, any order,
 # others ignored; UTF-8 with or without BOM; ',' or, when the header has none, ';' or a
-# tab) or GeoJSON (Point / MultiPoint geometries, read as lon,lat rows).
+# tab), GeoJSON or a GeoPackage's point layer (Point / MultiPoint geometries, read as
+# lon,lat rows with the features' properties as further columns). An id column
+# (``id_column``, default the first that is neither lon/lat nor node) names each row in
+# outputs (:func:`id_column_of`).
 LON_NAMES = ("lon", "lng", "long", "longitude")
 LAT_NAMES = ("lat", "latitude")
 NODE_NAMES = ("node", "node_id", "nodeid")
 POINT_NAMES = ("point",)
 GEOJSON_EXT = (".geojson", ".json")
+GPKG_EXT = (".gpkg",)
 
 
 @dataclass(frozen=True)
@@ -334,12 +338,14 @@ class PointTable:
 
 
 def read_table(path: str) -> PointTable:
-    """Split a points file (CSV or GeoJSON, see above) into header and rows. PointError
-    names the file when it cannot be read or is not UTF-8 text."""
+    """Split a points file (CSV, GeoJSON or GeoPackage, see above) into header and rows.
+    PointError names the file when it cannot be read or is not UTF-8 text."""
     import csv
 
     from .source import check_line_lengths, read_stream
 
+    if path.lower().endswith(GPKG_EXT):
+        return _gpkg_table(path)
     try:
         fh = open(path, "rb")
     except OSError as exc:
@@ -381,37 +387,135 @@ def _delimiter(header_line: str) -> str:
 
 
 def _geojson_table(path: str, text: str) -> PointTable:
-    """GeoJSON Point/MultiPoint features as a ``lon,lat`` table (row = one point)."""
-    from .areas import geometries, parse_geojson
+    """GeoJSON Point/MultiPoint features as a ``lon,lat,PROPS...`` table (row = one point;
+    the properties of every feature, in first-seen order, are the other columns)."""
+    from .areas import parse_geojson
 
-    rows: list[TableRow] = []
-    for gj in geometries(parse_geojson(text, path)):
+    doc = parse_geojson(text, path)
+    feats = doc.get("features") if doc.get("type") == "FeatureCollection" else [doc]
+    found: list[tuple[float, float, dict]] = []
+    for f in feats if isinstance(feats, list) else []:
+        gj = f.get("geometry") if isinstance(f, dict) and f.get("type") == "Feature" else f
+        props = f.get("properties") if isinstance(f, dict) else None
+        props = props if isinstance(props, dict) else {}
         kind = gj.get("type") if isinstance(gj, dict) else None
         coords = gj.get("coordinates") if kind in ("Point", "MultiPoint") else None
         for c in ([coords] if kind == "Point" else coords or []):
             if not isinstance(c, (list, tuple)) or len(c) < 2:
-                raise PointError(f"point {len(rows)}: coordinates {c!r} are not [lon, lat]",
+                raise PointError(f"point {len(found)}: coordinates {c!r} are not [lon, lat]",
                                  path=path)
-            rows.append(TableRow(0, len(rows), (str(c[0]), str(c[1]))))
-    return PointTable(path, ",", ("lon", "lat"), 0, tuple(rows))
+            found.append((c[0], c[1], props))
+    return _point_table(path, found, geojson_crs(doc))
+
+
+def geojson_crs(doc: dict) -> str | None:
+    """The legacy ``crs`` member's name of a GeoJSON document (RFC 7946 has none: WGS84)."""
+    crs = doc.get("crs")
+    if isinstance(crs, dict) and isinstance(crs.get("properties"), dict):
+        name = crs["properties"].get("name")
+        return str(name) if name is not None else None
+    return None
+
+
+def _gpkg_table(path: str) -> PointTable:
+    """The point features of a GeoPackage's first point layer as a ``lon,lat,COLS...``
+    table (the layer's SRS goes through :func:`to_wgs84`)."""
+    import shapely
+
+    from .gpkg_features import read_gpkg_features
+
+    crs, feats = read_gpkg_features(path, ("POINT", "MULTIPOINT"), "point")
+    found = [(pt.x, pt.y, props) for geom, props in feats
+             for pt in shapely.get_parts(geom).tolist() if not pt.is_empty]
+    return _point_table(path, found, crs)
+
+
+_WGS84 = ("EPSG:4326", "OGC:1.3:CRS84", "OGC:CRS84", "CRS84", "WGS84",
+          "+PROJ=LONGLAT +DATUM=WGS84 +NO_DEFS", "+PROJ=LONGLAT +ELLPS=WGS84 +DATUM=WGS84 +NO_DEFS")
+
+
+def is_wgs84(crs) -> bool:
+    """True for no CRS (RFC 7946: WGS84), EPSG:4326, OGC CRS84 and the PROJ lon/lat
+    string, however written: the CRS hook's test (pyproj replaces it with a transform)."""
+    return crs is None or str(crs).strip().replace("urn:ogc:def:crs:", "").upper().replace(
+        "::", ":") in _WGS84
+
+
+def to_wgs84(xy: np.ndarray, crs: str | None, path: str) -> np.ndarray:
+    """Point coordinates in a file's CRS as WGS84 lon/lat: the one place a CRS transform
+    goes (pyproj, issue 13's items 1-4). Today WGS84 (:func:`is_wgs84`) passes and any
+    other CRS is refused naming it."""
+    if is_wgs84(crs):
+        return xy
+    raise PointError(f"points are in {crs}; give them in WGS84 lon/lat (EPSG:4326)", path=path)
+
+
+def _point_table(path: str, found: list, crs: str | None) -> PointTable:
+    """Rows ``lon, lat, property...`` of (x, y, properties) points."""
+    cols = list(dict.fromkeys(k for _, _, p in found for k in p))
+    cols = [c for c in cols if c.strip().lower() not in LON_NAMES + LAT_NAMES]
+    try:
+        xy = np.asarray([(float(x), float(y)) for x, y, _ in found], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise PointError("a point's coordinates are not numbers", path=path) from None
+    xy = to_wgs84(xy.reshape(-1, 2), crs, path)
+    rows = tuple(
+        TableRow(0, i, (repr(float(xy[i, 0])), repr(float(xy[i, 1])),
+                        *("" if p.get(c) is None else str(p.get(c)) for c in cols)))
+        for i, (_, _, p) in enumerate(found))
+    return PointTable(path, ",", ("lon", "lat", *cols), 0, rows)
 
 
 @dataclass
 class PointsRead:
-    """Node indices of a points file's rows and the key of each row (lon, lat) or node id."""
+    """Node indices of a points file's rows and the key of each row (lon, lat) or node id;
+    ``ids``: each row's value in the id column (None when the file has no such column)."""
 
     nodes: np.ndarray  # int32, one per row
     keys: list
+    ids: list | None = None
+    id_name: str | None = None
+
+    def row_ids(self, net: RoadNetwork) -> list:
+        """Each row's id: the id column's value, else the node id as written (a ``node``
+        column), else the map's id of the node a lon/lat row snapped to."""
+        if self.ids is not None:
+            return self.ids
+        at = net.source_ids(self.nodes)
+        return [k if not isinstance(k, tuple) else a for k, a in zip(self.keys, at, strict=True)]
+
+
+def id_column_of(t: PointTable, id_column: str | None) -> int | None:
+    """The id column of a table: ``id_column`` by (case-insensitive) name, PointError when
+    no column has it; by default the first column that is neither lon/lat, node nor point
+    (None when every column is one of those)."""
+    if id_column is not None:
+        j = t.column((id_column.strip().lower(),))
+        if j is None:
+            raise PointError(f"no column named {id_column!r}; the columns are "
+                             f"{t.header_text!r}", path=t.path, line=t.header_line or None)
+        return j
+    known = LON_NAMES + LAT_NAMES + NODE_NAMES + POINT_NAMES
+    return next((j for j, h in enumerate(t.names) if h not in known and h), None)
+
+
+def _id_value(text: str):
+    """An id cell as output: an integer when it is one, else the text."""
+    v = text.strip()
+    try:
+        return int(v)
+    except ValueError:
+        return v
 
 
 def read_points(
     path: str, net: RoadNetwork, *, max_distance_m: float = DEFAULT_MAX_DISTANCE_M,
-    snapper_box: list | None = None,
+    snapper_box: list | None = None, id_column: str | None = None,
 ) -> PointsRead:
     """The nodes of the points in ``path`` (a ``lon,lat`` pair or a ``node`` id per row;
-    lon/lat win on a map with coordinates). PointError names the file, line and row for
-    anything unreadable or off the map. ``snapper_box``: a list that keeps one Snapper
-    across calls (built on first need)."""
+    lon/lat win on a map with coordinates) and their ids (:func:`id_column_of`).
+    PointError names the file, line and row for anything unreadable or off the map.
+    ``snapper_box``: a list that keeps one Snapper across calls (built on first need)."""
     from .errors import MapError
 
     box = snapper_box if snapper_box is not None else []
@@ -428,6 +532,9 @@ def read_points(
     width = max(idx) + 1
     nodes: list[int] = []
     keys: list = []
+    idc = id_column_of(t, id_column)
+    ids = None if idc is None else [
+        _id_value(r.cells[idc]) if idc < len(r.cells) else "" for r in t.rows]
     for row in t.rows:
         where = f"row {row.index}"
         try:
@@ -450,7 +557,8 @@ def read_points(
         nodes.append(int(node))
     if not nodes:
         raise PointError("no points after the header", path=path)
-    return PointsRead(np.asarray(nodes, dtype=np.int32), keys)
+    return PointsRead(np.asarray(nodes, dtype=np.int32), keys, ids,
+                      None if idc is None else t.header[idc].strip())
 
 
 def read_point_texts(path: str) -> list[tuple[int, str]]:
@@ -458,21 +566,29 @@ def read_point_texts(path: str) -> list[tuple[int, str]]:
     (LON,LAT / node:ID), ``lon``+``lat`` columns or a ``node_id`` column, looked up per
     row in that order. PointError names the file and line otherwise (also for an empty
     file, a header without rows, a file that is not UTF-8 text)."""
+    return [(line, text) for line, text, _ in read_point_rows(path)]
+
+
+def read_point_rows(path: str, id_column: str | None = None) -> list[tuple[int, str, object]]:
+    """As :func:`read_point_texts`, each row with its id (:func:`id_column_of`; None when
+    the file has no id column)."""
     t = read_table(path)
     if t.header is None:
         raise PointError("empty file: expected a point, lon+lat or node_id header", path=path)
     cols = [t.column(names) for names in (POINT_NAMES, LON_NAMES, LAT_NAMES, NODE_NAMES)]
+    idc = id_column_of(t, id_column)
     out = []
     for row in t.rows:
         pt, lon, lat, node = (
             row.cells[j].strip() if j is not None and j < len(row.cells) else "" for j in cols
         )
+        rid = _id_value(row.cells[idc]) if idc is not None and idc < len(row.cells) else None
         if pt:
-            out.append((row.line, pt))
+            out.append((row.line, pt, rid))
         elif lon and lat:
-            out.append((row.line, f"{lon},{lat}"))
+            out.append((row.line, f"{lon},{lat}", rid))
         elif node:
-            out.append((row.line, f"node:{node}"))
+            out.append((row.line, f"node:{node}", rid))
         else:
             raise PointError("expected a point, lon+lat or node_id column", path=path,
                              line=row.line or None)
@@ -484,37 +600,48 @@ def read_point_texts(path: str) -> list[tuple[int, str]]:
 DEMAND_MAX = 1e12  # one origin/destination weight of a demand file
 
 
-def read_demand(path: str, net: RoadNetwork) -> tuple[np.ndarray, np.ndarray]:
-    """(a, b) per-node origin / destination weights from a CSV with a ``node`` column and
+def read_demand(path: str, net: RoadNetwork, *,
+                max_distance_m: float = DEFAULT_MAX_DISTANCE_M) -> tuple[np.ndarray, np.ndarray]:
+    """(a, b) per-node origin / destination weights from a points file (any format of
+    :func:`read_table`) whose rows are a ``node`` id or ``lon,lat`` (snapped) with
     ``weight`` (or ``origin``/``destination``) columns; nodes not listed weigh 0."""
     t = read_table(path)
     if t.header is None:
         raise PointError("empty file: expected a 'node,weight' header", path=path)
-    cn, cw = t.column(("node", "node_id")), t.column(("weight",))
+    kind, idx = _pick_columns(t, net)
+    cw = t.column(("weight",))
     co, cd = t.column(("origin",)), t.column(("destination",))
-    if cn is None or (cw is None and co is None and cd is None):
-        raise PointError(f"header is {t.header_text!r}: expected a 'node' column "
+    if kind is None or (cw is None and co is None and cd is None):
+        raise PointError(f"header is {t.header_text!r}: expected a 'node' (or lon,lat) column "
                          "and 'weight' (or 'origin'/'destination') columns",
                          path=path, line=t.header_line)
     ca = co if co is not None else cw
     cb = cd if cd is not None else cw
     a, b = np.zeros(net.num_nodes), np.zeros(net.num_nodes)
+    box: list = []
     for row in t.rows:
         r = row.cells
         try:
-            v = node_index(net, r[cn], "node")
+            if kind == "node":
+                v = node_index(net, r[idx[0]], "node")
+            else:
+                lon, lat = _lonlat_cells(r[idx[0]], r[idx[1]], f"row {row.index}")
+                v = _snap_lonlat(net, lon, lat, max_distance_m, box)
             wa = float(r[ca]) if ca is not None else 0.0
             wb = float(r[cb]) if cb is not None else 0.0
         except (IndexError, ValueError):
-            raise PointError(f"expected a node id and numbers, got {t.delimiter.join(r)!r}",
-                             path=path, line=row.line) from None
+            raise PointError(f"expected a point and numbers, got {t.delimiter.join(r)!r}"
+                             if kind != "node" else
+                             f"expected a node id and numbers, got {t.delimiter.join(r)!r}",
+                             path=path, line=row.line or None) from None
         except PointError as exc:
-            raise PointError(exc.detail, path=path, line=row.line) from None
+            raise PointError(exc.detail, path=path, line=row.line or None) from None
         if not (math.isfinite(wa) and math.isfinite(wb)) or wa < 0 or wb < 0:
-            raise PointError("weights must be finite numbers >= 0", path=path, line=row.line)
+            raise PointError("weights must be finite numbers >= 0", path=path,
+                             line=row.line or None)
         if max(wa, wb) > DEMAND_MAX:  # products of two weights must stay finite and exact-ish
             raise PointError(f"weight {max(wa, wb):g} is too large (at most {DEMAND_MAX:g})",
-                             path=path, line=row.line)
+                             path=path, line=row.line or None)
         a[v] += wa
         b[v] += wb
     if a.sum() <= 0 or b.sum() <= 0:

@@ -111,7 +111,7 @@ def test_sssp_out_failing_midway_keeps_the_old_file(tmp_path, capsys, monkeypatc
     link = tmp_path / "link.csv"
     link.symlink_to(out)
 
-    def half(path, low, ids, dist):
+    def half(path, low, ids, dist, unreachable):
         with open(path, "w") as fh:
             fh.write("node_id,cost\n1,")
         raise OSError(27, "File too large")

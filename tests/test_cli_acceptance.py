@@ -154,15 +154,17 @@ def test_matrix_node_rows_resolve_like_route(capsys, tmp_path):
     assert rc == 0, err
     rc, o2, err = run(capsys, "route", osm, "--from", "node:2", "--to", "node:5", "--json")
     cost = json.loads(o2)["cost"]
-    assert out.read_text().splitlines() == ["from,to,cost", "0,0,0", f"0,1,{cost}",
-                                            f"1,0,{cost}", "1,1,0"]  # fmt: skip
+    assert out.read_text().splitlines() == [
+        "from,to,cost,from_id,to_id", "0,0,0,2,2", f"0,1,{cost},2,5", f"1,0,{cost},5,2",
+        "1,1,0,5,5"]  # fmt: skip
     g = tmp_path / "mixed.graphml"
     g.write_text(MIXED_GRAPHML)
     a.write_text("node\n5\nx\n")
     rc, _, err = run(capsys, "matrix", g, "--from", a, "--to", a, "--out", out)
     assert rc == 0, err
-    assert out.read_text().splitlines() == ["from,to,cost", "0,0,0", "0,1,1000", "1,0,",
-                                            "1,1,0"]  # fmt: skip
+    assert out.read_text().splitlines() == [
+        "from,to,cost,from_id,to_id", "0,0,0,5,5", "0,1,1000,5,x", "1,0,,x,5",
+        "1,1,0,x,x"]  # fmt: skip
 
 
 def test_pace_content_under_dimacs_extensions(capsys, tmp_path):

@@ -15,7 +15,7 @@ import sys
 import threading
 
 # Sub-command modules, in the order `signpost --help` lists them.
-COMMANDS = ("info", "route", "sssp", "billboards", "matrix", "mst", "pagerank", "generate", "bench", "gui")
+COMMANDS = ("info", "route", "sssp", "isochrones", "billboards", "matrix", "mst", "pagerank", "generate", "bench", "gui")
 
 
 class CliError(Exception):

@@ -41,3 +41,10 @@ def write_text_atomic(path: str, write: Callable[[TextIO], None]) -> None:
     """Call ``write(fh)`` on a temporary UTF-8 text file, then rename it to ``path``."""
     with out_paths([path]) as (tmp,), open(tmp, "w", encoding="utf-8", newline="") as fh:
         write(fh)
+
+
+def write_file_atomic(path: str, write: Callable[[str], None]) -> None:
+    """Call ``write(tmp_path)`` (it creates or overwrites that file), then rename the file
+    to ``path``; CliError for an OSError (writers that want a file name: GeoPackage)."""
+    with out_paths([path]) as (tmp,):
+        write(tmp)

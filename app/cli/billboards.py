@@ -37,14 +37,16 @@ def register(sub) -> None:
                    help="where sites may go: all nodes, road nodes only (roadside), or nodes "
                    "not on rail (default all)")
     p.add_argument("--within", default=None, metavar="AREA.geojson",
-                   help="candidate sites only inside these polygons (GeoJSON, lon/lat)")
+                   help="candidate sites only inside these polygons (GeoJSON or GeoPackage, "
+                   "lon/lat)")
     p.add_argument("--fixed", default=None, metavar="ID[,ID...]",
                    help="sites already placed (node ids as in the file): counted in the "
                    "group from the start, not among the K returned")
     p.add_argument("--demand", default=None, metavar="D.csv",
-                   help="OD demand weights: CSV with a 'node' column and 'weight' (or "
-                   "'origin' and 'destination') columns; pair (s, t) counts a_s * b_t, "
-                   "nodes not listed weigh 0")
+                   help="OD demand weights: a points file (CSV with a 'node' or lon,lat "
+                   "columns, GeoJSON or GeoPackage points) with 'weight' (or 'origin' and "
+                   "'destination') columns; pair (s, t) counts a_s * b_t, nodes not listed "
+                   "weigh 0")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_index_argument(p)
 

@@ -1,11 +1,18 @@
 """``signpost matrix MAP --from a.csv --to b.csv --out m.csv|.npy``: a distance matrix.
 
 Inputs: a CSV with a ``lon,lat`` header and one point per row (or a ``node`` header and
-one node id of the map per row, for maps without coordinates). Points are snapped like
-routes (``maps.points``/``maps.snap``: nearest road arc, its nearer end node). Output:
-``.csv`` with header ``from,to,cost`` and one row per pair (``from``/``to`` = the 0-based
+one node id of the map per row, for maps without coordinates), or GeoJSON / GeoPackage
+points. Points are snapped like routes (``maps.points``/``maps.snap``: nearest road arc,
+its nearer end node). An id column (--id-column; default the first column that is neither
+lon/lat nor node) names each point in the output. Output: ``.csv`` with header
+``from,to,cost,from_id,to_id`` and one row per pair (``from``/``to`` = the 0-based
 data-row numbers of the inputs, ``cost`` the integer cost in the map's unit, EMPTY when
-unreachable), or ``.npy`` (int64 [F, T], -1 unreachable) for large matrices.
+unreachable, the ids those of the id column, else the map's node ids), ``.parquet`` with
+the same columns (cost null when unreachable; needs pyarrow), or ``.npy`` ([F, T], -1 unreachable;
+int32 when every cost fits, i.e. the map's arc weights sum below 2^31, else int64) for
+large matrices. ``--index`` (auto, on, off): the route index (a contraction hierarchy built
+once per map and cached) makes large matrices on road maps ~100x faster; its build time is
+printed apart.
 
 The matrix is computed and written chunk by chunk (it is never held whole), into a
 temporary file beside ``--out`` that is renamed at the end: a failure or Ctrl-C leaves
@@ -32,13 +39,18 @@ def register(sub) -> None:
 
     from ._common import add_backend_argument, add_command, add_index_argument, add_snap_argument
 
-    p = add_command(sub, "matrix", run, "costs between two point lists (CSV in; CSV or .npy out)",
-                    DESCRIPTION, raw=True)
+    p = add_command(sub, "matrix", run,
+                    "costs between two point lists (CSV/GeoJSON/GeoPackage in; CSV, Parquet "
+                    "or .npy out)", DESCRIPTION, raw=True)
     p.add_argument("--from", dest="from_csv", required=True, metavar="A.csv",
-                   help="origins: CSV with a lon,lat header (or node)")
+                   help="origins: CSV with a lon,lat header (or node), GeoJSON or GeoPackage "
+                        "points")
     p.add_argument("--to", dest="to_csv", required=True, metavar="B.csv",
-                   help="destinations: CSV with a lon,lat header (or node)")
-    p.add_argument("--out", required=True, metavar="M.csv|M.npy", help="output file")
+                   help="destinations: as --from")
+    p.add_argument("--out", required=True, metavar="M.csv|M.parquet|M.npy", help="output file")
+    p.add_argument("--id-column", default=None, metavar="NAME",
+                   help="column naming each point in the output (default: the first that "
+                        "is neither lon/lat nor node)")
     add_backend_argument(p)
     p.add_argument("--variant", default="auto", choices=VARIANTS,
                    help="GPU many-source variant (default: the fastest)")
@@ -101,18 +113,6 @@ def _check_disk(out_dir: str, F: int, T: int, npy: bool) -> None:
         )
 
 
-def _csv_lines(r0: int, block: np.ndarray) -> str:
-    k, t = block.shape
-    out = []
-    for i in range(k):
-        row = block[i].tolist()
-        fr = r0 + i
-        out.append("".join(
-            f"{fr},{j},{c}\n" if c >= 0 else f"{fr},{j},\n" for j, c in enumerate(row)
-        ))
-    return "".join(out)
-
-
 def _with_progress(rows, F: int, T: int):
     """The matrix's row blocks, advancing a progress bar of origins done."""
     from app.progress import step
@@ -129,11 +129,12 @@ def run(args: argparse.Namespace) -> int:
     from maps.points import read_points
 
     from ._common import open_map
+    from .matrix_out import CsvRows, ParquetRows
 
     out = args.out
     low = out.lower()
-    if not low.endswith((".csv", ".npy")):
-        raise CliError(f"--out {out!r}: write .csv or .npy")
+    if not low.endswith((".csv", ".npy", ".parquet")):
+        raise CliError(f"--out {out!r}: write .csv, .parquet or .npy")
     out_dir = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(out_dir):
         raise CliError(f"--out {out!r}: folder {out_dir} does not exist")
@@ -142,10 +143,12 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     net = open_map(args)
     box: list = []  # one Snapper for both files
-    src, dst = (read_points(p, net, max_distance_m=args.max_snap, snapper_box=box)
+    src, dst = (read_points(p, net, max_distance_m=args.max_snap, snapper_box=box,
+                            id_column=args.id_column)
                 for p in (args.from_csv, args.to_csv))
     _note_duplicates(args.from_csv, src.keys, src.nodes)
     _note_duplicates(args.to_csv, dst.keys, dst.nodes)
+    from_ids, to_ids = src.row_ids(net), dst.row_ids(net)
     src, dst = src.nodes, dst.nodes
     F, T = int(src.shape[0]), int(dst.shape[0])
     nbytes = F * T * 8
@@ -153,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
         hint = "" if low.endswith(".npy") else " (a .npy output is far smaller than CSV)"
         print(f"note: the {F} x {T} matrix is {nbytes} bytes ({_fmt_bytes(nbytes)}), more than "
               f"fits in memory: streaming it to disk in chunks{hint}", file=sys.stderr)
-    _check_disk(out_dir, F, T, low.endswith(".npy"))
+    if not low.endswith(".parquet"):  # compressed: no useful bound
+        _check_disk(out_dir, F, T, low.endswith(".npy"))
     stats: dict = {}
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
                                 args.variant, args.chunk, args.index)
@@ -165,19 +169,29 @@ def run(args: argparse.Namespace) -> int:
     t_index = time.perf_counter() - t_index
     rows = _with_progress(it, F, T)
     unreachable = 0
+    # every cost is at most the sum of all arc weights: int32 (-1 unreachable) when that fits
+    max_cost = int(np.asarray(net.weights, np.int64).sum())
+    narrow = max_cost <= np.iinfo(np.int32).max
     with out_paths([out], out) as (tmp,):  # failed or interrupted: the old file, no temp
         if low.endswith(".npy"):
-            mm = open_npy_memmap(tmp, (F, T))
+            mm = open_npy_memmap(tmp, (F, T), np.int32 if narrow else np.int64)
             for r0, block in rows:
                 mm[r0 : r0 + block.shape[0]] = block
                 unreachable += int((block < 0).sum())
             mm.flush()
             del mm
+        elif low.endswith(".parquet"):
+            pq = ParquetRows(tmp, from_ids, to_ids, max_cost)
+            for r0, block in rows:
+                pq.write(r0, block)
+                unreachable += int((block < 0).sum())
+            pq.close()
         else:
+            lines = CsvRows(from_ids, to_ids)
             with open(tmp, "w", newline="") as fh:
-                fh.write("from,to,cost\n")
+                fh.write(lines.header)
                 for r0, block in rows:
-                    fh.write(_csv_lines(r0, block))
+                    fh.write(lines.lines(r0, block))
                     unreachable += int((block < 0).sum())
     el = time.perf_counter() - t0
     idx = ""

@@ -21,12 +21,20 @@ from resources.atomic import atomic_open
 from .panels import button_row
 
 
-def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray) -> None:
+def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray,
+                     from_labels=None, to_labels=None) -> None:
+    """``from,to,cost,from_id,to_id``: node ids, the cost (-1 unreachable) and each point's
+    id (its file's id column, else the node id; as ``signpost matrix`` writes them)."""
+    import csv
+
+    fl = list(from_labels) if from_labels is not None else list(from_ids)
+    tl = list(to_labels) if to_labels is not None else list(to_ids)
     with atomic_open(path, "w") as fh:
-        fh.write("from,to,cost\n")
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["from", "to", "cost", "from_id", "to_id"])
         for i, a in enumerate(from_ids):
             for j, b in enumerate(to_ids):
-                fh.write(f"{int(a)},{int(b)},{int(matrix[i, j])}\n")
+                w.writerow([int(a), int(b), int(matrix[i, j]), fl[i], tl[j]])
 
 
 class ODPanel(QWidget):
@@ -38,6 +46,7 @@ class ODPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.points: list = []  # maps.points.ResolvedPoint
+        self.labels: list = []  # each point's id: its file's id column, else the node id
         self.matrix: np.ndarray | None = None
         self.lbl = QLabel("Shift+click the map to add points (each is origin and destination).")
         self.lbl.setWordWrap(True)
@@ -53,14 +62,16 @@ class ODPanel(QWidget):
         lay.addLayout(row)
         lay.addWidget(self.table, 1)
 
-    def add_point(self, point) -> None:
+    def add_point(self, point, label=None) -> None:
         self.points.append(point)
+        self.labels.append(point.node_id if label is None else label)
         self.matrix = None
         self.btn_export.setEnabled(False)
         self.lbl.setText(f"{len(self.points)} points; Compute matrix for the costs between them.")
 
     def clear(self) -> None:
         self.points.clear()
+        self.labels.clear()
         self.matrix = None
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
@@ -74,7 +85,7 @@ class ODPanel(QWidget):
         """Fill the table, each cell's background by its cost (unreachable: grey)."""
         self.matrix = matrix
         k = len(self.points)
-        labels = [f"{i + 1}" for i in range(k)]
+        labels = [str(v) for v in self.labels]
         self.table.setRowCount(k)
         self.table.setColumnCount(k)
         self.table.setHorizontalHeaderLabels(labels)
@@ -92,7 +103,8 @@ class ODPanel(QWidget):
                     item.setForeground(QColor("#111111"))
                 else:
                     item.setBackground(QColor("#555555"))
-                item.setToolTip(f"{i + 1} → {j + 1}: {'unreachable' if c < 0 else f'{c} {unit}'}")
+                item.setToolTip(f"{labels[i]} → {labels[j]}: "
+                                f"{'unreachable' if c < 0 else f'{c} {unit}'}")
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
         self.btn_export.setEnabled(True)

@@ -157,6 +157,9 @@ class AlgorithmPanel(QWidget):
         self.sp_bands.setToolTip("Isochrone bands: about this many round-valued steps (0: continuous colours)")
         self.chk_field = QCheckBox("Colour the network by distance")
         self.chk_field.setChecked(True)
+        self.chk_polys = QCheckBox("Isochrone polygons (at the band edges)")
+        self.chk_polys.setToolTip("Filled areas reachable within each band's cost "
+                                  "(needs isochrone bands; export: File > Export)")
 
         form = QFormLayout()
         form.addRow("Strategy", self.cb_strategy)
@@ -171,6 +174,7 @@ class AlgorithmPanel(QWidget):
         form2.addRow(self.chk_field)
         form2.addRow("Colour map", self.cb_cmap)
         form2.addRow("Isochrone bands", self.sp_bands)
+        form2.addRow(self.chk_polys)
         box2 = QGroupBox("Distance field")
         box2.setLayout(form2)
         lay = QVBoxLayout(self)
@@ -187,6 +191,7 @@ class AlgorithmPanel(QWidget):
         self.cb_cmap.currentTextChanged.connect(lambda *_: self.displayChanged.emit())
         self.sp_bands.valueChanged.connect(lambda *_: self.displayChanged.emit())
         self.chk_field.toggled.connect(lambda *_: self.displayChanged.emit())
+        self.chk_polys.toggled.connect(lambda *_: self.displayChanged.emit())
 
     # ---- values -----------------------------------------------------------------------
     @property
@@ -219,6 +224,7 @@ class AlgorithmPanel(QWidget):
             "colormap": self.cb_cmap.currentText(),
             "isochrone_bands": int(self.sp_bands.value()),
             "show_field": bool(self.chk_field.isChecked()),
+            "isochrone_polygons": bool(self.chk_polys.isChecked()),
         }
 
     def set_values(self, v: dict) -> None:
@@ -237,3 +243,4 @@ class AlgorithmPanel(QWidget):
         self.sp_bands.setValue(int(v.get("isochrone_bands", 0)))
         show = v.get("show_field", True)
         self.chk_field.setChecked(show in (True, "true", 1, "1"))
+        self.chk_polys.setChecked(v.get("isochrone_polygons", False) in (True, "true", 1, "1"))

@@ -32,6 +32,8 @@ class Settings:
             except (TypeError, ValueError):
                 out[k] = dv
         out["show_field"] = str(self.q.value("algorithm/show_field", "true")).lower() in ("true", "1")
+        out["isochrone_polygons"] = str(
+            self.q.value("algorithm/isochrone_polygons", "false")).lower() in ("true", "1")
         return out
 
     def set_algorithm(self, values: dict) -> None:

@@ -280,6 +280,7 @@ def all_pairs(
     return np.load(path, mmap_mode="r")
 
 
-def open_npy_memmap(tmp: str, shape: tuple[int, int]) -> np.memmap:
-    """A writable int64 .npy memmap in ``tmp`` (a temporary of resources.atomic)."""
-    return np.lib.format.open_memmap(tmp, mode="w+", dtype=np.int64, shape=shape)
+def open_npy_memmap(tmp: str, shape: tuple[int, int], dtype=np.int64) -> np.memmap:
+    """A writable .npy memmap (int64, or int32 when the caller knows the costs fit) in
+    ``tmp`` (a temporary of resources.atomic)."""
+    return np.lib.format.open_memmap(tmp, mode="w+", dtype=dtype, shape=shape)

@@ -41,8 +41,11 @@ def read_csv(path):
 def test_csv_round_trip_and_unreachable_empty(files, capsys):
     assert run(files) == 0
     rows = read_csv(files / "m.csv")
-    assert rows[0] == ["from", "to", "cost"]
-    got = {(int(f), int(t)): c for f, t, c in rows[1:]}
+    assert rows[0] == ["from", "to", "cost", "from_id", "to_id"]
+    got = {(int(f), int(t)): c for f, t, c, _, _ in rows[1:]}
+    # no id column: the ids are the map's node ids the rows snapped to (nodes 1, 3, 5, 1)
+    assert [r[3] for r in rows[1::2]] == ["1", "3", "5", "1"]
+    assert [r[4] for r in rows[1:3]] == ["4", "2"]
     assert len(got) == 8
     for (f, t), c in got.items():
         assert c == ("" if EXPECTED[f, t] < 0 else str(EXPECTED[f, t]))
@@ -56,7 +59,7 @@ def test_npy_output_matches_library(files):
 
     assert run(files, out="m.npy") == 0
     m = np.load(files / "m.npy")
-    assert m.dtype == np.int64
+    assert m.dtype == np.int32  # the map's arc weights sum below 2^31: every cost fits
     np.testing.assert_array_equal(m, EXPECTED)
     net = load_map(str(files / "g.gr"), use_cache=False)
     np.testing.assert_array_equal(m, distance_matrix(net, [0, 2, 4, 0], [3, 1], backend="cpu"))
@@ -91,7 +94,7 @@ def test_bad_rows_exit_2_naming_the_row(files, capsys, content, needle):
 
 def test_bad_output_extension(files, capsys):
     assert run(files, out="m.txt") == 2
-    assert "write .csv or .npy" in capsys.readouterr().err
+    assert "write .csv, .parquet or .npy" in capsys.readouterr().err
 
 
 def test_interrupt_leaves_no_output(files, monkeypatch):
@@ -165,13 +168,110 @@ def test_output_larger_than_free_disk_is_refused(files, monkeypatch, capsys):
 
 
 def test_write_error_is_one_line_and_leaves_nothing(files, monkeypatch, capsys):
-    import app.cli.matrix as mx
+    import app.cli.matrix_out as mo
 
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(mx, "_csv_lines", full)
+    monkeypatch.setattr(mo.CsvRows, "lines", full)
     assert run(files) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].endswith("m.csv: No space left on device") and "Traceback" not in "".join(err)
     assert sorted(p.name for p in files.iterdir()) == ["a.csv", "b.csv", "g.co", "g.gr"]
+
+
+# ---- ids and Parquet (issue 13 item 7, issue 12's Parquet output) ----------------------
+def _points_geojson(rows):
+    import json
+
+    feats = [{"type": "Feature", "properties": {"name": n, "pop": p},
+              "geometry": {"type": "Point", "coordinates": [lon, lat]}} for n, p, lon, lat in rows]
+    return json.dumps({"type": "FeatureCollection", "features": feats})
+
+
+def _points_gpkg(path, rows):
+    """A GeoPackage point layer in EPSG:4326 (columns name, pop)."""
+    import shapely
+
+    from maps.vector_out import gpkg_blob, write_gpkg_polygons
+
+    write_gpkg_polygons(str(path), [], [], table="unused")  # the gpkg_* tables
+    import sqlite3
+
+    con = sqlite3.connect(str(path))
+    con.execute("INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) "
+                "VALUES ('pts', 'features', 'pts', 4326)")
+    con.execute("INSERT INTO gpkg_geometry_columns VALUES ('pts', 'geom', 'POINT', 4326, 0, 0)")
+    con.execute("CREATE TABLE pts (fid INTEGER PRIMARY KEY, geom POINT, name TEXT, pop INTEGER)")
+    for n, p, lon, lat in rows:
+        con.execute("INSERT INTO pts (geom, name, pop) VALUES (?, ?, ?)",
+                    (gpkg_blob(shapely.Point(lon, lat)), n, p))
+    con.commit()
+    con.close()
+
+
+A_ROWS = [("Ann", 5, 24.0, 60.0), ("Bo, jr", 6, 24.002, 60.0), ("Cy", 7, 24.004, 60.0)]
+
+
+def test_ids_follow_each_point_format(files):
+    (files / "a.geojson").write_text(_points_geojson(A_ROWS))
+    _points_gpkg(files / "a.gpkg", A_ROWS)
+    (files / "a_named.csv").write_text("name,lon,lat,pop\n" + "".join(
+        f'"{n}",{lon},{lat},{p}\n' for n, p, lon, lat in A_ROWS))
+    want = None
+    for a in ("a_named.csv", "a.geojson", "a.gpkg"):
+        assert run(files, a=a, out=f"m_{a}.csv") == 0, a  # b.csv has no id column
+        assert [r[2] for r in read_csv(files / f"m_{a}.csv")[1:]] == [
+            "35", "10", "5", "20", "7", ""]
+        assert run(files, "--id-column", "name", a=a, b=a, out=f"m_{a}.csv") == 0, a
+        rows = read_csv(files / f"m_{a}.csv")
+        assert rows[0] == ["from", "to", "cost", "from_id", "to_id"]
+        assert [r[3] for r in rows[1::3]] == ["Ann", "Bo, jr", "Cy"]
+        assert [r[4] for r in rows[1:4]] == ["Ann", "Bo, jr", "Cy"]
+        want = want or rows
+        assert rows == want
+        assert run(files, "--id-column", "pop", a=a, b=a, out="p.csv") == 0
+        assert [r[3] for r in read_csv(files / "p.csv")[1::3]] == ["5", "6", "7"]
+        assert run(files, a=a, b=a, out="d.csv") == 0  # default: the first other column
+        first = {"a_named.csv": "Ann", "a.geojson": "Ann", "a.gpkg": "1"}[a]  # gpkg: fid
+        assert read_csv(files / "d.csv")[1][3] == first
+
+
+def test_missing_id_column_is_one_line(files, capsys):
+    assert run(files, "--id-column", "nosuch") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no column named 'nosuch'" in err[0] and "a.csv" in err[0]
+
+
+def test_points_in_another_crs_are_refused_naming_it(files, capsys):
+    import json
+
+    doc = json.loads(_points_geojson(A_ROWS))
+    doc["crs"] = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::3857"}}
+    (files / "m.geojson").write_text(json.dumps(doc))
+    assert run(files, a="m.geojson") == 2
+    assert "EPSG::3857" in capsys.readouterr().err
+    doc["crs"]["properties"]["name"] = "urn:ogc:def:crs:OGC:1.3:CRS84"
+    (files / "m.geojson").write_text(json.dumps(doc))
+    assert run(files, a="m.geojson") == 0
+
+
+@pytest.mark.parametrize("rows_per_group,groups", [(1, 3), (4, 2), (1 << 20, 1)])
+def test_parquet_equals_the_csv(files, monkeypatch, rows_per_group, groups):
+    pq = pytest.importorskip("pyarrow.parquet")
+    import app.cli.matrix_out as mo
+
+    monkeypatch.setattr(mo, "ROWS_PER_GROUP", rows_per_group)
+    (files / "a_named.csv").write_text("name,lon,lat\n" + "".join(
+        f'"{n}",{lon},{lat}\n' for n, _, lon, lat in A_ROWS))
+    assert run(files, "--chunk", "1", a="a_named.csv", out="m.csv") == 0
+    assert run(files, a="a_named.csv", out="m.parquet") == 0  # one block: split by groups
+    t = pq.read_table(files / "m.parquet")
+    assert t.column_names == ["from", "to", "cost", "from_id", "to_id"]
+    assert str(t.schema.field("cost").type) == "int32"
+    assert str(t.schema.field("to_id").type) == "int64"  # the map's node ids
+    got = [["" if v is None else str(v) for v in r.values()] for r in t.to_pylist()]
+    assert got == read_csv(files / "m.csv")[1:]
+    assert t.column("cost").null_count == 1
+    f = pq.ParquetFile(files / "m.parquet")
+    assert f.metadata.num_row_groups == groups

@@ -332,7 +332,8 @@ def test_od_matrix_from_shift_clicks_and_csv(qtbot, window, fixture_net, tmp_pat
         qtbot.mouseClick(window.canvas.viewport(), Qt.MouseButton.LeftButton,
                          Qt.KeyboardModifier.ShiftModifier, window.canvas.view_to_widget(x, y))
     pts = tmp_path / "pts.csv"
-    pts.write_text(f"node_id\n{int(net.node_ids[599])}\n{int(net.node_ids[ISLAND])}\n")
+    pts.write_text(f"name,node_id\nfar,{int(net.node_ids[599])}\n"
+                   f"\"isle, east\",{int(net.node_ids[ISLAND])}\n")
     assert window.tools["od"].load_csv(str(pts)) == 2
     assert [p.node for p in window.tools["od"].panel.points] == [0, 333, 599, ISLAND]
     assert window.tools["route"].source is None  # shift+click does not start a route search
@@ -344,7 +345,13 @@ def test_od_matrix_from_shift_clicks_and_csv(qtbot, window, fixture_net, tmp_pat
     assert window.tools["od"].panel.table.item(0, 3).text() == "—"
     out = tmp_path / "m.csv"
     window.export("od", str(out))
-    assert len(out.read_text().splitlines()) == 17
+    import csv
+
+    rows = list(csv.reader(out.read_text().splitlines()))
+    assert len(rows) == 17 and rows[0] == ["from", "to", "cost", "from_id", "to_id"]
+    ids = [str(int(net.node_ids[0])), str(int(net.node_ids[333])), "far", "isle, east"]
+    assert [r[3] for r in rows[1::4]] == ids and [r[4] for r in rows[1:5]] == ids
+    assert window.tools["od"].panel.table.horizontalHeaderItem(3).text() == "isle, east"
     bad = tmp_path / "bad.csv"
     bad.write_text("name\nfoo\n")
     assert window.tools["od"].load_csv(str(bad)) == 0 and "bad.csv:2" in window.last_error

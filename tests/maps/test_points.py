@@ -186,3 +186,22 @@ def test_read_demand(walk, tmp_path):
                          ("node,weight\n2,0\n", "d.csv: no demand")):
         with pytest.raises(MapError, match=re.escape(needle)):
             read_demand(_write(tmp_path, "d.csv", text), walk)
+
+
+def test_read_demand_takes_lonlat_rows_and_geojson_points(walk, tmp_path):
+    """--demand reads the same point files as matrix: lon,lat rows snap like route's."""
+    import json
+
+    from maps.points import read_demand, read_points
+
+    lon, lat = float(walk.lon[10]), float(walk.lat[10])
+    node = read_points(_write(tmp_path, "p.csv", f"lon,lat\n{lon},{lat}\n"), walk).nodes[0]
+    a, b = read_demand(_write(tmp_path, "d.csv", f"lon,lat,weight\n{lon},{lat},3\n"), walk)
+    assert a[node] == b[node] == 3 and a.sum() == 3
+    doc = {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"origin": 2, "destination": 1},
+         "geometry": {"type": "Point", "coordinates": [lon, lat]}}]}
+    a, b = read_demand(_write(tmp_path, "d.geojson", json.dumps(doc)), walk)
+    assert a[node] == 2 and b[node] == 1
+    with pytest.raises(MapError, match=re.escape("d.csv:2: expected a point and numbers")):
+        read_demand(_write(tmp_path, "d.csv", f"lon,lat,weight\n{lon},{lat},x\n"), walk)

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from app.jobs import matrix
 from gpu_core.errors import InvalidArgumentError
 from maps.errors import MapError
-from maps.points import read_point_texts
+from maps.points import read_point_rows
 
 from ..od import ODPanel, write_matrix_csv
 from .base import Tool, job
@@ -46,7 +46,8 @@ class ODTool(Tool):
 
     def _load_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.win, "Load points", "",
-                                              "CSV (*.csv);;GeoJSON (*.geojson);;All files (*)")
+                                              "CSV (*.csv);;GeoJSON (*.geojson);;GeoPackage (*.gpkg);;"
+                                              "All files (*)")
         if path:
             self.load_csv(path)
 
@@ -58,16 +59,16 @@ class ODTool(Tool):
             return 0
         try:
             pts = []
-            for line, text in read_point_texts(path):
+            for line, text, rid in read_point_rows(path):
                 try:
-                    pts.append(win.resolve(text))
+                    pts.append((win.resolve(text), rid))
                 except MapError as exc:  # name the file and line of the bad point
                     raise MapError(exc.detail, path=path, line=line or None) from None
         except (MapError, OSError) as exc:
             win.show_error("Could not read the points", str(exc))
             return 0
-        for p in pts:
-            self.panel.add_point(p)
+        for p, rid in pts:
+            self.panel.add_point(p, rid)
         self._show_points()
         return len(pts)
 
@@ -90,5 +91,5 @@ class ODTool(Tool):
     def export(self, what: str, path: str) -> None:
         if self.panel.matrix is None:
             raise InvalidArgumentError("no origin–destination matrix to export: compute it first")
-        ids = self.panel.node_ids()
-        write_matrix_csv(path, ids, ids, self.panel.matrix)
+        ids, labels = self.panel.node_ids(), self.panel.labels
+        write_matrix_csv(path, ids, ids, self.panel.matrix, labels, labels)

@@ -29,6 +29,8 @@ class RouteTool(Tool):
         "route": ("Route (GeoJSON / GPX)…", "GeoJSON (*.geojson);;GPX (*.gpx)"),
         "field": ("Distance field (CSV / GeoJSON)…", "CSV (*.csv);;GeoJSON (*.geojson)"),
         "phases": ("Phase telemetry (CSV)…", "CSV (*.csv)"),
+        "isochrones": ("Isochrone polygons (GeoJSON / GeoPackage)…",
+                       "GeoJSON (*.geojson);;GeoPackage (*.gpkg)"),
     }
 
     def __init__(self, window):
@@ -41,6 +43,8 @@ class RouteTool(Tool):
         self.route: Route | None = None
         self._snap_segs: dict[str, tuple] = {}
         self._search_t0 = 0.0
+        self.isochrones = None  # (IsochroneResult, labels) on screen
+        self._iso_layer = None  # IsochroneLayer, made on first use
         self.panel = RoutePanel()
         self.panel.swapRequested.connect(self.swap)
         self.panel.clearRequested.connect(self.clear_route)
@@ -69,6 +73,7 @@ class RouteTool(Tool):
         self.result = None
         self.route = None
         self.panel.clear()
+        self._show_isochrones(None)
 
     # ---- points -------------------------------------------------------------------------
     def clicked(self, which: str, point, seg: tuple) -> None:
@@ -232,6 +237,52 @@ class RouteTool(Tool):
         else:
             win.canvas.show_field(self.result.dist, v["colormap"], win.net.unit, v["isochrone_bands"])
         win.settings.set_algorithm(v)
+        self.redraw_isochrones(v)
+
+    # ---- isochrone polygons -------------------------------------------------------------
+    def redraw_isochrones(self, v: dict) -> int | None:
+        """Polygons at the band edges of the field on screen (app.jobs.isochrones, in the
+        worker; the search's costs are reused), or none when bands or polygons are off.
+        Returns the job id when one was submitted."""
+        from app.jobs import isochrones
+
+        from ..geometry import field_bins
+
+        win = self.win
+        res, net = self.result, win.net
+        if (res is None or win.geo is None or not v.get("isochrone_polygons")
+                or v["isochrone_bands"] <= 0 or not net.has_coordinates):
+            self._show_isochrones(None)
+            return None
+        if win.compute.busy():  # a search is running: its end redraws
+            return None
+        bins = field_bins(win.geo, res.dist, colormap=v["colormap"],
+                          bands=v["isochrone_bands"])
+        cuts = tuple(int(c) for c in bins.edges[1:])
+        colours = [tuple(int(x) for x in c) for c in bins.colours]
+        labels = [f"≤ {format_cost(c, net.unit)}" for c in cuts]
+        opts = isochrones.IsochroneOptions(int(self.source), cuts)
+        dist = res.dist
+
+        def fn(ctx):
+            return isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
+                                  dist=dist)
+
+        fn.__name__ = "isochrones"
+        return win.submit(fn, lambda r: self._show_isochrones((r, labels), colours))
+
+    def _show_isochrones(self, shown, colours=()) -> None:
+        from ..isochrone_layer import IsochroneLayer
+
+        self.isochrones = shown
+        if self._iso_layer is None:
+            if shown is None:
+                return
+            self._iso_layer = IsochroneLayer(self.win.canvas)
+        if shown is None:
+            self._iso_layer.show([], [], [])
+        else:
+            self._iso_layer.show(shown[0].polygons_xy, list(colours), shown[1])
 
     def update_route(self) -> None:
         """Read source→target from the predecessor array and draw it (no new search)."""
@@ -266,6 +317,16 @@ class RouteTool(Tool):
             if self.route is None:
                 raise UnreachableError("no route to export: set a source and a destination first")
             (export.route_gpx if low.endswith(".gpx") else export.route_geojson)(net, self.route, path)
+        elif what == "isochrones":
+            if self.isochrones is None:
+                raise InvalidArgumentError("no isochrone polygons to export: turn them on "
+                                           "with isochrone bands and click a source")
+            from maps.vector_out import write_features
+
+            res = self.isochrones[0]
+            props = [{"cost": c, "unit": res.unit, "label": t}
+                     for c, t in zip(res.cutoffs, self.isochrones[1], strict=True)]
+            write_features(path, res.polygons, props, layer="isochrones")
         elif what == "field":
             if self.result is None:
                 raise InvalidArgumentError("no distance field to export: click a source first")

@@ -1,0 +1,100 @@
+"""``signpost isochrones MAP --from P --minutes 5,10,15 --out F.geojson|F.gpkg``: polygons of
+what is reachable within each cutoff (``app.jobs.isochrones`` says how they are made)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import resources
+from app.cli import CliError
+from app.cli._common import add_command, add_search_arguments, open_map
+
+HELP, DESCRIPTION = resources.cli_help("isochrones")
+OUT_EXT = (".geojson", ".json", ".gpkg")
+
+
+def register(sub) -> None:
+    from app.jobs.isochrones import DEFAULT_BUFFER_M
+
+    p = add_command(sub, "isochrones", run, HELP, DESCRIPTION)
+    p.add_argument("--from", dest="source", required=True, metavar="P",
+                   help="start point: LON,LAT or node:ID")
+    by = p.add_mutually_exclusive_group(required=True)
+    by.add_argument("--minutes", metavar="T1,T2,...", help="travel-time cutoffs (time profiles)")
+    by.add_argument("--metres", "--meters", dest="metres", metavar="L1,L2,...",
+                    help="road-length cutoffs in metres (any map)")
+    by.add_argument("--cost", metavar="C1,C2,...", help="cutoffs in the map's own weight unit")
+    p.add_argument("--out", required=True, metavar="F.geojson|F.gpkg", help="output file")
+    p.add_argument("--buffer", type=float, default=DEFAULT_BUFFER_M, metavar="M",
+                   help=f"band around each reachable road, metres each side (default "
+                        f"{DEFAULT_BUFFER_M:g})")
+    add_search_arguments(p)
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+
+
+def parse_cutoffs(text: str, option: str) -> list[float]:
+    """``5,10,15`` → [5.0, 10.0, 15.0] (distinct, ascending); CliError for anything else."""
+    vals = []
+    for part in text.split(","):
+        try:
+            v = float(part)
+        except ValueError:
+            raise CliError(f"{option} {text!r}: {part.strip()!r} is not a number") from None
+        if not (v > 0 and v < 1e9):
+            raise CliError(f"{option} {text!r}: cutoffs must be numbers > 0")
+        vals.append(v)
+    return sorted(set(vals))
+
+
+def _label(v: float) -> int | float:
+    return int(v) if float(v).is_integer() else v
+
+
+def run(args: argparse.Namespace) -> int:
+    from app.cli._atomic import check_out, write_file_atomic
+    from app.jobs import isochrones as iso
+    from app.jobs.common import unit_info
+    from app.jobs.maps import resolve_texts
+    from maps.vector_out import write_features
+
+    check_out(args.out, OUT_EXT)
+    if not args.buffer > 0 or args.buffer > 100_000:
+        raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0")
+    net = open_map(args)
+    if not net.has_coordinates:
+        raise CliError(f"{args.map}: this map has no coordinates, so it has no polygons")
+    if args.minutes is not None:
+        name, labels = "minutes", parse_cutoffs(args.minutes, "--minutes")
+        try:
+            costs = [iso.minutes_to_cost(net.unit, v) for v in labels]
+        except ValueError as exc:
+            raise CliError(f"--minutes: {exc}; use --metres or --cost") from None
+        by = "cost"
+    elif args.metres is not None:
+        name, labels = "metres", parse_cutoffs(args.metres, "--metres")
+        costs, by = [int(round(v * 10)) for v in labels], "length"  # decimetres
+    else:
+        name, labels = "cost", parse_cutoffs(args.cost, "--cost")
+        costs, by = [int(round(v)) for v in labels], "cost"
+    (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
+    res = iso.run(net, iso.IsochroneOptions(src.node, tuple(costs), by=by,
+                                            buffer_m=args.buffer, backend=args.backend,
+                                            strategy=args.strategy))
+    by_cost = dict(zip(costs, labels, strict=True))
+    props = [{name: _label(by_cost[c]), "cost": c, "unit": res.unit} for c in res.cutoffs]
+    write_file_atomic(args.out, lambda tmp: write_features(tmp, res.polygons, props,
+                                                           layer="isochrones"))
+    rows = [{**p, "area_km2": round(g.area / 1e6, 6), "parts": len(getattr(g, "geoms", [g]))
+             if not g.is_empty else 0} for p, g in zip(props, res.polygons_xy, strict=True)]
+    if args.json:
+        print(json.dumps({"out": args.out, "source": src.as_dict(), "by": name,
+                          "buffer_m": args.buffer, **unit_info(net), "isochrones": rows,
+                          "timings": {k: round(v, 4) for k, v in res.timings.items()}}))
+        return 0
+    for r in rows:
+        print(f"{r[name]:>8g} {name:<7} {r['area_km2']:10.3f} km2 in {r['parts']} part(s)")
+    t = res.timings
+    print(f"wrote {args.out}: {len(rows)} polygon(s) from node {src.node_id}; search "
+          f"{t['search_s'] * 1000:.0f} ms, polygons {t['polygons_s'] * 1000:.0f} ms")
+    return 0

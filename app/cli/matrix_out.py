@@ -1,0 +1,93 @@
+"""Writers of ``signpost matrix``'s long-form outputs, block of origins by block: CSV and
+Parquet rows ``from, to, cost, from_id, to_id`` (``from``/``to``: 0-based data-row numbers of
+the inputs; the ids: each row's id column, else the map's node id it resolved to).
+
+Parquet (pyarrow, the optional ``parquet`` extra) is written as one row group per slice of
+at most :data:`ROWS_PER_GROUP` pairs with ``pyarrow.parquet.ParquetWriter``, so memory stays
+bounded whatever the matrix size; ``cost`` is int32 when the map's total weight fits it
+(no path can cost more), else int64, null when unreachable.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+
+from app.cli import CliError
+
+ROWS_PER_GROUP = 1 << 20
+
+
+def _csv_cell(v) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow([v])
+    return buf.getvalue()
+
+
+class CsvRows:
+    """``from,to,cost,from_id,to_id`` lines (cost empty when unreachable)."""
+
+    header = "from,to,cost,from_id,to_id\n"
+
+    def __init__(self, from_ids: list, to_ids: list):
+        self.fi = [_csv_cell(v) for v in from_ids]
+        self.ti = [_csv_cell(v) for v in to_ids]
+
+    def lines(self, r0: int, block: np.ndarray) -> str:
+        out = []
+        ti = self.ti
+        for i in range(block.shape[0]):
+            fr = r0 + i
+            fid = self.fi[fr]
+            out.append("".join(
+                f"{fr},{j},{c},{fid},{ti[j]}\n" if c >= 0 else f"{fr},{j},,{fid},{ti[j]}\n"
+                for j, c in enumerate(block[i].tolist())
+            ))
+        return "".join(out)
+
+
+def _id_array(pa, ids: list):
+    """int64 when every id is an integer, else strings."""
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in ids):
+        return pa.array(np.asarray(ids, dtype=np.int64))
+    return pa.array([str(v) for v in ids], type=pa.string())
+
+
+class ParquetRows:
+    """A ParquetWriter fed block by block (module doc); ``close()`` finishes the file."""
+
+    def __init__(self, path: str, from_ids: list, to_ids: list, max_cost: int):
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise CliError("--out .parquet needs pyarrow: pip install 'signpost[parquet]'") \
+                from None
+        self.pa = pa
+        self.cost_type = pa.int32() if max_cost <= np.iinfo(np.int32).max else pa.int64()
+        self.fid, self.tid = _id_array(pa, from_ids), _id_array(pa, to_ids)
+        self.T = len(to_ids)
+        schema = pa.schema([("from", pa.int32()), ("to", pa.int32()),
+                            ("cost", self.cost_type), ("from_id", self.fid.type),
+                            ("to_id", self.tid.type)])
+        self.writer = pq.ParquetWriter(path, schema, compression="zstd")
+        self.schema = schema
+
+    def write(self, r0: int, block: np.ndarray) -> None:
+        pa, T = self.pa, self.T
+        step = max(1, ROWS_PER_GROUP // max(T, 1))
+        for a in range(0, block.shape[0], step):
+            part = block[a:a + step]
+            k = part.shape[0]
+            rows = np.repeat(np.arange(r0 + a, r0 + a + k, dtype=np.int32), T)
+            cols = np.tile(np.arange(T, dtype=np.int32), k)
+            cost = part.reshape(-1)
+            cost_arr = pa.array(cost.astype(np.int64), mask=cost < 0).cast(self.cost_type)
+            self.writer.write_table(pa.Table.from_arrays(
+                [pa.array(rows), pa.array(cols), cost_arr, self.fid.take(pa.array(rows)),
+                 self.tid.take(pa.array(cols))], schema=self.schema))
+
+    def close(self) -> None:
+        self.writer.close()

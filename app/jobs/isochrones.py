@@ -1,0 +1,279 @@
+"""The isochrone job: areas reachable from one point within each of a few cutoffs, as
+polygons (what a planner loads into QGIS), not as coloured nodes.
+
+How a polygon is made (shapely on the CPU, in the map's local metric projection ``x/y``):
+
+1. One search from the source: by the map's own weights (``by="cost"``; minutes on a
+   time profile are ``cutoff * 600`` deciseconds) or by length (``by="length"``: every
+   arc weighs its length in decimetres, on any map, one-ways as the profile has them).
+2. Every arc ``u→v`` with ``d[u] <= cutoff`` is reachable from its tail for the fraction
+   ``min(1, (cutoff - d[u]) / w)`` of its length (costs grow evenly along an arc). The
+   arc's drawn geometry (tail, inner points, head) is cut there, interpolating along the
+   polyline; fully reached two-way pairs are kept once.
+3. The reached lines (and the source point) are buffered by ``buffer_m`` metres each side
+   (default :data:`DEFAULT_BUFFER_M`; lines simplified to a tenth of it first) and
+   unioned. Blocks wider than twice the buffer where no reachable road runs stay holes.
+4. Cutoffs are nested by union: the polygon of a cutoff is the one before it united with
+   the buffers of what the larger cutoff adds (the arcs newly reached, the parts of arcs
+   that reach further), so each contains the smaller ones; then projected back to WGS84
+   lon/lat (containment holds up to floating-point rounding of the projection).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .common import CancelCheck, Progress, report
+
+# Half-width of the band drawn around each reachable road, metres: about a street and its
+# frontage; small enough that city blocks with no reachable road show as holes.
+DEFAULT_BUFFER_M = 50.0
+# Segments per quarter circle of the buffer's round ends: 4 keeps a 50 m band within
+# 2 m of a true circle and makes the buffer ~3x faster than GEOS's default 8.
+QUAD_SEGS = 4
+UNIT_PER_MINUTE = {"ds": 600}  # map units in a minute, for time units
+BY = ("cost", "length")
+
+
+@dataclass(frozen=True)
+class IsochroneOptions:
+    source: int  # node index
+    cutoffs: tuple[int, ...]  # in the search's unit (the map's, or dm when by="length")
+    by: str = "cost"  # "cost": the map's weights; "length": decimetres of road
+    buffer_m: float = DEFAULT_BUFFER_M
+    backend: str = "auto"
+    strategy: str = "auto"
+
+
+@dataclass
+class IsochroneResult:
+    cutoffs: tuple[int, ...]  # ascending, search units
+    polygons_xy: list  # shapely (Multi)Polygon per cutoff, x/y metres, nested
+    polygons: list  # the same in lon/lat degrees
+    dist: np.ndarray  # int64 per node, search units, -1 unreachable
+    unit: str  # the search's unit ("dm" when by="length")
+    timings: dict = field(default_factory=dict)  # search_s, cut_s, buffer_s, ...
+
+
+def minutes_to_cost(unit: str, minutes: float) -> int:
+    """A cutoff in minutes as an integer cost of ``unit``; ValueError when the unit is no
+    time (the message says which unit the map has)."""
+    per = UNIT_PER_MINUTE.get(unit)
+    if per is None:
+        raise ValueError(f"minutes need a time profile (walk, drive, multimodal); this map's "
+                         f"weights are in {unit!r}")
+    return int(round(minutes * per))
+
+
+def length_graph(net):
+    """The map's arcs weighed by their length in decimetres (a CSRGraph)."""
+    from gpu_core.graph import CSRGraph
+
+    w = np.rint(np.asarray(net.edge_length, dtype=np.float64) * 10).astype(np.int64)
+    return CSRGraph.from_edges(net.num_nodes, net.arc_sources(), net.indices, w), w
+
+
+def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
+        cancel: CancelCheck | None = None, dist: np.ndarray | None = None) -> IsochroneResult:
+    """Polygons of ``opts.cutoffs`` from ``opts.source`` (module doc); ``dist``: the costs
+    of a search already made from that source by the map's weights (the window's), reused
+    instead of searching again."""
+    from gpu_core.sssp import sssp
+
+    if not net.has_coordinates:
+        raise ValueError("isochrone polygons need a map with coordinates")
+    if opts.by not in BY:
+        raise ValueError(f"by must be one of {BY}, got {opts.by!r}")
+    cut = tuple(sorted(set(int(c) for c in opts.cutoffs)))
+    if not cut or cut[0] < 0:
+        raise ValueError("cutoffs must be integers >= 0")
+    if not opts.buffer_m > 0:
+        raise ValueError(f"the buffer must be > 0 metres, got {opts.buffer_m}")
+    t = {}
+    t0 = time.perf_counter()
+    report(progress, 0.0, "search")
+    if opts.by == "length":
+        g, w = length_graph(net)
+        unit = "dm"
+    else:
+        g, w = net, np.asarray(net.weights, dtype=np.int64)
+        unit = net.unit
+    if dist is None or opts.by == "length":
+        dist = sssp(g, opts.source, backend=opts.backend, strategy=opts.strategy,
+                    cancel=cancel).dist
+    dist = np.asarray(dist, dtype=np.int64)
+    t["search_s"] = time.perf_counter() - t0
+    polys = []
+    tails = net.arc_sources()
+    du = dist[tails]
+    lines = _ArcLines(net, np.nonzero((du >= 0) & (du <= cut[-1]))[0], tails)
+    w = w[lines.arcs]
+    prev, prev_c = None, None
+    for k, c in enumerate(cut):
+        if cancel is not None and cancel():
+            from gpu_core.errors import CancelledError
+
+            raise CancelledError("isochrones cancelled")
+        report(progress, (k + 0.5) / len(cut), f"polygon {k + 1} of {len(cut)}")
+        t1 = time.perf_counter()
+        geoms = lines.reached(dist, w, c, opts.source, since=prev_c)
+        t2 = time.perf_counter()
+        poly = _buffer(geoms, opts.buffer_m, prev)
+        t3 = time.perf_counter()
+        t["cut_s"] = t.get("cut_s", 0.0) + t2 - t1
+        t["buffer_s"] = t.get("buffer_s", 0.0) + t3 - t2
+        polys.append(poly)
+        prev, prev_c = poly, c
+    t4 = time.perf_counter()
+    lonlat = [to_lonlat_geometry(p, net.origin) for p in polys]
+    t["project_s"] = time.perf_counter() - t4
+    t["polygons_s"] = time.perf_counter() - t0 - t["search_s"]
+    report(progress, 1.0, "done")
+    return IsochroneResult(cut, polys, lonlat, dist, unit, t)
+
+
+def to_lonlat_geometry(geom, origin: tuple[float, float]):
+    """A geometry in the map's x/y metres as WGS84 lon/lat degrees. (The one place where a
+    map's own CRS would come back in, were output asked in it.)"""
+    import shapely
+
+    from maps.projection import to_lonlat
+
+    def f(xy: np.ndarray) -> np.ndarray:
+        lon, lat = to_lonlat(xy[:, 0], xy[:, 1], origin)
+        return np.column_stack([lon, lat])
+
+    return shapely.transform(geom, f)
+
+
+def _buffer(geoms, width: float, prev=None):
+    """The union of every geometry's buffer (and of ``prev``): lines are merged where they
+    meet end to end and simplified to a tenth of the width first (fewer, lighter buffers
+    to union; the outline moves by at most that tenth), then buffered one by one and
+    unioned in a tree (GEOS's cascaded union). One buffer of a whole collection is 100x
+    slower in GEOS."""
+    import shapely
+
+    pts = [g for g in geoms if g.geom_type == "Point"]
+    lines = [g for g in geoms if g.geom_type != "Point"]
+    parts = list(pts)
+    if lines:
+        merged = shapely.line_merge(shapely.MultiLineString(lines))
+        parts.extend(shapely.simplify(shapely.get_parts(merged), width / 10).tolist())
+    bufs = shapely.buffer(np.asarray(parts, dtype=object), width, quad_segs=QUAD_SEGS)
+    if prev is not None:
+        bufs = np.append(bufs, np.asarray([prev], dtype=object))
+    if len(bufs) == 0:
+        return shapely.Polygon()
+    return shapely.union_all(bufs)
+
+
+class _ArcLines:
+    """The polylines (tail, inner points, head) of ``arcs`` (those a cutoff can reach)
+    laid out flat once, in x/y metres, with their cumulative length: cutting at a cutoff
+    is then a few vectorised steps. Per-arc arrays here are indexed 0..len(arcs)-1."""
+
+    def __init__(self, net, arcs: np.ndarray, tails: np.ndarray):
+        n = net.num_nodes
+        self.arcs = arcs = np.asarray(arcs, dtype=np.int64)
+        self.tails = tails[arcs].astype(np.int64)
+        self.heads = net.indices[arcs].astype(np.int64)
+        self.m = m = self.tails.shape[0]
+        self.x, self.y = net.x, net.y
+        gi, gx = net.geom_indptr, net.geom_xy
+        has_geom = gi is not None and gx is not None and gx.shape[0]
+        inner = (gi[arcs + 1] - gi[arcs] if has_geom else np.zeros(m)).astype(np.int64)
+        counts = inner + 2
+        self.start = (np.cumsum(counts) - counts).astype(np.int64)
+        self.count = counts
+        total = int(counts.sum())
+        px, py = np.empty(total), np.empty(total)
+        px[self.start], py[self.start] = self.x[self.tails], self.y[self.tails]
+        last = self.start + counts - 1
+        px[last], py[last] = self.x[self.heads], self.y[self.heads]
+        if inner.any():
+            has = np.nonzero(inner)[0]
+            k = inner[has]
+            off = np.arange(int(k.sum())) - np.repeat(np.cumsum(k) - k, k)
+            src = np.repeat(gi[arcs[has]], k) + off
+            px[np.repeat(self.start[has] + 1, k) + off] = gx[src, 0]
+            py[np.repeat(self.start[has] + 1, k) + off] = gx[src, 1]
+        self.px, self.py = px, py
+        seg = np.hypot(np.diff(px), np.diff(py)) if total else np.zeros(0)
+        seg[last[:-1]] = 0.0  # no segment between one arc's head and the next arc's tail
+        # metres along all arcs laid end to end (no gap between arcs): monotone, so one
+        # searchsorted finds the segment of any position on any arc
+        self.cumg = np.concatenate([[0.0], np.cumsum(seg)])
+        self.length = self.cumg[last] - self.cumg[self.start]
+        lo, hi = np.minimum(self.tails, self.heads), np.maximum(self.tails, self.heads)
+        # Fully reached two-way pairs are drawn once: key by endpoints and rounded length.
+        self.pair = (lo * max(n, 1) + hi) * 1_000_003 + np.rint(self.length).astype(np.int64)
+
+    def reached(self, dist: np.ndarray, w: np.ndarray, cutoff: int, source: int,
+                since: int | None = None) -> list:
+        """Shapely lines (and the source point) of what is reachable within ``cutoff``;
+        with ``since`` (a smaller cutoff), only what ``cutoff`` adds to it."""
+        import shapely
+
+        du = dist[self.tails]
+        ok = (du >= 0) & (du <= cutoff)
+        pos = ok & (w > 0)
+        hi = np.ones(self.m)
+        hi[pos] = np.minimum(1.0, (cutoff - du[pos]) / w[pos])
+        lo = np.zeros(self.m)
+        if since is not None:
+            old = (du >= 0) & (du <= since)
+            lo[old] = 1.0
+            po = old & (w > 0)
+            lo[po] = np.minimum(1.0, (since - du[po]) / w[po])
+        ok &= hi > lo
+        full = ok & (hi >= 1.0) & (lo <= 0.0)
+        keep_full = np.zeros(self.m, dtype=bool)
+        idx = np.nonzero(full)[0]
+        _, first = np.unique(self.pair[idx], return_index=True)
+        keep_full[idx[first]] = True
+        arcs = np.nonzero(keep_full | (ok & ~full))[0]
+        out = [shapely.Point(self.x[source], self.y[source])] if since is None else []
+        if arcs.size:
+            out.extend(self.slices(arcs, lo[arcs] * self.length[arcs],
+                                   hi[arcs] * self.length[arcs]).tolist())
+        return out
+
+    def slices(self, arcs: np.ndarray, s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
+        """LineStrings of ``arcs`` from ``s0`` to ``s1`` metres along each (interpolated
+        ends, the drawn points between)."""
+        import shapely
+
+        st = self.start[arcs]
+        last = st + self.count[arcs] - 1
+        g0, g1 = self.cumg[st] + s0, self.cumg[st] + s1
+        i0 = np.clip(np.searchsorted(self.cumg, g0, side="right") - 1, st, last - 1)
+        i1 = np.clip(np.searchsorted(self.cumg, g1, side="left") - 1, st, last - 1)
+        i1 = np.maximum(i1, i0)
+
+        def at(i, g):
+            seg = self.cumg[i + 1] - self.cumg[i]
+            t = np.clip(np.where(seg > 0, (g - self.cumg[i]) / np.where(seg > 0, seg, 1), 0),
+                        0.0, 1.0)
+            return (self.px[i] + t * (self.px[i + 1] - self.px[i]),
+                    self.py[i] + t * (self.py[i + 1] - self.py[i]))
+
+        (ax, ay), (bx, by) = at(i0, g0), at(i1, g1)
+        inner = i1 - i0  # drawn points i0+1 .. i1 lie strictly between the ends
+        cnt = inner + 2
+        off = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+        n = int(cnt.sum())
+        xs, ys = np.empty(n), np.empty(n)
+        xs[off], ys[off] = ax, ay
+        xs[off + cnt - 1], ys[off + cnt - 1] = bx, by
+        k = int(inner.sum())
+        if k:
+            rel = np.arange(k) - np.repeat(np.cumsum(inner) - inner, inner)
+            src = np.repeat(i0 + 1, inner) + rel
+            dst = np.repeat(off + 1, inner) + rel
+            xs[dst], ys[dst] = self.px[src], self.py[src]
+        ids = np.repeat(np.arange(arcs.size), cnt)
+        return shapely.linestrings(np.column_stack([xs, ys]), indices=ids)
