@@ -275,9 +275,11 @@ class MainWindow(MapLoading, QMainWindow):
     def _job_progress(self, jid: int, frac: float, msg: str) -> None:
         h = self._handlers.get(jid)
         if h is not None and jid == self._search_job:
-            self.progress.setValue(int(frac * 1000))
+            known = frac >= 0  # -1: a message without a fraction (JobContext.progress)
+            if known:
+                self.progress.setValue(int(frac * 1000))
             if h.progress is not None:
-                h.progress(frac, msg)
+                h.progress(frac if known else None, msg)
 
     def _job_ended(self, jid: int) -> _Handlers | None:
         if jid != self._search_job:

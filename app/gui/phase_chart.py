@@ -4,16 +4,21 @@ Rows arrive in chunks through the worker's ``phases`` signal; the plots are redr
 timer at most once per screen refresh, never once per row. Several runs can be shown at
 once (compare mode: conventional / selection / adaptive / auto on the same source, as in
 seed 001's Figure 6). A finished run can be replayed as an animation.
+
+Vertex-program runs (seed 003: MST, PageRank) share the dock: their rows are
+``SUPERSTEP_DTYPE`` (told apart by dtype), drawn as active vertices (solid) and messages
+(dashed) per superstep over the superstep time.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.jobs.sssp import COMPARE_STRATEGIES
+from gpu_core.programs import SUPERSTEP_DTYPE
 from gpu_core.telemetry import MODE_NAMES, PHASE_DTYPE, PhaseLog
 
 MODE_COLOURS = {
@@ -26,6 +31,13 @@ MODE_COLOURS = {
     "persistent": "#ecf0f1",
     "cpu": "#95a5a6",
 }
+
+
+def is_superstep(rows: np.ndarray) -> bool:
+    """True for a vertex program's telemetry (SUPERSTEP_DTYPE), False for SSSP phase rows."""
+    return rows.dtype.names is not None and "superstep" in rows.dtype.names
+
+
 RUN_COLOURS = ["#f39c12", "#3498db", "#e74c3c", "#2ecc71", "#9b59b6", "#1abc9c", "#ecf0f1"]
 
 
@@ -58,6 +70,7 @@ class PhaseChart(QWidget):
         self.legend = self.p_frontier.addLegend(offset=(-10, 5), labelTextSize="8pt")
         self.mode_legend = self.p_time.addLegend(offset=(-10, 5), labelTextSize="8pt")
         self._items: dict[str, tuple] = {}
+        self._step_items: dict[str, tuple] = {}  # superstep runs: active, messages, time
 
         self.totals = QLabel("no search yet")
         self.totals.setWordWrap(True)
@@ -93,13 +106,19 @@ class PhaseChart(QWidget):
             for it, plot in ((a, self.p_frontier), (b, self.p_frontier), (c, self.p_time), (d, self.p_time)):
                 plot.removeItem(it)
         self._items.clear()
+        for a, m, t in self._step_items.values():
+            self.p_frontier.removeItem(a)
+            self.p_frontier.removeItem(m)
+            self.p_time.removeItem(t)
+        self._step_items.clear()
         self.legend.clear()
         self.mode_legend.clear()
         self.totals.setText("no search yet")
         self._dirty = True
 
-    def begin_run(self, name: str) -> None:
-        self.runs[name] = np.zeros(0, dtype=PHASE_DTYPE)
+    def begin_run(self, name: str, supersteps: bool = False) -> None:
+        """An empty run ``name``: SSSP phases, or a vertex program's ``supersteps``."""
+        self.runs[name] = np.zeros(0, dtype=SUPERSTEP_DTYPE if supersteps else PHASE_DTYPE)
         self._dirty = True
 
     def append(self, name: str, rows: np.ndarray) -> None:
@@ -108,9 +127,13 @@ class PhaseChart(QWidget):
         self.runs[name] = rows.copy() if old is None or old.size == 0 else np.concatenate([old, rows])
         self._dirty = True
 
-    def set_run(self, name: str, log: PhaseLog, meta: str = "") -> None:
-        """Replace run ``name`` by its final log (the authoritative one from the result)."""
-        self.runs[name] = np.array(log.rows, dtype=PHASE_DTYPE, copy=True)
+    def set_run(self, name: str, log: PhaseLog | np.ndarray, meta: str = "") -> None:
+        """Replace run ``name`` by its final log (the authoritative one from the result):
+        a PhaseLog, or a vertex program's telemetry array (SUPERSTEP_DTYPE)."""
+        if isinstance(log, np.ndarray) and is_superstep(log):
+            self.runs[name] = log.copy()
+        else:
+            self.runs[name] = np.array(log.rows, dtype=PHASE_DTYPE, copy=True)
         if meta:
             self.meta[name] = meta
         self._dirty = True
@@ -143,11 +166,40 @@ class PhaseChart(QWidget):
             self.legend.addItem(lf, name)
         return self._items[name]
 
+    def _ensure_step_items(self, name: str, colour: str):
+        if name not in self._step_items:
+            active = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.5), skipFiniteCheck=True)
+            msgs = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.2, style=Qt.PenStyle.DashLine),
+                                    skipFiniteCheck=True)
+            t = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.5), skipFiniteCheck=True)
+            self.p_frontier.addItem(active)
+            self.p_frontier.addItem(msgs)
+            self.p_time.addItem(t)
+            self._step_items[name] = (active, msgs, t)
+            self.legend.addItem(active, f"{name}: active")
+            self.legend.addItem(msgs, f"{name}: messages")
+        return self._step_items[name]
+
+    def _label_axes(self) -> None:
+        steps = any(is_superstep(r) for r in self.runs.values())
+        phases = any(not is_superstep(r) for r in self.runs.values())
+        top = {(True, False): "active / messages", (True, True): "frontier · active / messages"}
+        self.p_frontier.setLabel("left", top.get((steps, phases), "frontier (nodes)"))
+        self.p_time.setLabel("bottom", "superstep" if steps and not phases else "phase")
+
     def redraw(self) -> None:
         modes_seen: set[int] = set()
+        self._label_axes()
         for i, (name, rows) in enumerate(self.runs.items()):
             if self._replay_k is not None and name == self._replay_run:
                 rows = rows[: self._replay_k]
+            if is_superstep(rows):
+                a, m, t = self._ensure_step_items(name, RUN_COLOURS[i % len(RUN_COLOURS)])
+                x = rows["superstep"].astype(np.float64)
+                a.setData(x, np.log10(np.maximum(rows["active"].astype(np.float64), 1.0)))
+                m.setData(x, np.log10(np.maximum(rows["messages"].astype(np.float64), 1.0)))
+                t.setData(x, rows["time_us"].astype(np.float64))
+                continue
             lf, sf, lt, st = self._ensure_items(name, RUN_COLOURS[i % len(RUN_COLOURS)])
             x = rows["phase"].astype(np.float64)
             yf = np.maximum(rows["frontier"].astype(np.float64), 1.0)  # log axis: no zeros
@@ -176,6 +228,12 @@ class PhaseChart(QWidget):
         for name, rows in self.runs.items():
             t_ms = float(rows["time_us"].sum()) / 1000
             extra = f" · {self.meta[name]}" if name in self.meta else ""
+            if is_superstep(rows):
+                parts.append(
+                    f"<b>{name}</b>: {rows.shape[0]} supersteps · {t_ms:.2f} ms · "
+                    f"{int(rows['messages'].sum()):,} messages · peak active "
+                    f"{int(rows['active'].max()) if rows.size else 0:,}{extra}")
+                continue
             parts.append(
                 f"<b>{name}</b>: {rows.shape[0]} phases · {t_ms:.2f} ms · "
                 f"{int(rows['edges'].sum()):,} arcs relaxed · peak frontier "

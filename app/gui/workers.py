@@ -40,12 +40,25 @@ class JobContext:
     def cancelled(self) -> bool:
         return self.cancel_event.is_set()
 
-    def progress(self, fraction: float, message: str = "") -> None:
-        self.runner.progress.emit(self.job_id, float(fraction), str(message))
+    def progress(self, fraction: float | None, message: str = "") -> None:
+        """Report progress; ``fraction`` None (unknown, e.g. a superstep count) is sent
+        as -1."""
+        frac = -1.0 if fraction is None else float(fraction)
+        self.runner.progress.emit(self.job_id, frac, str(message))
 
     def on_phase(self, log: PhaseLog) -> None:
         """gpu_core's on_phase callback: buffer rows, emit them throttled to the refresh rate."""
         self._phase_buf.append(np.array(log.rows, dtype=PHASE_DTYPE, copy=True))
+        now = time.perf_counter()
+        if now - self._last_emit >= PHASE_EMIT_S:
+            self.flush_phases()
+
+    def on_superstep(self, row: np.void) -> None:
+        """gpu_core.programs' on_superstep callback (one SUPERSTEP_DTYPE row): buffered and
+        emitted like phase rows; the chart tells the two kinds apart by their dtype."""
+        one = np.zeros(1, dtype=row.dtype)
+        one[0] = row
+        self._phase_buf.append(one)
         now = time.perf_counter()
         if now - self._last_emit >= PHASE_EMIT_S:
             self.flush_phases()
@@ -76,7 +89,7 @@ class JobRunner(QThread):
     failed_job = Signal(int, str, object)  # job id, kind, exception (message via str())
     cancelled_job = Signal(int, str)
     progress = Signal(int, float, str)
-    phases = Signal(int, str, object)  # job id, tag, structured rows (PHASE_DTYPE)
+    phases = Signal(int, str, object)  # job id, tag, structured rows (PHASE_DTYPE or SUPERSTEP_DTYPE)
 
     def __init__(self, name: str = "worker", parent=None):
         super().__init__(parent)
