@@ -16,13 +16,10 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QFormLayout,
-    QGroupBox,
     QLabel,
     QLineEdit,
     QProgressBar,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -31,7 +28,7 @@ from gpu_core.errors import InvalidArgumentError
 from resources import colormap, colormap_lut
 
 from .map_canvas import PathItem
-from .panels import button_row
+from .panels import button_row, form_panel
 
 RANK_BANDS = 12  # colour bands of the PageRank layer
 RANK_COLORMAP = "magma"
@@ -168,20 +165,9 @@ class AnalysisPanel(QWidget):
         for lbl in (self.lbl_mst, self.lbl_pr):
             lbl.setWordWrap(True)
 
-        form = QFormLayout()
-        form.addRow("Backend", self.cb_backend)
-        form.addRow("Damping", self.sp_damping)
-        form.addRow("Tolerance", self.ed_tol)
-        form.addRow("Max iterations", self.sp_iter)
-        form.addRow(runs)
-        form.addRow(more)
-        form.addRow(self.progress)
-        form.addRow(self.lbl)
-        box = QGroupBox("Network analysis")
-        box.setLayout(form)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(box)
+        lay = form_panel(self, "Network analysis", [
+            ("Backend", self.cb_backend), ("Damping", self.sp_damping), ("Tolerance", self.ed_tol),
+            ("Max iterations", self.sp_iter), runs, more, self.progress, self.lbl])
         lay.addWidget(self.lbl_mst)
         lay.addWidget(self.lbl_pr)
         lay.addLayout(exports)

@@ -49,6 +49,23 @@ def button_row(owner: QWidget, *buttons: tuple[str, str, object]) -> QHBoxLayout
     return row
 
 
+def form_panel(owner: QWidget, title: str, rows: list) -> QVBoxLayout:
+    """``owner``'s layout: a group box ``title`` holding a form of ``rows`` (each a
+    (label, widget) pair, a widget or a layout); add what goes below it to the result."""
+    form = QFormLayout()
+    for row in rows:
+        if isinstance(row, tuple):
+            form.addRow(*row)
+        else:
+            form.addRow(row)
+    box = QGroupBox(title)
+    box.setLayout(form)
+    lay = QVBoxLayout(owner)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(box)
+    return lay
+
+
 class RoutePanel(QWidget):
     """From/to fields, swap/clear/copy, and cost, length, time and node count."""
 
