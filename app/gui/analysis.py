@@ -191,7 +191,8 @@ class AnalysisPanel(QWidget):
         return damping, tol, max_iter
 
     def set_progress(self, frac: float | None, text: str = "") -> None:
-        if frac is not None:
+        if frac is not None:  # None: a superstep message, the bar stays busy
+            self.progress.setRange(0, 1000)
             self.progress.setValue(int(frac * 1000))
         if text:
             self.lbl.setText(text)

@@ -111,6 +111,10 @@ def test_exports_written_and_parseable(qtbot, window, analysis, fixture_net, tmp
     window.export("mst", str(tmp_path / "f.csv"))
     window.export("mst", str(tmp_path / "f.geojson"))
     window.export("pagerank", str(tmp_path / "r.csv"))
+    window.export("supersteps", str(tmp_path / "s.csv"))
+    steps = list(csv.DictReader(open(tmp_path / "s.csv")))
+    assert len(steps) == len(analysis.pagerank_result.ranks.telemetry)
+    assert set(steps[0]) == {"superstep", "active", "messages", "arcs", "time_us"}
     rows = list(csv.DictReader(open(tmp_path / "f.csv")))
     assert len(rows) == res.edges
     assert sum(int(r["weight"]) for r in rows) == int(res.forest.total_weight)

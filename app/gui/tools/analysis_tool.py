@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.jobs import mst, pagerank
 from gpu_core.errors import InvalidArgumentError
+from gpu_core.programs import telemetry_csv
 
 from ..analysis import AnalysisLayers, AnalysisPanel, mst_summary, pagerank_summary
 from ..workers import JobContext
@@ -33,12 +34,14 @@ class AnalysisTool(Tool):
     exports = {
         "mst": ("Minimum spanning forest (GeoJSON / CSV)…", "GeoJSON (*.geojson);;CSV (*.csv)"),
         "pagerank": ("PageRank (CSV)…", "CSV (*.csv)"),
+        "supersteps": ("Superstep telemetry of the last analysis (CSV)…", "CSV (*.csv)"),
     }
 
     def __init__(self, window):
         super().__init__(window)
         self.mst_result: mst.MSTResult | None = None
         self.pagerank_result: pagerank.PageRankResult | None = None
+        self.telemetry = None  # SUPERSTEP_DTYPE rows of the last finished run
         self.layers = AnalysisLayers(window.canvas)
         self.panel = AnalysisPanel()
         self.panel.mstRequested.connect(self.run_mst)
@@ -51,7 +54,7 @@ class AnalysisTool(Tool):
         return self.panel
 
     def map_changed(self, net) -> None:
-        self.mst_result = self.pagerank_result = None
+        self.mst_result = self.pagerank_result = self.telemetry = None
         self.layers.clear()
         p = self.panel
         p.lbl_mst.setText("MST: not run")
@@ -86,6 +89,7 @@ class AnalysisTool(Tool):
         win.chart.clear()
         win.chart.begin_run(what, supersteps=True)
         self.panel.set_progress(0.0, f"{what}: starting…")
+        self.panel.progress.setRange(0, 0)  # busy: the superstep count is not known ahead
         jid = win.submit(superstep_job(run, win.net, opts), done, failed=self._failed(what),
                          cancelled=lambda: self.panel.set_progress(0.0, f"{what}: cancelled"),
                          progress=self.panel.set_progress, tag=what, busy=True)
@@ -102,6 +106,7 @@ class AnalysisTool(Tool):
     def _mst_done(self, res: mst.MSTResult) -> None:
         net, f = self.win.net, res.forest
         self.mst_result = res
+        self.telemetry = f.telemetry
         self.win.chart.set_run("MST", f.telemetry, f.backend)
         if net.has_coordinates:  # x, y of a map without coordinates mean nothing
             self.layers.show_forest(net.x, net.y, f.tails, f.heads)
@@ -112,6 +117,7 @@ class AnalysisTool(Tool):
     def _pagerank_done(self, res: pagerank.PageRankResult) -> None:
         net, r = self.win.net, res.ranks
         self.pagerank_result = res
+        self.telemetry = r.telemetry
         self.win.chart.set_run("PageRank", r.telemetry, r.backend)
         if net.has_coordinates:
             self.layers.show_ranks(net.x, net.y, r.rank)
@@ -128,6 +134,12 @@ class AnalysisTool(Tool):
     # ---- exports ----------------------------------------------------------------------
     def export(self, what: str, path: str) -> None:
         net = self.win.net
+        if what == "supersteps":
+            if self.telemetry is None:
+                raise InvalidArgumentError("no superstep telemetry: run MST or PageRank first")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(telemetry_csv(self.telemetry))
+            return
         if what == "mst":
             if self.mst_result is None:
                 raise InvalidArgumentError("no spanning forest to export: run MST first")
