@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 
 
 def run_gui(args: argparse.Namespace) -> int:
@@ -48,7 +49,14 @@ def run_gui(args: argparse.Namespace) -> int:
     if not path:
         print("signpost gui: error: no MAP given and no sample map is bundled", file=sys.stderr)
         return 2
-    win = MainWindow(Settings(getattr(args, "settings", None)), open_sample=False)
+    settings_path = getattr(args, "settings", None)
+    scratch = None
+    if args.screenshot and not settings_path:
+        # A batch run neither reads nor writes the user's settings: a fresh file, removed
+        # at the end, so screenshots come out the same on every machine.
+        scratch = tempfile.TemporaryDirectory(prefix="signpost-shot-")
+        settings_path = os.path.join(scratch.name, "settings.ini")
+    win = MainWindow(Settings(settings_path), open_sample=False)
     if args.strategy:
         win.algo_panel.cb_strategy.setCurrentText(args.strategy)
     if args.backend:
@@ -122,4 +130,7 @@ def run_gui(args: argparse.Namespace) -> int:
         win.open_map(path)
     rc = app.exec()
     win.shutdown_workers()
+    if scratch is not None:
+        win.settings.sync()
+        scratch.cleanup()
     return int(state["rc"] or rc)

@@ -39,6 +39,7 @@ from maps.projection import to_lonlat, to_xy
 
 from . import chrome, export
 from .chrome import attribution_for, sample_map_path
+from .gc_guard import GuiThreadGC
 from .geometry import MapGeometry
 from .loading import MapLoading
 from .map_canvas import MapCanvas
@@ -96,6 +97,7 @@ class MainWindow(MapLoading, QMainWindow):
         self.resize(1400, 900)
         self.setAcceptDrops(True)
 
+        self.gc_guard = GuiThreadGC(self)  # no collection on the worker threads
         self.compute = JobRunner("signpost-compute", self)
         self.loader = JobRunner("signpost-loader", self)
         self.compute.finished_job.connect(self._job_finished)
@@ -195,6 +197,8 @@ class MainWindow(MapLoading, QMainWindow):
         ``defer_snapper``: build the snapping index on the loader thread afterwards."""
         self.compute.cancel()
         self._search_job = -1
+        self._handlers = {}  # the old map's job ends unheard: nothing waits for it now
+        self._idle_progress()
         self.net = net
         self.map_path = net.source_path or None
         self.graph = CSRGraph.from_any(net)
@@ -284,9 +288,10 @@ class MainWindow(MapLoading, QMainWindow):
     def _job_ended(self, jid: int) -> _Handlers | None:
         if jid != self._search_job:
             return None
+        h = self._handlers.pop(jid, None)
         self.progress.setRange(0, 1000)
         self._idle_progress()
-        return self._handlers.pop(jid, None)
+        return h
 
     def _job_finished(self, jid: int, kind: str, result) -> None:
         h = self._job_ended(jid)
@@ -353,8 +358,9 @@ class MainWindow(MapLoading, QMainWindow):
     # ---- shutdown ---------------------------------------------------------------------
     def shutdown_workers(self) -> None:
         """Cancel and join every worker thread (no "QThread destroyed while running")."""
-        self.compute.shutdown()
-        self.loader.shutdown()
+        stopped = self.compute.shutdown() & self.loader.shutdown()  # both, always
+        if stopped:  # the workers are joined: collecting anywhere is safe again
+            self.gc_guard.release()
 
     def closeEvent(self, ev) -> None:
         self.settings.set_geometry(self.saveGeometry(), self.saveState())

@@ -4,7 +4,6 @@ map, summarised like the jobs' results, cancelled, refused, exported."""
 from __future__ import annotations
 
 import csv
-import gc
 import json
 import shutil
 
@@ -13,15 +12,6 @@ import pytest
 
 from app.jobs import mst, pagerank
 from tests.gui.fixture_map import fixture_network
-
-
-@pytest.fixture(autouse=True)
-def collect_in_gui_thread():
-    """Collect this module's closed windows here, in the GUI thread: left to a later
-    garbage collection, a worker thread (a map load) could run it and destroy Qt objects
-    off the GUI thread, which can deadlock PySide."""
-    yield
-    gc.collect()
 
 
 def run_tool(qtbot, window, start, timeout=30000):
