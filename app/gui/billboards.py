@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.jobs.billboards import DEFAULT_MODE
 from maps.network import KIND_ROAD, RoadNetwork
 
 from .panels import button_row, form_panel
@@ -88,6 +89,7 @@ class BillboardPanel(QWidget):
         self.sp_k.setValue(5)
         self.cb_mode = QComboBox()
         self.cb_mode.addItems(list(MODES))
+        self.cb_mode.setCurrentText(DEFAULT_MODE)  # as `signpost billboards`
         self.cb_mode.setToolTip("hops: shortest paths by arc count (seed 002); weighted: by the map's weights")
         self.cb_method = QComboBox()
         self.cb_method.addItems(list(METHODS))

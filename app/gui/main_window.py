@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QWidget,
 )
 
@@ -164,6 +165,14 @@ class MainWindow(MapLoading, QMainWindow):
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{name}")  # restoreState needs stable names
+        if area != Qt.DockWidgetArea.BottomDockWidgetArea and not isinstance(widget, QScrollArea):
+            # A tall panel (tables, charts) scrolls instead of forcing the window's minimum
+            # height past a small screen (1024×700 could not be had otherwise).
+            scroll = QScrollArea()
+            scroll.setWidget(widget)
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+            widget = scroll
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         return dock
@@ -171,7 +180,8 @@ class MainWindow(MapLoading, QMainWindow):
     def export_kinds(self) -> dict[str, tuple[str, str]]:
         """Every export: the tools' and the view (key: menu text, file filter)."""
         out = {k: v for t in self.tools.values() for k, v in t.exports.items()}
-        out["view"] = ("View (PNG / SVG)…", "PNG image (*.png);;SVG drawing (*.svg)")
+        out["view"] = ("View (PNG 1×/2×/4× / SVG)…",
+                       "PNG image (*.png);;PNG image 2× (*.png);;PNG image 4× (*.png);;SVG drawing (*.svg)")
         return out
 
     # ---- messages -------------------------------------------------------------------
@@ -321,10 +331,11 @@ class MainWindow(MapLoading, QMainWindow):
         self.settings.set_algorithm(self.algo_panel.values())
 
     # ---- exports ----------------------------------------------------------------------
-    def export(self, what: str, path: str) -> None:
-        """Write ``what`` (a tool's export, or the view) to ``path``; format by extension."""
+    def export(self, what: str, path: str, scale: int | None = None) -> None:
+        """Write ``what`` (a tool's export, or the view) to ``path``; format by extension.
+        The view's PNG: ``scale`` 1, 2 or 4 (default: from a ``name@2x.png`` name, or 1)."""
         if what == "view":
-            export.view_image(self.canvas, path)
+            export.view_image(self.canvas, path, scale or export.png_scale(path))
         else:
             tool = next((t for t in self.tools.values() if what in t.exports), None)
             if tool is None:
@@ -333,11 +344,11 @@ class MainWindow(MapLoading, QMainWindow):
         self.status(f"Wrote {path}", 5000)
 
     def export_dialog(self, what: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {what}", "", self.export_kinds()[what][1])
+        path, chosen = QFileDialog.getSaveFileName(self, f"Export {what}", "", self.export_kinds()[what][1])
         if not path:
             return
         try:
-            self.export(what, path)
+            self.export(what, path, export.png_scale(path, chosen) if what == "view" else None)
         except (MapError, GpuCoreError, OSError) as exc:
             self.show_error("Export failed", str(exc))
 

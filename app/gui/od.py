@@ -28,6 +28,9 @@ def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray) -> None:
                 fh.write(f"{int(a)},{int(b)},{int(matrix[i, j])}\n")
 
 
+OD_PROMPT = "Shift+click the map to add points (each is origin and destination)."
+
+
 class ODPanel(QWidget):
     computeRequested = Signal()
     loadRequested = Signal()
@@ -38,7 +41,7 @@ class ODPanel(QWidget):
         super().__init__(parent)
         self.points: list = []  # maps.points.ResolvedPoint
         self.matrix: np.ndarray | None = None
-        self.lbl = QLabel("Shift+click the map to add points (each is origin and destination).")
+        self.lbl = QLabel(OD_PROMPT)
         self.lbl.setWordWrap(True)
         row = button_row(self, ("btn_compute", "Compute matrix", self.computeRequested),
                          ("btn_load", "Load CSV…", self.loadRequested),
@@ -59,8 +62,11 @@ class ODPanel(QWidget):
         self.lbl.setText(f"{len(self.points)} points; Compute matrix for the costs between them.")
 
     def clear(self) -> None:
+        """No points, no matrix, and the label says so (it used to keep the old map's
+        count after a profile reload)."""
         self.points.clear()
         self.matrix = None
+        self.lbl.setText(OD_PROMPT)
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
         self.btn_export.setEnabled(False)

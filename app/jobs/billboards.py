@@ -15,12 +15,14 @@ from .common import CancelCheck, Progress, report
 
 # Where sites may go: all nodes, nodes at a road arc, or nodes at no rail arc.
 CANDIDATES = ("all", "road", "no-rail")
+# Shortest paths by the map's weights unless asked otherwise: the CLI and the app agree.
+DEFAULT_MODE = "weighted"
 
 
 @dataclass(frozen=True)
 class BillboardsOptions:
     k: int
-    mode: str = "hops"  # shortest paths by arc count (hops) or by weight (weighted)
+    mode: str = DEFAULT_MODE  # shortest paths by weight (weighted) or by arc count (hops)
     backend: str = "auto"
     kernel: str = "auto"
     method: str = "auto"  # exact or sampled
