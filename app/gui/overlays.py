@@ -43,8 +43,10 @@ class FieldLegend:
         for i in range(0, nb, every):
             j = min(i + every, nb)
             text = f"{self.format_cost(edges[i], unit)} – {self.format_cost(edges[j], unit)}"
-            sample = pg.PlotDataItem(pen=None, symbol="s", symbolSize=11, symbolPen=None,
-                                     symbolBrush=pg.mkBrush(*[int(v) for v in colours[i][:3]]))
+            # A scatter item: the legend draws its own symbol options (a PlotDataItem's
+            # come from its data, and it has none).
+            sample = pg.ScatterPlotItem(symbol="s", size=11, pen=None,
+                                        brush=pg.mkBrush(*[int(v) for v in colours[i][:3]]))
             self.bands.addItem(sample, text)
             self.labels.append(text)
         self.bands.setVisible(True)

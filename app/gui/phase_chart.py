@@ -295,8 +295,12 @@ class PhaseChart(QWidget):
             self.totals.setText("no search yet")
             return
         parts = []
-        for name, rows in self.runs.items():
+        for i, (name, rows) in enumerate(self.runs.items()):
             t = rows["time_us"].astype(np.float64)
+            # The run's name in its line colour: the summary doubles as the legend when
+            # the plots are too short for a legend box of several runs.
+            head = f'<b><span style="color:{RUN_COLOURS[i % len(RUN_COLOURS)]}">{name}</span></b>'
+
             t_ms = float(t.sum()) / 1000
             extra = f" · {self.meta[name]}" if name in self.meta else ""
             # The summary a long chart cannot show point by point: typical and worst phase.
@@ -306,12 +310,12 @@ class PhaseChart(QWidget):
                      if rows.shape[0] > DECIMATE_AT else "")
             if is_superstep(rows):
                 parts.append(
-                    f"<b>{name}</b>: {rows.shape[0]:,} supersteps · {t_ms:.2f} ms · "
+                    f"{head}: {rows.shape[0]:,} supersteps · {t_ms:.2f} ms · "
                     f"{int(rows['messages'].sum()):,} messages · peak active "
                     f"{int(rows['active'].max()) if rows.size else 0:,}{spread}{drawn}{extra}")
                 continue
             parts.append(
-                f"<b>{name}</b>: {rows.shape[0]:,} phases · {t_ms:.2f} ms · "
+                f"{head}: {rows.shape[0]:,} phases · {t_ms:.2f} ms · "
                 f"{int(rows['edges'].sum()):,} arcs relaxed · peak frontier "
                 f"{int(rows['frontier'].max()) if rows.size else 0:,}{spread}{drawn}{extra}"
             )
