@@ -114,6 +114,8 @@ def test_isochrone_bands_get_a_discrete_legend_and_a_visible_first_band(qtbot, w
     ap.sp_bands.setValue(5)  # redraws through displayChanged
     assert legend.bands.isVisible() and not legend.gradient.isVisible()
     assert 3 <= len(legend.labels) <= 12 and legend.labels[0].startswith("0 ")
+    swatches = [sample.item.opts["brush"].color().getRgb()[:3] for sample, _ in legend.bands.items]
+    assert len(set(swatches)) == len(swatches)  # each band its own colour, drawn as such
     first = [it for it in window.canvas.field_items if it.zValue() == 20][1]  # after unreached
     assert _luma(first.pen().color().getRgb()) >= FIELD_MIN_LUMA
 
