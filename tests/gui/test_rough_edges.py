@@ -103,6 +103,17 @@ def test_map_without_coordinates_says_so(qtbot, make_window, tmp_path):
     assert "0.0" not in route.panel.lbl["length"].text()
 
 
+def test_pace_weights_are_not_presented_as_the_files(qtbot, make_window):
+    from maps.dimacs import load_pace
+
+    net = load_pace("tests/fixtures/dimacs/tiny.gr.xz")
+    w = make_window(net)
+    assert "no coordinates" in w.canvas.notice.text()
+    with qtbot.waitSignal(w.routeShown, timeout=20000):
+        w.tools["route"].route_between(f"node:{int(net.node_ids[0])}", f"node:{int(net.node_ids[-1])}")
+    assert "generated" in w.tools["route"].panel.lbl["time"].text()
+
+
 def test_isochrone_bands_get_a_discrete_legend_and_a_visible_first_band(qtbot, window, fixture_net):
     from tests.gui.helpers import mouse_click_map
 

@@ -265,6 +265,9 @@ class RouteTool(Tool):
             ensure_visible(win.canvas.vb, r.xs, r.ys)  # a route computed off screen is shown
         self.panel.show_route(r.cost, r.unit, r.length_m if win.net.has_coordinates else None,
                               r.num_nodes)
+        if "weight_seed" in win.net.meta:  # PACE files have no weights: Signpost made them
+            self.panel.lbl["time"].setText(
+                f"— (no weights in the file: generated 1..1000, seed {win.net.meta['weight_seed']})")
         length = f", {r.length_m:,.0f} m" if win.net.has_coordinates else ""
         win.status(f"Route: {format_cost(r.cost, r.unit)}{length}, {r.num_nodes} nodes", 8000)
         win.routeShown.emit(r)
