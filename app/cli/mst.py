@@ -6,13 +6,12 @@ import argparse
 import json
 from typing import Any
 
-import numpy as np
-
 import resources
 from app.cli import CliError
 from app.cli._atomic import check_out, write_text_atomic
 from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, open_map
 from app.jobs.common import json_safe, unit_info
+from app.jobs.mst import write_csv, write_geojson
 
 OUT_EXT = (".csv", ".geojson")
 
@@ -30,28 +29,6 @@ def register(sub) -> None:
                         "program")
     p.add_argument("--out", metavar="FILE", help="write the forest as .csv or .geojson")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def write_csv(fh, res) -> None:
-    fh.write("from_id,to_id,weight\n")
-    rows = zip(res.from_ids.tolist(), res.to_ids.tolist(), res.forest.weights.tolist(),
-               strict=True)
-    fh.write("".join(f"{a},{b},{w}\n" for a, b, w in rows))
-
-
-def write_geojson(fh, net, res) -> None:
-    f = res.forest
-    lon = np.round(net.lon, 7).tolist()
-    lat = np.round(net.lat, 7).tolist()
-    feats = [
-        {"type": "Feature",
-         "geometry": {"type": "LineString", "coordinates": [[lon[u], lat[u]], [lon[v], lat[v]]]},
-         "properties": {"from_id": a, "to_id": b, "weight": w}}
-        for u, v, a, b, w in zip(f.tails.tolist(), f.heads.tolist(), res.from_ids.tolist(),
-                                 res.to_ids.tolist(), f.weights.tolist(), strict=True)
-    ]
-    json.dump({"type": "FeatureCollection", "features": feats}, fh)
-    fh.write("\n")
 
 
 def summary(net, res, map_path: str, time_s: float, out: str | None) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from app.cli import CliError
 from app.cli._atomic import check_out, write_text_atomic
 from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, open_map
 from app.jobs.common import json_safe
+from app.jobs.pagerank import write_csv
 
 TOP = 10
 
@@ -47,12 +48,6 @@ def check_args(args: argparse.Namespace) -> None:
         raise CliError(f"--max-iter {args.max_iter}: give at least 1 iteration")
     if args.max_iter > MAX_ITER:
         raise CliError(f"--max-iter {args.max_iter}: give at most {MAX_ITER:,} iterations")
-
-
-def write_csv(fh, node_ids, rank) -> None:
-    fh.write("node_id,rank\n")
-    fh.write("".join(f"{i},{r!r}\n" for i, r in zip(node_ids.tolist(), rank.tolist(),
-                                                    strict=True)))
 
 
 def summary(net, res, args: argparse.Namespace, time_s: float) -> dict[str, Any]:

@@ -11,21 +11,19 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
-    QGroupBox,
     QLabel,
     QProgressBar,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
+from app.jobs.billboards import DEFAULT_MODE
 from maps.network import KIND_ROAD, RoadNetwork
 from resources.atomic import atomic_open
 
-from .panels import button_row
+from .panels import button_row, form_panel
 
 CANDIDATES = ("all nodes", "road nodes", "nodes in view")
 
@@ -92,6 +90,7 @@ class BillboardPanel(QWidget):
         self.sp_k.setValue(5)
         self.cb_mode = QComboBox()
         self.cb_mode.addItems(list(MODES))
+        self.cb_mode.setCurrentText(DEFAULT_MODE)  # as `signpost billboards`
         self.cb_mode.setToolTip("hops: shortest paths by arc count (seed 002); weighted: by the map's weights")
         self.cb_method = QComboBox()
         self.cb_method.addItems(list(METHODS))
@@ -116,19 +115,9 @@ class BillboardPanel(QWidget):
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#f39c12", width=2), symbol="o", symbolSize=6,
                                     symbolBrush="#f39c12")
 
-        form = QFormLayout()
-        form.addRow("Sites K", self.sp_k)
-        form.addRow("Paths", self.cb_mode)
-        form.addRow("Method", self.cb_method)
-        form.addRow("Candidates", self.cb_cand)
-        form.addRow(row)
-        form.addRow(self.progress)
-        form.addRow(self.lbl)
-        box = QGroupBox("Place billboards")
-        box.setLayout(form)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(box)
+        lay = form_panel(self, "Place billboards", [
+            ("Sites K", self.sp_k), ("Paths", self.cb_mode), ("Method", self.cb_method),
+            ("Candidates", self.cb_cand), row, self.progress, self.lbl])
         lay.addWidget(self.table, 1)
         lay.addWidget(self.plot, 1)
 

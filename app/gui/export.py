@@ -107,22 +107,38 @@ def phases_csv(log: PhaseLog, path: str | os.PathLike) -> None:
     log.to_csv(path)
 
 
-def view_image(widget, path: str | os.PathLike) -> None:
-    """Save a widget (or the map canvas) as PNG, or the map scene as SVG (atomically)."""
+VIEW_SCALES = (1, 2, 4)  # PNG exports: screen resolution, 2× and 4× (print, slides)
+
+
+def png_scale(path: str, selected_filter: str = "") -> int:
+    """The PNG scale asked for: a "2×"/"4×" file-dialog filter or a ``name@2x.png`` name."""
+    low = os.path.basename(path).lower()
+    for k in VIEW_SCALES[1:]:
+        if f"{k}×" in selected_filter or low.endswith(f"@{k}x.png"):
+            return k
+    return 1
+
+
+def view_image(widget, path: str | os.PathLike, scale: int = 1) -> None:
+    """Save a widget (or the map canvas) as PNG at ``scale`` × its size (the scene is
+    drawn again at that resolution, not magnified), or the map as SVG; atomically."""
     path = os.fspath(path)
+    if scale not in VIEW_SCALES:
+        raise ValueError(f"PNG scale {scale} is not one of {VIEW_SCALES}")
     with atomic_paths([path]) as (tmp,):
-        _view_image(widget, path, tmp)
+        _view_image(widget, path, tmp, scale)
 
 
-def _view_image(widget, path: str, tmp: str) -> None:
+def _view_image(widget, path: str, tmp: str, scale: int) -> None:
+    from PySide6.QtCore import QRectF, QSize
+    from PySide6.QtGui import QImage, QPainter
+
+    size = widget.size()
     if path.lower().endswith(".svg"):
-        from PySide6.QtCore import QRectF, QSize
-        from PySide6.QtGui import QPainter
         from PySide6.QtSvg import QSvgGenerator
 
         gen = QSvgGenerator()
         gen.setFileName(tmp)
-        size = widget.size()
         gen.setSize(QSize(size.width(), size.height()))
         gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
         gen.setTitle("Signpost map")
@@ -132,6 +148,20 @@ def _view_image(widget, path: str, tmp: str) -> None:
         finally:
             p.end()
         return
-    pix = widget.grab()
-    if not pix.save(tmp, (os.path.splitext(path)[1][1:] or "png").upper()):
+    fmt = (os.path.splitext(path)[1][1:] or "png").upper()
+    if scale == 1:
+        if not widget.grab().save(tmp, fmt):
+            raise OSError(f"could not write image {path}")
+        return
+    img = QImage(size.width() * scale, size.height() * scale,
+                 QImage.Format.Format_ARGB32_Premultiplied)
+    img.setDevicePixelRatio(scale)
+    img.fill(0)
+    p = QPainter(img)
+    try:
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        widget.render(p)
+    finally:
+        p.end()
+    if not img.save(tmp, fmt):
         raise OSError(f"could not write image {path}")

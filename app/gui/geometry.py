@@ -177,6 +177,22 @@ class FieldBins:
     max_cost: int
 
 
+# Distance-field colours darker than this (relative luminance, 0..1) would vanish on the
+# dark map background: the field's colour map starts where its colours get this light.
+FIELD_MIN_LUMA = 0.3
+
+
+def field_lut(name: str, n: int = 256) -> np.ndarray:
+    """``n`` RGB colours of colour map ``name`` for distance fields: its darkest start
+    (turbo's and magma's near-black blue) cut off, so the nearest band shows."""
+    full = colormap_lut(name, 1024).astype(np.float64)
+    luma = (0.2126 * full[:, 0] + 0.7152 * full[:, 1] + 0.0722 * full[:, 2]) / 255.0
+    light = np.nonzero(luma >= FIELD_MIN_LUMA)[0]
+    start = int(light[0]) if light.size else 0
+    idx = np.linspace(start, full.shape[0] - 1, n).round().astype(int)
+    return full[idx].round().astype(np.uint8)
+
+
 def nice_step(span: float, bands: int) -> float:
     """A round step (1, 2, 2.5 or 5 × 10^k) giving about ``bands`` bands over ``span``."""
     raw = max(span / max(bands, 1), 1e-12)
@@ -222,6 +238,6 @@ def field_bins(
     counts = np.bincount(b, minlength=nb)
     splits = np.cumsum(counts)[:-1]
     bins = np.split(idx[order], splits)
-    lut = colormap_lut(colormap, 256)
+    lut = field_lut(colormap, 256)
     colours = lut[np.linspace(0, 255, nb).round().astype(int)] if nb > 1 else lut[[0]]
     return FieldBins(bins, colours, edges, np.nonzero(~reached)[0], max_cost)

@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 
 
 def run_gui(args: argparse.Namespace) -> int:
@@ -48,7 +49,14 @@ def run_gui(args: argparse.Namespace) -> int:
     if not path:
         print("signpost gui: error: no MAP given and no sample map is bundled", file=sys.stderr)
         return 2
-    win = MainWindow(Settings(getattr(args, "settings", None)), open_sample=False)
+    settings_path = getattr(args, "settings", None)
+    scratch = None
+    if args.screenshot and not settings_path:
+        # A batch run neither reads nor writes the user's settings: a fresh file, removed
+        # at the end, so screenshots come out the same on every machine.
+        scratch = tempfile.TemporaryDirectory(prefix="signpost-shot-")
+        settings_path = os.path.join(scratch.name, "settings.ini")
+    win = MainWindow(Settings(settings_path), open_sample=False)
     if args.strategy:
         win.algo_panel.cb_strategy.setCurrentText(args.strategy)
     if args.backend:
@@ -123,4 +131,22 @@ def run_gui(args: argparse.Namespace) -> int:
     win.open_map(path, args.profile or None, **gis_options(args))
     rc = app.exec()
     win.shutdown_workers()
+    win.settings.sync()
+    dispose(win)
+    if scratch is not None:
+        scratch.cleanup()
     return int(state["rc"] or rc)
+
+
+def dispose(win) -> None:
+    """Destroy the window now, in order, with the workers joined: left to the interpreter's
+    finalisation, PySide and pyqtgraph objects are freed in any order, which can crash the
+    process after a successful run (exit status 139 instead of 0)."""
+    import gc
+
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    win.close()
+    win.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()

@@ -62,8 +62,9 @@ class MapLoading:
             return net, geo, snapper
 
         self._load_path = path
-        self._loading = True
+        self._load_job = 0  # a superseded load is told cancelled inside submit(): unheard
         self._load_job = self.loader.submit(Job(fn, kind="load"))
+        self._loading = True
         self.progress.setValue(0)
         self.progress.setVisible(True)
         self.btn_cancel.setVisible(True)
@@ -131,7 +132,10 @@ class MapLoading:
             self.mapLoadFailed.emit("cancelled")
 
     def _idle_progress(self) -> None:
-        busy = self.compute.busy() or (self._loading and self.loader.busy())
+        """Progress and Cancel show while a job the window waits for runs: its own record
+        (a compute job's handlers, a map load), not the workers' state, which trails
+        the signals that tell a job's end."""
+        busy = bool(self._handlers) or self._loading
         self.progress.setVisible(busy)
         self.btn_cancel.setVisible(busy)
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QWidget,
 )
 
@@ -39,6 +40,7 @@ from maps.projection import to_lonlat, to_xy
 
 from . import chrome, export
 from .chrome import attribution_for, sample_map_path
+from .gc_guard import GuiThreadGC
 from .geometry import MapGeometry
 from .loading import MapLoading
 from .map_canvas import MapCanvas
@@ -96,6 +98,7 @@ class MainWindow(MapLoading, QMainWindow):
         self.resize(1400, 900)
         self.setAcceptDrops(True)
 
+        self.gc_guard = GuiThreadGC(self)  # no collection on the worker threads
         self.compute = JobRunner("signpost-compute", self)
         self.loader = JobRunner("signpost-loader", self)
         self.compute.finished_job.connect(self._job_finished)
@@ -162,6 +165,14 @@ class MainWindow(MapLoading, QMainWindow):
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{name}")  # restoreState needs stable names
+        if area != Qt.DockWidgetArea.BottomDockWidgetArea and not isinstance(widget, QScrollArea):
+            # A tall panel (tables, charts) scrolls instead of forcing the window's minimum
+            # height past a small screen (1024×700 could not be had otherwise).
+            scroll = QScrollArea()
+            scroll.setWidget(widget)
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+            widget = scroll
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
         return dock
@@ -169,7 +180,8 @@ class MainWindow(MapLoading, QMainWindow):
     def export_kinds(self) -> dict[str, tuple[str, str]]:
         """Every export: the tools' and the view (key: menu text, file filter)."""
         out = {k: v for t in self.tools.values() for k, v in t.exports.items()}
-        out["view"] = ("View (PNG / SVG)…", "PNG image (*.png);;SVG drawing (*.svg)")
+        out["view"] = ("View (PNG 1×/2×/4× / SVG)…",
+                       "PNG image (*.png);;PNG image 2× (*.png);;PNG image 4× (*.png);;SVG drawing (*.svg)")
         return out
 
     # ---- messages -------------------------------------------------------------------
@@ -195,6 +207,8 @@ class MainWindow(MapLoading, QMainWindow):
         ``defer_snapper``: build the snapping index on the loader thread afterwards."""
         self.compute.cancel()
         self._search_job = -1
+        self._handlers = {}  # the old map's job ends unheard: nothing waits for it now
+        self._idle_progress()
         self.net = net
         self.map_path = net.source_path or None
         self.graph = CSRGraph.from_any(net)
@@ -275,16 +289,19 @@ class MainWindow(MapLoading, QMainWindow):
     def _job_progress(self, jid: int, frac: float, msg: str) -> None:
         h = self._handlers.get(jid)
         if h is not None and jid == self._search_job:
-            self.progress.setValue(int(frac * 1000))
+            known = frac >= 0  # -1: a message without a fraction (JobContext.progress)
+            if known:
+                self.progress.setValue(int(frac * 1000))
             if h.progress is not None:
-                h.progress(frac, msg)
+                h.progress(frac if known else None, msg)
 
     def _job_ended(self, jid: int) -> _Handlers | None:
         if jid != self._search_job:
             return None
+        h = self._handlers.pop(jid, None)
         self.progress.setRange(0, 1000)
         self._idle_progress()
-        return self._handlers.pop(jid, None)
+        return h
 
     def _job_finished(self, jid: int, kind: str, result) -> None:
         h = self._job_ended(jid)
@@ -314,10 +331,11 @@ class MainWindow(MapLoading, QMainWindow):
         self.settings.set_algorithm(self.algo_panel.values())
 
     # ---- exports ----------------------------------------------------------------------
-    def export(self, what: str, path: str) -> None:
-        """Write ``what`` (a tool's export, or the view) to ``path``; format by extension."""
+    def export(self, what: str, path: str, scale: int | None = None) -> None:
+        """Write ``what`` (a tool's export, or the view) to ``path``; format by extension.
+        The view's PNG: ``scale`` 1, 2 or 4 (default: from a ``name@2x.png`` name, or 1)."""
         if what == "view":
-            export.view_image(self.canvas, path)
+            export.view_image(self.canvas, path, scale or export.png_scale(path))
         else:
             tool = next((t for t in self.tools.values() if what in t.exports), None)
             if tool is None:
@@ -326,11 +344,11 @@ class MainWindow(MapLoading, QMainWindow):
         self.status(f"Wrote {path}", 5000)
 
     def export_dialog(self, what: str) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {what}", "", self.export_kinds()[what][1])
+        path, chosen = QFileDialog.getSaveFileName(self, f"Export {what}", "", self.export_kinds()[what][1])
         if not path:
             return
         try:
-            self.export(what, path)
+            self.export(what, path, export.png_scale(path, chosen) if what == "view" else None)
         except (MapError, GpuCoreError, OSError) as exc:
             self.show_error("Export failed", str(exc))
 
@@ -351,8 +369,9 @@ class MainWindow(MapLoading, QMainWindow):
     # ---- shutdown ---------------------------------------------------------------------
     def shutdown_workers(self) -> None:
         """Cancel and join every worker thread (no "QThread destroyed while running")."""
-        self.compute.shutdown()
-        self.loader.shutdown()
+        stopped = self.compute.shutdown() & self.loader.shutdown()  # both, always
+        if stopped:  # the workers are joined: collecting anywhere is safe again
+            self.gc_guard.release()
 
     def closeEvent(self, ev) -> None:
         self.settings.set_geometry(self.saveGeometry(), self.saveState())

@@ -16,10 +16,16 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from maps.network import RoadNetwork
-from resources import colormap, colormap_lut
 
 from . import raster
-from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins
+from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins, field_lut
+from .overlays import CanvasNotice, FieldLegend
+
+NO_COORDINATES = (
+    "This map has no coordinates (a DIMACS .gr without its .co file, or a PACE graph),\n"
+    "so there is nothing to draw. Everything else works: type points as node:ID in the\n"
+    "route panel; billboards, the origin–destination matrix and network analysis run too."
+)
 
 _DASH = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine}
 
@@ -153,9 +159,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.legend = pg.LegendItem(offset=(10, 10), labelTextColor="#e0e0e0",
                                     brush=pg.mkBrush(30, 33, 39, 200), labelTextSize="8pt")
         self.legend.setParentItem(self.vb)
-        self.field_legend = pg.GradientLegend((18, 150), (-10, 10))
-        self.field_legend.setParentItem(self.vb)
-        self.field_legend.setVisible(False)
+        self.field_legend = FieldLegend(self.vb, format_cost)
+        self.notice = CanvasNotice(self.vb)
         self.attribution = pg.TextItem("", color="#9aa0a6", anchor=(0, 1))
         self.attribution.setParentItem(self.vb)
         self.vb.sigResized.connect(self._place_attribution)
@@ -184,7 +189,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     def set_marker(self, which: str, x: float | None, y: float | None = None) -> None:
         """Place (or hide, with x None) the "source" or "destination" marker."""
         m = self.source_marker if which == "source" else self.dest_marker
-        if x is None:
+        drawable = self.net is None or self.net.has_coordinates  # else x, y are placeholders
+        if x is None or not drawable or not (np.isfinite(x) and np.isfinite(y)):
             m.setVisible(False)
             return
         self._moving_programmatically = True
@@ -288,7 +294,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.show_sites([], [])
         self.show_od([], [])
         self.legend.clear()
-        self.field_legend.setVisible(False)
+        self.field_legend.hide()
+        self.notice.hide()
         self.set_marker("source", None)
         self.set_marker("destination", None)
 
@@ -308,7 +315,11 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         st = self.geo.stations
         if st.size:
             self.station_item.setData(net.x[st], net.y[st])
+        if not net.has_coordinates:
+            self.notice.show(NO_COORDINATES)
         x0, y0, x1, y1 = self.geo.bounds
+        if not all(np.isfinite(v) for v in (x0, y0, x1, y1)):
+            x0, y0, x1, y1 = -1000.0, -1000.0, 1000.0, 1000.0
         self.vb.setRange(QRectF(x0, y0, max(x1 - x0, 1.0), max(y1 - y0, 1.0)), padding=0.02)
         if self.raster_mode:
             self.render_raster()
@@ -359,7 +370,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.vb.removeItem(it)
         self.field_items.clear()
         if dist is None or self.geo is None:
-            self.field_legend.setVisible(False)
+            self.field_legend.hide()
             self.set_roads_dimmed(False)
             if self.raster_mode and self.seg is not None:
                 self._field = None
@@ -369,7 +380,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         if self.raster_mode:
             # Colour only the pixels on screen now; the per-arc colours (needed after a
             # pan/zoom) are computed when the view is next rendered.
-            lut = raster.lut_argb(colormap_lut(colormap_name, 256))
+            lut = raster.lut_argb(field_lut(colormap_name, 256))
             self._field = (dist, lut, bands)
             self._colours = None
             if self._ids is not None:
@@ -377,9 +388,11 @@ class MapCanvas(pg.GraphicsLayoutWidget):
                 self.raster_item.set_image(img, self._ids_rect)
             else:
                 top = raster._field_scale(dist, bands)[2]
+            edges, band_rgb = raster.band_legend(dist, bands, field_lut(colormap_name, 256))
         else:
             bins = field_bins(self.geo, dist, colormap=colormap_name, bands=bands)
             top = bins.max_cost
+            edges, band_rgb = bins.edges, bins.colours
             # Lines wider than one pixel take Qt's slow stroking path: only on small maps.
             width = 1.6 if self.geo.num_drawn < 50_000 else 1.0
             layers = [(bins.unreached, QColor(90, 96, 106), 1.0)]
@@ -393,11 +406,10 @@ class MapCanvas(pg.GraphicsLayoutWidget):
                 self.field_items.append(item)
                 self.vb.addItem(item)
             self.set_roads_dimmed(True)
-        pos, rgb = colormap(colormap_name)
-        self.field_legend.setColorMap(pg.ColorMap(pos, rgb))
-        self.field_legend.setLabels({format_cost(0, unit): 0.0, format_cost(top / 2, unit): 0.5,
-                                     format_cost(top, unit): 1.0})
-        self.field_legend.setVisible(True)
+        if bands > 0:  # isochrones: one swatch per band, not a continuous bar
+            self.field_legend.show_bands(edges, band_rgb, unit)
+        else:
+            self.field_legend.show_gradient(field_lut(colormap_name, 256), unit, top)
         return top
 
     # ---- raster level of detail ---------------------------------------------------------

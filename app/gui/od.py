@@ -37,6 +37,9 @@ def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray,
                 w.writerow([int(a), int(b), int(matrix[i, j]), fl[i], tl[j]])
 
 
+OD_PROMPT = "Shift+click the map to add points (each is origin and destination)."
+
+
 class ODPanel(QWidget):
     computeRequested = Signal()
     loadRequested = Signal()
@@ -48,7 +51,7 @@ class ODPanel(QWidget):
         self.points: list = []  # maps.points.ResolvedPoint
         self.labels: list = []  # each point's id: its file's id column, else the node id
         self.matrix: np.ndarray | None = None
-        self.lbl = QLabel("Shift+click the map to add points (each is origin and destination).")
+        self.lbl = QLabel(OD_PROMPT)
         self.lbl.setWordWrap(True)
         row = button_row(self, ("btn_compute", "Compute matrix", self.computeRequested),
                          ("btn_load", "Load CSV…", self.loadRequested),
@@ -70,9 +73,12 @@ class ODPanel(QWidget):
         self.lbl.setText(f"{len(self.points)} points; Compute matrix for the costs between them.")
 
     def clear(self) -> None:
+        """No points, no matrix, and the label says so (it used to keep the old map's
+        count after a profile reload)."""
         self.points.clear()
         self.labels.clear()
         self.matrix = None
+        self.lbl.setText(OD_PROMPT)
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
         self.btn_export.setEnabled(False)

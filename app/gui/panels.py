@@ -50,6 +50,23 @@ def button_row(owner: QWidget, *buttons: tuple[str, str, object]) -> QHBoxLayout
     return row
 
 
+def form_panel(owner: QWidget, title: str, rows: list) -> QVBoxLayout:
+    """``owner``'s layout: a group box ``title`` holding a form of ``rows`` (each a
+    (label, widget) pair, a widget or a layout); add what goes below it to the result."""
+    form = QFormLayout()
+    for row in rows:
+        if isinstance(row, tuple):
+            form.addRow(*row)
+        else:
+            form.addRow(row)
+    box = QGroupBox(title)
+    box.setLayout(form)
+    lay = QVBoxLayout(owner)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(box)
+    return lay
+
+
 class RoutePanel(QWidget):
     """From/to fields, swap/clear/copy, and cost, length, time and node count."""
 
@@ -65,7 +82,8 @@ class RoutePanel(QWidget):
         self.ed_to.setPlaceholderText("right-click the map, or LON,LAT / node:ID")
         for ed in (self.ed_from, self.ed_to):
             ed.returnPressed.connect(lambda: self.pointsEdited.emit(self.ed_from.text(), self.ed_to.text()))
-        self.lbl = {k: QLabel("—") for k in ("cost", "length", "time", "nodes", "reached", "search")}
+        self.lbl = {k: QLabel("—") for k in ("cost", "length", "time", "nodes", "reached", "search",
+                                              "snap", "part")}
         for lbl in self.lbl.values():
             lbl.setWordWrap(True)
         form = QFormLayout()
@@ -80,6 +98,8 @@ class RoutePanel(QWidget):
         form.addRow("Route nodes", self.lbl["nodes"])
         form.addRow("Reached", self.lbl["reached"])
         form.addRow("Search", self.lbl["search"])
+        form.addRow("Snapped", self.lbl["snap"])
+        form.addRow("Network part", self.lbl["part"])
         box = QGroupBox("Route")
         box.setLayout(form)
         lay = QVBoxLayout(self)
@@ -92,19 +112,28 @@ class RoutePanel(QWidget):
         if dst is not None:
             self.ed_to.setText(dst)
 
-    def show_route(self, cost: int | None, unit: str = "", length_m: float = 0.0, nodes: int = 0,
-                   message: str = "") -> None:
+    def show_snapping(self, snap: str, part: str) -> None:
+        """How far the points snapped, and the part of the network each is on."""
+        self.lbl["snap"].setText(snap)
+        self.lbl["part"].setText(part)
+
+    def show_route(self, cost: int | None, unit: str = "", length_m: float | None = 0.0,
+                   nodes: int = 0, message: str = "") -> None:
+        """``length_m`` None: the map has no coordinates, so no length can be given."""
         if cost is None:
             self.lbl["cost"].setText(message or "—")
             for k in ("length", "time", "nodes"):
                 self.lbl[k].setText("—")
             return
         self.lbl["cost"].setText(f"{cost:,} {unit} ({format_cost(cost, unit)})")
-        self.lbl["length"].setText(f"{length_m / 1000:.3f} km" if length_m >= 1000 else f"{length_m:.1f} m")
+        if length_m is None:
+            self.lbl["length"].setText("— (the map has no coordinates)")
+        else:
+            self.lbl["length"].setText(f"{length_m / 1000:.3f} km" if length_m >= 1000 else f"{length_m:.1f} m")
         seconds = seconds_of(unit, cost)
         if seconds is not None:
             self.lbl["time"].setText(format_duration(seconds))
-        elif unit == "dm":  # a length profile: only an indicative walking time
+        elif unit == "dm" and length_m is not None:  # a length profile: only an indicative walking time
             self.lbl["time"].setText(f"≈ {format_duration(length_m / WALK_MPS)} walking (5 km/h)")
         else:  # the file's own weights: no time can be read from them
             self.lbl["time"].setText("— (weights in the file's own unit)")

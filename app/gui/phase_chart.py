@@ -4,16 +4,21 @@ Rows arrive in chunks through the worker's ``phases`` signal; the plots are redr
 timer at most once per screen refresh, never once per row. Several runs can be shown at
 once (compare mode: conventional / selection / adaptive / auto on the same source, as in
 seed 001's Figure 6). A finished run can be replayed as an animation.
+
+Vertex-program runs (seed 003: MST, PageRank) share the dock: their rows are
+``SUPERSTEP_DTYPE`` (told apart by dtype), drawn as active vertices (solid) and messages
+(dashed) per superstep over the superstep time.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.jobs.sssp import COMPARE_STRATEGIES
+from gpu_core.programs import SUPERSTEP_DTYPE
 from gpu_core.telemetry import MODE_NAMES, PHASE_DTYPE, PhaseLog
 
 MODE_COLOURS = {
@@ -26,7 +31,46 @@ MODE_COLOURS = {
     "persistent": "#ecf0f1",
     "cpu": "#95a5a6",
 }
+
+
+def is_superstep(rows: np.ndarray) -> bool:
+    """True for a vertex program's telemetry (SUPERSTEP_DTYPE), False for SSSP phase rows."""
+    return rows.dtype.names is not None and "superstep" in rows.dtype.names
+
+
 RUN_COLOURS = ["#f39c12", "#3498db", "#e74c3c", "#2ecc71", "#9b59b6", "#1abc9c", "#ecf0f1"]
+# Past this many phases a curve is drawn as the min/max envelope of ENVELOPE_BUCKETS
+# buckets (every spike stays visible; a million points would not be readable or fast).
+DECIMATE_AT = 4000
+ENVELOPE_BUCKETS = 1500
+
+
+def envelope(x: np.ndarray, y: np.ndarray, buckets: int = ENVELOPE_BUCKETS) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) reduced to the min and the max of each of ``buckets`` consecutive buckets,
+    in x order (a line through them draws the envelope); short inputs unchanged."""
+    n = y.shape[0]
+    if n <= 2 * buckets:
+        return x, y
+    edges = np.linspace(0, n, buckets + 1).astype(np.int64)
+    starts = edges[:-1]
+    lo = np.minimum.reduceat(y, starts)
+    hi = np.maximum.reduceat(y, starts)
+    # x of each bucket's min and max, in bucket order (whichever comes first first).
+    seg = np.repeat(np.arange(buckets), np.diff(edges))
+    first_lo = _first_index(seg, y == lo[seg], buckets)
+    first_hi = _first_index(seg, y == hi[seg], buckets)
+    order = np.column_stack([np.minimum(first_lo, first_hi), np.maximum(first_lo, first_hi)]).ravel()
+    return x[order], y[order]
+
+
+def _first_index(seg: np.ndarray, mask: np.ndarray, buckets: int) -> np.ndarray:
+    """Per bucket, the first index where ``mask`` holds (each bucket has one)."""
+    where = np.nonzero(mask)[0]
+    first = np.full(buckets, -1, dtype=np.int64)
+    b = seg[where]
+    keep = np.r_[True, b[1:] != b[:-1]]
+    first[b[keep]] = where[keep]
+    return first
 
 
 class PhaseChart(QWidget):
@@ -46,6 +90,7 @@ class PhaseChart(QWidget):
         pg.setConfigOptions(antialias=False)
         self.glw = pg.GraphicsLayoutWidget()
         self.glw.setBackground("#1e2127")
+        self.glw.setMinimumHeight(170)  # two readable plots: the dock must not fold them flat
         self.p_frontier = self.glw.addPlot(row=0, col=0)
         self.p_frontier.setLogMode(y=True)
         self.p_frontier.setLabel("left", "frontier (nodes)")
@@ -58,6 +103,7 @@ class PhaseChart(QWidget):
         self.legend = self.p_frontier.addLegend(offset=(-10, 5), labelTextSize="8pt")
         self.mode_legend = self.p_time.addLegend(offset=(-10, 5), labelTextSize="8pt")
         self._items: dict[str, tuple] = {}
+        self._step_items: dict[str, tuple] = {}  # superstep runs: active, messages, time
 
         self.totals = QLabel("no search yet")
         self.totals.setWordWrap(True)
@@ -66,11 +112,14 @@ class PhaseChart(QWidget):
         self.btn_compare = QPushButton("Compare strategies")
         self.btn_compare.setToolTip("Run " + ", ".join(COMPARE_STRATEGIES) + " from the same source and overlay them")
         self.btn_export = QPushButton("Export CSV…")
+        self.cb_log_time = QCheckBox("log time")
+        self.cb_log_time.setToolTip("Phase times on a log axis (a few slow phases among many fast ones)")
+        self.cb_log_time.toggled.connect(self._log_time_toggled)
         self.btn_replay.clicked.connect(self.replay)
         self.btn_compare.clicked.connect(self.compareRequested)
         self.btn_export.clicked.connect(self.exportRequested)
         buttons = QHBoxLayout()
-        for b in (self.btn_replay, self.btn_compare, self.btn_export):
+        for b in (self.btn_replay, self.btn_compare, self.btn_export, self.cb_log_time):
             buttons.addWidget(b)
         buttons.addStretch(1)
         lay = QVBoxLayout(self)
@@ -93,13 +142,19 @@ class PhaseChart(QWidget):
             for it, plot in ((a, self.p_frontier), (b, self.p_frontier), (c, self.p_time), (d, self.p_time)):
                 plot.removeItem(it)
         self._items.clear()
+        for a, m, t in self._step_items.values():
+            self.p_frontier.removeItem(a)
+            self.p_frontier.removeItem(m)
+            self.p_time.removeItem(t)
+        self._step_items.clear()
         self.legend.clear()
         self.mode_legend.clear()
         self.totals.setText("no search yet")
         self._dirty = True
 
-    def begin_run(self, name: str) -> None:
-        self.runs[name] = np.zeros(0, dtype=PHASE_DTYPE)
+    def begin_run(self, name: str, supersteps: bool = False) -> None:
+        """An empty run ``name``: SSSP phases, or a vertex program's ``supersteps``."""
+        self.runs[name] = np.zeros(0, dtype=SUPERSTEP_DTYPE if supersteps else PHASE_DTYPE)
         self._dirty = True
 
     def append(self, name: str, rows: np.ndarray) -> None:
@@ -108,11 +163,19 @@ class PhaseChart(QWidget):
         self.runs[name] = rows.copy() if old is None or old.size == 0 else np.concatenate([old, rows])
         self._dirty = True
 
-    def set_run(self, name: str, log: PhaseLog, meta: str = "") -> None:
-        """Replace run ``name`` by its final log (the authoritative one from the result)."""
-        self.runs[name] = np.array(log.rows, dtype=PHASE_DTYPE, copy=True)
+    def set_run(self, name: str, log: PhaseLog | np.ndarray, meta: str = "") -> None:
+        """Replace run ``name`` by its final log (the authoritative one from the result):
+        a PhaseLog, or a vertex program's telemetry array (SUPERSTEP_DTYPE)."""
+        if isinstance(log, np.ndarray) and is_superstep(log):
+            self.runs[name] = log.copy()
+        else:
+            self.runs[name] = np.array(log.rows, dtype=PHASE_DTYPE, copy=True)
         if meta:
             self.meta[name] = meta
+            if name in self._items:  # created while the rows streamed in: name it fully now
+                for sample, label in self.legend.items:
+                    if getattr(sample, "item", sample) is self._items[name][0]:
+                        label.setText(self.run_label(name))
         self._dirty = True
 
     def num_phases(self, name: str | None = None) -> int:
@@ -121,6 +184,18 @@ class PhaseChart(QWidget):
         return int(self.runs.get(name, np.zeros(0)).shape[0])
 
     # ---- drawing ----------------------------------------------------------------------
+    def _log_time_toggled(self, on: bool) -> None:
+        self.p_time.setLogMode(y=on)
+        self._dirty = True
+
+    def _time_y(self, t_us: np.ndarray) -> np.ndarray:
+        """Phase times as plotted: log10 on the log axis (curve items want log values)."""
+        return np.log10(np.maximum(t_us, 0.01)) if self.cb_log_time.isChecked() else t_us
+
+    def decimated(self, name: str) -> bool:
+        """True when run ``name`` is drawn as a min/max envelope."""
+        return self.num_phases(name) > DECIMATE_AT
+
     def _tick(self) -> None:
         if self._replay_k is not None:
             self._replay_step()
@@ -140,24 +215,71 @@ class PhaseChart(QWidget):
             self.p_time.addItem(lt)
             self.p_time.addItem(st)
             self._items[name] = (lf, sf, lt, st)
-            self.legend.addItem(lf, name)
+            self.legend.addItem(lf, self.run_label(name))
         return self._items[name]
+
+    def _ensure_step_items(self, name: str, colour: str):
+        if name not in self._step_items:
+            active = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.5), skipFiniteCheck=True)
+            msgs = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.2, style=Qt.PenStyle.DashLine),
+                                    skipFiniteCheck=True)
+            t = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.5), skipFiniteCheck=True)
+            self.p_frontier.addItem(active)
+            self.p_frontier.addItem(msgs)
+            self.p_time.addItem(t)
+            self._step_items[name] = (active, msgs, t)
+            self.legend.addItem(active, f"{name}: active")
+            self.legend.addItem(msgs, f"{name}: messages")
+        return self._step_items[name]
+
+    def run_label(self, name: str) -> str:
+        """A run as the legend names it: its name and where it ran ("adaptive · cuda")."""
+        return f"{name} · {self.meta[name]}" if self.meta.get(name) else name
+
+    def legend_labels(self) -> list[str]:
+        return [label.text for _sample, label in self.legend.items]
+
+    def _label_axes(self) -> None:
+        steps = any(is_superstep(r) for r in self.runs.values())
+        phases = any(not is_superstep(r) for r in self.runs.values())
+        top = {(True, False): "active / messages", (True, True): "frontier · active / messages"}
+        self.p_frontier.setLabel("left", top.get((steps, phases), "frontier (nodes)"))
+        self.p_time.setLabel("bottom", "superstep" if steps and not phases else "phase")
 
     def redraw(self) -> None:
         modes_seen: set[int] = set()
+        self._label_axes()
+        # Compare mode (several SSSP runs): each run one colour, its dots too, and the
+        # legend names the runs; launch-mode dots only when one run is shown.
+        sssp_runs = sum(1 for r in self.runs.values() if not is_superstep(r))
         for i, (name, rows) in enumerate(self.runs.items()):
             if self._replay_k is not None and name == self._replay_run:
                 rows = rows[: self._replay_k]
-            lf, sf, lt, st = self._ensure_items(name, RUN_COLOURS[i % len(RUN_COLOURS)])
+            colour = RUN_COLOURS[i % len(RUN_COLOURS)]
+            if is_superstep(rows):
+                a, m, t = self._ensure_step_items(name, colour)
+                x = rows["superstep"].astype(np.float64)
+                a.setData(*envelope(x, np.log10(np.maximum(rows["active"].astype(np.float64), 1.0))))
+                m.setData(*envelope(x, np.log10(np.maximum(rows["messages"].astype(np.float64), 1.0))))
+                t.setData(*envelope(x, self._time_y(rows["time_us"].astype(np.float64))))
+                continue
+            lf, sf, lt, st = self._ensure_items(name, colour)
             x = rows["phase"].astype(np.float64)
-            yf = np.maximum(rows["frontier"].astype(np.float64), 1.0)  # log axis: no zeros
-            yt = rows["time_us"].astype(np.float64)
-            lf.setData(x, np.log10(yf))  # PlotCurveItem in a log plot wants log values
-            lt.setData(x, yt)
-            brushes = [pg.mkBrush(MODE_COLOURS.get(MODE_NAMES[m], "#ffffff")) for m in rows["mode"].tolist()]
-            sf.setData(x, np.log10(yf), brush=brushes)
+            yf = np.log10(np.maximum(rows["frontier"].astype(np.float64), 1.0))  # log axis: no zeros
+            yt = self._time_y(rows["time_us"].astype(np.float64))
+            lf.setData(*envelope(x, yf))  # PlotCurveItem in a log plot wants log values
+            lt.setData(*envelope(x, yt))
+            if rows.shape[0] > DECIMATE_AT:  # dots would be a solid smear: the envelope only
+                sf.setData([], [])
+                st.setData([], [])
+                continue
+            if sssp_runs > 1:
+                brushes = pg.mkBrush(colour)
+            else:
+                brushes = [pg.mkBrush(MODE_COLOURS.get(MODE_NAMES[m], "#ffffff")) for m in rows["mode"].tolist()]
+                modes_seen.update(int(m) for m in np.unique(rows["mode"]))
+            sf.setData(x, yf, brush=brushes)
             st.setData(x, yt, brush=brushes)
-            modes_seen.update(int(m) for m in np.unique(rows["mode"]))
         self._update_mode_legend(modes_seen)
         self._update_totals()
 
@@ -173,13 +295,29 @@ class PhaseChart(QWidget):
             self.totals.setText("no search yet")
             return
         parts = []
-        for name, rows in self.runs.items():
-            t_ms = float(rows["time_us"].sum()) / 1000
+        for i, (name, rows) in enumerate(self.runs.items()):
+            t = rows["time_us"].astype(np.float64)
+            # The run's name in its line colour: the summary doubles as the legend when
+            # the plots are too short for a legend box of several runs.
+            head = f'<b><span style="color:{RUN_COLOURS[i % len(RUN_COLOURS)]}">{name}</span></b>'
+
+            t_ms = float(t.sum()) / 1000
             extra = f" · {self.meta[name]}" if name in self.meta else ""
+            # The summary a long chart cannot show point by point: typical and worst phase.
+            spread = (f" · median {np.median(t):.1f} µs, max {t.max():.1f} µs per step"
+                      if rows.size else "")
+            drawn = (f" · drawn as min/max of {ENVELOPE_BUCKETS:,} buckets"
+                     if rows.shape[0] > DECIMATE_AT else "")
+            if is_superstep(rows):
+                parts.append(
+                    f"{head}: {rows.shape[0]:,} supersteps · {t_ms:.2f} ms · "
+                    f"{int(rows['messages'].sum()):,} messages · peak active "
+                    f"{int(rows['active'].max()) if rows.size else 0:,}{spread}{drawn}{extra}")
+                continue
             parts.append(
-                f"<b>{name}</b>: {rows.shape[0]} phases · {t_ms:.2f} ms · "
+                f"{head}: {rows.shape[0]:,} phases · {t_ms:.2f} ms · "
                 f"{int(rows['edges'].sum()):,} arcs relaxed · peak frontier "
-                f"{int(rows['frontier'].max()) if rows.size else 0:,}{extra}"
+                f"{int(rows['frontier'].max()) if rows.size else 0:,}{spread}{drawn}{extra}"
             )
         self.totals.setText("<br>".join(parts))
 

@@ -224,6 +224,17 @@ def _field_scale(dist: np.ndarray, bands: int) -> tuple[int, int, int]:
     return top, step, max_cost
 
 
+def band_legend(dist: np.ndarray, bands: int, lut_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(band edges, RGB per band) of the isochrone bands :func:`field_colours` draws."""
+    top, step, _ = _field_scale(dist, bands)
+    if step <= 0:
+        return np.zeros(0), np.zeros((0, 3), np.uint8)
+    nb = max(top // step, 1)
+    mid = np.arange(nb) * step + step // 2
+    k = np.minimum((mid * (lut_rgb.shape[0] - 1) / max(top, 1)).astype(np.int64), lut_rgb.shape[0] - 1)
+    return np.arange(nb + 1) * step, lut_rgb[k]
+
+
 def field_arc_colours(geo: MapGeometry, seg: SegmentSet, dist: np.ndarray, lut: np.ndarray,
                       bands: int = 0) -> tuple[np.ndarray, int]:
     """(ARGB per drawn arc, max reached cost) for a distance field; ``bands`` > 0 gives

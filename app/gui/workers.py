@@ -40,12 +40,25 @@ class JobContext:
     def cancelled(self) -> bool:
         return self.cancel_event.is_set()
 
-    def progress(self, fraction: float, message: str = "") -> None:
-        self.runner.progress.emit(self.job_id, float(fraction), str(message))
+    def progress(self, fraction: float | None, message: str = "") -> None:
+        """Report progress; ``fraction`` None (unknown, e.g. a superstep count) is sent
+        as -1."""
+        frac = -1.0 if fraction is None else float(fraction)
+        self.runner.progress.emit(self.job_id, frac, str(message))
 
     def on_phase(self, log: PhaseLog) -> None:
         """gpu_core's on_phase callback: buffer rows, emit them throttled to the refresh rate."""
         self._phase_buf.append(np.array(log.rows, dtype=PHASE_DTYPE, copy=True))
+        now = time.perf_counter()
+        if now - self._last_emit >= PHASE_EMIT_S:
+            self.flush_phases()
+
+    def on_superstep(self, row: np.void) -> None:
+        """gpu_core.programs' on_superstep callback (one SUPERSTEP_DTYPE row): buffered and
+        emitted like phase rows; the chart tells the two kinds apart by their dtype."""
+        one = np.zeros(1, dtype=row.dtype)
+        one[0] = row
+        self._phase_buf.append(one)
         now = time.perf_counter()
         if now - self._last_emit >= PHASE_EMIT_S:
             self.flush_phases()
@@ -76,7 +89,7 @@ class JobRunner(QThread):
     failed_job = Signal(int, str, object)  # job id, kind, exception (message via str())
     cancelled_job = Signal(int, str)
     progress = Signal(int, float, str)
-    phases = Signal(int, str, object)  # job id, tag, structured rows (PHASE_DTYPE)
+    phases = Signal(int, str, object)  # job id, tag, structured rows (PHASE_DTYPE or SUPERSTEP_DTYPE)
 
     def __init__(self, name: str = "worker", parent=None):
         super().__init__(parent)
@@ -143,23 +156,42 @@ class JobRunner(QThread):
                 self._pending = None
                 self._current = ctx
             self.started_job.emit(ctx.job_id, job.kind)
-            try:
-                result = job.fn(ctx)
-                ctx.flush_phases()
-                if ctx.cancelled():
-                    self.cancelled_job.emit(ctx.job_id, job.kind)
-                else:
-                    self.finished_job.emit(ctx.job_id, job.kind, result)
-            except CancelledError:
-                ctx.flush_phases()
-                self.cancelled_job.emit(ctx.job_id, job.kind)
-            except Exception as exc:  # reported to the GUI, never lost in the thread
-                ctx.flush_phases()
-                exc.__signpost_tb__ = traceback.format_exc()
-                if ctx.cancelled():
-                    self.cancelled_job.emit(ctx.job_id, job.kind)
-                else:
-                    self.failed_job.emit(ctx.job_id, job.kind, exc)
-            finally:
-                with self._cv:
-                    self._current = None
+            signal, args = self._run_job(job, ctx)
+            # Idle before the end is told, so busy() is already False when the GUI handles it.
+            with self._cv:
+                self._current = None
+            signal.emit(*args)
+            # The result now belongs to the GUI thread alone: nothing of the job stays
+            # alive here, to be freed on this thread later.
+            del job, ctx, signal, args
+
+    def _run_job(self, job: Job, ctx: JobContext) -> tuple:
+        """Run one job; (the signal that tells its end, its arguments)."""
+        try:
+            result = job.fn(ctx)
+            ctx.flush_phases()
+            if ctx.cancelled():
+                return self.cancelled_job, (ctx.job_id, job.kind)
+            return self.finished_job, (ctx.job_id, job.kind, result)
+        except CancelledError:
+            ctx.flush_phases()
+            return self.cancelled_job, (ctx.job_id, job.kind)
+        except Exception as exc:  # reported to the GUI, never lost in the thread
+            ctx.flush_phases()
+            if ctx.cancelled():
+                return self.cancelled_job, (ctx.job_id, job.kind)
+            return self.failed_job, (ctx.job_id, job.kind, detached(exc))
+
+
+def detached(exc: BaseException) -> BaseException:
+    """``exc`` with its traceback kept as text (``__signpost_tb__``) and the traceback
+    objects dropped: they hold this thread's frames (the job's locals), which the GUI
+    thread must not keep alive or free."""
+    exc.__signpost_tb__ = traceback.format_exc()
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        e.__traceback__ = None
+        e = e.__cause__ or e.__context__
+    return exc

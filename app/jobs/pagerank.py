@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TextIO
 
 import numpy as np
 
 from app.jobs.common import CancelCheck, Progress, report
-from app.jobs.mst import superstep_reporter
+from app.jobs.mst import SuperstepSink, superstep_reporter
 
 
 @dataclass(frozen=True)
@@ -32,13 +33,22 @@ class PageRankResult:
         return list(zip(ids, rank[order].tolist(), strict=True))
 
 
+def write_csv(fh: TextIO, node_ids: np.ndarray, rank: np.ndarray) -> None:
+    """``node_id,rank`` with every float in full precision (`signpost pagerank --out`)."""
+    fh.write("node_id,rank\n")
+    fh.write("".join(f"{i},{r!r}\n" for i, r in zip(node_ids.tolist(), rank.tolist(),
+                                                    strict=True)))
+
+
 def run(net, opts: PageRankOptions, *, progress: Progress | None = None,
-        cancel: CancelCheck | None = None) -> PageRankResult:
+        cancel: CancelCheck | None = None,
+        on_superstep: SuperstepSink | None = None) -> PageRankResult:
     from gpu_core.programs import pagerank
 
     report(progress, 0.0, "PageRank")
     res = pagerank(net, damping=opts.damping, tol=opts.tol, max_iter=opts.max_iter,
                    backend=opts.backend, method=opts.method,
-                   on_superstep=superstep_reporter(progress, "PageRank"), cancel=cancel)
+                   on_superstep=superstep_reporter(progress, "PageRank", on_superstep),
+                   cancel=cancel)
     report(progress, 1.0, f"{res.iterations} iterations")
     return PageRankResult(res, net.node_labels())

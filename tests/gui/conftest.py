@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 
 import pytest
 
@@ -26,6 +27,21 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if str(item.fspath).startswith(here):
             item.add_marker(pytest.mark.gui)
+
+
+# Collections that ran on a thread other than the GUI thread (a worker allocating past the
+# threshold): with app.gui.gc_guard holding automatic collection off while a window is
+# open there must be none, since one could destroy Qt objects off the GUI thread.
+_OFF_THREAD_GC: list[str] = []
+_MAIN = threading.main_thread().ident
+
+
+def _gc_callback(phase, info):  # keep it tiny: it runs inside the collector
+    if phase == "start" and threading.get_ident() != _MAIN:
+        _OFF_THREAD_GC.append(threading.current_thread().name)
+
+
+gc.callbacks.append(_gc_callback)
 
 
 @pytest.fixture(scope="session")
@@ -53,6 +69,7 @@ def make_window(qtbot, settings_file):
     from app.gui.settings import Settings
 
     made = []
+    _OFF_THREAD_GC.clear()
 
     def make(net=None):
         w = MainWindow(Settings(str(settings_file)), open_sample=False)
@@ -77,10 +94,10 @@ def make_window(qtbot, settings_file):
         # objects collected at finalisation can crash the process).
         w.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    # Collect the closed windows' garbage here, in the GUI thread: left to a later automatic
-    # collection, a worker thread (the next test's map load) could run it and destroy Qt
-    # objects off the GUI thread, which can deadlock PySide (a rare hang seen under load).
+    # Collect the closed windows' garbage here, in the GUI thread (closing gave automatic
+    # collection back: see app/gui/gc_guard.py).
     gc.collect()
+    assert not _OFF_THREAD_GC, f"garbage collected off the GUI thread: {_OFF_THREAD_GC[:5]}"
 
 
 @pytest.fixture

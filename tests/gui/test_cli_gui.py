@@ -57,3 +57,21 @@ def test_gui_point_off_the_network_exits_2(tmp_path):
     assert gui.returncode == 2
     assert "from the nearest road" in gui.stderr
     assert not shot.exists()
+
+
+def test_screenshot_run_leaves_the_user_settings_alone(tmp_path, monkeypatch):
+    sample = sample_map_path()
+    if sample is None:
+        pytest.skip("no sample map bundled")
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("SIGNPOST_SETTINGS", raising=False)
+    shot = tmp_path / "map.png"
+    gui = signpost("gui", sample, "--screenshot", str(shot), "--size", "800x600", tmp_path=tmp_path)
+    assert gui.returncode == 0, gui.stderr
+    assert shot.stat().st_size > 10_000
+    written = [p for p in (home / ".config").rglob("*") if p.is_file()]
+    assert written == [], written  # no settings (nor recent files) of the user's were touched
+    # (the map cache under ~/.cache may be written: that is a cache, not a setting)

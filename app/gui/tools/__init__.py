@@ -4,10 +4,11 @@
 others are tabbed with). A new tool is one new file and one line here.
 """
 
+from .analysis_tool import AnalysisTool
 from .billboards_tool import BillboardsTool
 from .od_tool import ODTool
 from .route_tool import RouteTool
 
-TOOLS = (RouteTool, BillboardsTool, ODTool)
+TOOLS = (RouteTool, BillboardsTool, ODTool, AnalysisTool)
 
-__all__ = ["TOOLS", "BillboardsTool", "ODTool", "RouteTool"]
+__all__ = ["TOOLS", "AnalysisTool", "BillboardsTool", "ODTool", "RouteTool"]

@@ -17,7 +17,7 @@ from .base import Tool, job
 
 class ODTool(Tool):
     name = "od"
-    title = "Origin–destination"
+    title = "OD matrix"
     clicks = ("od",)
     exports = {"od": ("Origin–destination matrix (CSV)…", "CSV (*.csv)")}
 

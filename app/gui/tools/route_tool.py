@@ -16,14 +16,16 @@ from maps.errors import MapError, PointError, UnreachableError
 
 from .. import export
 from ..map_canvas import format_cost
+from ..overlays import ensure_visible
 from ..panels import RoutePanel
+from ..route_info import Fragments, snap_text, swapped_hint
 from .base import Tool, job
 
 
 class RouteTool(Tool):
     name = "route"
     dock_name = "side"  # the layout saved before tools had their own files
-    title = "Route and algorithm"
+    title = "Route"  # short: four tabs share a narrow dock at 1024×700
     clicks = ("source", "destination")
     exports = {
         "route": ("Route (GeoJSON / GPX)…", "GeoJSON (*.geojson);;GPX (*.gpx)"),
@@ -45,6 +47,7 @@ class RouteTool(Tool):
         self._search_t0 = 0.0
         self.isochrones = None  # (IsochroneResult, labels) on screen
         self._iso_layer = None  # IsochroneLayer, made on first use
+        self.fragments = Fragments()
         self.panel = RoutePanel()
         self.panel.swapRequested.connect(self.swap)
         self.panel.clearRequested.connect(self.clear_route)
@@ -72,6 +75,7 @@ class RouteTool(Tool):
         self._snap_segs = {}
         self.result = None
         self.route = None
+        self.fragments = Fragments()
         self.panel.clear()
         self._show_isochrones(None)
 
@@ -97,10 +101,14 @@ class RouteTool(Tool):
         if which == "source":
             self.source, self.src_point = node, point
             self.panel.set_points(point.text, None)
-            self.run_search()
         else:
             self.target, self.dst_point = node, point
             self.panel.set_points(None, point.text)
+        self.panel.show_snapping(snap_text(self.src_point, self.dst_point),
+                                 self.fragments.describe(net, self.source, self.target))
+        if which == "source":
+            self.run_search()
+        else:
             self.update_route()
 
     def _dest_dragged(self, x: float, y: float) -> None:
@@ -127,8 +135,10 @@ class RouteTool(Tool):
             src = win.resolve(from_text)
             dst = win.resolve(to_text) if to_text.strip() else None
         except MapError as exc:
-            win.status(str(exc))
-            win.routeFailed.emit(str(exc))
+            text = str(exc) + swapped_hint(win, from_text, to_text)
+            win.status(text)
+            self.panel.lbl["snap"].setText(text)
+            win.routeFailed.emit(text)
             return False
         if dst is not None:
             self.set_point("destination", dst)
@@ -294,14 +304,22 @@ class RouteTool(Tool):
         except UnreachableError as exc:
             self.route = None
             win.canvas.show_route(None)
-            self.panel.show_route(None, message="unreachable")
-            win.status(f"Unreachable: {exc}", 8000)
+            why = self.fragments.unreachable_reason(win.net, self.source, self.target)
+            self.panel.show_route(None, message="unreachable" + (f": {why}" if why else ""))
+            win.status(f"Unreachable: {exc}" + (f" ({why})" if why else ""), 8000)
             win.routeFailed.emit(str(exc))
             return
         r = self.route
         win.canvas.show_route(r.xs, r.ys)
-        self.panel.show_route(r.cost, r.unit, r.length_m, r.num_nodes)
-        win.status(f"Route: {format_cost(r.cost, r.unit)}, {r.length_m:,.0f} m, {r.num_nodes} nodes", 8000)
+        if win.net.has_coordinates:
+            ensure_visible(win.canvas.vb, r.xs, r.ys)  # a route computed off screen is shown
+        self.panel.show_route(r.cost, r.unit, r.length_m if win.net.has_coordinates else None,
+                              r.num_nodes)
+        if "weight_seed" in win.net.meta:  # PACE files have no weights: Signpost made them
+            self.panel.lbl["time"].setText(
+                f"— (no weights in the file: generated 1..1000, seed {win.net.meta['weight_seed']})")
+        length = f", {r.length_m:,.0f} m" if win.net.has_coordinates else ""
+        win.status(f"Route: {format_cost(r.cost, r.unit)}{length}, {r.num_nodes} nodes", 8000)
         win.routeShown.emit(r)
 
     def route_json(self) -> dict:
