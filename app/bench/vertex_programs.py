@@ -145,6 +145,12 @@ def _mst_rows(g, backend: str) -> list[Row]:
             rows.append(Row(f"framework ({mode})", "cupy",
                             lambda mode=mode: boruvka_cuda(g.num_nodes, a, b, mode=mode,
                                                            graph=g)[0], mask_totals))
+        from gpu_core.programs.direct_cuda import boruvka_direct_cuda
+
+        # the kernels alone (the forest mask on the device, as the goal counts them),
+        # then the whole API call (forest edges, totals and components back on the host)
+        rows.append(Row("direct Borůvka kernels (GPU)", "cupy",
+                        lambda: boruvka_direct_cuda(g)[0], mask_totals))
         rows.append(Row("direct Borůvka (GPU)", "cupy",
                         lambda: minimum_spanning_forest(g, backend="cupy", method="direct"),
                         _totals))
