@@ -128,6 +128,10 @@ class DeviceCSRGraph(CSRGraph):
     run on the GPU touches no host copy; a host array (``indptr``, ``indices``,
     ``weights``) is fetched only when something reads it, then kept."""
 
+    # made from a validated graph's compaction: CSRGraph.from_any must not re-check (that
+    # would fetch every array and assign to these read-only properties)
+    _checked = True
+
     def __init__(self, indptr, indices, weights, *, rows_weight_sorted: bool = False):
         self.device = DeviceGraph.from_device(indptr, indices, weights,
                                               rows_weight_sorted=rows_weight_sorted)
