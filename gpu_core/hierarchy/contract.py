@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..host.heap import sift_down, sift_up
+from ..host.heap import pop_min, sift_down, sift_up
 
 INF = np.int64(1) << 62
 
@@ -91,11 +91,7 @@ def _witness(u, skip, maxd, limit, ostart, oln, onb, owt, dist, touched, hk, hv,
     settled = 0
     cap = hk.shape[0]
     while size > 0:
-        d = hk[0]
-        x = hv[0]
-        size -= 1
-        if size > 0:
-            sift_down(hk, hv, pos, False, size, hk[size], hv[size])
+        d, x, size = pop_min(hk, hv, pos, False, size)
         if d > dist[x]:
             continue
         if d > maxd:
@@ -190,6 +186,18 @@ def _pool(n, indptr, heads, w, extra):
 
 
 @njit(cache=True)
+def _room(qk, qv, qsize):
+    """The order queue's arrays with room for one more entry (doubled when full)."""
+    if qsize < qk.shape[0]:
+        return qk, qv
+    qk2 = np.empty(2 * qk.shape[0], np.int64)
+    qv2 = np.empty(2 * qk.shape[0], np.int32)
+    qk2[:qsize] = qk[:qsize]
+    qv2[:qsize] = qv[:qsize]
+    return qk2, qv2
+
+
+@njit(cache=True)
 def _priority(v, sc, oln, iln, deleted, depth):
     return 2 * (sc - oln[v] - iln[v]) + deleted[v] + depth[v]
 
@@ -241,12 +249,7 @@ def contract(n, indptr, indices, weights, rindptr, rindices, rweights, limit_sim
         np_ = _priority(v, sc, oln, iln, deleted, depth)
         if qsize > 0 and np_ > qk[0]:
             prio[v] = np_
-            if qsize == qk.shape[0]:
-                qk2 = np.empty(2 * qk.shape[0], np.int64)
-                qv2 = np.empty(2 * qk.shape[0], np.int32)
-                qk2[:qsize] = qk[:qsize]
-                qv2[:qsize] = qv[:qsize]
-                qk, qv = qk2, qv2
+            qk, qv = _room(qk, qv, qsize)
             sift_up(qk, qv, pos, False, qsize, np_, np.int32(v))
             qsize += 1
             continue
@@ -285,12 +288,7 @@ def contract(n, indptr, indices, weights, rindptr, rindices, rweights, limit_sim
                 npx = _priority(x, sc, oln, iln, deleted, depth)
                 if npx != prio[x]:
                     prio[x] = npx
-                    if qsize == qk.shape[0]:
-                        qk2 = np.empty(2 * qk.shape[0], np.int64)
-                        qv2 = np.empty(2 * qk.shape[0], np.int32)
-                        qk2[:qsize] = qk[:qsize]
-                        qv2[:qsize] = qv[:qsize]
-                        qk, qv = qk2, qv2
+                    qk, qv = _room(qk, qv, qsize)
                     sift_up(qk, qv, pos, False, qsize, npx, np.int32(x))
                     qsize += 1
     return rank, ost, oln, onb, owt, ist, iln, inb, iwt, added

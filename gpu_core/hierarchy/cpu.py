@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from ..host.heap import sift_down, sift_up
+from ..host.heap import pop_min, sift_up
 from .contract import INF
 
 
@@ -27,11 +27,7 @@ def _upward_one(s, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
     sift_up(hk, hv, pos, False, size, np.int64(0), np.int32(s))
     size += 1
     while size > 0:
-        d = hk[0]
-        x = hv[0]
-        size -= 1
-        if size > 0:
-            sift_down(hk, hv, pos, False, size, hk[size], hv[size])
+        d, x, size = pop_min(hk, hv, pos, False, size)
         if d > dist[x]:
             continue
         for e in range(up_ptr[x], up_ptr[x + 1]):

@@ -51,3 +51,14 @@ def sift_down(heap_k, heap_v, pos, track, size, k, v):
     heap_v[i] = v
     if track:
         pos[v] = i
+
+
+@njit(cache=True, inline="always")
+def pop_min(heap_k, heap_v, pos, track, size):
+    """Remove the root of a heap of ``size`` entries: (key, value, new size)."""
+    k = heap_k[0]
+    v = heap_v[0]
+    size -= 1
+    if size > 0:
+        sift_down(heap_k, heap_v, pos, track, size, heap_k[size], heap_v[size])
+    return k, v, size
