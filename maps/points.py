@@ -442,12 +442,18 @@ def is_wgs84(crs) -> bool:
 
 
 def to_wgs84(xy: np.ndarray, crs: str | None, path: str) -> np.ndarray:
-    """Point coordinates in a file's CRS as WGS84 lon/lat: the one place a CRS transform
-    goes (pyproj, issue 13's items 1-4). Today WGS84 (:func:`is_wgs84`) passes and any
-    other CRS is refused naming it."""
-    if is_wgs84(crs):
+    """Point coordinates in a file's CRS as WGS84 lon/lat (pyproj through
+    :func:`maps.crs.to_lonlat`); PointError naming the file for a CRS it cannot read."""
+    if is_wgs84(crs) or xy.size == 0:
         return xy
-    raise PointError(f"points are in {crs}; give them in WGS84 lon/lat (EPSG:4326)", path=path)
+    from .crs import to_lonlat
+    from .errors import MapFormatError
+
+    try:
+        lon, lat, _ = to_lonlat(xy[:, 0], xy[:, 1], crs, path=path, where="points: ")
+    except MapFormatError as exc:
+        raise PointError(exc.detail, path=path) from None
+    return np.column_stack([lon, lat])
 
 
 def _point_table(path: str, found: list, crs: str | None) -> PointTable:

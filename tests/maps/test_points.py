@@ -205,3 +205,34 @@ def test_read_demand_takes_lonlat_rows_and_geojson_points(walk, tmp_path):
     assert a[node] == 2 and b[node] == 1
     with pytest.raises(MapError, match=re.escape("d.csv:2: expected a point and numbers")):
         read_demand(_write(tmp_path, "d.csv", f"lon,lat,weight\n{lon},{lat},x\n"), walk)
+
+
+def test_geojson_points_in_web_mercator_snap_like_wgs84(tmp_path):
+    """Point files in another CRS (the legacy GeoJSON ``crs`` member) are transformed to
+    lon/lat through pyproj: they pick the same nodes as the same points in WGS84."""
+    import json
+    import os
+
+    from pyproj import Transformer
+
+    from maps.load import load_map
+    from maps.points import read_points
+
+    net = load_map(os.path.join(os.path.dirname(__file__), "../../maps/samples/helsinki.osm.pbf"))
+    lonlat = [(24.925, 60.163), (24.955, 60.175), (24.94, 60.17)]
+    tr = Transformer.from_crs("EPSG:4326", "EPSG:3857", always_xy=True)
+
+    def write(name, pts, crs=None):
+        doc = {"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {"name": f"p{i}"},
+             "geometry": {"type": "Point", "coordinates": list(p)}} for i, p in enumerate(pts)]}
+        if crs:
+            doc["crs"] = {"type": "name", "properties": {"name": crs}}
+        path = tmp_path / name
+        path.write_text(json.dumps(doc))
+        return str(path)
+
+    wgs = read_points(write("wgs.geojson", lonlat), net)
+    merc = read_points(write("merc.geojson", [tr.transform(*p) for p in lonlat],
+                             "urn:ogc:def:crs:EPSG::3857"), net)
+    np.testing.assert_array_equal(merc.nodes, wgs.nodes)
