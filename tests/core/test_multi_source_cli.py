@@ -243,17 +243,28 @@ def test_missing_id_column_is_one_line(files, capsys):
     assert len(err) == 1 and "no column named 'nosuch'" in err[0] and "a.csv" in err[0]
 
 
-def test_points_in_another_crs_are_refused_naming_it(files, capsys):
+def test_points_in_another_crs_are_transformed(files, capsys):
+    """GeoJSON points in Web Mercator (legacy ``crs`` member) give the matrix of the same
+    points in lon/lat; a CRS pyproj cannot read is refused naming it."""
     import json
 
+    from pyproj import Transformer
+
     doc = json.loads(_points_geojson(A_ROWS))
+    (files / "w.geojson").write_text(json.dumps(doc))
+    assert run(files, a="w.geojson", out="w.csv") == 0
+    tr = Transformer.from_crs("EPSG:4326", "EPSG:3857", always_xy=True)
+    for f in doc["features"]:
+        f["geometry"]["coordinates"] = list(tr.transform(*f["geometry"]["coordinates"]))
     doc["crs"] = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::3857"}}
     (files / "m.geojson").write_text(json.dumps(doc))
-    assert run(files, a="m.geojson") == 2
-    assert "EPSG::3857" in capsys.readouterr().err
-    doc["crs"]["properties"]["name"] = "urn:ogc:def:crs:OGC:1.3:CRS84"
+    assert run(files, a="m.geojson", out="m.csv") == 0
+    assert (files / "m.csv").read_text() == (files / "w.csv").read_text()
+    doc["crs"]["properties"]["name"] = "EPSG:999999"
     (files / "m.geojson").write_text(json.dumps(doc))
-    assert run(files, a="m.geojson") == 0
+    capsys.readouterr()
+    assert run(files, a="m.geojson") == 2
+    assert "999999" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("rows_per_group,groups", [(1, 3), (4, 2), (1 << 20, 1)])
