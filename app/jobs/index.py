@@ -33,28 +33,32 @@ class IndexInfo:
             {"index_" + k: v for k, v in self.summary.items()} if self.summary else {})}
 
 
-def index_path(graph) -> str:
+def index_path(graph, key: str | None = None) -> str:
+    """Where the index of ``graph`` (fingerprint ``key``, computed when not given) lives."""
     from gpu_core.graph import CSRGraph
     from gpu_core.hierarchy import graph_key
     from maps.cache import cache_dir
 
-    return os.fspath(cache_dir() / f"ch-{graph_key(CSRGraph.from_any(graph))}.npz")
+    key = key or graph_key(CSRGraph.from_any(graph))
+    return os.fspath(cache_dir() / f"ch-{key}.npz")
 
 
 def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
                   progress: Progress | None = None, cancel: CancelCheck | None = None):
     """(Hierarchy or None, IndexInfo) for ``net`` under ``policy``."""
-    from gpu_core.hierarchy import Hierarchy, build_hierarchy, road_shaped
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import Hierarchy, build_hierarchy, graph_key, road_shaped
 
     if policy not in POLICIES:
         raise ValueError(f"index policy {policy!r}: choose one of {', '.join(POLICIES)}")
     if policy == "off":
         return None, IndexInfo()
-    path = index_path(net)
+    key = graph_key(CSRGraph.from_any(net))  # hashed once: names the file and checks it
+    path = index_path(net, key)
     t0 = time.perf_counter()
     if os.path.exists(path):
         try:
-            h = Hierarchy.load(path, net)
+            h = Hierarchy.load(path, key=key)
             return h, IndexInfo("cache", time.perf_counter() - t0, path, h.summary())
         except (OSError, ValueError, KeyError):
             pass  # unreadable or stale: rebuilt below

@@ -68,8 +68,10 @@ class Hierarchy:
                 os.unlink(tmp)
 
     @classmethod
-    def load(cls, path: str | os.PathLike, graph: GraphLike | None = None) -> Hierarchy:
-        """Read a saved hierarchy; with ``graph``, refuse one built from another graph."""
+    def load(cls, path: str | os.PathLike, graph: GraphLike | None = None, *,
+             key: str | None = None) -> Hierarchy:
+        """Read a saved hierarchy; with ``graph`` (or its :func:`graph_key` ``key``, when the
+        caller has it already), refuse one built from another graph."""
         with np.load(os.fspath(path), allow_pickle=False) as z:
             if int(z["format"]) != FORMAT:
                 raise InvalidArgumentError(f"{path}: hierarchy format {int(z['format'])}, "
@@ -81,7 +83,9 @@ class Hierarchy:
             h = cls(**kw)
         h.n = int(h.n)
         h.graph_key = str(h.graph_key)
-        if graph is not None and h.graph_key != graph_key(CSRGraph.from_any(graph)):
+        if key is None and graph is not None:
+            key = graph_key(CSRGraph.from_any(graph))
+        if key is not None and h.graph_key != key:
             raise InvalidArgumentError(f"{path}: hierarchy was built from another graph")
         return h
 
