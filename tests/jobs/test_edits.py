@@ -199,6 +199,14 @@ def test_errors_name_the_edit_and_change_nothing(tiny):
     assert len(sc.edits) == 1 and sc.changed_arcs == 1
 
 
+def test_negative_weights_are_refused_naming_the_edit(tmp_path):
+    path = tmp_path / "neg.gr"
+    path.write_text("p sp 3 3\na 1 2 5\na 2 3 -2\na 1 3 4\n")
+    net = open_map(str(path), use_cache=False)
+    with pytest.raises(EditError, match=r"^--close arc:1,3: this map has negative arc weights"):
+        apply_edits(net, [parse_close("arc:1,3")])
+
+
 def test_apply_all_is_all_or_nothing(tiny):
     sc = Scenario(tiny, backend="cpu")
     sc.apply(parse_close("nodes:3,5"))

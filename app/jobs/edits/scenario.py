@@ -27,6 +27,10 @@ from .store import ArcStore
 from .targets import Targets
 
 
+NEGATIVE = ("this map has negative arc weights; what-if edits need non-negative ones "
+            "(the edited graph keeps weights >= 0)")
+
+
 @dataclass
 class AppliedEdit:
     """One batch applied to the graph: the edit, the graph's summary of it (for
@@ -71,6 +75,8 @@ class Scenario:
 
     def __init__(self, net: RoadNetwork, *, backend: str = "auto",
                  max_snap_m: float = 1000.0, snapper=None):
+        if net.has_negative:  # the mutable graph keeps int32 weights >= 0
+            raise EditError("", NEGATIVE)
         self.base = net
         self.graph = MutableGraph(net, backend=backend)
         self.max_snap_m = float(max_snap_m)
@@ -251,6 +257,8 @@ def _relabel(edit: Edit, label: str) -> Edit:
 def apply_edits(net: RoadNetwork, edits: Sequence[Edit], *, backend: str = "auto",
                 max_snap_m: float = 1000.0) -> tuple[RoadNetwork, int]:
     """The CLI's path: (the edited network, arcs changed). All or nothing (EditError)."""
+    if net.has_negative and edits:
+        raise EditError(edits[0].label or edits[0].describe(), NEGATIVE)
     sc = Scenario(net, backend=backend, max_snap_m=max_snap_m)
     sc.apply_all(edits)
     return sc.network(), sc.changed_arcs
