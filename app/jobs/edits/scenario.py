@@ -26,7 +26,6 @@ from .stage import Stage
 from .store import ArcStore
 from .targets import Targets
 
-
 NEGATIVE = ("this map has negative arc weights; what-if edits need non-negative ones "
             "(the edited graph keeps weights >= 0)")
 

@@ -130,6 +130,8 @@ class Targets:
                                    "integers)") from None
         if not -(2**63) <= wid < 2**63:
             raise EditError(label, f"way {edit.way} is out of range (ids are 64-bit integers)")
+        if wid == -1:  # what arcs without an id (and added links) carry
+            raise EditError(label, "way -1 is not an id: it marks arcs that have none")
         src = self.net.edge_source_id
         if self._way_order is None:
             self._way_order = np.argsort(src, kind="stable")
