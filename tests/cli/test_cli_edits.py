@@ -234,3 +234,35 @@ def test_bad_scenario_feature_exits_2_naming_it(capsys, tmp_path):
         assert err.strip() == (f"signpost {cmd[0]}: error: {scen}: feature 2 (action close): "
                                "way 123 is not on this map")
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_scenario_with_every_geometry_on_the_sample_map(capsys, tmp_path):
+    """Added links (ends on nodes, ends mid-street) and a closure polygon on the bundled
+    OSM map: the route takes the shortcut, the new vertices are in sssp's output as -1
+    and -2, the polygon closes the route's first street."""
+    pts = ("--from", "24.94,60.17", "--to", "24.95,60.175")
+    plain = route_json(capsys, SAMPLE, *pts)
+    (lon0, lat0), (lon1, lat1) = plain["path"][0], plain["path"][-1]
+    # a straight link from beside the start to beside the end, priced as a footway walk
+    scen = tmp_path / "s.geojson"
+    write_scenario(scen, [Edit("add", line=((lon0, lat0), (lon1, lat1)), road_class="footway")])
+    short = route_json(capsys, SAMPLE, *pts, "--scenario", scen)
+    assert short["cost"] < plain["cost"] and short["nodes"] == 2
+    assert short["edits"] == 2  # both ends on nodes: two new arcs, nothing split
+    # mid-street ends: the streets are split at new vertices
+    mid0 = np.mean(plain["path"][1:3], axis=0).round(7).tolist()
+    mid1 = np.mean(plain["path"][-3:-1], axis=0).round(7).tolist()
+    write_scenario(scen, [Edit("add", line=(tuple(mid0), tuple(mid1)), value=1)])
+    rc, out, err = cli(capsys, "sssp", SAMPLE, "--source", "24.94,60.17", "--out",
+                       tmp_path / "c.csv", "--backend", "cpu", "--scenario", scen)
+    assert rc == 0, err
+    rows = (tmp_path / "c.csv").read_text().splitlines()
+    assert rows[-2].startswith("-1,") and rows[-1].startswith("-2,")
+    assert "edits changed" in out
+    # a closure polygon around the first street of the route
+    (x0, y0), (x1, y1) = plain["path"][0], plain["path"][1]
+    box = ((min(x0, x1) - 1e-5, min(y0, y1) - 1e-5), (max(x0, x1) + 1e-5, min(y0, y1) - 1e-5),
+           (max(x0, x1) + 1e-5, max(y0, y1) + 1e-5), (min(x0, x1) - 1e-5, max(y0, y1) + 1e-5))
+    write_scenario(scen, [Edit("close", polygon=box)])
+    boxed = route_json(capsys, SAMPLE, *pts, "--scenario", scen)
+    assert boxed["edits"] >= 2 and boxed["node_ids"][:2] != plain["node_ids"][:2]
