@@ -218,6 +218,20 @@ def test_apply_all_is_all_or_nothing(tiny):
     assert len(sc.edits) == 1 and len(sc.summaries) == summaries
 
 
+def test_a_failed_load_after_an_add_leaves_no_vertex(drive):
+    sc = Scenario(drive, backend="cpu")
+    sc.apply(parse_close("nodes:2,3"))
+    version, n = sc.graph.version, sc.graph.num_nodes
+    with pytest.raises(EditError, match="node 77 is not on this map"):
+        sc.apply_all([Edit("add", line=((10.0005, 50.0), (10.0005, 50.001)), value=3),
+                      parse_close("nodes:1,77")])
+    assert (sc.graph.version, sc.graph.num_nodes) == (version, n)  # not even tried for real
+    assert len(sc.edits) == 1 and sc.changed_arcs == 2
+    done = sc.apply_all([Edit("add", line=((10.0005, 50.0), (10.0005, 50.001)), value=3),
+                         parse_close("nodes:-1,-2")])
+    assert len(done) == 2 and sc.network().num_nodes == n + 2
+
+
 def test_set_speed_follows_the_profile(drive):
     # way 101: one-way residential 5>6>7 (drive: ds, cost = length / speed)
     sc = Scenario(drive, backend="cpu")

@@ -126,7 +126,13 @@ class Scenario:
 
     def apply_all(self, edits: Sequence[Edit]) -> list[AppliedEdit]:
         """Apply ``edits`` in order, all or nothing: on an EditError the ones applied here
-        are undone again (a scenario file loads whole or not at all)."""
+        are undone again (a scenario file loads whole or not at all). An ``add`` followed
+        by more edits is tried on a scratch copy first where that copy can replay this
+        one exactly (no undo so far), so a failure leaves not even its new vertices."""
+        edits = list(edits)
+        if (any(e.action == "add" for e in edits[:-1])
+                and self.graph.version == len(self.edits)):
+            self._dry_run(edits)
         done: list[AppliedEdit] = []
         redo = list(self._redo)
         try:
@@ -139,6 +145,15 @@ class Scenario:
             self._redo = redo
             raise
         return done
+
+    def _dry_run(self, edits: list[Edit]) -> None:
+        """Replay this scenario's edits and then ``edits`` on a scratch Scenario sharing
+        the spatial indexes (EditError naming the first that fails)."""
+        scratch = Scenario(self.base, backend="cpu", max_snap_m=self.max_snap_m,
+                           snapper=self.targets._snapper)
+        scratch.targets.share(self.targets)
+        for e in self.edits + edits:
+            scratch.apply(e)
 
     def _undo_last(self) -> AppliedEdit:
         last = self._applied.pop()

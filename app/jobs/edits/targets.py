@@ -43,6 +43,11 @@ class Targets:
         self._lines = None
         self._way_order: np.ndarray | None = None
 
+    def share(self, other: Targets) -> None:
+        """Use ``other``'s indexes of the same base map (built once per map)."""
+        self._snapper = self._snapper or other._snapper
+        self._tree, self._lines, self._way_order = other._tree, other._lines, other._way_order
+
     @property
     def net(self):
         return self.sc.base
