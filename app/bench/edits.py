@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--max-affected", type=int, default=None,
                    help="RepairOptions.max_affected (default: its fraction of the map)")
+    p.add_argument("--pick", default="uniform", choices=("uniform", "shallow"),
+                   help="uniform: any tree road; shallow: one near the source (large "
+                        "subtrees: what the fallback limit is measured with)")
     p.add_argument("--out", default="bench_out", help="folder for edits_closures.csv")
     p.add_argument("--write-doc", action="store_true", help=f"write the table to {DOC}")
     p.add_argument("--doc", default=None, help="write the table as Markdown here")
@@ -78,22 +81,32 @@ class _Timer:
         return out, gpu_ms, wall
 
 
-def _road(mg, res, rng) -> np.ndarray:
-    """A random live tree arc of ``res`` and its live reverse arcs (arc ids)."""
+def _tree_arc(res, tail, head, live, rng, pick: str) -> int:
+    """A random tree arc id (-1 if none)."""
+    if pick == "uniform":
+        for _ in range(64):  # random arcs until a tree arc: no O(m) pass per closure
+            e = int(rng.integers(tail.shape[0]))
+            if live[e] and res.pred[head[e]] == tail[e]:
+                return e
+    tree = live & (res.pred[head] == tail)
+    if pick == "shallow" and tree.any():
+        hops = res.hops[head]
+        tree &= hops <= np.quantile(hops[tree], 0.02)
+    cand = np.flatnonzero(tree)
+    return int(rng.choice(cand)) if cand.size else -1
+
+
+def _road(mg, res, rng, pick: str = "uniform") -> np.ndarray:
+    """A random live tree arc of ``res`` and its live reverse arcs (arc ids); "shallow":
+    among the tree arcs whose head lies in the 2% fewest hops from the source."""
     from gpu_core.dynamic import ARC_LIVE
 
     h = mg.host
     k = h.total
     tail, head, state = h.tail[:k], h.head[:k], h.state[:k]
-    for _ in range(64):  # a random arc until one is a tree arc (most are not)
-        e = int(rng.integers(k))
-        if state[e] == ARC_LIVE and res.pred[head[e]] == tail[e]:
-            break
-    else:
-        tree = np.flatnonzero((state == ARC_LIVE) & (res.pred[head] == tail))
-        if not tree.size:
-            return tree
-        e = int(rng.choice(tree))
+    e = _tree_arc(res, tail, head, state == ARC_LIVE, rng, pick)
+    if e < 0:
+        return np.zeros(0, np.int64)
     t, v = int(tail[e]), int(head[e])
     back = mg.out_arcs(v)
     back = back[h.head[back] == t]
@@ -123,7 +136,7 @@ def bench_map(spec: str, args, backend: str, writer) -> dict:
     for si, s in enumerate(sources.tolist()):
         cur = sssp(mg, s, backend=backend)
         for c in range(per + 1):  # closure 0 warms up (kernels, device copies): untimed
-            arcs = _road(mg, cur, rng)
+            arcs = _road(mg, cur, rng, args.pick)
             if not arcs.size:
                 break
             summary, _, apply_wall = timer(lambda a=arcs: mg.apply(mg.batch().disable(a)))
