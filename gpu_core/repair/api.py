@@ -38,7 +38,7 @@ from ..dynamic.api import EditSummary, MutableGraph
 from ..errors import CancelledError, InvalidArgumentError
 from ..sssp.api import SSSPResult, sssp
 from ..telemetry import MODE_CODE, PhaseLog
-from . import plan as planmod
+from .plan import as_summaries, edited_key_space, make_plan, net_edits
 
 PhaseCallback = Callable[[PhaseLog], None]
 CancelCheck = Callable[[], bool]
@@ -120,7 +120,7 @@ def repair(graph: MutableGraph, previous: SSSPResult,
     CancelledError, GpuOutOfMemoryError."""
     t0 = time.perf_counter()
     _check(graph, previous)
-    summaries = planmod.as_summaries(edits)
+    summaries = as_summaries(edits)
     opts = options or RepairOptions()
     which = graph.backend if backend == "auto" else resolve_backend(backend)
     if which == "cupy" and graph.device is None:
@@ -136,11 +136,11 @@ def repair(graph: MutableGraph, previous: SSSPResult,
             f"graph has {n}: pass the result from before exactly these edits")
     if cancel is not None and cancel():
         raise CancelledError("repair cancelled")
-    ks = planmod.edited_key_space(graph, summaries)
+    ks = edited_key_space(graph, summaries)
     reason = _why_fresh(graph, previous, summaries, ks)
     if reason:
         return _fresh(graph, previous, which, opts, reason, t0, on_phase, cancel)
-    plan = planmod.make_plan(graph, summaries, ks, previous.key, previous.pred)
+    plan = make_plan(graph, summaries, ks, previous.key, previous.pred)
     limit = opts.limit(n)
     if which == "cupy":
         from .cuda import run
@@ -175,7 +175,7 @@ def repair_rows(graph: MutableGraph, sources, dist: np.ndarray,
         raise InvalidArgumentError(
             f"repair_rows needs the MutableGraph the edits were applied to, not "
             f"{type(graph).__name__}")
-    summaries = planmod.as_summaries(edits)
+    summaries = as_summaries(edits)
     dist = np.asarray(dist)
     src = np.atleast_1d(np.asarray(sources)).astype(np.int64)
     n = graph.num_nodes
@@ -185,7 +185,7 @@ def repair_rows(graph: MutableGraph, sources, dist: np.ndarray,
             f"dist has shape {dist.shape}: expected ({src.size}, {n - added}) for "
             f"{src.size} sources on the graph before these edits")
     h = graph.host
-    ids, st0, w0 = planmod.net_edits(graph, summaries)
+    ids, st0, w0 = net_edits(graph, summaries)
     t, hd = h.tail[ids].astype(np.int64), h.head[ids].astype(np.int64)
     from ..dynamic.layout import ARC_LIVE
 

@@ -296,11 +296,11 @@ def repair_arrays(arrays: dict, key: np.ndarray, pred: np.ndarray, plan, hb: int
 
 def host_arrays(mg) -> dict:
     """The mutable graph's host arrays and its reverse adjacency, by name."""
-    from . import plan as planmod
+    from .plan import base_reverse, inserted_by_head
 
     h = mg.host
-    rev_ptr, rev_ids = planmod.base_reverse(mg)
-    ins_heads, ins_ids = planmod.inserted_by_head(mg)
+    rev_ptr, rev_ids = base_reverse(mg)
+    ins_heads, ins_ids = inserted_by_head(mg)
     return {"n0": np.int64(h.n0), "base_indptr": h.base_indptr, "first_extra": h.first_extra,
             "next_extra": h.next_extra, "head": h.head, "tail": h.tail, "weight": h.weight,
             "state": h.state, "rev_ptr": rev_ptr, "rev_ids": rev_ids, "ins_heads": ins_heads,
