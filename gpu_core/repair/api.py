@@ -57,6 +57,11 @@ class RepairOptions:
     # CUDA: device rounds of the settle at most (each a block-wide barrier) before a fresh
     # search is cheaper
     max_rounds: int = 4096
+    # CUDA: the repair kernel gives up after this share of a fresh search's time (the
+    # previous search's, carried along a chain of repairs as extra["fresh_s"]): a deep
+    # subtree costs a round per level, and giving up early bounds what a fallback loses
+    # (docs/perf/edits.md). None: no time budget.
+    budget_fraction: float | None = 0.05
     fresh_strategy: str = "auto"  # what a fallback runs
 
     def limit(self, n: int) -> int:
@@ -87,12 +92,25 @@ def _check(graph, previous) -> None:
 
 def _fresh(graph: MutableGraph, previous: SSSPResult, which: str, opts: RepairOptions,
            reason: str, t0: float, on_phase, cancel) -> RepairResult:
+    t1 = time.perf_counter()
     res = sssp(graph, previous.sources, strategy=opts.fresh_strategy, backend=which,
                on_phase=on_phase, cancel=cancel)
     fields = {f.name: getattr(res, f.name) for f in dataclasses.fields(SSSPResult)}
     fields["elapsed_s"] = time.perf_counter() - t0
+    fields["extra"] = {**res.extra, "fresh_s": time.perf_counter() - t1}
     return RepairResult(**fields, method="fresh", affected=int(graph.num_nodes),
                         reason=reason)
+
+
+def fresh_estimate(previous: SSSPResult) -> float | None:
+    """Seconds a fresh search took on this graph, as far as ``previous`` knows: its own
+    time when it is a search, else what the chain of repairs carried along."""
+    got = previous.extra.get("fresh_s") if previous.extra else None
+    if got:
+        return float(got)
+    if previous.strategy != "repair" and previous.elapsed_s > 0:
+        return float(previous.elapsed_s)
+    return None
 
 
 def _why_fresh(graph: MutableGraph, previous: SSSPResult, summaries, ks) -> str:
@@ -146,8 +164,12 @@ def repair(graph: MutableGraph, previous: SSSPResult,
         from .cuda import run
     else:
         from .cpu import run
-    got = run(graph, previous, plan, ks, limit, opts)
+    fresh_s = fresh_estimate(previous)
+    budget = opts.budget_fraction * fresh_s if opts.budget_fraction and fresh_s else None
+    got = run(graph, previous, plan, ks, limit, opts, budget)
     status, key, pred, dist, affected, rows, extra = got
+    if fresh_s:
+        extra["fresh_s"] = fresh_s
     if status != "ok":
         return _fresh(graph, previous, which, opts, status, t0, on_phase, cancel)
     phases = PhaseLog.from_columns([r[1] for r in rows], [r[2] for r in rows],

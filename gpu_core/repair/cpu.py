@@ -348,8 +348,9 @@ def scatter_result(previous, n: int, idx, kv, pv, ks):
     return key, pred, dist
 
 
-def run(mg, previous, plan, ks, limit: int, opts):
-    """(status "ok" or why not, key, pred, dist, affected, telemetry rows, extra)."""
+def run(mg, previous, plan, ks, limit: int, opts, budget_s: float | None = None):
+    """(status "ok" or why not, key, pred, dist, affected, telemetry rows, extra);
+    ``budget_s`` is for the GPU (the CPU pass is bounded by ``limit`` alone)."""
     from ..host.distances import dist_from_keys
 
     key, pred, dist = extend(previous, mg.num_nodes)

@@ -24,7 +24,7 @@ from ..keys import KEY_INF, NO_PRED
 
 HERE = Path(__file__).resolve().parent
 BLOCK = 1024
-_STATUS = ("ok", "too large", "too many rounds", "a list overflowed")
+PREFIX = 2048  # triples read with the status words (more: a second copy)
 _lock = threading.Lock()
 
 
@@ -55,7 +55,6 @@ class Workspace:
         self.lists: dict[str, object] = {}
         self.ins_version = -1
         self.ins = None
-        self.status = cp.zeros(16, cp.uint64)
         self._grow_stamps(dev.first_extra.shape[0])
 
     def _grow_stamps(self, n: int) -> None:
@@ -145,8 +144,9 @@ def _arcs_struct(mg, ws: Workspace, ks) -> tuple:
             np.int64(k), np.int32(ks.hop_bits))
 
 
-def run(mg, previous, plan, ks, limit: int, opts):
-    """(status "ok" or why not, key, pred, dist, affected, telemetry rows, extra)."""
+def run(mg, previous, plan, ks, limit: int, opts, budget_s: float | None = None):
+    """(status "ok" or why not, key, pred, dist, affected, telemetry rows, extra).
+    ``budget_s``: device time after which the kernel gives up (None: no limit)."""
     from .cpu import scatter_result
 
     n = mg.num_nodes
@@ -159,6 +159,7 @@ def run(mg, previous, plan, ks, limit: int, opts):
         ws.call, ws.tick = 0, 1
     ws.call += 1
     lim = max(1, int(limit))
+    budget_ns = int(budget_s * 1e9) if budget_s else 0
     heads = plan.edited_heads
     packed = np.concatenate([plan.roots, plan.dec_tails, plan.dec_heads, plan.dec_kw,
                              heads]).astype(np.int64)
@@ -175,15 +176,15 @@ def run(mg, previous, plan, ks, limit: int, opts):
     qa = ws.list("qa", qcap, cp.int32)
     qb = ws.list("qb", qcap, cp.int32)
     outv = ws.list("outv", outcap, cp.int32)
-    st = ws.status
-    st.fill(0)
+    # status words, then (vertex, key, pred) triples: one buffer, read with one copy
+    buf = ws.list("result", 16 + 3 * outcap, cp.int64)
     args = _arcs_struct(mg, ws, ks) + (
         key, pred, dplan, np.int64(plan.roots.size), np.int64(plan.dec_tails.size),
         np.int64(heads.size), ws.flag, ws.qstamp, ws.done, np.int32(ws.call),
         np.int32(ws.tick), inv, seedk, touched, np.int64(lim), qa, qb, np.int64(qcap), outv,
-        np.int64(outcap), np.int64(opts.max_rounds), st)
+        np.int64(outcap), np.int64(opts.max_rounds), np.int64(budget_ns), buf, buf[16:])
     _kernel("repair_tree")((1,), (BLOCK,), args)
-    s = st.get()  # the one status read
+    s = buf[: 16 + 3 * PREFIX].get()  # status and (mostly) every triple
     rounds = int(s[4])
     ws.tick += rounds + 2
     code, n_inv, n_touch, n_out = int(s[0]), int(s[1]), int(s[2]), int(s[3])
@@ -195,17 +196,17 @@ def run(mg, previous, plan, ks, limit: int, opts):
         end.record()
         why = {1: f"the edits affect more than {lim} vertices (limit of RepairOptions)",
                2: f"the repair needs more than {opts.max_rounds} rounds (RepairOptions)",
-               3: "a repair list overflowed"}[code]
+               3: "a repair list overflowed",
+               4: f"the repair ran past its device-time budget ({budget_ns / 1e6:.2f} ms: "
+                  f"RepairOptions.budget_fraction of a fresh search)"}[code]
         return why, None, None, None, n_inv + n_touch, rows, {}
-    buf = cp.empty(max(3 * n_out, 1), cp.int64)
-    if n_out:
-        _kernel("repair_gather")(((n_out + 255) // 256,), (256,),
-                                 (np.int64(n_out), outv, key, pred, buf))
-    host = buf[: 3 * n_out].get()
+    host = s[16: 16 + 3 * n_out]
+    if n_out > PREFIX:
+        host = np.concatenate([host, buf[16 + 3 * PREFIX: 16 + 3 * n_out].get()])
     end.record()
     end.synchronize()
     gpu_ms = cp.cuda.get_elapsed_time(start, end)
-    idx, kv, pv = host[:n_out], host[n_out: 2 * n_out], host[2 * n_out:]
+    idx, kv, pv = host[0::3], host[1::3], host[2::3]
     key_h, pred_h, dist_h = scatter_result(previous, n, idx, kv, pv.astype(np.int32), ks)
     remember(key_h, key, pred)
     extra = {"changed": n_out, "rounds": rounds, "gpu_ms": gpu_ms}

@@ -171,6 +171,8 @@ def test_repair_phases_are_named_in_the_telemetry():
     assert names == ["repair_invalidate", "repair_seed", "repair_settle", "repair_pred"]
     assert seen and seen[0] is r1.phases
     assert r1.strategy == "repair" and r1.reason == "" and r1.affected >= 1
+    # the fresh search's time travels along the chain (the GPU's time budget uses it)
+    assert r1.extra["fresh_s"] == r0.elapsed_s
 
 
 def test_bad_arguments_name_the_problem():

@@ -93,6 +93,11 @@ def test_limits_fall_back_to_fresh_on_the_device():
                 options=RepairOptions(max_affected=10**6, max_rounds=2))
     assert r2.method == "fresh" and "rounds" in r2.reason
     assert_same(r2, mg, backend="cupy")
+    s3 = mg.apply(disconnect(mg, 0))  # r2 is a fresh search: its time sets the budget
+    r3 = repair(mg, r2, s3, backend="cupy",
+                options=RepairOptions(max_affected=10**6, budget_fraction=1e-6))
+    assert r3.method == "fresh" and "device-time budget" in r3.reason
+    assert_same(r3, mg, backend="cupy")
 
 
 def test_chained_closures_on_a_road_map():
