@@ -15,7 +15,8 @@ perf_counter (*wall ms*); the route to a random target (``path_to``) is read in 
 repaired dist and pred are checked against the fresh ones (exit 1 on a mismatch). The
 road is then reopened and repaired back (untimed), so every closure starts from the
 unedited map and the repair chain runs on device-resident results, as in an editing
-session; one untimed closure per source warms that up. Medians over the closures; the
+session (the reopening repair has no limits, so it never hands over to a fresh search,
+whose result would have to be uploaded); one untimed closure per source warms that up. Medians over the closures; the
 share that fell back to a fresh search; per-closure rows in ``edits_closures.csv``.
 
 Imports only numpy/gpu_core/maps (no Qt, shapely): it runs on the GPU machine as
@@ -49,6 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--max-affected", type=int, default=None,
                    help="RepairOptions.max_affected (default: its fraction of the map)")
+    p.add_argument("--budget-fraction", type=float, default=None,
+                   help="RepairOptions.budget_fraction (default: its default)")
     p.add_argument("--pick", default="uniform", choices=("uniform", "shallow"),
                    help="uniform: any tree road; shallow: one near the source (large "
                         "subtrees: what the fallback limit is measured with)")
@@ -127,7 +130,13 @@ def bench_map(spec: str, args, backend: str, writer) -> dict:
     print(f"map {label}: {g.num_nodes:,} nodes, {g.num_arcs:,} arcs "
           f"(loaded in {time.perf_counter() - t0:.1f} s)", flush=True)
     mg = MutableGraph(net, backend=backend)
-    opts = RepairOptions(max_affected=args.max_affected)
+    base = RepairOptions()
+    opts = RepairOptions(max_affected=args.max_affected,
+                         budget_fraction=base.budget_fraction if args.budget_fraction is None
+                         else args.budget_fraction)
+    # the untimed reopening repairs without limits: every timed closure then starts from
+    # a device-resident result of the unedited map, as a session of edits does
+    reopen = RepairOptions(max_affected=10**9, budget_fraction=None, max_rounds=10**9)
     timer = _Timer(backend == "cupy")
     rng = np.random.default_rng(args.seed)
     sources = rng.integers(0, g.num_nodes, max(1, args.sources))
@@ -161,7 +170,7 @@ def bench_map(spec: str, args, backend: str, writer) -> dict:
                 print(f"MISMATCH {label} source {s} closure {c}: repair != fresh search")
                 failed = True
             back = mg.apply(mg.batch().enable(arcs))
-            cur = repair(mg, rep, back, backend=backend, options=opts)
+            cur = repair(mg, rep, back, backend=backend, options=reopen)
             if c == 0:
                 continue
             row = {"map": label.split(" ")[0], "source": s, "arcs": int(arcs.size),
