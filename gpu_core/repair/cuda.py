@@ -158,7 +158,7 @@ def run(mg, previous, plan, ks, limit: int, opts, budget_s: float | None = None)
         ws.done.fill(0)
         ws.call, ws.tick = 0, 1
     ws.call += 1
-    lim = max(1, int(limit))
+    lim = max(1, min(int(limit), n))  # each list holds a vertex at most once
     budget_ns = int(budget_s * 1e9) if budget_s else 0
     heads = plan.edited_heads
     packed = np.concatenate([plan.roots, plan.dec_tails, plan.dec_heads, plan.dec_kw,
@@ -169,7 +169,7 @@ def run(mg, previous, plan, ks, limit: int, opts, budget_s: float | None = None)
     key, pred = _device_previous(previous, n)
     dplan = cp.asarray(packed) if packed.size else cp.zeros(1, cp.int64)
     qcap = lim + int(plan.dec_tails.size) + 1024
-    outcap = 16 * (lim + int(heads.size)) + 4096
+    outcap = min(16 * (lim + int(heads.size)) + 4096, n + 1)
     inv = ws.list("inv", lim + 1, cp.int32)
     seedk = ws.list("seedk", lim + 1, cp.uint64)
     touched = ws.list("touched", lim + 1, cp.int32)

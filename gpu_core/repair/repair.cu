@@ -158,7 +158,8 @@ repair_tree(long long n0, const i64* base_indptr, const i64* first_extra,
   unsigned long long lo = 0;
   while (code == RP_OK) {
     // past the device-time budget a fresh search is the cheaper way (RepairOptions)
-    if (tid == 0 && budget_ns && global_ns() - t_start > (u64)budget_ns) code = RP_TIME;
+    if (tid == 0 && code == RP_OK && budget_ns && global_ns() - t_start > (u64)budget_ns)
+      code = RP_TIME;
     unsigned long long hi = c_inv;
     __syncthreads();
     if (code != RP_OK || lo == hi) break;
@@ -225,7 +226,8 @@ repair_tree(long long n0, const i64* base_indptr, const i64* first_extra,
   int* cur = qa;
   int* nxt = qb;
   while (code == RP_OK) {
-    if (tid == 0 && budget_ns && global_ns() - t_start > (u64)budget_ns) code = RP_TIME;
+    if (tid == 0 && code == RP_OK && budget_ns && global_ns() - t_start > (u64)budget_ns)
+      code = RP_TIME;
     unsigned long long cn = c_q;
     __syncthreads();
     if (code != RP_OK || cn == 0) break;
