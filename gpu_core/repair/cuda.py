@@ -21,6 +21,7 @@ import numpy as np
 
 from ..device import get_kernel, memory
 from ..keys import KEY_INF, NO_PRED
+from .buffers import device_copies, remember
 
 HERE = Path(__file__).resolve().parent
 BLOCK = 1024
@@ -95,8 +96,6 @@ class Workspace:
 
 
 _workspaces: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-# device (key, pred) of results, by id of the host key array (dropped with it)
-_device_results: dict[int, tuple] = {}
 
 
 def _workspace(mg) -> Workspace:
@@ -107,26 +106,17 @@ def _workspace(mg) -> Workspace:
         return ws
 
 
-def remember(key_host: np.ndarray, dkey, dpred) -> None:
-    """Keep the device copies of a result (by its host key array) for the next repair."""
-    k = id(key_host)
-    with _lock:
-        _device_results[k] = (weakref.ref(key_host), dkey, dpred)
-    weakref.finalize(key_host, _device_results.pop, k, None)
-
-
 def _device_previous(previous, n: int):
     """Working device copies (new size n) of the previous result's key and pred."""
-    with _lock:
-        hit = _device_results.get(id(previous.key))
+    hit = device_copies(previous.key)
     n_old = int(previous.key.shape[0])
     memory.ensure_free(12 * n, "the repaired result")
     with memory.oom_as_typed("the repaired result", 12 * n):
         key = cp.empty(n, cp.uint64)
         pred = cp.empty(n, cp.int32)
-        if hit is not None and hit[0]() is previous.key:
-            key[:n_old] = hit[1][:n_old]
-            pred[:n_old] = hit[2][:n_old]
+        if hit is not None:
+            key[:n_old] = hit[0][:n_old]
+            pred[:n_old] = hit[1][:n_old]
         else:
             key[:n_old] = cp.asarray(previous.key).view(cp.uint64)
             pred[:n_old] = cp.asarray(previous.pred)

@@ -230,3 +230,31 @@ def test_repair_rows_equal_a_fresh_matrix(family, seed):
     pad = np.full((src.size, got.shape[1] - before.shape[1]), -1, np.int64)
     untouched = np.setdiff1d(np.arange(src.size), rows)
     np.testing.assert_array_equal(got[untouched], np.c_[before, pad][untouched])
+
+
+def test_result_arrays_are_recycled_only_when_nothing_holds_them(monkeypatch):
+    from gpu_core.repair import buffers
+
+    monkeypatch.setattr(buffers, "MIN_N", 1)
+    monkeypatch.setattr(buffers, "_pool", [])
+    rng = np.random.default_rng(8)
+    mg = MutableGraph(make_graph("grid_road", 5), backend="cpu")
+
+    def step(prev):
+        return repair(mg, prev, mg.apply(close_tree_roads(mg, prev, rng)), backend="cpu")
+
+    r1 = step(sssp(mg, 3, backend="cpu"))
+    ids1 = {id(r1.key), id(r1.pred), id(r1.dist)}
+    view, kept = r1.dist[2:], r1.dist.copy()
+    r2 = step(r1)
+    del r1  # its dist is still seen through the view: its arrays are not reused
+    r3 = step(r2)
+    assert not ids1 & {id(r3.key), id(r3.pred), id(r3.dist)}
+    np.testing.assert_array_equal(view, kept[2:])
+    del view, r2
+    keep3 = (r3.key.copy(), r3.pred.copy(), r3.dist.copy())
+    r4 = step(r3)
+    assert {id(r4.key), id(r4.pred), id(r4.dist)} == ids1  # nothing holds them now
+    assert_same(r4, mg)
+    for got, want in zip((r3.key, r3.pred, r3.dist), keep3, strict=True):
+        np.testing.assert_array_equal(got, want)
