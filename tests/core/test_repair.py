@@ -258,3 +258,23 @@ def test_result_arrays_are_recycled_only_when_nothing_holds_them(monkeypatch):
     assert_same(r4, mg)
     for got, want in zip((r3.key, r3.pred, r3.dist), keep3, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_closing_and_reopening_rail_arcs():
+    """Rail lines of the generated Kanto-like map (long cheap arcs many routes use)."""
+    from maps.generate import generate
+    from maps.network import KIND_RAIL
+
+    net = generate("kanto", 4000, seed=2, rail_lines=3)
+    rail = np.flatnonzero(net.edge_kind == KIND_RAIL)
+    assert rail.size
+    mg = MutableGraph(net, backend="cpu")  # arc ids = the network's CSR indices
+    rng = np.random.default_rng(6)
+    res = sssp(mg, rng.integers(0, net.num_nodes, 2), backend="cpu")
+    for _ in range(4):
+        pick = rng.choice(rail, size=min(6, rail.size), replace=False)
+        res = repair(mg, res, mg.apply(mg.batch().disable(pick)), backend="cpu")
+        assert_same(res, mg)
+        res = repair(mg, res, mg.apply(mg.batch().enable(pick).set_weight(pick[:2], 0)),
+                     backend="cpu")
+        assert_same(res, mg)
