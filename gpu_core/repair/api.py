@@ -73,7 +73,11 @@ class RepairOptions:
 @dataclass
 class RepairResult(SSSPResult):
     """An SSSPResult plus how it was made: ``method`` "repair" or "fresh", the vertices
-    re-settled (``affected``) and why a fresh search ran (``reason``, "" otherwise)."""
+    re-settled (``affected``; the whole graph for "fresh") and why a fresh search ran
+    (``reason``, "" otherwise). ``extra``: ``fresh_s`` (a fresh search's time on this
+    graph, carried along a chain of repairs: the GPU's time budget), ``changed`` (vertices
+    whose pred was recomputed); on the GPU also ``rounds`` (settle rounds) and ``gpu_ms``
+    (CUDA events around the device part)."""
 
     method: str = "repair"
     affected: int = 0
