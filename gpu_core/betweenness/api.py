@@ -123,7 +123,8 @@ def billboards(
         raise InvalidArgumentError(
             f"K={k} is larger than the {int(eligible.sum())} candidate vertices available"
         )
-    be = resolve_backend(backend)
+    # with ``draw`` the paths are drawn where it runs them (the backend named there)
+    be = backend if draw is not None and backend in ("cpu", "cupy") else resolve_backend(backend)
     src_list = np.flatnonzero((a > 0) & ~in_r).astype(np.int32)
     if method == "auto":
         work = float(k) * src_list.size * max(g.num_arcs, 1)
