@@ -28,6 +28,7 @@ start and each worker's map load are printed apart.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -210,7 +211,9 @@ def _run(args: argparse.Namespace, cl) -> int:
     # every cost is at most the sum of all arc weights: int32 (-1 unreachable) when that fits
     max_cost = int(np.asarray(net.weights, np.int64).sum())
     narrow = max_cost <= np.iinfo(np.int32).max
-    with out_paths([out], out) as (tmp,):  # failed or interrupted: the old file, no temp
+    # failed or interrupted: the old file, no temp; the rows closed first (a Dask run
+    # cancels its outstanding blocks while its client is still open)
+    with out_paths([out], out) as (tmp,), contextlib.closing(rows):
         if low.endswith(".npy"):
             mm = open_npy_memmap(tmp, (F, T), np.int32 if narrow else np.int64)
             for r0, block in rows:

@@ -251,7 +251,10 @@ def ordered_results(client, submit: Callable[[int, str], object], count: int, *,
                 nxt += 1
                 more()
     except BaseException:
-        client.cancel(list(pending), force=True)
+        try:
+            client.cancel(list(pending), force=True)
+        except (RuntimeError, OSError):  # the client is closed already: so are its futures
+            pass
         raise
     finally:
         pending.clear()
