@@ -170,6 +170,8 @@ class Shipment:
                 + ", ".join(f"{s['load_s']:.2f}" for s in st) + " s")
         if self.ref.index or self.hierarchy is not None:
             text += " (route index " + ", ".join(f"{s['index_s']:.2f}" for s in st) + " s)"
+        if any(s["warm_s"] for s in st):
+            text += "; kernels made in " + ", ".join(f"{s['warm_s']:.2f}" for s in st) + " s"
         return text
 
 
@@ -180,10 +182,12 @@ def _on_every_worker(client, path: str | None) -> bool:
     return bool(seen) and all(seen.values())
 
 
-def ship_map(client, net, backend: str, hierarchy=None, index_path: str = "") -> Shipment:
+def ship_map(client, net, backend: str, hierarchy=None, index_path: str = "",
+             warm: tuple | None = None) -> Shipment:
     """Give every worker the map ``net`` (a RoadNetwork or CSRGraph) and its route index:
     the cached files by path where every worker sees them, else the arrays, sent once to
-    each (``scatter(broadcast=True)``); then load them there, apart from the timed work."""
+    each (``scatter(broadcast=True)``); then load them there (and with ``warm``, make the
+    kernels: ``dask_worker.preload``), apart from the timed work."""
     from gpu_core.graph import CSRGraph
     from gpu_core.hierarchy import graph_key
 
@@ -200,7 +204,8 @@ def ship_map(client, net, backend: str, hierarchy=None, index_path: str = "") ->
             if hierarchy is not None and idx is None else None)
     ship = Shipment(MapRef(graph_key(g), spn, idx, backend), gfut, hfut)
     names = list(client.scheduler_info()["workers"])
-    futs = [client.submit(preload, *ship.args(), workers=[w], pure=False) for w in names]
+    futs = [client.submit(preload, *ship.args(), warm, workers=[w], pure=False)
+            for w in names]
     ship.workers = dict(zip(names, client.gather(futs), strict=True))
     ship.ship_s = time.perf_counter() - t0
     return ship
@@ -271,7 +276,7 @@ def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backen
     ``time.perf_counter()`` of the first block submitted)."""
     from .dask_worker import matrix_block
 
-    ship = ship_map(client, net, backend, hierarchy, index_path)
+    ship = ship_map(client, net, backend, hierarchy, index_path, warm=("matrix", variant))
     F, T = int(sources.shape[0]), int(targets.shape[0])
     workers = max(1, len(ship.workers))
     rows = block or block_rows(client, backend, F, T, workers)
@@ -318,7 +323,8 @@ class SampledDraw:
     def __init__(self, client, net, *, backend: str, mode: str, hierarchy=None,
                  index_path: str = "", block: int | None = None):
         self.client, self.mode, self.block = client, mode, block
-        self.ship = ship_map(client, net, backend, hierarchy, index_path)
+        self.ship = ship_map(client, net, backend, hierarchy, index_path,
+                             warm=("sample", mode))
         self.kernel = f"dask {backend}"
         self.blocks = 0
 
