@@ -167,7 +167,8 @@ def run(args: argparse.Namespace) -> int:
     net, label = _load(args.map, args.seed)
     print(f"map {label}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs (loaded in "
           f"{time.perf_counter() - t0:.1f} s); backend {args.backend}: "
-          f"{describe_backend(args.backend)}; {os.cpu_count()} CPU cores")
+          f"{describe_backend(args.backend)}; {os.cpu_count()} CPU cores, load average "
+          f"{os.getloadavg()[0]:.1f} (other processes share them)")
     counts = [int(w) for w in args.workers.split(",") if w.strip()]
 
     def clusters():
