@@ -232,12 +232,12 @@ def sampled_billboards(
     reached = 0
     yield BillboardProgress(1, 1, 0, L, phase="sample")
     if draw is not None:  # elsewhere (Dask workers): entries come back on the host
-        xp, note = np, ""
+        xp, note = _greedy_xp(backend), ""  # the greedy on this GPU when there is one
         for done, es, ev, rr in draw(plan):
             if cancel is not None and cancel():
                 raise CancelledError("billboard sampling cancelled")
-            parts_s.append(es)
-            parts_v.append(ev)
+            parts_s.append(xp.asarray(es))
+            parts_v.append(xp.asarray(ev))
             reached += int(rr)
             yield BillboardProgress(1, 1, done, L, phase="sample")
         kernel_name = str(getattr(draw, "kernel", "distributed"))
@@ -292,6 +292,19 @@ def sampled_billboards(
         notes=f"{L} sources x {T} targets; entries {int(e_s.size)}; {note}"
         f"bound = eps/2*A*B + endpoint slack ({slack:.6g})",
     )
+
+
+def _greedy_xp(backend: str):
+    """cupy when ``backend`` is cupy and this process has a usable device, else numpy
+    (the greedy's counts, and so its sites, are the same on both)."""
+    if backend == "cupy":
+        from ..backend import cupy_status
+
+        if cupy_status()[0]:
+            import cupy
+
+            return cupy
+    return np
 
 
 def sample_size(k: int, n: int, epsilon: float, delta: float) -> int:
