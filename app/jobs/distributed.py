@@ -26,6 +26,11 @@ CUDA_HINT = "pip install dask-cuda (or 'signpost[cuda13]')"
 CONNECT_TIMEOUT_S = 10.0  # an unreachable scheduler is named within this
 RETRIES = 2  # a block that raised (not one whose worker died: Dask re-runs those itself)
 BLOCKS_PER_WORKER = 4  # enough blocks to balance uneven workers and show progress
+# Origins per GPU block at least: one GPHAST sweep is 1024 sources wide
+# (gpu_core.hierarchy.cuda.K_MAX); without the index the batched variant runs 128 per
+# launch on road maps, so a few launches per block.
+GPU_MIN_BLOCK_INDEX = 1024
+GPU_MIN_BLOCK = 256
 
 
 class DistributedError(Exception):
@@ -279,7 +284,9 @@ def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backen
     ship = ship_map(client, net, backend, hierarchy, index_path, warm=("matrix", variant))
     F, T = int(sources.shape[0]), int(targets.shape[0])
     workers = max(1, len(ship.workers))
-    rows = block or block_rows(client, backend, F, T, workers)
+    # a GPU block is at least one full GPHAST sweep (or a few batched launches) wide
+    least = 1 if backend != "cupy" else GPU_MIN_BLOCK_INDEX if hierarchy else GPU_MIN_BLOCK
+    rows = block or block_rows(client, backend, F, T, workers, least)
     # every cost fits int32 when the arc weights sum below 2^31: half the bytes come back
     narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
     tfut = client.scatter(np.ascontiguousarray(targets, dtype=np.int32), broadcast=True)
@@ -301,10 +308,11 @@ def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backen
         yield i * rows, part.astype(np.int64, copy=False)
 
 
-def block_rows(client, backend: str, F: int, T: int, workers: int) -> int:
-    """Origins per block: about BLOCKS_PER_WORKER blocks per worker, no more than a block's
-    rows fit the smallest worker budget (``dask_worker.block_budget``: host memory, and the
-    GPU's free memory) and the client's buffer of a window of blocks."""
+def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 1) -> int:
+    """Origins per block: about BLOCKS_PER_WORKER blocks per worker but at least ``least``
+    (a GPU's efficient width), no more than a block's rows fit the smallest worker budget
+    (``dask_worker.block_budget``: host memory, and the GPU's free memory) and the client's
+    buffer of a window of blocks."""
     from resources.host import available_memory
 
     from .dask_worker import block_budget
@@ -313,7 +321,8 @@ def block_rows(client, backend: str, F: int, T: int, workers: int) -> int:
     budget = min(client.run(block_budget, backend).values())
     window = BLOCKS_PER_WORKER * workers
     fit = min(budget // per_row, available_memory() // 4 // (window * per_row))
-    return int(max(1, min(-(-F // (BLOCKS_PER_WORKER * workers)), fit)))
+    even = max(-(-F // (BLOCKS_PER_WORKER * workers)), least)
+    return int(max(1, min(even, fit)))
 
 
 class SampledDraw:
