@@ -64,7 +64,8 @@ def register(sub) -> None:
                    help="GPU many-source variant (default: the fastest)")
     add_snap_argument(p, "farthest a point may lie from a road, metres (default 1000)")
     p.add_argument("--chunk", type=int, default=None, metavar="ROWS",
-                   help="origins per computed chunk (default: what fits memory)")
+                   help="origins per computed chunk, per block with --dask (default: what "
+                        "fits memory)")
     add_index_argument(p)
     add_dask_argument(p)
 
@@ -249,4 +250,3 @@ def _run(args: argparse.Namespace, cl) -> int:
           f"backend {stats.get('backend', args.backend)} ({stats.get('variant', args.variant)}), "
           f"{el:.2f} s{idx}")
     return 0
-
