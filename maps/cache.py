@@ -315,6 +315,7 @@ def cached(
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         write_cache(net, entry, key=key)
+        net.meta["cache_file"] = os.fspath(entry)  # as a hit says: where its arrays are
         log.info("cache written: %s", entry)
     except OSError as exc:
         log.info("cache not written (%s): %s", exc, entry)  # the cache is an optimisation only

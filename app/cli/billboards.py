@@ -16,6 +16,7 @@ def register(sub) -> None:
         add_edit_arguments,
         add_index_argument,
     )
+    from app.cli._dask import add_dask_argument
     from app.jobs.billboards import CANDIDATES, DEFAULT_MODE
     from gpu_core.betweenness import KERNELS, METHODS, MODES
 
@@ -55,6 +56,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     add_index_argument(p)
     add_edit_arguments(p)
+    add_dask_argument(p)
 
 
 def _num(x: float):
@@ -62,14 +64,25 @@ def _num(x: float):
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.cli._dask import cluster
+
+    if args.dask and args.method != "sampled":
+        raise CliError("--dask draws the sampled method's paths on the workers: give "
+                       "--method sampled")
+    if args.k < 1:
+        raise CliError(f"-k {args.k}: K must be at least 1")
+    # the cluster first: an unreachable scheduler fails before the map is read
+    with cluster(args) as cl:
+        return _run(args, cl)
+
+
+def _run(args: argparse.Namespace, cl) -> int:
     from app.cli._common import edits_note, open_map, timings, timings_json
     from app.jobs import billboards
     from app.progress import step
     from gpu_core.graph import CSRGraph
     from maps.points import node_index, read_demand
 
-    if args.k < 1:
-        raise CliError(f"-k {args.k}: K must be at least 1")
     net = open_map(args)
     t_load = timings(args)["load_s"]
     billboards.refuse_negative(net, "billboard placement")
@@ -93,11 +106,15 @@ def run(args: argparse.Namespace) -> int:
         args.k, mode=args.mode, backend=args.backend, kernel=args.kernel, method=args.method,
         epsilon=args.epsilon, delta=args.delta, seed=args.seed, candidates=cand,
         fixed=tuple(fixed), sources=a, targets=b, index=args.index)
-    with step("warming up") as p:
-        p(None, f"{args.mode} kernels")
-        warm = billboards.warm_up(opts)
+    warm = 0.0
+    if cl is None:  # on a cluster the workers load their own kernels
+        with step("warming up") as p:
+            p(None, f"{args.mode} kernels")
+            warm = billboards.warm_up(opts)
     with step("billboards") as p:
-        done = billboards.run(g, opts, progress=p)
+        # on a cluster: the map as loaded (its cache file is what the workers read)
+        done = billboards.run(g if cl is None else net, opts, progress=p,
+                              client=None if cl is None else cl.client)
     result, t_run = done.billboards, done.time_s
     ids = billboards.site_ids(net, result.sites)
     lon = getattr(net, "lon", None)
@@ -131,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
     out.update(done.index)  # index, index_s, ... when a route index was used
     if getattr(args, "edits", None) is not None:
         out["edits"] = args.edits  # arcs changed by --close / --scenario
+    if cl is not None:
+        out["dask"] = {**done.dask, "cluster": cl.kind, "start_s": round(cl.start_s, 3)}
     if result.method == "sampled":
         out.update(samples=result.samples, error_bound=result.error_bound,
                    epsilon=result.epsilon, delta=result.delta)
@@ -146,6 +165,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{i + 1:>3} {ids[i]:>14} {lo if lo is not None else float('nan'):>11.6f} "
               f"{la if la is not None else float('nan'):>10.6f} {result.gains[i]:>14.6g} "
               f"{result.group_betweenness[i]:>14.6g} {100 * result.coverage[i]:>6.2f}%")
+    if cl is not None:
+        from app.cli._dask import describe
+
+        print(f"{describe(cl, done.dask['map'])}; {done.dask['blocks']} blocks; not counted")
     if result.method == "sampled":
         print(f"sampled {result.samples} pairs; |SB estimate - SB| <= {result.error_bound:.6g} "
               f"with probability >= {1 - result.delta:g}")

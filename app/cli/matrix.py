@@ -17,11 +17,18 @@ printed apart.
 The matrix is computed and written chunk by chunk (it is never held whole), into a
 temporary file beside ``--out`` that is renamed at the end: a failure or Ctrl-C leaves
 no half-written output.
+
+``--dask local|local:N|tcp://HOST:PORT`` computes blocks of origins on the workers of a
+Dask cluster (several GPUs or hosts; ``pip install 'signpost[dask]'``), written in source
+order as they finish: the same bytes as without it. ``--chunk`` is then the origins per
+block. Its time counts from the first block submitted to the file written; the cluster's
+start and each worker's map load are printed apart.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -44,6 +51,7 @@ def register(sub) -> None:
         add_index_argument,
         add_snap_argument,
     )
+    from ._dask import add_dask_argument
 
     p = add_command(sub, "matrix", run,
                     "costs between two point lists (CSV/GeoJSON/GeoPackage in; CSV, Parquet "
@@ -62,9 +70,11 @@ def register(sub) -> None:
                    help="GPU many-source variant (default: the fastest)")
     add_snap_argument(p, "farthest a point may lie from a road, metres (default 1000)")
     p.add_argument("--chunk", type=int, default=None, metavar="ROWS",
-                   help="origins per computed chunk (default: what fits memory)")
+                   help="origins per computed chunk, per block with --dask (default: what "
+                        "fits memory)")
     add_index_argument(p)
     add_edit_arguments(p)
+    add_dask_argument(p)
 
 
 def _note_duplicates(path: str, keys: list, nodes: np.ndarray) -> None:
@@ -130,7 +140,29 @@ def _with_progress(rows, F: int, T: int):
             p.advance(r0 + block.shape[0], f"{r0 + block.shape[0]:,}/{F:,} x {T:,}")
 
 
+def _with_block_progress(rows, F: int, T: int, workers: int, hook: list):
+    """The rows of a Dask run, with a bar of blocks done (in any order): ``hook`` gets the
+    ``on_block(done, count)`` callback that advances it."""
+    from app.progress import step
+
+    with step(f"matrix on {workers} workers", unit="blocks") as p:
+        def on_block(done: int, count: int) -> None:
+            p.total = count
+            p.advance(done, f"{done}/{count} blocks of {F:,} x {T:,}")
+
+        hook.append(on_block)
+        yield from rows
+
+
 def run(args: argparse.Namespace) -> int:
+    from ._dask import cluster
+
+    # the cluster first: an unreachable scheduler fails before anything is read or written
+    with cluster(args) as cl:
+        return _run(args, cl)
+
+
+def _run(args: argparse.Namespace, cl) -> int:
     from app.jobs import matrix
     from gpu_core.multi_source import available_memory, open_npy_memmap
     from maps.points import read_points
@@ -171,15 +203,25 @@ def run(args: argparse.Namespace) -> int:
     from app.progress import step
 
     t_index = time.perf_counter()
-    with step("route index") as p:  # a one-time build on a new map: its own bar
-        it = matrix.iter_rows(net, opts, stats=stats, progress=p)
-    t_index = time.perf_counter() - t_index
-    rows = _with_progress(it, F, T)
+    if cl is not None:
+        hook: list = []  # the bar's callback, set when the rows start
+        with step("route index") as p:
+            it = matrix.iter_rows(net, opts, stats=stats, progress=p, client=cl.client,
+                                  on_block=lambda done, count: hook[0](done, count))
+        t_index = time.perf_counter() - t_index
+        rows = _with_block_progress(it, F, T, cl.workers, hook)
+    else:
+        with step("route index") as p:  # a one-time build on a new map: its own bar
+            it = matrix.iter_rows(net, opts, stats=stats, progress=p)
+        t_index = time.perf_counter() - t_index
+        rows = _with_progress(it, F, T)
     unreachable = 0
     # every cost is at most the sum of all arc weights: int32 (-1 unreachable) when that fits
     max_cost = int(np.asarray(net.weights, np.int64).sum())
     narrow = max_cost <= np.iinfo(np.int32).max
-    with out_paths([out], out) as (tmp,):  # failed or interrupted: the old file, no temp
+    # failed or interrupted: the old file, no temp; the rows closed first (a Dask run
+    # cancels its outstanding blocks while its client is still open)
+    with out_paths([out], out) as (tmp,), contextlib.closing(rows):
         if low.endswith(".npy"):
             mm = open_npy_memmap(tmp, (F, T), np.int32 if narrow else np.int64)
             for r0, block in rows:
@@ -206,6 +248,11 @@ def run(args: argparse.Namespace) -> int:
         how = "loaded from the cache" if stats["index"] == "cache" else "built"
         idx = f"; route index {how} in {stats['index_s']:.2f} s, not counted"
         el -= t_index
+    if cl is not None:  # from the first block submitted to the file written
+        from ._dask import describe
+
+        el = time.perf_counter() - stats["dask_submit_t"]
+        idx += f"; {describe(cl, stats['dask_map'])}, not counted"
     print(f"wrote {out}: {F} x {T} costs in {net.unit} ({unreachable} unreachable), "
           f"backend {stats.get('backend', args.backend)} ({stats.get('variant', args.variant)}), "
           f"{el:.2f} s{idx}{edits_note(args)}")

@@ -4,7 +4,7 @@ betweenness), through ``gpu_core.betweenness.billboards`` and its progress event
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -42,31 +42,48 @@ class BillboardsResult:
     billboards: object  # gpu_core.betweenness.BillboardResult
     time_s: float  # the greedy's time (an index load or build is in ``index``)
     index: dict = field(default_factory=dict)  # IndexInfo.as_dict() when one was used
+    dask: dict = field(default_factory=dict)  # with a client: workers, blocks, map loads
 
 
 def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
-        cancel: CancelCheck | None = None) -> BillboardsResult:
+        cancel: CancelCheck | None = None, client=None) -> BillboardsResult:
     """Greedy placement (``net``: a RoadNetwork or a CSRGraph); progress says the round
-    and the sources done."""
+    and the sources done. ``client`` (a ``distributed.Client``; the sampled method only):
+    its workers draw the sampled paths in blocks of sample numbers, the greedy runs here;
+    the same sites and gains as without it (``app.jobs.distributed``)."""
     from gpu_core.betweenness import BillboardResult, billboards
 
     refuse_negative(net, "billboard placement")
+    draw = None
+    if client is not None:
+        from .distributed import SampledDraw, worker_backend
+
+        if opts.method != "sampled":
+            raise ValueError("billboards on a Dask cluster need the sampled method")
+        opts = replace(opts, backend=worker_backend(client, opts.backend))
     h, info = _index(net, opts, progress, cancel)
+    if client is not None:
+        draw = SampledDraw(client, net, backend=opts.backend, mode=opts.mode, hierarchy=h,
+                           index_path=info.path)
     t0 = time.perf_counter()
     result = None
     for ev in billboards(net, opts.k, mode=opts.mode, backend=opts.backend, kernel=opts.kernel,
                          method=opts.method, epsilon=opts.epsilon, delta=opts.delta,
                          seed=opts.seed, candidates=opts.candidates,
                          fixed=list(opts.fixed) or None, sources=opts.sources,
-                         targets=opts.targets, cancel=cancel, hierarchy=h):
+                         targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw):
         if isinstance(ev, BillboardResult):
             result = ev
         else:
             report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
                    f"{ev.sources_done:,}/{ev.sources_total:,} sources")
     assert result is not None
-    return BillboardsResult(result, time.perf_counter() - t0,
+    done = BillboardsResult(result, time.perf_counter() - t0,
                             info.as_dict() if h is not None else {})
+    if draw is not None:
+        done.dask = {"workers": len(draw.ship.workers), "blocks": draw.blocks,
+                     "map": draw.ship.summary(), "ship_s": round(draw.ship.ship_s, 3)}
+    return done
 
 
 def _index(net, opts: BillboardsOptions, progress, cancel):
@@ -75,8 +92,8 @@ def _index(net, opts: BillboardsOptions, progress, cancel):
 
     from .index import IndexInfo, hierarchy_for
 
-    if (opts.mode == "hops" or opts.method == "exact" or opts.index == "off"
-            or resolve_backend(opts.backend) != "cupy"):
+    be = opts.backend if opts.backend in ("cpu", "cupy") else resolve_backend(opts.backend)
+    if opts.mode == "hops" or opts.method == "exact" or opts.index == "off" or be != "cupy":
         return None, IndexInfo()
     # method auto picks "sampled" only on big maps: use an index there when one is cached
     sources = 1 << 30 if opts.method == "sampled" else 0

@@ -56,12 +56,19 @@ def _index(net, opts: MatrixOptions, progress, cancel):
 
 def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
               stats: dict | None = None, progress: Progress | None = None,
-              ) -> Iterator[tuple[int, np.ndarray]]:
+              client=None, on_block=None) -> Iterator[tuple[int, np.ndarray]]:
     """(first row, block of rows) chunk by chunk; ``stats`` receives backend, variant and
-    how the route index was had (its load or build time apart from the search)."""
+    how the route index was had (its load or build time apart from the search).
+
+    ``client`` (a ``distributed.Client``): the rows are computed by its workers in blocks
+    of ``opts.chunk`` origins (default: sized to the workers) and come back in source
+    order, the same bytes as here (``app.jobs.distributed``); ``on_block(done, blocks)``
+    as blocks finish, in any order."""
     from gpu_core.multi_source import iter_distance_rows
 
     refuse_negative(net, "a distance matrix")
+    if client is not None:
+        return _distributed_rows(net, opts, client, stats, progress, cancel, on_block)
     h, info = _index(net, opts, progress, cancel)
     if stats is not None:
         stats.update(info.as_dict())
@@ -69,3 +76,20 @@ def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
                               targets=np.asarray(opts.targets, dtype=np.int32),
                               backend=opts.backend, variant=opts.variant, chunk=opts.chunk,
                               cancel=cancel, stats=stats, hierarchy=h)
+
+
+def _distributed_rows(net, opts: MatrixOptions, client, stats, progress, cancel, on_block):
+    from .distributed import matrix_rows, worker_backend
+
+    backend = worker_backend(client, opts.backend)
+    # the index is resolved (loaded, or built once and cached) here, where the policy is
+    # decided; the workers read its file or receive it once
+    h, info = _index(net, opts, progress, cancel)
+    if stats is not None:
+        v = "phast" if h is not None else (
+            opts.variant if opts.variant != "auto" else "batched")
+        stats.update(info.as_dict(), variant=v if backend == "cupy" or v == "phast" else "scipy")
+    return matrix_rows(client, net, np.asarray(opts.sources, dtype=np.int32),
+                       np.asarray(opts.targets, dtype=np.int32), backend=backend,
+                       variant=opts.variant, hierarchy=h, index_path=info.path,
+                       block=opts.chunk, stats=stats, on_block=on_block)

@@ -22,7 +22,7 @@ from .common import (
     vertex_mask,
     vertex_weights,
 )
-from .sampling import sample_size, sampled_billboards
+from .sampling import PathSampler, sample_size, sampled_billboards
 
 Event = BillboardProgress | BillboardResult
 
@@ -85,6 +85,7 @@ def billboards(
     seed: int = 0,
     cancel: Callable[[], bool] | None = None,
     hierarchy=None,
+    draw=None,
 ) -> Generator[Event, None, BillboardResult]:
     """Greedy K-site placement maximising group betweenness; yields progress events.
 
@@ -96,7 +97,8 @@ def billboards(
     ``cancel()`` returning True raises :class:`CancelledError`; closing the generator
     stops it between source chunks. ``hierarchy``: a route index of the graph
     (``gpu_core.hierarchy``) that the sampled method uses on the GPU in weighted mode
-    (same result, faster on road maps); ignored otherwise.
+    (same result, faster on road maps); ignored otherwise. ``draw``: the sampled method
+    draws its paths through it (``sampling.DrawPaths``: Dask workers), same result.
     """
     g = CSRGraph.from_any(graph)
     n = g.num_nodes
@@ -121,7 +123,8 @@ def billboards(
         raise InvalidArgumentError(
             f"K={k} is larger than the {int(eligible.sum())} candidate vertices available"
         )
-    be = resolve_backend(backend)
+    # with ``draw`` the paths are drawn where it runs them (the backend named there)
+    be = backend if draw is not None and backend in ("cpu", "cupy") else resolve_backend(backend)
     src_list = np.flatnonzero((a > 0) & ~in_r).astype(np.int32)
     if method == "auto":
         work = float(k) * src_list.size * max(g.num_arcs, 1)
@@ -132,7 +135,7 @@ def billboards(
         result = yield from sampled_billboards(
             g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,
             backend=be, epsilon=epsilon, delta=delta, seed=seed, cancel=cancel, mode=mode,
-            hierarchy=hierarchy if use_index else None,
+            hierarchy=hierarchy if use_index else None, draw=draw,
         )
         result.fixed = fixed_arr.astype(np.int32)
         yield result
@@ -249,3 +252,16 @@ def _index_matches(g: CSRGraph, w: np.ndarray, hierarchy) -> bool:
     if np.any(w != g.weights):
         return False
     return hierarchy.graph_key == graph_key(g)
+
+
+def path_sampler(graph: GraphLike, mode: str, backend: str = "auto",
+                 hierarchy=None) -> PathSampler:
+    """The sampled method's path sampler for ``graph`` under ``mode`` (what a Dask worker
+    keeps between blocks; :func:`sampling.draw_block` draws one block with it). The route
+    index is used where :func:`billboards` would use it."""
+    g = CSRGraph.from_any(graph)
+    be = resolve_backend(backend)
+    w = search_weights(g, mode)
+    use_index = (hierarchy is not None and mode != "hops" and be == "cupy"
+                 and _index_matches(g, w, hierarchy))
+    return PathSampler(g, w, mode == "hops", be, hierarchy if use_index else None)

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,10 +59,10 @@ def _greedy_cover(xp, e_s, e_v, n_samples: int, k: int, eligible, in_r):
     return sites, gains, base
 
 
-def _sample_cpu(g, w, unit, ri, rx, rw, srcs, tgts, hash_seed, lo, hi):
-    """sample_paths over sources lo..hi split across the CPU cores (it releases the GIL).
-    Each draw is keyed by (seed, source number, target, step), so the split changes
-    nothing: the pieces concatenated in order equal one sequential call."""
+def _sample_cpu(g, w, unit, ri, rx, rw, srcs, tgts, hash_seed, base):
+    """sample_paths over the samples base.. of ``srcs``/``tgts`` split across the CPU cores
+    (it releases the GIL). Each draw is keyed by (seed, sample number, target, step), so the
+    split changes nothing: the pieces concatenated in order equal one sequential call."""
     import os
     from concurrent.futures import ThreadPoolExecutor
 
@@ -69,16 +70,135 @@ def _sample_cpu(g, w, unit, ri, rx, rw, srcs, tgts, hash_seed, lo, hi):
 
     def part(a, b):
         return sample_paths(g.indptr, g.indices, w, unit, ri, rx, rw, srcs[a:b], tgts[a:b],
-                            np.uint64(hash_seed), a)
+                            np.uint64(hash_seed), base + a)
 
-    workers = max(1, min(os.cpu_count() or 1, hi - lo))
+    count = int(srcs.shape[0])
+    workers = max(1, min(os.cpu_count() or 1, count))
     if workers == 1:
-        return part(lo, hi)
-    cuts = np.linspace(lo, hi, workers + 1).astype(int)
+        return part(0, count)
+    cuts = np.linspace(0, count, workers + 1).astype(int)
     with ThreadPoolExecutor(workers) as pool:
         parts = list(pool.map(part, cuts[:-1], cuts[1:]))
     return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
             np.concatenate([p[2] for p in parts]))
+
+
+@dataclass(frozen=True)
+class SamplePlan:
+    """The sampled pairs: sample i is (srcs[i], tgts[i]); ``hash_seed`` keys every draw."""
+
+    srcs: np.ndarray  # int32 [L]
+    tgts: np.ndarray  # int32 [L, T]
+    hash_seed: int
+
+    @property
+    def size(self) -> int:
+        return int(self.srcs.shape[0])
+
+
+def plan_samples(n: int, k: int, a: np.ndarray, b: np.ndarray, epsilon: float, delta: float,
+                 seed: int) -> SamplePlan:
+    """The L pairs drawn from the demand weights ``a``, ``b`` under ``seed``."""
+    L = sample_size(k, n, epsilon, delta)
+    if not 0 <= int(seed) < 2**64:
+        raise InvalidArgumentError(f"seed {seed} must be an integer in 0..2^64-1")
+    rng = np.random.default_rng(seed)
+    srcs = rng.choice(n, size=L, p=a / float(a.sum())).astype(np.int32)
+    tgts = rng.choice(n, size=(L, SAMPLE_TARGETS), p=b / float(b.sum())).astype(np.int32)
+    return SamplePlan(srcs, tgts, int(rng.integers(0, 2**62)))
+
+
+class PathSampler:
+    """Draws one random shortest path per sampled pair, by sample number, on one backend;
+    reusable for any number of blocks (a Dask worker keeps one per map and mode). Each draw
+    is keyed by (seed, sample number, ...), so any split of the sample numbers, done in any
+    order, gives the same entries. ``hierarchy`` (a route index of ``g`` under ``w``) makes
+    the GPU draw through GPHAST sweeps (``indexed_sampling``), same result."""
+
+    def __init__(self, g: CSRGraph, w: np.ndarray, unit: bool, backend: str,
+                 hierarchy=None):
+        from .cuda import reverse_arrays
+
+        self.g, self.w, self.unit, self.backend = g, w, unit, backend
+        self.rev = reverse_arrays(g, w)
+        self.sampler = None
+        if backend == "cupy":
+            from .cuda import CudaSampler
+
+            if hierarchy is not None and SAMPLE_TARGETS == 1:
+                from .indexed_sampling import IndexedSampler
+
+                self.sampler = IndexedSampler(g, w, *self.rev, hierarchy)
+                self.kernel = "indexed"
+            else:
+                self.sampler = CudaSampler(g, w, *self.rev)
+                self.kernel = "work_efficient"
+            self.xp = self.sampler.cp
+        else:
+            self.xp = np
+            self.kernel = "cpu"
+
+    def chunk_size(self, total: int) -> int:
+        """Samples per call of :meth:`run` (what fits the device; on the CPU bounded by
+        work too, so cancel is polled about every second on a big map)."""
+        if self.sampler is not None:
+            return self.sampler.chunk_size(total)
+        by_work = int(CPU_CHUNK_WORK // max(self.g.num_arcs + self.g.num_nodes, 1))
+        return max(1, min(max(16, -(-total // 20)), by_work))
+
+    def run(self, srcs: np.ndarray, tgts: np.ndarray, hash_seed: int, base: int):
+        """(sample numbers, vertices, reached flags) of samples base..base+len(srcs), as
+        arrays of ``self.xp``; pairs left for :meth:`flush` have entries there only."""
+        if self.sampler is not None:
+            return self.sampler.run(srcs, tgts, hash_seed, base)
+        ri, rx, rw = self.rev
+        return _sample_cpu(self.g, self.w, self.unit, ri, rx, rw, srcs, tgts, hash_seed, base)
+
+    def flush(self, hash_seed: int):
+        """Entries of the pairs :meth:`run` deferred (the indexed sampler's pairs with
+        several shortest paths), or None."""
+        if self.kernel == "indexed":
+            return self.sampler.flush(hash_seed)
+        return None
+
+    def note(self) -> str:
+        if self.kernel != "indexed":
+            return ""
+        return (f"route index: {self.sampler.ambiguous} pairs with several shortest paths "
+                "sampled per source; ")
+
+
+def draw_block(sampler: PathSampler, srcs: np.ndarray, tgts: np.ndarray, hash_seed: int,
+               base: int, cancel: Callable[[], bool] | None = None,
+               ) -> tuple[np.ndarray, np.ndarray, int]:
+    """Entries (int64 sample numbers, int32 vertices, on the host) and the count of reached
+    pairs of samples base..base+len(srcs): one block of a split run (Dask workers)."""
+    xp = sampler.xp
+    parts_s, parts_v = [], []
+    reached = 0
+    step = sampler.chunk_size(int(srcs.shape[0]))
+    for lo in range(0, int(srcs.shape[0]), step):
+        if cancel is not None and cancel():
+            raise CancelledError("billboard sampling cancelled")
+        es, ev, rr = sampler.run(srcs[lo:lo + step], tgts[lo:lo + step], hash_seed, base + lo)
+        parts_s.append(es)
+        parts_v.append(ev)
+        reached += int(rr.sum())
+    rest = sampler.flush(hash_seed)
+    if rest is not None:
+        parts_s.append(rest[0])
+        parts_v.append(rest[1])
+    e_s = xp.concatenate(parts_s) if parts_s else xp.zeros(0, xp.int64)
+    e_v = xp.concatenate(parts_v) if parts_v else xp.zeros(0, xp.int32)
+    if xp is not np:
+        e_s, e_v = xp.asnumpy(e_s), xp.asnumpy(e_v)
+    return e_s.astype(np.int64, copy=False), e_v.astype(np.int32, copy=False), reached
+
+
+# Draws a plan's paths elsewhere (app.jobs.distributed: blocks of sample numbers on Dask
+# workers): yields (samples done, sample numbers, vertices, reached count) on the host, in
+# any order; its ``kernel`` attribute names what drew them.
+DrawPaths = Callable[[SamplePlan], Iterator[tuple[int, np.ndarray, np.ndarray, int]]]
 
 
 def sampled_billboards(
@@ -98,63 +218,49 @@ def sampled_billboards(
     cancel: Callable[[], bool] | None,
     mode: str,
     hierarchy=None,
+    draw: DrawPaths | None = None,
 ) -> Generator[BillboardProgress, None, BillboardResult]:
     """The sampled greedy; ``hierarchy`` (a route index of ``g`` under the weights ``w``)
-    makes the GPU draw paths through GPHAST sweeps (``indexed_sampling``), same result."""
-    from .cuda import reverse_arrays
-
+    makes the GPU draw paths through GPHAST sweeps (``indexed_sampling``), same result;
+    ``draw`` draws them elsewhere instead (:data:`DrawPaths`), same result again."""
     t0 = time.perf_counter()
     n = g.num_nodes
-    L = sample_size(k, n, epsilon, delta)
-    if not 0 <= int(seed) < 2**64:
-        raise InvalidArgumentError(f"seed {seed} must be an integer in 0..2^64-1")
-    T = SAMPLE_TARGETS
+    plan = plan_samples(n, k, a, b, epsilon, delta, seed)
+    L, T = plan.size, SAMPLE_TARGETS
     A, B = float(a.sum()), float(b.sum())
-    rng = np.random.default_rng(seed)
-    srcs = rng.choice(n, size=L, p=a / A).astype(np.int32)
-    tgts = rng.choice(n, size=(L, T), p=b / B).astype(np.int32)
-    hash_seed = int(rng.integers(0, 2**62))
-    ri, rx, rw = reverse_arrays(g, w)
-    if backend == "cupy":
-        from .cuda import CudaSampler
-
-        if hierarchy is not None and T == 1:
-            from .indexed_sampling import IndexedSampler
-
-            sampler = IndexedSampler(g, w, ri, rx, rw, hierarchy)
-            kernel_name = "indexed"
-        else:
-            sampler = CudaSampler(g, w, ri, rx, rw)
-            kernel_name = "work_efficient"
-        xp = sampler.cp
-        chunk = sampler.chunk_size(L)
-    else:
-        xp = np
-        kernel_name = "cpu"
-        # bounded by work too, so cancel is polled about every second on a big map
-        by_work = int(CPU_CHUNK_WORK // max(g.num_arcs + n, 1))
-        chunk = max(1, min(max(16, -(-L // 20)), by_work))
-    parts_s, parts_v, parts_r = [], [], []
+    parts_s, parts_v = [], []
+    reached = 0
     yield BillboardProgress(1, 1, 0, L, phase="sample")
-    for lo in range(0, L, chunk):
-        if cancel is not None and cancel():
-            raise CancelledError("billboard sampling cancelled")
-        hi = min(L, lo + chunk)
-        if backend == "cupy":
-            es, ev, rr = sampler.run(srcs[lo:hi], tgts[lo:hi], hash_seed, lo)
-        else:
-            es, ev, rr = _sample_cpu(g, w, unit, ri, rx, rw, srcs, tgts, hash_seed, lo, hi)
-        parts_s.append(es)
-        parts_v.append(ev)
-        parts_r.append(rr)
-        yield BillboardProgress(1, 1, hi, L, phase="sample")
-    if kernel_name == "indexed":
-        es, ev = sampler.flush(hash_seed)
-        parts_s.append(es)
-        parts_v.append(ev)
+    if draw is not None:  # elsewhere (Dask workers): entries come back on the host
+        xp, note = _greedy_xp(backend), ""  # the greedy on this GPU when there is one
+        for done, es, ev, rr in draw(plan):
+            if cancel is not None and cancel():
+                raise CancelledError("billboard sampling cancelled")
+            parts_s.append(xp.asarray(es))
+            parts_v.append(xp.asarray(ev))
+            reached += int(rr)
+            yield BillboardProgress(1, 1, done, L, phase="sample")
+        kernel_name = str(getattr(draw, "kernel", "distributed"))
+    else:
+        sampler = PathSampler(g, w, unit, backend, hierarchy)
+        xp, kernel_name = sampler.xp, sampler.kernel
+        chunk = sampler.chunk_size(L)
+        for lo in range(0, L, chunk):
+            if cancel is not None and cancel():
+                raise CancelledError("billboard sampling cancelled")
+            hi = min(L, lo + chunk)
+            es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
+            parts_s.append(es)
+            parts_v.append(ev)
+            reached += int(rr.sum())
+            yield BillboardProgress(1, 1, hi, L, phase="sample")
+        rest = sampler.flush(plan.hash_seed)
+        if rest is not None:
+            parts_s.append(rest[0])
+            parts_v.append(rest[1])
+        note = sampler.note()
     e_s = xp.concatenate(parts_s) if parts_s else xp.zeros(0, xp.int64)
     e_v = xp.concatenate(parts_v) if parts_v else xp.zeros(0, xp.int32)
-    reached = int(sum(int(r.sum()) for r in parts_r))
     n_samples = L * T
     sites, cov, base = _greedy_cover(xp, e_s, e_v, n_samples, k, eligible.copy(), in_r)
     for i in range(k):
@@ -183,11 +289,22 @@ def sampled_billboards(
         epsilon=epsilon,
         delta=delta,
         rounds_time_s=[time.perf_counter() - t0],
-        notes=f"{L} sources x {T} targets; entries {int(e_s.size)}; " + (
-            f"route index: {sampler.ambiguous} pairs with several shortest paths sampled "
-            "per source; " if kernel_name == "indexed" else "") +
+        notes=f"{L} sources x {T} targets; entries {int(e_s.size)}; {note}"
         f"bound = eps/2*A*B + endpoint slack ({slack:.6g})",
     )
+
+
+def _greedy_xp(backend: str):
+    """cupy when ``backend`` is cupy and this process has a usable device, else numpy
+    (the greedy's counts, and so its sites, are the same on both)."""
+    if backend == "cupy":
+        from ..backend import cupy_status
+
+        if cupy_status()[0]:
+            import cupy
+
+            return cupy
+    return np
 
 
 def sample_size(k: int, n: int, epsilon: float, delta: float) -> int:

@@ -375,11 +375,11 @@ def test_cpu_sampling_split_over_threads_equals_one_call(monkeypatch):
     monkeypatch.setattr("os.cpu_count", lambda: 3)
     par = place_billboards(g, 3, mode="weighted", backend="cpu", method="sampled", epsilon=0.3)
 
-    def one_call(g, w, unit, ri, rx, rw, srcs, tgts, hs, lo, hi):
+    def one_call(g, w, unit, ri, rx, rw, srcs, tgts, hs, base):
         from gpu_core.betweenness.cpu import sample_paths
 
-        return sample_paths(g.indptr, g.indices, w, unit, ri, rx, rw, srcs[lo:hi], tgts[lo:hi],
-                            np.uint64(hs), lo)
+        return sample_paths(g.indptr, g.indices, w, unit, ri, rx, rw, srcs, tgts,
+                            np.uint64(hs), base)
 
     monkeypatch.setattr(sampling, "_sample_cpu", one_call)
     seq = place_billboards(g, 3, mode="weighted", backend="cpu", method="sampled", epsilon=0.3)

@@ -234,6 +234,8 @@ class Scenario:
         else:
             vlon = vlat = np.full(k, np.nan)
         meta = dict(net.meta)
+        # the cached file holds the unedited map: Dask workers must be shipped this one
+        meta.pop("cache_file", None)
         names = meta.get("node_names")
         if names:
             meta["node_names"] = list(names) + [str(-(j + 1)) for j in range(k)]

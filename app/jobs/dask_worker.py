@@ -1,0 +1,169 @@
+"""What a Dask worker holds and runs for the distributed jobs (:mod:`app.jobs.distributed`).
+
+A worker loads the map once: from the cached ``.spn`` file by path when every worker sees
+it (a shared file system), else from the arrays the client shipped once to every worker.
+It keeps the graph, its route index and the billboards' path samplers (whose device
+copies CuPy/``gpu_core.device`` cache beside them) between blocks, in a dict on the worker
+object (``distributed.get_worker()``), keyed by the graph's fingerprint; one map at a time.
+
+The block tasks are pure: the same arguments give the same bytes on any worker, so the
+scheduler may re-run a block elsewhere when a worker dies, and retries are safe.
+Imported on the workers; the client imports it only to name the task functions.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class MapRef:
+    """Which map the tasks run on, and where a worker finds it."""
+
+    key: str  # fingerprint of the CSR arrays (gpu_core.hierarchy.graph_key)
+    spn: str | None  # the cached .spn file every worker reads, or None: the graph is shipped
+    index: str | None  # the route index file every worker reads, or None (none or shipped)
+    backend: str  # "auto", "cpu" or "cupy", as each worker resolves it
+
+
+@dataclass
+class WorkerMap:
+    """One worker's copy of the map and what it keeps between blocks."""
+
+    graph: object  # gpu_core.graph.CSRGraph
+    hierarchy: object | None
+    how: str  # "file" or "shipped"
+    load_s: float
+    index_s: float
+    samplers: dict = field(default_factory=dict)  # mode -> gpu_core.betweenness.PathSampler
+    blocks: int = 0
+    warm_s: float = 0.0
+
+    def stats(self) -> dict:
+        return {"pid": os.getpid(), "how": self.how, "load_s": round(self.load_s, 3),
+                "index_s": round(self.index_s, 3), "warm_s": round(self.warm_s, 3),
+                "blocks": self.blocks}
+
+
+_LOCAL: dict = {}  # outside a worker (tests call the tasks directly)
+
+
+def _maps() -> dict:
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return _LOCAL
+    held = getattr(worker, "_signpost_maps", None)
+    if held is None:
+        held = worker._signpost_maps = {}
+    return held
+
+
+def worker_map(ref: MapRef, graph=None, hierarchy=None) -> WorkerMap:
+    """This worker's map ``ref`` (loaded on first use; ``graph``/``hierarchy``: the shipped
+    copies when ``ref`` names no file)."""
+    held = _maps()
+    wm = held.get(ref.key)
+    if wm is not None:
+        return wm
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import Hierarchy, graph_key
+
+    t0 = time.perf_counter()
+    if graph is None:
+        from maps.cache import read_cache
+
+        if ref.spn is None or not os.path.exists(ref.spn):
+            raise FileNotFoundError(f"map file {ref.spn} is not on worker pid {os.getpid()}")
+        g, how = CSRGraph.from_any(read_cache(ref.spn)), "file"
+    else:
+        g, how = CSRGraph.from_any(graph), "shipped"
+    if graph_key(g) != ref.key:
+        raise ValueError(f"map {ref.spn or '(shipped)'} on worker pid {os.getpid()} is not the "
+                         "client's map (its fingerprint differs)")
+    load_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if hierarchy is None and ref.index is not None:
+        hierarchy = Hierarchy.load(ref.index, key=ref.key)
+    held.clear()  # one map per worker: free the previous one's host and device memory
+    wm = held[ref.key] = WorkerMap(g, hierarchy, how, load_s, time.perf_counter() - t0)
+    return wm
+
+
+def preload(ref: MapRef, graph=None, hierarchy=None, warm: tuple | None = None) -> dict:
+    """Load the map on this worker (before the timed work) and say how long it took;
+    ``warm`` (("matrix", variant) or ("sample", mode)): also make the kernels and device
+    copies the blocks will use, with one tiny block (``warm_s``)."""
+    wm = worker_map(ref, graph, hierarchy)
+    if warm is not None:
+        t0 = time.perf_counter()
+        one = np.zeros(1, dtype=np.int32)
+        if warm[0] == "matrix":
+            matrix_block(ref, graph, hierarchy, warm[1], one, one, False)
+        else:
+            sample_block(ref, graph, hierarchy, warm[1], one, one.reshape(1, 1), 1, 0)
+        wm.blocks -= 1  # not one of the job's
+        wm.warm_s = time.perf_counter() - t0
+    return wm.stats()
+
+
+def map_stats(key: str) -> dict | None:
+    """This worker's stats of map ``key`` (run through ``client.run``), None if not held."""
+    wm = _maps().get(key)
+    return None if wm is None else wm.stats()
+
+
+def resolved_backend(backend: str) -> str:
+    """The backend ``backend`` resolves to on this worker."""
+    from gpu_core.backend import resolve_backend
+
+    return resolve_backend(backend)
+
+
+def block_budget(backend: str) -> int:
+    """Bytes one block's result may take on this worker: an eighth of the host memory
+    available, and on the GPU half the free device memory (where its rows are made)."""
+    from resources.host import available_memory
+
+    budget = available_memory() // 8
+    if resolved_backend(backend) == "cupy":
+        import cupy as cp
+
+        budget = min(budget, int(cp.cuda.runtime.memGetInfo()[0]) // 2)
+    return max(budget, 1 << 20)
+
+
+def matrix_block(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
+                 targets: np.ndarray, narrow: bool) -> np.ndarray:
+    """Costs of one block of origins to every target ([k, T], -1 unreachable): int32 when
+    ``narrow`` (every cost fits; half the bytes to send back), else int64."""
+    from gpu_core.multi_source import iter_distance_rows
+
+    wm = worker_map(ref, graph, hierarchy)
+    out = np.empty((sources.shape[0], targets.shape[0]), dtype=np.int32 if narrow else np.int64)
+    for r0, rows in iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
+                                       variant=variant, hierarchy=wm.hierarchy):
+        out[r0 : r0 + rows.shape[0]] = rows
+    wm.blocks += 1
+    return out
+
+
+def sample_block(ref: MapRef, graph, hierarchy, mode: str, srcs: np.ndarray,
+                 tgts: np.ndarray, hash_seed: int, base: int):
+    """One block of the sampled billboards' paths (samples base..base+len(srcs)):
+    (sample numbers, vertices, reached count, sampler kernel)."""
+    from gpu_core.betweenness import draw_block, path_sampler
+
+    wm = worker_map(ref, graph, hierarchy)
+    sampler = wm.samplers.get(mode)
+    if sampler is None:
+        sampler = wm.samplers[mode] = path_sampler(wm.graph, mode, ref.backend, wm.hierarchy)
+    es, ev, reached = draw_block(sampler, srcs, tgts, hash_seed, base)
+    wm.blocks += 1
+    return es, ev, reached, sampler.kernel

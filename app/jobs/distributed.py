@@ -1,0 +1,358 @@
+"""Matrices and sampled billboards on several GPUs or hosts through Dask (``dask.distributed``;
+``dask_cuda.LocalCUDACluster`` for one worker per GPU). The client side: the cluster
+(:func:`connect`), the map shipped to the workers once (:func:`ship_map`), and the work
+split into blocks whose results come back in a fixed order (:func:`ordered_results`). What
+a worker holds and runs is :mod:`app.jobs.dask_worker`.
+
+Same output as one process: every block is a pure function of its arguments (a worker that
+dies has its blocks re-run elsewhere), matrix rows are written in source order, and the
+sampled billboards' draws are keyed by sample number, so any split gives the same paths.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .dask_worker import MapRef
+
+INSTALL_HINT = "pip install 'signpost[dask]'"
+CUDA_HINT = "pip install dask-cuda (or 'signpost[cuda13]')"
+CONNECT_TIMEOUT_S = 10.0  # an unreachable scheduler is named within this
+RETRIES = 2  # a block that raised (not one whose worker died: Dask re-runs those itself)
+BLOCKS_PER_WORKER = 4  # enough blocks to balance uneven workers and show progress
+# Origins per GPU block at least: one GPHAST sweep is 1024 sources wide
+# (gpu_core.hierarchy.cuda.K_MAX); without the index the batched variant runs 128 per
+# launch on road maps, so a few launches per block.
+GPU_MIN_BLOCK_INDEX = 1024
+GPU_MIN_BLOCK = 256
+
+
+class DistributedError(Exception):
+    """A cluster that cannot be had or used (the message is one line for the user)."""
+
+
+def require_dask():
+    """The ``distributed`` module, or DistributedError saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise DistributedError(f"--dask needs Dask: {INSTALL_HINT}") from None
+    return distributed
+
+
+def parse_spec(spec: str) -> tuple[str, int | None]:
+    """``local`` -> ("local", None); ``local:N`` -> ("local", N); an address -> (address,
+    None) (``HOST:PORT`` means ``tcp://HOST:PORT``)."""
+    s = spec.strip()
+    if s == "local":
+        return "local", None
+    if s.startswith("local:"):
+        n = s[len("local:"):]
+        if not n.isdigit() or int(n) < 1:
+            raise DistributedError(f"--dask {spec!r}: local:N needs a worker count N >= 1")
+        return "local", int(n)
+    if "://" in s:
+        return s, None
+    host, sep, port = s.rpartition(":")
+    if sep and host and port.isdigit():
+        return f"tcp://{s}", None
+    raise DistributedError(f"--dask {spec!r}: give local, local:N or tcp://HOST:PORT")
+
+
+@dataclass
+class Cluster:
+    """A connected client, the local cluster it owns (if any) and the backend its workers
+    run; a context manager that closes what it started."""
+
+    client: object  # distributed.Client
+    owned: object | None  # the LocalCluster / LocalCUDACluster started here
+    backend: str  # "cpu" or "cupy"
+    kind: str  # "LocalCluster", "LocalCUDACluster" or the scheduler's address
+    start_s: float
+
+    @property
+    def workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def close(self) -> None:
+        self.client.close()
+        if self.owned is not None:
+            self.owned.close()
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _gpu_count() -> int:
+    from gpu_core.backend import cupy_status
+
+    if not cupy_status()[0]:
+        return 0
+    import cupy as cp
+
+    return int(cp.cuda.runtime.getDeviceCount())
+
+
+def connect(spec: str, backend: str = "auto", *, timeout: float | None = None) -> Cluster:
+    """The cluster ``--dask spec`` names (:func:`parse_spec`). ``local`` starts one worker
+    per GPU (LocalCUDACluster) when this machine has GPUs and ``backend`` is not cpu, else
+    a LocalCluster of N single-threaded processes (default: one per core) on the CPU."""
+    distributed = require_dask()
+    where, n = parse_spec(spec)
+    timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
+    t0 = time.perf_counter()
+    if where != "local":
+        try:
+            client = distributed.Client(where, timeout=timeout)
+        except (OSError, TimeoutError) as exc:
+            raise DistributedError(f"cannot reach the Dask scheduler at {where} within "
+                                   f"{timeout:g} s ({type(exc).__name__})") from None
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError):
+            client.close()
+            raise DistributedError(f"the Dask scheduler at {where} has no workers") from None
+        return Cluster(client, None, worker_backend(client, backend), where,
+                       time.perf_counter() - t0)
+    gpus = _gpu_count() if backend != "cpu" else 0
+    if gpus:
+        try:
+            from dask_cuda import LocalCUDACluster
+        except ImportError:
+            raise DistributedError(f"--dask local on GPUs needs dask-cuda: {CUDA_HINT}; or "
+                                   "--backend cpu") from None
+        owned = LocalCUDACluster(n_workers=n or gpus, threads_per_worker=1,
+                                 dashboard_address=None)
+        kind, be = "LocalCUDACluster", "cupy"
+    else:
+        owned = distributed.LocalCluster(n_workers=n or os.cpu_count() or 1,
+                                         threads_per_worker=1, processes=True,
+                                         dashboard_address=None)
+        kind, be = "LocalCluster", "cpu"
+    client = distributed.Client(owned)
+    client.wait_for_workers(n or 1)
+    return Cluster(client, owned, be, kind, time.perf_counter() - t0)
+
+
+def worker_backend(client, backend: str) -> str:
+    """What ``backend`` resolves to on the workers: cupy when every one has a GPU."""
+    from .dask_worker import resolved_backend
+
+    if backend == "cpu":
+        return "cpu"
+    got = set(client.run(resolved_backend, backend).values())
+    return "cupy" if got == {"cupy"} else "cpu"
+
+
+@dataclass
+class Shipment:
+    """The map as the block tasks receive it: a reference plus the shipped copies (Dask
+    futures, None when the workers read the files)."""
+
+    ref: MapRef
+    graph: object | None
+    hierarchy: object | None
+    workers: dict = field(default_factory=dict)  # worker -> dask_worker.WorkerMap.stats()
+    ship_s: float = 0.0
+
+    def args(self) -> tuple:
+        return self.ref, self.graph, self.hierarchy
+
+    def summary(self) -> str:
+        """'map read from the file / shipped, loaded in 0.31, 0.29 s (index 0.05, 0.05 s)'."""
+        st = list(self.workers.values())
+        how = "read from its file" if self.ref.spn else "shipped once"
+        text = (f"map {how} on each worker, loaded in "
+                + ", ".join(f"{s['load_s']:.2f}" for s in st) + " s")
+        if self.ref.index or self.hierarchy is not None:
+            text += " (route index " + ", ".join(f"{s['index_s']:.2f}" for s in st) + " s)"
+        if any(s["warm_s"] for s in st):
+            text += "; kernels made in " + ", ".join(f"{s['warm_s']:.2f}" for s in st) + " s"
+        return text
+
+
+def _on_every_worker(client, path: str | None) -> bool:
+    if not path:
+        return False
+    seen = client.run(os.path.exists, path)
+    return bool(seen) and all(seen.values())
+
+
+def ship_map(client, net, backend: str, hierarchy=None, index_path: str = "",
+             warm: tuple | None = None) -> Shipment:
+    """Give every worker the map ``net`` (a RoadNetwork or CSRGraph) and its route index:
+    the cached files by path where every worker sees them, else the arrays, sent once to
+    each (``scatter(broadcast=True)``); then load them there (and with ``warm``, make the
+    kernels: ``dask_worker.preload``), apart from the timed work."""
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import graph_key
+
+    from .dask_worker import preload
+
+    t0 = time.perf_counter()
+    g = CSRGraph.from_any(net)
+    spn = (getattr(net, "meta", None) or {}).get("cache_file")
+    spn = spn if _on_every_worker(client, spn) else None
+    gfut = None if spn else client.scatter(CSRGraph(g.indptr, g.indices, g.weights),
+                                           broadcast=True, hash=False)
+    idx = index_path if hierarchy is not None and _on_every_worker(client, index_path) else None
+    hfut = (client.scatter(hierarchy, broadcast=True, hash=False)
+            if hierarchy is not None and idx is None else None)
+    ship = Shipment(MapRef(graph_key(g), spn, idx, backend), gfut, hfut)
+    names = list(client.scheduler_info()["workers"])
+    futs = [client.submit(preload, *ship.args(), warm, workers=[w], pure=False)
+            for w in names]
+    ship.workers = dict(zip(names, client.gather(futs), strict=True))
+    ship.ship_s = time.perf_counter() - t0
+    return ship
+
+
+def ordered_results(client, submit: Callable[[int, str], object], count: int, *,
+                    window: int, on_done: Callable[[int, int], None] | None = None,
+                    ) -> Iterator[tuple[int, object]]:
+    """(i, result of block i) for i = 0..count-1 in that order, as blocks finish: block i
+    is given out once every block before it was; later ones wait in a buffer. At most
+    ``window`` blocks are submitted and not yet given out (bounded memory). ``submit(i,
+    key)`` submits block i under ``key``. On any exception (Ctrl-C included) the
+    outstanding futures are cancelled."""
+    distributed = require_dask()
+    run = uuid.uuid4().hex[:12]
+    pending: dict = {}  # future -> block
+    ready: dict[int, object] = {}
+    flow = distributed.as_completed()
+    state = {"submitted": 0}
+
+    def more() -> None:
+        i = state["submitted"]
+        if i < count:
+            fut = submit(i, f"signpost-{run}-{i}")
+            pending[fut] = i
+            flow.add(fut)
+            state["submitted"] = i + 1
+
+    done = nxt = 0
+    try:
+        for _ in range(min(window, count)):
+            more()
+        for fut in flow:
+            i = pending.pop(fut)
+            try:
+                ready[i] = fut.result()
+            except distributed.client.FutureCancelledError:
+                raise DistributedError(f"block {i} was cancelled by the cluster") from None
+            except distributed.scheduler.KilledWorker as exc:
+                raise DistributedError(f"block {i} killed the workers that ran it: "
+                                       f"{exc}") from None
+            fut.release()
+            done += 1
+            if on_done is not None:
+                on_done(done, count)
+            while nxt in ready:
+                yield nxt, ready.pop(nxt)
+                nxt += 1
+                more()
+    except BaseException:
+        try:
+            client.cancel(list(pending), force=True)
+        except (RuntimeError, OSError):  # the client is closed already: so are its futures
+            pass
+        raise
+    finally:
+        pending.clear()
+
+
+def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backend: str,
+                variant: str = "auto", hierarchy=None, index_path: str = "",
+                block: int | None = None, stats: dict | None = None,
+                on_block: Callable[[int, int], None] | None = None,
+                ) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, int64 block) in source order, computed by the workers of ``client``.
+    ``block``: origins per task (default: :func:`block_rows`); ``stats`` receives the
+    workers, how the map reached them, each one's load time and ``dask_submit_t`` (the
+    ``time.perf_counter()`` of the first block submitted)."""
+    from .dask_worker import matrix_block
+
+    ship = ship_map(client, net, backend, hierarchy, index_path, warm=("matrix", variant))
+    F, T = int(sources.shape[0]), int(targets.shape[0])
+    workers = max(1, len(ship.workers))
+    # a GPU block is at least one full GPHAST sweep (or a few batched launches) wide
+    least = 1 if backend != "cupy" else GPU_MIN_BLOCK_INDEX if hierarchy else GPU_MIN_BLOCK
+    rows = block or block_rows(client, backend, F, T, workers, least)
+    # every cost fits int32 when the arc weights sum below 2^31: half the bytes come back
+    narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
+    tfut = client.scatter(np.ascontiguousarray(targets, dtype=np.int32), broadcast=True)
+    src = np.ascontiguousarray(sources, dtype=np.int32)
+    count = -(-F // rows)
+    if stats is not None:
+        stats.update(dask_workers=workers, dask_blocks=count, dask_block_rows=rows,
+                     dask_map=ship.summary(), dask_ship_s=round(ship.ship_s, 3),
+                     dask_worker_stats=ship.workers, backend=backend)
+
+    def submit(i: int, key: str):
+        return client.submit(matrix_block, *ship.args(), variant, src[i * rows:(i + 1) * rows],
+                             tfut, narrow, key=key, retries=RETRIES)
+
+    window = max(2, BLOCKS_PER_WORKER * workers)
+    if stats is not None:  # the timed work starts here (the map is on the workers)
+        stats["dask_submit_t"] = time.perf_counter()
+    for i, part in ordered_results(client, submit, count, window=window, on_done=on_block):
+        yield i * rows, part.astype(np.int64, copy=False)
+
+
+def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 1) -> int:
+    """Origins per block: about BLOCKS_PER_WORKER blocks per worker but at least ``least``
+    (a GPU's efficient width), no more than a block's rows fit the smallest worker budget
+    (``dask_worker.block_budget``: host memory, and the GPU's free memory) and the client's
+    buffer of a window of blocks."""
+    from resources.host import available_memory
+
+    from .dask_worker import block_budget
+
+    per_row = 8 * max(T, 1)
+    budget = min(client.run(block_budget, backend).values())
+    window = BLOCKS_PER_WORKER * workers
+    fit = min(budget // per_row, available_memory() // 4 // (window * per_row))
+    even = max(-(-F // (BLOCKS_PER_WORKER * workers)), least)
+    return int(max(1, min(even, fit)))
+
+
+class SampledDraw:
+    """The sampled billboards' ``draw`` hook (``gpu_core.betweenness.sampling.DrawPaths``):
+    blocks of sample numbers on the workers, entries back in block order."""
+
+    def __init__(self, client, net, *, backend: str, mode: str, hierarchy=None,
+                 index_path: str = "", block: int | None = None):
+        self.client, self.mode, self.block = client, mode, block
+        self.ship = ship_map(client, net, backend, hierarchy, index_path,
+                             warm=("sample", mode))
+        self.kernel = f"dask {backend}"
+        self.blocks = 0
+
+    def __call__(self, plan) -> Iterator[tuple[int, np.ndarray, np.ndarray, int]]:
+        from .dask_worker import sample_block
+
+        L = plan.size
+        workers = max(1, len(self.ship.workers))
+        rows = self.block or max(1, -(-L // (BLOCKS_PER_WORKER * workers)))
+        count = -(-L // rows)
+        self.blocks = count
+
+        def submit(i: int, key: str):
+            lo = i * rows
+            return self.client.submit(sample_block, *self.ship.args(), self.mode,
+                                      plan.srcs[lo:lo + rows], plan.tgts[lo:lo + rows],
+                                      plan.hash_seed, lo, key=key, retries=RETRIES)
+
+        for i, (es, ev, reached, kernel) in ordered_results(self.client, submit, count,
+                                                            window=count):
+            self.kernel = f"dask {kernel}"
+            yield min(L, (i + 1) * rows), es, ev, reached

@@ -1,0 +1,231 @@
+"""``--dask``: matrices and sampled billboards on a Dask cluster give the bytes (sites, gains)
+of one process, also when a worker dies mid-run; an unreachable scheduler, Ctrl-C and a
+missing Dask each end cleanly with no output file.
+
+One LocalCluster of 2 worker processes serves the module (tests pass its address, as a
+user passes ``tcp://HOST:PORT``); one test starts its own through ``--dask local:2``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import time
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from app.cli import main  # noqa: E402
+
+N, F, T = 3000, 37, 23  # map nodes, origins, destinations
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0")
+    client = distributed.Client(lc)
+    client.wait_for_workers(2)
+    yield lc, client
+    client.close()
+    lc.close()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dask")
+    assert main(["-q", "generate", "kanto", "-n", str(N), "--seed", "5",
+                 "--out", str(d / "k.gr")]) == 0
+    rng = np.random.default_rng(7)
+    for name, count in (("a.csv", F), ("b.csv", T)):
+        ids = rng.integers(1, N + 1, count)
+        (d / name).write_text("node\n" + "".join(f"{i}\n" for i in ids))
+    return d
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def matrix(files, out, *extra):
+    return main(["-q", "matrix", str(files / "k.gr"), "--from", str(files / "a.csv"), "--to",
+                 str(files / "b.csv"), "--out", str(out), "--backend", "cpu", *extra])
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["file-by-path", "shipped"])
+def test_matrix_same_bytes_on_two_workers(files, cluster, tmp_path, capsys, cache):
+    addr = cluster[0].scheduler_address
+    opt = [] if cache else ["--no-cache"]
+    for ext in ("csv", "npy"):
+        assert matrix(files, tmp_path / f"one.{ext}", *opt) == 0
+        assert matrix(files, tmp_path / f"two.{ext}", *opt, "--dask", addr, "--chunk", "5") == 0
+        assert (tmp_path / f"one.{ext}").read_bytes() == (tmp_path / f"two.{ext}").read_bytes()
+    out = capsys.readouterr().out
+    assert "2 Dask workers" in out
+    assert ("read from its file" if cache else "shipped once") in out
+
+
+def test_matrix_local_cluster_of_two(files, tmp_path, capsys):
+    assert matrix(files, tmp_path / "one.npy") == 0
+    assert matrix(files, tmp_path / "two.npy", "--dask", "local:2") == 0
+    assert "2 Dask workers (LocalCluster" in capsys.readouterr().out
+    np.testing.assert_array_equal(np.load(tmp_path / "one.npy"), np.load(tmp_path / "two.npy"))
+
+
+def test_sampled_billboards_same_sites_and_gains(files, cluster, capsys):
+    base = ["-q", "billboards", str(files / "k.gr"), "-k", "4", "--method", "sampled",
+            "--epsilon", "0.3", "--seed", "11", "--backend", "cpu", "--json"]
+    got = []
+    for extra in ([], ["--dask", cluster[0].scheduler_address]):
+        assert main(base + extra) == 0
+        got.append(json.loads(capsys.readouterr().out))
+    one, two = got
+    assert two["dask"]["workers"] == 2 and two["dask"]["blocks"] >= 2
+    assert one["sites"] == two["sites"]
+    for key in ("gains", "group_betweenness", "coverage", "pairs"):
+        assert one[key] == two[key], key
+
+
+def test_sampled_draw_any_block_size_and_order(cluster):
+    """Blocks of 7 sample numbers (finishing in any order) give the one-process result."""
+    from app.jobs import billboards
+    from app.jobs.distributed import SampledDraw
+    from gpu_core.betweenness import billboards as gen
+    from gpu_core.betweenness import place_billboards
+    from maps.generate import generate
+
+    net = generate("kanto", 800, seed=2)
+    client = cluster[1]
+    ref = place_billboards(net, 3, mode="weighted", backend="cpu", method="sampled",
+                           epsilon=0.4, seed=3)
+    draw = SampledDraw(client, net, backend="cpu", mode="weighted", block=7)
+    *_, res = gen(net, 3, mode="weighted", backend="cpu", method="sampled", epsilon=0.4,
+                  seed=3, draw=draw)
+    assert draw.blocks > 2
+    assert list(res.sites) == list(ref.sites)
+    np.testing.assert_array_equal(res.gains, ref.gains)
+    assert billboards.DEFAULT_MODE == "weighted"
+
+
+def test_worker_killed_mid_run_same_bytes(files, cluster):
+    """SIGKILL one worker process once the first block is in: its blocks run elsewhere
+    (the nanny restarts it) and the rows are those of one process."""
+    from app.jobs import matrix as mjob
+    from maps.load import load_map
+
+    client = cluster[1]
+    net = load_map(str(files / "k.gr"))
+    rng = np.random.default_rng(1)
+    opts = mjob.MatrixOptions(tuple(rng.integers(0, N, 60).tolist()),
+                              tuple(rng.integers(0, N, 40).tolist()), "cpu", chunk=1,
+                              index="off")
+    want = np.vstack([b for _, b in mjob.iter_rows(net, opts)])
+    pids = client.run(os.getpid)
+    stats: dict = {}
+    rows, killed = [], None
+    for r0, block in mjob.iter_rows(net, opts, client=client, stats=stats):
+        if killed is None:
+            killed = next(iter(pids.values()))
+            os.kill(killed, signal.SIGKILL)
+        rows.append((r0, block))
+    assert [r0 for r0, _ in rows] == list(range(60))
+    np.testing.assert_array_equal(np.vstack([b for _, b in rows]), want)
+    client.wait_for_workers(2, timeout=60)
+    assert killed not in client.run(os.getpid).values()  # it did die mid-run
+    assert stats["dask_blocks"] == 60
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_one_line_exit_2_no_file(files, tmp_path, capsys, monkeypatch):
+    from app.jobs import distributed as dist
+
+    monkeypatch.setattr(dist, "CONNECT_TIMEOUT_S", 3.0)
+    addr = f"tcp://127.0.0.1:{_free_port()}"
+    t0 = time.monotonic()
+    assert matrix(files, tmp_path / "m.csv", "--dask", addr) == 2
+    assert time.monotonic() - t0 < 30
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and addr in err[0] and "cannot reach" in err[0]
+    assert os.listdir(tmp_path) == ["cache"] or not (tmp_path / "m.csv").exists()
+    assert not any(p.name.startswith("m.csv") for p in tmp_path.iterdir())
+
+
+def test_ctrl_c_leaves_no_file(files, cluster, tmp_path, monkeypatch):
+    from app.cli import matrix_out
+
+    calls = {"n": 0}
+    real = matrix_out.CsvRows.lines
+
+    def interrupt(self, r0, block):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(self, r0, block)
+
+    monkeypatch.setattr(matrix_out.CsvRows, "lines", interrupt)
+    out = tmp_path / "m.csv"
+    assert matrix(files, out, "--dask", cluster[0].scheduler_address, "--chunk", "3") == 130
+    assert not any(p.name.startswith("m.csv") for p in tmp_path.iterdir())
+
+
+def test_interrupt_cancels_outstanding_blocks(cluster):
+    from app.jobs.distributed import ordered_results
+
+    client = cluster[1]
+    futures = []
+
+    def submit(i, key):
+        fut = client.submit(time.sleep, 0.5 if i else 0, key=key)
+        futures.append(fut)
+        return fut
+
+    it = ordered_results(client, submit, 6, window=6)
+    assert next(it)[0] == 0
+    with pytest.raises(KeyboardInterrupt):
+        it.throw(KeyboardInterrupt)
+    outstanding = [f for f in futures[1:]]
+    deadline = time.monotonic() + 10
+    while any(f.status not in ("cancelled", "finished") for f in outstanding):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert any(f.status == "cancelled" for f in outstanding)
+
+
+def test_without_dask_says_how_to_install(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    assert matrix(files, tmp_path / "m.csv", "--dask", "local") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'signpost[dask]'" in err[0]
+    assert not (tmp_path / "m.csv").exists()
+
+
+@pytest.mark.parametrize("spec", ["lokal", "local:0", "local:x", "host"])
+def test_bad_spec_one_line(files, tmp_path, capsys, spec):
+    assert matrix(files, tmp_path / "m.csv", "--dask", spec) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and repr(spec) in err[0]
+
+
+def test_billboards_dask_needs_sampled(files, capsys):
+    assert main(["-q", "billboards", str(files / "k.gr"), "-k", "2", "--dask", "local"]) == 2
+    assert "--method sampled" in capsys.readouterr().err
+
+
+def test_parse_spec():
+    from app.jobs.distributed import parse_spec
+
+    assert parse_spec("local") == ("local", None)
+    assert parse_spec("local:3") == ("local", 3)
+    assert parse_spec("10.0.0.5:8786") == ("tcp://10.0.0.5:8786", None)
+    assert parse_spec("tcp://h:1") == ("tcp://h:1", None)
