@@ -71,6 +71,16 @@ def test_matrix_same_bytes_on_two_workers(files, cluster, tmp_path, capsys, cach
     assert ("read from its file" if cache else "shipped once") in out
 
 
+def test_matrix_with_closures_on_two_workers(files, cluster, tmp_path, capsys):
+    """An edited map is not its cache file: the workers get the edited arrays."""
+    addr = cluster[0].scheduler_address
+    close = ["--close", "arc:1,2", "--close", "nodes:2,3"]
+    assert matrix(files, tmp_path / "one.csv", *close) == 0
+    assert matrix(files, tmp_path / "two.csv", *close, "--dask", addr, "--chunk", "9") == 0
+    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
+    assert "shipped once" in capsys.readouterr().out
+
+
 def test_matrix_local_cluster_of_two(files, tmp_path, capsys):
     assert matrix(files, tmp_path / "one.npy") == 0
     assert matrix(files, tmp_path / "two.npy", "--dask", "local:2") == 0
