@@ -58,6 +58,7 @@ import numpy as np
 from resources.atomic import atomic_open
 
 PROGRAMS = ("mst", "pagerank", "bf")
+OVER_CAP = "over cap"  # the check column of a row stopped by --time-cap
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -87,6 +88,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="on the GPU backend, where to run the CPU comparison rows")
     p.add_argument("--seed", type=int, default=1, help="seed of the generators and weights")
     p.add_argument("--out", default="bench_out", help="folder for the CSV and PNG files")
+    p.add_argument("--time-cap", type=float, default=0.0, metavar="S",
+                   help="seconds per row: a run that passes it is stopped at the next "
+                        "superstep (framework rows) or not repeated, and the row says "
+                        "'over cap' with the time it ran (0: no cap)")
     p.add_argument("--scaling", metavar="LO:HI",
                    help="also random graphs of 2^LO..2^HI vertices, |E| = 16|V|, weights "
                         "1..1000 (Figure 8: 15:20; HI caps the top size)")
@@ -94,15 +99,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 @dataclass
 class Row:
-    """One timed implementation of a program."""
+    """One timed implementation of a program. ``run()``, or ``run(cancel)`` for a
+    ``cancellable`` row: ``cancel`` is None or turns True once the row's time cap has
+    passed, and the row stops at its next superstep (CancelledError)."""
 
     impl: str
     backend: str
-    run: Callable[[], object]
+    run: Callable[..., object]
     summary: Callable[[object], object]  # result -> value compared with the first row
     oracle: bool = False  # a CPU comparison row (``--cpu-rows``)
     warm: bool = True  # False: host work (preparation, rebuilds), timed without a warm-up
     note: str = ""  # the CSV's note column (e.g. how many Borůvka rounds were rebuilt)
+    cancellable: bool = False
 
 
 def _framework(backend: str) -> str:
@@ -110,14 +118,38 @@ def _framework(backend: str) -> str:
     return "framework (list)" if backend == "cupy" else "framework"
 
 
-def _time(row: Row, repeats: int) -> tuple[float, object]:
-    """(median seconds, last result), after one untimed warm-up call when ``row.warm``."""
-    res = row.run() if row.warm else None
+class OverCap(Exception):
+    """A row ran past ``--time-cap``: ``seconds`` is how long it ran (a lower bound)."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"over the time cap after {seconds:.1f} s")
+        self.seconds = seconds
+
+
+def _capped_run(row: Row, cap: float):
+    """(seconds, result) of one run of ``row``; OverCap when it passed ``cap`` (> 0)."""
+    from gpu_core.errors import CancelledError
+
+    t0 = time.perf_counter()
+    cancel = (lambda: time.perf_counter() - t0 > cap) if cap > 0 else None
+    try:
+        res = row.run(cancel) if row.cancellable else row.run()
+    except CancelledError as exc:
+        raise OverCap(time.perf_counter() - t0) from exc
+    took = time.perf_counter() - t0
+    if cap > 0 and took > cap:
+        raise OverCap(took)
+    return took, res
+
+
+def _time(row: Row, repeats: int, cap: float = 0.0) -> tuple[float, object]:
+    """(median seconds, last result), after one untimed warm-up call when ``row.warm``
+    (OverCap when a run passes ``cap``: the row is not run again)."""
+    res = _capped_run(row, cap)[1] if row.warm else None
     times = []
     for _ in range(max(1, repeats)):
-        t0 = time.perf_counter()
-        res = row.run()
-        times.append(time.perf_counter() - t0)
+        took, res = _capped_run(row, cap)
+        times.append(took)
     return statistics.median(times), res
 
 
@@ -130,7 +162,8 @@ def _mst_rows(g, backend: str) -> list[Row]:
     from gpu_core.programs.direct import undirected_edges
 
     rows = [Row(_framework(backend), backend,
-                lambda: minimum_spanning_forest(g, backend=backend), _totals)]
+                lambda cancel=None: minimum_spanning_forest(g, backend=backend, cancel=cancel),
+                _totals, cancellable=True)]
     if backend == "cupy":
         from gpu_core.programs.cuda import boruvka_cuda
         from gpu_core.programs.direct_cuda import cached_undirected_edges
@@ -143,8 +176,9 @@ def _mst_rows(g, backend: str) -> list[Row]:
 
         for mode in ("copy", "collision"):
             rows.append(Row(f"framework ({mode})", "cupy",
-                            lambda mode=mode: boruvka_cuda(g.num_nodes, a, b, mode=mode,
-                                                           graph=g)[0], mask_totals))
+                            lambda cancel=None, mode=mode: boruvka_cuda(
+                                g.num_nodes, a, b, mode=mode, graph=g, cancel=cancel)[0],
+                            mask_totals, cancellable=True))
         from gpu_core.programs.direct_cuda import boruvka_direct_cuda
 
         # the kernels alone (the forest mask on the device, as the issue's goal counts them),
@@ -189,12 +223,17 @@ def _pagerank_rows(g, backend: str, iters: int) -> list[Row]:
     def rank(r):
         return r.rank
 
-    rows = [Row(_framework(backend), backend, lambda: pagerank(g, backend=backend, **kw),
-                rank)]
+    # the framework with its sum combiner (the API's default) first; on the GPU then the
+    # paper's message lists (no combiner: every share a list element) and the collision
+    # ablation
+    name = "framework (combiner)" if backend == "cupy" else _framework(backend)
+    rows = [Row(name, backend,
+                lambda cancel=None: pagerank(g, backend=backend, cancel=cancel, **kw), rank,
+                cancellable=True)]
     if backend == "cupy":
         from gpu_core.programs.cuda import pagerank_cuda
         from gpu_core.programs.direct_cuda import simple_arcs
-        from gpu_core.programs.medusa import pagerank_medusa_cuda
+        from gpu_core.programs.medusa import pagerank_medusa_cuda, upload_layout
 
         n = g.num_nodes
 
@@ -202,15 +241,19 @@ def _pagerank_rows(g, backend: str, iters: int) -> list[Row]:
             return np.unique(g.arc_sources().astype(np.int64) * n + g.indices)
 
         pt, ph = simple_arcs(g)  # the one the GPU rows use (built once)
-        rows.append(Row("framework (collision)", "cupy",
-                        lambda: pagerank_cuda(pt, ph, n, 0.85, 0.0, iters, mode="collision",
-                                              graph=g)[0], lambda x: x))
+        for mode in ("list", "collision"):
+            rows.append(Row(f"framework ({mode})", "cupy",
+                            lambda cancel=None, mode=mode: pagerank_cuda(
+                                pt, ph, n, 0.85, 0.0, iters, mode=mode, graph=g,
+                                cancel=cancel)[0], lambda x: x, cancellable=True))
         rows.append(Row("direct CSR", "cupy",
                         lambda: pagerank(g, backend="cupy", method="direct", **kw), rank))
         rows.append(Row("per-map simple digraph (once, host)", "cpu", simple, lambda r: None,
                         warm=False))
         rows.append(Row("Medusa-style (static buffers)", "cupy",
                         lambda: pagerank_medusa_cuda(g, 0.85, 0.0, iters), lambda r: r[0]))
+        rows.append(Row("Medusa-style layout rebuild", "cupy",
+                        lambda: upload_layout(g, pagerank=True), lambda r: None, warm=False))
     rows.append(Row("direct CSR (scipy)", "cpu",
                     lambda: pagerank(g, backend="cpu", method="direct", **kw), rank,
                     oracle=backend == "cupy"))
@@ -225,17 +268,23 @@ def _bf_rows(g, backend: str, source: int) -> list[Row]:
     def dist(r):
         return r.dist
 
-    rows = [Row(_framework(backend), backend,
-                lambda: bellman_ford(g, source, backend=backend), dist)]
+    name = "framework (combiner)" if backend == "cupy" else _framework(backend)
+    rows = [Row(name, backend,
+                lambda cancel=None: bellman_ford(g, source, backend=backend, cancel=cancel),
+                dist, cancellable=True)]
     if backend == "cupy":
         from gpu_core.programs.cuda import bellman_ford_cuda
         from gpu_core.programs.medusa import bellman_ford_medusa_cuda, upload_layout
 
-        rows.append(Row("framework (collision)", "cupy",
-                        lambda: bellman_ford_cuda(g, source, mode="collision")[0],
-                        lambda d: d))
+        for mode in ("list", "collision"):
+            rows.append(Row(f"framework ({mode})", "cupy",
+                            lambda cancel=None, mode=mode: bellman_ford_cuda(
+                                g, source, mode=mode, cancel=cancel)[0], lambda d: d,
+                            cancellable=True))
         rows.append(Row("Medusa-style (static buffers)", "cupy",
-                        lambda: bellman_ford_medusa_cuda(g, source)[0], lambda d: d))
+                        lambda cancel=None: bellman_ford_medusa_cuda(g, source,
+                                                                     cancel=cancel)[0],
+                        lambda d: d, cancellable=True))
         rows.append(Row("Medusa-style layout rebuild", "cupy", lambda: upload_layout(g),
                         lambda r: None, warm=False))
     rows.append(Row("sssp(strategy='auto')", backend,
@@ -283,7 +332,10 @@ def _edit_costs(g, backend: str, edits: int, seed: int) -> tuple[str, str]:
 
 
 def _graphs(args: argparse.Namespace, wanted_graphs: list[str]):
-    """The BenchGraphs to run, made one at a time (16M-arc graphs: one in memory)."""
+    """(same, make) per graph to run, made one at a time (16M-arc graphs: one in memory).
+    ``same``: a key naming the graph when another entry may be the very same graph --
+    Figure 8's random 2^k is the ``random`` graph when --nodes is 2^k with 16 arcs per
+    vertex; its rows are then copied, not measured twice -- else None."""
     from app.bench.vertex_programs_graphs import (
         road_graph,
         scaling_graph,
@@ -292,14 +344,16 @@ def _graphs(args: argparse.Namespace, wanted_graphs: list[str]):
 
     maps = args.map if args.map is not None else ([] if wanted_graphs else ["gen:rmat:65536"])
     for spec in maps:
-        yield lambda spec=spec: road_graph(spec, args.seed, args.weights)
+        yield None, lambda spec=spec: road_graph(spec, args.seed, args.weights)
     for kind in wanted_graphs:
-        yield lambda kind=kind: synthetic_graph(kind, args.nodes, args.arcs_per_node,
-                                                args.wiki_nodes, args.wiki_arcs, args.seed)
+        same = ("random", args.nodes) if kind == "random" and args.arcs_per_node == 16 else None
+        yield same, lambda kind=kind: synthetic_graph(kind, args.nodes, args.arcs_per_node,
+                                                      args.wiki_nodes, args.wiki_arcs,
+                                                      args.seed)
     if args.scaling:
         lo, _, hi = args.scaling.partition(":")
         for k in range(int(lo), int(hi or lo) + 1):
-            yield lambda k=k: scaling_graph(k, args.seed)
+            yield ("random", 2**k), lambda k=k: scaling_graph(k, args.seed)
 
 
 def _check_args(args: argparse.Namespace) -> tuple[list[str], list[str]]:
@@ -334,6 +388,7 @@ def _write(out: Path, name: str, rows: list[dict]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.bench.vertex_programs_goals import goal_lines
     from app.bench.vertex_programs_graphs import degree_stats
     from app.bench.vertex_programs_plot import write_figures
     from app.progress import step
@@ -348,7 +403,20 @@ def run(args: argparse.Namespace) -> int:
     stats: list[dict] = []
     figs: list[Path] = []
     failed = False
-    for make in _graphs(args, synthetic):
+    device = describe_backend(backend)
+    done: dict[tuple, list[dict]] = {}  # rows of graphs that may come again (_graphs)
+    for same, make in _graphs(args, synthetic):
+        if same in done and same[1] == 2 ** (same[1].bit_length() - 1):
+            k = same[1].bit_length() - 1
+            rows = [dict(r, graph=f"random 2^{k}", kind="scaling",
+                         note="; ".join(x for x in (r["note"], "the Random graph's rows "
+                                                    "(the same graph)") if x))
+                    for r in done[same]]
+            print(f"graph random 2^{k} (scaling): the Random graph above, rows copied")
+            table += rows
+            _write(out, "vertex_programs.csv", table)
+            figs = write_figures(table, out, device)
+            continue
         bg = make()
         st = degree_stats(bg)
         stats.append(st)
@@ -358,17 +426,24 @@ def run(args: argparse.Namespace) -> int:
         with step(f"vertex programs on {bg.name}") as p:
             p(None, ", ".join(wanted))
             rows, bad = _table(bg, st["bf_source"], backend, wanted, args)
+        for r in rows:
+            r["device"] = device if r["backend"] == "cupy" else "host CPU"
+        if same is not None:
+            done[same] = rows
         table += rows
         failed |= bad
         _write(out, "vertex_programs.csv", table)
         _write(out, "graphs.csv", stats)
-        figs = write_figures(table, out)
+        figs = write_figures(table, out, device)
         del bg
     print(f"wrote {out / 'vertex_programs.csv'}, {out / 'graphs.csv'}"
           + "".join(f", {p.name}" for p in figs))
-    bad = sum(r["check"] != "ok" for r in table)
+    bad = sum(r["check"] not in ("ok", OVER_CAP) for r in table)
+    over = sum(r["check"] == OVER_CAP for r in table)
     print(f"SUMMARY vertex-programs backend={backend} graphs={len(stats)} rows={len(table)} "
-          f"mismatches={bad} figures={len(figs)}")
+          f"mismatches={bad} over_cap={over} figures={len(figs)}")
+    for line in goal_lines(table):
+        print(f"SUMMARY {line}")
     return 1 if failed else 0
 
 
@@ -388,20 +463,28 @@ def _table(bg, source: int, backend: str, wanted: list[str], args) -> tuple[list
         for row in makers[prog]():
             if row.oracle and skip_oracles:
                 continue
-            med, res = _time(row, args.repeats)
-            value = row.summary(res)
-            if first is None:
-                first = value
-            ok = _same(first, value)
-            failed |= not ok
+            note, runs = row.note, max(1, args.repeats)
+            try:
+                med, res = _time(row, args.repeats, args.time_cap)
+            except OverCap as over:  # a lower bound, drawn hatched; not a mismatch
+                med, check, runs = over.seconds, OVER_CAP, 1
+                note = "; ".join(x for x in (note, f"stopped after {over.seconds:.3g} s, "
+                                             f"over the {args.time_cap:g} s cap") if x)
+            else:
+                value = row.summary(res)
+                if first is None:
+                    first = value
+                ok = _same(first, value)
+                failed |= not ok
+                check = "ok" if ok else "MISMATCH"
             rec = {"graph": bg.name, "kind": bg.kind, "nodes": g.num_nodes,
                    "arcs": g.num_arcs, "program": prog, "implementation": row.impl,
                    "backend": row.backend, "median_ms": round(med * 1e3, 3),
-                   "runs": max(1, args.repeats), "check": "ok" if ok else "MISMATCH",
-                   "edit_batch_ms": edit_ms, "compact_ms": compact_ms, "note": row.note}
+                   "runs": runs, "check": check,
+                   "edit_batch_ms": edit_ms, "compact_ms": compact_ms, "note": note}
             table.append(rec)
             print(f"  {prog:9s} {row.impl:36s} {row.backend:5s} {rec['median_ms']:11.3f} ms  "
-                  f"{rec['check']}" + (f"  ({row.note})" if row.note else ""), flush=True)
+                  f"{rec['check']}" + (f"  ({note})" if note else ""), flush=True)
     if edit_ms:
         print(f"  mutable graph: {args.edits:,} edits {edit_ms} ms, compact() {compact_ms} ms")
     return table, failed

@@ -79,13 +79,17 @@ class DeviceArcs:
         cp = self.cp
         self._grow(host)
         ins = summary.inserted
-        ids = np.concatenate([summary.arcs, ins])
-        k, j = int(ids.size), int(ins.size)
+        a, j = int(summary.arcs.size), int(ins.size)
+        k = a + j
         if k:
-            packed = np.concatenate([ids, host.state[ids].astype(np.int64),
-                                     host.weight[ids].astype(np.int64),
-                                     host.tail[ins].astype(np.int64),
-                                     host.head[ins].astype(np.int64)])
+            # one buffer: ids, states, weights (the summary's new values, then the inserted
+            # arcs'), tails and heads of the inserted arcs; no second gather of the arcs
+            packed = np.empty(3 * k + 2 * j, np.int64)
+            packed[:a], packed[a:k] = summary.arcs, ins
+            packed[k:k + a], packed[k + a:2 * k] = summary.new_state, host.state[ins]
+            packed[2 * k:2 * k + a] = summary.new_weight
+            packed[2 * k + a:3 * k] = host.weight[ins]
+            packed[3 * k:3 * k + j], packed[3 * k + j:] = host.tail[ins], host.head[ins]
             with memory.oom_as_typed("an edit batch", packed.nbytes):
                 buf = cp.asarray(packed)
                 if j:

@@ -147,8 +147,8 @@ def bellman_ford(
         from .cuda import bellman_ford_cuda
 
         with _on_device("Bellman-Ford"):
-            dist, tel, steps = bellman_ford_cuda(g, source, on_superstep=on_superstep,
-                                                 cancel=cancel)
+            dist, tel, steps = bellman_ford_cuda(g, source, combiner=combiner,
+                                                 on_superstep=on_superstep, cancel=cancel)
         return BellmanFordResult(dist, steps, be, tel, time.perf_counter() - t0, note)
     eng = Engine(bellman_ford_program(), n, g.arc_sources(), g.indices, g.weights,
                  use_combiner=combiner)
@@ -208,7 +208,7 @@ def pagerank(
         with _on_device("PageRank"):
             x, master, tel, steps = pagerank_cuda(
                 tails, heads, n, damping, float(tol), int(max_iter), graph=g,
-                on_superstep=on_superstep, cancel=cancel)
+                combiner=combiner, on_superstep=on_superstep, cancel=cancel)
         return PageRankResult(x, master.iterations, master.delta, master.converged, steps,
                               be, method, tel, time.perf_counter() - t0, note)
     pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices, axis=None)

@@ -27,14 +27,20 @@
 enum CtxSlot {
     C_GLOB, C_AGG_R, C_AGG_W, C_FIRST, C_ARC_NEXT, C_ARC_TAIL, C_ARC_HEAD, C_ARC_W,
     C_ARC_STATE, C_DEL_Q, C_INS_T, C_INS_H, C_INS_W, C_COUNTERS, C_DIRTY, C_ACTIVE,
-    C_R_HEAD, C_R_NEXT, C_R_I, C_R_F, C_W_HEAD, C_W_NEXT, C_W_I, C_W_F, C_NSLOTS
+    C_R_HEAD, C_R_NEXT, C_R_I, C_R_F, C_W_HEAD, C_W_NEXT, C_W_I, C_W_F,
+    C_R_COMB, C_R_HAS, C_W_COMB, C_W_HAS, C_NSLOTS
 };
 enum ScSlot { S_STEP, S_N, S_KI, S_KF, S_MODE, S_SEED, S_MSG_CAP, S_DEL_CAP, S_INS_CAP,
-              S_TOTAL, S_NSLOTS };
+              S_TOTAL, S_COMB, S_NSLOTS };
+// Combiners (S_COMB): messages to one vertex folded into one 8-byte slot per vertex by an
+// atomic, no list element (Pregel's combiner; the paper's lists are COMB_NONE).
+#define COMB_NONE 0
+#define COMB_SUM_F64 1  // PageRank: the sum of the shares
+#define COMB_MIN_I64 2  // Bellman-Ford: the smallest candidate distance
 enum CntSlot { CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN, CNT_NSLOTS };
 
 struct Ctx {
-    i64 step, n, ki, kf, mode, seed, msg_cap, del_cap, ins_cap;
+    i64 step, n, ki, kf, mode, seed, msg_cap, del_cap, ins_cap, comb;
     const i64* glob;
     const double* agg_r;
     double* agg_w;
@@ -59,6 +65,10 @@ struct Ctx {
     i64* w_next;
     i64* w_i;
     double* w_f;
+    u64* r_comb;  // combined message of each vertex (COMB_*; reset value when none)
+    unsigned* r_has;  // 1: the vertex got a combined message
+    u64* w_comb;
+    unsigned* w_has;
 };
 
 __device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
@@ -72,6 +82,7 @@ __device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
     c.msg_cap = sc[S_MSG_CAP];
     c.del_cap = sc[S_DEL_CAP];
     c.ins_cap = sc[S_INS_CAP];
+    c.comb = sc[S_COMB];
     c.glob = (const i64*)p[C_GLOB];
     c.agg_r = (const double*)p[C_AGG_R];
     c.agg_w = (double*)p[C_AGG_W];
@@ -96,6 +107,10 @@ __device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
     c.w_next = (i64*)p[C_W_NEXT];
     c.w_i = (i64*)p[C_W_I];
     c.w_f = (double*)p[C_W_F];
+    c.r_comb = (u64*)p[C_R_COMB];
+    c.r_has = (unsigned*)p[C_R_HAS];
+    c.w_comb = (u64*)p[C_W_COMB];
+    c.w_has = (unsigned*)p[C_W_HAS];
     return c;
 }
 
@@ -158,6 +173,39 @@ __device__ void vp_link(Ctx& c, i64 dst, i64 slot, u64& rng) {
             cur = (now < 0) ? head : &c.w_next[now];
         }
     }
+}
+
+// A combined message to dst: folded into its slot; the first one to a vertex is counted
+// (CNT_TOP = vertices with mail, the CPU engine's "messages after combining").
+__device__ __forceinline__ void vp_mark_mail(Ctx& c, i64 dst) {
+    if (!*(volatile unsigned*)&c.w_has[dst] && atomicExch(&c.w_has[dst], 1u) == 0u)
+        warp_take(&c.counters[CNT_TOP]);
+}
+
+// Send a double (msg_floats = 1): to the list, or summed (COMB_SUM_F64).
+__device__ __forceinline__ void vp_send_f(Ctx& c, i64 dst, double val, u64& rng) {
+    if (c.comb == COMB_SUM_F64) {
+        atomicAdd((double*)&c.w_comb[dst], val);
+        vp_mark_mail(c, dst);
+        return;
+    }
+    i64 s = vp_alloc(c);
+    if (s < 0) return;
+    c.w_f[s * c.kf] = val;
+    vp_link(c, dst, s, rng);
+}
+
+// Send an i64 (msg_ints = 1): to the list, or the minimum kept (COMB_MIN_I64).
+__device__ __forceinline__ void vp_send_i(Ctx& c, i64 dst, i64 val, u64& rng) {
+    if (c.comb == COMB_MIN_I64) {
+        atomicMin((long long*)&c.w_comb[dst], (long long)val);
+        vp_mark_mail(c, dst);
+        return;
+    }
+    i64 s = vp_alloc(c);
+    if (s < 0) return;
+    c.w_i[s * c.ki] = val;
+    vp_link(c, dst, s, rng);
 }
 
 __device__ __forceinline__ void vp_delete_arc(Ctx& c, i64 e) {
@@ -263,16 +311,23 @@ extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64
 
 // One superstep of a program: a thread per vertex; counts the vertices that ran.
 #define VP_SUPERSTEP(NAME, COMPUTE)                                                      \
-    extern "C" __global__ void NAME(const u64* ctxp, const i64* sc, const u64* st) {      \
+    extern "C" __global__ void NAME(const u64* ctxp, const i64* sc, const u64* st,        \
+                                    const long long step) {                               \
         Ctx c = load_ctx(ctxp, sc);                                                       \
+        c.step = step; /* an argument: sc is uploaded once, not every superstep */        \
         i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;                               \
-        bool runs = v < c.n && (c.active[v] || c.r_head[v] >= 0);                         \
+        bool runs = v < c.n && (c.active[v] || c.r_head[v] >= 0 ||                        \
+                                (c.comb != COMB_NONE && c.r_has[v]));                     \
         unsigned m = __ballot_sync(0xffffffffu, runs);                                    \
         if ((threadIdx.x & 31) == 0 && m) atomicAdd(&c.counters[CNT_RAN], (u64)__popc(m)); \
         if (!runs) return;                                                                \
         u64 rng = rng_seed(c.seed, c.step, v);                                            \
         c.active[v] = COMPUTE(v, c, st, rng) ? 1 : 0;                                     \
         c.r_head[v] = -1;                                                                 \
+        if (c.comb != COMB_NONE) { /* this slot is written again two supersteps on */    \
+            c.r_has[v] = 0u;                                                              \
+            c.r_comb[v] = (c.comb == COMB_MIN_I64) ? (u64)I64_INF : 0ULL;                 \
+        }                                                                                 \
     }
 
 // ---- Bellman-Ford (Figure 2). st = (dist i64[n], source i64[1]); ki = 1 ----------------
@@ -285,15 +340,14 @@ __device__ bool bf_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         if (v != source) return false;
         best = 0;
     }
-    for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) best = min(best, c.r_i[m * c.ki]);
+    if (c.comb == COMB_MIN_I64)
+        best = min(best, (i64)c.r_comb[v]);
+    else
+        for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) best = min(best, c.r_i[m * c.ki]);
     if (best < dist[v]) {
         dist[v] = best;
-        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
-            i64 s = vp_alloc(c);
-            if (s < 0) return false;
-            c.w_i[s * c.ki] = best + c.arc_w[e];
-            vp_link(c, c.arc_head[e], s, rng);
-        }
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e])
+            vp_send_i(c, c.arc_head[e], best + c.arc_w[e], rng);
     }
     return false;
 }
@@ -308,7 +362,10 @@ __device__ bool pr_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
     const double* par = (const double*)st[2];
     if (c.step > 0) {
         double t = 0.0;
-        for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) t += c.r_f[m * c.kf];
+        if (c.comb == COMB_SUM_F64)
+            t = __longlong_as_double((long long)c.r_comb[v]);
+        else
+            for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) t += c.r_f[m * c.kf];
         double nw = par[0] * (t + c.agg_r[0] * par[1]) + (1.0 - par[0]) * par[1];
         warp_fadd(&c.agg_w[1], fabs(nw - x[v]));
         x[v] = nw;
@@ -317,12 +374,7 @@ __device__ bool pr_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         warp_fadd(&c.agg_w[0], x[v]);
     } else {
         double share = x[v] / (double)outdeg[v];
-        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
-            i64 s = vp_alloc(c);
-            if (s < 0) return true;
-            c.w_f[s * c.kf] = share;
-            vp_link(c, c.arc_head[e], s, rng);
-        }
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) vp_send_f(c, c.arc_head[e], share, rng);
     }
     return true;
 }
