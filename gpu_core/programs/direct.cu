@@ -201,9 +201,10 @@ extern "C" __global__ void prd_persistent(const int* __restrict__ indptr,
             for (int j = indptr[v]; j < j1; ++j) flow += __ldcg(&y[src[j]]);
             double nw = damping * (flow + dn) + base;  // prd_pull's arithmetic
             diff += fabs(nw - __ldcg(&x[v]));
-            if (dangling[v]) dang += nw;
+            const double iv = inv[v];
+            if (iv == 0.0) dang += nw;  // inv = 0 exactly on dangling vertices
             xn[v] = nw;
-            yn[v] = nw * inv[v];
+            yn[v] = nw * iv;
         }
         double a = block_sum(diff, sh);
         double b = block_sum(dang, sh);
