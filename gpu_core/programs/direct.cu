@@ -8,6 +8,7 @@
 //   change and of the dangling rank, reduced by one block in a fixed order (deterministic),
 //   which also applies networkx's stopping test on the device: after convergence the
 //   iterations only copy x, so the host reads the flag every few iterations, not each one.
+//   prd_persistent runs the same iterations in one cooperative launch (the default path).
 // * Borůvka: undirected edges indexed by their rank in Kruskal's order (weight, smaller
 //   id, larger id), so an edge's index is its key and ties are strict. Per round: every
 //   edge between two supervertices offers its index to both roots (atomicMin); each root
