@@ -62,7 +62,8 @@ def _bars(plt, rows: list[dict], title: str, path: Path, device: str) -> None:
     ax.set_xticks(range(len(graphs)), graphs, rotation=15, fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("time (s, median)")
-    ax.set_title(f"{title}\n{device}; hatched '>': stopped at the time cap", fontsize=9)
+    ax.set_title(f"{title}\n{device} (CPU rows: its host); hatched '>': stopped at the "
+                 "time cap", fontsize=9)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
