@@ -1,5 +1,7 @@
 // Seed 003 on the GPU: a Pregel-style vertex-program framework whose message buffers do
-// not depend on the topology, and the paper's three programs on it.
+// not depend on the topology, and the paper's three programs on it. One file (over 500
+// lines) on purpose: the loader compiles a .cu as one NVRTC module with only common.cuh
+// prepended, and the programs need the framework's Ctx and helpers in the same unit.
 //
 // Loaded by cuda.py through gpu_core.device.get_kernel, which prepends device/common.cuh
 // (the i64/u64 typedefs come from there).
