@@ -3,8 +3,9 @@ arrays of ``cpu.HostArcs``, updated in place by each batch's net changes, and th
 compaction to CSR on the device.
 
 A batch costs one host-to-device copy (ids, states, weights of the touched arcs, ends of
-the inserted ones, packed in one int64 buffer) and two launches; capacity grows on the
-device (a device copy into a larger array) when the host's did. Every allocation is
+the inserted ones, packed in one int64 buffer, pinned and kept between batches) and two
+launches; capacity grows on the device (a device copy into a larger array) when the
+host's did. Every allocation is
 checked first (``device.memory``); CuPy's OOM becomes GpuOutOfMemoryError.
 """
 
@@ -50,6 +51,21 @@ class DeviceArcs:
             self.base_indptr = cp.asarray(host.base_indptr)
         self.n0 = host.n0
         self.n, self.total = host.n, host.total
+        self._stage = self._buf = None  # a batch's pinned host buffer and its device twin
+
+    def _staging(self, size: int):
+        """(pinned host int64 view, device int64 array) of at least ``size`` items, kept
+        between batches: a pinned source copies at full speed and neither side is
+        allocated again for a batch no larger than the last."""
+        cp = self.cp
+        if self._buf is None or self._buf.size < size:
+            cap = max(size, 2 * (0 if self._buf is None else self._buf.size), 4096)
+            memory.ensure_free(cap * 8, "an edit batch")
+            with memory.oom_as_typed("an edit batch", cap * 8):
+                mem = cp.cuda.alloc_pinned_memory(cap * 8)
+                self._stage = np.frombuffer(mem, np.int64, cap)
+                self._buf = cp.empty(cap, cp.int64)
+        return self._stage[:size], self._buf[:size]
 
     def _grow(self, host) -> None:
         cp = self.cp
@@ -76,24 +92,26 @@ class DeviceArcs:
 
     def sync(self, host, summary) -> None:
         """Apply a validated batch's net changes (``summary``) to the device arrays."""
-        cp = self.cp
         self._grow(host)
         ins = summary.inserted
-        ids = np.concatenate([summary.arcs, ins])
-        k, j = int(ids.size), int(ins.size)
+        a, j = int(summary.arcs.size), int(ins.size)
+        k = a + j
         if k:
-            packed = np.concatenate([ids, host.state[ids].astype(np.int64),
-                                     host.weight[ids].astype(np.int64),
-                                     host.tail[ins].astype(np.int64),
-                                     host.head[ins].astype(np.int64)])
-            with memory.oom_as_typed("an edit batch", packed.nbytes):
-                buf = cp.asarray(packed)
-                if j:
-                    _kernel("dyn_insert")(_grid(j), (BLOCK,), (
-                        np.int64(j), np.int64(int(ins[0])), buf[3 * k:], buf[3 * k + j:],
-                        self.tail, self.head, self.first_extra, self.next_extra))
-                _kernel("dyn_scatter")(_grid(k), (BLOCK,), (
-                    np.int64(k), buf, buf[k:], buf[2 * k:], self.state, self.weight))
+            # one buffer: ids, states, weights (the summary's new values, then the inserted
+            # arcs'), tails and heads of the inserted arcs; no second gather of the arcs
+            packed, buf = self._staging(3 * k + 2 * j)
+            packed[:a], packed[a:k] = summary.arcs, ins
+            packed[k:k + a], packed[k + a:2 * k] = summary.new_state, host.state[ins]
+            packed[2 * k:2 * k + a] = summary.new_weight
+            packed[2 * k + a:3 * k] = host.weight[ins]
+            packed[3 * k:3 * k + j], packed[3 * k + j:] = host.tail[ins], host.head[ins]
+            buf.set(packed)  # pinned -> device, synchronous: the staging can be reused
+            if j:
+                _kernel("dyn_insert")(_grid(j), (BLOCK,), (
+                    np.int64(j), np.int64(int(ins[0])), buf[3 * k:], buf[3 * k + j:],
+                    self.tail, self.head, self.first_extra, self.next_extra))
+            _kernel("dyn_scatter")(_grid(k), (BLOCK,), (
+                np.int64(k), buf, buf[k:], buf[2 * k:], self.state, self.weight))
         self.n, self.total = host.n, host.total
 
     def live_out_degree(self):

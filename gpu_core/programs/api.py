@@ -134,7 +134,9 @@ def bellman_ford(
     cancel: CancelCheck | None = None,
 ) -> BellmanFordResult:
     """Distances from ``source`` by the Pregel Bellman-Ford of the paper's Figure 2
-    (equal to ``gpu_core.sssp.sssp(graph, source).dist``)."""
+    (equal to ``gpu_core.sssp.sssp(graph, source).dist``). ``combiner``: keep only each
+    vertex's smallest incoming candidate (on the GPU an atomicMin slot per vertex; False:
+    every message listed, as in the paper)."""
     from .cpu import Engine
     from .cpu_programs import INF, bellman_ford_program
 
@@ -147,8 +149,8 @@ def bellman_ford(
         from .cuda import bellman_ford_cuda
 
         with _on_device("Bellman-Ford"):
-            dist, tel, steps = bellman_ford_cuda(g, source, on_superstep=on_superstep,
-                                                 cancel=cancel)
+            dist, tel, steps = bellman_ford_cuda(g, source, combiner=combiner,
+                                                 on_superstep=on_superstep, cancel=cancel)
         return BellmanFordResult(dist, steps, be, tel, time.perf_counter() - t0, note)
     eng = Engine(bellman_ford_program(), n, g.arc_sources(), g.indices, g.weights,
                  use_combiner=combiner)
@@ -176,7 +178,9 @@ def pagerank(
     """networkx.pagerank(G, weight=None) of the map's simple digraph (parallel arcs once,
     self-loops are out-arcs, dangling rank spread over all nodes), stopping when the L1
     change < tol * n or after max_iter iterations (then ``converged`` is False).
-    ``method="direct"`` runs the plain CSR power iteration instead of the framework."""
+    ``method="direct"`` runs the plain CSR power iteration instead of the framework.
+    ``combiner``: sum each vertex's incoming shares as they arrive (on the GPU an
+    atomicAdd slot per vertex; False: every share listed, as in the paper)."""
     from .cpu import Engine
     from .cpu_programs import PageRankMaster, pagerank_program
     from .direct import pagerank_csr
@@ -208,7 +212,7 @@ def pagerank(
         with _on_device("PageRank"):
             x, master, tel, steps = pagerank_cuda(
                 tails, heads, n, damping, float(tol), int(max_iter), graph=g,
-                on_superstep=on_superstep, cancel=cancel)
+                combiner=combiner, on_superstep=on_superstep, cancel=cancel)
         return PageRankResult(x, master.iterations, master.delta, master.converged, steps,
                               be, method, tel, time.perf_counter() - t0, note)
     pairs = np.unique(g.arc_sources().astype(np.int64) * n + g.indices, axis=None)

@@ -4,8 +4,11 @@ Same superstep semantics as ``cpu.Engine``; differences: vertices run in paralle
 insertion uses atomicCAS with Figure 4's randomised cursor (``mode="list"``) or always at
 the head (``mode="collision"``, the paper's ablation) or with one allocator whose
 messages are copied into the read pool after each superstep (``mode="copy"``, the
-paper's evacuation version of section 4.2, Figure 5), no combiner (every message is a
-list element, as in the paper), and Borůvka's MERGE reduces parallel arcs only for inboxes
+paper's evacuation version of section 4.2, Figure 5); a combiner, where the run asks for
+one (the API's default for Bellman-Ford and PageRank, as on the CPU), folds each vertex's
+messages into one slot by an atomic (min / sum) instead of listing them -- the engine's
+entry points default to no combiner, every message a list element as in the paper, for
+the paper's figures; Borůvka has none. Borůvka's MERGE reduces parallel arcs only for inboxes
 of up to 256 moved arcs (PICK takes the minimum rank anyway, so the forest is the same).
 Results equal the CPU engine's (integers bit-identical, PageRank within 1e-12;
 ``tests/gpu/test_programs_gpu.py``). Every allocation is checked first
@@ -32,9 +35,13 @@ HERE = Path(__file__).resolve().parent
 # Address table and scalar layouts: the enums CtxSlot / ScSlot / CntSlot of programs.cu.
 CTX_SLOTS = (
     "glob agg_r agg_w first arc_next arc_tail arc_head arc_w arc_state del_q ins_t ins_h "
-    "ins_w counters dirty active r_head r_next r_i r_f w_head w_next w_i w_f"
+    "ins_w counters dirty active r_head r_next r_i r_f w_head w_next w_i w_f r_comb r_has "
+    "w_comb w_has"
 ).split()
-SC_STEP, SC_TOTAL, SC_LEN = 0, 9, 10
+SC_STEP, SC_TOTAL, SC_LEN = 0, 9, 11
+# combiners of programs.cu (S_COMB): none, sum of doubles, minimum of int64
+COMB_NONE, COMB_SUM_F64, COMB_MIN_I64 = 0, 1, 2
+COMB_RESET = {COMB_SUM_F64: 0, COMB_MIN_I64: np.iinfo(np.int64).max}  # "no message" value
 CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN = range(5)
 # insertion mode per engine mode: "copy" (the paper's evacuation version: one allocator,
 # the inbox copied after each superstep) inserts like "list"
@@ -84,12 +91,20 @@ class CudaProgram:
     message_bound: Callable[[int, int, int], int] = lambda arcs, n, incoming: arcs + n
     insert_bound: Callable[[int, int, int], int] = lambda arcs, n, incoming: 0
     master: Callable[[int, np.ndarray, np.ndarray], bool] | None = None
+    combiner: int = COMB_NONE  # the program's combiner (COMB_*), used when the run asks
 
 
 class _DevicePool:
-    def __init__(self, cp, n: int, ki: int, kf: int):
+    def __init__(self, cp, n: int, ki: int, kf: int, comb: int = COMB_NONE):
         self.cp, self.ki, self.kf = cp, ki, kf
         self.head = _empty(cp, n, np.int64, "message list heads", fill=-1)
+        # combined messages: one slot and one "has mail" flag per vertex (the list heads
+        # stand in for both when there is no combiner: the kernels never touch them)
+        if comb:
+            self.comb = _empty(cp, n, np.int64, "combined messages", fill=COMB_RESET[comb])
+            self.has = _empty(cp, n, np.uint32, "combined messages", fill=0)
+        else:
+            self.comb = self.has = self.head
         self.alloc(1)
 
     def alloc(self, cap: int) -> None:
@@ -107,17 +122,22 @@ class CudaEngine:
     """Runs one :class:`CudaProgram` on a graph given as arc arrays (ids 0..m-1)."""
 
     def __init__(self, program: CudaProgram, n: int, tails, heads, weights, *,
-                 mode: str = "list", seed: int = 0, graph=None):
+                 mode: str = "list", seed: int = 0, graph=None, combiner: bool = False):
         """``graph``: the CSRGraph the arcs come from, when they are a pure function of
         it: their device lists are then built once per graph (DeviceGraph.derived) and
         each run starts from a device-side copy, with no host sorting and no upload;
-        ``tails`` may then be a function returning (tails, heads, weights)."""
+        ``tails`` may then be a function returning (tails, heads, weights).
+        ``combiner``: fold each vertex's messages with the program's combiner (one slot
+        per vertex, updated atomically) instead of listing them (the paper's lists)."""
         import cupy as cp
 
         self.cp, self.p, self.n = cp, program, int(n)
         if mode not in MODES:
             raise InvalidArgumentError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
         self.mode, self.seed, self.copy = MODES[mode], int(seed), mode == "copy"
+        self.comb = program.combiner if combiner else COMB_NONE
+        if self.comb and self.copy:
+            raise InvalidArgumentError("the copy version lists every message: no combiner")
         self.counts = None  # copy mode: per-vertex inbox sizes
 
         def build():
@@ -142,22 +162,31 @@ class CudaEngine:
         self.del_q = cp.zeros(cap, cp.int64)
         self.ins = [cp.zeros(1, cp.int64) for _ in range(3)]
         # counters and this superstep's aggregators share one buffer: one memset and one
-        # device->host read per superstep
+        # device->host read per superstep; two such buffers alternate, so the aggregators
+        # written in superstep s are read in s + 1 with no copy
         nagg = max(program.aggregators, 1)
-        self.io = cp.zeros(5 + nagg, cp.uint64)
-        self.counters = self.io[:5]
-        self.agg_w = self.io[5:].view(cp.float64)
+        self._ios = (cp.zeros(5 + nagg, cp.uint64), cp.zeros(5 + nagg, cp.uint64))
+        self._use_io(0)
         self.dirty = cp.zeros(max(self.n, 1), cp.int32)
         self.total = self.live = m
         ki, kf = program.msg_ints, program.msg_floats
-        self.pools = (_DevicePool(cp, self.n, ki, kf), _DevicePool(cp, self.n, ki, kf))
+        self.pools = (_DevicePool(cp, self.n, ki, kf, self.comb),
+                      _DevicePool(cp, self.n, ki, kf, self.comb))
         self.glob = np.zeros(max(program.globals, 1), np.int64)
-        self.agg_r = cp.zeros(nagg, cp.float64)
+        self._sc_cache: dict[tuple, object] = {}
         self.glob_dev = cp.asarray(self.glob)  # re-sent only when the master changes glob
         self._glob_sent = self.glob.copy()
         self._ctx_cache: dict[tuple, object] = {}
         self.supersteps = 0
         self.stopped_by = ""
+
+    def _use_io(self, s: int) -> None:
+        """Superstep ``s`` writes counters and aggregators into one buffer and reads the
+        aggregators superstep s - 1 wrote into the other."""
+        self.io = self._ios[s % 2]
+        self.counters = self.io[:5]
+        self.agg_w = self.io[5:].view(self.cp.float64)
+        self.agg_r = self._ios[(s + 1) % 2][5:].view(self.cp.float64)
 
     def _grow_arcs(self, need: int) -> None:
         cp = self.cp
@@ -178,6 +207,7 @@ class CudaEngine:
             "counters": self.counters, "dirty": self.dirty, "active": active,
             "r_head": rd.head, "r_next": rd.next, "r_i": rd.i, "r_f": rd.f,
             "w_head": wr.head, "w_next": wr.next, "w_i": wr.i, "w_f": wr.f,
+            "r_comb": rd.comb, "r_has": rd.has, "w_comb": wr.comb, "w_has": wr.has,
         }
         ptrs = tuple(arrays[k].data.ptr for k in CTX_SLOTS)
         ctx = self._ctx_cache.get(ptrs)  # the two pools alternate: two tables, sent once
@@ -185,10 +215,20 @@ class CudaEngine:
             if len(self._ctx_cache) > 8:
                 self._ctx_cache.clear()
             ctx = self._ctx_cache[ptrs] = cp.asarray(ptrs, dtype=cp.uint64)
-        sc = np.array([step, self.n, self.p.msg_ints, self.p.msg_floats, self.mode, self.seed,
-                       wr.cap, int(self.del_q.shape[0]), int(self.ins[0].shape[0]),
-                       self.total], dtype=np.int64)
-        return ctx, sc
+        key = (step, self.n, self.p.msg_ints, self.p.msg_floats, self.mode, self.seed,
+               wr.cap, int(self.del_q.shape[0]), int(self.ins[0].shape[0]), self.total,
+               self.comb)
+        return ctx, key
+
+    def _sc(self, key: tuple):
+        """The scalars of ``key`` on the device, uploaded once per distinct value (the
+        superstep number is a kernel argument: a superstep costs no upload)."""
+        sc = self._sc_cache.get(key[1:])
+        if sc is None:
+            if len(self._sc_cache) > 32:
+                self._sc_cache.clear()
+            sc = self._sc_cache[key[1:]] = self.cp.asarray(np.array((0,) + key[1:], np.int64))
+        return sc
 
     def _evacuate(self, s: int, rd: _DevicePool, wr: _DevicePool, active, glob, incoming: int,
                   grid) -> None:
@@ -199,8 +239,8 @@ class CudaEngine:
             rd.alloc(max(incoming, 2 * rd.cap))
         if self.counts is None:
             self.counts = _empty(cp, self.n, np.int64, "inbox counts")
-        ctx, sc_host = self._tables(s, rd, wr, active, glob)  # rd's arrays may be new
-        sc = cp.asarray(sc_host)
+        ctx, key = self._tables(s, rd, wr, active, glob)  # rd's arrays may be new
+        sc = self._sc(key)
         get_kernel("vp_count_inbox")(grid, (BLOCK,), (ctx, sc, self.counts))
         offsets = cp.cumsum(self.counts) - self.counts  # exclusive prefix sum
         get_kernel("vp_evacuate")(grid, (BLOCK,), (ctx, sc, offsets))
@@ -231,7 +271,8 @@ class CudaEngine:
                 rd, wr = self.pools[1], self.pools[0]
             else:
                 rd, wr = self.pools[(s + 1) % 2], self.pools[s % 2]
-            need = int(p.message_bound(self.live, n, incoming)) + 1
+            # a combiner needs no pool slots: every message goes to its vertex's slot
+            need = 1 if self.comb else int(p.message_bound(self.live, n, incoming)) + 1
             if wr.cap < need:
                 wr.alloc(max(need, 2 * wr.cap))
             inserts = int(p.insert_bound(self.live, n, incoming))
@@ -240,14 +281,15 @@ class CudaEngine:
                 self.ins = [_empty(cp, inserts, np.int64, "the arc insert queue")
                             for _ in range(3)]
             t0 = time.perf_counter()
+            self._use_io(s)
             self.io.fill(0)  # counters (top = 0 also frees the write pool) and aggregators
             if not np.array_equal(self.glob, self._glob_sent):
                 self.glob_dev.set(self.glob)
                 self._glob_sent = self.glob.copy()
             glob = self.glob_dev
-            ctx, sc_host = self._tables(s, rd, wr, active, glob)
-            sc = cp.asarray(sc_host)
-            kernel(grid, (BLOCK,), (ctx, sc, st_table))
+            ctx, key = self._tables(s, rd, wr, active, glob)
+            sc = self._sc(key)
+            kernel(grid, (BLOCK,), (ctx, sc, st_table, np.int64(s)))
             io = self.io.get()
             cnt, agg = io[:5], io[5:].view(np.float64)
             if cnt[CNT_OVERFLOW]:
@@ -263,8 +305,6 @@ class CudaEngine:
                 self._evacuate(s, rd, wr, active, glob, incoming, grid)
             self.total += ni
             self.live += ni - nd
-            if p.aggregators:
-                self.agg_r[:] = self.agg_w
             if nd or ni or self.copy:
                 cp.cuda.Stream.null.synchronize()  # the edit kernels belong to this superstep
             rows.append((s, int(cnt[CNT_RAN]), incoming, self.live,
@@ -290,17 +330,19 @@ def _checked(eng: CudaEngine, tel: np.ndarray, limit: int) -> np.ndarray:
     return tel
 
 
-def bellman_ford_cuda(g, source: int, *, mode: str = "list", **run_kw):
-    """(dist int64 numpy, -1 unreachable; telemetry; supersteps)."""
+def bellman_ford_cuda(g, source: int, *, mode: str = "list", combiner: bool = False,
+                      **run_kw):
+    """(dist int64 numpy, -1 unreachable; telemetry; supersteps). ``combiner``: keep only
+    each vertex's smallest candidate (atomicMin) instead of listing every message."""
     import cupy as cp
 
     from .cpu_programs import INF
 
     n = g.num_nodes
     prog = CudaProgram("bellman-ford", "bf_superstep", msg_ints=1,
-                       message_bound=lambda arcs, n_, inc: arcs)
+                       message_bound=lambda arcs, n_, inc: arcs, combiner=COMB_MIN_I64)
     eng = CudaEngine(prog, n, lambda: (g.arc_sources(), g.indices, g.weights), None, None,
-                     mode=mode, graph=g)
+                     mode=mode, graph=g, combiner=combiner)
     dist = cp.full(n, INF, cp.int64)
     active = cp.zeros(n, cp.uint8)
     active[source] = 1
@@ -313,19 +355,21 @@ def bellman_ford_cuda(g, source: int, *, mode: str = "list", **run_kw):
 
 
 def pagerank_cuda(tails, heads, n: int, damping: float, tol: float, max_iter: int, *,
-                  mode: str = "list", graph=None, **run_kw):
+                  mode: str = "list", graph=None, combiner: bool = False, **run_kw):
     """Distinct arcs (tails, heads) as api.pagerank prepares them -> (rank, master, tel,
     supersteps). ``graph``: the CSRGraph they come from (its device lists and out-degrees
-    are then cached per graph)."""
+    are then cached per graph). ``combiner``: sum each vertex's shares as they arrive
+    (atomicAdd) instead of listing them."""
     import cupy as cp
 
     from .cpu_programs import PageRankMaster
 
     master = PageRankMaster(n, tol, max_iter)
     prog = CudaProgram("pagerank", "pr_superstep", msg_floats=1, aggregators=2,
-                       master=master, message_bound=lambda arcs, n_, inc: arcs)
+                       master=master, message_bound=lambda arcs, n_, inc: arcs,
+                       combiner=COMB_SUM_F64)
     eng = CudaEngine(prog, n, lambda: (tails, heads, np.zeros_like(tails)), None, None,
-                     mode=mode, graph=graph)
+                     mode=mode, graph=graph, combiner=combiner)
     x = cp.full(n, 1.0 / n)
 
     def degrees():

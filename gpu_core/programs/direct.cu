@@ -8,6 +8,7 @@
 //   change and of the dangling rank, reduced by one block in a fixed order (deterministic),
 //   which also applies networkx's stopping test on the device: after convergence the
 //   iterations only copy x, so the host reads the flag every few iterations, not each one.
+//   prd_persistent runs the same iterations in one cooperative launch (the default path).
 // * Borůvka: undirected edges indexed by their rank in Kruskal's order (weight, smaller
 //   id, larger id), so an edge's index is its key and ties are strict. Per round: every
 //   edge between two supervertices offers its index to both roots (atomicMin); each root
@@ -138,4 +139,86 @@ extern "C" __global__ void bor_relabel(int* root, const int* nxt, int* best, int
     if (v >= n) return;
     root[v] = nxt[root[v]];
     best[v] = NONE;
+}
+
+// ---- PageRank, all iterations in one persistent cooperative launch ----------------------
+// The same iteration as prd_pull + prd_finish, with no host round trip and one grid
+// barrier per iteration: every block reduces the previous iteration's per-block partials
+// itself (the same fixed order in every block, so all blocks see the same delta and stop
+// together), then pulls its vertices. Two buffers each of x and of y = x * inv (the share
+// a vertex sends, so the gather reads 8 bytes per arc), alternating by parity; the
+// partials alternate too, so one barrier per iteration is enough (an iteration writes the
+// buffers the one before it read, and every read of those finished before that barrier).
+// out: info = (converged, iterations), res = (delta of the last iteration); the final
+// rank is in xa when iterations is even, else in xb.
+extern "C" __global__ void prd_persistent(const int* __restrict__ indptr,
+                                          const int* __restrict__ src,
+                                          const double* __restrict__ inv,
+                                          const unsigned char* __restrict__ dangling,
+                                          double* xa, double* xb, double* ya, double* yb,
+                                          double* parts, unsigned* bar, int* info,
+                                          double* res, int n, double damping, double limit,
+                                          int max_iter, double dsum0) {
+    __shared__ double sh[BLK];
+    const int nb = gridDim.x;
+    const int stride = nb * blockDim.x;
+    const double base = (1.0 - damping) / (double)n;
+    // x and y are rewritten every other iteration by other blocks: read them through L2
+    // (__ldcg), never from a stale L1 line.
+    // y of the start vector (x = 1/n everywhere, written by the host into xa)
+    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
+        ya[v] = xa[v] * inv[v];
+    grid_barrier(bar);
+    int it = 0;
+    bool conv = false;
+    double delta = nan("");
+    double dsum = dsum0;
+    for (;;) {
+        if (it > 0) {  // the previous iteration's L1 change and dangling sum
+            const double* pd = parts + (it & 1) * 2 * nb;
+            double a = 0.0, b = 0.0;
+            for (int i = threadIdx.x; i < nb; i += blockDim.x) {
+                a += __ldcg(&pd[i]);  // written by other blocks: read through L2
+                b += __ldcg(&pd[nb + i]);
+            }
+            delta = block_sum(a, sh);
+            dsum = block_sum(b, sh);
+            if (delta < limit) {
+                conv = true;
+                break;
+            }
+            if (it == max_iter) break;
+        }
+        ++it;
+        const double* x = (it & 1) ? xa : xb;
+        const double* y = (it & 1) ? ya : yb;
+        double* xn = (it & 1) ? xb : xa;
+        double* yn = (it & 1) ? yb : ya;
+        const double dn = dsum / (double)n;
+        double diff = 0.0, dang = 0.0;
+        for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+            double flow = 0.0;
+            const int j1 = indptr[v + 1];
+            for (int j = indptr[v]; j < j1; ++j) flow += __ldcg(&y[src[j]]);
+            double nw = damping * (flow + dn) + base;  // prd_pull's arithmetic
+            diff += fabs(nw - __ldcg(&x[v]));
+            const double iv = inv[v];
+            if (iv == 0.0) dang += nw;  // inv = 0 exactly on dangling vertices
+            xn[v] = nw;
+            yn[v] = nw * iv;
+        }
+        double a = block_sum(diff, sh);
+        double b = block_sum(dang, sh);
+        if (threadIdx.x == 0) {
+            double* pd = parts + (it & 1) * 2 * nb;
+            pd[blockIdx.x] = a;
+            pd[nb + blockIdx.x] = b;
+        }
+        grid_barrier(bar);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        info[0] = conv ? 1 : 0;
+        info[1] = it;
+        res[0] = delta;
+    }
 }

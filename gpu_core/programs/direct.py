@@ -58,9 +58,9 @@ def kruskal_mask(n, a, b):
     return keep
 
 
-def pagerank_csr(g: CSRGraph, damping: float, tol: float, max_iter: int):
-    """networkx.pagerank(G, weight=None) as a power iteration on the simple digraph:
-    returns (rank, iterations, delta, converged)."""
+def pagerank_matrix(g: CSRGraph):
+    """(q, dangling) of networkx's PageRank: q[u, v] = 1 / outdeg(u) over the simple
+    digraph's arcs (scipy CSR), dangling = the vertices without out-arcs."""
     import scipy.sparse as sp
 
     n = g.num_nodes
@@ -71,6 +71,13 @@ def pagerank_csr(g: CSRGraph, damping: float, tol: float, max_iter: int):
     out = np.asarray(a.sum(axis=1)).ravel()
     dangling = out == 0
     q = sp.diags_array(np.divide(1.0, out, out=np.zeros(n), where=~dangling)) @ a
+    return q, dangling
+
+
+def pagerank_iterate(q, dangling: np.ndarray, damping: float, tol: float, max_iter: int):
+    """The power iteration on :func:`pagerank_matrix`'s output: (rank, iterations, delta,
+    converged), stopping when the L1 change < n * tol (networkx's test)."""
+    n = dangling.shape[0]
     x = np.full(n, 1.0 / n)
     delta = float("nan")
     for it in range(1, max_iter + 1):
@@ -80,3 +87,9 @@ def pagerank_csr(g: CSRGraph, damping: float, tol: float, max_iter: int):
         if delta < n * tol:
             return x, it, delta, True
     return x, max_iter, delta, False
+
+
+def pagerank_csr(g: CSRGraph, damping: float, tol: float, max_iter: int):
+    """networkx.pagerank(G, weight=None) as a power iteration on the simple digraph:
+    returns (rank, iterations, delta, converged)."""
+    return pagerank_iterate(*pagerank_matrix(g), damping, tol, max_iter)

@@ -25,6 +25,8 @@ from .direct import undirected_edges
 HERE = Path(__file__).resolve().parent
 BLOCK = 256
 CHECK_EVERY = 8  # PageRank iterations between two reads of the device's converged flag
+# (the launch-per-iteration fallback); blocks per SM of the persistent PageRank launch
+PERSISTENT_BLOCKS_PER_SM = 4
 
 
 def get_kernel(name: str):
@@ -75,11 +77,68 @@ class _PageRankGraph:
 
 def pagerank_direct_cuda(g: CSRGraph, damping: float, tol: float, max_iter: int):
     """``direct.pagerank_csr`` on the device: (rank numpy, iterations, delta, converged).
-    Two launches per iteration and one flag read every CHECK_EVERY iterations."""
-    import cupy as cp
-
+    One persistent cooperative launch runs every iteration (``prd_persistent``: one grid
+    barrier per iteration, the stopping test on the device, nothing read back until the
+    end); where cooperative launches are refused, two launches per iteration and one
+    flag read every CHECK_EVERY iterations (``prd_pull`` + ``prd_finish``)."""
     n = g.num_nodes
     pg = device_graph(g).derived("pagerank_transpose", lambda: _PageRankGraph(g))
+    try:
+        return _pagerank_persistent(pg, n, float(damping), float(n * tol), int(max_iter))
+    except _NoCooperativeLaunch:
+        return _pagerank_launches(pg, n, float(damping), float(n * tol), int(max_iter))
+
+
+class _NoCooperativeLaunch(Exception):
+    pass
+
+
+def _coop_blocks(kern) -> int:
+    """Blocks of the persistent launch: PERSISTENT_BLOCKS_PER_SM per SM, capped by the
+    kernel's occupancy (every block must be resident for the grid barrier)."""
+    import cupy as cp
+
+    sms = int(cp.cuda.Device().attributes["MultiProcessorCount"])
+    by_regs = 65536 // (max(1, int(kern.num_regs)) * BLOCK)
+    by_smem = (227 * 1024) // (int(kern.shared_size_bytes) + 1024)
+    return sms * max(1, min(PERSISTENT_BLOCKS_PER_SM, by_regs, 2048 // BLOCK, by_smem))
+
+
+def _pagerank_persistent(pg, n: int, damping: float, limit: float, max_iter: int):
+    import cupy as cp
+
+    kern = _device_kernel(HERE / "direct.cu", "prd_persistent", cooperative=True)
+    nb = _coop_blocks(kern)
+    ensure_free(32 * n + 16 * nb + 64, "the direct PageRank")
+    xs = cp.full((2, n), 1.0 / n)
+    ys = cp.empty((2, n))
+    parts = cp.zeros(4 * nb)
+    bar = cp.zeros(2, cp.uint32)
+    info = cp.zeros(2, cp.int32)
+    res = cp.full(1, np.nan)
+    while True:
+        try:
+            kern((nb,), (BLOCK,), (pg.indptr, pg.src, pg.inv, pg.dangling, xs[0], xs[1],
+                                   ys[0], ys[1], parts, bar, info, res, np.int32(n),
+                                   np.float64(damping), np.float64(limit),
+                                   np.int32(max_iter), np.float64(pg.dsum0)))
+            break
+        except cp.cuda.driver.CUDADriverError as exc:
+            if "TOO_LARGE" in str(exc) and nb > 1:  # fewer resident blocks than computed
+                nb = max(1, nb // 2)
+                parts = cp.zeros(4 * nb)
+                bar.fill(0)
+                continue
+            if "COOPERATIVE" in str(exc) or "NOT_SUPPORTED" in str(exc):
+                raise _NoCooperativeLaunch(str(exc)) from exc
+            raise
+    done, iters = (int(v) for v in info.get())
+    return xs[iters % 2].get(), iters, float(res.get()[0]), bool(done)
+
+
+def _pagerank_launches(pg, n: int, damping: float, limit: float, max_iter: int):
+    import cupy as cp
+
     nb = max(-(-n // BLOCK), 1)
     ensure_free(16 * n + 16 * nb, "the direct PageRank")
     x = cp.full(n, 1.0 / n)
@@ -89,7 +148,6 @@ def pagerank_direct_cuda(g: CSRGraph, damping: float, tol: float, max_iter: int)
     info = cp.zeros(2, cp.int32)
     res = cp.full(1, np.nan)
     pull, finish = get_kernel("prd_pull"), get_kernel("prd_finish")
-    damping, limit = float(damping), float(n * tol)
     for it in range(1, max_iter + 1):
         pull((nb,), (BLOCK,), (pg.indptr, pg.src, pg.inv, pg.dangling, x, xn, dsum, info,
                                parts[0], parts[1], np.int32(n), np.float64(damping)))

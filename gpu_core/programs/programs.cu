@@ -1,5 +1,7 @@
 // Seed 003 on the GPU: a Pregel-style vertex-program framework whose message buffers do
-// not depend on the topology, and the paper's three programs on it.
+// not depend on the topology, and the paper's three programs on it. One file (over 500
+// lines) on purpose: the loader compiles a .cu as one NVRTC module with only common.cuh
+// prepended, and the programs need the framework's Ctx and helpers in the same unit.
 //
 // Loaded by cuda.py through gpu_core.device.get_kernel, which prepends device/common.cuh
 // (the i64/u64 typedefs come from there).
@@ -27,14 +29,20 @@
 enum CtxSlot {
     C_GLOB, C_AGG_R, C_AGG_W, C_FIRST, C_ARC_NEXT, C_ARC_TAIL, C_ARC_HEAD, C_ARC_W,
     C_ARC_STATE, C_DEL_Q, C_INS_T, C_INS_H, C_INS_W, C_COUNTERS, C_DIRTY, C_ACTIVE,
-    C_R_HEAD, C_R_NEXT, C_R_I, C_R_F, C_W_HEAD, C_W_NEXT, C_W_I, C_W_F, C_NSLOTS
+    C_R_HEAD, C_R_NEXT, C_R_I, C_R_F, C_W_HEAD, C_W_NEXT, C_W_I, C_W_F,
+    C_R_COMB, C_R_HAS, C_W_COMB, C_W_HAS, C_NSLOTS
 };
 enum ScSlot { S_STEP, S_N, S_KI, S_KF, S_MODE, S_SEED, S_MSG_CAP, S_DEL_CAP, S_INS_CAP,
-              S_TOTAL, S_NSLOTS };
+              S_TOTAL, S_COMB, S_NSLOTS };
+// Combiners (S_COMB): messages to one vertex folded into one 8-byte slot per vertex by an
+// atomic, no list element (Pregel's combiner; the paper's lists are COMB_NONE).
+#define COMB_NONE 0
+#define COMB_SUM_F64 1  // PageRank: the sum of the shares
+#define COMB_MIN_I64 2  // Bellman-Ford: the smallest candidate distance
 enum CntSlot { CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN, CNT_NSLOTS };
 
 struct Ctx {
-    i64 step, n, ki, kf, mode, seed, msg_cap, del_cap, ins_cap;
+    i64 step, n, ki, kf, mode, seed, msg_cap, del_cap, ins_cap, comb;
     const i64* glob;
     const double* agg_r;
     double* agg_w;
@@ -59,6 +67,15 @@ struct Ctx {
     i64* w_next;
     i64* w_i;
     double* w_f;
+    u64* r_comb;  // combined message of each vertex (COMB_*; reset value when none)
+    unsigned* r_has;  // 1: the vertex got a combined message
+    u64* w_comb;
+    unsigned* w_has;
+    // this thread's share of the superstep's aggregators and of the vertices that got
+    // their first combined message: summed per block after compute, one atomic per block
+    // (one same-address atomic per warp cost ~0.4 ms a superstep on NE's 1.5M vertices)
+    double agg_loc[2];
+    u64 mail_loc;
 };
 
 __device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
@@ -72,6 +89,7 @@ __device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
     c.msg_cap = sc[S_MSG_CAP];
     c.del_cap = sc[S_DEL_CAP];
     c.ins_cap = sc[S_INS_CAP];
+    c.comb = sc[S_COMB];
     c.glob = (const i64*)p[C_GLOB];
     c.agg_r = (const double*)p[C_AGG_R];
     c.agg_w = (double*)p[C_AGG_W];
@@ -96,6 +114,10 @@ __device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
     c.w_next = (i64*)p[C_W_NEXT];
     c.w_i = (i64*)p[C_W_I];
     c.w_f = (double*)p[C_W_F];
+    c.r_comb = (u64*)p[C_R_COMB];
+    c.r_has = (unsigned*)p[C_R_HAS];
+    c.w_comb = (u64*)p[C_W_COMB];
+    c.w_has = (unsigned*)p[C_W_HAS];
     return c;
 }
 
@@ -126,12 +148,49 @@ __device__ __forceinline__ u64 warp_take(u64* ctr) {
     return base + (u64)__popc(g & ((1u << lane) - 1u));
 }
 
-// Aggregator sum from divergent code: the converged lanes' values summed first, one atomic.
-__device__ __forceinline__ void warp_fadd(double* p, double v) {
-    unsigned g = __activemask();
-    double s = 0.0;
-    for (unsigned m = g; m; m &= m - 1) s += __shfl_sync(g, v, __ffs(m) - 1);
-    if ((int)(threadIdx.x & 31) == __ffs(g) - 1) atomicAdd(p, s);
+// Aggregator k (0 or 1) += v: kept in the thread until vp_block_flush.
+__device__ __forceinline__ void vp_aggregate(Ctx& c, int k, double v) { c.agg_loc[k] += v; }
+
+// After compute, every thread of the block: the block's sums of the aggregators, of the
+// vertices that ran and of the first combined messages, one atomic each per block. A sum of
+// 0 is not added, so a program with fewer than two aggregators never touches agg_w[1].
+__device__ __forceinline__ void vp_block_flush(Ctx& c, bool ran) {
+    __shared__ double sh_a[2][32];
+    __shared__ u64 sh_n[2][32];
+    double a0 = c.agg_loc[0], a1 = c.agg_loc[1];
+    u64 n_ran = ran ? 1 : 0, n_mail = c.mail_loc;
+    for (int o = 16; o > 0; o >>= 1) {
+        a0 += __shfl_down_sync(0xffffffffu, a0, o);
+        a1 += __shfl_down_sync(0xffffffffu, a1, o);
+        n_ran += __shfl_down_sync(0xffffffffu, n_ran, o);
+        n_mail += __shfl_down_sync(0xffffffffu, n_mail, o);
+    }
+    int w = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = (blockDim.x + 31) >> 5;
+    if (lane == 0) {
+        sh_a[0][w] = a0;
+        sh_a[1][w] = a1;
+        sh_n[0][w] = n_ran;
+        sh_n[1][w] = n_mail;
+    }
+    __syncthreads();
+    if (w == 0) {
+        a0 = lane < nw ? sh_a[0][lane] : 0.0;
+        a1 = lane < nw ? sh_a[1][lane] : 0.0;
+        n_ran = lane < nw ? sh_n[0][lane] : 0;
+        n_mail = lane < nw ? sh_n[1][lane] : 0;
+        for (int o = 16; o > 0; o >>= 1) {
+            a0 += __shfl_down_sync(0xffffffffu, a0, o);
+            a1 += __shfl_down_sync(0xffffffffu, a1, o);
+            n_ran += __shfl_down_sync(0xffffffffu, n_ran, o);
+            n_mail += __shfl_down_sync(0xffffffffu, n_mail, o);
+        }
+        if (lane == 0) {
+            if (a0 != 0.0) atomicAdd(&c.agg_w[0], a0);
+            if (a1 != 0.0) atomicAdd(&c.agg_w[1], a1);
+            if (n_ran) atomicAdd(&c.counters[CNT_RAN], n_ran);
+            if (n_mail) atomicAdd(&c.counters[CNT_TOP], n_mail);
+        }
+    }
 }
 
 // A slot of this superstep's pool, or -1 (overflow flagged) when it is full.
@@ -158,6 +217,40 @@ __device__ void vp_link(Ctx& c, i64 dst, i64 slot, u64& rng) {
             cur = (now < 0) ? head : &c.w_next[now];
         }
     }
+}
+
+// A combined message to dst: folded into its slot; the first one to a vertex is counted
+// (CNT_TOP = vertices with mail, the CPU engine's "messages after combining"; summed per
+// block by vp_block_flush).
+__device__ __forceinline__ void vp_mark_mail(Ctx& c, i64 dst) {
+    if (!*(volatile unsigned*)&c.w_has[dst] && atomicExch(&c.w_has[dst], 1u) == 0u)
+        ++c.mail_loc;
+}
+
+// Send a double (msg_floats = 1): to the list, or summed (COMB_SUM_F64).
+__device__ __forceinline__ void vp_send_f(Ctx& c, i64 dst, double val, u64& rng) {
+    if (c.comb == COMB_SUM_F64) {
+        atomicAdd((double*)&c.w_comb[dst], val);
+        vp_mark_mail(c, dst);
+        return;
+    }
+    i64 s = vp_alloc(c);
+    if (s < 0) return;
+    c.w_f[s * c.kf] = val;
+    vp_link(c, dst, s, rng);
+}
+
+// Send an i64 (msg_ints = 1): to the list, or the minimum kept (COMB_MIN_I64).
+__device__ __forceinline__ void vp_send_i(Ctx& c, i64 dst, i64 val, u64& rng) {
+    if (c.comb == COMB_MIN_I64) {
+        atomicMin((long long*)&c.w_comb[dst], (long long)val);
+        vp_mark_mail(c, dst);
+        return;
+    }
+    i64 s = vp_alloc(c);
+    if (s < 0) return;
+    c.w_i[s * c.ki] = val;
+    vp_link(c, dst, s, rng);
 }
 
 __device__ __forceinline__ void vp_delete_arc(Ctx& c, i64 e) {
@@ -261,18 +354,28 @@ extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64
     c.w_head[v] = -1;
 }
 
-// One superstep of a program: a thread per vertex; counts the vertices that ran.
+// One superstep of a program: a thread per vertex; counts the vertices that ran. Every
+// thread reaches vp_block_flush (it has a block barrier), those without work too.
 #define VP_SUPERSTEP(NAME, COMPUTE)                                                      \
-    extern "C" __global__ void NAME(const u64* ctxp, const i64* sc, const u64* st) {      \
+    extern "C" __global__ void NAME(const u64* ctxp, const i64* sc, const u64* st,        \
+                                    const long long step) {                               \
         Ctx c = load_ctx(ctxp, sc);                                                       \
+        c.step = step; /* an argument: sc is uploaded once, not every superstep */        \
+        c.agg_loc[0] = c.agg_loc[1] = 0.0;                                                \
+        c.mail_loc = 0;                                                                   \
         i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;                               \
-        bool runs = v < c.n && (c.active[v] || c.r_head[v] >= 0);                         \
-        unsigned m = __ballot_sync(0xffffffffu, runs);                                    \
-        if ((threadIdx.x & 31) == 0 && m) atomicAdd(&c.counters[CNT_RAN], (u64)__popc(m)); \
-        if (!runs) return;                                                                \
-        u64 rng = rng_seed(c.seed, c.step, v);                                            \
-        c.active[v] = COMPUTE(v, c, st, rng) ? 1 : 0;                                     \
-        c.r_head[v] = -1;                                                                 \
+        bool runs = v < c.n && (c.active[v] || c.r_head[v] >= 0 ||                        \
+                                (c.comb != COMB_NONE && c.r_has[v]));                     \
+        if (runs) {                                                                       \
+            u64 rng = rng_seed(c.seed, c.step, v);                                        \
+            c.active[v] = COMPUTE(v, c, st, rng) ? 1 : 0;                                 \
+            c.r_head[v] = -1;                                                             \
+            if (c.comb != COMB_NONE) { /* this slot is written again two supersteps on */ \
+                c.r_has[v] = 0u;                                                          \
+                c.r_comb[v] = (c.comb == COMB_MIN_I64) ? (u64)I64_INF : 0ULL;             \
+            }                                                                             \
+        }                                                                                 \
+        vp_block_flush(c, runs);                                                          \
     }
 
 // ---- Bellman-Ford (Figure 2). st = (dist i64[n], source i64[1]); ki = 1 ----------------
@@ -285,15 +388,14 @@ __device__ bool bf_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         if (v != source) return false;
         best = 0;
     }
-    for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) best = min(best, c.r_i[m * c.ki]);
+    if (c.comb == COMB_MIN_I64)
+        best = min(best, (i64)c.r_comb[v]);
+    else
+        for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) best = min(best, c.r_i[m * c.ki]);
     if (best < dist[v]) {
         dist[v] = best;
-        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
-            i64 s = vp_alloc(c);
-            if (s < 0) return false;
-            c.w_i[s * c.ki] = best + c.arc_w[e];
-            vp_link(c, c.arc_head[e], s, rng);
-        }
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e])
+            vp_send_i(c, c.arc_head[e], best + c.arc_w[e], rng);
     }
     return false;
 }
@@ -308,21 +410,19 @@ __device__ bool pr_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
     const double* par = (const double*)st[2];
     if (c.step > 0) {
         double t = 0.0;
-        for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) t += c.r_f[m * c.kf];
+        if (c.comb == COMB_SUM_F64)
+            t = __longlong_as_double((long long)c.r_comb[v]);
+        else
+            for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) t += c.r_f[m * c.kf];
         double nw = par[0] * (t + c.agg_r[0] * par[1]) + (1.0 - par[0]) * par[1];
-        warp_fadd(&c.agg_w[1], fabs(nw - x[v]));
+        vp_aggregate(c, 1, fabs(nw - x[v]));
         x[v] = nw;
     }
     if (outdeg[v] == 0) {
-        warp_fadd(&c.agg_w[0], x[v]);
+        vp_aggregate(c, 0, x[v]);
     } else {
         double share = x[v] / (double)outdeg[v];
-        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) {
-            i64 s = vp_alloc(c);
-            if (s < 0) return true;
-            c.w_f[s * c.kf] = share;
-            vp_link(c, c.arc_head[e], s, rng);
-        }
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) vp_send_f(c, c.arc_head[e], share, rng);
     }
     return true;
 }
@@ -375,7 +475,7 @@ __device__ bool boruvka_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         done[v] = 0;
         in_forest[best] = 1;
         send3(c, c.arc_head[be], v, 0, 0, rng);
-        warp_fadd(&c.agg_w[0], 1.0);
+        vp_aggregate(c, 0, 1.0);
         return true;
     }
     if (phase == RESOLVE || phase == JUMP) {
@@ -395,13 +495,13 @@ __device__ bool boruvka_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
             for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) {
                 if (c.r_i[m * K] == REQ) {
                     send3(c, c.r_i[m * K + 1], ANS, ptr[v], (root || done[v]) ? 1 : 0, rng);
-                    warp_fadd(&c.agg_w[1], 1.0);
+                    vp_aggregate(c, 1, 1.0);
                 }
             }
         }
         if ((phase == RESOLVE || asked) && !root && !done[v]) {
             send3(c, ptr[v], REQ, v, 0, rng);
-            warp_fadd(&c.agg_w[1], 1.0);
+            vp_aggregate(c, 1, 1.0);
         }
         return true;
     }

@@ -175,8 +175,9 @@ def test_bench_vertex_programs_paper_graphs_and_figures(tmp_path, capsys):
     assert "not available offline" in text and "MISMATCH" not in text
     with open(tmp_path / "vertex_programs.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    names = ["gen:grid:400", "R-MAT", "Random", "WikiTalk-like R-MAT", "rev-WikiTalk-like",
-             "random 2^5", "random 2^6"]
+    # Figure 8's graphs right after the road graph, so a run cut short has every figure
+    names = ["gen:grid:400", "random 2^5", "random 2^6", "R-MAT", "Random",
+             "WikiTalk-like R-MAT", "rev-WikiTalk-like"]
     assert list(dict.fromkeys(r["graph"] for r in rows)) == names
     for name in names:
         progs = {r["program"] for r in rows if r["graph"] == name}
@@ -205,3 +206,54 @@ def test_bench_vertex_programs_bad_program():
     with pytest.raises(SystemExit, match="unknown program 'nope'"):
         main(["bench", "vertex-programs", "--map", "gen:random:50", "--programs", "nope",
               "--backend", "cpu"])
+
+
+def test_bench_time_cap_reuse_and_include(tmp_path, capsys):
+    """--time-cap: a row past it reads 'over cap' (not a mismatch) with its time; Figure
+    8's 2^k graph equal to --graphs random is measured once; --include keeps old rows."""
+    first = tmp_path / "a"
+    rc = main(["bench", "vertex-programs", "--backend", "cpu", "--graphs", "random",
+               "--nodes", "256", "--scaling", "7:8", "--repeats", "1", "--iterations", "3",
+               "--edits", "0", "--time-cap", "0.000001", "--out", str(first)])
+    text = capsys.readouterr().out
+    assert rc == 0 and "MISMATCH" not in text and "same graph as random 2^8" in text
+    with open(first / "vertex_programs.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and all(r["check"] == "over cap" and "cap" in r["note"] for r in rows)
+    same = [(r["implementation"], r["median_ms"]) for r in rows if r["graph"] == "Random"]
+    assert same == [(r["implementation"], r["median_ms"]) for r in rows
+                    if r["graph"] == "random 2^8"]
+    second = tmp_path / "b"
+    rc = main(["bench", "vertex-programs", "--backend", "cpu", "--map", "gen:grid:100",
+               "--repeats", "1", "--iterations", "3", "--edits", "0", "--programs", "mst",
+               "--include", str(first), "--out", str(second)])
+    assert rc == 0
+    with open(second / "vertex_programs.csv", newline="") as fh:
+        graphs = {r["graph"] for r in csv.DictReader(fh)}
+    assert graphs == {"random 2^7", "random 2^8", "Random", "gen:grid:100"}
+    assert (second / "fig8_scaling.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_goal_lines_read_the_ne_rows():
+    from app.bench.vertex_programs_goals import goal_lines
+
+    def row(prog, impl, ms, check="ok", **kw):
+        return {"graph": "NE", "kind": "road", "program": prog, "implementation": impl,
+                "median_ms": ms, "check": check, "edit_batch_ms": kw.get("edits", "")}
+
+    table = [row("mst", "framework (list)", 20.0, edits="0.8"),
+             row("mst", "direct Borůvka kernels (GPU)", 2.0),
+             row("mst", "scipy minimum_spanning_tree", 500.0),
+             row("mst", "Medusa-style rebuilds (every round)", 900.0),
+             row("pagerank", "framework (combiner)", 9.0, check="over cap"),
+             row("pagerank", "direct CSR", 3.5),
+             row("bf", "framework (list)", 100.0),
+             row("bf", "Medusa-style (static buffers)", 150.0)]
+    lines = "\n".join(goal_lines(table))
+    assert "mst-direct on NE: 2.000 ms, goal <= 3 ms: met; 250x scipy" in lines
+    assert "mst-framework on NE: lists 20.000 ms, goal <= 15 ms: not met" in lines
+    assert "pagerank-framework on NE: combiner > 9.0 ms (over the time cap)" in lines
+    assert "pagerank-direct on NE: 3.500 ms, goal <= 4 ms: met" in lines
+    assert "edit-batch on NE: 0.800 ms, goal <= 1 ms: met" in lines
+    assert "bellman-ford on NE: lists 100.0 ms vs static buffers 150.0 ms: lists win" in lines
+    assert "boruvka on NE: lists 20.0 ms vs rebuild every round 900.0 ms: lists win" in lines

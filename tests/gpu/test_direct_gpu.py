@@ -91,3 +91,18 @@ def test_framework_repeats_on_the_cached_graph(seed):
         q = pagerank(g, backend="cpu", tol=1e-10, max_iter=1000)
         assert p.iterations == q.iterations
         assert np.abs(p.rank - q.rank).max(initial=0.0) <= 1e-12
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_direct_pagerank_launch_fallback(seed):
+    """The launch-per-iteration path (used where cooperative launches are refused) gives
+    what the persistent launch gives: scipy's ranks and iterations."""
+    from gpu_core.device.graph import device_graph
+    from gpu_core.programs.direct_cuda import _pagerank_launches, _PageRankGraph
+
+    g = _random_graph(200 + seed)
+    want = pagerank_csr(g, 0.85, 1e-8, 300)
+    pg = device_graph(g).derived("pagerank_transpose", lambda: _PageRankGraph(g))
+    x, it, delta, conv = _pagerank_launches(pg, g.num_nodes, 0.85, g.num_nodes * 1e-8, 300)
+    assert (it, conv) == (want[1], want[3])
+    assert np.abs(x - want[0]).max(initial=0.0) <= 1e-12
