@@ -22,6 +22,25 @@ from numba import njit, prange
 from ..dynamic.layout import ARC_LIVE
 from ..host.heap import pop_min, sift_up
 
+
+@njit(cache=True, inline="always")
+def _out_start(x, n0, base_indptr, first_extra):
+    """(e, e_end, ex): the cursor over x's out-arcs, its base CSR row then its inserted
+    arcs (added vertices have no base row)."""
+    if x < n0:
+        return base_indptr[x], base_indptr[x + 1], first_extra[x]
+    return 0, 0, first_extra[x]
+
+
+@njit(cache=True, inline="always")
+def _out_next(e, e_end, ex, next_extra):
+    """(arc, e, ex): the next out-arc id of the cursor, arc -1 at the end."""
+    if e < e_end:
+        return e, e + 1, ex
+    if ex >= 0:
+        return ex, e, next_extra[ex]
+    return -1, e, ex
+
 _INF = np.iinfo(np.int64).max
 OK, TOO_LARGE = 0, 1
 
@@ -85,17 +104,10 @@ def _invalidate(roots, n0, base_indptr, first_extra, next_extra, head, pred, mar
     while i < cnt:
         x = out[i]
         i += 1
-        e = base_indptr[x] if x < n0 else 0
-        e_end = base_indptr[x + 1] if x < n0 else 0
-        ex = first_extra[x]
+        e, e_end, ex = _out_start(x, n0, base_indptr, first_extra)
         while True:  # base row, then the inserted list, any state
-            if e < e_end:
-                arc = e
-                e += 1
-            elif ex >= 0:
-                arc = ex
-                ex = next_extra[ex]
-            else:
+            arc, e, ex = _out_next(e, e_end, ex, next_extra)
+            if arc < 0:
                 break
             y = head[arc]
             if y < pred.shape[0] and pred[y] == x and mark[y] == 0:
@@ -117,17 +129,10 @@ def _settle(key, heap_k, heap_v, size, mark, touched, cnt, limit, n0, base_indpt
         k, x, size = pop_min(heap_k, heap_v, heap_v, False, size)
         if k != key[x]:
             continue
-        e = base_indptr[x] if x < n0 else 0
-        e_end = base_indptr[x + 1] if x < n0 else 0
-        ex = first_extra[x]
+        e, e_end, ex = _out_start(x, n0, base_indptr, first_extra)
         while True:
-            if e < e_end:
-                arc = e
-                e += 1
-            elif ex >= 0:
-                arc = ex
-                ex = next_extra[ex]
-            else:
+            arc, e, ex = _out_next(e, e_end, ex, next_extra)
+            if arc < 0:
                 break
             if state[arc] != ARC_LIVE:
                 continue
@@ -233,17 +238,10 @@ def _preds(inv, n_inv, touched, n_touched, heads, n0, base_indptr, first_extra, 
                                  tail, weight, state, hb, key, pred)
             if li == 2:
                 continue  # an edited head's out-neighbours keep their in-arcs and keys
-            e = base_indptr[x] if x < n0 else 0
-            e_end = base_indptr[x + 1] if x < n0 else 0
-            ex = first_extra[x]
+            e, e_end, ex = _out_start(x, n0, base_indptr, first_extra)
             while True:
-                if e < e_end:
-                    arc = e
-                    e += 1
-                elif ex >= 0:
-                    arc = ex
-                    ex = next_extra[ex]
-                else:
+                arc, e, ex = _out_next(e, e_end, ex, next_extra)
+                if arc < 0:
                     break
                 if state[arc] == ARC_LIVE:
                     out, cnt = _pred_one(head[arc], out, cnt, done, n0, rev_ptr, rev_ids,
