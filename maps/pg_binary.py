@@ -33,15 +33,26 @@ def decode(buf: bytes, fields: list[tuple[str, str]], blob: bool, *, where: str
     prefix = 2 + sum(4 + SIZES[t] for _, t in fields)
     u8 = np.frombuffer(buf, dtype=np.uint8)
     out: dict[str, np.ndarray] = {}
-    if not blob:
+    if not blob:  # one layout: a structured view of every row at once
         if (end - start) % prefix:
             raise DatabaseError(f"{where}: unexpected row layout in the COPY stream")
-        starts = np.arange(start, end, prefix, dtype=np.int64)
+        layout = [("n", ">i2")]
+        for name, t in fields:
+            layout += [(f"len_{name}", ">i4"), (name, ">" + t)]
+        rows = np.frombuffer(buf, dtype=np.dtype(layout), count=(end - start) // prefix,
+                             offset=start)
+        if rows.size and np.any(rows["n"] != nfields):
+            raise DatabaseError(f"{where}: unexpected field count in the COPY stream")
+        for name, t in fields:
+            if np.any(rows[f"len_{name}"] != SIZES[t]):
+                raise DatabaseError(f"{where}: column {name} arrived with an unexpected width")
+            out[name] = rows[name].astype("<" + t)
+        return out
     else:
         starts_list, wkb = _walk(buf, start, end, prefix)
         starts = np.asarray(starts_list, dtype=np.int64)
         out["wkb"] = wkb  # type: ignore[assignment]
-    if starts.size:
+    if starts.size:  # rows of different lengths: gather each field's bytes
         counts = u8[starts[:, None] + np.arange(2)].copy().view(">i2").ravel()
         if np.any(counts != nfields):
             raise DatabaseError(f"{where}: unexpected field count in the COPY stream")

@@ -13,6 +13,7 @@ BENCHES = {
     "vertex-programs": "seed 003's MST, PageRank, Bellman-Ford: framework vs direct",
     "matrix": "OD matrices K x K: ours (each variant) vs scipy on all cores vs RoutingKit CCH",
     "seed004": "seed 004 Table 5-2 (plain vs flag/queue Bellman-Ford), Figure 5-1 (DIMACS)",
+    "postgis": "a pgRouting table: load, one-to-all, K x K matrices, Signpost vs pgRouting",
 }
 
 
