@@ -134,3 +134,32 @@ def _lines(e: dict[str, Any], plan: Any, where: str) -> tuple[list[np.ndarray], 
                               "or not a line)")
         out.append(p[0] if len(p) == 1 else np.concatenate(p))
     return out, int(srids[0]) if srids.size else None
+
+
+def lines_to_network(
+    e: dict[str, Any], *, shown: str, where: str, contract: bool, crs: str | None,
+    weight: WeightSpec | None, progress: Callable | None = None,
+) -> Any:
+    """A table of plain lines (no source/target): noded as a GIS file's lines."""
+    from .geometry import wkb_lines
+    from .lines import LineSet
+
+    ids = e["id"]
+    srids = np.unique(e["srid"][e["srid"] >= 0])
+    if srids.size > 1:
+        raise _bad(where, f"geometries in several SRIDs ({', '.join(map(str, srids[:5]))})")
+    srid = int(srids[0]) if srids.size else None
+    lines = LineSet(where, weight, f"EPSG:{srid}" if srid else None)
+    costs = e["cost"].tolist()
+    for i, parts in enumerate(wkb_lines(e["wkb"], path=where,
+                                        where=lambda i: f"row id {ids[i]}")):
+        if parts is None:
+            lines.skipped += 1
+            continue
+        props = {weight.column: costs[i]} if weight is not None else None
+        lines.add(parts, props, int(ids[i]), f"row id {ids[i]}")
+    net = lines.network(profile="length", contract=contract, progress=progress, crs=crs,
+                        meta={"source": "postgis", "srid": srid, "lines_table": True})
+    net.source_path = shown
+    net.name = shown.rsplit("table=", 1)[-1].split("&")[0] if "table=" in shown else "query"
+    return net

@@ -167,6 +167,8 @@ def _select(conn: Any, columns: Sequence[tuple[str, str]], geometry: Geometry | 
             q.Identifier(geometry.columns[0]))
     if srid != 4326:
         made = q.SQL("ST_Transform({}, {})").format(made, q.Literal(int(srid)))
+    if geometry.geom_type.startswith("Multi"):
+        made = q.SQL("ST_Multi({})").format(made)
     geom = q.SQL("{}::geometry({}, {}) AS geom").format(
         made, q.SQL(geometry.geom_type), q.Literal(int(srid)))
     return q.SQL(", ").join([*map(q.Identifier, keep), geom])

@@ -11,6 +11,9 @@ with pgRouting's columns:
   ones from ``reverse_COL`` when the table has it, e.g. osm2pgrouting's ``cost_s``);
   the directions still follow ``cost``/``reverse_cost``. Values become exact integers as
   for files (``maps.weights``: the smallest power-of-ten scale that keeps them).
+* A table of plain lines (a line geometry, no ``source``/``target``) is noded where its
+  lines share vertices, as a GIS file's (``maps.lines``): lengths in decimetres, or
+  ``--weight COL`` (every line both ways).
 * Coordinates (optional): a line geometry column (``the_geom``, ``geom``, ``geometry`` or
   the table's only one) in any SRID, else ``x1, y1, x2, y2``. The edge's first point is
   its source vertex, the last its target; the inner points draw it. SRID 0 or plain
@@ -85,8 +88,12 @@ def load_postgis(
                 if progress:
                     progress(0.05, "reading the edges (COPY)")
                 edges = _copy(uri, conn, source, plan)
-                from .pg_edges import edges_to_network
+                from .pg_edges import edges_to_network, lines_to_network
 
+                if plan.lines:
+                    return lines_to_network(edges, shown=uri.shown, where=describe(uri, conn),
+                                            contract=contract, crs=crs, weight=weight,
+                                            progress=progress)
                 return edges_to_network(edges, shown=uri.shown, where=describe(uri, conn),
                                         plan=plan, contract=contract, crs=crs, weight=weight,
                                         progress=progress)
@@ -186,15 +193,16 @@ def _type_name(conn: Any, oid: int) -> str:
 class _Plan:
     """Which columns to read and how (decided from the column list)."""
 
-    def __init__(self, ident: str, source: str, target: str, cost: str, rev: str | None,
-                 dirs: tuple[str, str | None], geom: str | None, xy: bool) -> None:
+    def __init__(self, ident: str | None, source: str | None, target: str | None,
+                 cost: str | None, rev: str | None, dirs: tuple[str | None, str | None],
+                 geom: str | None, xy: bool, lines: bool = False) -> None:
         self.ident, self.source, self.target = ident, source, target
         self.cost, self.rev, self.dirs = cost, rev, dirs
-        self.geom, self.xy = geom, xy
+        self.geom, self.xy, self.lines = geom, xy, lines
 
     def key(self) -> list:
         return [self.ident, self.source, self.target, self.cost, self.rev, list(self.dirs),
-                self.geom, self.xy]
+                self.geom, self.xy, self.lines]
 
 
 def _plan(uri: DbUri, conn: Any, cols: dict[str, str], weight: WeightSpec | None) -> _Plan:
@@ -207,6 +215,12 @@ def _plan(uri: DbUri, conn: Any, cols: dict[str, str], weight: WeightSpec | None
         return name
 
     ident = next((c for c in ID_COLUMNS if c in cols), None)
+    geoms = [c for c, t in cols.items() if t in ("geometry", "geography")]
+    geom = next((c for c in GEOM_COLUMNS if c in geoms), geoms[0] if geoms else None)
+    if geom is not None and not ("source" in cols and "target" in cols):
+        # plain lines: noded where they share vertices, as a GIS file's (maps.lines)
+        cost = need(weight.column) if weight is not None else None
+        return _Plan(ident, None, None, cost, None, (None, None), geom, False, lines=True)
     if ident is None:
         need("id")
     rev = "reverse_cost" if "reverse_cost" in cols else None
@@ -216,8 +230,6 @@ def _plan(uri: DbUri, conn: Any, cols: dict[str, str], weight: WeightSpec | None
         cost = need(weight.column)
         rcost = f"reverse_{weight.column}" if f"reverse_{weight.column}" in cols else (
             cost if rev else None)
-    geoms = [c for c, t in cols.items() if t in ("geometry", "geography")]
-    geom = next((c for c in GEOM_COLUMNS if c in geoms), geoms[0] if geoms else None)
     xy = geom is None and all(c in cols for c in ("x1", "y1", "x2", "y2"))
     return _Plan(ident, need("source"), need("target"), cost, rcost, dirs, geom, xy)
 
@@ -236,10 +248,14 @@ def _copy(uri: DbUri, conn: Any, source: _Source, plan: _Plan) -> dict[str, np.n
             return q.SQL("(-1)::float8")
         return q.SQL("coalesce({}::float8, " + default + ")").format(q.Identifier(c))
 
-    fixed = [("id", "i8", i8(plan.ident)), ("source", "i8", i8(plan.source)),
-             ("target", "i8", i8(plan.target)), ("cost", "f8", f8(plan.cost)),
-             ("rev", "f8", f8(plan.rev)), ("dir_f", "f8", f8(plan.dirs[0])),
-             ("dir_b", "f8", f8(plan.dirs[1]))]
+    row_no = q.SQL("(row_number() OVER ())::int8")  # a table without an id column
+    fixed = [("id", "i8", i8(plan.ident) if plan.ident else row_no)]
+    if plan.lines:
+        fixed.append(("cost", "f8", f8(plan.cost)))
+    else:
+        fixed += [("source", "i8", i8(plan.source)), ("target", "i8", i8(plan.target)),
+                  ("cost", "f8", f8(plan.cost)), ("rev", "f8", f8(plan.rev)),
+                  ("dir_f", "f8", f8(plan.dirs[0])), ("dir_b", "f8", f8(plan.dirs[1]))]
     blob = None
     if plan.geom is not None:
         g = q.Identifier(plan.geom)

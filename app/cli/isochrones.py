@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     by_cost = dict(zip(costs, labels, strict=True))
     props = [{name: _label(by_cost[c]), "cost": c, "unit": res.unit} for c in res.cutoffs]
     if db_out.wanted(args):  # the features' properties as columns, polygons as geom
-        db_out.write_rows(args, net, props, res.polygons)
+        db_out.write_rows(args, net, props, res.polygons, "MultiPolygon")
     else:
         write_file_atomic(args.out, lambda tmp: write_features(tmp, res.polygons, props,
                                                                layer="isochrones"))
