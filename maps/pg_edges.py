@@ -123,9 +123,7 @@ def _lines(e: dict[str, Any], plan: Any, where: str) -> tuple[list[np.ndarray], 
         return list(xy.reshape(-1, 2, 2)), None
     from .geometry import wkb_lines
 
-    srids = np.unique(e["srid"][e["srid"] >= 0])
-    if srids.size > 1:
-        raise _bad(where, f"geometries in several SRIDs ({', '.join(map(str, srids[:5]))})")
+    srid = _one_srid(e, where)
     parts = wkb_lines(e["wkb"], path=where, where=lambda i: f"edge id {ids[i]}")
     out = []
     for i, p in enumerate(parts):
@@ -133,7 +131,15 @@ def _lines(e: dict[str, Any], plan: Any, where: str) -> tuple[list[np.ndarray], 
             raise _bad(where, f"edge id {ids[i]}: no line geometry ({plan.geom} is NULL "
                               "or not a line)")
         out.append(p[0] if len(p) == 1 else np.concatenate(p))
-    return out, int(srids[0]) if srids.size else None
+    return out, srid
+
+
+def _one_srid(e: dict[str, Any], where: str) -> int | None:
+    """The SRID every geometry has (None: no geometry has one)."""
+    srids = np.unique(e["srid"][e["srid"] >= 0])
+    if srids.size > 1:
+        raise _bad(where, f"geometries in several SRIDs ({', '.join(map(str, srids[:5]))})")
+    return int(srids[0]) if srids.size else None
 
 
 def lines_to_network(
@@ -145,10 +151,7 @@ def lines_to_network(
     from .lines import LineSet
 
     ids = e["id"]
-    srids = np.unique(e["srid"][e["srid"] >= 0])
-    if srids.size > 1:
-        raise _bad(where, f"geometries in several SRIDs ({', '.join(map(str, srids[:5]))})")
-    srid = int(srids[0]) if srids.size else None
+    srid = _one_srid(e, where)
     lines = LineSet(where, weight, f"EPSG:{srid}" if srid else None)
     costs = e["cost"].tolist()
     for i, parts in enumerate(wkb_lines(e["wkb"], path=where,

@@ -198,3 +198,30 @@ def test_plain_coordinate_columns_and_no_reverse_cost(pg) -> None:
     assert net.lon[net.index_of(20)] == pytest.approx(24.91)
     d = _dist(net, 10)
     assert d[net.index_of(30)] == 10 and np.isinf(_dist(net, 30)[net.index_of(10)])
+
+
+def test_a_table_of_plain_lines_is_noded_like_a_gis_file(helsinki, pg) -> None:
+    """osm2pgrouting's lines without source/target, in ETRS-TM35FIN: noded at shared
+    vertices, they make pgRouting's graph again; lengths agree with pgr_dijkstra on
+    length_m both ways."""
+    sql(pg, "DROP TABLE IF EXISTS plain_lines; CREATE TABLE plain_lines AS SELECT length_m, "
+            "ST_Transform(the_geom, 3067)::geometry(LineString, 3067) AS geom FROM ways")
+    net = load_map(table(pg, "plain_lines"), weight="length_m", weight_unit="m")
+    assert net.meta["srid"] == 3067 and net.meta["lines_table"]
+    verts = sql(pg, "SELECT id, ST_X(the_geom), ST_Y(the_geom) FROM ways_vertices_pgr "
+                    "ORDER BY id")
+    assert net.num_nodes == len(verts)
+    from scipy.spatial import cKDTree
+
+    gap, near = cKDTree(np.column_stack([net.lon, net.lat])).query([(x, y) for _, x, y in verts])
+    assert gap.max() < 1e-8  # every vertex is a node (through EPSG:3067 and back)
+    node = {v: int(i) for (v, _, _), i in zip(verts, near, strict=True)}
+    src, targets = verts[0][0], [v for v, _, _ in verts[1::500]]
+    theirs = _pgr_costs(pg, "SELECT gid AS id, source, target, length_m AS cost, length_m AS "
+                        "reverse_cost FROM ways", src, targets)
+    from maps.weights import unit_scale
+
+    scale = 10.0 ** -unit_scale(net.unit)[1]
+    d = dijkstra(net.to_scipy(), indices=node[src])
+    for t, c in theirs.items():
+        assert abs(d[node[t]] * scale - c) <= 1e-6 * c
