@@ -76,7 +76,9 @@ def load_postgis(
         raise DatabaseError(f"{describe(uri)}: give either ?table= or --sql, not both")
     conn = connect(uri, read_only=True)
     try:
-        conn.isolation_level = 2  # psycopg.IsolationLevel.REPEATABLE_READ: one snapshot
+        from psycopg import IsolationLevel
+
+        conn.isolation_level = IsolationLevel.REPEATABLE_READ  # fingerprint and rows: one snapshot
         with conn.transaction():
             source = _Source(uri, conn, sql)
             plan = _plan(uri, conn, source.columns(conn), weight)

@@ -44,3 +44,28 @@ def test_a_bad_connection_is_one_line_without_the_password(qtbot, make_window, p
     text = dlg.message.text()
     assert 'database "nope" does not exist' in text and SECRET not in text
     assert dlg.tables.count() == 0 and not dlg.btn_open.isEnabled()
+
+
+def test_route_in_the_app_on_osm2pgrouting_table_equals_pgrouting(qtbot, make_window,  # noqa: F811
+                                                                   helsinki, pg) -> None:
+    from maps.weights import unit_scale
+    from tests.gui.helpers import run_search_to
+
+    win = make_window()
+    with qtbot.waitSignal(win.mapLoaded, timeout=30000):
+        win.open_map(helsinki)
+    net = win.net
+    import numpy as np
+
+    comp = net.components()[1]
+    main = np.flatnonzero(comp == np.bincount(comp).argmax())
+    a, b = int(main[0]), int(main[len(main) // 2])
+    with qtbot.waitSignal(win.routeShown, timeout=30000) as sig:
+        run_search_to(qtbot, win, (net.x[a], net.y[a]), (net.x[b], net.y[b]))
+    route = sig.args[0]
+    s, t = int(net.node_ids[route.source]), int(net.node_ids[route.target])
+    ((cost,),) = sql(pg, "SELECT agg_cost FROM pgr_dijkstra('SELECT gid AS id, source, target, "
+                         "cost, reverse_cost FROM ways', %s::bigint, %s::bigint) WHERE edge = -1",
+                     (s, t))
+    scale = 10.0 ** -unit_scale(net.unit)[1]
+    assert abs(route.cost * scale - cost) <= 1e-6 * cost
