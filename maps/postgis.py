@@ -60,7 +60,6 @@ _CACHED_KINDS = ("r", "m", "p")  # tables, materialized views, partitioned table
 
 def load_postgis(
     path: str,
-    profile: str = "file",
     contract: bool = False,
     progress: Progress | None = None,
     crs: str | None = None,
