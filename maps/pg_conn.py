@@ -21,7 +21,7 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from .errors import MapError
 
@@ -74,7 +74,7 @@ def parse_uri(uri: str) -> DbUri:
     for k, v in rest:
         if k in _SECRET_PARAMS:
             password = v
-    conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(rest, quote_via=quote), ""))
+    conninfo = _unsplit(parts.scheme, parts.netloc, parts.path, urlencode(rest, quote_via=quote))
     table = own.get("table") or None
     return DbUri(conninfo, table, redact(uri), password or None)
 
@@ -93,8 +93,13 @@ def redact(uri: str) -> str:
         netloc = f"{user.split(':', 1)[0]}@{host}"
     params = [(k, "***" if k in _SECRET_PARAMS else v)
               for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-    query = urlencode(params, quote_via=quote, safe="/*")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return _unsplit(parts.scheme, netloc, parts.path, urlencode(params, quote_via=quote, safe="/*"))
+
+
+def _unsplit(scheme: str, netloc: str, path: str, query: str) -> str:
+    """A URI again; unlike urlunsplit it keeps ``//`` when there is no host
+    (``postgresql:///db``, ``postgresql://?service=roads``), which libpq needs."""
+    return f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
 
 
 def scrub(text: str, password: str | None) -> str:

@@ -226,3 +226,20 @@ def test_a_table_of_plain_lines_is_noded_like_a_gis_file(helsinki, pg) -> None:
     d = dijkstra(net.to_scipy(), indices=node[src])
     for t, c in theirs.items():
         assert abs(d[node[t]] * scale - c) <= 1e-6 * c
+
+
+def test_connection_from_the_environment_and_a_service_file(pg, grid_table, tmp_path,
+                                                            monkeypatch) -> None:
+    """What the URI leaves out comes from libpq's environment or pg_service.conf."""
+    host = pg.rsplit("host=", 1)[1]
+    monkeypatch.setenv("PGHOST", host)
+    monkeypatch.setenv("PGUSER", "postgres")
+    monkeypatch.setenv("PGDATABASE", "signpost")
+    assert load_map("postgresql://?table=grid_utm").num_nodes == 900
+    for var in ("PGHOST", "PGUSER", "PGDATABASE"):
+        monkeypatch.delenv(var)
+    services = tmp_path / "pg_service.conf"
+    services.write_text(f"[roads]\nhost={host}\nuser=postgres\ndbname=signpost\n")
+    monkeypatch.setenv("PGSERVICEFILE", str(services))
+    net = load_map("postgresql://?service=roads&table=grid_utm")
+    assert net.num_nodes == 900 and net.source_path == "postgresql://?service=roads&table=grid_utm"
