@@ -8,7 +8,9 @@ lon/lat nor node) names each point in the output. Output: ``.csv`` with header
 ``from,to,cost,from_id,to_id`` and one row per pair (``from``/``to`` = the 0-based
 data-row numbers of the inputs, ``cost`` the integer cost in the map's unit, EMPTY when
 unreachable, the ids those of the id column, else the map's node ids), ``.parquet`` with
-the same columns (cost null when unreachable; needs pyarrow), or ``.npy`` ([F, T], -1 unreachable;
+the same columns (cost null when unreachable; needs pyarrow), ``postgresql://.../db?table=NAME``
+(the CSV's rows as a database table, one transaction, ``--if-exists fail|replace|append``),
+or ``.npy`` ([F, T], -1 unreachable;
 int32 when every cost fits, i.e. the map's arc weights sum below 2^31, else int64) for
 large matrices. ``--index`` (auto, on, off): the route index (a contraction hierarchy built
 once per map and cached) makes large matrices on road maps ~100x faster; its build time is
