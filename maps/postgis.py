@@ -279,12 +279,25 @@ def _copy(uri: DbUri, conn: Any, source: _Source, plan: _Plan) -> dict[str, np.n
                   where=describe(uri, conn))
 
 
-def columns_of(path: str, sql: str | None = None) -> dict[str, str]:
-    """The columns (name → type) of the edges ``path`` / ``sql`` name (for the app)."""
+def pgrouting_query(path: str, weight: WeightSpec | None = None) -> str:
+    """The edge query pgRouting's functions take for the table ``path`` names, reading
+    the columns Signpost reads (``id, source, target, cost, reverse_cost``; every
+    identifier quoted by ``psycopg.sql``)."""
+    from psycopg import sql as q
+
     uri = parse_uri(path)
     conn = connect(uri, read_only=True)
     try:
         with conn.transaction():
-            return _Source(uri, conn, sql).columns(conn)
+            src = _Source(uri, conn, None)
+            plan = _plan(uri, conn, src.columns(conn), weight)
+            if plan.lines:
+                raise DatabaseError(f"{describe(uri, conn)}: pgRouting needs source and "
+                                    "target columns")
+            rev = q.Identifier(plan.rev) if plan.rev else q.SQL("-1")
+            return q.SQL("SELECT {} AS id, {} AS source, {} AS target, {} AS cost, {} AS "
+                         "reverse_cost FROM {}").format(
+                q.Identifier(plan.ident), q.Identifier(plan.source), q.Identifier(plan.target),
+                q.Identifier(plan.cost), rev, src.from_).as_string(conn)
     finally:
         conn.close()

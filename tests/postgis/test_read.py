@@ -152,6 +152,11 @@ def test_cache_sees_every_change_to_the_table(pg) -> None:
         assert cost13() == (True, after), change
     entries = os.listdir(os.environ["SIGNPOST_CACHE_DIR"])
     assert entries and not any("tiny" in e for e in entries)
+    # a view may read anything: never cached (nor is --sql)
+    sql(pg, "CREATE OR REPLACE VIEW tiny_v AS SELECT * FROM tiny")
+    for _ in range(2):
+        assert load_map(table(pg, "tiny_v")).meta.get("cache_hit") is None
+    assert len(os.listdir(os.environ["SIGNPOST_CACHE_DIR"])) == len(entries)
 
 
 def test_password_never_in_messages_or_cache(pg, capsys) -> None:
