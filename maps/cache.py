@@ -296,6 +296,23 @@ def cached(
         key = cache_key(path, options)
     except OSError:
         return build_fn()
+    net = cached_entry(key, build_fn)
+    if net.meta.get("cache_hit"):
+        net.source_path = path
+    return net
+
+
+def source_key(fingerprint: str) -> str:
+    """The cache key of a source that is not a file (a database table): its
+    ``fingerprint`` (which must change whenever its content does) + version + loader code."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update(f"signpost-spn-v{CACHE_VERSION}\n{code_fingerprint()}\n".encode())
+    h.update(fingerprint.encode())
+    return h.hexdigest()
+
+
+def cached_entry(key: str, build_fn: Callable[[], RoadNetwork]) -> RoadNetwork:
+    """``build_fn()``'s network, kept in the cache entry named ``key`` (see :func:`cached`)."""
     entry = cache_dir() / f"{key}.spn"
     if entry.exists():
         try:
@@ -303,7 +320,6 @@ def cached(
         except (MapError, OSError, MemoryError):
             net = None  # corrupt or stale: rebuild below
         if net is not None:
-            net.source_path = path
             net.meta["cache_hit"] = True
             log.info("cache hit: %s (%s nodes, %s arcs)", entry, f"{net.num_nodes:,}",
                      f"{net.num_arcs:,}")

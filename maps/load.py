@@ -47,6 +47,7 @@ class FormatSpec:
     sniff: str | None = None  # (path, kind) -> the kind whose reader reads this content
     companions: str | None = None  # (path) -> other files it reads (their bytes key the cache)
     cached: bool = True  # load_map keeps the result in the .spn cache
+    uri: bool = False  # a URI, not a file: the reader gets use_cache and keys its own cache
 
     def function(self, field: str) -> Callable[..., Any]:
         """The function ``field`` ("reader", "sniff" or "companions") names, imported now."""
@@ -76,12 +77,19 @@ FORMATS: tuple[FormatSpec, ...] = (
                "ogr:load_ogr"),
     FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
                own_weights=True, cached=False),
+    # A pgRouting edge table: postgresql://...?table=NAME (maps/pg_conn.py, maps/postgis.py)
+    FormatSpec("postgis", (), "postgresql://...?table=NAME (pgRouting edges)",
+               "postgis:load_postgis", own_weights=True, cached=False, uri=True),
 )  # fmt: skip
 _BY_KIND = {spec.kind: spec for spec in FORMATS}
 
 
 def find_format(path: str) -> FormatSpec | None:
     """The format ``path``'s name says, or None."""
+    from .pg_conn import is_db_uri
+
+    if is_db_uri(path):
+        return _BY_KIND["postgis"]
     low = path.lower().rstrip("/\\")  # a .gdb folder may end in a separator
     return next((spec for spec in FORMATS if low.endswith(spec.suffixes)), None)
 
@@ -146,6 +154,7 @@ def load_map(
     weight: str | None = None,
     weight_unit: str | None = None,
     split_crossings: bool = False,
+    sql: str | None = None,
 ) -> RoadNetwork:
     """Load ``path`` as a :class:`RoadNetwork` with integer weights of ``profile``.
 
@@ -154,7 +163,9 @@ def load_map(
     ``weight_unit`` make an edge attribute the cost (``maps.weights``; the profile then
     only picks roads and directions, and without one every line is used in the
     directions of its ``oneway``), ``split_crossings`` nodes lines where they cross.
-    An option the format's reader does not take fails naming it.
+    An option the format's reader does not take fails naming it. ``path`` may also be a
+    ``postgresql://...?table=NAME`` URI of a pgRouting edge table, or one without
+    ``table`` plus ``sql``, a query returning its columns (``maps.postgis``).
 
     ``profile`` is one of PROFILES for geographic formats (default "length") and must be
     None or "file" for DIMACS/PACE graphs, whose weights come from the file (PACE files
@@ -164,7 +175,10 @@ def load_map(
     """
     path = os.fspath(path)
     spec = format_spec(path)
-    if not os.path.exists(path):
+    from .pg_conn import redact
+
+    shown = redact(path)  # a URI's password never reaches a message
+    if not spec.uri and not os.path.exists(path):
         raise MapFormatError("no such file", path=path)
     from .weights import weight_spec
 
@@ -175,7 +189,7 @@ def load_map(
         if profile not in (None, "file"):
             raise ProfileError(
                 f"profile {profile!r} does not apply to a {spec.kind} graph, whose weights come from the file",
-                path=path,
+                path=shown,
             )
         profile = "file"
     else:
@@ -190,12 +204,17 @@ def load_map(
         "cancel": cancel,
     }
     # Options only some readers take: given to one that does not, they fail.
-    extra = {"layer": layer, "crs": crs, "weight": wspec, "split_crossings": split_crossings}
+    extra = {"layer": layer, "crs": crs, "weight": wspec, "split_crossings": split_crossings,
+             "sql": sql}
     given = {k: v for k, v in extra.items() if v not in (None, False)}
     options.update(given)
 
-    log.info("opening %s (%s, %s bytes, profile %s%s)", path, spec.kind,
-             f"{os.path.getsize(path):,}", profile, ", contract" if contract else "")
+    if spec.uri:
+        options["use_cache"] = use_cache
+        log.info("opening %s (%s, profile %s)", shown, spec.kind, profile)
+    else:
+        log.info("opening %s (%s, %s bytes, profile %s%s)", path, spec.kind,
+                 f"{os.path.getsize(path):,}", profile, ", contract" if contract else "")
 
     def build() -> RoadNetwork:
         reader_spec = _BY_KIND[spec.function("sniff")(path, spec.kind)] if spec.sniff else spec
@@ -205,7 +224,8 @@ def load_map(
         for name in given:
             if name not in takes:
                 flag = "--" + name.replace("_", "-")
-                raise MapFormatError(f"{flag} does not apply to {reader_spec.kind} maps", path=path)
+                raise MapFormatError(f"{flag} does not apply to {reader_spec.kind} maps",
+                                     path=shown)
         net = read(path, **{k: v for k, v in options.items() if k in takes})
         log.info("read %s: %s nodes, %s arcs, unit %s", reader_spec.kind,
                  f"{net.num_nodes:,}", f"{net.num_arcs:,}", net.unit)

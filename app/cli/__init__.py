@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    _hide_passwords(args)
     from app import progress
 
     progress.configure(quiet=args.quiet, verbose=args.verbose)
@@ -105,6 +106,18 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _hide_passwords(args: argparse.Namespace) -> None:
+    """A database URI in MAP or --out keeps its password only in ``args.<name>_uri``
+    (``_common.secret`` reads it); ``args.<name>``, which messages print, loses it."""
+    from maps.pg_conn import is_db_uri, redact
+
+    for name in ("map", "out"):
+        value = getattr(args, name, None)
+        if is_db_uri(value):
+            setattr(args, f"{name}_uri", value)
+            setattr(args, name, redact(value))
 
 
 def _names_as_bytes() -> None:

@@ -41,7 +41,8 @@ def add_command(sub, name: str, run: Callable, help: str, description: str | Non
 def add_map_arguments(p: argparse.ArgumentParser, *, profile: bool = True) -> None:
     """MAP and the options of how to read it, shared by every command that reads a map
     (:func:`map_options` passes them on)."""
-    p.add_argument("map", metavar="MAP", help="map file (.osm.pbf, .osm, .gr, .graphml, ...)")
+    p.add_argument("map", metavar="MAP", help="map file (.osm.pbf, .osm, .gr, .graphml, ...) "
+                   "or a pgRouting table: postgresql://[user@]host/db?table=ways")
     if profile:
         p.add_argument("--profile", default=None, help=PROFILE_HELP)
     p.add_argument("--contract", action="store_true", help="merge degree-2 chains on load")
@@ -62,6 +63,9 @@ def add_gis_arguments(p: argparse.ArgumentParser) -> None:
                    help="the unit of the --weight column")
     g.add_argument("--split-crossings", action="store_true",
                    help="also join lines where they cross (not only at shared vertices)")
+    g.add_argument("--sql", metavar="QUERY", help="a postgresql:// MAP without ?table=: a "
+                   "SELECT returning pgRouting's columns (id, source, target, cost, "
+                   "reverse_cost[, geometry]), run in a READ ONLY transaction")
 
 
 def add_backend_argument(p: argparse.ArgumentParser, help: str = "compute backend") -> None:
@@ -128,8 +132,11 @@ def open_map(args: argparse.Namespace):
 
     edits = edit_arguments(args)  # bad specs and files fail before the map loads
     t0 = time.perf_counter()
-    with step(f"loading {os.path.basename(args.map)}") as p:
-        net = load(args.map, **map_options(args), progress=p)
+    from maps.pg_conn import is_db_uri
+
+    shown = args.map if is_db_uri(args.map) else os.path.basename(args.map)
+    with step(f"loading {shown}") as p:
+        net = load(secret(args, "map"), **map_options(args), progress=p)
     timings(args)["load_s"] = time.perf_counter() - t0
     if edits is not None:
         from app.jobs.edits import apply_edits
@@ -166,6 +173,12 @@ def edit_arguments(args: argparse.Namespace) -> list | None:
     edits = list(read_scenario(scenario)) if scenario is not None else []
     edits += [parse_close(spec) for spec in close or ()]
     return edits
+
+
+def secret(args: argparse.Namespace, name: str) -> str:
+    """``args.<name>`` as typed, password included (``app.cli.main`` keeps a database URI's
+    password out of ``args.<name>``, which every message prints)."""
+    return getattr(args, f"{name}_uri", None) or getattr(args, name)
 
 
 def warm_up_search(args: argparse.Namespace, *, target: bool) -> float:

@@ -54,13 +54,45 @@ def register(sub) -> None:
                    "'destination') columns; pair (s, t) counts a_s * b_t, nodes not listed "
                    "weigh 0")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--out", default=None, metavar="F.csv",
+                   help="also write the sites (rank, node_id, lon, lat, gain, "
+                   "group_betweenness, coverage) as CSV or to postgresql://.../db?table=NAME")
     add_index_argument(p)
     add_edit_arguments(p)
     add_dask_argument(p)
+    from app.cli import db_out
+
+    db_out.add_arguments(p)
 
 
 def _num(x: float):
     return None if x is None or not math.isfinite(float(x)) else float(x)
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    from app.cli import db_out
+
+    if not args.out:
+        return
+    if db_out.wanted(args):
+        db_out.check(args)
+    else:
+        from app.cli._atomic import check_out
+
+        check_out(args.out, (".csv",))
+
+
+def _write_sites(args: argparse.Namespace, net, out: dict) -> None:
+    """--out: one row per site, in the order chosen (a point geometry in a database)."""
+    from shapely.geometry import Point
+
+    from app.cli import db_out
+
+    rows = [{"rank": i + 1, "node_id": out["sites"][i], "lon": lo, "lat": la,
+             "gain": out["gains"][i], "group_betweenness": out["group_betweenness"][i],
+             "coverage": out["coverage"][i]} for i, (lo, la) in enumerate(out["lonlat"])]
+    geoms = [None if lo is None or la is None else Point(lo, la) for lo, la in out["lonlat"]]
+    db_out.write_rows(args, net, rows, geoms, "Point")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,6 +115,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     from gpu_core.graph import CSRGraph
     from maps.points import node_index, read_demand
 
+    _check_out(args)
     net = open_map(args)
     t_load = timings(args)["load_s"]
     billboards.refuse_negative(net, "billboard placement")
@@ -153,6 +186,8 @@ def _run(args: argparse.Namespace, cl) -> int:
     if result.method == "sampled":
         out.update(samples=result.samples, error_bound=result.error_bound,
                    epsilon=result.epsilon, delta=result.delta)
+    if args.out:
+        _write_sites(args, net, out)
     if args.json:
         print(json.dumps(out))
         return 0

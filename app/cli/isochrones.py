@@ -7,7 +7,7 @@ import argparse
 import json
 
 import resources
-from app.cli import CliError
+from app.cli import CliError, db_out
 from app.cli._common import add_command, add_search_arguments, open_map
 
 HELP, DESCRIPTION = resources.cli_help("isochrones")
@@ -25,12 +25,14 @@ def register(sub) -> None:
     by.add_argument("--metres", "--meters", dest="metres", metavar="L1,L2,...",
                     help="road-length cutoffs in metres (any map)")
     by.add_argument("--cost", metavar="C1,C2,...", help="cutoffs in the map's own weight unit")
-    p.add_argument("--out", required=True, metavar="F.geojson|F.gpkg", help="output file")
+    p.add_argument("--out", required=True, metavar="F.geojson|F.gpkg",
+                   help="output file, or postgresql://.../db?table=NAME")
     p.add_argument("--buffer", type=float, default=DEFAULT_BUFFER_M, metavar="M",
                    help=f"band around each reachable road, metres each side (default "
                         f"{DEFAULT_BUFFER_M:g})")
     add_search_arguments(p)
     p.add_argument("--json", action="store_true", help="print a JSON summary")
+    db_out.add_arguments(p)
 
 
 def parse_cutoffs(text: str, option: str) -> list[float]:
@@ -58,7 +60,10 @@ def run(args: argparse.Namespace) -> int:
     from app.jobs.maps import resolve_texts
     from maps.vector_out import write_features
 
-    check_out(args.out, OUT_EXT)
+    if db_out.wanted(args):
+        db_out.check(args)
+    else:
+        check_out(args.out, OUT_EXT)
     if not args.buffer > 0 or args.buffer > 100_000:
         raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0")
     net = open_map(args)
@@ -83,8 +88,11 @@ def run(args: argparse.Namespace) -> int:
                                             strategy=args.strategy))
     by_cost = dict(zip(costs, labels, strict=True))
     props = [{name: _label(by_cost[c]), "cost": c, "unit": res.unit} for c in res.cutoffs]
-    write_file_atomic(args.out, lambda tmp: write_features(tmp, res.polygons, props,
-                                                           layer="isochrones"))
+    if db_out.wanted(args):  # the features' properties as columns, polygons as geom
+        db_out.write_rows(args, net, props, res.polygons, "MultiPolygon")
+    else:
+        write_file_atomic(args.out, lambda tmp: write_features(tmp, res.polygons, props,
+                                                               layer="isochrones"))
     rows = [{**p, "area_km2": round(g.area / 1e6, 6), "parts": len(getattr(g, "geoms", [g]))
              if not g.is_empty else 0} for p, g in zip(props, res.polygons_xy, strict=True)]
     if args.json:

@@ -8,7 +8,9 @@ lon/lat nor node) names each point in the output. Output: ``.csv`` with header
 ``from,to,cost,from_id,to_id`` and one row per pair (``from``/``to`` = the 0-based
 data-row numbers of the inputs, ``cost`` the integer cost in the map's unit, EMPTY when
 unreachable, the ids those of the id column, else the map's node ids), ``.parquet`` with
-the same columns (cost null when unreachable; needs pyarrow), or ``.npy`` ([F, T], -1 unreachable;
+the same columns (cost null when unreachable; needs pyarrow), ``postgresql://.../db?table=NAME``
+(the CSV's rows as a database table, one transaction, ``--if-exists fail|replace|append``),
+or ``.npy`` ([F, T], -1 unreachable;
 int32 when every cost fits, i.e. the map's arc weights sum below 2^31, else int64) for
 large matrices. ``--index`` (auto, on, off): the route index (a contraction hierarchy built
 once per map and cached) makes large matrices on road maps ~100x faster; its build time is
@@ -35,7 +37,7 @@ import time
 
 import numpy as np
 
-from app.cli import CliError
+from app.cli import CliError, db_out
 from app.cli._atomic import out_paths
 
 DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else ""
@@ -61,7 +63,8 @@ def register(sub) -> None:
                         "points")
     p.add_argument("--to", dest="to_csv", required=True, metavar="B.csv",
                    help="destinations: as --from")
-    p.add_argument("--out", required=True, metavar="M.csv|M.parquet|M.npy", help="output file")
+    p.add_argument("--out", required=True, metavar="M.csv|M.parquet|M.npy",
+                   help="output file, or postgresql://.../db?table=NAME (the CSV's rows)")
     p.add_argument("--id-column", default=None, metavar="NAME",
                    help="column naming each point in the output (default: the first that "
                         "is neither lon/lat nor node)")
@@ -75,6 +78,7 @@ def register(sub) -> None:
     add_index_argument(p)
     add_edit_arguments(p)
     add_dask_argument(p)
+    db_out.add_arguments(p)
 
 
 def _note_duplicates(path: str, keys: list, nodes: np.ndarray) -> None:
@@ -172,10 +176,13 @@ def _run(args: argparse.Namespace, cl) -> int:
 
     out = args.out
     low = out.lower()
-    if not low.endswith((".csv", ".npy", ".parquet")):
+    to_db = db_out.wanted(args)
+    if to_db:
+        db_out.check(args)
+    elif not low.endswith((".csv", ".npy", ".parquet")):
         raise CliError(f"--out {out!r}: write .csv, .parquet or .npy")
     out_dir = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(out_dir):
+    if not to_db and not os.path.isdir(out_dir):
         raise CliError(f"--out {out!r}: folder {out_dir} does not exist")
     if args.chunk is not None and args.chunk < 1:
         raise CliError(f"--chunk must be >= 1, got {args.chunk}")
@@ -195,7 +202,7 @@ def _run(args: argparse.Namespace, cl) -> int:
         hint = "" if low.endswith(".npy") else " (a .npy output is far smaller than CSV)"
         print(f"note: the {F} x {T} matrix is {nbytes} bytes ({_fmt_bytes(nbytes)}), more than "
               f"fits in memory: streaming it to disk in chunks{hint}", file=sys.stderr)
-    if not low.endswith(".parquet"):  # compressed: no useful bound
+    if not low.endswith(".parquet") and not to_db:  # compressed: no useful bound
         _check_disk(out_dir, F, T, low.endswith(".npy"))
     stats: dict = {}
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
@@ -219,10 +226,20 @@ def _run(args: argparse.Namespace, cl) -> int:
     # every cost is at most the sum of all arc weights: int32 (-1 unreachable) when that fits
     max_cost = int(np.asarray(net.weights, np.int64).sum())
     narrow = max_cost <= np.iinfo(np.int32).max
+    cols = [("from", "integer"), ("to", "integer"), ("cost", "bigint"),
+            ("from_id", db_out.id_type(from_ids)), ("to_id", db_out.id_type(to_ids))]
+    files = contextlib.nullcontext([None]) if to_db else out_paths([out], out)
     # failed or interrupted: the old file, no temp; the rows closed first (a Dask run
     # cancels its outstanding blocks while its client is still open)
-    with out_paths([out], out) as (tmp,), contextlib.closing(rows):
-        if low.endswith(".npy"):
+    with files as (tmp,), contextlib.closing(rows):
+        if to_db:  # the CSV's rows, COPYed as they come (one transaction)
+            lines = CsvRows(from_ids, to_ids)
+            with db_out.table(args, net, cols) as fh:
+                fh.write(lines.header)
+                for r0, block in rows:
+                    fh.write(lines.lines(r0, block))
+                    unreachable += int((block < 0).sum())
+        elif low.endswith(".npy"):
             mm = open_npy_memmap(tmp, (F, T), np.int32 if narrow else np.int64)
             for r0, block in rows:
                 mm[r0 : r0 + block.shape[0]] = block

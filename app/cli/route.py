@@ -6,6 +6,7 @@ import argparse
 import json
 
 import resources
+from app.cli import db_out
 from app.cli._common import (
     add_command,
     add_edit_arguments,
@@ -28,6 +29,45 @@ def register(sub) -> None:
     add_search_arguments(p)
     add_edit_arguments(p)
     p.add_argument("--json", action="store_true", help="print the route as one JSON object")
+    p.add_argument("--out", default=None, metavar="F.csv",
+                   help="also write the route as rows seq, node_id, edge_id, cost, agg_cost "
+                   "(as pgr_dijkstra) to CSV or postgresql://.../db?table=NAME (+ each "
+                   "edge's line)")
+    db_out.add_arguments(p)
+
+
+def _write_route(args: argparse.Namespace, net, r) -> None:
+    """--out: pgr_dijkstra's rows (seq, node, the edge leaving it, its cost, the cost so
+    far; the last row's edge is -1), with each edge's line in a database."""
+    import numpy as np
+
+    from app.jobs.route import route_lonlat
+
+    w = net.weights[r.arcs].astype(np.int64)
+    agg = np.concatenate([[0], np.cumsum(w)]).tolist()
+    ids = net.node_labels()[r.nodes].tolist()
+    edges = net.edge_source_id[r.arcs].tolist() + [-1]
+    costs = w.tolist() + [0]
+    rows = [{"seq": i + 1, "node_id": ids[i], "edge_id": edges[i], "cost": costs[i],
+             "agg_cost": agg[i]} for i in range(len(ids))]
+    geoms = None
+    if net.has_coordinates and db_out.wanted(args):
+        geoms = _arc_lines(net, r, route_lonlat(net, r))
+    db_out.write_rows(args, net, rows, geoms, "LineString")
+
+
+def _arc_lines(net, r, path: list) -> list:
+    """Each route arc's line (lon/lat, inner points included), then None for the end."""
+    from shapely.geometry import LineString
+
+    inner = [0] * len(r.arcs)
+    if net.geom_indptr is not None and len(path) > len(r.nodes):
+        inner = (net.geom_indptr[r.arcs + 1] - net.geom_indptr[r.arcs]).tolist()
+    out, at = [], 0
+    for k in inner:
+        out.append(LineString(path[at:at + k + 2]))
+        at += k + 1
+    return out + [None]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,10 +79,19 @@ def run(args: argparse.Namespace) -> int:
                               backend=args.backend, max_distance_m=args.max_snap,
                               map_path=args.map)
     check_texts(args.map, args.source, args.target)
+    if args.out and db_out.wanted(args):
+        db_out.check(args)
+    elif args.out:
+        from app.cli._atomic import check_out
+
+        check_out(args.out, (".csv",))
     net = open_map(args)
     warm_up_search(args, target=True)
     with step("route") as p:
-        out = route.run(net, opts, progress=p).json
+        found = route.run(net, opts, progress=p)
+    out = found.json
+    if args.out:
+        _write_route(args, net, found.route)
     timings(args)["search_s"] = out["search_ms"] / 1000.0
     out["timings"] = timings_json(args)
     if args.json:

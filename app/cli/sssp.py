@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 import resources
-from app.cli import CliError
+from app.cli import CliError, db_out
 from app.cli._atomic import out_paths
 from app.cli._common import (
     add_command,
@@ -31,9 +31,11 @@ HELP, DESCRIPTION = resources.cli_help("sssp")
 def register(sub) -> None:
     p = add_command(sub, "sssp", run, HELP, DESCRIPTION)
     p.add_argument("--source", required=True, metavar="P", help="LON,LAT or node:ID")
-    p.add_argument("--out", required=True, metavar="FILE", help="output .csv or .npy")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="output .csv or .npy, or postgresql://.../db?table=NAME")
     add_search_arguments(p)
     add_edit_arguments(p)
+    db_out.add_arguments(p)
 
 
 def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray, unreachable: int = -1) -> None:
@@ -62,12 +64,37 @@ def _write_costs(path: str, low: str, node_ids: np.ndarray, dist: np.ndarray,
             np.save(fh, arr, allow_pickle=False)
         return
     with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write("node_id,cost\n")
-        ids = node_ids.tolist()
-        ds = dist.tolist()
-        rows = (f"{i},{d}\n" if d != unreachable else f"{i},\n"
-                for i, d in zip(ids, ds, strict=True))
-        f.write("".join(rows))
+        f.write(cost_csv(node_ids, dist, unreachable))
+
+
+def cost_csv(node_ids: np.ndarray, dist: np.ndarray, unreachable: int,
+             lonlat: tuple[np.ndarray, np.ndarray] | None = None) -> str:
+    """The CSV ``node_id,cost`` (cost empty when unreached), header first; ``lonlat``
+    adds the nodes' ``lon,lat`` (the database table's geometry is made of them)."""
+    ids = node_ids.tolist()
+    ds = dist.tolist()
+    rows = (f"{i},{d}" if d != unreachable else f"{i}," for i, d in zip(ids, ds, strict=True))
+    if lonlat is None:
+        return "node_id,cost\n" + "".join(r + "\n" for r in rows)
+    xs, ys = (v.tolist() for v in lonlat)
+    return "node_id,cost,lon,lat\n" + "".join(
+        f"{r},{x!r},{y!r}\n" for r, x, y in zip(rows, xs, ys, strict=True))
+
+
+def write_table(args: argparse.Namespace, net, dist: np.ndarray, unreachable: int) -> None:
+    """``--out postgresql://...``: the CSV's rows, plus each node's point when the map
+    has coordinates."""
+    from app.cli import db_out
+    from maps.pg_write import Geometry
+
+    labels = net.node_labels()
+    cols = [("node_id", db_out.id_type(labels)), ("cost", "bigint")]
+    geom = lonlat = None
+    if net.has_coordinates:
+        cols += [("lon", "double precision"), ("lat", "double precision")]
+        geom, lonlat = Geometry("point", ("lon", "lat"), "Point"), (net.lon, net.lat)
+    with db_out.table(args, net, cols, geom) as sink:
+        sink.write(cost_csv(labels, dist, unreachable, lonlat))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,10 +103,11 @@ def run(args: argparse.Namespace) -> int:
     from app.progress import step
 
     out = args.out
-    if not out.lower().endswith(OUT_EXT):
+    if db_out.wanted(args):
+        db_out.check(args)
+    elif not out.lower().endswith(OUT_EXT):
         raise CliError(f"--out {out!r}: unknown extension; write .csv or .npy")
-    parent = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(parent):
+    elif not os.path.isdir(parent := os.path.dirname(os.path.abspath(out))):
         raise CliError(f"--out {out!r}: folder {parent} does not exist")
     check_texts(args.map, args.source)
     net = open_map(args)
@@ -88,7 +116,10 @@ def run(args: argparse.Namespace) -> int:
     with step("sssp") as p:
         p(None, f"{args.strategy} from node {src.node_id}")
         res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend), progress=p)
-    write_costs(out, net.node_labels(), res.dist, res.unreachable)
+    if db_out.wanted(args):
+        write_table(args, net, res.dist, res.unreachable)
+    else:
+        write_costs(out, net.node_labels(), res.dist, res.unreachable)
     reached = int(res.reached.sum())
     t = timings(args)
     print(

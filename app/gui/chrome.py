@@ -64,6 +64,7 @@ def build_menus(win) -> None:
     m_file = mb.addMenu("&File")
     a_open = m_file.addAction(icon("open"), "&Open map…", win.open_dialog)
     a_open.setShortcut(QKeySequence.StandardKey.Open)
+    win.a_open_db = m_file.addAction("Open &database…", win.open_database_dialog)
     win.m_recent = m_file.addMenu("Open &recent")
     fill_recent(win)
     a_sample = m_file.addAction("Open the &sample map", lambda: win.open_map(sample_map_path() or ""))

@@ -47,7 +47,7 @@ def run_gui(args: argparse.Namespace) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Signpost")
     app.setOrganizationName("Signpost")
-    path = args.map or sample_map_path()
+    path = getattr(args, "map_uri", None) or args.map or sample_map_path()
     if not path:
         print("signpost gui: error: no MAP given and no sample map is bundled", file=sys.stderr)
         return 2

@@ -15,6 +15,7 @@ from gpu_core.graph import CSRGraph
 from gpu_core.sssp import sssp
 from maps.errors import LayerChoiceError, MapError
 from maps.network import RoadNetwork
+from maps.pg_conn import is_db_uri, redact
 
 from . import chrome
 from .geometry import build_geometry
@@ -28,10 +29,16 @@ OPEN_FILTER = (
 )
 
 
+def _name(path: str) -> str:
+    """How the status bar names a map: a file's name, a database URI without password."""
+    return redact(path) if is_db_uri(path) else os.path.basename(path)
+
+
 class MapLoading:
     """Map loading for MainWindow (needs its loader, compute, progress, status...)."""
 
     layer_dialog = None  # the open "Choose a layer" dialog, if any
+    db_dialog = None  # the open "Open database" dialog, if any
     _load_gis: dict = {}  # the GIS options of the last load (layer, crs, weight, ...)
 
     # ---- loading ----------------------------------------------------------------------
@@ -39,6 +46,16 @@ class MapLoading:
         path, _ = QFileDialog.getOpenFileName(self, "Open map", "", OPEN_FILTER)
         if path:
             self.open_map(path)
+
+    def open_database_dialog(self, uri: str = ""):
+        """File → Open database… (non-blocking; returns the dialog, tests drive it)."""
+        from .db_dialog import DatabaseDialog
+
+        dlg = DatabaseDialog(self, uri or self.settings.last_database())
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.db_dialog = dlg
+        dlg.open()
+        return dlg
 
     def open_map(self, path: str, profile: str | None = None, *, edits=None,
                  max_snap_m: float = 1000.0, **gis) -> int:
@@ -69,21 +86,21 @@ class MapLoading:
             snapper = make_snapper(net) if net.num_arcs <= BIG_MAP_ARCS else None
             return net, geo, snapper
 
-        self._load_path = path
+        self._load_path = redact(path)  # shown, remembered: never a password
         self._load_job = 0  # a superseded load is told cancelled inside submit(): unheard
         self._load_job = self.loader.submit(Job(fn, kind="load"))
         self._loading = True
         self.progress.setValue(0)
         self.progress.setVisible(True)
         self.btn_cancel.setVisible(True)
-        self.status(f"Loading {os.path.basename(path)}…")
+        self.status(f"Loading {_name(path)}…")
         return self._load_job
 
     def _load_progress(self, jid: int, frac: float, msg: str) -> None:
         if jid == self._load_job:
             self.progress.setValue(int(frac * 1000))
             if msg:
-                self.statusBar().showMessage(f"Loading {os.path.basename(self._load_path or '')}: {msg}")
+                self.statusBar().showMessage(f"Loading {_name(self._load_path or '')}: {msg}")
 
     def _load_finished(self, jid: int, kind: str, result) -> None:
         if jid == self._after_job:

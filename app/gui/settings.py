@@ -47,12 +47,23 @@ class Settings:
         return [str(p) for p in (v or [])]
 
     def add_recent(self, path: str) -> list[str]:
-        path = os.path.abspath(path)
+        from maps.pg_conn import is_db_uri, redact
+
+        path = redact(path) if is_db_uri(path) else os.path.abspath(path)  # no password
         files = [p for p in self.recent_files() if p != path]
         files.insert(0, path)
         files = files[: int(self.defaults.get("recent_max", 8))]
         self.q.setValue("recent/files", files)
         return files
+
+    def last_database(self) -> str:
+        """The last connection string the Open database dialog listed (no password)."""
+        return str(self.q.value("database/last", "") or "")
+
+    def set_last_database(self, uri: str) -> None:
+        from maps.pg_conn import redact
+
+        self.q.setValue("database/last", redact(uri))
 
     def geometry(self) -> tuple[QByteArray | None, QByteArray | None]:
         g = self.q.value("window/geometry")

@@ -10,9 +10,9 @@ from maps.points import ResolvedPoint
 from .common import CancelCheck, Progress
 
 # Formats whose weights come from the file: a weight profile does not apply to them.
-FILE_WEIGHT_FORMATS = ("dimacs", "pace", "cache")
+FILE_WEIGHT_FORMATS = ("dimacs", "pace", "cache", "postgis")
 # How to read a GIS file: load_map's options behind --layer, --crs, --weight, ...
-GIS_OPTIONS = ("layer", "crs", "weight", "weight_unit", "split_crossings")
+GIS_OPTIONS = ("layer", "crs", "weight", "weight_unit", "split_crossings", "sql")
 
 
 def gis_options(ns: Any) -> dict[str, Any]:

@@ -44,7 +44,8 @@ def test_unknown_format_lists_every_format() -> None:
     assert str(exc.value) == (
         "map.txt: unknown map format; Signpost reads .osm.pbf, .osm, .osm.bz2, .gr (+.co), "
         ".gr.gz, .gr.xz (PACE), .graphml, .geojson, .gpkg, .shp, .shp.zip, .fgb, .gml, "
-        ".gdb (File Geodatabase folder), .parquet (GeoParquet) and its own .spn cache"
+        ".gdb (File Geodatabase folder), .parquet (GeoParquet), its own .spn cache and "
+        "postgresql://...?table=NAME (pgRouting edges)"
     )
 
 
@@ -59,3 +60,10 @@ def test_companions_and_loader_modules(tmp_path) -> None:
     for name in ("load.py", "cache.py", "osm.py", "dimacs.py", "lines.py", "profiles.py"):
         assert name in mods
     assert "points.py" not in mods and "snap.py" not in mods
+
+
+@pytest.mark.parametrize("uri", ["postgresql://u@h/db?table=ways", "POSTGRES:///db",
+                                 "postgresql://?service=roads&table=s.ways"])
+def test_database_uris_are_the_postgis_source(uri: str) -> None:
+    spec = format_spec(uri)
+    assert spec.kind == "postgis" and spec.uri and spec.own_weights and not spec.cached
