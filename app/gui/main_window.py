@@ -68,6 +68,7 @@ class MainWindow(MapLoading, QMainWindow):
     searchCancelled = Signal()
     routeShown = Signal(object)  # app.jobs.route.Route
     routeFailed = Signal(str)
+    fieldChanged = Signal()  # the search result on screen changed (a search or an edit's repair)
     message = Signal(str)  # every status-bar message, for tests and the CLI
 
     def __init__(self, settings: Settings | None = None, *, open_sample: bool = True):
@@ -77,6 +78,11 @@ class MainWindow(MapLoading, QMainWindow):
         self.geo: MapGeometry | None = None
         self.graph: CSRGraph | None = None
         self.snapper = None
+        # What-if editing (tools/edit_tool.py): the edited map (app.jobs.edits.Scenario),
+        # which searches run on while it has edits, and a painter drawn instead of the
+        # distance field (the change view).
+        self.scenario = None
+        self.field_painter: Callable[[], None] | None = None
         self.last_error: str | None = None
         self._search_job = 0  # the compute job whose end is reported (newest wins)
         self._handlers: dict[int, _Handlers] = {}
@@ -226,6 +232,16 @@ class MainWindow(MapLoading, QMainWindow):
         self.status(f"Opened {name}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs. "
                     "Left click sets the source, right click the destination.", 8000)
 
+    def search_graph(self):
+        """The graph searches run on: the edited one while the map has edits."""
+        sc = self.scenario
+        return sc.graph if sc is not None and sc.edits else self.graph
+
+    def search_net(self) -> RoadNetwork | None:
+        """The network routes are read from: the edited one while the map has edits."""
+        sc = self.scenario
+        return sc.network() if sc is not None and sc.edits else self.net
+
     def fit_map(self) -> None:
         if self.geo is not None:
             self.canvas.vb.autoRange(padding=0.02)
@@ -374,6 +390,9 @@ class MainWindow(MapLoading, QMainWindow):
             self.gc_guard.release()
 
     def closeEvent(self, ev) -> None:
+        if not all(t.can_close() for t in self.tools.values()):  # e.g. unsaved edits: Cancel
+            ev.ignore()
+            return
         self.settings.set_geometry(self.saveGeometry(), self.saveState())
         self.settings.set_algorithm(self.algo_panel.values())
         self.settings.sync()

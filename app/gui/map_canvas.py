@@ -412,6 +412,33 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.field_legend.show_gradient(field_lut(colormap_name, 256), unit, top)
         return top
 
+    def show_arc_classes(self, cls: np.ndarray, rgb: np.ndarray) -> None:
+        """Colour the network by a class per drawn arc (``rgb[cls[i]]``), in place of the
+        distance field (what-if's change view; ``show_field(None)`` removes it). Drawn like
+        the field: one path per class, or one colour per arc on raster maps."""
+        for it in self.field_items:
+            self.vb.removeItem(it)
+        self.field_items.clear()
+        if self.geo is None:
+            return
+        if self.raster_mode:
+            self._field = None
+            self._colours = raster.lut_argb(rgb)[cls]
+            self._recolour()
+            return
+        width = 1.6 if self.geo.num_drawn < 50_000 else 1.0
+        order = np.argsort(cls, kind="stable")
+        bounds = np.searchsorted(cls[order], np.arange(rgb.shape[0] + 1))
+        for k in range(rgb.shape[0]):
+            sel = order[bounds[k]:bounds[k + 1]]
+            if sel.size == 0:
+                continue
+            x, y, c = self.geo.gather(sel)
+            item = PathItem(make_path(x, y, c), QColor(*[int(v) for v in rgb[k]]), width, z=20)
+            self.field_items.append(item)
+            self.vb.addItem(item)
+        self.set_roads_dimmed(True)
+
     # ---- raster level of detail ---------------------------------------------------------
     def _schedule_raster(self, *_) -> None:
         if self.raster_mode:
