@@ -34,9 +34,12 @@ CACHED_COMMANDS = 8  # commands (newest) that keep their before / after results 
 WAIT_IDLE_S = 60.0
 
 
-def _file_id(v):
-    """A node id as a scenario file writes it (a Python int or str, not numpy's)."""
-    return v.item() if hasattr(v, "item") else v
+def file_id(net, v: int):
+    """The source-file id of node index ``v`` as a scenario names it: a Python int, or
+    the name on maps of named nodes (GraphML)."""
+    i = int(net.node_ids[v])
+    names = net.meta.get("node_names") if isinstance(net.meta, dict) else None
+    return str(names[i - 1]) if names else i
 
 
 def describe(edit) -> str:
@@ -133,7 +136,8 @@ class EditTool(Tool):
         if self.scenario is None:
             from app.jobs.edits import Scenario
 
-            self.scenario = Scenario(self.win.net, backend=self._backend())
+            self.scenario = Scenario(self.win.net, backend=self._backend(),
+                                     max_snap_m=self.win.snap_max_m, snapper=self.win.snapper)
             self.win.scenario = self.scenario
         return self.scenario
 
@@ -186,7 +190,7 @@ class EditTool(Tool):
         net = self.win.net
         t, h = int(net.arc_sources()[arc]), int(net.indices[arc])
         closed = (min(t, h), max(t, h)) in self.closed_pairs()
-        a, b = _file_id(net.node_ids[t]), _file_id(net.node_ids[h])
+        a, b = file_id(net, t), file_id(net, h)
         action = "open" if closed else "close"
         return self.apply(Edit(action, nodes=(a, b), label=f"{action} nodes:{a},{b}"))
 
@@ -243,7 +247,8 @@ class EditTool(Tool):
         self._quiesce()
         cmd.after = self._current()
         done = self.scenario.undo()
-        self.changed(getattr(done, "summary", None) if _is_undo_summary(done) else None, cmd.before)
+        # Scenario.undo's record carries the undo batch's own summary (what repair needs)
+        self.changed(done.summary if done is not None and done.undone else None, cmd.before)
 
     def redo_command(self, cmd: EditCommand) -> None:
         self._quiesce()
@@ -258,7 +263,8 @@ class EditTool(Tool):
         self._mod += 1
         self.redraw_edits()
         route = win.tools["route"]
-        if restore is not None and restore[0] == route.source and route.source is not None:
+        if (restore is not None and restore[0] == route.source and route.source is not None
+                and restore[1].dist.shape[0] == self.scenario.graph.num_nodes):
             win.compute.cancel()
             self._since = []
             route.show_result(restore[1], "what-if")
@@ -448,8 +454,9 @@ class EditTool(Tool):
             return False
         try:
             edits = read_scenario(path)
-            trial = Scenario(win.net, backend=self._backend())
-            applied = [trial.apply(e) for e in edits]
+            trial = Scenario(win.net, backend=self._backend(), max_snap_m=win.snap_max_m,
+                             snapper=win.snapper)
+            applied = trial.apply_all(edits)
         except (EditError, OSError, ValueError) as exc:
             win.show_error("Could not open the scenario", str(exc))
             return False
@@ -483,12 +490,6 @@ class EditTool(Tool):
         if answer == QMessageBox.StandardButton.Save:
             return self.save_dialog()
         return answer == QMessageBox.StandardButton.Discard
-
-
-def _is_undo_summary(done) -> bool:
-    """Whether Scenario.undo's answer carries the summary of the undo itself (what the
-    repair needs) rather than of the edit it took back."""
-    return bool(getattr(done, "is_undo", False))
 
 
 def change_text(ch: Change, unit: str) -> str:
