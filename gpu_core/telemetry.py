@@ -23,6 +23,11 @@ MODE_NAMES = (
     "delta",
     "persistent",  # phases run inside one persistent launch
     "cpu",  # a CPU phase of a strategy without GPU-style modes
+    # gpu_core.repair: the four steps of an incremental repair (one row each)
+    "repair_invalidate",  # pred-subtrees below raised/closed tree arcs
+    "repair_seed",  # boundary and improved-head keys of the invalidated part
+    "repair_settle",  # the label-correcting search from the seeds
+    "repair_pred",  # predecessors of every vertex whose key or in-arcs changed
 )
 MODE_CODE = {name: i for i, name in enumerate(MODE_NAMES)}
 

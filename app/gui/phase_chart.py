@@ -30,6 +30,10 @@ MODE_COLOURS = {
     "delta": "#2ecc71",
     "persistent": "#ecf0f1",
     "cpu": "#95a5a6",
+    "repair_invalidate": "#c0392b",
+    "repair_seed": "#d35400",
+    "repair_settle": "#27ae60",
+    "repair_pred": "#2980b9",
 }
 
 
