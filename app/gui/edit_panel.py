@@ -155,6 +155,16 @@ class EditPanel(QWidget):
         lay.addWidget(self.lbl_lost)
         lay.addWidget(self.list_lost, 1)
 
+    def set_summary(self, text: str, clean: bool) -> None:
+        self._summary = text
+        self.set_clean(clean)
+
+    def set_clean(self, clean: bool) -> None:
+        """The stack's clean state (its cleanChanged): "(unsaved)" after the summary."""
+        text = getattr(self, "_summary", "")
+        if text:
+            self.lbl.setText(text + ("" if clean else " (unsaved)"))
+
     @property
     def mode(self) -> str:
         return "close" if self.btn_close.isChecked() else ("link" if self.btn_link.isChecked() else "")

@@ -108,7 +108,7 @@ class EditTool(Tool):
         self._link_start = None  # (lon, lat, x, y) of a link's first point
         self.change: Change | None = None  # the change view on screen
         window.fieldChanged.connect(self._field_changed)
-        self.stack.cleanChanged.connect(lambda *_: self.redraw_edits())
+        self.stack.cleanChanged.connect(self.panel.set_clean)
 
     def widget(self) -> QWidget:
         return self.panel
@@ -342,9 +342,8 @@ class EditTool(Tool):
                 segs.append((x0, y0, x1, y1))
         self.layers.show_links(segs)
         changed = getattr(sc, "changed_arcs", 0)
-        self.panel.lbl.setText(f"{len(sc.edits)} edits: {n_closed} roads closed, {len(segs)} links "
-                               f"added; {changed} arcs differ from the map"
-                               + (" (unsaved)" if not self.stack.isClean() else ""))
+        self.panel.set_summary(f"{len(sc.edits)} edits: {n_closed} roads closed, {len(segs)} links "
+                               f"added; {changed} arcs differ from the map", self.stack.isClean())
 
     # ---- change view ---------------------------------------------------------------------
     def _needs_base(self, source) -> bool:
