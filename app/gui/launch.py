@@ -106,6 +106,12 @@ def run_gui(args: argparse.Namespace) -> int:
         if state.get("went"):
             return
         state["went"] = True
+        scenario = getattr(args, "scenario", None)
+        # The scenario's edits as the Edit tool's (listed, closed roads drawn, undoable);
+        # the route below runs on the edited map.
+        if scenario and not win.tools["edit"].open_scenario(scenario):
+            fail(win.last_error or f"cannot open the scenario {scenario}")
+            return
         if args.route:
             win.tools["route"].route_between(args.route[0], args.route[1])  # failures: routeFailed
         elif batch:

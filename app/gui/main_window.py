@@ -83,6 +83,7 @@ class MainWindow(MapLoading, QMainWindow):
         # distance field (the change view).
         self.scenario = None
         self.field_painter: Callable[[], None] | None = None
+        self._edited_snapper: tuple | None = None  # (edited network, its Snapper)
         self.last_error: str | None = None
         self._search_job = 0  # the compute job whose end is reported (newest wins)
         self._handlers: dict[int, _Handlers] = {}
@@ -265,9 +266,16 @@ class MainWindow(MapLoading, QMainWindow):
             return None
 
     def resolve(self, text: str):
-        """A typed point (LON,LAT or node:ID) → ResolvedPoint, as `signpost route` reads it."""
-        return resolve_texts(self.net, text, max_distance_m=self.snap_max_m,
-                             snapper=self.snapper)[0]
+        """A typed point (LON,LAT or node:ID) → ResolvedPoint, as `signpost route` reads it:
+        on the edited map while it has edits (a closed road is not snapped to; its own
+        index is built on first use, once per edit state)."""
+        net = self.search_net()
+        snapper = self.snapper
+        if net is not self.net:
+            if self._edited_snapper is None or self._edited_snapper[0] is not net:
+                self._edited_snapper = (net, make_snapper(net))
+            snapper = self._edited_snapper[1]
+        return resolve_texts(net, text, max_distance_m=self.snap_max_m, snapper=snapper)[0]
 
     def on_map_click(self, x: float, y: float, which: str) -> None:
         """A click (or the public click API): snap, then hand it to the tool that takes it."""

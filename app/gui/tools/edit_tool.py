@@ -259,10 +259,13 @@ class EditTool(Tool):
     def changed(self, summary, restore) -> None:
         """The edited graph changed by ``summary`` (None: unknown); bring the view up to
         date: ``restore`` (source, result) when it is the result of the new state."""
+        from ..route_info import Fragments
+
         win = self.win
         self._mod += 1
         self.redraw_edits()
         route = win.tools["route"]
+        route.fragments = Fragments()  # the parts of the edited map: found again on use
         if (restore is not None and restore[0] == route.source and route.source is not None
                 and restore[1].dist.shape[0] == self.scenario.graph.num_nodes):
             win.compute.cancel()
@@ -445,19 +448,32 @@ class EditTool(Tool):
     def open_scenario(self, path: str) -> bool:
         """Replace the edits by a scenario file's, applied in order on the unedited map;
         on an error (shown, naming the feature) the current edits stay as they are."""
-        from app.jobs.edits import EditError, Scenario, read_scenario
+        from app.jobs.edits import EditError, read_scenario
+
+        try:
+            edits = read_scenario(path)
+        except (EditError, OSError, ValueError) as exc:
+            self.win.show_error("Could not open the scenario", str(exc))
+            return False
+        return self.load_edits(edits, path)
+
+    def load_edits(self, edits: list, path: str | None = None) -> bool:
+        """Replace the edits by ``edits`` (app.jobs.edits.Edit; ``path``: the file they
+        came from), applied in order on the unedited map, all or nothing: on an error
+        (shown, naming the edit) the current edits stay as they are. The stack is clean
+        afterwards (``signpost gui --scenario`` / ``--close`` come here too)."""
+        from app.jobs.edits import EditError, Scenario
 
         win = self.win
         if win.net is None:
             win.status("Open a map first", 5000)
             return False
         try:
-            edits = read_scenario(path)
             trial = Scenario(win.net, backend=self._backend(), max_snap_m=win.snap_max_m,
                              snapper=win.snapper)
             applied = trial.apply_all(edits)
-        except (EditError, OSError, ValueError) as exc:
-            win.show_error("Could not open the scenario", str(exc))
+        except (EditError, ValueError) as exc:
+            win.show_error("Could not apply the scenario", str(exc))
             return False
         self._quiesce()
         self.stack.clear()
@@ -469,7 +485,7 @@ class EditTool(Tool):
         self.path = path
         self._since = None  # the result on screen is of another graph: search again
         self.changed(None, None)
-        win.status(f"Opened {os.path.basename(path)}: {len(edits)} edits", 6000)
+        win.status(f"Opened {os.path.basename(path or 'the edits')}: {len(edits)} edits", 6000)
         return True
 
     def export(self, what: str, path: str) -> None:

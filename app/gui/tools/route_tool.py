@@ -85,7 +85,7 @@ class RouteTool(Tool):
 
     def set_point(self, which: str, point, snap_seg: tuple | None = None) -> None:
         """Make ``point`` (a ResolvedPoint) the source (new search) or destination (route)."""
-        net, node, canvas = self.win.net, int(point.node), self.win.canvas
+        net, node, canvas = self.win.search_net(), int(point.node), self.win.canvas
         if point.snap is not None:
             sx, sy = float(point.snap.x), float(point.snap.y)
             if snap_seg is None:
@@ -326,7 +326,7 @@ class RouteTool(Tool):
         except UnreachableError as exc:
             self.route = None
             win.canvas.show_route(None)
-            why = self.fragments.unreachable_reason(win.net, self.source, self.target)
+            why = self.fragments.unreachable_reason(win.search_net(), self.source, self.target)
             self.panel.show_route(None, message="unreachable" + (f": {why}" if why else ""))
             win.status(f"Unreachable: {exc}" + (f" ({why})" if why else ""), 8000)
             win.routeFailed.emit(str(exc))
