@@ -227,3 +227,37 @@ def test_change_view_is_edited_minus_base(qtbot, window, fixture_net):
     assert x0 <= x <= x1 and y0 <= y <= y1
     tool.panel.chk_change.setChecked(False)
     assert window.field_painter is None and tool.change is None
+
+
+def test_od_and_billboards_before_after(qtbot, window, fixture_net):
+    from app.jobs import billboards, matrix
+
+    net = fixture_net
+    tool = window.tools["edit"]
+    assert tool.apply(Edit("close", nodes=(1000, 1001)))  # no source yet: nothing to search
+    edited = window.scenario.network()
+    od = window.tools["od"]
+    for text in ("node:1000", "node:1001", "node:1250"):
+        od.panel.add_point(window.resolve(text))
+    with qtbot.waitSignal(window.searchFinished, timeout=30000):
+        assert od.compare()
+    nodes = (0, 1, 250)
+    want_b = matrix.run(net, matrix.MatrixOptions(nodes, nodes, backend="cpu")).matrix
+    want_a = matrix.run(edited, matrix.MatrixOptions(nodes, nodes, backend="cpu")).matrix
+    rows = od.panel.compare.rows
+    assert len(rows) == 6 and od.panel.compare.isVisible()
+    for (f, t, b, a, _), (i, j) in zip(rows, [(i, j) for i in range(3) for j in range(3) if i != j],
+                                       strict=True):
+        assert (int(f), int(t)) == (1000 + nodes[i], 1000 + nodes[j])
+        assert b == f"{int(want_b[i, j]):,}" and a == f"{int(want_a[i, j]):,}"
+    assert int(want_a[0, 1]) > int(want_b[0, 1])  # the closed road made 0 -> 1 longer
+    bb = window.tools["billboards"]
+    bb.panel.sp_k.setValue(2)
+    bb.panel.cb_method.setCurrentText("exact")
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
+        assert bb.compare()
+    opts = billboards.BillboardsOptions(2, mode=bb.panel.values()["mode"], method="exact")
+    after = billboards.run(edited, opts).billboards
+    rows = bb.panel.compare.rows
+    assert len(rows) == 2
+    assert [r[3] for r in rows] == [str(int(edited.node_ids[v])) for v in after.sites.tolist()]
