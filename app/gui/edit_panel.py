@@ -80,8 +80,12 @@ class EditLayers:
         if sel.size == 0:
             return 0
         x, y, c = geo.gather(sel)
-        self.closed_item = PathItem(pg.arrayToQPath(x, y, connect=c, finiteCheck=False),
-                                    CLOSED_COLOUR, 3.0, "dash", z=42)
+        path = pg.arrayToQPath(x, y, connect=c, finiteCheck=False)
+        # A dark casing under the red dashes: a closed road stands out over any field
+        # colour (the change view's "slower" is red too).
+        self.closed_item = PathItem(path, "#111111", 5.0, z=41.9)
+        dashes = PathItem(path, CLOSED_COLOUR, 3.0, "dash", z=42)
+        dashes.setParentItem(self.closed_item)
         vb.addItem(self.closed_item)
         return int(sel.size)
 

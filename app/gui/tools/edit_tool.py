@@ -43,15 +43,10 @@ def file_id(net, v: int):
 
 
 def describe(edit) -> str:
-    """The text of an edit in the panel's list."""
-    if edit.label:
-        return edit.label
-    if edit.nodes is not None:
-        a, b = edit.nodes
-        return f"{edit.action} road {a}–{b}"
-    if edit.action == "add":
-        return f"add link ({edit.road_class})"
-    return edit.action
+    """The text of an edit in the panel's list: action, target, value (a scenario file's
+    labels name the file and feature: too long for the list)."""
+    text = edit.describe()
+    return text + (f" ({edit.road_class})" if edit.action == "add" and edit.road_class else "")
 
 
 class EditCommand(QUndoCommand):
