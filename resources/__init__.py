@@ -71,3 +71,8 @@ def road_styles() -> dict:
 def default_settings() -> dict:
     """Default values of every persisted setting (the app's QSettings fall back to these)."""
     return dict(_json("default_settings.json"))
+
+
+def option_help(name: str) -> str:
+    """The help of an option several commands share (``cli_help.json``'s ``options``)."""
+    return str(_json("cli_help.json")["options"][name])

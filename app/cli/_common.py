@@ -121,14 +121,51 @@ def map_options(args: argparse.Namespace) -> dict:
 
 def open_map(args: argparse.Namespace):
     """Load ``args.map`` with the map options of ``args`` (:func:`add_map_arguments`), with a
-    progress bar (``app.progress``); ``args.timings["load_s"]`` gets the seconds taken."""
+    progress bar (``app.progress``); ``args.timings["load_s"]`` gets the seconds taken.
+    With ``--scenario`` / ``--close`` (:func:`add_edit_arguments`) the edited map is
+    returned (every point then snaps on it) and ``args.edits`` holds the arcs changed."""
     from app.progress import step
 
+    edits = edit_arguments(args)  # bad specs and files fail before the map loads
     t0 = time.perf_counter()
     with step(f"loading {os.path.basename(args.map)}") as p:
         net = load(args.map, **map_options(args), progress=p)
     timings(args)["load_s"] = time.perf_counter() - t0
+    if edits is not None:
+        from app.jobs.edits import apply_edits
+
+        t0 = time.perf_counter()
+        with step("applying edits") as p:
+            p(None, f"{len(edits)} edit{'s' * (len(edits) != 1)}")
+            net, args.edits = apply_edits(net, edits, backend="cpu",
+                                          max_snap_m=getattr(args, "max_snap", 1000.0))
+        timings(args)["edits_s"] = time.perf_counter() - t0
     return net
+
+
+def add_edit_arguments(p: argparse.ArgumentParser) -> None:
+    """--close SPEC (repeatable) and --scenario FILE.geojson: what-if edits applied to the
+    map before the work (``app.jobs.edits``; :func:`open_map` applies them)."""
+    from resources import option_help
+
+    p.add_argument("--close", action="append", default=None, metavar="SPEC",
+                   help=option_help("close"))
+    p.add_argument("--scenario", default=None, metavar="FILE.geojson",
+                   help=option_help("scenario"))
+
+
+def edit_arguments(args: argparse.Namespace) -> list | None:
+    """The edits of ``--scenario`` then ``--close``, in order; None without either (the
+    map is then used as loaded). EditError naming the bad spec or feature."""
+    close = getattr(args, "close", None)
+    scenario = getattr(args, "scenario", None)
+    if not close and scenario is None:
+        return None
+    from app.jobs.edits import parse_close, read_scenario
+
+    edits = list(read_scenario(scenario)) if scenario is not None else []
+    edits += [parse_close(spec) for spec in close or ()]
+    return edits
 
 
 def warm_up_search(args: argparse.Namespace, *, target: bool) -> float:
@@ -186,3 +223,9 @@ INDEX_HELP = (
 def add_index_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index", default="auto", choices=("auto", "on", "off"), help=INDEX_HELP)
 
+
+
+def edits_note(args: argparse.Namespace) -> str:
+    """"; edits changed N arcs" for a summary line when --close/--scenario were given."""
+    n = getattr(args, "edits", None)
+    return "" if n is None else f"; edits changed {n} arc{'s' * (n != 1)}"

@@ -10,7 +10,12 @@ from app.cli import CliError
 
 
 def register(sub) -> None:
-    from app.cli._common import add_backend_argument, add_command, add_index_argument
+    from app.cli._common import (
+        add_backend_argument,
+        add_command,
+        add_edit_arguments,
+        add_index_argument,
+    )
     from app.jobs.billboards import CANDIDATES, DEFAULT_MODE
     from gpu_core.betweenness import KERNELS, METHODS, MODES
 
@@ -49,6 +54,7 @@ def register(sub) -> None:
                    "weigh 0")
     p.add_argument("--json", action="store_true", help="print JSON")
     add_index_argument(p)
+    add_edit_arguments(p)
 
 
 def _num(x: float):
@@ -56,7 +62,7 @@ def _num(x: float):
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.cli._common import open_map, timings, timings_json
+    from app.cli._common import edits_note, open_map, timings, timings_json
     from app.jobs import billboards
     from app.progress import step
     from gpu_core.graph import CSRGraph
@@ -123,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
         "timings": timings_json(args, warmup_s=warm, search_s=t_run),
     }
     out.update(done.index)  # index, index_s, ... when a route index was used
+    if getattr(args, "edits", None) is not None:
+        out["edits"] = args.edits  # arcs changed by --close / --scenario
     if result.method == "sampled":
         out.update(samples=result.samples, error_bound=result.error_bound,
                    epsilon=result.epsilon, delta=result.delta)
@@ -130,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out))
         return 0
     print(f"{args.map}: {g.num_nodes} nodes, {g.num_arcs} arcs; {result.method} greedy, "
-          f"{result.mode} paths, backend {result.backend} ({result.kernel}), {t_run:.2f} s")
+          f"{result.mode} paths, backend {result.backend} ({result.kernel}), {t_run:.2f} s"
+          f"{edits_note(args)}")
     print(f"{'k':>3} {'node id':>14} {'lon':>11} {'lat':>10} {'gain':>14} {'SB':>14} {'cover':>7}")
     for i in range(len(result.sites)):
         lo, la = out["lonlat"][i]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 import resources
-from app.cli._common import SNAP_HELP, add_command, add_gis_arguments
+from app.cli._common import SNAP_HELP, add_command, add_edit_arguments, add_gis_arguments
 
 # argparse help and description: resources/cli_help.json
 HELP, DESCRIPTION = resources.cli_help("gui")
@@ -26,9 +26,13 @@ def register(sub) -> None:
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1600x1000")
     p.add_argument("--settings", default=None, metavar="FILE.ini", help="settings file to use")
     add_gis_arguments(p)
+    add_edit_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    from app.cli._common import edit_arguments
+
+    args.edit_list = edit_arguments(args)  # a bad spec or scenario: one line, exit 2
     try:
         from app.gui.launch import run_gui
     except ImportError as exc:

@@ -37,7 +37,13 @@ DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else ""
 def register(sub) -> None:
     from gpu_core.multi_source import VARIANTS
 
-    from ._common import add_backend_argument, add_command, add_index_argument, add_snap_argument
+    from ._common import (
+        add_backend_argument,
+        add_command,
+        add_edit_arguments,
+        add_index_argument,
+        add_snap_argument,
+    )
 
     p = add_command(sub, "matrix", run,
                     "costs between two point lists (CSV/GeoJSON/GeoPackage in; CSV, Parquet "
@@ -58,6 +64,7 @@ def register(sub) -> None:
     p.add_argument("--chunk", type=int, default=None, metavar="ROWS",
                    help="origins per computed chunk (default: what fits memory)")
     add_index_argument(p)
+    add_edit_arguments(p)
 
 
 def _note_duplicates(path: str, keys: list, nodes: np.ndarray) -> None:
@@ -128,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     from gpu_core.multi_source import available_memory, open_npy_memmap
     from maps.points import read_points
 
-    from ._common import open_map
+    from ._common import edits_note, open_map
     from .matrix_out import CsvRows, ParquetRows
 
     out = args.out
@@ -201,5 +208,5 @@ def run(args: argparse.Namespace) -> int:
         el -= t_index
     print(f"wrote {out}: {F} x {T} costs in {net.unit} ({unreachable} unreachable), "
           f"backend {stats.get('backend', args.backend)} ({stats.get('variant', args.variant)}), "
-          f"{el:.2f} s{idx}")
+          f"{el:.2f} s{idx}{edits_note(args)}")
     return 0

@@ -8,6 +8,7 @@ import json
 import resources
 from app.cli._common import (
     add_command,
+    add_edit_arguments,
     add_search_arguments,
     fmt_duration,
     open_map,
@@ -25,6 +26,7 @@ def register(sub) -> None:
     p.add_argument("--from", dest="source", required=True, metavar="P", help="start point")
     p.add_argument("--to", dest="target", required=True, metavar="P", help="end point")
     add_search_arguments(p)
+    add_edit_arguments(p)
     p.add_argument("--json", action="store_true", help="print the route as one JSON object")
 
 
@@ -61,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("length    no geometry (the map has no coordinates)")
     print(f"nodes     {out['nodes']} ({out['arcs']} arcs)")
+    if "edits" in out:
+        print(f"edits     {out['edits']} arc{'s' * (out['edits'] != 1)} changed")
     print(
         f"search    {out['strategy']} on {out['backend']} ({out['device']}), "
         f"{out['search_ms']:.1f} ms, {out['phases']} phases"

@@ -10,7 +10,15 @@ import numpy as np
 import resources
 from app.cli import CliError
 from app.cli._atomic import out_paths
-from app.cli._common import add_command, add_search_arguments, open_map, timings, warm_up_search
+from app.cli._common import (
+    add_command,
+    add_edit_arguments,
+    add_search_arguments,
+    edits_note,
+    open_map,
+    timings,
+    warm_up_search,
+)
 
 OUT_EXT = (".csv", ".npy")
 NPY_DTYPE = np.dtype([("node_id", "<i8"), ("cost", "<i8")])
@@ -25,6 +33,7 @@ def register(sub) -> None:
     p.add_argument("--source", required=True, metavar="P", help="LON,LAT or node:ID")
     p.add_argument("--out", required=True, metavar="FILE", help="output .csv or .npy")
     add_search_arguments(p)
+    add_edit_arguments(p)
 
 
 def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray, unreachable: int = -1) -> None:
@@ -86,6 +95,6 @@ def run(args: argparse.Namespace) -> int:
         f"{reached:,} of {net.num_nodes:,} nodes reached from node {src.node_id}; "
         f"max cost {int(res.dist[res.reached].max()):,} {net.unit}; {res.strategy} on {res.backend}, "
         f"{res.elapsed_s * 1000:.1f} ms (load {t['load_s']:.2f} s, warm-up "
-        f"{t['warmup_s'] * 1000:.1f} ms); wrote {out}"
+        f"{t['warmup_s'] * 1000:.1f} ms){edits_note(args)}; wrote {out}"
     )
     return 0

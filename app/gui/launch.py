@@ -2,7 +2,9 @@
 
 With ``--route`` the two points are routed as clicks would be and the route is printed
 as the same JSON object as ``signpost route --json``; with ``--screenshot`` the window is
-saved once the route is drawn (or the map, without ``--route``) and the app exits:
+saved once the route is drawn (or the map, without ``--route``) and the app exits;
+``--scenario`` / ``--close`` edit the map before it is shown (the route JSON then has
+``edits``, as ``signpost route --json`` with the same edits):
 status 0, or 2 with the message when the map fails to load, a point is off the network
 or the destination is unreachable.
 """
@@ -134,7 +136,10 @@ def run_gui(args: argparse.Namespace) -> int:
         win.compute.failed_job.connect(lambda _j, _k, exc: fail(str(exc)))
     from app.jobs.maps import gis_options
 
-    win.open_map(path, args.profile or None, **gis_options(args))
+    # --scenario / --close: the edits are applied to the map on the loader thread, before
+    # the window shows it (app.jobs.edits), so the route is found on the edited map
+    win.open_map(path, args.profile or None, edits=getattr(args, "edit_list", None),
+                 max_snap_m=float(args.max_snap), **gis_options(args))
     rc = app.exec()
     win.shutdown_workers()
     win.settings.sync()

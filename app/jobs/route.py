@@ -239,7 +239,8 @@ def route_json(net: RoadNetwork, route: Route, src, dst, *, map_path: str | None
     coordinates), ``nodes`` (node count), ``arcs``, ``node_ids``, ``path`` ([lon, lat]
     following arc geometry, from the start node to the end node; [] without coordinates),
     ``from``/``to`` (input, node, node_id, lon, lat, snap), ``strategy``, ``backend``,
-    ``device``, ``search_ms``, ``phases``. Routes start and end at the snapped arcs'
+    ``device``, ``search_ms``, ``phases``; ``edits`` (arcs changed) on a map edited by
+    ``app.jobs.edits``. Routes start and end at the snapped arcs'
     nearer endpoints. ``src``/``dst`` are maps.points.ResolvedPoint.
     """
     res = route.result
@@ -249,6 +250,8 @@ def route_json(net: RoadNetwork, route: Route, src, dst, *, map_path: str | None
     if not net.has_coordinates:
         length = math.nan  # a DIMACS graph without .co has no lengths (JSON null)
     cost = int(route.cost)
+    # an edited map (app.jobs.edits) says how many arcs the edits changed; others add nothing
+    edits = {"edits": int(net.meta["edits"])} if "edits" in net.meta else {}
     return json_safe({
         "map": map_path if map_path is not None else net.source_path,
         "profile": net.profile,
@@ -267,5 +270,6 @@ def route_json(net: RoadNetwork, route: Route, src, dst, *, map_path: str | None
         "device": res.device,
         "search_ms": round(res.elapsed_s * 1000.0, 3),
         "phases": int(len(res.phases)),
+        **edits,
     })
 

@@ -134,8 +134,8 @@ def feature_of(edit: Edit) -> dict[str, Any]:
     props: dict[str, Any] = {"action": edit.action}
     if edit.nodes is not None:
         props["nodes"] = list(edit.nodes)
-        if edit.oneway:
-            props["oneway"] = True
+    if edit.oneway:
+        props["oneway"] = True
     if edit.way is not None:
         w = edit.way
         props["way"] = int(w) if w.lstrip("-").isdigit() and len(w) < 19 else w
