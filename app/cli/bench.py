@@ -12,6 +12,7 @@ BENCHES = {
     "gui": "click-to-route latency and a full redraw (needs PySide6)",
     "vertex-programs": "seed 003's MST, PageRank, Bellman-Ford: framework vs direct",
     "matrix": "OD matrices K x K: ours (each variant) vs scipy on all cores vs RoutingKit CCH",
+    "edits": "what-if edits: incremental repair after road closures vs a fresh search",
     "seed004": "seed 004 Table 5-2 (plain vs flag/queue Bellman-Ford), Figure 5-1 (DIMACS)",
 }
 

@@ -36,7 +36,6 @@ import numpy as np
 from ..backend import describe_backend, resolve_backend
 from ..dynamic.api import EditSummary, MutableGraph
 from ..errors import CancelledError, InvalidArgumentError
-from ..keys import KEY_INF, NO_PRED
 from ..sssp.api import SSSPResult, sssp
 from ..telemetry import MODE_CODE, PhaseLog
 from . import plan as planmod
@@ -160,21 +159,6 @@ def repair(graph: MutableGraph, previous: SSSPResult,
         device=describe_backend("cpu" if which == "cpu" else "auto"),
         sources=previous.sources, elapsed_s=time.perf_counter() - t0, extra=extra, key=key,
         key_space=ks, method="repair", affected=int(affected), reason="")
-
-
-def extend(previous: SSSPResult, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(key, pred, dist) copies of ``previous`` grown to ``n`` vertices (new: unreached)."""
-    n_old = previous.key.shape[0]
-    key = np.empty(n, np.int64)
-    key[:n_old] = previous.key
-    key[n_old:] = KEY_INF
-    pred = np.empty(n, np.int32)
-    pred[:n_old] = previous.pred
-    pred[n_old:] = NO_PRED
-    dist = np.empty(n, np.int64)
-    dist[:n_old] = previous.dist
-    dist[n_old:] = previous.unreachable
-    return key, pred, dist
 
 
 def repair_rows(graph: MutableGraph, sources, dist: np.ndarray,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..dynamic.layout import ARC_LIVE
 from ..host.heap import pop_min, sift_up
@@ -307,10 +307,50 @@ def host_arrays(mg) -> dict:
             "ins_ids": ins_ids}
 
 
+@njit(cache=True, parallel=True)
+def _extend(src_k, src_p, src_d, key, pred, dist, unreachable):
+    n_old = src_k.shape[0]
+    for i in prange(key.shape[0]):
+        if i < n_old:
+            key[i] = src_k[i]
+            pred[i] = src_p[i]
+            dist[i] = src_d[i]
+        else:
+            key[i] = _INF
+            pred[i] = -1
+            dist[i] = unreachable
+
+
+def extend(previous, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(key, pred, dist) copies of ``previous`` grown to ``n`` vertices (new: unreached);
+    one parallel pass (three numpy copies cost ~3 ms on a 1.5M-node map)."""
+    key = np.empty(n, np.int64)
+    pred = np.empty(n, np.int32)
+    dist = np.empty(n, np.int64)
+    if n < 1 << 15:
+        n_old = previous.key.shape[0]
+        key[:n_old], pred[:n_old], dist[:n_old] = previous.key, previous.pred, previous.dist
+        key[n_old:], pred[n_old:], dist[n_old:] = _INF, -1, previous.unreachable
+    else:
+        _extend(previous.key, previous.pred, previous.dist, key, pred, dist,
+                np.int64(previous.unreachable))
+    return key, pred, dist
+
+
+def scatter_result(previous, n: int, idx, kv, pv, ks):
+    """``previous`` grown to ``n`` with (key, pred) of vertices ``idx`` replaced."""
+    from ..host.distances import dist_from_keys
+
+    key, pred, dist = extend(previous, n)
+    key[idx] = kv
+    pred[idx] = pv
+    dist[idx] = dist_from_keys(kv, ks.hop_bits, ks.unreachable)
+    return key, pred, dist
+
+
 def run(mg, previous, plan, ks, limit: int, opts):
     """(status "ok" or why not, key, pred, dist, affected, telemetry rows, extra)."""
     from ..host.distances import dist_from_keys
-    from .api import extend
 
     key, pred, dist = extend(previous, mg.num_nodes)
     status, changed, affected, rows = repair_arrays(host_arrays(mg), key, pred, plan,
