@@ -39,7 +39,7 @@ def main() -> int:
     from app.gui.main_window import MainWindow, sample_map_path
     from app.gui.settings import Settings
 
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # kept alive while the window lives
 
     def wait(signal, timeout_s: float = 120.0) -> None:
         loop = QEventLoop()
