@@ -44,6 +44,21 @@ def _repair_fn():
     return repair
 
 
+def warm_up(backend: str = "auto") -> None:
+    """Compile (or load from numba's cache) the repair kernels on a tiny graph, so the
+    first edit of a map does not wait for them (the window's after-load job calls it)."""
+    from gpu_core.dynamic import MutableGraph
+    from gpu_core.graph import CSRGraph
+
+    repair = _repair_fn()
+    if repair is None:
+        return
+    mg = MutableGraph(CSRGraph.from_edges(3, [0, 1, 0], [1, 2, 2], [1, 1, 5]), backend=backend)
+    before = sssp(mg, 0, backend=backend)
+    summary = mg.apply(mg.batch().disable([0]))
+    repair(mg, before, [summary], backend=backend)
+
+
 def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOptions, *,
         base_graph=None, progress: Progress | None = None, cancel: CancelCheck | None = None,
         on_phase: Callable | None = None) -> WhatIfResult:

@@ -23,7 +23,7 @@ def node_xy(net, i):
 
 
 def routed(qtbot, window, net, a, b):
-    with qtbot.waitSignal(window.routeShown, timeout=20000):
+    with qtbot.waitSignal(window.routeShown, timeout=60000):
         run_search_to(qtbot, window, node_xy(net, a), node_xy(net, b))
     return window.tools["route"]
 
@@ -42,7 +42,7 @@ def click_road(qtbot, window, net, arc) -> None:
     t, h = int(net.arc_sources()[arc]), int(net.indices[arc])
     x = (net.x[t] + net.x[h]) / 2
     y = (net.y[t] + net.y[h]) / 2
-    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
         mouse_click_map(qtbot, window, float(x), float(y))
 
 
@@ -106,10 +106,10 @@ def test_undo_restores_exact_earlier_result(qtbot, window, fixture_net):
     tool.stack.undo()
     tool.panel.set_mode("")
     assert window.canvas.click_mode == "source"
-    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
         mouse_click_map(qtbot, window, *node_xy(net, 77))
     assert route.source == 77
-    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
         tool.stack.redo()
     ref = fresh(window, 77)
     np.testing.assert_array_equal(route.result.dist, ref.dist)
@@ -118,7 +118,7 @@ def test_undo_restores_exact_earlier_result(qtbot, window, fixture_net):
 
 def test_add_link_reaches_island(qtbot, window, fixture_net):
     net = fixture_net
-    with qtbot.waitSignal(window.routeFailed, timeout=20000):  # unreachable
+    with qtbot.waitSignal(window.routeFailed, timeout=60000):  # unreachable
         run_search_to(qtbot, window, node_xy(net, 0), node_xy(net, ISLAND))
     route = window.tools["route"]
     assert route.result.dist[ISLAND] < 0
@@ -128,7 +128,7 @@ def test_add_link_reaches_island(qtbot, window, fixture_net):
     east = 5 * 30 + 29  # the grid's east edge, same row as the island
     mouse_click_map(qtbot, window, *node_xy(net, east))
     assert tool._link_start is not None
-    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
         mouse_click_map(qtbot, window, *node_xy(net, ISLAND))
     sc = window.scenario
     assert [e.action for e in sc.edits] == ["add"] and sc.edits[0].road_class == "primary"
@@ -145,7 +145,7 @@ def test_add_link_reaches_island(qtbot, window, fixture_net):
 def test_save_open_round_trip_and_bad_file(qtbot, window, fixture_net, tmp_path):
     net = fixture_net
     route, tool, _, _ = close_route_road(qtbot, window, net)
-    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
         assert tool.apply(Edit("set_cost", nodes=(1000, 1001), value=50000))
     edited = route.result
     edits = list(window.scenario.edits)
@@ -157,7 +157,7 @@ def test_save_open_round_trip_and_bad_file(qtbot, window, fixture_net, tmp_path)
     assert len(json.loads(path.read_text())["features"]) == 2
     tool.stack.setIndex(0)  # back to the unedited map
     assert window.scenario.edits == []
-    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
         assert tool.open_scenario(str(path))
     sc = window.scenario
     assert [(e.action, e.nodes) for e in sc.edits] == [(e.action, e.nodes) for e in edits]
@@ -178,7 +178,7 @@ def test_unsaved_edits_prompt(qtbot, window, fixture_net, tmp_path, monkeypatch,
     monkeypatch.delenv("SIGNPOST_NO_DIALOGS")
     tool = window.tools["edit"]
     tool.apply(Edit("close", nodes=(1000, 1001)))
-    qtbot.waitUntil(lambda: not window.compute.busy(), timeout=20000)
+    qtbot.waitUntil(lambda: not window.compute.busy(), timeout=60000)
     asked = []
     buttons = {"cancel": QMessageBox.StandardButton.Cancel,
                "discard": QMessageBox.StandardButton.Discard,
@@ -206,7 +206,7 @@ def test_change_view_is_edited_minus_base(qtbot, window, fixture_net):
     pairs = sorted({tuple(e) for e in ends})
     assert len(pairs) == 2
     for a, b in pairs:
-        with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        with qtbot.waitSignal(window.searchFinished, timeout=60000):
             tool.apply(Edit("close", nodes=(a, b)))
     tool.panel.chk_change.setChecked(True)
     ch = tool.change
