@@ -261,3 +261,29 @@ def test_od_and_billboards_before_after(qtbot, window, fixture_net):
     rows = bb.panel.compare.rows
     assert len(rows) == 2
     assert [r[3] for r in rows] == [str(int(edited.node_ids[v])) for v in after.sites.tolist()]
+
+
+def test_profile_reload_keeps_the_edits(qtbot, make_window):
+    from app.gui.main_window import sample_map_path
+
+    sample = sample_map_path()
+    if sample is None:
+        pytest.skip("no sample map bundled")
+    w = make_window()
+    w.algo_panel.cb_profile.blockSignals(True)
+    w.algo_panel.cb_profile.setCurrentText("walk")
+    w.algo_panel.cb_profile.blockSignals(False)
+    with qtbot.waitSignal(w.mapLoaded, timeout=60000):
+        w.open_map(sample, "walk")
+    net = w.net
+    tool = w.tools["edit"]
+    t, h = int(net.arc_sources()[0]), int(net.indices[0])
+    assert tool.apply(Edit("close", nodes=(int(net.node_ids[t]), int(net.node_ids[h]))))
+    closed = w.scenario.closed_arcs().size
+    with qtbot.waitSignal(w.mapLoaded, timeout=60000):
+        w.algo_panel.cb_profile.setCurrentText("length")  # reloads the same file
+    qtbot.waitUntil(lambda: w.scenario is not None, timeout=10000)
+    assert w.net is not net and len(w.scenario.edits) == 1
+    assert w.scenario.closed_arcs().size == closed and tool.layers.closed_item is not None
+    assert not tool.stack.isClean()  # still unsaved
+    tool.stack.setClean()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
@@ -110,6 +110,11 @@ class EditTool(Tool):
 
     # ---- map ----------------------------------------------------------------------------
     def map_changed(self, net) -> None:
+        old = self.scenario
+        # The same map again (another profile, reopened): its edits are applied again.
+        keep = (list(old.edits) if old is not None and old.edits and net is not None
+                and old.base.source_path and old.base.source_path == net.source_path else None)
+        was_clean, path = self.stack.isClean(), self.path
         self.stack.clear()
         self.stack.setClean()
         self.scenario = None
@@ -126,6 +131,14 @@ class EditTool(Tool):
         if net is not None:
             roads = [c for c in net.class_names if c not in ("rail", "transfer")] or list(net.class_names)
             self.panel.set_classes(roads, "residential" if "residential" in roads else None)
+        if keep:
+            QTimer.singleShot(0, lambda: self._reapply(net, keep, path, was_clean))
+
+    def _reapply(self, net, edits: list, path: str | None, clean: bool) -> None:
+        if self.win.net is not net or self.scenario is not None:
+            return  # another map, or edited already
+        if self.load_edits(edits, path) and not clean:
+            self.stack.resetClean()  # still unsaved: closing asks
 
     def _ensure_scenario(self):
         if self.scenario is None:
