@@ -46,12 +46,20 @@ class EditLayers:
         canvas.vb.addItem(self.pending)
         self._keys: np.ndarray | None = None  # sorted undirected keys of the drawn arcs
         self._order: np.ndarray | None = None
+        self._src: tuple | None = None  # (network, its arc_sources()): O(m) to make
 
     def map_changed(self) -> None:
         self._keys = self._order = None
+        self._src = None
         self.show_closed(None, None, np.zeros(0, np.int64))
         self.show_links([])
         self.show_pending(None)
+
+    def arc_sources(self, net) -> np.ndarray:
+        """``net.arc_sources()``, made once per network (4.6M arcs: tens of ms)."""
+        if self._src is None or self._src[0] is not net:
+            self._src = (net, net.arc_sources())
+        return self._src[1]
 
     def drawn_of(self, net, geo, arcs: np.ndarray) -> np.ndarray:
         """Indices into ``geo.arcs`` of the polylines that draw network arcs ``arcs``."""
@@ -60,7 +68,7 @@ class EditLayers:
             k = np.minimum(geo.tails, geo.heads).astype(np.int64) * n + np.maximum(geo.tails, geo.heads)
             self._order = np.argsort(k, kind="stable")
             self._keys = k[self._order]
-        t = net.arc_sources()[arcs].astype(np.int64)
+        t = self.arc_sources(net)[arcs].astype(np.int64)
         h = net.indices[arcs].astype(np.int64)
         k = np.minimum(t, h) * n + np.maximum(t, h)
         pos = np.clip(np.searchsorted(self._keys, k), 0, max(self._keys.size - 1, 0))

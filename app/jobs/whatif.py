@@ -32,6 +32,7 @@ class WhatIfResult:
     method: str  # "repair" or "fresh"
     reason: str = ""  # why fresh
     base: SSSPResult | None = None  # on the unedited graph, when asked for
+    changed_arcs: int = -1  # arcs the edits changed (the caller fills it in: O(m) to count)
 
 
 def _repair_fn():

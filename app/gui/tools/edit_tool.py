@@ -32,6 +32,7 @@ from .base import Tool
 SCENARIO_FILTER = "Scenario (*.geojson *.json);;All files (*)"
 CACHED_COMMANDS = 8  # commands (newest) that keep their before / after results for undo
 WAIT_IDLE_S = 60.0
+BIG_MAP_ARCS = 500_000  # above this, O(m) counts run in the worker, not on each edit here
 
 
 def file_id(net, v: int):
@@ -102,6 +103,7 @@ class EditTool(Tool):
         self._base_pending: int | None = None
         self._link_start = None  # (lon, lat, x, y) of a link's first point
         self.change: Change | None = None  # the change view on screen
+        self._changed_arcs: tuple[int, int] = (-1, 0)  # (graph version, arcs changed)
         window.fieldChanged.connect(self._field_changed)
         self.stack.cleanChanged.connect(self.panel.set_clean)
 
@@ -126,6 +128,7 @@ class EditTool(Tool):
         self._base_pending = None
         self._link_start = None
         self.change = None
+        self._changed_arcs = (-1, 0)
         self.layers.map_changed()
         self.panel.show_lost(None, None)
         if net is not None:
@@ -187,7 +190,7 @@ class EditTool(Tool):
             return set()
         arcs = np.asarray(self.scenario.closed_arcs(), dtype=np.int64)
         net = self.win.net
-        t, h = net.arc_sources()[arcs], net.indices[arcs]
+        t, h = self.layers.arc_sources(net)[arcs], net.indices[arcs]
         return set(zip(np.minimum(t, h).tolist(), np.maximum(t, h).tolist(), strict=True))
 
     def toggle_road(self, arc: int) -> bool:
@@ -196,7 +199,7 @@ class EditTool(Tool):
         from app.jobs.edits import Edit
 
         net = self.win.net
-        t, h = int(net.arc_sources()[arc]), int(net.indices[arc])
+        t, h = int(self.layers.arc_sources(net)[arc]), int(net.indices[arc])
         closed = (min(t, h), max(t, h)) in self.closed_pairs()
         a, b = file_id(net, t), file_id(net, h)
         action = "open" if closed else "close"
@@ -306,6 +309,7 @@ class EditTool(Tool):
                              progress=ctx.progress, cancel=ctx.cancelled, on_phase=ctx.on_phase)
             if sc.edits:
                 sc.network()  # routes are read from it: made here, not in the GUI thread
+            out.changed_arcs = sc.changed_arcs  # O(m): here too
             return out
 
         fn.__name__ = "whatif"
@@ -320,6 +324,8 @@ class EditTool(Tool):
             return
         if out.base is not None:
             self._base = (source, out.base)
+        self._changed_arcs = (self.scenario.graph.version, out.changed_arcs)
+        self.redraw_edits()
         res = out.result
         route = self.win.tools["route"]
         route.show_result(res, "what-if")
@@ -352,9 +358,20 @@ class EditTool(Tool):
                 x1, y1 = win.lonlat_to_xy(*e.line[-1])
                 segs.append((x0, y0, x1, y1))
         self.layers.show_links(segs)
-        changed = getattr(sc, "changed_arcs", 0)
         self.panel.set_summary(f"{len(sc.edits)} edits: {n_closed} roads closed, {len(segs)} links "
-                               f"added; {changed} arcs differ from the map", self.stack.isClean())
+                               f"added; {self._changed_text(sc)} arcs differ from the map",
+                               self.stack.isClean())
+
+    def _changed_text(self, sc) -> str:
+        """Arcs the edits changed: counted here on small maps (O(m)); on big ones the
+        worker counts them with the repair (``?`` until it has)."""
+        v, n = self._changed_arcs
+        if v == sc.graph.version:
+            return f"{n:,}"
+        if self.win.net.num_arcs <= BIG_MAP_ARCS:
+            self._changed_arcs = (sc.graph.version, int(sc.changed_arcs))
+            return f"{self._changed_arcs[1]:,}"
+        return "?"
 
     # ---- change view ---------------------------------------------------------------------
     def _needs_base(self, source) -> bool:
@@ -487,6 +504,7 @@ class EditTool(Tool):
         self.stack.clear()
         self.scenario = trial
         win.scenario = trial
+        self._changed_arcs = (-1, 0)
         for e, a in zip(edits, applied, strict=True):
             self.stack.push(EditCommand(self, e, a.summary, None, silent=True))
         self.stack.setClean()
