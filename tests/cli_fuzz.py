@@ -55,6 +55,14 @@ def make_files(root: Path) -> dict[str, list[str]]:
         "deep_area.geojson": b'{"type":"Polygon","coordinates":' + b"[" * 5000 + b"]" * 5000 + b"}",
         "bigint.geojson": b'{"type":"FeatureCollection","features":[{"type":"Feature","id":'
                           + b"9" * 5000 + b',"geometry":null}]}',
+        "scen.geojson": b'{"type":"FeatureCollection","features":[{"type":"Feature",'
+                        b'"properties":{"action":"close","nodes":[1,2]},"geometry":null}]}',
+        "scen_bad.geojson": b'{"type":"FeatureCollection","features":[{"type":"Feature",'
+                            b'"properties":{"action":"set_cost","way":1,"value":1e400},'
+                            b'"geometry":null}]}',
+        "scen_add.geojson": b'{"type":"FeatureCollection","features":[{"type":"Feature",'
+                            b'"properties":{"action":"add","value":3},"geometry":{"type":'
+                            b'"LineString","coordinates":[[10.0005,50.0],[10.0,50.001]]}}]}',
     }.items():
         p = root / name
         p.write_bytes(data)
@@ -77,7 +85,10 @@ def make_files(root: Path) -> dict[str, list[str]]:
             str(odd / "out.geojson"), str(odd / "out.gr"), str(odd / "out.spn"),
             str(odd / "out.txt"), str(long_dir / "out.csv"), str(odd), str(link),
             os.path.join(str(odd), os.fsdecode(b"\xff-out.csv"))]
-    return {"map": maps, "points": points, "area": areas, "demand": demands, "out": outs}
+    scenarios = [w["scen.geojson"], w["scen_add.geojson"], w["scen_bad.geojson"],
+                 w["bigint.geojson"], w["area.geojson"], w["deep_area.geojson"]] + common
+    return {"map": maps, "points": points, "area": areas, "demand": demands, "out": outs,
+            "scenario": scenarios}
 
 
 # ---- values ----------------------------------------------------------------------------------
@@ -139,13 +150,21 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
                  "--demand": S(files["demand"]), "MAP": S(files["map"])}
     pts = S(files["points"][:2])
     outs = S(files["out"][:3])
+    # what-if edits (app.jobs.edits): valid specs of the fixtures, odd values, odd files
+    edits = {"--close": S(["nodes:1,2", "arc:1,2", "way:100", "way:10", "10.0005,50.0",
+                           "139.7005,35.68", "nodes:101,102"]),
+             "--scenario": S(files["scenario"][:2])}
+    files_odd = {**files_odd, "--scenario": S(files["scenario"]),
+                 "--close": st.one_of(point(), S(["nodes:1", "arc:1,1", "way:", "way:x",
+                                                  "nodes:1,99", "way:" + "9" * 30]))}
     return {
         "info": Command(["info"], True, {**common, "--json": None}, odd=files_odd),
         "route": Command(["route"], True, {**common, "--from": good_pt, "--to": good_pt,
-                                           **search, "--json": None}, ["--from", "--to"],
+                                           **search, "--json": None, **edits},
+                         ["--from", "--to"],
                          odd={"--from": point(), "--to": point(), **files_odd}),
         "sssp": Command(["sssp"], True, {**common, "--source": good_pt, "--out": outs,
-                                         **search}, ["--source", "--out"],
+                                         **search, **edits}, ["--source", "--out"],
                         odd={"--source": point(), **files_odd}),
         "billboards": Command(["billboards"], True, {
             **common, "-k": S(["1", "2", "3"]), "--mode": S(["hops", "weighted"]),
@@ -154,11 +173,11 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
             "--seed": st.integers(0, 2**32).map(str),
             "--candidates": S(["all", "road", "no-rail"]), "--within": S(files["area"][:1]),
             "--demand": S(files["demand"][1:2]), "--fixed": S(["1", "2,3", "node:1"]),
-            "--json": None, "--quiet": None}, ["-k"], odd=files_odd),
+            "--json": None, "--quiet": None, **edits}, ["-k"], odd=files_odd),
         "matrix": Command(["matrix"], True, {**common, "--from": pts, "--to": pts,
                                              "--out": outs, "--backend": S(["cpu"]),
                                              "--max-snap": S(["1000", "inf"]),
-                                             "--chunk": S(["1", "2", "1000"])},
+                                             "--chunk": S(["1", "2", "1000"]), **edits},
                           ["--from", "--to", "--out"], odd=files_odd),
         "mst": Command(["mst"], True, {**common, "--backend": S(["cpu"]),
                                        "--out": S([files["out"][0], files["out"][3]]),

@@ -199,6 +199,14 @@ def test_errors_name_the_edit_and_change_nothing(tiny):
     assert len(sc.edits) == 1 and sc.changed_arcs == 1
 
 
+def test_negative_weights_are_refused_naming_the_edit(tmp_path):
+    path = tmp_path / "neg.gr"
+    path.write_text("p sp 3 3\na 1 2 5\na 2 3 -2\na 1 3 4\n")
+    net = open_map(str(path), use_cache=False)
+    with pytest.raises(EditError, match=r"^--close arc:1,3: this map has negative arc weights"):
+        apply_edits(net, [parse_close("arc:1,3")])
+
+
 def test_apply_all_is_all_or_nothing(tiny):
     sc = Scenario(tiny, backend="cpu")
     sc.apply(parse_close("nodes:3,5"))
@@ -208,6 +216,20 @@ def test_apply_all_is_all_or_nothing(tiny):
                       parse_close("nodes:1,77")])
     assert live_pairs(sc.network()) == before
     assert len(sc.edits) == 1 and len(sc.summaries) == summaries
+
+
+def test_a_failed_load_after_an_add_leaves_no_vertex(drive):
+    sc = Scenario(drive, backend="cpu")
+    sc.apply(parse_close("nodes:2,3"))
+    version, n = sc.graph.version, sc.graph.num_nodes
+    with pytest.raises(EditError, match="node 77 is not on this map"):
+        sc.apply_all([Edit("add", line=((10.0005, 50.0), (10.0005, 50.001)), value=3),
+                      parse_close("nodes:1,77")])
+    assert (sc.graph.version, sc.graph.num_nodes) == (version, n)  # not even tried for real
+    assert len(sc.edits) == 1 and sc.changed_arcs == 2
+    done = sc.apply_all([Edit("add", line=((10.0005, 50.0), (10.0005, 50.001)), value=3),
+                         parse_close("nodes:-1,-2")])
+    assert len(done) == 2 and sc.network().num_nodes == n + 2
 
 
 def test_set_speed_follows_the_profile(drive):
@@ -439,7 +461,82 @@ def test_random_edits_match_a_rebuilt_map(grid, data):
 
 def _with_zero_arcs(n, t, h, w, src):
     """Dijkstra that keeps 0-cost arcs (scipy's sparse matrices drop stored zeros): every
-    weight +1 scaled out by a factor beyond any path's hop count."""
+    weight +1 scaled out by a factor beyond any path's hop count; of parallel arcs the
+    lightest (a COO matrix would add them up)."""
     big = n + 1
+    t, h, w = (np.asarray(a, dtype=np.int64) for a in (t, h, w))
+    order = np.lexsort((w, h, t))
+    t, h, w = t[order], h[order], w[order]
+    first = np.r_[True, (t[1:] != t[:-1]) | (h[1:] != h[:-1])] if t.size else np.zeros(0, bool)
+    t, h, w = t[first], h[first], w[first]
     ref = dijkstra(csr_matrix(((w.astype(float) * big + 1), (t, h)), shape=(n, n)), indices=src)
     return np.where(np.isinf(ref), np.inf, np.floor(ref / big))
+
+
+ANY = st.sampled_from(["add", "add", "close", "set_cost", "undo", "redo"])
+
+
+def _point_on(net, data) -> tuple[float, float]:
+    """A point on a random arc of ``net`` (at a node, or part way along)."""
+    e = data.draw(st.integers(0, net.num_arcs - 1))
+    f = data.draw(st.sampled_from([0.0, 0.25, 0.5, 0.9, 1.0]))
+    t, h = int(net.arc_sources()[e]), int(net.indices[e])
+    return (float(net.lon[t] + f * (net.lon[h] - net.lon[t])),
+            float(net.lat[t] + f * (net.lat[h] - net.lat[t])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_random_adds_keep_the_network_whole_and_undo_exact(grid, data):
+    """Sequences with added links (splitting arcs mid-way): network() is the graph's live
+    arcs with their attributes, searches on it equal scipy's, and undo gives back the
+    compaction of before (added vertices left without arcs)."""
+    from gpu_core.dynamic import ARC_LIVE
+
+    sc = Scenario(grid, backend="cpu")
+    stack = []
+    for _ in range(data.draw(st.integers(1, 6))):
+        act = data.draw(ANY)
+        cur = sc.network()
+        if act == "undo":
+            if sc.undo() is not None:
+                want = stack.pop()
+                got = _compaction(sc, len(want[0]) - 1)
+                assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+            continue
+        if act == "redo":
+            if sc.redo() is not None:
+                stack.append(None)  # its own state is checked below, not by an undo
+            continue
+        before = _compaction(sc, sc.graph.num_nodes)
+        if act == "add":
+            edit = Edit("add", line=(_point_on(cur, data), _point_on(cur, data)),
+                        value=data.draw(st.integers(0, 2000)),
+                        oneway=data.draw(st.booleans()))
+        else:
+            e = data.draw(st.integers(0, cur.num_arcs - 1))
+            ab = tuple(cur.source_ids([cur.arc_sources()[e], cur.indices[e]]))
+            edit = Edit(act, nodes=ab, value=7 if act == "set_cost" else None)
+        try:
+            sc.apply(edit)
+        except EditError as exc:  # both ends on one node, or a closed road: nothing changed
+            assert "same place" in str(exc) or "is closed" in str(exc)
+            assert all(np.array_equal(a, b) for a, b in
+                       zip(_compaction(sc, sc.graph.num_nodes), before, strict=True))
+            continue
+        stack = [s for s in stack if s is not None] + [before]
+        net = sc.network()
+        net.validate()
+        tail, head, w, state = sc.graph.arcs()
+        live = np.flatnonzero(state == ARC_LIVE)
+        want = build_network(tails=tail[live], heads=head[live], weights=w[live],
+                             node_ids=net.node_ids, unit=net.unit, profile=net.profile,
+                             x=net.x, y=net.y,
+                             edge_length=sc.store.gather("length", grid.edge_length, live),
+                             edge_source_id=sc.store.gather("src", grid.edge_source_id, live))
+        for name in ("indptr", "indices", "weights", "edge_source_id", "edge_length"):
+            assert np.array_equal(getattr(net, name), getattr(want, name)), name
+        src = data.draw(st.integers(0, net.num_nodes - 1))
+        ref = _with_zero_arcs(net.num_nodes, net.arc_sources(), net.indices, net.weights, src)
+        assert np.array_equal(np.where(np.isinf(ref), -1, ref).astype(np.int64),
+                              sssp(net, src, backend="cpu").dist)

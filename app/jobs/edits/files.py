@@ -137,7 +137,7 @@ def feature_of(edit: Edit) -> dict[str, Any]:
     if edit.oneway:
         props["oneway"] = True
     if edit.way is not None:
-        w = edit.way
+        w = str(edit.way)
         props["way"] = int(w) if w.lstrip("-").isdigit() and len(w) < 19 else w
     for name in ("value", "road_class", "speed_kmh"):
         if getattr(edit, name) is not None:

@@ -26,6 +26,9 @@ from .stage import Stage
 from .store import ArcStore
 from .targets import Targets
 
+NEGATIVE = ("this map has negative arc weights; what-if edits need non-negative ones "
+            "(the edited graph keeps weights >= 0)")
+
 
 @dataclass
 class AppliedEdit:
@@ -71,6 +74,8 @@ class Scenario:
 
     def __init__(self, net: RoadNetwork, *, backend: str = "auto",
                  max_snap_m: float = 1000.0, snapper=None):
+        if net.has_negative:  # the mutable graph keeps int32 weights >= 0
+            raise EditError("", NEGATIVE)
         self.base = net
         self.graph = MutableGraph(net, backend=backend)
         self.max_snap_m = float(max_snap_m)
@@ -121,7 +126,13 @@ class Scenario:
 
     def apply_all(self, edits: Sequence[Edit]) -> list[AppliedEdit]:
         """Apply ``edits`` in order, all or nothing: on an EditError the ones applied here
-        are undone again (a scenario file loads whole or not at all)."""
+        are undone again (a scenario file loads whole or not at all). An ``add`` followed
+        by more edits is tried on a scratch copy first where that copy can replay this
+        one exactly (no undo so far), so a failure leaves not even its new vertices."""
+        edits = list(edits)
+        if (any(e.action == "add" for e in edits[:-1])
+                and self.graph.version == len(self.edits)):
+            self._dry_run(edits)
         done: list[AppliedEdit] = []
         redo = list(self._redo)
         try:
@@ -134,6 +145,15 @@ class Scenario:
             self._redo = redo
             raise
         return done
+
+    def _dry_run(self, edits: list[Edit]) -> None:
+        """Replay this scenario's edits and then ``edits`` on a scratch Scenario sharing
+        the spatial indexes (EditError naming the first that fails)."""
+        scratch = Scenario(self.base, backend="cpu", max_snap_m=self.max_snap_m,
+                           snapper=self.targets._snapper)
+        scratch.targets.share(self.targets)
+        for e in self.edits + edits:
+            scratch.apply(e)
 
     def _undo_last(self) -> AppliedEdit:
         last = self._applied.pop()
@@ -251,6 +271,8 @@ def _relabel(edit: Edit, label: str) -> Edit:
 def apply_edits(net: RoadNetwork, edits: Sequence[Edit], *, backend: str = "auto",
                 max_snap_m: float = 1000.0) -> tuple[RoadNetwork, int]:
     """The CLI's path: (the edited network, arcs changed). All or nothing (EditError)."""
+    if net.has_negative and edits:
+        raise EditError(edits[0].label or edits[0].describe(), NEGATIVE)
     sc = Scenario(net, backend=backend, max_snap_m=max_snap_m)
     sc.apply_all(edits)
     return sc.network(), sc.changed_arcs

@@ -97,11 +97,13 @@ class ArcStore:
     # ---- gathering for RoadNetwork ------------------------------------------------------
     def gather(self, name: str, base: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Per-arc attribute ``name`` (base array ``base``) for arc ``ids``."""
-        out = np.empty(ids.shape[0], dtype=base.dtype)
-        mask = ids < self.m
-        out[mask] = base[ids[mask]]
-        if (~mask).any():
-            out[~mask] = self.ext(name)[ids[~mask] - self.m].astype(base.dtype)
+        # np.take over the base ids clipped in range, then the few inserted arcs patched:
+        # a boolean-mask gather costs ten times more on millions of arcs
+        out = np.take(base, np.minimum(ids, self.m - 1)) if self.m else \
+            np.empty(ids.shape[0], dtype=base.dtype)
+        ins = np.flatnonzero(ids >= self.m)
+        if ins.size:
+            out[ins] = self.ext(name)[ids[ins] - self.m].astype(base.dtype)
         return out
 
     def gather_geometry(self, ids: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:

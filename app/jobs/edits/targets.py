@@ -43,6 +43,11 @@ class Targets:
         self._lines = None
         self._way_order: np.ndarray | None = None
 
+    def share(self, other: Targets) -> None:
+        """Use ``other``'s indexes of the same base map (built once per map)."""
+        self._snapper = self._snapper or other._snapper
+        self._tree, self._lines, self._way_order = other._tree, other._lines, other._way_order
+
     @property
     def net(self):
         return self.sc.base
@@ -130,6 +135,8 @@ class Targets:
                                    "integers)") from None
         if not -(2**63) <= wid < 2**63:
             raise EditError(label, f"way {edit.way} is out of range (ids are 64-bit integers)")
+        if wid == -1:  # what arcs without an id (and added links) carry
+            raise EditError(label, "way -1 is not an id: it marks arcs that have none")
         src = self.net.edge_source_id
         if self._way_order is None:
             self._way_order = np.argsort(src, kind="stable")
