@@ -38,7 +38,7 @@ from ..dynamic.api import EditSummary, MutableGraph
 from ..errors import CancelledError, InvalidArgumentError
 from ..sssp.api import SSSPResult, sssp
 from ..telemetry import MODE_CODE, PhaseLog
-from . import plan as planmod
+from .plan import as_summaries, edited_key_space, make_plan, net_edits
 
 PhaseCallback = Callable[[PhaseLog], None]
 CancelCheck = Callable[[], bool]
@@ -57,6 +57,11 @@ class RepairOptions:
     # CUDA: device rounds of the settle at most (each a block-wide barrier) before a fresh
     # search is cheaper
     max_rounds: int = 4096
+    # CUDA: the repair kernel gives up after this share of a fresh search's time (the
+    # previous search's, carried along a chain of repairs as extra["fresh_s"]): a deep
+    # subtree costs a round per level, and giving up early bounds what a fallback loses
+    # (docs/perf/edits.md). None: no time budget.
+    budget_fraction: float | None = 0.05
     fresh_strategy: str = "auto"  # what a fallback runs
 
     def limit(self, n: int) -> int:
@@ -68,7 +73,11 @@ class RepairOptions:
 @dataclass
 class RepairResult(SSSPResult):
     """An SSSPResult plus how it was made: ``method`` "repair" or "fresh", the vertices
-    re-settled (``affected``) and why a fresh search ran (``reason``, "" otherwise)."""
+    re-settled (``affected``; the whole graph for "fresh") and why a fresh search ran
+    (``reason``, "" otherwise). ``extra``: ``fresh_s`` (a fresh search's time on this
+    graph, carried along a chain of repairs: the GPU's time budget), ``changed`` (vertices
+    whose pred was recomputed); on the GPU also ``rounds`` (settle rounds) and ``gpu_ms``
+    (CUDA events around the device part)."""
 
     method: str = "repair"
     affected: int = 0
@@ -87,12 +96,25 @@ def _check(graph, previous) -> None:
 
 def _fresh(graph: MutableGraph, previous: SSSPResult, which: str, opts: RepairOptions,
            reason: str, t0: float, on_phase, cancel) -> RepairResult:
+    t1 = time.perf_counter()
     res = sssp(graph, previous.sources, strategy=opts.fresh_strategy, backend=which,
                on_phase=on_phase, cancel=cancel)
     fields = {f.name: getattr(res, f.name) for f in dataclasses.fields(SSSPResult)}
     fields["elapsed_s"] = time.perf_counter() - t0
+    fields["extra"] = {**res.extra, "fresh_s": time.perf_counter() - t1}
     return RepairResult(**fields, method="fresh", affected=int(graph.num_nodes),
                         reason=reason)
+
+
+def fresh_estimate(previous: SSSPResult) -> float | None:
+    """Seconds a fresh search took on this graph, as far as ``previous`` knows: its own
+    time when it is a search, else what the chain of repairs carried along."""
+    got = previous.extra.get("fresh_s") if previous.extra else None
+    if got:
+        return float(got)
+    if previous.strategy != "repair" and previous.elapsed_s > 0:
+        return float(previous.elapsed_s)
+    return None
 
 
 def _why_fresh(graph: MutableGraph, previous: SSSPResult, summaries, ks) -> str:
@@ -120,7 +142,7 @@ def repair(graph: MutableGraph, previous: SSSPResult,
     CancelledError, GpuOutOfMemoryError."""
     t0 = time.perf_counter()
     _check(graph, previous)
-    summaries = planmod.as_summaries(edits)
+    summaries = as_summaries(edits)
     opts = options or RepairOptions()
     which = graph.backend if backend == "auto" else resolve_backend(backend)
     if which == "cupy" and graph.device is None:
@@ -136,18 +158,22 @@ def repair(graph: MutableGraph, previous: SSSPResult,
             f"graph has {n}: pass the result from before exactly these edits")
     if cancel is not None and cancel():
         raise CancelledError("repair cancelled")
-    ks = planmod.edited_key_space(graph, summaries)
+    ks = edited_key_space(graph, summaries)
     reason = _why_fresh(graph, previous, summaries, ks)
     if reason:
         return _fresh(graph, previous, which, opts, reason, t0, on_phase, cancel)
-    plan = planmod.make_plan(graph, summaries, ks, previous.key, previous.pred)
+    plan = make_plan(graph, summaries, ks, previous.key, previous.pred)
     limit = opts.limit(n)
     if which == "cupy":
         from .cuda import run
     else:
         from .cpu import run
-    got = run(graph, previous, plan, ks, limit, opts)
+    fresh_s = fresh_estimate(previous)
+    budget = opts.budget_fraction * fresh_s if opts.budget_fraction and fresh_s else None
+    got = run(graph, previous, plan, ks, limit, opts, budget)
     status, key, pred, dist, affected, rows, extra = got
+    if fresh_s:
+        extra["fresh_s"] = fresh_s
     if status != "ok":
         return _fresh(graph, previous, which, opts, status, t0, on_phase, cancel)
     phases = PhaseLog.from_columns([r[1] for r in rows], [r[2] for r in rows],
@@ -175,7 +201,7 @@ def repair_rows(graph: MutableGraph, sources, dist: np.ndarray,
         raise InvalidArgumentError(
             f"repair_rows needs the MutableGraph the edits were applied to, not "
             f"{type(graph).__name__}")
-    summaries = planmod.as_summaries(edits)
+    summaries = as_summaries(edits)
     dist = np.asarray(dist)
     src = np.atleast_1d(np.asarray(sources)).astype(np.int64)
     n = graph.num_nodes
@@ -185,7 +211,7 @@ def repair_rows(graph: MutableGraph, sources, dist: np.ndarray,
             f"dist has shape {dist.shape}: expected ({src.size}, {n - added}) for "
             f"{src.size} sources on the graph before these edits")
     h = graph.host
-    ids, st0, w0 = planmod.net_edits(graph, summaries)
+    ids, st0, w0 = net_edits(graph, summaries)
     t, hd = h.tail[ids].astype(np.int64), h.head[ids].astype(np.int64)
     from ..dynamic.layout import ARC_LIVE
 

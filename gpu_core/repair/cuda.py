@@ -21,10 +21,11 @@ import numpy as np
 
 from ..device import get_kernel, memory
 from ..keys import KEY_INF, NO_PRED
+from .buffers import device_copies, remember
 
 HERE = Path(__file__).resolve().parent
 BLOCK = 1024
-_STATUS = ("ok", "too large", "too many rounds", "a list overflowed")
+PREFIX = 2048  # triples read with the status words (more: a second copy)
 _lock = threading.Lock()
 
 
@@ -55,7 +56,6 @@ class Workspace:
         self.lists: dict[str, object] = {}
         self.ins_version = -1
         self.ins = None
-        self.status = cp.zeros(16, cp.uint64)
         self._grow_stamps(dev.first_extra.shape[0])
 
     def _grow_stamps(self, n: int) -> None:
@@ -96,8 +96,6 @@ class Workspace:
 
 
 _workspaces: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-# device (key, pred) of results, by id of the host key array (dropped with it)
-_device_results: dict[int, tuple] = {}
 
 
 def _workspace(mg) -> Workspace:
@@ -108,26 +106,17 @@ def _workspace(mg) -> Workspace:
         return ws
 
 
-def remember(key_host: np.ndarray, dkey, dpred) -> None:
-    """Keep the device copies of a result (by its host key array) for the next repair."""
-    k = id(key_host)
-    with _lock:
-        _device_results[k] = (weakref.ref(key_host), dkey, dpred)
-    weakref.finalize(key_host, _device_results.pop, k, None)
-
-
 def _device_previous(previous, n: int):
     """Working device copies (new size n) of the previous result's key and pred."""
-    with _lock:
-        hit = _device_results.get(id(previous.key))
+    hit = device_copies(previous.key)
     n_old = int(previous.key.shape[0])
     memory.ensure_free(12 * n, "the repaired result")
     with memory.oom_as_typed("the repaired result", 12 * n):
         key = cp.empty(n, cp.uint64)
         pred = cp.empty(n, cp.int32)
-        if hit is not None and hit[0]() is previous.key:
-            key[:n_old] = hit[1][:n_old]
-            pred[:n_old] = hit[2][:n_old]
+        if hit is not None:
+            key[:n_old] = hit[0][:n_old]
+            pred[:n_old] = hit[1][:n_old]
         else:
             key[:n_old] = cp.asarray(previous.key).view(cp.uint64)
             pred[:n_old] = cp.asarray(previous.pred)
@@ -145,8 +134,9 @@ def _arcs_struct(mg, ws: Workspace, ks) -> tuple:
             np.int64(k), np.int32(ks.hop_bits))
 
 
-def run(mg, previous, plan, ks, limit: int, opts):
-    """(status "ok" or why not, key, pred, dist, affected, telemetry rows, extra)."""
+def run(mg, previous, plan, ks, limit: int, opts, budget_s: float | None = None):
+    """(status "ok" or why not, key, pred, dist, affected, telemetry rows, extra).
+    ``budget_s``: device time after which the kernel gives up (None: no limit)."""
     from .cpu import scatter_result
 
     n = mg.num_nodes
@@ -158,7 +148,8 @@ def run(mg, previous, plan, ks, limit: int, opts):
         ws.done.fill(0)
         ws.call, ws.tick = 0, 1
     ws.call += 1
-    lim = max(1, int(limit))
+    lim = max(1, min(int(limit), n))  # each list holds a vertex at most once
+    budget_ns = int(budget_s * 1e9) if budget_s else 0
     heads = plan.edited_heads
     packed = np.concatenate([plan.roots, plan.dec_tails, plan.dec_heads, plan.dec_kw,
                              heads]).astype(np.int64)
@@ -168,22 +159,22 @@ def run(mg, previous, plan, ks, limit: int, opts):
     key, pred = _device_previous(previous, n)
     dplan = cp.asarray(packed) if packed.size else cp.zeros(1, cp.int64)
     qcap = lim + int(plan.dec_tails.size) + 1024
-    outcap = 16 * (lim + int(heads.size)) + 4096
+    outcap = min(16 * (lim + int(heads.size)) + 4096, n + 1)
     inv = ws.list("inv", lim + 1, cp.int32)
     seedk = ws.list("seedk", lim + 1, cp.uint64)
     touched = ws.list("touched", lim + 1, cp.int32)
     qa = ws.list("qa", qcap, cp.int32)
     qb = ws.list("qb", qcap, cp.int32)
     outv = ws.list("outv", outcap, cp.int32)
-    st = ws.status
-    st.fill(0)
+    # status words, then (vertex, key, pred) triples: one buffer, read with one copy
+    buf = ws.list("result", 16 + 3 * outcap, cp.int64)
     args = _arcs_struct(mg, ws, ks) + (
         key, pred, dplan, np.int64(plan.roots.size), np.int64(plan.dec_tails.size),
         np.int64(heads.size), ws.flag, ws.qstamp, ws.done, np.int32(ws.call),
         np.int32(ws.tick), inv, seedk, touched, np.int64(lim), qa, qb, np.int64(qcap), outv,
-        np.int64(outcap), np.int64(opts.max_rounds), st)
+        np.int64(outcap), np.int64(opts.max_rounds), np.int64(budget_ns), buf, buf[16:])
     _kernel("repair_tree")((1,), (BLOCK,), args)
-    s = st.get()  # the one status read
+    s = buf[: 16 + 3 * PREFIX].get()  # status and (mostly) every triple
     rounds = int(s[4])
     ws.tick += rounds + 2
     code, n_inv, n_touch, n_out = int(s[0]), int(s[1]), int(s[2]), int(s[3])
@@ -195,17 +186,17 @@ def run(mg, previous, plan, ks, limit: int, opts):
         end.record()
         why = {1: f"the edits affect more than {lim} vertices (limit of RepairOptions)",
                2: f"the repair needs more than {opts.max_rounds} rounds (RepairOptions)",
-               3: "a repair list overflowed"}[code]
+               3: "a repair list overflowed",
+               4: f"the repair ran past its device-time budget ({budget_ns / 1e6:.2f} ms: "
+                  f"RepairOptions.budget_fraction of a fresh search)"}[code]
         return why, None, None, None, n_inv + n_touch, rows, {}
-    buf = cp.empty(max(3 * n_out, 1), cp.int64)
-    if n_out:
-        _kernel("repair_gather")(((n_out + 255) // 256,), (256,),
-                                 (np.int64(n_out), outv, key, pred, buf))
-    host = buf[: 3 * n_out].get()
+    host = s[16: 16 + 3 * n_out]
+    if n_out > PREFIX:
+        host = np.concatenate([host, buf[16 + 3 * PREFIX: 16 + 3 * n_out].get()])
     end.record()
     end.synchronize()
     gpu_ms = cp.cuda.get_elapsed_time(start, end)
-    idx, kv, pv = host[:n_out], host[n_out: 2 * n_out], host[2 * n_out:]
+    idx, kv, pv = host[0::3], host[1::3], host[2::3]
     key_h, pred_h, dist_h = scatter_result(previous, n, idx, kv, pv.astype(np.int32), ks)
     remember(key_h, key, pred)
     extra = {"changed": n_out, "rounds": rounds, "gpu_ms": gpu_ms}

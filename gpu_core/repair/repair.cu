@@ -19,6 +19,7 @@
 #define RP_TOO_LARGE 1
 #define RP_ROUNDS 2
 #define RP_OVERFLOW 3
+#define RP_TIME 4
 
 // status slots
 #define S_CODE 0
@@ -122,7 +123,8 @@ repair_tree(long long n0, const i64* base_indptr, const i64* first_extra,
             const i64* ins_heads, const i64* ins_ids, long long n_ins, int hb, u64* key, int* pred, const i64* __restrict__ plan, long long n_roots,
             long long n_dec, long long n_heads, int* flag, int* qstamp, int* done, int call,
             int tick0, int* inv, u64* seedk, int* touched, long long lim, int* qa, int* qb,
-            long long qcap, int* outv, long long outcap, long long max_rounds, u64* status) {
+            long long qcap, int* outv, long long outcap, long long max_rounds,
+            long long budget_ns, u64* status, i64* triples) {
   const Arcs g{n0, base_indptr, first_extra, next_extra, head, tail, weight, state,
                rev_ptr, rev_ids, ins_heads, ins_ids, n_ins, hb};
   const i64* roots = plan;
@@ -133,11 +135,14 @@ repair_tree(long long n0, const i64* base_indptr, const i64* first_extra,
   const int INV = 2 * call, LOW = 2 * call + 1;
   __shared__ unsigned long long c_inv, c_touch, c_q, c_out, c_edges;
   __shared__ int code;
+  __shared__ u64 t_start;
   const int tid = threadIdx.x, nt = blockDim.x;
+  if (tid < S_SLOTS && tid != S_T0) status[tid] = 0;  // tid 0 writes S_T0
   if (tid == 0) {
     c_inv = c_touch = c_q = c_out = c_edges = 0;
     code = RP_OK;
-    status[S_T0] = global_ns();
+    t_start = global_ns();
+    status[S_T0] = t_start;
   }
   __syncthreads();
 
@@ -152,9 +157,12 @@ repair_tree(long long n0, const i64* base_indptr, const i64* first_extra,
   __syncthreads();
   unsigned long long lo = 0;
   while (code == RP_OK) {
+    // past the device-time budget a fresh search is the cheaper way (RepairOptions)
+    if (tid == 0 && code == RP_OK && budget_ns && global_ns() - t_start > (u64)budget_ns)
+      code = RP_TIME;
     unsigned long long hi = c_inv;
     __syncthreads();
-    if (lo == hi) break;
+    if (code != RP_OK || lo == hi) break;
     for (unsigned long long i = lo + tid; i < hi; i += nt) {
       int x = __ldcg(inv + i);
       all_out(g, x, [&](i64 e) {
@@ -218,9 +226,11 @@ repair_tree(long long n0, const i64* base_indptr, const i64* first_extra,
   int* cur = qa;
   int* nxt = qb;
   while (code == RP_OK) {
+    if (tid == 0 && code == RP_OK && budget_ns && global_ns() - t_start > (u64)budget_ns)
+      code = RP_TIME;
     unsigned long long cn = c_q;
     __syncthreads();
-    if (cn == 0) break;
+    if (code != RP_OK || cn == 0) break;
     if (rounds >= max_rounds) { code = RP_ROUNDS; break; }
     if (tid == 0) c_q = 0;
     ++tick;
@@ -281,22 +291,19 @@ repair_tree(long long n0, const i64* base_indptr, const i64* first_extra,
     if (nb) live_out(g, x, [&](i64 e) { one(g.head[e]); });
   }
   __syncthreads();
+  // (vertex, key, pred) of each vertex whose pred was recomputed, right after the status
+  // words in the same buffer: the host reads both with one copy
+  const long long n_out = c_out < (unsigned long long)outcap ? (long long)c_out : outcap;
+  for (long long i = tid; i < n_out; i += nt) {
+    int v = outv[i];
+    triples[3 * i] = v;
+    triples[3 * i + 1] = (i64)ldk(key + v);
+    triples[3 * i + 2] = pred[v];
+  }
   if (tid == 0) {
     status[S_CODE] = code;
     status[S_INV] = n_inv;
     status[S_OUT] = c_out;
     status[S_T0 + 4] = global_ns();
   }
-}
-
-// (vertex, key, pred) of the first count entries of outv, packed for one download
-extern "C" __global__ void repair_gather(long long count, const int* __restrict__ outv,
-                                         const u64* __restrict__ key,
-                                         const int* __restrict__ pred, i64* out) {
-  i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  int v = outv[i];
-  out[i] = v;
-  out[count + i] = (i64)key[v];
-  out[2 * count + i] = pred[v];
 }

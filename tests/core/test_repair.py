@@ -171,6 +171,8 @@ def test_repair_phases_are_named_in_the_telemetry():
     assert names == ["repair_invalidate", "repair_seed", "repair_settle", "repair_pred"]
     assert seen and seen[0] is r1.phases
     assert r1.strategy == "repair" and r1.reason == "" and r1.affected >= 1
+    # the fresh search's time travels along the chain (the GPU's time budget uses it)
+    assert r1.extra["fresh_s"] == r0.elapsed_s
 
 
 def test_bad_arguments_name_the_problem():
@@ -228,3 +230,51 @@ def test_repair_rows_equal_a_fresh_matrix(family, seed):
     pad = np.full((src.size, got.shape[1] - before.shape[1]), -1, np.int64)
     untouched = np.setdiff1d(np.arange(src.size), rows)
     np.testing.assert_array_equal(got[untouched], np.c_[before, pad][untouched])
+
+
+def test_result_arrays_are_recycled_only_when_nothing_holds_them(monkeypatch):
+    from gpu_core.repair import buffers
+
+    monkeypatch.setattr(buffers, "MIN_N", 1)
+    monkeypatch.setattr(buffers, "_pool", [])
+    rng = np.random.default_rng(8)
+    mg = MutableGraph(make_graph("grid_road", 5), backend="cpu")
+
+    def step(prev):
+        return repair(mg, prev, mg.apply(close_tree_roads(mg, prev, rng)), backend="cpu")
+
+    r1 = step(sssp(mg, 3, backend="cpu"))
+    ids1 = {id(r1.key), id(r1.pred), id(r1.dist)}
+    view, kept = r1.dist[2:], r1.dist.copy()
+    r2 = step(r1)
+    del r1  # its dist is still seen through the view: its arrays are not reused
+    r3 = step(r2)
+    assert not ids1 & {id(r3.key), id(r3.pred), id(r3.dist)}
+    np.testing.assert_array_equal(view, kept[2:])
+    del view, r2
+    keep3 = (r3.key.copy(), r3.pred.copy(), r3.dist.copy())
+    r4 = step(r3)
+    assert {id(r4.key), id(r4.pred), id(r4.dist)} == ids1  # nothing holds them now
+    assert_same(r4, mg)
+    for got, want in zip((r3.key, r3.pred, r3.dist), keep3, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_closing_and_reopening_rail_arcs():
+    """Rail lines of the generated Kanto-like map (long cheap arcs many routes use)."""
+    from maps.generate import generate
+    from maps.network import KIND_RAIL
+
+    net = generate("kanto", 4000, seed=2, rail_lines=3)
+    rail = np.flatnonzero(net.edge_kind == KIND_RAIL)
+    assert rail.size
+    mg = MutableGraph(net, backend="cpu")  # arc ids = the network's CSR indices
+    rng = np.random.default_rng(6)
+    res = sssp(mg, rng.integers(0, net.num_nodes, 2), backend="cpu")
+    for _ in range(4):
+        pick = rng.choice(rail, size=min(6, rail.size), replace=False)
+        res = repair(mg, res, mg.apply(mg.batch().disable(pick)), backend="cpu")
+        assert_same(res, mg)
+        res = repair(mg, res, mg.apply(mg.batch().enable(pick).set_weight(pick[:2], 0)),
+                     backend="cpu")
+        assert_same(res, mg)

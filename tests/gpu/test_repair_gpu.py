@@ -30,14 +30,18 @@ FAMILIES = ["random_sparse", "grid_road", "bidirectional_ring", "disconnected", 
             "duplicate_arcs", "self_loops", "equal_weight_grid", "isolated_source", "rmat"]
 
 
-def _both(mg, prev_gpu, prev_cpu, summaries, **kw):
-    """GPU and CPU repairs of the same edits; they agree and equal a fresh search."""
-    g = repair(mg, prev_gpu, summaries, backend="cupy", **kw)
-    c = repair(mg, prev_cpu, summaries, backend="cpu", **kw)
+def _both(mg, prev_gpu, prev_cpu, summaries, options=None):
+    """GPU and CPU repairs of the same edits; they agree and equal a fresh search. Without
+    the GPU's time budget (a share of a fresh search's time, which the CPU has not) both
+    take the same path."""
+    opts = options or RepairOptions(budget_fraction=None)
+    g = repair(mg, prev_gpu, summaries, backend="cupy", options=opts)
+    c = repair(mg, prev_cpu, summaries, backend="cpu", options=opts)
     assert_same(g, mg, backend="cupy")
     for name in ("dist", "pred", "key"):
         np.testing.assert_array_equal(getattr(g, name), getattr(c, name))
-    assert g.method == c.method
+    if opts.budget_fraction is None:
+        assert g.method == c.method
     return g, c
 
 
@@ -71,7 +75,7 @@ def test_disconnect_reopen_and_undo_on_the_device():
     g0 = make_graph("grid_road", 3)
     mg = MutableGraph(g0, backend="cupy")
     r0 = sssp(mg, 7, backend="cupy")
-    big = RepairOptions(max_affected=10**6)
+    big = RepairOptions(max_affected=10**6, budget_fraction=None)
     s = mg.apply(disconnect(mg, 7))
     r1, c1 = _both(mg, r0, r0, s, options=big)
     assert r1.method == "repair" and r1.affected == g0.num_nodes - 1
@@ -85,14 +89,21 @@ def test_limits_fall_back_to_fresh_on_the_device():
     mg = MutableGraph(g0, backend="cupy")
     r0 = sssp(mg, 0, backend="cupy")
     s = mg.apply(disconnect(mg, 0))
-    r1 = repair(mg, r0, s, backend="cupy", options=RepairOptions(max_affected=3))
+    r1 = repair(mg, r0, s, backend="cupy",
+                options=RepairOptions(max_affected=3, budget_fraction=None))
     assert r1.method == "fresh" and "more than 3 vertices" in r1.reason
     assert_same(r1, mg, backend="cupy")
     s2 = mg.apply(reopen_all(mg))
     r2 = repair(mg, r1, s2, backend="cupy",
-                options=RepairOptions(max_affected=10**6, max_rounds=2))
+                options=RepairOptions(max_affected=10**6, max_rounds=2,
+                                      budget_fraction=None))
     assert r2.method == "fresh" and "rounds" in r2.reason
     assert_same(r2, mg, backend="cupy")
+    s3 = mg.apply(disconnect(mg, 0))  # r2 is a fresh search: its time sets the budget
+    r3 = repair(mg, r2, s3, backend="cupy",
+                options=RepairOptions(max_affected=10**6, budget_fraction=1e-6))
+    assert r3.method == "fresh" and "device-time budget" in r3.reason
+    assert_same(r3, mg, backend="cupy")
 
 
 def test_chained_closures_on_a_road_map():
@@ -102,8 +113,9 @@ def test_chained_closures_on_a_road_map():
     mg = MutableGraph(net, backend="cupy")
     rng = np.random.default_rng(2)
     rg = rc = sssp(mg, rng.integers(0, net.num_nodes, 2), backend="cupy")
-    for _ in range(15):
-        rg, rc = _both(mg, rg, rc, mg.apply(close_tree_roads(mg, rg, rng)))
+    for i in range(15):  # with the default options too (the GPU's time budget on)
+        opts = RepairOptions() if i % 2 else None
+        rg, rc = _both(mg, rg, rc, mg.apply(close_tree_roads(mg, rg, rng)), options=opts)
     _both(mg, rg, rc, mg.apply(reopen_all(mg)))
     assert rg.extra.get("rounds", 0) >= 0
 
