@@ -159,6 +159,8 @@ class EditTool(Tool):
     def _mode_changed(self, mode: str) -> None:
         win = self.win
         win.canvas.click_mode = mode or "source"
+        if mode and win.net is not None:
+            self._warm_ids(win.net)
         if mode:
             win.status("Edit: " + ("click a road to close it, a closed road to reopen it"
                                    if mode == "close" else "click the two ends of the new link"), 8000)
@@ -166,6 +168,21 @@ class EditTool(Tool):
             win.a_mode_src.setChecked(True)
         self._link_start = None
         self.layers.show_pending(None)
+
+    def _warm_ids(self, net) -> None:
+        """Edits name nodes by their file ids: the map's id lookup (seconds on a 1.4M-node
+        map) is built on the loader thread once an edit mode is picked, not on the first
+        click; skipped while the loader is busy (the first edit then builds it)."""
+        if net.num_nodes < 100_000 or getattr(net, "_id_index", None) is not None or self.win.loader.busy():
+            return
+        from ..workers import Job
+
+        first = int(net.node_ids[0])
+
+        def fn(ctx):
+            net.index_of(first)
+
+        self.win.loader.submit(Job(fn, kind="node-ids"))
 
     def clicked(self, which: str, point, seg: tuple) -> None:
         if point.snap is None or self.win.net is None:
