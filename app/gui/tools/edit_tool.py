@@ -299,7 +299,7 @@ class EditTool(Tool):
             win.compute.cancel()
             self._since = []
             route.show_result(restore[1], "what-if")
-            win.status("Edit undone: the earlier result is back", 5000)
+            win.status("The result of this state of the edits is back (no search)", 5000)
             return
         if route.source is None:
             self._since = []
