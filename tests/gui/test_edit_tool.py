@@ -288,3 +288,37 @@ def test_profile_reload_keeps_the_edits(qtbot, make_window):
     assert w.scenario.closed_arcs().size == closed and tool.layers.closed_item is not None
     assert not tool.stack.isClean()  # still unsaved
     tool.stack.setClean()
+
+
+def test_cancelled_repair_then_next_edit_repairs_both(qtbot, window, fixture_net, monkeypatch):
+    import time
+
+    from app.jobs import whatif
+    from gpu_core.errors import CancelledError
+
+    net = fixture_net
+    route = routed(qtbot, window, net, 0, 30 * 15 + 22)
+    before = route.result
+    real = whatif._repair_fn()
+
+    def slow(graph, previous, summaries, *, backend, on_phase, cancel):
+        while not cancel():
+            time.sleep(0.01)
+        raise CancelledError("cancelled")
+
+    monkeypatch.setattr(whatif, "_repair_fn", lambda: slow)
+    tool = window.tools["edit"]
+    with qtbot.waitSignal(window.compute.started_job, timeout=10000):
+        assert tool.apply(Edit("close", nodes=(1000, 1001)))
+    assert window.btn_cancel.isVisible()
+    with qtbot.waitSignal(window.searchCancelled, timeout=10000):
+        window.cancel_all()  # the status bar's Cancel
+    assert route.result is before and len(tool._since) == 1
+    monkeypatch.setattr(whatif, "_repair_fn", lambda: real)
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
+        assert tool.apply(Edit("close", nodes=(1001, 1002)))
+    res = route.result
+    assert res.extra["whatif"] == "repair"  # from the result on screen, both edits at once
+    ref = fresh(window, 0)
+    np.testing.assert_array_equal(res.dist, ref.dist)
+    np.testing.assert_array_equal(res.pred, ref.pred)
