@@ -132,8 +132,9 @@ class EditPanel(QWidget):
         self.btn_close.setToolTip("Click a road to close it (both directions); click a closed "
                                   "road to reopen it")
         self.btn_link = QPushButton("Add a link")
-        self.btn_link.setToolTip("Click two points: a new two-way link between the roads "
-                                 "they snap to, priced as the chosen class")
+        self.btn_link.setToolTip("Drag from one point to another (or click both): a new "
+                                 "two-way link between the roads they snap to, priced as the "
+                                 "chosen class")
         for b, mode in ((self.btn_close, "close"), (self.btn_link, "link")):
             b.setCheckable(True)
             b.toggled.connect(lambda on, m=mode: self._mode_toggled(m, on))

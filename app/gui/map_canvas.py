@@ -100,6 +100,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     destinationDropped = Signal(float, float)
     sourceDropped = Signal(float, float)
     cursorMoved = Signal(float, float)  # x, y metres
+    linkDragStarted = Signal(float, float)  # click mode "link": a left drag began here
+    linkDragged = Signal(float, float, float, float)  # ... and ended: x0, y0, x1, y1 metres
 
     def __init__(self, parent=None, background: str = "#1e2127"):
         super().__init__(parent)
@@ -107,6 +109,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.setAcceptDrops(False)  # the main window takes dropped files
         self.vb: pg.ViewBox = self.addViewBox(lockAspect=True, enableMenu=False)
         self.vb.setDefaultPadding(0.02)
+        self._vb_drag = self.vb.mouseDragEvent
+        self.vb.mouseDragEvent = self._drag  # a left drag draws a link in "link" mode
         self.click_mode = "source"  # what a left click sets; right click always the destination
         self.net: RoadNetwork | None = None
         self.geo: MapGeometry | None = None
@@ -269,6 +273,20 @@ class MapCanvas(pg.GraphicsLayoutWidget):
                 self.click_at(p.x(), p.y(), "left")
         elif ev.button() == Qt.MouseButton.RightButton:
             self.click_at(p.x(), p.y(), "right")
+
+    def _drag(self, ev, axis=None) -> None:
+        """Left drags pan the map, except in click mode "link" (the Edit tool's): there
+        they draw a new link from where the drag began to where it ends."""
+        if self.click_mode != "link" or ev.button() != Qt.MouseButton.LeftButton:
+            self._vb_drag(ev, axis=axis)
+            return
+        ev.accept()
+        a = self.vb.mapSceneToView(ev.buttonDownScenePos())
+        if ev.isStart():
+            self.linkDragStarted.emit(a.x(), a.y())
+        elif ev.isFinish():
+            b = self.vb.mapSceneToView(ev.scenePos())
+            self.linkDragged.emit(a.x(), a.y(), b.x(), b.y())
 
     def _moved(self, scene_pos) -> None:
         if self.vb.sceneBoundingRect().contains(scene_pos):

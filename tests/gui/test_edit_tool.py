@@ -322,3 +322,34 @@ def test_cancelled_repair_then_next_edit_repairs_both(qtbot, window, fixture_net
     ref = fresh(window, 0)
     np.testing.assert_array_equal(res.dist, ref.dist)
     np.testing.assert_array_equal(res.pred, ref.pred)
+
+
+def test_drag_adds_a_link(qtbot, window, fixture_net):
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    net = fixture_net
+    tool = window.tools["edit"]
+    tool.panel.set_mode("link")
+    vp = window.canvas.viewport()
+    east = 5 * 30 + 29
+    p0 = window.canvas.view_to_widget(*node_xy(net, east))
+    p1 = window.canvas.view_to_widget(*node_xy(net, ISLAND))
+    left, none = Qt.MouseButton.LeftButton, Qt.MouseButton.NoButton
+
+    def send(kind, pos, button, buttons):
+        ev = QMouseEvent(kind, QPointF(pos), QPointF(vp.mapToGlobal(pos)), button, buttons,
+                         Qt.KeyboardModifier.NoModifier)
+        QApplication.sendEvent(vp, ev)
+        qtbot.wait(40)  # the scene drops move events closer together than a frame
+
+    view_before = window.canvas.vb.viewRange()
+    send(QEvent.Type.MouseButtonPress, p0, left, left)
+    for k in (0.25, 0.5, 1.0):
+        send(QEvent.Type.MouseMove, p0 + (p1 - p0) * k, none, left)
+    send(QEvent.Type.MouseButtonRelease, p1, left, none)
+    qtbot.waitUntil(lambda: window.scenario is not None and len(window.scenario.edits) == 1, timeout=5000)
+    assert window.scenario.edits[0].action == "add"
+    assert window.canvas.vb.viewRange() == view_before  # the drag drew a link, it did not pan
+    assert window.scenario.network().num_arcs > net.num_arcs

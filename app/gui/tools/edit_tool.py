@@ -105,6 +105,8 @@ class EditTool(Tool):
         self.change: Change | None = None  # the change view on screen
         self._changed_arcs: tuple[int, int] = (-1, 0)  # (graph version, arcs changed)
         window.fieldChanged.connect(self._field_changed)
+        window.canvas.linkDragStarted.connect(lambda x, y: self.layers.show_pending((x, y)))
+        window.canvas.linkDragged.connect(self._link_dragged)
         self.stack.cleanChanged.connect(self.panel.set_clean)
 
     def widget(self) -> QWidget:
@@ -163,7 +165,8 @@ class EditTool(Tool):
             self._warm_ids(win.net)
         if mode:
             win.status("Edit: " + ("click a road to close it, a closed road to reopen it"
-                                   if mode == "close" else "click the two ends of the new link"), 8000)
+                                   if mode == "close" else "drag (or click) from one end of the "
+                                   "new link to the other"), 8000)
         else:
             win.a_mode_src.setChecked(True)
         self._link_start = None
@@ -200,6 +203,14 @@ class EditTool(Tool):
             self._link_start = None
             self.layers.show_pending(None)
             self.add_link((lon0, lat0), (float(s.lon), float(s.lat)))
+
+    def _link_dragged(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        """A drag in "link" mode: a new link between the roads nearest its two ends."""
+        self._link_start = None
+        self.layers.show_pending(None)
+        a, b = self.win.snap(x0, y0), self.win.snap(x1, y1)
+        if a is not None and b is not None:
+            self.add_link((float(a.lon), float(a.lat)), (float(b.lon), float(b.lat)))
 
     def closed_pairs(self) -> set[tuple[int, int]]:
         """Node pairs (low, high index) of the roads closed now."""
