@@ -4,7 +4,8 @@
 :class:`~gpu_core.dynamic.MutableGraph` by re-settling only what the edits touch (or a
 fresh search when that is large); ``repair_rows`` does the same for many-source distance
 rows. ``api`` (public functions, the correctness argument), ``plan`` (the host-side
-preparation both backends share), ``cpu`` (numba) and ``cuda`` + ``repair.cu``.
+preparation both backends share), ``cpu`` (numba), ``cuda`` + ``repair.cu``, and ``buffers`` (recycled host result
+arrays, device copies kept per result).
 """
 
 from .api import RepairOptions, RepairResult, repair, repair_rows

@@ -46,10 +46,13 @@ CancelCheck = Callable[[], bool]
 
 @dataclass(frozen=True)
 class RepairOptions:
-    """When to give up and search afresh. The repair stops once it has re-settled more
-    than ``max_affected`` vertices (None: ``max_affected_fraction`` of the graph, at least
-    ``min_affected``); the defaults come from ``signpost bench edits`` (docs/perf/edits.md):
-    beyond them the repair is no longer clearly faster than a fresh ``auto`` search."""
+    """When to give up and search afresh. On the GPU the device-time budget decides in
+    practice (``budget_fraction``, measured with ``signpost bench edits``,
+    docs/perf/edits.md: a repair's time follows the depth of what it re-settles). Both
+    backends also stop once more than ``max_affected`` vertices are re-settled (None:
+    ``max_affected_fraction`` of the graph, at least ``min_affected``): the CPU backend's
+    only limit, and the size of the GPU's work lists; those defaults are a judgement (a
+    CPU repair of 5% of a map is still well below a fresh search), not a sweep."""
 
     max_affected: int | None = None
     max_affected_fraction: float = 0.05

@@ -6,8 +6,9 @@ repair of a repair uploads nothing; the first repair from a host result uploads 
 
 One launch of one block does the repair; the host then reads one status word and
 downloads the (vertex, key, pred) triples that changed. Stamps make every per-vertex flag
-O(1) to reset (a counter per call), so a call costs O(edited part), not O(n), on the
-device. Imported only when CuPy is usable.
+O(1) to reset (a counter per call): besides one device-to-device copy of the previous
+key/pred (the new result's own arrays), the device work follows the edited part, not n.
+Imported only when CuPy is usable.
 """
 
 from __future__ import annotations
