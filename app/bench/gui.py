@@ -222,6 +222,8 @@ def measure_click(path: str, args) -> dict:
 
         win.open_map(path)
         wait(win.mapLoaded)
+        while win.loader.busy():  # the after-load warm-up (kernels, snapping index), as
+            wait(win.loader.finished_job, 5.0)  # `signpost gui --route` waits for it too
         net = win.net
         rng = np.random.default_rng(args.seed + 1)
         road = np.unique(net.arc_sources()[net.edge_kind == 0])
