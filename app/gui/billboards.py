@@ -23,6 +23,7 @@ from app.jobs.billboards import DEFAULT_MODE
 from maps.network import KIND_ROAD, RoadNetwork
 from resources.atomic import atomic_open
 
+from .compare import BeforeAfterTable
 from .panels import button_row, form_panel
 
 CANDIDATES = ("all nodes", "road nodes", "nodes in view")
@@ -80,6 +81,7 @@ class BillboardPanel(QWidget):
     runRequested = Signal()
     cancelRequested = Signal()
     exportRequested = Signal()
+    compareRequested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -100,6 +102,11 @@ class BillboardPanel(QWidget):
                          ("btn_cancel", "Cancel", self.cancelRequested),
                          ("btn_export", "Export…", self.exportRequested))
         self.btn_export.setEnabled(False)
+        row2 = button_row(self, ("btn_compare", "Before / after edits", self.compareRequested))
+        self.btn_compare.setToolTip("Place the sites on the unedited and on the edited map "
+                                    "(Edit tool), side by side")
+        self.compare = BeforeAfterTable(["#", "before: node", "covered", "after: node", "covered",
+                                         "share change"])
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.lbl = QLabel("—")
@@ -117,8 +124,9 @@ class BillboardPanel(QWidget):
 
         lay = form_panel(self, "Place billboards", [
             ("Sites K", self.sp_k), ("Paths", self.cb_mode), ("Method", self.cb_method),
-            ("Candidates", self.cb_cand), row, self.progress, self.lbl])
+            ("Candidates", self.cb_cand), row, row2, self.progress, self.lbl])
         lay.addWidget(self.table, 1)
+        lay.addWidget(self.compare, 1)
         lay.addWidget(self.plot, 1)
 
     def values(self) -> dict:
@@ -146,4 +154,24 @@ class BillboardPanel(QWidget):
                          f"{result.mode}, {result.backend}/{result.kernel})")
         self.progress.setValue(1000)
         self.btn_export.setEnabled(True)
+
+    def show_before_after(self, net_before: RoadNetwork, before, net_after: RoadNetwork, after) -> None:
+        """Rank by rank: the site and covered share on the unedited and on the edited map."""
+        rb, ra = sites_rows(net_before, before), sites_rows(net_after, after)
+        rows, signs = [], []
+        for i in range(max(len(rb), len(ra))):
+            b = rb[i] if i < len(rb) else None
+            a = ra[i] if i < len(ra) else None
+            cb = b["covered_share"] if b else 0.0
+            ca = a["covered_share"] if a else 0.0
+            rows.append((str(i + 1), str(b["node_id"]) if b else "—", f"{100 * cb:.1f} %",
+                         str(a["node_id"]) if a else "—", f"{100 * ca:.1f} %",
+                         f"{100 * (ca - cb):+.1f} pt"))
+            signs.append(0)
+        self.compare.show_rows(rows, signs)
+        moved = sum(1 for r in rows if r[1] != r[3])
+        self.lbl.setText(f"Before / after edits: {moved} of {len(rows)} sites moved; SB "
+                         f"{float(before.group_betweenness[-1]) if len(rb) else 0:.4g} → "
+                         f"{float(after.group_betweenness[-1]) if len(ra) else 0:.4g}")
+        self.progress.setValue(1000)
 

@@ -76,6 +76,16 @@ def build_menus(win) -> None:
     a_quit = m_file.addAction("&Quit", win.close)
     a_quit.setShortcut(QKeySequence.StandardKey.Quit)
 
+    stack = win.tools["edit"].stack if "edit" in win.tools else None
+    if stack is not None:  # what-if edits: undo / redo with the usual keys
+        m_edit = mb.addMenu("&Edit")
+        win.a_undo = stack.createUndoAction(win, "&Undo edit")
+        win.a_undo.setShortcut(QKeySequence.StandardKey.Undo)
+        win.a_redo = stack.createRedoAction(win, "&Redo edit")
+        win.a_redo.setShortcut(QKeySequence.StandardKey.Redo)
+        m_edit.addAction(win.a_undo)
+        m_edit.addAction(win.a_redo)
+
     m_search = mb.addMenu("&Search")
     win.a_cancel = m_search.addAction(icon("stop"), "&Cancel", win.cancel_all)
     win.a_cancel.setShortcut(QKeySequence(Qt.Key.Key_Escape))

@@ -3,8 +3,9 @@
 With ``--route`` the two points are routed as clicks would be and the route is printed
 as the same JSON object as ``signpost route --json``; with ``--screenshot`` the window is
 saved once the route is drawn (or the map, without ``--route``) and the app exits;
-``--scenario`` / ``--close`` edit the map before it is shown (the route JSON then has
-``edits``, as ``signpost route --json`` with the same edits):
+``--scenario`` / ``--close`` edit the map once it is shown, as the Edit tool's edits
+(listed, closed roads drawn, undoable; the route JSON then has ``edits``, as ``signpost
+route --json`` with the same edits):
 status 0, or 2 with the message when the map fails to load, a point is off the network
 or the destination is unreachable.
 """
@@ -108,6 +109,14 @@ def run_gui(args: argparse.Namespace) -> int:
         if state.get("went"):
             return
         state["went"] = True
+        edits = getattr(args, "edit_list", None)  # --scenario then --close, parsed by the CLI
+        # The edits as the Edit tool's (listed, closed roads drawn, undoable); the route
+        # below runs on the edited map, its points snapped on it.
+        if edits:
+            if not win.tools["edit"].load_edits(edits, getattr(args, "scenario", None)):
+                fail(win.last_error or "the edits do not fit the map")
+                return
+            win.dock("edit").raise_()
         if args.route:
             win.tools["route"].route_between(args.route[0], args.route[1])  # failures: routeFailed
         elif batch:
@@ -130,10 +139,7 @@ def run_gui(args: argparse.Namespace) -> int:
         win.compute.failed_job.connect(lambda _j, _k, exc: fail(str(exc)))
     from app.jobs.maps import gis_options
 
-    # --scenario / --close: the edits are applied to the map on the loader thread, before
-    # the window shows it (app.jobs.edits), so the route is found on the edited map
-    win.open_map(path, args.profile or None, edits=getattr(args, "edit_list", None),
-                 max_snap_m=float(args.max_snap), **gis_options(args))
+    win.open_map(path, args.profile or None, **gis_options(args))
     rc = app.exec()
     win.shutdown_workers()
     win.settings.sync()

@@ -177,6 +177,12 @@ class MapLoading:
                     sssp(tiny, 0, strategy=s, backend=backend)
                 except GpuCoreError:
                     pass  # the real search reports it
+            try:  # what-if edits repair the search: their kernels too
+                from app.jobs.whatif import warm_up
+
+                warm_up(backend)
+            except GpuCoreError:
+                pass
             return (net, make_snapper(net)) if build_snapper else None
 
         self._after_job = self.loader.submit(Job(fn, kind="after-load"))

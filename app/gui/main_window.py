@@ -68,6 +68,7 @@ class MainWindow(MapLoading, QMainWindow):
     searchCancelled = Signal()
     routeShown = Signal(object)  # app.jobs.route.Route
     routeFailed = Signal(str)
+    fieldChanged = Signal()  # the search result on screen changed (a search or an edit's repair)
     message = Signal(str)  # every status-bar message, for tests and the CLI
 
     def __init__(self, settings: Settings | None = None, *, open_sample: bool = True):
@@ -77,6 +78,12 @@ class MainWindow(MapLoading, QMainWindow):
         self.geo: MapGeometry | None = None
         self.graph: CSRGraph | None = None
         self.snapper = None
+        # What-if editing (tools/edit_tool.py): the edited map (app.jobs.edits.Scenario),
+        # which searches run on while it has edits, and a painter drawn instead of the
+        # distance field (the change view).
+        self.scenario = None
+        self.field_painter: Callable[[], None] | None = None
+        self._edited_snapper: tuple | None = None  # (edited network, its Snapper)
         self.last_error: str | None = None
         self._search_job = 0  # the compute job whose end is reported (newest wins)
         self._handlers: dict[int, _Handlers] = {}
@@ -226,6 +233,16 @@ class MainWindow(MapLoading, QMainWindow):
         self.status(f"Opened {name}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs. "
                     "Left click sets the source, right click the destination.", 8000)
 
+    def search_graph(self):
+        """The graph searches run on: the edited one while the map has edits."""
+        sc = self.scenario
+        return sc.graph if sc is not None and sc.edits else self.graph
+
+    def search_net(self) -> RoadNetwork | None:
+        """The network routes are read from: the edited one while the map has edits."""
+        sc = self.scenario
+        return sc.network() if sc is not None and sc.edits else self.net
+
     def fit_map(self) -> None:
         if self.geo is not None:
             self.canvas.vb.autoRange(padding=0.02)
@@ -249,9 +266,16 @@ class MainWindow(MapLoading, QMainWindow):
             return None
 
     def resolve(self, text: str):
-        """A typed point (LON,LAT or node:ID) → ResolvedPoint, as `signpost route` reads it."""
-        return resolve_texts(self.net, text, max_distance_m=self.snap_max_m,
-                             snapper=self.snapper)[0]
+        """A typed point (LON,LAT or node:ID) → ResolvedPoint, as `signpost route` reads it:
+        on the edited map while it has edits (a closed road is not snapped to; its own
+        index is built on first use, once per edit state)."""
+        net = self.search_net()
+        snapper = self.snapper
+        if net is not self.net:
+            if self._edited_snapper is None or self._edited_snapper[0] is not net:
+                self._edited_snapper = (net, make_snapper(net))
+            snapper = self._edited_snapper[1]
+        return resolve_texts(net, text, max_distance_m=self.snap_max_m, snapper=snapper)[0]
 
     def on_map_click(self, x: float, y: float, which: str) -> None:
         """A click (or the public click API): snap, then hand it to the tool that takes it."""
@@ -374,6 +398,9 @@ class MainWindow(MapLoading, QMainWindow):
             self.gc_guard.release()
 
     def closeEvent(self, ev) -> None:
+        if not all(t.can_close() for t in self.tools.values()):  # e.g. unsaved edits: Cancel
+            ev.ignore()
+            return
         self.settings.set_geometry(self.saveGeometry(), self.saveState())
         self.settings.set_algorithm(self.algo_panel.values())
         self.settings.sync()

@@ -100,6 +100,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     destinationDropped = Signal(float, float)
     sourceDropped = Signal(float, float)
     cursorMoved = Signal(float, float)  # x, y metres
+    linkDragStarted = Signal(float, float)  # click mode "link": a left drag began here
+    linkDragged = Signal(float, float, float, float)  # ... and ended: x0, y0, x1, y1 metres
 
     def __init__(self, parent=None, background: str = "#1e2127"):
         super().__init__(parent)
@@ -107,6 +109,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.setAcceptDrops(False)  # the main window takes dropped files
         self.vb: pg.ViewBox = self.addViewBox(lockAspect=True, enableMenu=False)
         self.vb.setDefaultPadding(0.02)
+        self._vb_drag = self.vb.mouseDragEvent
+        self.vb.mouseDragEvent = self._drag  # a left drag draws a link in "link" mode
         self.click_mode = "source"  # what a left click sets; right click always the destination
         self.net: RoadNetwork | None = None
         self.geo: MapGeometry | None = None
@@ -270,6 +274,20 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         elif ev.button() == Qt.MouseButton.RightButton:
             self.click_at(p.x(), p.y(), "right")
 
+    def _drag(self, ev, axis=None) -> None:
+        """Left drags pan the map, except in click mode "link" (the Edit tool's): there
+        they draw a new link from where the drag began to where it ends."""
+        if self.click_mode != "link" or ev.button() != Qt.MouseButton.LeftButton:
+            self._vb_drag(ev, axis=axis)
+            return
+        ev.accept()
+        a = self.vb.mapSceneToView(ev.buttonDownScenePos())
+        if ev.isStart():
+            self.linkDragStarted.emit(a.x(), a.y())
+        elif ev.isFinish():
+            b = self.vb.mapSceneToView(ev.scenePos())
+            self.linkDragged.emit(a.x(), a.y(), b.x(), b.y())
+
     def _moved(self, scene_pos) -> None:
         if self.vb.sceneBoundingRect().contains(scene_pos):
             p = self.vb.mapSceneToView(scene_pos)
@@ -411,6 +429,33 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         else:
             self.field_legend.show_gradient(field_lut(colormap_name, 256), unit, top)
         return top
+
+    def show_arc_classes(self, cls: np.ndarray, rgb: np.ndarray) -> None:
+        """Colour the network by a class per drawn arc (``rgb[cls[i]]``), in place of the
+        distance field (what-if's change view; ``show_field(None)`` removes it). Drawn like
+        the field: one path per class, or one colour per arc on raster maps."""
+        for it in self.field_items:
+            self.vb.removeItem(it)
+        self.field_items.clear()
+        if self.geo is None:
+            return
+        if self.raster_mode:
+            self._field = None
+            self._colours = raster.lut_argb(rgb)[cls]
+            self._recolour()
+            return
+        width = 1.6 if self.geo.num_drawn < 50_000 else 1.0
+        order = np.argsort(cls, kind="stable")
+        bounds = np.searchsorted(cls[order], np.arange(rgb.shape[0] + 1))
+        for k in range(rgb.shape[0]):
+            sel = order[bounds[k]:bounds[k + 1]]
+            if sel.size == 0:
+                continue
+            x, y, c = self.geo.gather(sel)
+            item = PathItem(make_path(x, y, c), QColor(*[int(v) for v in rgb[k]]), width, z=20)
+            self.field_items.append(item)
+            self.vb.addItem(item)
+        self.set_roads_dimmed(True)
 
     # ---- raster level of detail ---------------------------------------------------------
     def _schedule_raster(self, *_) -> None:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from resources import colormap_lut
 from resources.atomic import atomic_open
 
+from .compare import BeforeAfterTable
 from .panels import button_row
 
 
@@ -44,6 +45,7 @@ class ODPanel(QWidget):
     computeRequested = Signal()
     loadRequested = Signal()
     exportRequested = Signal()
+    compareRequested = Signal()
     cleared = Signal()
 
     def __init__(self, parent=None):
@@ -58,12 +60,18 @@ class ODPanel(QWidget):
                          ("btn_clear", "Clear", self.clear),
                          ("btn_export", "Export CSV…", self.exportRequested))
         self.btn_export.setEnabled(False)
+        row2 = button_row(self, ("btn_compare", "Before / after edits", self.compareRequested))
+        self.btn_compare.setToolTip("The matrix on the unedited and on the edited map (Edit tool), "
+                                    "pair by pair")
         self.table = QTableWidget(0, 0)
+        self.compare = BeforeAfterTable(["from", "to", "before", "after", "change"])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.lbl)
         lay.addLayout(row)
+        lay.addLayout(row2)
         lay.addWidget(self.table, 1)
+        lay.addWidget(self.compare, 1)
 
     def add_point(self, point, label=None) -> None:
         self.points.append(point)
@@ -81,6 +89,7 @@ class ODPanel(QWidget):
         self.lbl.setText(OD_PROMPT)
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
+        self.compare.clear_rows()
         self.btn_export.setEnabled(False)
         self.cleared.emit()
 
@@ -115,3 +124,25 @@ class ODPanel(QWidget):
         self.table.resizeColumnsToContents()
         self.btn_export.setEnabled(True)
         self.lbl.setText(f"{k} × {k} costs in {unit} (rows: from, columns: to).")
+
+    def show_before_after(self, before: np.ndarray, after: np.ndarray, unit: str) -> None:
+        """Every pair (from ≠ to): cost on the unedited map, on the edited map, change."""
+        labels = [str(v) for v in self.labels]
+        rows, signs = [], []
+        for i in range(before.shape[0]):
+            for j in range(before.shape[1]):
+                if i == j:
+                    continue
+                b, a = int(before[i, j]), int(after[i, j])
+                if b >= 0 and a >= 0:
+                    ch, sign = f"{a - b:+,}", (a > b) - (a < b)
+                else:
+                    ch = "same" if b == a else ("cut off" if a < 0 else "now reached")
+                    sign = 0 if b == a else (1 if a < 0 else -1)
+                rows.append((labels[i], labels[j], "—" if b < 0 else f"{b:,}", "—" if a < 0 else f"{a:,}", ch))
+                signs.append(sign)
+        self.compare.show_rows(rows, signs)
+        worse = sum(1 for s in signs if s > 0)
+        better = sum(1 for s in signs if s < 0)
+        self.lbl.setText(f"Before / after edits ({unit}): {worse} pairs worse, {better} better, "
+                         f"{len(rows) - worse - better} unchanged.")

@@ -33,6 +33,16 @@ class FieldLegend:
         self.gradient.setLabels({f(0, unit): 0.0, f(top / 2, unit): 0.5, f(top, unit): 1.0})
         self.gradient.setVisible(True)
 
+    def show_diverging(self, lut: np.ndarray, unit: str, span: float) -> None:
+        """A gradient from −span (bottom) through 0 to +span (a change of cost)."""
+        self.bands.setVisible(False)
+        self.gradient.setColorMap(pg.ColorMap(np.linspace(0.0, 1.0, lut.shape[0]), lut))
+        f = self.format_cost
+        self.gradient.setLabels({f"−{f(span, unit)} (faster)": 0.0, "no change": 0.5,
+                                 f"+{f(span, unit)} (slower)": 1.0})
+        self.labels = [f"−{f(span, unit)}", f"+{f(span, unit)}"]
+        self.gradient.setVisible(True)
+
     def show_bands(self, edges: np.ndarray, colours: np.ndarray, unit: str) -> None:
         """One swatch per band [edges[i], edges[i+1]) in colours[i] (RGB)."""
         self.gradient.setVisible(False)

@@ -132,6 +132,18 @@ class JobRunner(QThread):
         with self._cv:
             return self._pending is not None or self._current is not None
 
+    def wait_idle(self, timeout_s: float = 30.0) -> bool:
+        """Block until no job runs or waits (cancel them first); True when idle. For a
+        change of state that a running job reads (what-if edits of the graph)."""
+        end = time.monotonic() + timeout_s
+        with self._cv:
+            while self._pending is not None or self._current is not None:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cv.wait(min(left, 0.05))
+        return True
+
     def shutdown(self, timeout_ms: int = 30000) -> bool:
         """Cancel everything, stop the thread and join it; True when it stopped."""
         with self._cv:
@@ -160,6 +172,7 @@ class JobRunner(QThread):
             # Idle before the end is told, so busy() is already False when the GUI handles it.
             with self._cv:
                 self._current = None
+                self._cv.notify_all()
             signal.emit(*args)
             # The result now belongs to the GUI thread alone: nothing of the job stays
             # alive here, to be freed on this thread later.

@@ -75,3 +75,34 @@ def test_screenshot_run_leaves_the_user_settings_alone(tmp_path, monkeypatch):
     written = [p for p in (home / ".config").rglob("*") if p.is_file()]
     assert written == [], written  # no settings (nor recent files) of the user's were touched
     # (the map cache under ~/.cache may be written: that is a cache, not a setting)
+
+
+def test_gui_scenario_route_matches_route_json(tmp_path):
+    """`gui --scenario F --route A B` prints what `route --scenario F --json` prints (the
+    edits opened as the Edit tool's, the route on the edited map); an edit that does not
+    fit the map exits 2 naming it."""
+    sample = sample_map_path()
+    if sample is None:
+        pytest.skip("no sample map bundled")
+    scen = os.path.join(REPO, "docs", "screenshots", "whatif-helsinki.geojson")
+    a, b = "24.925,60.163", "24.955,60.175"
+    shot = tmp_path / "shot.png"
+    common = ("--profile", "walk", "--scenario", scen)
+    gui = signpost("gui", sample, *common, "--route", a, b, "--screenshot", str(shot),
+                   "--settings", str(tmp_path / "s.ini"), tmp_path=tmp_path)
+    assert gui.returncode == 0, gui.stderr
+    assert shot.stat().st_size > 10_000
+    route = signpost("route", sample, *common, "--from", a, "--to", b, "--json", tmp_path=tmp_path)
+    assert route.returncode == 0, route.stderr
+    g, r = json.loads(gui.stdout.strip().splitlines()[-1]), json.loads(route.stdout)
+    for key in ("edits", "cost", "unit", "length_m", "nodes", "node_ids", "path", "from", "to"):
+        assert g[key] == r[key], key
+    plain = signpost("route", sample, "--profile", "walk", "--from", a, "--to", b, "--json",
+                     tmp_path=tmp_path)
+    assert json.loads(plain.stdout)["cost"] < g["cost"]  # the closures made it longer
+    bad = tmp_path / "bad.geojson"
+    bad.write_text(json.dumps({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "geometry": None, "properties": {"action": "close", "nodes": [1, 2]}}]}))
+    gui = signpost("gui", sample, "--scenario", str(bad), "--route", a, b, "--screenshot",
+                   str(tmp_path / "never.png"), "--settings", str(tmp_path / "s.ini"), tmp_path=tmp_path)
+    assert gui.returncode == 2 and "node 1" in gui.stderr, gui.stderr

@@ -6,9 +6,10 @@ others are tabbed with). A new tool is one new file and one line here.
 
 from .analysis_tool import AnalysisTool
 from .billboards_tool import BillboardsTool
+from .edit_tool import EditTool
 from .od_tool import ODTool
 from .route_tool import RouteTool
 
-TOOLS = (RouteTool, BillboardsTool, ODTool, AnalysisTool)
+TOOLS = (RouteTool, EditTool, BillboardsTool, ODTool, AnalysisTool)
 
-__all__ = ["TOOLS", "AnalysisTool", "BillboardsTool", "ODTool", "RouteTool"]
+__all__ = ["TOOLS", "AnalysisTool", "BillboardsTool", "EditTool", "ODTool", "RouteTool"]

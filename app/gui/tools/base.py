@@ -54,5 +54,9 @@ class Tool(QObject):
         """A click of a kind in ``clicks``, snapped (``point``: a ResolvedPoint; ``seg``:
         click x, y and snapped x, y in metres)."""
 
+    def can_close(self) -> bool:
+        """The window is closing: False keeps it open (the tool asked and was told Cancel)."""
+        return True
+
     def export(self, what: str, path: str) -> None:
         """Write export ``what`` (a key of ``exports``) to ``path``."""

@@ -9,6 +9,7 @@ from app.jobs import billboards
 from gpu_core.errors import InvalidArgumentError
 
 from ..billboards import BillboardPanel, candidate_mask, export_sites
+from ..compare import before_after_job
 from .base import Tool, job
 
 
@@ -24,6 +25,7 @@ class BillboardsTool(Tool):
         self.panel.runRequested.connect(self.run)
         self.panel.cancelRequested.connect(window.compute.cancel)
         self.panel.exportRequested.connect(lambda: window.export_dialog("billboards"))
+        self.panel.compareRequested.connect(self.compare)
 
     def widget(self) -> QWidget:
         return self.panel
@@ -50,6 +52,41 @@ class BillboardsTool(Tool):
                          progress=self.panel.set_progress)
         win.status(f"Placing {v['k']} billboards ({v['mode']}, {v['method']})…")
         return jid
+
+    def compare(self) -> int:
+        """The sites on the unedited and on the edited map (the Edit tool's), side by side."""
+        import numpy as np
+
+        win = self.win
+        sc = win.scenario
+        if sc is None or not sc.edits:
+            win.status("Edit the map first (Edit tool): nothing to compare", 5000)
+            return 0
+        v = self.panel.values()
+        r = win.canvas.vb.viewRect()
+        cand = candidate_mask(win.net, v["candidates"], (r.x(), r.y(), r.width(), r.height()))
+        backend = win.algo_panel.backend
+
+        def opts(net):
+            c = cand
+            if c is not None and net.num_nodes > c.shape[0]:  # added vertices: not candidates
+                c = np.concatenate([c, np.zeros(net.num_nodes - c.shape[0], dtype=bool)])
+            return billboards.BillboardsOptions(v["k"], mode=v["mode"], method=v["method"],
+                                                candidates=c, backend=backend)
+
+        self.panel.set_progress(0.0, "before / after: starting…")
+        jid = win.submit(before_after_job(billboards.run, win.net, sc, opts), self._compare_done,
+                         failed=self._failed,
+                         cancelled=lambda: self.panel.set_progress(0.0, "Cancelled"),
+                         progress=self.panel.set_progress)
+        win.status(f"Placing {v['k']} billboards before and after the edits…")
+        return jid
+
+    def _compare_done(self, both) -> None:
+        before, after = both
+        sc = self.win.scenario
+        self.panel.show_before_after(self.win.net, before.billboards, sc.network(), after.billboards)
+        self.win.status(self.panel.lbl.text(), 10000)
 
     def _done(self, done: billboards.BillboardsResult) -> None:
         net, result = self.win.net, done.billboards

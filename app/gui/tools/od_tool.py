@@ -11,6 +11,7 @@ from gpu_core.errors import InvalidArgumentError
 from maps.errors import MapError
 from maps.points import read_point_rows
 
+from ..compare import before_after_job
 from ..od import ODPanel, write_matrix_csv
 from .base import Tool, job
 
@@ -28,6 +29,7 @@ class ODTool(Tool):
         self.panel.loadRequested.connect(self._load_dialog)
         self.panel.exportRequested.connect(lambda: window.export_dialog("od"))
         self.panel.cleared.connect(lambda: window.canvas.show_od([], []))
+        self.panel.compareRequested.connect(self.compare)
 
     def widget(self) -> QWidget:
         return self.panel
@@ -83,6 +85,29 @@ class ODTool(Tool):
         jid = win.submit(job(matrix.run, win.graph, opts), self._done)
         win.status(f"Computing a {len(nodes)} × {len(nodes)} cost matrix…")
         return jid
+
+    def compare(self) -> int:
+        """The matrix on the unedited and on the edited map (the Edit tool's), side by side."""
+        win = self.win
+        sc = win.scenario
+        if sc is None or not sc.edits:
+            win.status("Edit the map first (Edit tool): nothing to compare", 5000)
+            return 0
+        if win.graph is None or len(self.panel.points) < 2:
+            win.status("Shift+click at least two points first", 5000)
+            return 0
+        nodes = tuple(int(p.node) for p in self.panel.points)
+        backend = win.algo_panel.backend
+        fn = before_after_job(matrix.run, win.net, sc,
+                              lambda _net: matrix.MatrixOptions(nodes, nodes, backend=backend))
+        jid = win.submit(fn, self._compare_done)
+        win.status(f"Computing the {len(nodes)} × {len(nodes)} matrix before and after the edits…")
+        return jid
+
+    def _compare_done(self, both) -> None:
+        before, after = (np.asarray(r.matrix) for r in both)
+        self.panel.show_before_after(before, after, self.win.net.unit)
+        self.win.status(self.panel.lbl.text(), 8000)
 
     def _done(self, result: matrix.MatrixResult) -> None:
         self.panel.show_matrix(np.asarray(result.matrix), self.win.net.unit)

@@ -85,7 +85,7 @@ class RouteTool(Tool):
 
     def set_point(self, which: str, point, snap_seg: tuple | None = None) -> None:
         """Make ``point`` (a ResolvedPoint) the source (new search) or destination (route)."""
-        net, node, canvas = self.win.net, int(point.node), self.win.canvas
+        net, node, canvas = self.win.search_net(), int(point.node), self.win.canvas
         if point.snap is not None:
             sx, sy = float(point.snap.x), float(point.snap.y)
             if snap_seg is None:
@@ -181,29 +181,47 @@ class RouteTool(Tool):
         win.chart.clear()
         win.chart.begin_run(opts.strategy)
         self._search_t0 = time.perf_counter()
-        jid = win.submit(job(sssp.run, win.graph, opts, phases=True), self._search_done,
-                         tag=opts.strategy, busy=True)
+        graph, sc = win.search_graph(), win.scenario
+        run = job(sssp.run, graph, opts, phases=True)
+        if graph is not win.graph and sc is not None:
+            def run(ctx, _run=run):  # the edited map: its network (for routes) made here too
+                res = _run(ctx)
+                sc.network()
+                return res
+
+            run.__name__ = "sssp"
+        jid = win.submit(run, self._search_done, tag=opts.strategy, busy=True)
         win.status(f"Searching from node {int(win.net.node_ids[opts.source])} "
                    f"({opts.strategy}, {opts.backend})…")
         return jid
 
     def _search_done(self, res) -> None:
-        win, net = self.win, self.win.net
         wall = time.perf_counter() - self._search_t0
+        reached = self.show_result(res, res.strategy)
+        self.win.status(f"Reached {reached:,} of {self.win.net.num_nodes:,} nodes in "
+                        f"{res.elapsed_s * 1000:.1f} ms ({wall * 1000:.0f} ms with drawing)", 8000)
+
+    def show_result(self, res, run: str, isochrones: bool = True) -> int:
+        """Make ``res`` the search on screen (chart run ``run``, field, route); returns
+        the nodes reached. A what-if edit's repaired result comes here too."""
+        win = self.win
         self.result = res
-        win.chart.set_run(res.strategy, res.phases, res.backend)
+        strategy = getattr(res, "strategy", run)
+        win.chart.set_run(run, res.phases, res.backend)
         reached = int(res.reached.sum())
+        how = res.extra.get("whatif", "") if isinstance(getattr(res, "extra", None), dict) else ""
         self.panel.show_search(
-            reached, net.num_nodes,
-            f"{res.strategy} on {res.device}: {res.elapsed_s * 1000:.1f} ms, {len(res.phases)} phases",
+            reached, win.net.num_nodes,
+            f"{how + ' ' if how else ''}{strategy} on {res.device}: {res.elapsed_s * 1000:.1f} ms, "
+            f"{len(res.phases)} phases",
         )
-        if res.extra.get("fallback"):
+        if isinstance(getattr(res, "extra", None), dict) and res.extra.get("fallback"):
             win.fallback_notice(res.extra["fallback"])
-        self.redraw_field()
+        self.redraw_field(isochrones=isochrones)
         if self.target is not None:
             self.update_route()
-        win.status(f"Reached {reached:,} of {net.num_nodes:,} nodes in "
-                   f"{res.elapsed_s * 1000:.1f} ms ({wall * 1000:.0f} ms with drawing)", 8000)
+        win.fieldChanged.emit()
+        return reached
 
     def compare_strategies(self) -> int:
         """Run conventional / selection / adaptive / auto from the current source, overlaid."""
@@ -211,7 +229,7 @@ class RouteTool(Tool):
         if win.graph is None or self.source is None:
             win.status("Set a source first (left click on the map)", 5000)
             return 0
-        graph, opts = win.graph, self._options("auto")
+        graph, opts = win.search_graph(), self._options("auto")
 
         def fn(ctx):
             def start(s: str) -> None:
@@ -238,16 +256,20 @@ class RouteTool(Tool):
             self.win.fallback_notice(res.extra["fallback"])
 
     # ---- drawing ------------------------------------------------------------------------
-    def redraw_field(self) -> None:
-        """Colour the network by the distances of the search on screen (or remove it)."""
+    def redraw_field(self, isochrones: bool = True) -> None:
+        """Colour the network by the distances of the search on screen (or remove it);
+        the change view of what-if editing paints instead when it is on."""
         win = self.win
         v = win.algo_panel.values()
         if self.result is None or win.geo is None or not v["show_field"]:
             win.canvas.show_field(None)
+        elif win.field_painter is not None:
+            win.field_painter()
         else:
             win.canvas.show_field(self.result.dist, v["colormap"], win.net.unit, v["isochrone_bands"])
         win.settings.set_algorithm(v)
-        self.redraw_isochrones(v)
+        if isochrones:
+            self.redraw_isochrones(v)
 
     # ---- isochrone polygons -------------------------------------------------------------
     def redraw_isochrones(self, v: dict) -> int | None:
@@ -259,14 +281,14 @@ class RouteTool(Tool):
         from ..geometry import field_bins
 
         win = self.win
-        res, net = self.result, win.net
+        res, net = self.result, win.search_net()
         if (res is None or win.geo is None or not v.get("isochrone_polygons")
                 or v["isochrone_bands"] <= 0 or not net.has_coordinates):
             self._show_isochrones(None)
             return None
         if win.compute.busy():  # a search is running: its end redraws
             return None
-        bins = field_bins(win.geo, res.dist, colormap=v["colormap"],
+        bins = field_bins(win.geo, res.dist[: win.net.num_nodes], colormap=v["colormap"],
                           bands=v["isochrone_bands"])
         cuts = tuple(int(c) for c in bins.edges[1:])
         colours = [tuple(int(x) for x in c) for c in bins.colours]
@@ -300,11 +322,11 @@ class RouteTool(Tool):
         if self.result is None or self.target is None or win.net is None:
             return
         try:
-            self.route = read_route(win.net, self.result, int(self.source), int(self.target))
+            self.route = read_route(win.search_net(), self.result, int(self.source), int(self.target))
         except UnreachableError as exc:
             self.route = None
             win.canvas.show_route(None)
-            why = self.fragments.unreachable_reason(win.net, self.source, self.target)
+            why = self.fragments.unreachable_reason(win.search_net(), self.source, self.target)
             self.panel.show_route(None, message="unreachable" + (f": {why}" if why else ""))
             win.status(f"Unreachable: {exc}" + (f" ({why})" if why else ""), 8000)
             win.routeFailed.emit(str(exc))
@@ -326,11 +348,11 @@ class RouteTool(Tool):
         """The route on screen as ``signpost route --json`` prints it."""
         if self.route is None or self.win.net is None:
             raise UnreachableError("no route is shown")
-        return route_json(self.win.net, self.route, self.src_point, self.dst_point,
+        return route_json(self.win.search_net(), self.route, self.src_point, self.dst_point,
                           map_path=self.win.map_path)
 
     def export(self, what: str, path: str) -> None:
-        net, low = self.win.net, path.lower()
+        net, low = self.win.search_net(), path.lower()
         if what == "route":
             if self.route is None:
                 raise UnreachableError("no route to export: set a source and a destination first")

@@ -1,0 +1,78 @@
+"""The "change" view of what-if editing (no Qt here): how much each node's travel time
+grew or shrank against the unedited network, and which nodes the edits cut off.
+
+Roads are drawn in the colour of their more-changed end: a diverging colour map
+(``resources/colormaps.json`` "diverging": blue = faster, red = slower) in a few bands
+each side of zero, grey where nothing changed, and two flat colours for nodes that became
+unreachable or reachable. One class per drawn arc, so the canvas draws it as it draws
+the distance field (one path per class, or one colour per arc on raster maps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from resources import colormap_lut
+
+CHANGE_COLORMAP = "diverging"
+HALF_BANDS = 8  # bands each side of zero
+UNCHANGED_RGB = (90, 96, 106)
+LOST_RGB = (255, 0, 255)  # became unreachable
+GAINED_RGB = (0, 230, 118)  # became reachable (a new link)
+
+
+@dataclass
+class Change:
+    """Per node of the unedited map: ``delta`` = edited − base cost (0 where either is
+    unreached), and the nodes that became unreachable / reachable."""
+
+    delta: np.ndarray  # int64
+    lost: np.ndarray  # bool
+    gained: np.ndarray  # bool
+
+    @property
+    def span(self) -> int:
+        """The largest |delta| (the colour scale's end), at least 1."""
+        return max(int(np.abs(self.delta).max()) if self.delta.size else 0, 1)
+
+    @property
+    def lost_nodes(self) -> np.ndarray:
+        return np.nonzero(self.lost)[0]
+
+
+def change(base_dist: np.ndarray, base_reached: np.ndarray, dist: np.ndarray,
+           reached: np.ndarray) -> Change:
+    """Change of ``dist`` (edited; may be longer: added vertices) against ``base_dist``."""
+    n = base_dist.shape[0]
+    d, r = dist[:n], reached[:n]
+    both = base_reached & r
+    delta = np.zeros(n, dtype=np.int64)
+    delta[both] = d[both].astype(np.int64) - base_dist[both].astype(np.int64)
+    return Change(delta, base_reached & ~r, ~base_reached & r)
+
+
+def palette() -> np.ndarray:
+    """RGB (uint8) of every class: 0..2H the diverging bands (H = no change, drawn grey),
+    then lost, gained."""
+    k = 2 * HALF_BANDS + 1
+    lut = colormap_lut(CHANGE_COLORMAP, 256)
+    rgb = lut[np.round(np.arange(k) * 255 / (k - 1)).astype(np.int64)].copy()
+    rgb[HALF_BANDS] = UNCHANGED_RGB
+    return np.vstack([rgb, [LOST_RGB, GAINED_RGB]]).astype(np.uint8)
+
+
+LOST_CLASS = 2 * HALF_BANDS + 1
+GAINED_CLASS = LOST_CLASS + 1
+
+
+def arc_classes(ch: Change, tails: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """Class (index into :func:`palette`) of each drawn arc tails[i]–heads[i]."""
+    dt, dh = ch.delta[tails], ch.delta[heads]
+    d = np.where(np.abs(dh) > np.abs(dt), dh, dt)
+    k = np.ceil(np.abs(d) * HALF_BANDS / ch.span).astype(np.int64)
+    cls = (HALF_BANDS + np.sign(d) * np.minimum(k, HALF_BANDS)).astype(np.int64)
+    cls[ch.gained[tails] | ch.gained[heads]] = GAINED_CLASS
+    cls[ch.lost[tails] | ch.lost[heads]] = LOST_CLASS
+    return cls

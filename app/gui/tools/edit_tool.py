@@ -1,0 +1,568 @@
+"""The Edit tool (what-if editing): close / reopen roads and add links by clicking the
+map, with undo / redo (one ``QUndoCommand`` per edit), scenario files, and the route,
+the distance field and its isochrones following every edit at once.
+
+The edited map is an ``app.jobs.edits.Scenario`` (shared as ``window.scenario``: searches
+run on it while it has edits). An edit changes its graph here, in the GUI thread, with
+the compute worker idle (a running job is cancelled and waited for: it may be reading
+the graph); the search on screen is then brought up to date on the worker by
+``app.jobs.whatif`` (``gpu_core.repair`` from the result on screen and the summaries of
+the edits since, or a fresh search) and only the field, the route and the edit layers
+are redrawn. Undo / redo put back the result each command saw before / after it, when
+the source is the same: the exact earlier result, without a search.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from PySide6.QtCore import QRectF, QTimer
+from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from app.jobs import whatif
+from resources import colormap_lut
+
+from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change, palette
+from ..edit_panel import EditLayers, EditPanel
+from ..map_canvas import format_cost
+from .base import Tool
+
+SCENARIO_FILTER = "Scenario (*.geojson *.json);;All files (*)"
+CACHED_COMMANDS = 8  # commands (newest) that keep their before / after results for undo
+WAIT_IDLE_S = 60.0
+BIG_MAP_ARCS = 500_000  # above this, O(m) counts run in the worker, not on each edit here
+
+
+def file_id(net, v: int):
+    """The source-file id of node index ``v`` as a scenario names it: a Python int, or
+    the name on maps of named nodes (GraphML)."""
+    i = int(net.node_ids[v])
+    names = net.meta.get("node_names") if isinstance(net.meta, dict) else None
+    return str(names[i - 1]) if names else i
+
+
+def describe(edit) -> str:
+    """The text of an edit in the panel's list: action, target, value (a scenario file's
+    labels name the file and feature: too long for the list)."""
+    text = edit.describe()
+    return text + (f" ({edit.road_class})" if edit.action == "add" and edit.road_class else "")
+
+
+class EditCommand(QUndoCommand):
+    """One edit on the tool's stack. Pushed after the edit was applied (so a refused edit
+    never reaches the stack): the first redo only updates the view."""
+
+    def __init__(self, tool: EditTool, edit, summary, before, *, silent: bool = False):
+        super().__init__(describe(edit))
+        self.tool, self.edit = tool, edit
+        self.summary = summary
+        self.before = before  # (source, result) before this edit, or None
+        self.after = None  # (source, result) after it, once known
+        self._applied = True
+        self._silent = silent  # opened from a file: the tool updates once for all
+
+    def redo(self) -> None:
+        if self._applied:
+            self._applied = False
+            if not self._silent:
+                self.tool.changed(self.summary, None)
+            return
+        self.tool.redo_command(self)
+
+    def undo(self) -> None:
+        self.tool.undo_command(self)
+
+    def forget_results(self) -> None:
+        self.before = self.after = None
+
+
+class EditTool(Tool):
+    name = "edit"
+    title = "Edit"
+    clicks = ("close", "link")
+    exports = {"scenario": ("What-if scenario (GeoJSON)…", SCENARIO_FILTER)}
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.scenario = None  # app.jobs.edits.Scenario, made on the first edit
+        self.stack = QUndoStack(self)
+        self.layers = EditLayers(window.canvas)
+        self.panel = EditPanel(self.stack)
+        self.panel.modeChanged.connect(self._mode_changed)
+        self.panel.saveRequested.connect(self.save_dialog)
+        self.panel.openRequested.connect(self.open_dialog)
+        self.panel.clearRequested.connect(lambda: self.stack.setIndex(0))
+        self.panel.changeToggled.connect(self.set_change_view)
+        self.panel.lostClicked.connect(self.zoom_to)
+        self.path: str | None = None  # the scenario file last saved / opened
+        self._since: list | None = []  # summaries applied since the result on screen (None: unknown)
+        self._mod = 0  # counts changes: a job's end for an older state is dropped
+        self._base = None  # (source, SSSPResult on the unedited map): the change view's reference
+        self._base_pending: int | None = None
+        self._link_start = None  # (lon, lat, x, y) of a link's first point
+        self.change: Change | None = None  # the change view on screen
+        self._changed_arcs: tuple[int, int] = (-1, 0)  # (graph version, arcs changed)
+        window.fieldChanged.connect(self._field_changed)
+        window.canvas.linkDragStarted.connect(lambda x, y: self.layers.show_pending((x, y)))
+        window.canvas.linkDragged.connect(self._link_dragged)
+        self.stack.cleanChanged.connect(self.panel.set_clean)
+
+    def widget(self) -> QWidget:
+        return self.panel
+
+    # ---- map ----------------------------------------------------------------------------
+    def map_changed(self, net) -> None:
+        old = self.scenario
+        # The same map again (another profile, reopened): its edits are applied again.
+        keep = (list(old.edits) if old is not None and old.edits and net is not None
+                and old.base.source_path and old.base.source_path == net.source_path else None)
+        was_clean, path = self.stack.isClean(), self.path
+        self.stack.clear()
+        self.stack.setClean()
+        self.scenario = None
+        self.win.scenario = None
+        self.path = None
+        self._since = []
+        self._mod += 1
+        self._base = None
+        self._base_pending = None
+        self._link_start = None
+        self.change = None
+        self._changed_arcs = (-1, 0)
+        self.layers.map_changed()
+        self.panel.show_lost(None, None)
+        if net is not None:
+            roads = [c for c in net.class_names if c not in ("rail", "transfer")] or list(net.class_names)
+            self.panel.set_classes(roads, "residential" if "residential" in roads else None)
+        if keep:
+            QTimer.singleShot(0, lambda: self._reapply(net, keep, path, was_clean))
+
+    def _reapply(self, net, edits: list, path: str | None, clean: bool) -> None:
+        if self.win.net is not net or self.scenario is not None:
+            return  # another map, or edited already
+        if self.load_edits(edits, path) and not clean:
+            self.stack.resetClean()  # still unsaved: closing asks
+
+    def _ensure_scenario(self):
+        if self.scenario is None:
+            from app.jobs.edits import Scenario
+
+            self.scenario = Scenario(self.win.net, backend=self._backend(),
+                                     max_snap_m=self.win.snap_max_m, snapper=self.win.snapper)
+            self.win.scenario = self.scenario
+        return self.scenario
+
+    def _backend(self) -> str:
+        return self.win.algo_panel.backend
+
+    # ---- clicks -------------------------------------------------------------------------
+    def _mode_changed(self, mode: str) -> None:
+        win = self.win
+        win.canvas.click_mode = mode or "source"
+        if mode and win.net is not None:
+            self._warm_ids(win.net)
+        if mode:
+            win.status("Edit: " + ("click a road to close it, a closed road to reopen it"
+                                   if mode == "close" else "drag (or click) from one end of the "
+                                   "new link to the other"), 8000)
+        else:
+            win.a_mode_src.setChecked(True)
+        self._link_start = None
+        self.layers.show_pending(None)
+
+    def _warm_ids(self, net) -> None:
+        """Edits name nodes by their file ids: the map's id lookup (seconds on a 1.4M-node
+        map) is built on the loader thread once an edit mode is picked, not on the first
+        click; skipped while the loader is busy (the first edit then builds it)."""
+        if net.num_nodes < 100_000 or getattr(net, "_id_index", None) is not None or self.win.loader.busy():
+            return
+        from ..workers import Job
+
+        first = int(net.node_ids[0])
+
+        def fn(ctx):
+            net.index_of(first)
+
+        self.win.loader.submit(Job(fn, kind="node-ids"))
+
+    def clicked(self, which: str, point, seg: tuple) -> None:
+        if point.snap is None or self.win.net is None:
+            return
+        if which == "close":
+            self.toggle_road(int(point.snap.arc))
+        elif which == "link":
+            s = point.snap
+            if self._link_start is None:
+                self._link_start = (float(s.lon), float(s.lat), float(s.x), float(s.y))
+                self.layers.show_pending((float(s.x), float(s.y)))
+                self.win.status("Link: now click its other end", 8000)
+                return
+            lon0, lat0, _, _ = self._link_start
+            self._link_start = None
+            self.layers.show_pending(None)
+            self.add_link((lon0, lat0), (float(s.lon), float(s.lat)))
+
+    def _link_dragged(self, x0: float, y0: float, x1: float, y1: float) -> None:
+        """A drag in "link" mode: a new link between the roads nearest its two ends."""
+        self._link_start = None
+        self.layers.show_pending(None)
+        a, b = self.win.snap(x0, y0), self.win.snap(x1, y1)
+        if a is not None and b is not None:
+            self.add_link((float(a.lon), float(a.lat)), (float(b.lon), float(b.lat)))
+
+    def closed_pairs(self) -> set[tuple[int, int]]:
+        """Node pairs (low, high index) of the roads closed now."""
+        if self.scenario is None:
+            return set()
+        arcs = np.asarray(self.scenario.closed_arcs(), dtype=np.int64)
+        net = self.win.net
+        t, h = self.layers.arc_sources(net)[arcs], net.indices[arcs]
+        return set(zip(np.minimum(t, h).tolist(), np.maximum(t, h).tolist(), strict=True))
+
+    def toggle_road(self, arc: int) -> bool:
+        """Close the road of network arc ``arc`` (both directions), or reopen it when it
+        is closed. False (and a message) when the edit is refused."""
+        from app.jobs.edits import Edit
+
+        net = self.win.net
+        t, h = int(self.layers.arc_sources(net)[arc]), int(net.indices[arc])
+        closed = (min(t, h), max(t, h)) in self.closed_pairs()
+        a, b = file_id(net, t), file_id(net, h)
+        action = "open" if closed else "close"
+        return self.apply(Edit(action, nodes=(a, b), label=f"{action} nodes:{a},{b}"))
+
+    def add_link(self, a: tuple[float, float], b: tuple[float, float], road_class: str | None = None) -> bool:
+        """A new two-way link between the roads nearest to (lon, lat) points a and b."""
+        from app.jobs.edits import Edit
+
+        cls = road_class or self.panel.cb_class.currentText() or None
+        label = f"add {cls or 'link'} {a[0]:.5f},{a[1]:.5f} → {b[0]:.5f},{b[1]:.5f}"
+        return self.apply(Edit("add", line=(tuple(a), tuple(b)), road_class=cls, label=label))
+
+    # ---- applying, undo, redo -----------------------------------------------------------
+    def _quiesce(self) -> None:
+        """Cancel the compute job and wait until the worker is idle: the graph may change."""
+        compute = self.win.compute
+        compute.cancel()
+        if not compute.wait_idle(WAIT_IDLE_S):
+            self.win.status("The compute worker did not stop in time", 8000)
+
+    def _current(self):
+        """(source, result) on screen when it is the edited graph's current result."""
+        route = self.win.tools["route"]
+        if route.result is None or self._since != []:
+            return None
+        return (route.source, route.result)
+
+    def apply(self, edit) -> bool:
+        """Apply ``edit`` (an app.jobs.edits.Edit) as a new undoable command; an edit the
+        map refuses is shown and changes nothing."""
+        from app.jobs.edits import EditError
+
+        win = self.win
+        if win.net is None:
+            win.status("Open a map first", 5000)
+            return False
+        self._quiesce()
+        before = self._current()
+        try:
+            applied = self._ensure_scenario().apply(edit)
+        except (EditError, ValueError) as exc:
+            win.show_error("Edit refused", str(exc))
+            return False
+        self.stack.push(EditCommand(self, edit, applied.summary, before))
+        self._trim_caches()
+        return True
+
+    def _trim_caches(self) -> None:
+        for i in range(max(self.stack.count() - CACHED_COMMANDS, 0)):
+            cmd = self.stack.command(i)
+            if isinstance(cmd, EditCommand):
+                cmd.forget_results()
+
+    def undo_command(self, cmd: EditCommand) -> None:
+        self._quiesce()
+        cmd.after = self._current()
+        done = self.scenario.undo()
+        # Scenario.undo's record carries the undo batch's own summary (what repair needs)
+        self.changed(done.summary if done is not None and done.undone else None, cmd.before)
+
+    def redo_command(self, cmd: EditCommand) -> None:
+        self._quiesce()
+        cmd.before = self._current() or cmd.before
+        done = self.scenario.redo()
+        self.changed(getattr(done, "summary", None), cmd.after)
+
+    def changed(self, summary, restore) -> None:
+        """The edited graph changed by ``summary`` (None: unknown); bring the view up to
+        date: ``restore`` (source, result) when it is the result of the new state."""
+        from ..route_info import Fragments
+
+        win = self.win
+        self._mod += 1
+        self.redraw_edits()
+        route = win.tools["route"]
+        route.fragments = Fragments()  # the parts of the edited map: found again on use
+        if (restore is not None and restore[0] == route.source and route.source is not None
+                and restore[1].dist.shape[0] == self.scenario.graph.num_nodes):
+            win.compute.cancel()
+            self._since = []
+            route.show_result(restore[1], "what-if")
+            win.status("The result of this state of the edits is back (no search)", 5000)
+            return
+        if route.source is None:
+            self._since = []
+            return
+        if summary is None or self._since is None:
+            self._since = None
+        else:
+            self._since.append(summary)
+        self.update_search()
+
+    def update_search(self) -> int:
+        """Repair (or redo) the search on screen for the edited graph, on the worker."""
+        win = self.win
+        route = win.tools["route"]
+        sc = self._ensure_scenario()
+        previous = route.result if self._since is not None else None
+        summaries = list(self._since or [])
+        opts = whatif.WhatIfOptions(int(route.source), win.algo_panel.strategy, self._backend())
+        base_graph = win.graph if self._needs_base(route.source) else None
+        graph, mod = sc.graph, self._mod
+
+        def fn(ctx):
+            out = whatif.run(graph, previous, summaries, opts, base_graph=base_graph,
+                             progress=ctx.progress, cancel=ctx.cancelled, on_phase=ctx.on_phase)
+            if sc.edits:
+                sc.network()  # routes are read from it: made here, not in the GUI thread
+            out.changed_arcs = sc.changed_arcs  # O(m): here too
+            return out
+
+        fn.__name__ = "whatif"
+        win.chart.clear()
+        win.chart.begin_run("what-if")
+        win.status(f"Updating the search for {len(sc.edits)} edits…")
+        return win.submit(fn, lambda out: self._update_done(out, mod, opts.source),
+                          tag="what-if", busy=True)
+
+    def _update_done(self, out: whatif.WhatIfResult, mod: int, source: int) -> None:
+        if mod != self._mod:
+            return
+        if out.base is not None:
+            self._base = (source, out.base)
+        self._changed_arcs = (self.scenario.graph.version, out.changed_arcs)
+        self.redraw_edits()
+        res = out.result
+        route = self.win.tools["route"]
+        route.show_result(res, "what-if")
+        why = f" ({out.reason})" if out.reason else ""
+        self.win.status(f"Edit: {out.method}{why} in {res.elapsed_s * 1000:.1f} ms; "
+                        f"{int(res.reached.sum()):,} nodes reached", 8000)
+
+    def _field_changed(self) -> None:
+        """A result is on screen for the current state of the graph."""
+        route = self.win.tools["route"]
+        self._since = []
+        sc = self.scenario
+        if route.result is not None and (sc is None or not sc.edits):
+            self._base = (route.source, route.result)  # the unedited map's own result
+        self._trim_caches()
+
+    # ---- drawing ------------------------------------------------------------------------
+    def redraw_edits(self) -> None:
+        """Closed roads, added links, the list's text: what the edits are, on the map."""
+        win, sc = self.win, self.scenario
+        if sc is None or win.net is None:
+            self.layers.show_closed(None, None, np.zeros(0, np.int64))
+            self.layers.show_links([])
+            return
+        n_closed = self.layers.show_closed(win.net, win.geo, np.asarray(sc.closed_arcs(), np.int64))
+        segs = []
+        for e in sc.edits:
+            if e.action == "add" and e.line and len(e.line) >= 2:
+                x0, y0 = win.lonlat_to_xy(*e.line[0])
+                x1, y1 = win.lonlat_to_xy(*e.line[-1])
+                segs.append((x0, y0, x1, y1))
+        self.layers.show_links(segs)
+        self.panel.set_summary(f"{len(sc.edits)} edits: {n_closed} roads closed, {len(segs)} links "
+                               f"added; {self._changed_text(sc)} arcs differ from the map",
+                               self.stack.isClean())
+
+    def _changed_text(self, sc) -> str:
+        """Arcs the edits changed: counted here on small maps (O(m)); on big ones the
+        worker counts them with the repair (``?`` until it has)."""
+        v, n = self._changed_arcs
+        if v == sc.graph.version:
+            return f"{n:,}"
+        if self.win.net.num_arcs <= BIG_MAP_ARCS:
+            self._changed_arcs = (sc.graph.version, int(sc.changed_arcs))
+            return f"{self._changed_arcs[1]:,}"
+        return "?"
+
+    # ---- change view ---------------------------------------------------------------------
+    def _needs_base(self, source) -> bool:
+        b = self._base
+        return self.panel.chk_change.isChecked() and (b is None or b[0] != source)
+
+    def set_change_view(self, on: bool) -> None:
+        """Colour roads by how much travel time changed against the unedited map."""
+        win = self.win
+        if self.panel.chk_change.isChecked() != on:
+            self.panel.chk_change.setChecked(on)  # emits changeToggled: back here
+            return
+        win.field_painter = self.paint_change if on else None
+        if not on:
+            self.change = None
+            self.panel.show_lost(None, None)
+        win.tools["route"].redraw_field(isochrones=False)
+
+    def paint_change(self) -> None:
+        """The change view's painter (the window calls it instead of the field)."""
+        win = self.win
+        route = win.tools["route"]
+        res, b = route.result, self._base
+        if res is None:
+            return
+        if b is None or b[0] != route.source:
+            v = win.algo_panel.values()
+            win.canvas.show_field(res.dist, v["colormap"], win.net.unit, v["isochrone_bands"])
+            self._request_base(route.source)
+            return
+        base = b[1]
+        self.change = change(base.dist, base.reached, res.dist, res.reached)
+        geo = win.geo
+        win.canvas.show_arc_classes(arc_classes(self.change, geo.tails, geo.heads), palette())
+        win.canvas.field_legend.show_diverging(colormap_lut(CHANGE_COLORMAP, 256), win.net.unit,
+                                               self.change.span)
+        self.panel.show_lost(win.net, self.change.lost_nodes)
+        win.status("Change: " + change_text(self.change, win.net.unit), 8000)
+
+    def _request_base(self, source: int) -> None:
+        """Search the unedited map from ``source`` (the change view's reference)."""
+        win = self.win
+        if self._base_pending == source or win.compute.busy():
+            return
+        from app.jobs import sssp
+
+        self._base_pending = source
+        opts = sssp.SsspOptions(int(source), win.algo_panel.strategy, self._backend(), cpu_fallback=True)
+        graph = win.graph
+
+        def fn(ctx):
+            return sssp.run(graph, opts, cancel=ctx.cancelled)
+
+        fn.__name__ = "sssp"
+
+        def done(res) -> None:
+            self._base_pending = None
+            self._base = (source, res)
+            win.tools["route"].redraw_field(isochrones=False)
+
+        win.submit(fn, done, cancelled=lambda: setattr(self, "_base_pending", None), busy=True)
+
+    def zoom_to(self, node: int) -> None:
+        net = self.win.net
+        x, y = float(net.x[node]), float(net.y[node])
+        if np.isfinite(x) and np.isfinite(y):
+            self.win.canvas.vb.setRange(QRectF(x - 400, y - 400, 800, 800), padding=0)
+        self.win.status(f"Node {net.node_ids[node]} became unreachable", 6000)
+
+    # ---- scenario files -----------------------------------------------------------------
+    def save(self, path: str) -> None:
+        """Write the applied edits as a scenario file (GeoJSON); the stack is then clean."""
+        from app.jobs.edits import write_scenario
+
+        write_scenario(path, list(self.scenario.edits) if self.scenario is not None else [])
+        self.path = path
+        self.stack.setClean()
+        self.redraw_edits()
+        self.win.status(f"Saved {len(self.scenario.edits) if self.scenario else 0} edits to {path}", 5000)
+
+    def save_dialog(self) -> bool:
+        path, _ = QFileDialog.getSaveFileName(self.win, "Save scenario", self.path or "", SCENARIO_FILTER)
+        if not path:
+            return False
+        try:
+            self.save(path)
+        except (OSError, ValueError) as exc:
+            self.win.show_error("Could not save the scenario", str(exc))
+            return False
+        return True
+
+    def open_dialog(self) -> None:
+        if not self.can_close():
+            return
+        path, _ = QFileDialog.getOpenFileName(self.win, "Open scenario", "", SCENARIO_FILTER)
+        if path:
+            self.open_scenario(path)
+
+    def open_scenario(self, path: str) -> bool:
+        """Replace the edits by a scenario file's, applied in order on the unedited map;
+        on an error (shown, naming the feature) the current edits stay as they are."""
+        from app.jobs.edits import EditError, read_scenario
+
+        try:
+            edits = read_scenario(path)
+        except (EditError, OSError, ValueError) as exc:
+            self.win.show_error("Could not open the scenario", str(exc))
+            return False
+        return self.load_edits(edits, path)
+
+    def load_edits(self, edits: list, path: str | None = None) -> bool:
+        """Replace the edits by ``edits`` (app.jobs.edits.Edit; ``path``: the file they
+        came from), applied in order on the unedited map, all or nothing: on an error
+        (shown, naming the edit) the current edits stay as they are. The stack is clean
+        afterwards (``signpost gui --scenario`` / ``--close`` come here too)."""
+        from app.jobs.edits import EditError, Scenario
+
+        win = self.win
+        if win.net is None:
+            win.status("Open a map first", 5000)
+            return False
+        try:
+            trial = Scenario(win.net, backend=self._backend(), max_snap_m=win.snap_max_m,
+                             snapper=win.snapper)
+            applied = trial.apply_all(edits)
+        except (EditError, ValueError) as exc:
+            win.show_error("Could not apply the scenario", str(exc))
+            return False
+        self._quiesce()
+        self.stack.clear()
+        self.scenario = trial
+        win.scenario = trial
+        self._changed_arcs = (-1, 0)
+        for e, a in zip(edits, applied, strict=True):
+            self.stack.push(EditCommand(self, e, a.summary, None, silent=True))
+        self.stack.setClean()
+        self.path = path
+        self._since = None  # the result on screen is of another graph: search again
+        self.changed(None, None)
+        win.status(f"Opened {os.path.basename(path or 'the edits')}: {len(edits)} edits", 6000)
+        return True
+
+    def export(self, what: str, path: str) -> None:
+        self.save(path)
+
+    # ---- closing ------------------------------------------------------------------------
+    def can_close(self) -> bool:
+        """Unsaved edits: ask Save / Discard / Cancel, as editors do."""
+        if self.scenario is None or self.stack.isClean() or os.environ.get("SIGNPOST_NO_DIALOGS"):
+            return True
+        buttons = (QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                   | QMessageBox.StandardButton.Cancel)
+        answer = QMessageBox.question(
+            self.win, "Unsaved edits",
+            f"The map has {len(self.scenario.edits)} edits that are not saved. Save them?",
+            buttons, QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_dialog()
+        return answer == QMessageBox.StandardButton.Discard
+
+
+def change_text(ch: Change, unit: str) -> str:
+    """A one-line summary of a change view."""
+    grew, shrank = int((ch.delta > 0).sum()), int((ch.delta < 0).sum())
+    return (f"{grew:,} nodes slower, {shrank:,} faster (up to {format_cost(ch.span, unit)}); "
+            f"{int(ch.lost.sum()):,} became unreachable")

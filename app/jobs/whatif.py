@@ -1,0 +1,97 @@
+"""The what-if job of the app: bring the search on screen up to date after edits.
+
+Given the result of a search (dist, pred) on the graph as it was and the EditSummary of
+every batch applied since, :func:`run` returns the result on the edited graph: repaired
+by ``gpu_core.repair`` (only the part of the tree the edits touch is re-settled) or, where
+that is not available or there is no earlier result, a fresh search. Either way the
+result equals ``gpu_core.sssp`` on the edited graph (repair's contract), and says which it
+did in ``extra["whatif"]``. Optionally it also searches the unedited graph from the same
+source (the "change" view's reference).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from gpu_core.sssp import SSSPResult, sssp
+
+from .common import CancelCheck, Progress
+
+
+@dataclass(frozen=True)
+class WhatIfOptions:
+    source: int  # node index
+    strategy: str = "auto"  # of a fresh search
+    backend: str = "auto"
+
+
+@dataclass
+class WhatIfResult:
+    result: SSSPResult  # on the edited graph
+    method: str  # "repair" or "fresh"
+    reason: str = ""  # why fresh
+    base: SSSPResult | None = None  # on the unedited graph, when asked for
+    changed_arcs: int = -1  # arcs the edits changed (the caller fills it in: O(m) to count)
+
+
+def _repair_fn():
+    """gpu_core.repair.repair, or None where this checkout has no repair capability (the
+    one place to swap: a fresh search stands in for it)."""
+    try:
+        from gpu_core.repair import repair
+    except ImportError:
+        return None
+    return repair
+
+
+def warm_up(backend: str = "auto") -> None:
+    """Compile (or load from numba's cache) the repair kernels on a tiny graph, so the
+    first edit of a map does not wait for them (the window's after-load job calls it)."""
+    from gpu_core.dynamic import MutableGraph
+    from gpu_core.graph import CSRGraph
+
+    repair = _repair_fn()
+    if repair is None:
+        return
+    mg = MutableGraph(CSRGraph.from_edges(3, [0, 1, 0], [1, 2, 2], [1, 1, 5]), backend=backend)
+    before = sssp(mg, 0, backend=backend)
+    summary = mg.apply(mg.batch().disable([0]))
+    repair(mg, before, [summary], backend=backend)
+
+
+def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOptions, *,
+        base_graph=None, progress: Progress | None = None, cancel: CancelCheck | None = None,
+        on_phase: Callable | None = None) -> WhatIfResult:
+    """The search from ``opts.source`` on ``graph`` (a MutableGraph after the edits),
+    repaired from ``previous`` (on the graph before ``summaries``) when it can be.
+    ``base_graph``: also search it (the unedited map) from the same source."""
+    repair = _repair_fn()
+    reason = ""
+    if previous is None:
+        reason = "no earlier result"
+    elif repair is None:
+        reason = "gpu_core.repair is not available"
+    elif int(previous.sources[0]) != int(opts.source):
+        reason = "another source"
+    if reason:
+        if progress is not None:
+            progress(None, "searching the edited network")
+        res = sssp(graph, opts.source, strategy=opts.strategy, backend=opts.backend,
+                   on_phase=on_phase, cancel=cancel)
+        method = "fresh"
+    else:
+        if progress is not None:
+            progress(None, "repairing the search")
+        res = repair(graph, previous, list(summaries), backend=opts.backend,
+                     on_phase=on_phase, cancel=cancel)
+        method = getattr(res, "method", "repair")
+        reason = getattr(res, "reason", "")
+    extra = getattr(res, "extra", None)
+    if isinstance(extra, dict):
+        extra["whatif"] = method
+    base = None
+    if base_graph is not None:
+        base = sssp(base_graph, opts.source, strategy=opts.strategy, backend=opts.backend,
+                    cancel=cancel)
+    return WhatIfResult(res, method, reason, base)
