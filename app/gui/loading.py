@@ -57,13 +57,12 @@ class MapLoading:
         dlg.open()
         return dlg
 
-    def open_map(self, path: str, profile: str | None = None, *, edits=None,
-                 max_snap_m: float = 1000.0, **gis) -> int:
+    def open_map(self, path: str, profile: str | None = None, **gis) -> int:
         """Load ``path`` on the loader thread; the current map stays until it succeeds.
         ``gis``: ``maps.load.load_map``'s layer, crs, weight, ... (kept for reloads with
-        another profile of the same file). ``edits``: app.jobs.edits Edits applied to the
-        loaded map before it is shown (``signpost gui --scenario``); an EditError fails
-        the load with its message."""
+        another profile of the same file). What-if edits are not applied here: the Edit
+        tool takes them after the load (``signpost gui --scenario``), so they stay listed,
+        drawn and undoable."""
         if not path:
             self.show_error("Open map", "no map file given")
             return 0
@@ -75,11 +74,6 @@ class MapLoading:
                            cancel=ctx.cancelled, **gis)
             if ctx.cancelled():
                 raise CancelledError("load cancelled")
-            if edits is not None:
-                from app.jobs.edits import apply_edits
-
-                ctx.progress(0.9, "applying the edits")
-                net, _ = apply_edits(net, edits, backend="cpu", max_snap_m=max_snap_m)
             ctx.progress(0.95, "preparing the drawing")
             geo = build_geometry(net)
             # Big maps: show the map first, build the snapping index right after.
