@@ -154,16 +154,123 @@ def matrix_block(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarra
     return out
 
 
-def sample_block(ref: MapRef, graph, hierarchy, mode: str, srcs: np.ndarray,
-                 tgts: np.ndarray, hash_seed: int, base: int):
-    """One block of the sampled billboards' paths (samples base..base+len(srcs)):
-    (sample numbers, vertices, reached count, sampler kernel)."""
-    from gpu_core.betweenness import draw_block, path_sampler
+def _sampler(ref: MapRef, graph, hierarchy, mode: str):
+    """(this worker's map, its path sampler for ``mode``), made on first use."""
+    from gpu_core.betweenness import path_sampler
 
     wm = worker_map(ref, graph, hierarchy)
     sampler = wm.samplers.get(mode)
     if sampler is None:
         sampler = wm.samplers[mode] = path_sampler(wm.graph, mode, ref.backend, wm.hierarchy)
+    return wm, sampler
+
+
+def sample_block(ref: MapRef, graph, hierarchy, mode: str, srcs: np.ndarray,
+                 tgts: np.ndarray, hash_seed: int, base: int):
+    """One block of the sampled billboards' paths (samples base..base+len(srcs)):
+    (sample numbers, vertices, reached count, sampler kernel)."""
+    from gpu_core.betweenness import draw_block
+
+    wm, sampler = _sampler(ref, graph, hierarchy, mode)
     es, ev, reached = draw_block(sampler, srcs, tgts, hash_seed, base)
     wm.blocks += 1
     return es, ev, reached, sampler.kernel
+
+
+# -- sampled billboards with the paths kept on the workers (distributed.KeptDraw) --------
+
+@dataclass
+class KeptBlock:
+    """One block of sample numbers a worker drew and keeps: its greedy state
+    (``gpu_core.betweenness.sampling.Cover``, on the sampler's device) and how many of the
+    run's chosen sites it has marked."""
+
+    cover: object
+    figures: dict  # reached pairs, entries, samples covered by the fixed sites, kernel
+    applied: int = 0
+
+
+def _runs() -> dict:
+    """run id -> {block: KeptBlock} on this worker (beside its maps)."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return _LOCAL.setdefault("_runs", {})
+    held = getattr(worker, "_signpost_runs", None)
+    if held is None:
+        held = worker._signpost_runs = {}
+    return held
+
+
+def _address() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "local"
+
+
+def _kept_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: tuple[int, int, int],
+                plan, in_r: np.ndarray) -> tuple[KeptBlock, bool]:
+    """Block ``span`` = (index, first sample, end) of ``run`` on this worker: the one it
+    keeps, else drawn now (draws are keyed by sample number: a redraw is exact) with the
+    fixed sites ``in_r`` marked. Returns (block, drawn now)."""
+    from gpu_core.betweenness import draw_block
+    from gpu_core.betweenness.sampling import Cover
+
+    i, lo, hi = span
+    kept = _runs().setdefault(run, {})
+    if i in kept:
+        return kept[i], False
+    wm, sampler = _sampler(ref, graph, hierarchy, mode)
+    es, ev, reached = draw_block(sampler, plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed,
+                                 lo, host=False)
+    cover = Cover(sampler.xp, es, ev, hi - lo, first=lo)
+    base = cover.mark_set(in_r)
+    kept[i] = block = KeptBlock(cover, {"reached": reached, "entries": int(es.size),
+                                        "base": base, "kernel": sampler.kernel})
+    wm.blocks += 1
+    return block, True
+
+
+def keep_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: tuple[int, int, int],
+               plan, in_r: np.ndarray) -> dict:
+    """Draw block ``span`` of ``run`` and keep its paths here: its reached pairs, entries,
+    samples covered by the fixed sites, the sampler's kernel, and this worker's address
+    (where the greedy rounds send their counts tasks)."""
+    block, _ = _kept_block(ref, graph, hierarchy, mode, run, tuple(span), plan, in_r)
+    return {**block.figures, "worker": _address()}
+
+
+def block_counts(ref: MapRef, graph, hierarchy, mode: str, run: str, spans: list, plan,
+                 in_r: np.ndarray, chosen: list[int]) -> tuple[str, np.ndarray, int]:
+    """One greedy round over the blocks ``spans`` of ``run``: each marks the chosen sites
+    it has not marked yet (a block this worker does not hold, its worker lost, is drawn
+    again and replays them all), then gives its per-vertex counts of uncovered samples
+    (``Cover.counts``, the one-process greedy's). Returns (this worker's address, the
+    blocks' summed counts as int32 [n] on the host: every count is at most the sample
+    count, below 2^31; blocks drawn again)."""
+    n = worker_map(ref, graph, hierarchy).graph.num_nodes
+    total = None
+    redrawn = 0
+    for span in spans:
+        block, drawn = _kept_block(ref, graph, hierarchy, mode, run, tuple(span), plan, in_r)
+        redrawn += int(drawn)
+        for v in chosen[block.applied:]:
+            block.cover.mark(int(v))
+        block.applied = len(chosen)
+        cnt = block.cover.counts(n)
+        total = cnt if total is None else total + cnt
+    if total is None:
+        return _address(), np.zeros(n, dtype=np.int32), 0
+    out = total.astype(np.int32)
+    return _address(), out if isinstance(out, np.ndarray) else out.get(), redrawn
+
+
+def drop_run(run: str) -> int:
+    """Free this worker's blocks of ``run`` (run through ``client.run`` at the end);
+    returns how many it held."""
+    return len(_runs().pop(run, {}))

@@ -97,15 +97,18 @@ def test_sampled_billboards_same_sites_and_gains(files, cluster, capsys):
         got.append(json.loads(capsys.readouterr().out))
     one, two = got
     assert two["dask"]["workers"] == 2 and two["dask"]["blocks"] >= 2
+    assert two["dask"]["paths"] == "paths kept on workers"
+    assert len(two["dask"]["rounds_s"]) == 4
     assert one["sites"] == two["sites"]
     for key in ("gains", "group_betweenness", "coverage", "pairs"):
         assert one[key] == two[key], key
 
 
-def test_sampled_draw_any_block_size_and_order(cluster):
-    """Blocks of 7 sample numbers (finishing in any order) give the one-process result."""
-    from app.jobs import billboards
-    from app.jobs.distributed import SampledDraw
+@pytest.mark.parametrize("kind", ["KeptDraw", "SampledDraw"])
+def test_sampled_draw_any_block_size_and_order(cluster, kind):
+    """Blocks of 7 sample numbers (finishing in any order) give the one-process result,
+    the paths kept on the workers or shipped here."""
+    from app.jobs import billboards, distributed
     from gpu_core.betweenness import billboards as gen
     from gpu_core.betweenness import place_billboards
     from maps.generate import generate
@@ -114,13 +117,88 @@ def test_sampled_draw_any_block_size_and_order(cluster):
     client = cluster[1]
     ref = place_billboards(net, 3, mode="weighted", backend="cpu", method="sampled",
                            epsilon=0.4, seed=3)
-    draw = SampledDraw(client, net, backend="cpu", mode="weighted", block=7)
+    draw = getattr(distributed, kind)(client, net, backend="cpu", mode="weighted", block=7)
     *_, res = gen(net, 3, mode="weighted", backend="cpu", method="sampled", epsilon=0.4,
                   seed=3, draw=draw)
     assert draw.blocks > 2
     assert list(res.sites) == list(ref.sites)
     np.testing.assert_array_equal(res.gains, ref.gains)
     assert billboards.DEFAULT_MODE == "weighted"
+    if kind == "KeptDraw":
+        assert len(draw.round_s) == 3 and draw.redrawn == 0
+        draw.close()
+
+
+def _kept_run(client, net, k, kw, kill_after=None):
+    """The sampled greedy with the paths kept on the workers; each round's summed counts
+    recorded; ``kill_after``: SIGKILL the worker holding block 0 after that many rounds."""
+    from app.jobs.distributed import KeptDraw
+    from gpu_core.betweenness import billboards as gen
+
+    draw = KeptDraw(client, net, backend="cpu", mode="weighted", block=5)
+    seen, real = [], draw.counts
+
+    def counts(chosen):
+        if kill_after is not None and len(chosen) == kill_after:
+            pid = client.run(os.getpid, workers=[draw.owner[0]])[draw.owner[0]]
+            os.kill(pid, signal.SIGKILL)
+        seen.append(real(chosen))
+        return seen[-1]
+
+    draw.counts = counts
+    try:
+        *_, res = gen(net, k, mode="weighted", backend="cpu", method="sampled", epsilon=0.5,
+                      seed=4, draw=draw, **kw)
+    finally:
+        draw.close()
+    return res, seen, draw
+
+
+def test_kept_paths_many_rounds_with_ties_fixed_and_candidates(cluster):
+    """K rounds well past the point where gains tie (equal maxima, then all zero): each
+    round's pick and gain equal one process's, with fixed sites and a candidate mask."""
+    from gpu_core.betweenness import place_billboards
+    from maps.generate import generate
+
+    net = generate("kanto", 150, seed=3)
+    cand = np.ones(net.num_nodes, dtype=bool)
+    cand[::3] = False
+    kw = {"fixed": [7, 40], "candidates": cand}
+    k = 30
+    ref = place_billboards(net, k, mode="weighted", backend="cpu", method="sampled",
+                           epsilon=0.5, seed=4, **kw)
+    res, seen, draw = _kept_run(cluster[1], net, k, kw)
+    assert len(seen) == k and draw.blocks > 2
+    assert list(res.sites) == list(ref.sites)
+    for key in ("gains", "group_betweenness", "coverage", "pairs"):
+        np.testing.assert_array_equal(getattr(res, key), getattr(ref, key), err_msg=key)
+    assert res.base_group_betweenness == ref.base_group_betweenness
+    elig = cand.copy()
+    elig[kw["fixed"]] = False
+    ties = 0
+    for site, cnt in zip(res.sites, seen, strict=True):
+        top = cnt[elig].max()
+        ties += int((cnt[elig] == top).sum() > 1)
+        assert site == np.flatnonzero(elig & (cnt == top))[0]  # smallest index of the best
+        elig[site] = False
+    assert ties >= 2  # the tie rule was exercised
+
+
+def test_kept_paths_worker_killed_between_rounds(cluster):
+    """SIGKILL the worker keeping block 0 after two rounds: its blocks are drawn again
+    where the next round lands, replay the chosen sites, and the result is one process's."""
+    from gpu_core.betweenness import place_billboards
+    from maps.generate import generate
+
+    client = cluster[1]
+    net = generate("kanto", 400, seed=6)
+    ref = place_billboards(net, 5, mode="weighted", backend="cpu", method="sampled",
+                           epsilon=0.5, seed=4)
+    res, seen, draw = _kept_run(client, net, 5, {}, kill_after=2)
+    assert draw.redrawn > 0
+    assert list(res.sites) == list(ref.sites)
+    np.testing.assert_array_equal(res.gains, ref.gains)
+    client.wait_for_workers(2, timeout=60)
 
 
 def test_worker_killed_mid_run_same_bytes(files, cluster):
