@@ -154,6 +154,82 @@ def _with_block_progress(rows, F: int, T: int, workers: int, hook: list):
         yield from rows
 
 
+def _rows(net, opts, cl, stats: dict, F: int, T: int):
+    """The matrix's blocks of rows in source order, with a progress bar (the route index
+    had first, under its own bar)."""
+    from app.jobs import matrix
+    from app.progress import step
+
+    if cl is None:
+        with step("route index") as p:  # a one-time build on a new map: its own bar
+            it = matrix.iter_rows(net, opts, stats=stats, progress=p)
+        return _with_progress(it, F, T)
+    hook: list = []  # the bar's callback, set when the rows start
+    with step("route index") as p:
+        it = matrix.iter_rows(net, opts, stats=stats, progress=p, client=cl.client,
+                              on_block=lambda done, count: hook[0](done, count))
+    return _with_block_progress(it, F, T, cl.workers, hook)
+
+
+def _npy_by_workers(net, opts, cl, tmp: str, shape: tuple[int, int], dtype,
+                    stats: dict) -> int | None:
+    """The unreachable count once the Dask workers wrote the rows straight into the .npy
+    ``tmp`` (made here), or None when some worker does not see it (then the rows come
+    here: :func:`_rows`)."""
+    from app.jobs import matrix
+    from app.jobs.distributed import workers_see
+    from app.progress import step
+    from gpu_core.multi_source import open_npy_memmap
+
+    mm = open_npy_memmap(tmp, shape, dtype)  # header and size; the workers fill the rows
+    mm.flush()
+    del mm
+    if not workers_see(cl.client, tmp):
+        return None
+    with step("route index") as p:
+        write = matrix.npy_by_workers(net, opts, cl.client, tmp, stats=stats, progress=p)
+    if write is None:
+        return None
+    F, T = shape
+    with step(f"matrix on {cl.workers} workers", unit="blocks") as p:
+        def on_block(done: int, count: int) -> None:
+            p.total = count
+            p.advance(done, f"{done}/{count} blocks of {F:,} x {T:,}")
+
+        return write(on_block)
+
+
+def _write_rows(low: str, tmp: str, rows, shape: tuple[int, int], dtype, from_ids: list,
+                to_ids: list, max_cost: int) -> int:
+    """Write the blocks ``rows`` to ``tmp`` as .npy, .parquet or CSV; the unreachable count."""
+    from gpu_core.multi_source import open_npy_memmap
+
+    from .matrix_out import CsvRows, ParquetRows
+
+    unreachable = 0
+    if low.endswith(".npy"):
+        mm = open_npy_memmap(tmp, shape, dtype)
+        for r0, block in rows:
+            mm[r0 : r0 + block.shape[0]] = block
+            unreachable += int((block < 0).sum())
+        mm.flush()
+        del mm
+    elif low.endswith(".parquet"):
+        pq = ParquetRows(tmp, from_ids, to_ids, max_cost)
+        for r0, block in rows:
+            pq.write(r0, block)
+            unreachable += int((block < 0).sum())
+        pq.close()
+    else:
+        lines = CsvRows(from_ids, to_ids)
+        with open(tmp, "w", newline="") as fh:
+            fh.write(lines.header)
+            for r0, block in rows:
+                fh.write(lines.lines(r0, block))
+                unreachable += int((block < 0).sum())
+    return unreachable
+
+
 def run(args: argparse.Namespace) -> int:
     from ._dask import cluster
 
@@ -164,11 +240,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, cl) -> int:
     from app.jobs import matrix
-    from gpu_core.multi_source import available_memory, open_npy_memmap
+    from gpu_core.multi_source import available_memory
     from maps.points import read_points
 
     from ._common import edits_note, open_map
-    from .matrix_out import CsvRows, ParquetRows
 
     out = args.out
     low = out.lower()
@@ -200,48 +275,25 @@ def _run(args: argparse.Namespace, cl) -> int:
     stats: dict = {}
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
                                 args.variant, args.chunk, args.index)
-    from app.progress import step
-
-    t_index = time.perf_counter()
-    if cl is not None:
-        hook: list = []  # the bar's callback, set when the rows start
-        with step("route index") as p:
-            it = matrix.iter_rows(net, opts, stats=stats, progress=p, client=cl.client,
-                                  on_block=lambda done, count: hook[0](done, count))
-        t_index = time.perf_counter() - t_index
-        rows = _with_block_progress(it, F, T, cl.workers, hook)
-    else:
-        with step("route index") as p:  # a one-time build on a new map: its own bar
-            it = matrix.iter_rows(net, opts, stats=stats, progress=p)
-        t_index = time.perf_counter() - t_index
-        rows = _with_progress(it, F, T)
-    unreachable = 0
     # every cost is at most the sum of all arc weights: int32 (-1 unreachable) when that fits
     max_cost = int(np.asarray(net.weights, np.int64).sum())
     narrow = max_cost <= np.iinfo(np.int32).max
-    # failed or interrupted: the old file, no temp; the rows closed first (a Dask run
-    # cancels its outstanding blocks while its client is still open)
-    with out_paths([out], out) as (tmp,), contextlib.closing(rows):
-        if low.endswith(".npy"):
-            mm = open_npy_memmap(tmp, (F, T), np.int32 if narrow else np.int64)
-            for r0, block in rows:
-                mm[r0 : r0 + block.shape[0]] = block
-                unreachable += int((block < 0).sum())
-            mm.flush()
-            del mm
-        elif low.endswith(".parquet"):
-            pq = ParquetRows(tmp, from_ids, to_ids, max_cost)
-            for r0, block in rows:
-                pq.write(r0, block)
-                unreachable += int((block < 0).sum())
-            pq.close()
-        else:
-            lines = CsvRows(from_ids, to_ids)
-            with open(tmp, "w", newline="") as fh:
-                fh.write(lines.header)
-                for r0, block in rows:
-                    fh.write(lines.lines(r0, block))
-                    unreachable += int((block < 0).sum())
+    dtype = np.int32 if narrow else np.int64
+    t_index = 0.0
+    # failed or interrupted: the old file, no temp
+    with out_paths([out], out) as (tmp,):
+        unreachable = None
+        if cl is not None and low.endswith(".npy"):  # the workers write it where they see it
+            unreachable = _npy_by_workers(net, opts, cl, tmp, (F, T), dtype, stats)
+        if unreachable is None:
+            t_index = time.perf_counter()
+            rows = _rows(net, opts, cl, stats, F, T)
+            t_index = time.perf_counter() - t_index
+            # the rows closed first (a Dask run cancels its outstanding blocks while its
+            # client is still open)
+            with contextlib.closing(rows):
+                unreachable = _write_rows(low, tmp, rows, (F, T), dtype, from_ids, to_ids,
+                                          max_cost)
     el = time.perf_counter() - t0
     idx = ""
     if stats.get("index", "none") != "none":  # the index's time apart from the search's
@@ -252,7 +304,7 @@ def _run(args: argparse.Namespace, cl) -> int:
         from ._dask import describe
 
         el = time.perf_counter() - stats["dask_submit_t"]
-        idx += f"; {describe(cl, stats['dask_map'])}, not counted"
+        idx += f"; {describe(cl, stats['dask_map'])}, not counted; {stats['dask_output']}"
     print(f"wrote {out}: {F} x {T} costs in {net.unit} ({unreachable} unreachable), "
           f"backend {stats.get('backend', args.backend)} ({stats.get('variant', args.variant)}), "
           f"{el:.2f} s{idx}{edits_note(args)}")

@@ -154,6 +154,21 @@ def matrix_block(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarra
     return out
 
 
+def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
+                         targets: np.ndarray, narrow: bool, path: str, first: int) -> int:
+    """:func:`matrix_block` written straight into rows ``first``.. of the ``.npy`` file
+    ``path`` (the client made it; this worker sees it), flushed; returns the block's
+    unreachable count (all that goes back). Run again, it writes the same bytes."""
+    rows = matrix_block(ref, graph, hierarchy, variant, sources, targets, narrow)
+    mm = np.lib.format.open_memmap(path, mode="r+")
+    try:
+        mm[first:first + rows.shape[0]] = rows
+        mm.flush()
+    finally:
+        del mm
+    return int((rows < 0).sum())
+
+
 def _sampler(ref: MapRef, graph, hierarchy, mode: str):
     """(this worker's map, its path sampler for ``mode``), made on first use."""
     from gpu_core.betweenness import path_sampler

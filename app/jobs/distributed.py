@@ -272,6 +272,39 @@ def ordered_results(client, submit: Callable[[int, str], object], count: int, *,
         pending.clear()
 
 
+@dataclass
+class _MatrixPlan:
+    """A matrix split into blocks of origins, the map and the targets on the workers."""
+
+    ship: Shipment
+    rows: int
+    count: int
+    narrow: bool
+    src: np.ndarray
+    targets: object  # the targets, scattered to every worker
+    window: int
+
+
+def _matrix_plan(client, net, sources, targets, *, backend, variant, hierarchy, index_path,
+                 block, stats, output: str) -> _MatrixPlan:
+    ship = ship_map(client, net, backend, hierarchy, index_path, warm=("matrix", variant))
+    F, T = int(sources.shape[0]), int(targets.shape[0])
+    workers = max(1, len(ship.workers))
+    # a GPU block is at least one full GPHAST sweep (or a few batched launches) wide
+    least = 1 if backend != "cupy" else GPU_MIN_BLOCK_INDEX if hierarchy else GPU_MIN_BLOCK
+    rows = block or block_rows(client, backend, F, T, workers, least)
+    # every cost fits int32 when the arc weights sum below 2^31: half the bytes come back
+    narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
+    tfut = client.scatter(np.ascontiguousarray(targets, dtype=np.int32), broadcast=True)
+    count = -(-F // rows)
+    if stats is not None:
+        stats.update(dask_workers=workers, dask_blocks=count, dask_block_rows=rows,
+                     dask_map=ship.summary(), dask_ship_s=round(ship.ship_s, 3),
+                     dask_worker_stats=ship.workers, backend=backend, dask_output=output)
+    return _MatrixPlan(ship, rows, count, narrow, np.ascontiguousarray(sources, np.int32),
+                       tfut, max(2, BLOCKS_PER_WORKER * workers))
+
+
 def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backend: str,
                 variant: str = "auto", hierarchy=None, index_path: str = "",
                 block: int | None = None, stats: dict | None = None,
@@ -283,31 +316,58 @@ def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backen
     ``time.perf_counter()`` of the first block submitted)."""
     from .dask_worker import matrix_block
 
-    ship = ship_map(client, net, backend, hierarchy, index_path, warm=("matrix", variant))
-    F, T = int(sources.shape[0]), int(targets.shape[0])
-    workers = max(1, len(ship.workers))
-    # a GPU block is at least one full GPHAST sweep (or a few batched launches) wide
-    least = 1 if backend != "cupy" else GPU_MIN_BLOCK_INDEX if hierarchy else GPU_MIN_BLOCK
-    rows = block or block_rows(client, backend, F, T, workers, least)
-    # every cost fits int32 when the arc weights sum below 2^31: half the bytes come back
-    narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
-    tfut = client.scatter(np.ascontiguousarray(targets, dtype=np.int32), broadcast=True)
-    src = np.ascontiguousarray(sources, dtype=np.int32)
-    count = -(-F // rows)
-    if stats is not None:
-        stats.update(dask_workers=workers, dask_blocks=count, dask_block_rows=rows,
-                     dask_map=ship.summary(), dask_ship_s=round(ship.ship_s, 3),
-                     dask_worker_stats=ship.workers, backend=backend)
+    mp = _matrix_plan(client, net, sources, targets, backend=backend, variant=variant,
+                      hierarchy=hierarchy, index_path=index_path, block=block, stats=stats,
+                      output=ROWS_SHIPPED)
+    rows = mp.rows
 
     def submit(i: int, key: str):
-        return client.submit(matrix_block, *ship.args(), variant, src[i * rows:(i + 1) * rows],
-                             tfut, narrow, key=key, retries=RETRIES)
+        return client.submit(matrix_block, *mp.ship.args(), variant,
+                             mp.src[i * rows:(i + 1) * rows], mp.targets, mp.narrow, key=key,
+                             retries=RETRIES)
 
-    window = max(2, BLOCKS_PER_WORKER * workers)
     if stats is not None:  # the timed work starts here (the map is on the workers)
         stats["dask_submit_t"] = time.perf_counter()
-    for i, part in ordered_results(client, submit, count, window=window, on_done=on_block):
+    for i, part in ordered_results(client, submit, mp.count, window=mp.window,
+                                   on_done=on_block):
         yield i * rows, part.astype(np.int64, copy=False)
+
+
+ROWS_SHIPPED = "rows shipped to the client"
+ROWS_WRITTEN = "rows written by workers"
+
+
+def workers_see(client, path: str) -> bool:
+    """Whether every worker sees ``path`` (one host, or a shared file system): the check
+    that lets them read the map's file, and write a matrix's ``.npy`` in place."""
+    return _on_every_worker(client, path)
+
+
+def matrix_to_npy(client, net, sources: np.ndarray, targets: np.ndarray, path: str, *,
+                  backend: str, variant: str = "auto", hierarchy=None, index_path: str = "",
+                  block: int | None = None, stats: dict | None = None,
+                  on_block: Callable[[int, int], None] | None = None) -> int:
+    """The workers write their blocks of rows straight into ``path``, a ``.npy`` of shape
+    [F, T] the caller made (``open_npy_memmap``) where every worker sees it
+    (:func:`workers_see`); nothing but each block's unreachable count comes back. Returns
+    the unreachable pairs. A block re-run (its worker lost) writes the same bytes again.
+    ``stats``/``on_block`` as :func:`matrix_rows`."""
+    from .dask_worker import matrix_block_to_file
+
+    mp = _matrix_plan(client, net, sources, targets, backend=backend, variant=variant,
+                      hierarchy=hierarchy, index_path=index_path, block=block, stats=stats,
+                      output=ROWS_WRITTEN)
+    rows = mp.rows
+
+    def submit(i: int, key: str):
+        return client.submit(matrix_block_to_file, *mp.ship.args(), variant,
+                             mp.src[i * rows:(i + 1) * rows], mp.targets, mp.narrow, path,
+                             i * rows, key=key, retries=RETRIES)
+
+    if stats is not None:
+        stats["dask_submit_t"] = time.perf_counter()
+    return sum(int(u) for _, u in ordered_results(client, submit, mp.count, window=mp.count,
+                                                   on_done=on_block))
 
 
 def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 1) -> int:

@@ -62,13 +62,90 @@ def matrix(files, out, *extra):
 def test_matrix_same_bytes_on_two_workers(files, cluster, tmp_path, capsys, cache):
     addr = cluster[0].scheduler_address
     opt = [] if cache else ["--no-cache"]
-    for ext in ("csv", "npy"):
+    for ext, how in (("csv", "rows shipped to the client"), ("npy", "rows written by workers")):
         assert matrix(files, tmp_path / f"one.{ext}", *opt) == 0
         assert matrix(files, tmp_path / f"two.{ext}", *opt, "--dask", addr, "--chunk", "5") == 0
         assert (tmp_path / f"one.{ext}").read_bytes() == (tmp_path / f"two.{ext}").read_bytes()
-    out = capsys.readouterr().out
-    assert "2 Dask workers" in out
-    assert ("read from its file" if cache else "shipped once") in out
+        out = capsys.readouterr().out
+        assert "2 Dask workers" in out and how in out
+        assert ("read from its file" if cache else "shipped once") in out
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == [
+        "one.csv", "one.npy", "two.csv", "two.npy"]  # no temporary left
+
+
+def test_matrix_npy_rows_shipped_where_workers_do_not_see_it(files, cluster, tmp_path,
+                                                             capsys, monkeypatch):
+    """Workers that cannot see the output's folder (another host): the rows come to the
+    client and are written there, the same bytes."""
+    from app.jobs import distributed as dist
+
+    seen = []
+
+    def nowhere(client, path):
+        seen.append(path)
+        return False
+
+    monkeypatch.setattr(dist, "workers_see", nowhere)
+    addr = cluster[0].scheduler_address
+    assert matrix(files, tmp_path / "one.npy") == 0
+    assert matrix(files, tmp_path / "two.npy", "--dask", addr, "--chunk", "4") == 0
+    assert (tmp_path / "one.npy").read_bytes() == (tmp_path / "two.npy").read_bytes()
+    assert seen and "rows shipped to the client" in capsys.readouterr().out
+
+
+def test_matrix_npy_written_by_workers_one_killed(files, cluster, tmp_path):
+    """The workers write the .npy in place; SIGKILL one once the first block is written:
+    its blocks are written again elsewhere, the file is one process's byte for byte."""
+    from app.jobs import matrix as mjob
+    from gpu_core.multi_source import open_npy_memmap
+    from maps.load import load_map
+
+    client = cluster[1]
+    client.wait_for_workers(2, timeout=60)
+    net = load_map(str(files / "k.gr"))
+    rng = np.random.default_rng(3)
+    opts = mjob.MatrixOptions(tuple(rng.integers(0, N, 60).tolist()),
+                              tuple(rng.integers(0, N, 40).tolist()), "cpu", chunk=1,
+                              index="off")
+    want = np.vstack([b for _, b in mjob.iter_rows(net, opts)]).astype(np.int32)
+    path = str(tmp_path / "m.npy")
+    mm = open_npy_memmap(path, (60, 40), np.int32)
+    mm.flush()
+    del mm
+    stats: dict = {}
+    write = mjob.npy_by_workers(net, opts, client, path, stats=stats)
+    assert write is not None
+    pids = client.run(os.getpid)
+    killed: list = []
+
+    def on_block(done, count):
+        if not killed:
+            killed.append(next(iter(pids.values())))
+            os.kill(killed[0], signal.SIGKILL)
+
+    assert write(on_block) == int((want < 0).sum())
+    np.testing.assert_array_equal(np.load(path), want)
+    np.save(tmp_path / "one.npy", want)
+    assert (tmp_path / "one.npy").read_bytes() == open(path, "rb").read()
+    assert stats["dask_output"] == "rows written by workers" and stats["dask_blocks"] == 60
+    client.wait_for_workers(2, timeout=60)
+    assert killed[0] not in client.run(os.getpid).values()
+
+
+def test_ctrl_c_npy_written_by_workers_leaves_no_file(files, cluster, tmp_path, monkeypatch):
+    from app.jobs import distributed as dist
+
+    real = dist.ordered_results
+
+    def interrupted(*a, **kw):
+        it = real(*a, **kw)
+        yield next(it)
+        it.throw(KeyboardInterrupt)  # what Ctrl-C does there: cancel, re-raise
+
+    monkeypatch.setattr(dist, "ordered_results", interrupted)
+    out = tmp_path / "m.npy"
+    assert matrix(files, out, "--dask", cluster[0].scheduler_address, "--chunk", "3") == 130
+    assert not any(p.name.startswith("m.npy") for p in tmp_path.iterdir())
 
 
 def test_matrix_with_closures_on_two_workers(files, cluster, tmp_path, capsys):
