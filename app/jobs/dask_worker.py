@@ -42,11 +42,12 @@ class WorkerMap:
     samplers: dict = field(default_factory=dict)  # mode -> gpu_core.betweenness.PathSampler
     blocks: int = 0
     warm_s: float = 0.0
+    gpu_free_gib: float | None = None  # the device memory free after the warm-up
 
     def stats(self) -> dict:
         return {"pid": os.getpid(), "how": self.how, "load_s": round(self.load_s, 3),
                 "index_s": round(self.index_s, 3), "warm_s": round(self.warm_s, 3),
-                "blocks": self.blocks}
+                "blocks": self.blocks, "gpu_free_gib": self.gpu_free_gib}
 
 
 _LOCAL: dict = {}  # outside a worker (tests call the tasks directly)
@@ -110,6 +111,10 @@ def preload(ref: MapRef, graph=None, hierarchy=None, warm: tuple | None = None) 
             sample_block(ref, graph, hierarchy, warm[1], one, one.reshape(1, 1), 1, 0)
         wm.blocks -= 1  # not one of the job's
         wm.warm_s = time.perf_counter() - t0
+    if resolved_backend(ref.backend) == "cupy":  # what the blocks' chunks are sized by
+        import cupy as cp
+
+        wm.gpu_free_gib = round(cp.cuda.runtime.memGetInfo()[0] / 2**30, 1)
     return wm.stats()
 
 

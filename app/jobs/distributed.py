@@ -179,6 +179,9 @@ class Shipment:
             text += " (route index " + ", ".join(f"{s['index_s']:.2f}" for s in st) + " s)"
         if any(s["warm_s"] for s in st):
             text += "; kernels made in " + ", ".join(f"{s['warm_s']:.2f}" for s in st) + " s"
+        if any(s.get("gpu_free_gib") for s in st):
+            text += ("; GPU memory free " + ", ".join(f"{s['gpu_free_gib']}" for s in st)
+                     + " GiB")
         return text
 
 

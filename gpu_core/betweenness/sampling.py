@@ -68,6 +68,8 @@ class Cover:
         xp = self.xp
         keep = ~self.covered[self.e_s]
         self.e_s, self.e_v = self.e_s[keep], self.e_v[keep]
+        if not self.e_v.size:  # all covered (some CuPy versions refuse an empty bincount)
+            return xp.zeros(n, dtype=xp.int64)
         return xp.bincount(self.e_v, minlength=n).astype(xp.int64)
 
 
