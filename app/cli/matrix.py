@@ -19,8 +19,9 @@ temporary file beside ``--out`` that is renamed at the end: a failure or Ctrl-C 
 no half-written output.
 
 ``--dask local|local:N|tcp://HOST:PORT`` computes blocks of origins on the workers of a
-Dask cluster (several GPUs or hosts; ``pip install 'signpost[dask]'``), written in source
-order as they finish: the same bytes as without it. ``--chunk`` is then the origins per
+Dask cluster (several GPUs or hosts; ``pip install 'signpost[dask]'``): a ``.npy`` is written
+in place by the workers where they all see its folder, else (and CSV/Parquet) the rows come
+here and are written in source order as they finish; the same bytes as without it. ``--chunk`` is then the origins per
 block. Its time counts from the first block submitted to the file written; the cluster's
 start and each worker's map load are printed apart.
 """
