@@ -486,8 +486,16 @@ class KeptDraw:
                               self._plan, self._in_r, list(chosen), workers=[w],
                               allow_other_workers=True, pure=False, retries=RETRIES)
                 for w, spans in by_worker.items()]
+        distributed = require_dask()
         try:
             got = client.gather(futs)
+        except distributed.scheduler.KilledWorker as exc:
+            client.cancel(futs, force=True)
+            raise DistributedError(f"greedy round {len(chosen) + 1} killed the workers that "
+                                   f"ran it: {exc}") from None
+        except distributed.client.FutureCancelledError:
+            raise DistributedError(f"greedy round {len(chosen) + 1} was cancelled by the "
+                                   "cluster") from None
         except BaseException:
             client.cancel(futs, force=True)
             raise
