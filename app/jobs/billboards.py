@@ -94,7 +94,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
                      "paths": draw.mode_name}
         if keep_paths:
             done.dask.update(rounds_s=[round(x, 4) for x in draw.round_s],
-                             redrawn=draw.redrawn)
+                             redrawn=draw.redrawn, moved=draw.moved)
     return done
 
 

@@ -446,6 +446,7 @@ class KeptDraw:
         self.kernel = f"dask {backend}"
         self.blocks = 0
         self.redrawn = 0  # blocks drawn again after their worker was lost
+        self.moved = 0  # blocks whose round task ran on another worker than their keeper
         self.round_s: list[float] = []  # each greedy round's seconds (counts summed here)
         self.run = uuid.uuid4().hex[:12]
         self.owner: dict[int, str] = {}  # block -> the worker that keeps it
@@ -504,6 +505,7 @@ class KeptDraw:
             total = cnt.astype(np.int64) if total is None else total + cnt
             self.redrawn += redrawn
             for span in spans:  # a task that ran elsewhere (its worker lost) moved them
+                self.moved += int(self.owner[span[0]] != where)
                 self.owner[span[0]] = where
         self.round_s.append(time.perf_counter() - t0)
         return total

@@ -101,7 +101,7 @@ def test_matrix_npy_written_by_workers_one_killed(files, cluster, tmp_path):
     from maps.load import load_map
 
     client = cluster[1]
-    client.wait_for_workers(2, timeout=60)
+    _await_two_workers(client)
     net = load_map(str(files / "k.gr"))
     rng = np.random.default_rng(3)
     opts = mjob.MatrixOptions(tuple(rng.integers(0, N, 60).tolist()),
@@ -128,8 +128,7 @@ def test_matrix_npy_written_by_workers_one_killed(files, cluster, tmp_path):
     np.save(tmp_path / "one.npy", want)
     assert (tmp_path / "one.npy").read_bytes() == open(path, "rb").read()
     assert stats["dask_output"] == "rows written by workers" and stats["dask_blocks"] == 60
-    client.wait_for_workers(2, timeout=60)
-    assert killed[0] not in client.run(os.getpid).values()
+    _await_two_workers(client, killed[0])
 
 
 def test_ctrl_c_npy_written_by_workers_leaves_no_file(files, cluster, tmp_path, monkeypatch):
@@ -206,23 +205,49 @@ def test_sampled_draw_any_block_size_and_order(cluster, kind):
         draw.close()
 
 
+def _await_two_workers(client, dead=None, timeout: float = 60) -> None:
+    """Until the cluster has two live workers again, none of them ``dead`` (the scheduler
+    may still list a killed one for a moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            pids = client.run(os.getpid)
+        except (OSError, TimeoutError):
+            pids = {}
+        if len(pids) == 2 and dead not in pids.values():
+            return
+        assert time.monotonic() < deadline, pids
+        time.sleep(0.2)
+
+
 def _kept_run(client, net, k, kw, kill_after=None):
     """The sampled greedy with the paths kept on the workers; each round's summed counts
-    recorded; ``kill_after``: SIGKILL the worker holding block 0 after that many rounds."""
+    recorded; ``kill_after``: SIGKILL the worker holding block 0 after that many rounds
+    ("draw": once block 0 is drawn, while the others are)."""
     from app.jobs.distributed import KeptDraw
     from gpu_core.betweenness import billboards as gen
 
     draw = KeptDraw(client, net, backend="cpu", mode="weighted", block=5)
-    seen, real = [], draw.counts
+    seen, real, real_draw = [], draw.counts, draw.draw_kept
+
+    def kill_owner_of_block_0():
+        pid = client.run(os.getpid, workers=[draw.owner[0]])[draw.owner[0]]
+        os.kill(pid, signal.SIGKILL)
+        draw.killed = pid
 
     def counts(chosen):
         if kill_after is not None and len(chosen) == kill_after:
-            pid = client.run(os.getpid, workers=[draw.owner[0]])[draw.owner[0]]
-            os.kill(pid, signal.SIGKILL)
+            kill_owner_of_block_0()
         seen.append(real(chosen))
         return seen[-1]
 
-    draw.counts = counts
+    def draw_kept(plan, in_r):
+        for i, item in enumerate(real_draw(plan, in_r)):
+            if kill_after == "draw" and i == 0:
+                kill_owner_of_block_0()
+            yield item
+
+    draw.counts, draw.draw_kept = counts, draw_kept
     try:
         *_, res = gen(net, k, mode="weighted", backend="cpu", method="sampled", epsilon=0.5,
                       seed=4, draw=draw, **kw)
@@ -261,21 +286,27 @@ def test_kept_paths_many_rounds_with_ties_fixed_and_candidates(cluster):
     assert ties >= 2  # the tie rule was exercised
 
 
-def test_kept_paths_worker_killed_between_rounds(cluster):
-    """SIGKILL the worker keeping block 0 after two rounds: its blocks are drawn again
-    where the next round lands, replay the chosen sites, and the result is one process's."""
+@pytest.mark.parametrize("when", [2, "draw"], ids=["after-two-rounds", "while-drawing"])
+def test_kept_paths_worker_killed(cluster, when):
+    """SIGKILL the worker keeping block 0 after two greedy rounds, or while the blocks are
+    being drawn: its blocks are drawn again where the next task lands, replay the chosen
+    sites, and the result is one process's."""
     from gpu_core.betweenness import place_billboards
     from maps.generate import generate
 
     client = cluster[1]
+    _await_two_workers(client)
     net = generate("kanto", 400, seed=6)
     ref = place_billboards(net, 5, mode="weighted", backend="cpu", method="sampled",
-                           epsilon=0.5, seed=4)
-    res, seen, draw = _kept_run(client, net, 5, {}, kill_after=2)
-    assert draw.redrawn > 0
+                           epsilon=0.5, seed=4, fixed=[3])
+    res, seen, draw = _kept_run(client, net, 5, {"fixed": [3]}, kill_after=when)
+    # the lost worker's blocks went to another worker (or its restart), drawn again there;
+    # while drawing, Dask may already have re-run some draw tasks elsewhere
+    assert draw.moved + draw.redrawn > 0
+    assert draw.redrawn > 0 or when == "draw"
     assert list(res.sites) == list(ref.sites)
     np.testing.assert_array_equal(res.gains, ref.gains)
-    client.wait_for_workers(2, timeout=60)
+    _await_two_workers(client, draw.killed)
 
 
 def test_worker_killed_mid_run_same_bytes(files, cluster):
@@ -285,6 +316,7 @@ def test_worker_killed_mid_run_same_bytes(files, cluster):
     from maps.load import load_map
 
     client = cluster[1]
+    _await_two_workers(client)
     net = load_map(str(files / "k.gr"))
     rng = np.random.default_rng(1)
     opts = mjob.MatrixOptions(tuple(rng.integers(0, N, 60).tolist()),
@@ -301,8 +333,7 @@ def test_worker_killed_mid_run_same_bytes(files, cluster):
         rows.append((r0, block))
     assert [r0 for r0, _ in rows] == list(range(60))
     np.testing.assert_array_equal(np.vstack([b for _, b in rows]), want)
-    client.wait_for_workers(2, timeout=60)
-    assert killed not in client.run(os.getpid).values()  # it did die mid-run
+    _await_two_workers(client, killed)  # it did die mid-run
     assert stats["dask_blocks"] == 60
 
 
