@@ -11,8 +11,12 @@ processes; or ``--scheduler tcp://HOST:PORT`` for a running one) does the same. 
 apart: the cluster's start, the map's trip to the workers (by file or shipped) with each
 worker's load, index and kernel times, then the timed part: from the first block
 submitted to the file written. Every file is compared byte for byte with the one-process
-file (exit status 1 on a difference); billboards compare sites and gains. Prints a table
-and writes ``dask_bench.csv``. The one-process runs are warmed up (kernels, device graph)
+file (exit status 1 on a difference); billboards compare sites and gains. The ``note``
+column names the mode each row ran: the matrix rows "written by workers" into the .npy in
+place (where they see the output folder) or "shipped to the client"
+(``--matrix-output``, default both); the billboards' "paths kept on workers" (the greedy
+as K rounds of summed per-vertex counts) or "shipped to the client"
+(``--billboards-paths``, default kept). Prints a table and writes ``dask_bench.csv``. The one-process runs are warmed up (kernels, device graph)
 like the workers.
 """
 
