@@ -132,17 +132,31 @@ def connect(spec: str, backend: str = "auto", *, timeout: float | None = None) -
         except ImportError:
             raise DistributedError(f"--dask local on GPUs needs dask-cuda: {CUDA_HINT}; or "
                                    "--backend cpu") from None
-        owned = LocalCUDACluster(n_workers=n or gpus, threads_per_worker=1,
-                                 dashboard_address=None)
+        with keep_replicas():
+            owned = LocalCUDACluster(n_workers=n or gpus, threads_per_worker=1,
+                                     dashboard_address=None)
         kind, be = "LocalCUDACluster", "cupy"
     else:
-        owned = distributed.LocalCluster(n_workers=n or os.cpu_count() or 1,
-                                         threads_per_worker=1, processes=True,
-                                         dashboard_address=None)
+        with keep_replicas():
+            owned = distributed.LocalCluster(n_workers=n or os.cpu_count() or 1,
+                                             threads_per_worker=1, processes=True,
+                                             dashboard_address=None)
         kind, be = "LocalCluster", "cpu"
     client = distributed.Client(owned)
     client.wait_for_workers(n or 1)
     return Cluster(client, owned, be, kind, time.perf_counter() - t0)
+
+
+def keep_replicas():
+    """Dask config for a scheduler started inside it: no active memory manager. Its
+    default policy drops the extra copies of broadcast data (the shipped map, the targets,
+    the billboards' sample plan) that no task is waiting for, and the worker left holding
+    the only copy may be the one that dies; then nothing can be re-run. A scheduler
+    started elsewhere (``dask scheduler``) keeps its own setting: start it with
+    ``DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START=False`` for the same."""
+    import dask
+
+    return dask.config.set({"distributed.scheduler.active-memory-manager.start": False})
 
 
 def worker_backend(client, backend: str) -> str:

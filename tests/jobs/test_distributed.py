@@ -27,8 +27,11 @@ N, F, T = 3000, 37, 23  # map nodes, origins, destinations
 
 @pytest.fixture(scope="module")
 def cluster():
-    lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0")
+    from app.jobs.distributed import keep_replicas
+
+    with keep_replicas():  # as connect() starts them: a kill loses no broadcast data
+        lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0")
     client = distributed.Client(lc)
     client.wait_for_workers(2)
     yield lc, client
