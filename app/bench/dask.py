@@ -11,8 +11,12 @@ processes; or ``--scheduler tcp://HOST:PORT`` for a running one) does the same. 
 apart: the cluster's start, the map's trip to the workers (by file or shipped) with each
 worker's load, index and kernel times, then the timed part: from the first block
 submitted to the file written. Every file is compared byte for byte with the one-process
-file (exit status 1 on a difference); billboards compare sites and gains. Prints a table
-and writes ``dask_bench.csv``. The one-process runs are warmed up (kernels, device graph)
+file (exit status 1 on a difference); billboards compare sites and gains. The ``note``
+column names the mode each row ran: the matrix rows "written by workers" into the .npy in
+place (where they see the output folder) or "shipped to the client"
+(``--matrix-output``, default both); the billboards' "paths kept on workers" (the greedy
+as K rounds of summed per-vertex counts) or "shipped to the client"
+(``--billboards-paths``, default kept). Prints a table and writes ``dask_bench.csv``. The one-process runs are warmed up (kernels, device graph)
 like the workers.
 """
 
@@ -40,6 +44,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--billboards", type=int, default=0, metavar="K",
                    help="also sampled billboards with K sites (0: none)")
     p.add_argument("--epsilon", type=float, default=0.1, help="billboards: epsilon")
+    p.add_argument("--matrix-output", default="both", choices=("written", "shipped", "both"),
+                   help="matrix: rows written into the .npy by the workers (where they see "
+                        "it), shipped to the client and written there, or both (default)")
+    p.add_argument("--billboards-paths", default="kept", choices=("kept", "shipped", "both"),
+                   help="billboards: paths kept on the workers (the greedy as rounds of "
+                        "per-vertex counts; default), shipped to the client, or both")
     p.add_argument("--seed", type=int, default=1, help="seed of the node sets")
     p.add_argument("--out", default="bench_out", help="folder for dask_bench.csv and .npy")
 
@@ -101,30 +111,68 @@ def _matrix_rows(net, src, tgt, args, out: Path, clusters) -> list[dict]:
     t0 = time.perf_counter()
     _write_npy(one, rows, F, T, narrow)
     base = time.perf_counter() - t0
+    _free_device()
     table = [_row(job="matrix", size=F, workers="one process", seconds=base,
                   note=f"{stats.get('backend')} {stats.get('variant')}; index "
                        f"{stats.get('index')} {stats.get('index_s', 0):.2f} s")]
+    modes = ("written", "shipped") if args.matrix_output == "both" else (args.matrix_output,)
     for cl in clusters():
-        st: dict = {}
-        got = out / f"matrix_{F}_dask{cl.workers}.npy"
-        it = matrix.iter_rows(net, opts, stats=st, client=cl.client)
-        t_ship = time.perf_counter()
-        first = next(it)  # the map shipped and loaded first: timed apart from the work
-        _write_npy(got, _chain(first, it), F, T, narrow)
-        secs = time.perf_counter() - st["dask_submit_t"]
-        ws = st["dask_worker_stats"]
-        same = one.read_bytes() == got.read_bytes()
-        table.append(_row(job="matrix", size=F, workers=cl.workers, cluster=cl.kind,
-                          start_s=cl.start_s, ship_s=st["dask_submit_t"] - t_ship,
-                          worker_load_s=_per_worker(ws, "load_s"),
-                          worker_index_s=_per_worker(ws, "index_s"),
-                          worker_warm_s=_per_worker(ws, "warm_s"), seconds=secs,
-                          speedup=f"{base / secs:.2f}x", same="yes" if same else "NO",
-                          note=f"{st['dask_blocks']} blocks of {st['dask_block_rows']}; map "
-                               f"{next(iter(ws.values()))['how']}"))
-        got.unlink()
+        for mode in modes:
+            st: dict = {}
+            got = out / f"matrix_{F}_dask{cl.workers}.npy"
+            t_ship = time.perf_counter()
+            if not _dask_npy(net, opts, cl.client, got, F, T, narrow, st, mode):
+                continue  # the workers do not see the output folder: no "written" row
+            secs = time.perf_counter() - st["dask_submit_t"]
+            ws = st["dask_worker_stats"]
+            same = one.read_bytes() == got.read_bytes()
+            table.append(_row(job="matrix", size=F, workers=cl.workers, cluster=cl.kind,
+                              start_s=cl.start_s, ship_s=st["dask_submit_t"] - t_ship,
+                              worker_load_s=_per_worker(ws, "load_s"),
+                              worker_index_s=_per_worker(ws, "index_s"),
+                              worker_warm_s=_per_worker(ws, "warm_s"), seconds=secs,
+                              speedup=f"{base / secs:.2f}x", same="yes" if same else "NO",
+                              note=f"{st['dask_output']}; {st['dask_blocks']} blocks of "
+                                   f"{st['dask_block_rows']}; map "
+                                   f"{next(iter(ws.values()))['how']}"))
+            got.unlink()
     one.unlink()
     return table
+
+
+def _dask_npy(net, opts, client, got: Path, F: int, T: int, narrow: bool, st: dict,
+              mode: str) -> bool:
+    """Write the matrix to ``got`` on the cluster: the workers write the rows in place
+    (``mode`` "written"; False when they do not see the file) or ship them here."""
+    from app.jobs import matrix
+    from gpu_core.multi_source import open_npy_memmap
+
+    if mode == "written":
+        mm = open_npy_memmap(str(got), (F, T), np.int32 if narrow else np.int64)
+        mm.flush()
+        del mm
+        write = matrix.npy_by_workers(net, opts, client, str(got), stats=st)
+        if write is None:
+            got.unlink()
+            return False
+        write(None)  # the map shipped and loaded first: timed apart from the work
+        return True
+    it = matrix.iter_rows(net, opts, stats=st, client=client)
+    first = next(it)  # the map shipped and loaded first: timed apart from the work
+    _write_npy(got, _chain(first, it), F, T, narrow)
+    return True
+
+
+def _free_device() -> None:
+    """Give back this process's CuPy memory pools after its one-process runs: a local
+    cluster's first worker shares this GPU, and its samplers size their chunks by the
+    memory free there."""
+    import sys
+
+    cp = sys.modules.get("cupy")
+    if cp is not None:
+        cp.get_default_memory_pool().free_all_blocks()
+        cp.get_default_pinned_memory_pool().free_all_blocks()
 
 
 def _chain(first, it):
@@ -140,19 +188,26 @@ def _billboard_rows(net, args, clusters) -> list[dict]:
                                         seed=args.seed, index=args.index)
     billboards.warm_up(opts)
     ref = billboards.run(net, opts)
+    _free_device()
     table = [_row(job=f"billboards K={args.billboards} eps={args.epsilon}",
                   workers="one process", seconds=ref.time_s,
                   note=f"{ref.billboards.samples} samples, {ref.billboards.kernel}")]
+    modes = (True, False) if args.billboards_paths == "both" else (
+        args.billboards_paths == "kept",)
     for cl in clusters():
-        t0 = time.perf_counter()
-        got = billboards.run(net, opts, client=cl.client)
-        same = (list(got.billboards.sites) == list(ref.billboards.sites)
-                and np.array_equal(got.billboards.gains, ref.billboards.gains))
-        table.append(_row(job=table[0]["job"], workers=cl.workers, cluster=cl.kind,
-                          start_s=cl.start_s, ship_s=time.perf_counter() - t0 - got.time_s,
-                          seconds=got.time_s, speedup=f"{ref.time_s / got.time_s:.2f}x",
-                          same="yes" if same else "NO",
-                          note=f"{got.dask['blocks']} blocks; {got.dask['map']}"))
+        for keep in modes:
+            t0 = time.perf_counter()
+            got = billboards.run(net, opts, client=cl.client, keep_paths=keep)
+            same = (list(got.billboards.sites) == list(ref.billboards.sites)
+                    and np.array_equal(got.billboards.gains, ref.billboards.gains))
+            d = got.dask
+            rounds = (f"; greedy rounds {sum(d['rounds_s']):.2f} s in all"
+                      if "rounds_s" in d else "")
+            table.append(_row(job=table[0]["job"], workers=cl.workers, cluster=cl.kind,
+                              start_s=cl.start_s, ship_s=time.perf_counter() - t0 - got.time_s,
+                              seconds=got.time_s, speedup=f"{ref.time_s / got.time_s:.2f}x",
+                              same="yes" if same else "NO",
+                              note=f"{d['paths']}; {d['blocks']} blocks{rounds}; {d['map']}"))
     return table
 
 

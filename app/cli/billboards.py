@@ -203,7 +203,8 @@ def _run(args: argparse.Namespace, cl) -> int:
     if cl is not None:
         from app.cli._dask import describe
 
-        print(f"{describe(cl, done.dask['map'])}; {done.dask['blocks']} blocks; not counted")
+        print(f"{describe(cl, done.dask['map'])}; {done.dask['blocks']} blocks, "
+              f"{done.dask['paths']}; not counted")
     if result.method == "sampled":
         print(f"sampled {result.samples} pairs; |SB estimate - SB| <= {result.error_bound:.6g} "
               f"with probability >= {1 - result.delta:g}")

@@ -8,9 +8,7 @@ lon/lat nor node) names each point in the output. Output: ``.csv`` with header
 ``from,to,cost,from_id,to_id`` and one row per pair (``from``/``to`` = the 0-based
 data-row numbers of the inputs, ``cost`` the integer cost in the map's unit, EMPTY when
 unreachable, the ids those of the id column, else the map's node ids), ``.parquet`` with
-the same columns (cost null when unreachable; needs pyarrow), ``postgresql://.../db?table=NAME``
-(the CSV's rows as a database table, one transaction, ``--if-exists fail|replace|append``),
-or ``.npy`` ([F, T], -1 unreachable;
+the same columns (cost null when unreachable; needs pyarrow), or ``.npy`` ([F, T], -1 unreachable;
 int32 when every cost fits, i.e. the map's arc weights sum below 2^31, else int64) for
 large matrices. ``--index`` (auto, on, off): the route index (a contraction hierarchy built
 once per map and cached) makes large matrices on road maps ~100x faster; its build time is
@@ -21,8 +19,9 @@ temporary file beside ``--out`` that is renamed at the end: a failure or Ctrl-C 
 no half-written output.
 
 ``--dask local|local:N|tcp://HOST:PORT`` computes blocks of origins on the workers of a
-Dask cluster (several GPUs or hosts; ``pip install 'signpost[dask]'``), written in source
-order as they finish: the same bytes as without it. ``--chunk`` is then the origins per
+Dask cluster (several GPUs or hosts; ``pip install 'signpost[dask]'``): a ``.npy`` is written
+in place by the workers where they all see its folder, else (and CSV/Parquet) the rows come
+here and are written in source order as they finish; the same bytes as without it. ``--chunk`` is then the origins per
 block. Its time counts from the first block submitted to the file written; the cluster's
 start and each worker's map load are printed apart.
 """
@@ -63,8 +62,7 @@ def register(sub) -> None:
                         "points")
     p.add_argument("--to", dest="to_csv", required=True, metavar="B.csv",
                    help="destinations: as --from")
-    p.add_argument("--out", required=True, metavar="M.csv|M.parquet|M.npy",
-                   help="output file, or postgresql://.../db?table=NAME (the CSV's rows)")
+    p.add_argument("--out", required=True, metavar="M.csv|M.parquet|M.npy", help="output file")
     p.add_argument("--id-column", default=None, metavar="NAME",
                    help="column naming each point in the output (default: the first that "
                         "is neither lon/lat nor node)")
@@ -158,6 +156,99 @@ def _with_block_progress(rows, F: int, T: int, workers: int, hook: list):
         yield from rows
 
 
+def _rows(net, opts, cl, stats: dict, F: int, T: int):
+    """The matrix's blocks of rows in source order, with a progress bar (the route index
+    had first, under its own bar)."""
+    from app.jobs import matrix
+    from app.progress import step
+
+    if cl is None:
+        with step("route index") as p:  # a one-time build on a new map: its own bar
+            it = matrix.iter_rows(net, opts, stats=stats, progress=p)
+        return _with_progress(it, F, T)
+    hook: list = []  # the bar's callback, set when the rows start
+    with step("route index") as p:
+        it = matrix.iter_rows(net, opts, stats=stats, progress=p, client=cl.client,
+                              on_block=lambda done, count: hook[0](done, count))
+    return _with_block_progress(it, F, T, cl.workers, hook)
+
+
+def _npy_by_workers(net, opts, cl, tmp: str, shape: tuple[int, int], dtype,
+                    stats: dict) -> int | None:
+    """The unreachable count once the Dask workers wrote the rows straight into the .npy
+    ``tmp`` (made here), or None when some worker does not see it (then the rows come
+    here: :func:`_rows`)."""
+    from app.jobs import matrix
+    from app.jobs.distributed import workers_see
+    from app.progress import step
+    from gpu_core.multi_source import open_npy_memmap
+
+    mm = open_npy_memmap(tmp, shape, dtype)  # header and size; the workers fill the rows
+    mm.flush()
+    del mm
+    if not workers_see(cl.client, tmp):
+        return None
+    with step("route index") as p:
+        write = matrix.npy_by_workers(net, opts, cl.client, tmp, stats=stats, progress=p)
+    if write is None:
+        return None
+    F, T = shape
+    with step(f"matrix on {cl.workers} workers", unit="blocks") as p:
+        def on_block(done: int, count: int) -> None:
+            p.total = count
+            p.advance(done, f"{done}/{count} blocks of {F:,} x {T:,}")
+
+        return write(on_block)
+
+
+def _copy_rows(args: argparse.Namespace, net, rows, from_ids: list, to_ids: list) -> int:
+    """The CSV's rows COPYed into a new database table as they come (one transaction,
+    renamed at commit); the unreachable count."""
+    from .matrix_out import CsvRows
+
+    cols = [("from", "integer"), ("to", "integer"), ("cost", "bigint"),
+            ("from_id", db_out.id_type(from_ids)), ("to_id", db_out.id_type(to_ids))]
+    unreachable = 0
+    lines = CsvRows(from_ids, to_ids)
+    with db_out.table(args, net, cols) as fh:
+        fh.write(lines.header)
+        for r0, block in rows:
+            fh.write(lines.lines(r0, block))
+            unreachable += int((block < 0).sum())
+    return unreachable
+
+
+def _write_rows(low: str, tmp: str, rows, shape: tuple[int, int], dtype, from_ids: list,
+                to_ids: list, max_cost: int) -> int:
+    """Write the blocks ``rows`` to ``tmp`` as .npy, .parquet or CSV; the unreachable count."""
+    from gpu_core.multi_source import open_npy_memmap
+
+    from .matrix_out import CsvRows, ParquetRows
+
+    unreachable = 0
+    if low.endswith(".npy"):
+        mm = open_npy_memmap(tmp, shape, dtype)
+        for r0, block in rows:
+            mm[r0 : r0 + block.shape[0]] = block
+            unreachable += int((block < 0).sum())
+        mm.flush()
+        del mm
+    elif low.endswith(".parquet"):
+        pq = ParquetRows(tmp, from_ids, to_ids, max_cost)
+        for r0, block in rows:
+            pq.write(r0, block)
+            unreachable += int((block < 0).sum())
+        pq.close()
+    else:
+        lines = CsvRows(from_ids, to_ids)
+        with open(tmp, "w", newline="") as fh:
+            fh.write(lines.header)
+            for r0, block in rows:
+                fh.write(lines.lines(r0, block))
+                unreachable += int((block < 0).sum())
+    return unreachable
+
+
 def run(args: argparse.Namespace) -> int:
     from ._dask import cluster
 
@@ -168,11 +259,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, cl) -> int:
     from app.jobs import matrix
-    from gpu_core.multi_source import available_memory, open_npy_memmap
+    from gpu_core.multi_source import available_memory
     from maps.points import read_points
 
     from ._common import edits_note, open_map
-    from .matrix_out import CsvRows, ParquetRows
 
     out = args.out
     low = out.lower()
@@ -207,58 +297,29 @@ def _run(args: argparse.Namespace, cl) -> int:
     stats: dict = {}
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
                                 args.variant, args.chunk, args.index)
-    from app.progress import step
-
-    t_index = time.perf_counter()
-    if cl is not None:
-        hook: list = []  # the bar's callback, set when the rows start
-        with step("route index") as p:
-            it = matrix.iter_rows(net, opts, stats=stats, progress=p, client=cl.client,
-                                  on_block=lambda done, count: hook[0](done, count))
-        t_index = time.perf_counter() - t_index
-        rows = _with_block_progress(it, F, T, cl.workers, hook)
-    else:
-        with step("route index") as p:  # a one-time build on a new map: its own bar
-            it = matrix.iter_rows(net, opts, stats=stats, progress=p)
-        t_index = time.perf_counter() - t_index
-        rows = _with_progress(it, F, T)
-    unreachable = 0
     # every cost is at most the sum of all arc weights: int32 (-1 unreachable) when that fits
     max_cost = int(np.asarray(net.weights, np.int64).sum())
     narrow = max_cost <= np.iinfo(np.int32).max
-    cols = [("from", "integer"), ("to", "integer"), ("cost", "bigint"),
-            ("from_id", db_out.id_type(from_ids)), ("to_id", db_out.id_type(to_ids))]
+    dtype = np.int32 if narrow else np.int64
+    t_index = 0.0
+    # failed or interrupted: the old file (table), no temp
     files = contextlib.nullcontext([None]) if to_db else out_paths([out], out)
-    # failed or interrupted: the old file, no temp; the rows closed first (a Dask run
-    # cancels its outstanding blocks while its client is still open)
-    with files as (tmp,), contextlib.closing(rows):
-        if to_db:  # the CSV's rows, COPYed as they come (one transaction)
-            lines = CsvRows(from_ids, to_ids)
-            with db_out.table(args, net, cols) as fh:
-                fh.write(lines.header)
-                for r0, block in rows:
-                    fh.write(lines.lines(r0, block))
-                    unreachable += int((block < 0).sum())
-        elif low.endswith(".npy"):
-            mm = open_npy_memmap(tmp, (F, T), np.int32 if narrow else np.int64)
-            for r0, block in rows:
-                mm[r0 : r0 + block.shape[0]] = block
-                unreachable += int((block < 0).sum())
-            mm.flush()
-            del mm
-        elif low.endswith(".parquet"):
-            pq = ParquetRows(tmp, from_ids, to_ids, max_cost)
-            for r0, block in rows:
-                pq.write(r0, block)
-                unreachable += int((block < 0).sum())
-            pq.close()
-        else:
-            lines = CsvRows(from_ids, to_ids)
-            with open(tmp, "w", newline="") as fh:
-                fh.write(lines.header)
-                for r0, block in rows:
-                    fh.write(lines.lines(r0, block))
-                    unreachable += int((block < 0).sum())
+    with files as (tmp,):
+        unreachable = None
+        if cl is not None and low.endswith(".npy") and not to_db:  # the workers write it where they see it
+            unreachable = _npy_by_workers(net, opts, cl, tmp, (F, T), dtype, stats)
+        if unreachable is None:
+            t_index = time.perf_counter()
+            rows = _rows(net, opts, cl, stats, F, T)
+            t_index = time.perf_counter() - t_index
+            # the rows closed first (a Dask run cancels its outstanding blocks while its
+            # client is still open)
+            with contextlib.closing(rows):
+                if to_db:
+                    unreachable = _copy_rows(args, net, rows, from_ids, to_ids)
+                else:
+                    unreachable = _write_rows(low, tmp, rows, (F, T), dtype, from_ids,
+                                              to_ids, max_cost)
     el = time.perf_counter() - t0
     idx = ""
     if stats.get("index", "none") != "none":  # the index's time apart from the search's
@@ -269,7 +330,7 @@ def _run(args: argparse.Namespace, cl) -> int:
         from ._dask import describe
 
         el = time.perf_counter() - stats["dask_submit_t"]
-        idx += f"; {describe(cl, stats['dask_map'])}, not counted"
+        idx += f"; {describe(cl, stats['dask_map'])}, not counted; {stats['dask_output']}"
     print(f"wrote {out}: {F} x {T} costs in {net.unit} ({unreachable} unreachable), "
           f"backend {stats.get('backend', args.backend)} ({stats.get('variant', args.variant)}), "
           f"{el:.2f} s{idx}{edits_note(args)}")

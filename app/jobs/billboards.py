@@ -46,43 +46,55 @@ class BillboardsResult:
 
 
 def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
-        cancel: CancelCheck | None = None, client=None) -> BillboardsResult:
+        cancel: CancelCheck | None = None, client=None,
+        keep_paths: bool = True) -> BillboardsResult:
     """Greedy placement (``net``: a RoadNetwork or a CSRGraph); progress says the round
     and the sources done. ``client`` (a ``distributed.Client``; the sampled method only):
-    its workers draw the sampled paths in blocks of sample numbers, the greedy runs here;
-    the same sites and gains as without it (``app.jobs.distributed``)."""
+    its workers draw the sampled paths in blocks of sample numbers and keep them, each
+    greedy round summing their per-vertex counts here (``keep_paths=False``: the paths
+    come here and the greedy runs here); the same sites and gains as without it
+    (``app.jobs.distributed``)."""
     from gpu_core.betweenness import BillboardResult, billboards
 
     refuse_negative(net, "billboard placement")
     draw = None
     if client is not None:
-        from .distributed import SampledDraw, worker_backend
+        from .distributed import KeptDraw, SampledDraw, worker_backend
 
         if opts.method != "sampled":
             raise ValueError("billboards on a Dask cluster need the sampled method")
         opts = replace(opts, backend=worker_backend(client, opts.backend))
     h, info = _index(net, opts, progress, cancel)
     if client is not None:
-        draw = SampledDraw(client, net, backend=opts.backend, mode=opts.mode, hierarchy=h,
-                           index_path=info.path)
+        kind = KeptDraw if keep_paths else SampledDraw
+        draw = kind(client, net, backend=opts.backend, mode=opts.mode, hierarchy=h,
+                    index_path=info.path)
     t0 = time.perf_counter()
     result = None
-    for ev in billboards(net, opts.k, mode=opts.mode, backend=opts.backend, kernel=opts.kernel,
-                         method=opts.method, epsilon=opts.epsilon, delta=opts.delta,
-                         seed=opts.seed, candidates=opts.candidates,
-                         fixed=list(opts.fixed) or None, sources=opts.sources,
-                         targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw):
-        if isinstance(ev, BillboardResult):
-            result = ev
-        else:
-            report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
-                   f"{ev.sources_done:,}/{ev.sources_total:,} sources")
+    try:
+        for ev in billboards(net, opts.k, mode=opts.mode, backend=opts.backend,
+                             kernel=opts.kernel, method=opts.method, epsilon=opts.epsilon,
+                             delta=opts.delta, seed=opts.seed, candidates=opts.candidates,
+                             fixed=list(opts.fixed) or None, sources=opts.sources,
+                             targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw):
+            if isinstance(ev, BillboardResult):
+                result = ev
+            else:
+                report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
+                       f"{ev.sources_done:,}/{ev.sources_total:,} sources")
+    finally:
+        if hasattr(draw, "close"):  # the workers' kept paths
+            draw.close()
     assert result is not None
     done = BillboardsResult(result, time.perf_counter() - t0,
                             info.as_dict() if h is not None else {})
     if draw is not None:
         done.dask = {"workers": len(draw.ship.workers), "blocks": draw.blocks,
-                     "map": draw.ship.summary(), "ship_s": round(draw.ship.ship_s, 3)}
+                     "map": draw.ship.summary(), "ship_s": round(draw.ship.ship_s, 3),
+                     "paths": draw.mode_name}
+        if keep_paths:
+            done.dask.update(rounds_s=[round(x, 4) for x in draw.round_s],
+                             redrawn=draw.redrawn, moved=draw.moved)
     return done
 
 

@@ -42,11 +42,12 @@ class WorkerMap:
     samplers: dict = field(default_factory=dict)  # mode -> gpu_core.betweenness.PathSampler
     blocks: int = 0
     warm_s: float = 0.0
+    gpu_free_gib: float | None = None  # the device memory free after the warm-up
 
     def stats(self) -> dict:
         return {"pid": os.getpid(), "how": self.how, "load_s": round(self.load_s, 3),
                 "index_s": round(self.index_s, 3), "warm_s": round(self.warm_s, 3),
-                "blocks": self.blocks}
+                "blocks": self.blocks, "gpu_free_gib": self.gpu_free_gib}
 
 
 _LOCAL: dict = {}  # outside a worker (tests call the tasks directly)
@@ -110,6 +111,10 @@ def preload(ref: MapRef, graph=None, hierarchy=None, warm: tuple | None = None) 
             sample_block(ref, graph, hierarchy, warm[1], one, one.reshape(1, 1), 1, 0)
         wm.blocks -= 1  # not one of the job's
         wm.warm_s = time.perf_counter() - t0
+    if resolved_backend(ref.backend) == "cupy":  # what the blocks' chunks are sized by
+        import cupy as cp
+
+        wm.gpu_free_gib = round(cp.cuda.runtime.memGetInfo()[0] / 2**30, 1)
     return wm.stats()
 
 
@@ -154,16 +159,138 @@ def matrix_block(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarra
     return out
 
 
-def sample_block(ref: MapRef, graph, hierarchy, mode: str, srcs: np.ndarray,
-                 tgts: np.ndarray, hash_seed: int, base: int):
-    """One block of the sampled billboards' paths (samples base..base+len(srcs)):
-    (sample numbers, vertices, reached count, sampler kernel)."""
-    from gpu_core.betweenness import draw_block, path_sampler
+def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
+                         targets: np.ndarray, narrow: bool, path: str, first: int) -> int:
+    """:func:`matrix_block` written straight into rows ``first``.. of the ``.npy`` file
+    ``path`` (the client made it; this worker sees it), flushed; returns the block's
+    unreachable count (all that goes back). Run again, it writes the same bytes."""
+    rows = matrix_block(ref, graph, hierarchy, variant, sources, targets, narrow)
+    mm = np.lib.format.open_memmap(path, mode="r+")
+    try:
+        mm[first:first + rows.shape[0]] = rows
+        mm.flush()
+    finally:
+        del mm
+    return int((rows < 0).sum())
+
+
+def _sampler(ref: MapRef, graph, hierarchy, mode: str):
+    """(this worker's map, its path sampler for ``mode``), made on first use."""
+    from gpu_core.betweenness import path_sampler
 
     wm = worker_map(ref, graph, hierarchy)
     sampler = wm.samplers.get(mode)
     if sampler is None:
         sampler = wm.samplers[mode] = path_sampler(wm.graph, mode, ref.backend, wm.hierarchy)
+    return wm, sampler
+
+
+def sample_block(ref: MapRef, graph, hierarchy, mode: str, srcs: np.ndarray,
+                 tgts: np.ndarray, hash_seed: int, base: int):
+    """One block of the sampled billboards' paths (samples base..base+len(srcs)):
+    (sample numbers, vertices, reached count, sampler kernel)."""
+    from gpu_core.betweenness import draw_block
+
+    wm, sampler = _sampler(ref, graph, hierarchy, mode)
     es, ev, reached = draw_block(sampler, srcs, tgts, hash_seed, base)
     wm.blocks += 1
     return es, ev, reached, sampler.kernel
+
+
+# -- sampled billboards with the paths kept on the workers (distributed.KeptDraw) --------
+
+@dataclass
+class KeptBlock:
+    """One block of sample numbers a worker drew and keeps: its greedy state
+    (``gpu_core.betweenness.sampling.Cover``, on the sampler's device) and how many of the
+    run's chosen sites it has marked."""
+
+    cover: object
+    figures: dict  # reached pairs, entries, samples covered by the fixed sites, kernel
+    applied: int = 0
+
+
+def _runs() -> dict:
+    """run id -> {block: KeptBlock} on this worker (beside its maps)."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return _LOCAL.setdefault("_runs", {})
+    held = getattr(worker, "_signpost_runs", None)
+    if held is None:
+        held = worker._signpost_runs = {}
+    return held
+
+
+def _address() -> str:
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "local"
+
+
+def _kept_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: tuple[int, int, int],
+                plan, in_r: np.ndarray) -> tuple[KeptBlock, bool]:
+    """Block ``span`` = (index, first sample, end) of ``run`` on this worker: the one it
+    keeps, else drawn now (draws are keyed by sample number: a redraw is exact) with the
+    fixed sites ``in_r`` marked. Returns (block, drawn now)."""
+    from gpu_core.betweenness import draw_block
+    from gpu_core.betweenness.sampling import Cover
+
+    i, lo, hi = span
+    kept = _runs().setdefault(run, {})
+    if i in kept:
+        return kept[i], False
+    wm, sampler = _sampler(ref, graph, hierarchy, mode)
+    es, ev, reached = draw_block(sampler, plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed,
+                                 lo, host=False)
+    cover = Cover(sampler.xp, es, ev, hi - lo, first=lo)
+    base = cover.mark_set(in_r)
+    kept[i] = block = KeptBlock(cover, {"reached": reached, "entries": int(es.size),
+                                        "base": base, "kernel": sampler.kernel})
+    wm.blocks += 1
+    return block, True
+
+
+def keep_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: tuple[int, int, int],
+               plan, in_r: np.ndarray) -> dict:
+    """Draw block ``span`` of ``run`` and keep its paths here: its reached pairs, entries,
+    samples covered by the fixed sites, the sampler's kernel, and this worker's address
+    (where the greedy rounds send their counts tasks)."""
+    block, _ = _kept_block(ref, graph, hierarchy, mode, run, tuple(span), plan, in_r)
+    return {**block.figures, "worker": _address()}
+
+
+def block_counts(ref: MapRef, graph, hierarchy, mode: str, run: str, spans: list, plan,
+                 in_r: np.ndarray, chosen: list[int]) -> tuple[str, np.ndarray, int]:
+    """One greedy round over the blocks ``spans`` of ``run``: each marks the chosen sites
+    it has not marked yet (a block this worker does not hold, its worker lost, is drawn
+    again and replays them all), then gives its per-vertex counts of uncovered samples
+    (``Cover.counts``, the one-process greedy's). Returns (this worker's address, the
+    blocks' summed counts as int32 [n] on the host: every count is at most the sample
+    count, below 2^31; blocks drawn again)."""
+    n = worker_map(ref, graph, hierarchy).graph.num_nodes
+    total = None
+    redrawn = 0
+    for span in spans:
+        block, drawn = _kept_block(ref, graph, hierarchy, mode, run, tuple(span), plan, in_r)
+        redrawn += int(drawn)
+        for v in chosen[block.applied:]:
+            block.cover.mark(int(v))
+        block.applied = len(chosen)
+        cnt = block.cover.counts(n)
+        total = cnt if total is None else total + cnt
+    if total is None:
+        return _address(), np.zeros(n, dtype=np.int32), 0
+    out = total.astype(np.int32)
+    return _address(), out if isinstance(out, np.ndarray) else out.get(), redrawn
+
+
+def drop_run(run: str) -> int:
+    """Free this worker's blocks of ``run`` (run through ``client.run`` at the end);
+    returns how many it held."""
+    return len(_runs().pop(run, {}))

@@ -7,6 +7,8 @@ a worker holds and runs is :mod:`app.jobs.dask_worker`.
 Same output as one process: every block is a pure function of its arguments (a worker that
 dies has its blocks re-run elsewhere), matrix rows are written in source order, and the
 sampled billboards' draws are keyed by sample number, so any split gives the same paths.
+The sampled billboards keep their paths on the workers (:class:`KeptDraw`: the greedy runs
+as K rounds of per-vertex counts summed here) or ship them here (:class:`SampledDraw`).
 """
 
 from __future__ import annotations
@@ -130,17 +132,31 @@ def connect(spec: str, backend: str = "auto", *, timeout: float | None = None) -
         except ImportError:
             raise DistributedError(f"--dask local on GPUs needs dask-cuda: {CUDA_HINT}; or "
                                    "--backend cpu") from None
-        owned = LocalCUDACluster(n_workers=n or gpus, threads_per_worker=1,
-                                 dashboard_address=None)
+        with keep_replicas():
+            owned = LocalCUDACluster(n_workers=n or gpus, threads_per_worker=1,
+                                     dashboard_address=None)
         kind, be = "LocalCUDACluster", "cupy"
     else:
-        owned = distributed.LocalCluster(n_workers=n or os.cpu_count() or 1,
-                                         threads_per_worker=1, processes=True,
-                                         dashboard_address=None)
+        with keep_replicas():
+            owned = distributed.LocalCluster(n_workers=n or os.cpu_count() or 1,
+                                             threads_per_worker=1, processes=True,
+                                             dashboard_address=None)
         kind, be = "LocalCluster", "cpu"
     client = distributed.Client(owned)
     client.wait_for_workers(n or 1)
     return Cluster(client, owned, be, kind, time.perf_counter() - t0)
+
+
+def keep_replicas():
+    """Dask config for a scheduler started inside it: no active memory manager. Its
+    default policy drops the extra copies of broadcast data (the shipped map, the targets,
+    the billboards' sample plan) that no task is waiting for, and the worker left holding
+    the only copy may be the one that dies; then nothing can be re-run. A scheduler
+    started elsewhere (``dask scheduler``) keeps its own setting: start it with
+    ``DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START=False`` for the same."""
+    import dask
+
+    return dask.config.set({"distributed.scheduler.active-memory-manager.start": False})
 
 
 def worker_backend(client, backend: str) -> str:
@@ -177,6 +193,9 @@ class Shipment:
             text += " (route index " + ", ".join(f"{s['index_s']:.2f}" for s in st) + " s)"
         if any(s["warm_s"] for s in st):
             text += "; kernels made in " + ", ".join(f"{s['warm_s']:.2f}" for s in st) + " s"
+        if any(s.get("gpu_free_gib") for s in st):
+            text += ("; GPU memory free " + ", ".join(f"{s['gpu_free_gib']}" for s in st)
+                     + " GiB")
         return text
 
 
@@ -270,6 +289,39 @@ def ordered_results(client, submit: Callable[[int, str], object], count: int, *,
         pending.clear()
 
 
+@dataclass
+class _MatrixPlan:
+    """A matrix split into blocks of origins, the map and the targets on the workers."""
+
+    ship: Shipment
+    rows: int
+    count: int
+    narrow: bool
+    src: np.ndarray
+    targets: object  # the targets, scattered to every worker
+    window: int
+
+
+def _matrix_plan(client, net, sources, targets, *, backend, variant, hierarchy, index_path,
+                 block, stats, output: str) -> _MatrixPlan:
+    ship = ship_map(client, net, backend, hierarchy, index_path, warm=("matrix", variant))
+    F, T = int(sources.shape[0]), int(targets.shape[0])
+    workers = max(1, len(ship.workers))
+    # a GPU block is at least one full GPHAST sweep (or a few batched launches) wide
+    least = 1 if backend != "cupy" else GPU_MIN_BLOCK_INDEX if hierarchy else GPU_MIN_BLOCK
+    rows = block or block_rows(client, backend, F, T, workers, least)
+    # every cost fits int32 when the arc weights sum below 2^31: half the bytes come back
+    narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
+    tfut = client.scatter(np.ascontiguousarray(targets, dtype=np.int32), broadcast=True)
+    count = -(-F // rows)
+    if stats is not None:
+        stats.update(dask_workers=workers, dask_blocks=count, dask_block_rows=rows,
+                     dask_map=ship.summary(), dask_ship_s=round(ship.ship_s, 3),
+                     dask_worker_stats=ship.workers, backend=backend, dask_output=output)
+    return _MatrixPlan(ship, rows, count, narrow, np.ascontiguousarray(sources, np.int32),
+                       tfut, max(2, BLOCKS_PER_WORKER * workers))
+
+
 def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backend: str,
                 variant: str = "auto", hierarchy=None, index_path: str = "",
                 block: int | None = None, stats: dict | None = None,
@@ -281,31 +333,58 @@ def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backen
     ``time.perf_counter()`` of the first block submitted)."""
     from .dask_worker import matrix_block
 
-    ship = ship_map(client, net, backend, hierarchy, index_path, warm=("matrix", variant))
-    F, T = int(sources.shape[0]), int(targets.shape[0])
-    workers = max(1, len(ship.workers))
-    # a GPU block is at least one full GPHAST sweep (or a few batched launches) wide
-    least = 1 if backend != "cupy" else GPU_MIN_BLOCK_INDEX if hierarchy else GPU_MIN_BLOCK
-    rows = block or block_rows(client, backend, F, T, workers, least)
-    # every cost fits int32 when the arc weights sum below 2^31: half the bytes come back
-    narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
-    tfut = client.scatter(np.ascontiguousarray(targets, dtype=np.int32), broadcast=True)
-    src = np.ascontiguousarray(sources, dtype=np.int32)
-    count = -(-F // rows)
-    if stats is not None:
-        stats.update(dask_workers=workers, dask_blocks=count, dask_block_rows=rows,
-                     dask_map=ship.summary(), dask_ship_s=round(ship.ship_s, 3),
-                     dask_worker_stats=ship.workers, backend=backend)
+    mp = _matrix_plan(client, net, sources, targets, backend=backend, variant=variant,
+                      hierarchy=hierarchy, index_path=index_path, block=block, stats=stats,
+                      output=ROWS_SHIPPED)
+    rows = mp.rows
 
     def submit(i: int, key: str):
-        return client.submit(matrix_block, *ship.args(), variant, src[i * rows:(i + 1) * rows],
-                             tfut, narrow, key=key, retries=RETRIES)
+        return client.submit(matrix_block, *mp.ship.args(), variant,
+                             mp.src[i * rows:(i + 1) * rows], mp.targets, mp.narrow, key=key,
+                             retries=RETRIES)
 
-    window = max(2, BLOCKS_PER_WORKER * workers)
     if stats is not None:  # the timed work starts here (the map is on the workers)
         stats["dask_submit_t"] = time.perf_counter()
-    for i, part in ordered_results(client, submit, count, window=window, on_done=on_block):
+    for i, part in ordered_results(client, submit, mp.count, window=mp.window,
+                                   on_done=on_block):
         yield i * rows, part.astype(np.int64, copy=False)
+
+
+ROWS_SHIPPED = "rows shipped to the client"
+ROWS_WRITTEN = "rows written by workers"
+
+
+def workers_see(client, path: str) -> bool:
+    """Whether every worker sees ``path`` (one host, or a shared file system): the check
+    that lets them read the map's file, and write a matrix's ``.npy`` in place."""
+    return _on_every_worker(client, path)
+
+
+def matrix_to_npy(client, net, sources: np.ndarray, targets: np.ndarray, path: str, *,
+                  backend: str, variant: str = "auto", hierarchy=None, index_path: str = "",
+                  block: int | None = None, stats: dict | None = None,
+                  on_block: Callable[[int, int], None] | None = None) -> int:
+    """The workers write their blocks of rows straight into ``path``, a ``.npy`` of shape
+    [F, T] the caller made (``open_npy_memmap``) where every worker sees it
+    (:func:`workers_see`); nothing but each block's unreachable count comes back. Returns
+    the unreachable pairs. A block re-run (its worker lost) writes the same bytes again.
+    ``stats``/``on_block`` as :func:`matrix_rows`."""
+    from .dask_worker import matrix_block_to_file
+
+    mp = _matrix_plan(client, net, sources, targets, backend=backend, variant=variant,
+                      hierarchy=hierarchy, index_path=index_path, block=block, stats=stats,
+                      output=ROWS_WRITTEN)
+    rows = mp.rows
+
+    def submit(i: int, key: str):
+        return client.submit(matrix_block_to_file, *mp.ship.args(), variant,
+                             mp.src[i * rows:(i + 1) * rows], mp.targets, mp.narrow, path,
+                             i * rows, key=key, retries=RETRIES)
+
+    if stats is not None:
+        stats["dask_submit_t"] = time.perf_counter()
+    return sum(int(u) for _, u in ordered_results(client, submit, mp.count, window=mp.count,
+                                                   on_done=on_block))
 
 
 def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 1) -> int:
@@ -327,7 +406,10 @@ def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 
 
 class SampledDraw:
     """The sampled billboards' ``draw`` hook (``gpu_core.betweenness.sampling.DrawPaths``):
-    blocks of sample numbers on the workers, entries back in block order."""
+    blocks of sample numbers on the workers, entries back in block order (the greedy runs
+    on the client). :class:`KeptDraw` keeps them on the workers instead."""
+
+    mode_name = "paths shipped to the client"
 
     def __init__(self, client, net, *, backend: str, mode: str, hierarchy=None,
                  index_path: str = "", block: int | None = None):
@@ -356,3 +438,97 @@ class SampledDraw:
                                                             window=count):
             self.kernel = f"dask {kernel}"
             yield min(L, (i + 1) * rows), es, ev, reached
+
+
+class KeptDraw:
+    """The sampled billboards' ``draw`` hook that keeps the paths on the workers
+    (``gpu_core.betweenness.sampling.KeptPaths``): each worker draws blocks of sample
+    numbers and keeps their entries (on its GPU when it has one); each greedy round sends
+    every worker the sites chosen so far and gets back one per-vertex count vector (int32
+    [n]) for the blocks it holds, summed here. Counts are integers, so the sum, and with
+    it the sites and gains, are those of one process. A worker lost mid-run: its blocks
+    are drawn again where the next round's task lands (the draws are keyed by sample
+    number) and replay the chosen sites, so nothing else changes."""
+
+    mode_name = "paths kept on workers"
+
+    def __init__(self, client, net, *, backend: str, mode: str, hierarchy=None,
+                 index_path: str = "", block: int | None = None):
+        self.client, self.mode, self.block = client, mode, block
+        self.ship = ship_map(client, net, backend, hierarchy, index_path,
+                             warm=("sample", mode))
+        self.kernel = f"dask {backend}"
+        self.blocks = 0
+        self.redrawn = 0  # blocks drawn again after their worker was lost
+        self.moved = 0  # blocks whose round task ran on another worker than their keeper
+        self.round_s: list[float] = []  # each greedy round's seconds (counts summed here)
+        self.run = uuid.uuid4().hex[:12]
+        self.owner: dict[int, str] = {}  # block -> the worker that keeps it
+        self.spans: list[tuple[int, int, int]] = []
+        self._plan = self._in_r = None
+
+    def draw_kept(self, plan, in_r: np.ndarray) -> Iterator[tuple[int, int, int, int]]:
+        from .dask_worker import keep_block
+
+        L = plan.size
+        workers = max(1, len(self.ship.workers))
+        rows = self.block or max(1, -(-L // (BLOCKS_PER_WORKER * workers)))
+        self.spans = [(i, lo, min(L, lo + rows)) for i, lo in enumerate(range(0, L, rows))]
+        self.blocks = len(self.spans)
+        client = self.client
+        self._plan = client.scatter(plan, broadcast=True, hash=False)
+        self._in_r = client.scatter(np.asarray(in_r, dtype=bool), broadcast=True, hash=False)
+
+        def submit(i: int, key: str):
+            return client.submit(keep_block, *self.ship.args(), self.mode, self.run,
+                                 self.spans[i], self._plan, self._in_r, key=key,
+                                 retries=RETRIES)
+
+        for i, got in ordered_results(client, submit, self.blocks, window=self.blocks):
+            self.owner[i] = got["worker"]
+            self.kernel = f"dask {got['kernel']}"
+            yield self.spans[i][2], got["reached"], got["entries"], got["base"]
+
+    def counts(self, chosen: list[int]) -> np.ndarray:
+        from .dask_worker import block_counts
+
+        t0 = time.perf_counter()
+        client = self.client
+        by_worker: dict[str, list] = {}
+        for span in self.spans:
+            by_worker.setdefault(self.owner[span[0]], []).append(span)
+        futs = [client.submit(block_counts, *self.ship.args(), self.mode, self.run, spans,
+                              self._plan, self._in_r, list(chosen), workers=[w],
+                              allow_other_workers=True, pure=False, retries=RETRIES)
+                for w, spans in by_worker.items()]
+        distributed = require_dask()
+        try:
+            got = client.gather(futs)
+        except distributed.scheduler.KilledWorker as exc:
+            client.cancel(futs, force=True)
+            raise DistributedError(f"greedy round {len(chosen) + 1} killed the workers that "
+                                   f"ran it: {exc}") from None
+        except distributed.client.FutureCancelledError:
+            raise DistributedError(f"greedy round {len(chosen) + 1} was cancelled by the "
+                                   "cluster") from None
+        except BaseException:
+            client.cancel(futs, force=True)
+            raise
+        total = None
+        for spans, (where, cnt, redrawn) in zip(by_worker.values(), got, strict=True):
+            total = cnt.astype(np.int64) if total is None else total + cnt
+            self.redrawn += redrawn
+            for span in spans:  # a task that ran elsewhere (its worker lost) moved them
+                self.moved += int(self.owner[span[0]] != where)
+                self.owner[span[0]] = where
+        self.round_s.append(time.perf_counter() - t0)
+        return total
+
+    def close(self) -> None:
+        """Free the workers' blocks of this run."""
+        from .dask_worker import drop_run
+
+        try:
+            self.client.run(drop_run, self.run)
+        except (OSError, RuntimeError, TimeoutError):  # a closed client or a lost worker
+            pass

@@ -4,7 +4,7 @@ many-source SSSP). ``run`` holds the whole matrix (the window's OD table);
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,18 +78,49 @@ def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
                               cancel=cancel, stats=stats, hierarchy=h)
 
 
-def _distributed_rows(net, opts: MatrixOptions, client, stats, progress, cancel, on_block):
-    from .distributed import matrix_rows, worker_backend
+def _distributed_setup(net, opts: MatrixOptions, client, stats, progress, cancel) -> dict:
+    """The keyword arguments of ``distributed.matrix_rows``/``matrix_to_npy`` for ``opts``:
+    the workers' backend and the route index, resolved (loaded, or built once and cached)
+    here, where the policy is decided; the workers read its file or receive it once."""
+    from .distributed import worker_backend
 
     backend = worker_backend(client, opts.backend)
-    # the index is resolved (loaded, or built once and cached) here, where the policy is
-    # decided; the workers read its file or receive it once
     h, info = _index(net, opts, progress, cancel)
     if stats is not None:
         v = "phast" if h is not None else (
             opts.variant if opts.variant != "auto" else "batched")
         stats.update(info.as_dict(), variant=v if backend == "cupy" or v == "phast" else "scipy")
+    return {"backend": backend, "variant": opts.variant, "hierarchy": h,
+            "index_path": info.path, "block": opts.chunk, "stats": stats}
+
+
+def _distributed_rows(net, opts: MatrixOptions, client, stats, progress, cancel, on_block):
+    from .distributed import matrix_rows
+
+    kw = _distributed_setup(net, opts, client, stats, progress, cancel)
     return matrix_rows(client, net, np.asarray(opts.sources, dtype=np.int32),
-                       np.asarray(opts.targets, dtype=np.int32), backend=backend,
-                       variant=opts.variant, hierarchy=h, index_path=info.path,
-                       block=opts.chunk, stats=stats, on_block=on_block)
+                       np.asarray(opts.targets, dtype=np.int32), on_block=on_block, **kw)
+
+
+def npy_by_workers(net, opts: MatrixOptions, client, path: str, *, stats: dict | None = None,
+                   progress: Progress | None = None, cancel: CancelCheck | None = None,
+                   ) -> Callable[[Callable[[int, int], None] | None], int] | None:
+    """When every worker of ``client`` sees ``path`` (a ``.npy`` of shape [F, T] the caller
+    made with ``open_npy_memmap``, in the dtype :func:`iter_rows` would write: int32 when
+    the map's weights sum below 2^31), ``write(on_block)``, which has the workers write
+    their blocks of rows straight into it and returns the unreachable count; else None
+    (then stream :func:`iter_rows` with the client instead). The route index is had here,
+    before ``write`` is returned."""
+    from .distributed import matrix_to_npy, workers_see
+
+    refuse_negative(net, "a distance matrix")
+    if not workers_see(client, path):
+        return None
+    kw = _distributed_setup(net, opts, client, stats, progress, cancel)
+
+    def write(on_block: Callable[[int, int], None] | None = None) -> int:
+        return matrix_to_npy(client, net, np.asarray(opts.sources, dtype=np.int32),
+                             np.asarray(opts.targets, dtype=np.int32), path,
+                             on_block=on_block, **kw)
+
+    return write

@@ -24,6 +24,7 @@ import math
 import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -37,26 +38,49 @@ from .common import CPU_CHUNK_WORK, BillboardProgress, BillboardResult
 SAMPLE_TARGETS = 1
 
 
-def _greedy_cover(xp, e_s, e_v, n_samples: int, k: int, eligible, in_r):
-    """Greedy max coverage: (sites, newly covered counts, covered by R0) on numpy/cupy."""
-    covered = xp.zeros(n_samples, dtype=bool)
-    d_in_r = xp.asarray(in_r)
-    if e_s.size:
-        covered[e_s[d_in_r[e_v]]] = True
-    base = int(covered.sum())
-    elig = xp.asarray(eligible)
-    sites, gains = [], []
-    for _ in range(k):
-        keep = ~covered[e_s]
-        e_s, e_v = e_s[keep], e_v[keep]
-        cnt = xp.bincount(e_v, minlength=elig.shape[0]).astype(xp.int64)
-        cnt[~elig] = -1
-        v = int(xp.argmax(cnt))  # first maximum: ties to the smallest index
-        sites.append(v)
-        gains.append(max(int(cnt[v]), 0))
-        covered[e_s[e_v == v]] = True
-        elig[v] = False
-    return sites, gains, base
+class Cover:
+    """The greedy's state over a set of sampled paths: their entries (sample number minus
+    ``first``, vertex) and which samples a site already covers. One process holds all the
+    samples in one; a Dask worker one per block of sample numbers it drew
+    (``app.jobs.dask_worker``). Counts are integers, so blocks' counts sum exactly to the
+    whole's, in any order."""
+
+    def __init__(self, xp, e_s, e_v, size: int, first: int = 0):
+        self.xp = xp
+        self.e_s = e_s - first if first else e_s
+        self.e_v = e_v
+        self.covered = xp.zeros(size, dtype=bool)
+
+    def mark_set(self, in_r) -> int:
+        """Cover the samples whose path passes a vertex of the mask ``in_r`` (the fixed
+        sites); returns the samples covered."""
+        if self.e_s.size:
+            self.covered[self.e_s[self.xp.asarray(in_r)[self.e_v]]] = True
+        return int(self.covered.sum())
+
+    def mark(self, v: int) -> None:
+        """Cover the samples whose path passes ``v`` (a chosen site)."""
+        self.covered[self.e_s[self.e_v == v]] = True
+
+    def counts(self, n: int):
+        """Per vertex, the not yet covered samples whose path passes it (int64 [n], on
+        ``xp``): the gain of each vertex as the next site. Drops covered entries."""
+        xp = self.xp
+        keep = ~self.covered[self.e_s]
+        self.e_s, self.e_v = self.e_s[keep], self.e_v[keep]
+        if not self.e_v.size:  # all covered (some CuPy versions refuse an empty bincount)
+            return xp.zeros(n, dtype=xp.int64)
+        return xp.bincount(self.e_v, minlength=n).astype(xp.int64)
+
+
+def greedy_pick(xp, cnt, elig) -> tuple[int, int]:
+    """(site, gain) of one greedy round from the per-vertex counts ``cnt`` (int64, on
+    ``xp``) and the mask of vertices still allowed (``elig``, updated): the first maximum,
+    so ties go to the smallest index."""
+    cnt[~elig] = -1
+    v = int(xp.argmax(cnt))
+    elig[v] = False
+    return v, max(int(cnt[v]), 0)
 
 
 def _sample_cpu(g, w, unit, ri, rx, rw, srcs, tgts, hash_seed, base):
@@ -169,10 +193,11 @@ class PathSampler:
 
 
 def draw_block(sampler: PathSampler, srcs: np.ndarray, tgts: np.ndarray, hash_seed: int,
-               base: int, cancel: Callable[[], bool] | None = None,
+               base: int, cancel: Callable[[], bool] | None = None, host: bool = True,
                ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Entries (int64 sample numbers, int32 vertices, on the host) and the count of reached
-    pairs of samples base..base+len(srcs): one block of a split run (Dask workers)."""
+    """Entries (int64 sample numbers, int32 vertices; on the host, or with ``host=False``
+    where the sampler made them) and the count of reached pairs of samples
+    base..base+len(srcs): one block of a split run (Dask workers)."""
     xp = sampler.xp
     parts_s, parts_v = [], []
     reached = 0
@@ -190,7 +215,7 @@ def draw_block(sampler: PathSampler, srcs: np.ndarray, tgts: np.ndarray, hash_se
         parts_v.append(rest[1])
     e_s = xp.concatenate(parts_s) if parts_s else xp.zeros(0, xp.int64)
     e_v = xp.concatenate(parts_v) if parts_v else xp.zeros(0, xp.int32)
-    if xp is not np:
+    if xp is not np and host:
         e_s, e_v = xp.asnumpy(e_s), xp.asnumpy(e_v)
     return e_s.astype(np.int64, copy=False), e_v.astype(np.int32, copy=False), reached
 
@@ -199,6 +224,25 @@ def draw_block(sampler: PathSampler, srcs: np.ndarray, tgts: np.ndarray, hash_se
 # workers): yields (samples done, sample numbers, vertices, reached count) on the host, in
 # any order; its ``kernel`` attribute names what drew them.
 DrawPaths = Callable[[SamplePlan], Iterator[tuple[int, np.ndarray, np.ndarray, int]]]
+
+
+class KeptPaths(Protocol):
+    """Draws a plan's paths elsewhere and keeps them there (app.jobs.distributed: each
+    Dask worker keeps the blocks it drew as :class:`Cover` states); the greedy then runs
+    as rounds of per-vertex counts summed here. ``kernel`` names what drew them."""
+
+    kernel: str
+
+    def draw_kept(self, plan: SamplePlan, in_r: np.ndarray) -> Iterator[tuple[int, int, int, int]]:
+        """Per block drawn, in any order: (samples done, reached pairs, entries, samples
+        covered by the fixed sites ``in_r``)."""
+        ...
+
+    def counts(self, chosen: list[int]) -> np.ndarray:
+        """Per vertex (int64 [n], host), the samples covered neither by ``in_r`` nor by
+        a site of ``chosen`` whose path passes it: the sum of every block's
+        :meth:`Cover.counts` after :meth:`Cover.mark` of each chosen site."""
+        ...
 
 
 def sampled_billboards(
@@ -218,52 +262,70 @@ def sampled_billboards(
     cancel: Callable[[], bool] | None,
     mode: str,
     hierarchy=None,
-    draw: DrawPaths | None = None,
+    draw: DrawPaths | KeptPaths | None = None,
 ) -> Generator[BillboardProgress, None, BillboardResult]:
     """The sampled greedy; ``hierarchy`` (a route index of ``g`` under the weights ``w``)
     makes the GPU draw paths through GPHAST sweeps (``indexed_sampling``), same result;
-    ``draw`` draws them elsewhere instead (:data:`DrawPaths`), same result again."""
+    ``draw`` draws them elsewhere instead (:data:`DrawPaths`: the entries come here;
+    :class:`KeptPaths`: they stay there and each greedy round sums per-vertex counts),
+    same result again."""
     t0 = time.perf_counter()
     n = g.num_nodes
     plan = plan_samples(n, k, a, b, epsilon, delta, seed)
     L, T = plan.size, SAMPLE_TARGETS
     A, B = float(a.sum()), float(b.sum())
-    parts_s, parts_v = [], []
+    n_samples = L * T
     reached = 0
     yield BillboardProgress(1, 1, 0, L, phase="sample")
-    if draw is not None:  # elsewhere (Dask workers): entries come back on the host
-        xp, note = _greedy_xp(backend), ""  # the greedy on this GPU when there is one
-        for done, es, ev, rr in draw(plan):
+    if draw is not None and hasattr(draw, "counts"):  # kept where drawn: counts come here
+        xp, note, base, entries = np, "", 0, 0
+        for done, rr, ent, b0 in draw.draw_kept(plan, in_r):
+            if cancel is not None and cancel():
+                raise CancelledError("billboard sampling cancelled")
+            reached, entries, base = reached + int(rr), entries + int(ent), base + int(b0)
+            yield BillboardProgress(1, 1, done, L, phase="sample")
+        kernel_name = str(draw.kernel)
+        counts = draw.counts
+    else:
+        if draw is not None:
+            entry_source, xp, kernel_name, note = draw(plan), _greedy_xp(backend), "", ""
+        else:
+            sampler = PathSampler(g, w, unit, backend, hierarchy)
+            xp, kernel_name = sampler.xp, sampler.kernel
+            entry_source = _draw_here(sampler, plan, cancel)
+        parts_s, parts_v = [], []
+        for done, es, ev, rr in entry_source:
             if cancel is not None and cancel():
                 raise CancelledError("billboard sampling cancelled")
             parts_s.append(xp.asarray(es))
             parts_v.append(xp.asarray(ev))
             reached += int(rr)
-            yield BillboardProgress(1, 1, done, L, phase="sample")
-        kernel_name = str(getattr(draw, "kernel", "distributed"))
-    else:
-        sampler = PathSampler(g, w, unit, backend, hierarchy)
-        xp, kernel_name = sampler.xp, sampler.kernel
-        chunk = sampler.chunk_size(L)
-        for lo in range(0, L, chunk):
-            if cancel is not None and cancel():
-                raise CancelledError("billboard sampling cancelled")
-            hi = min(L, lo + chunk)
-            es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
-            parts_s.append(es)
-            parts_v.append(ev)
-            reached += int(rr.sum())
-            yield BillboardProgress(1, 1, hi, L, phase="sample")
-        rest = sampler.flush(plan.hash_seed)
-        if rest is not None:
-            parts_s.append(rest[0])
-            parts_v.append(rest[1])
-        note = sampler.note()
-    e_s = xp.concatenate(parts_s) if parts_s else xp.zeros(0, xp.int64)
-    e_v = xp.concatenate(parts_v) if parts_v else xp.zeros(0, xp.int32)
-    n_samples = L * T
-    sites, cov, base = _greedy_cover(xp, e_s, e_v, n_samples, k, eligible.copy(), in_r)
+            if done:
+                yield BillboardProgress(1, 1, done, L, phase="sample")
+        if draw is not None:
+            kernel_name = str(getattr(draw, "kernel", "distributed"))
+        else:
+            note = sampler.note()
+        e_s = xp.concatenate(parts_s) if parts_s else xp.zeros(0, xp.int64)
+        e_v = xp.concatenate(parts_v) if parts_v else xp.zeros(0, xp.int32)
+        entries = int(e_s.size)
+        cover = Cover(xp, e_s, e_v, n_samples)
+        base = cover.mark_set(in_r)
+
+        def counts(chosen: list[int]):
+            if chosen:
+                cover.mark(chosen[-1])
+            return cover.counts(n)
+
+    elig = xp.asarray(eligible.copy())
+    sites: list[int] = []
+    cov: list[int] = []
     for i in range(k):
+        if cancel is not None and cancel():
+            raise CancelledError("billboard selection cancelled")
+        v, gain = greedy_pick(xp, xp.asarray(counts(sites), dtype=xp.int64), elig)
+        sites.append(v)
+        cov.append(gain)
         yield BillboardProgress(i + 1, k, L, L, phase="select")
     scale = A * B / n_samples
     cum = base + np.cumsum(cov)
@@ -289,9 +351,25 @@ def sampled_billboards(
         epsilon=epsilon,
         delta=delta,
         rounds_time_s=[time.perf_counter() - t0],
-        notes=f"{L} sources x {T} targets; entries {int(e_s.size)}; {note}"
+        notes=f"{L} sources x {T} targets; entries {entries}; {note}"
         f"bound = eps/2*A*B + endpoint slack ({slack:.6g})",
     )
+
+
+def _draw_here(sampler: PathSampler, plan: SamplePlan, cancel):
+    """(samples done, sample numbers, vertices, reached) chunk by chunk on this process's
+    sampler, then the entries it deferred (done 0: no progress step)."""
+    L = plan.size
+    chunk = sampler.chunk_size(L)
+    for lo in range(0, L, chunk):
+        if cancel is not None and cancel():
+            raise CancelledError("billboard sampling cancelled")
+        hi = min(L, lo + chunk)
+        es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
+        yield hi, es, ev, int(rr.sum())
+    rest = sampler.flush(plan.hash_seed)
+    if rest is not None:
+        yield 0, rest[0], rest[1], 0
 
 
 def _greedy_xp(backend: str):

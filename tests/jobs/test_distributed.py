@@ -27,8 +27,11 @@ N, F, T = 3000, 37, 23  # map nodes, origins, destinations
 
 @pytest.fixture(scope="module")
 def cluster():
-    lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0")
+    from app.jobs.distributed import keep_replicas
+
+    with keep_replicas():  # as connect() starts them: a kill loses no broadcast data
+        lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0")
     client = distributed.Client(lc)
     client.wait_for_workers(2)
     yield lc, client
@@ -62,13 +65,89 @@ def matrix(files, out, *extra):
 def test_matrix_same_bytes_on_two_workers(files, cluster, tmp_path, capsys, cache):
     addr = cluster[0].scheduler_address
     opt = [] if cache else ["--no-cache"]
-    for ext in ("csv", "npy"):
+    for ext, how in (("csv", "rows shipped to the client"), ("npy", "rows written by workers")):
         assert matrix(files, tmp_path / f"one.{ext}", *opt) == 0
         assert matrix(files, tmp_path / f"two.{ext}", *opt, "--dask", addr, "--chunk", "5") == 0
         assert (tmp_path / f"one.{ext}").read_bytes() == (tmp_path / f"two.{ext}").read_bytes()
-    out = capsys.readouterr().out
-    assert "2 Dask workers" in out
-    assert ("read from its file" if cache else "shipped once") in out
+        out = capsys.readouterr().out
+        assert "2 Dask workers" in out and how in out
+        assert ("read from its file" if cache else "shipped once") in out
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == [
+        "one.csv", "one.npy", "two.csv", "two.npy"]  # no temporary left
+
+
+def test_matrix_npy_rows_shipped_where_workers_do_not_see_it(files, cluster, tmp_path,
+                                                             capsys, monkeypatch):
+    """Workers that cannot see the output's folder (another host): the rows come to the
+    client and are written there, the same bytes."""
+    from app.jobs import distributed as dist
+
+    seen = []
+
+    def nowhere(client, path):
+        seen.append(path)
+        return False
+
+    monkeypatch.setattr(dist, "workers_see", nowhere)
+    addr = cluster[0].scheduler_address
+    assert matrix(files, tmp_path / "one.npy") == 0
+    assert matrix(files, tmp_path / "two.npy", "--dask", addr, "--chunk", "4") == 0
+    assert (tmp_path / "one.npy").read_bytes() == (tmp_path / "two.npy").read_bytes()
+    assert seen and "rows shipped to the client" in capsys.readouterr().out
+
+
+def test_matrix_npy_written_by_workers_one_killed(files, cluster, tmp_path):
+    """The workers write the .npy in place; SIGKILL one once the first block is written:
+    its blocks are written again elsewhere, the file is one process's byte for byte."""
+    from app.jobs import matrix as mjob
+    from gpu_core.multi_source import open_npy_memmap
+    from maps.load import load_map
+
+    client = cluster[1]
+    _await_two_workers(client)
+    net = load_map(str(files / "k.gr"))
+    rng = np.random.default_rng(3)
+    opts = mjob.MatrixOptions(tuple(rng.integers(0, N, 60).tolist()),
+                              tuple(rng.integers(0, N, 40).tolist()), "cpu", chunk=1,
+                              index="off")
+    want = np.vstack([b for _, b in mjob.iter_rows(net, opts)]).astype(np.int32)
+    path = str(tmp_path / "m.npy")
+    mm = open_npy_memmap(path, (60, 40), np.int32)
+    mm.flush()
+    del mm
+    stats: dict = {}
+    write = mjob.npy_by_workers(net, opts, client, path, stats=stats)
+    assert write is not None
+    pids = client.run(os.getpid)
+    killed: list = []
+
+    def on_block(done, count):
+        if not killed:
+            killed.append(next(iter(pids.values())))
+            os.kill(killed[0], signal.SIGKILL)
+
+    assert write(on_block) == int((want < 0).sum())
+    np.testing.assert_array_equal(np.load(path), want)
+    np.save(tmp_path / "one.npy", want)
+    assert (tmp_path / "one.npy").read_bytes() == open(path, "rb").read()
+    assert stats["dask_output"] == "rows written by workers" and stats["dask_blocks"] == 60
+    _await_two_workers(client, killed[0])
+
+
+def test_ctrl_c_npy_written_by_workers_leaves_no_file(files, cluster, tmp_path, monkeypatch):
+    from app.jobs import distributed as dist
+
+    real = dist.ordered_results
+
+    def interrupted(*a, **kw):
+        it = real(*a, **kw)
+        yield next(it)
+        it.throw(KeyboardInterrupt)  # what Ctrl-C does there: cancel, re-raise
+
+    monkeypatch.setattr(dist, "ordered_results", interrupted)
+    out = tmp_path / "m.npy"
+    assert matrix(files, out, "--dask", cluster[0].scheduler_address, "--chunk", "3") == 130
+    assert not any(p.name.startswith("m.npy") for p in tmp_path.iterdir())
 
 
 def test_matrix_with_closures_on_two_workers(files, cluster, tmp_path, capsys):
@@ -97,15 +176,18 @@ def test_sampled_billboards_same_sites_and_gains(files, cluster, capsys):
         got.append(json.loads(capsys.readouterr().out))
     one, two = got
     assert two["dask"]["workers"] == 2 and two["dask"]["blocks"] >= 2
+    assert two["dask"]["paths"] == "paths kept on workers"
+    assert len(two["dask"]["rounds_s"]) == 4
     assert one["sites"] == two["sites"]
     for key in ("gains", "group_betweenness", "coverage", "pairs"):
         assert one[key] == two[key], key
 
 
-def test_sampled_draw_any_block_size_and_order(cluster):
-    """Blocks of 7 sample numbers (finishing in any order) give the one-process result."""
-    from app.jobs import billboards
-    from app.jobs.distributed import SampledDraw
+@pytest.mark.parametrize("kind", ["KeptDraw", "SampledDraw"])
+def test_sampled_draw_any_block_size_and_order(cluster, kind):
+    """Blocks of 7 sample numbers (finishing in any order) give the one-process result,
+    the paths kept on the workers or shipped here."""
+    from app.jobs import billboards, distributed
     from gpu_core.betweenness import billboards as gen
     from gpu_core.betweenness import place_billboards
     from maps.generate import generate
@@ -114,13 +196,120 @@ def test_sampled_draw_any_block_size_and_order(cluster):
     client = cluster[1]
     ref = place_billboards(net, 3, mode="weighted", backend="cpu", method="sampled",
                            epsilon=0.4, seed=3)
-    draw = SampledDraw(client, net, backend="cpu", mode="weighted", block=7)
+    draw = getattr(distributed, kind)(client, net, backend="cpu", mode="weighted", block=7)
     *_, res = gen(net, 3, mode="weighted", backend="cpu", method="sampled", epsilon=0.4,
                   seed=3, draw=draw)
     assert draw.blocks > 2
     assert list(res.sites) == list(ref.sites)
     np.testing.assert_array_equal(res.gains, ref.gains)
     assert billboards.DEFAULT_MODE == "weighted"
+    if kind == "KeptDraw":
+        assert len(draw.round_s) == 3 and draw.redrawn == 0
+        draw.close()
+
+
+def _await_two_workers(client, dead=None, timeout: float = 60) -> None:
+    """Until the cluster has two live workers again, none of them ``dead`` (the scheduler
+    may still list a killed one for a moment)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            pids = client.run(os.getpid)
+        except (OSError, TimeoutError):
+            pids = {}
+        if len(pids) == 2 and dead not in pids.values():
+            return
+        assert time.monotonic() < deadline, pids
+        time.sleep(0.2)
+
+
+def _kept_run(client, net, k, kw, kill_after=None):
+    """The sampled greedy with the paths kept on the workers; each round's summed counts
+    recorded; ``kill_after``: SIGKILL the worker holding block 0 after that many rounds
+    ("draw": once block 0 is drawn, while the others are)."""
+    from app.jobs.distributed import KeptDraw
+    from gpu_core.betweenness import billboards as gen
+
+    draw = KeptDraw(client, net, backend="cpu", mode="weighted", block=5)
+    seen, real, real_draw = [], draw.counts, draw.draw_kept
+
+    def kill_owner_of_block_0():
+        pid = client.run(os.getpid, workers=[draw.owner[0]])[draw.owner[0]]
+        os.kill(pid, signal.SIGKILL)
+        draw.killed = pid
+
+    def counts(chosen):
+        if kill_after is not None and len(chosen) == kill_after:
+            kill_owner_of_block_0()
+        seen.append(real(chosen))
+        return seen[-1]
+
+    def draw_kept(plan, in_r):
+        for i, item in enumerate(real_draw(plan, in_r)):
+            if kill_after == "draw" and i == 0:
+                kill_owner_of_block_0()
+            yield item
+
+    draw.counts, draw.draw_kept = counts, draw_kept
+    try:
+        *_, res = gen(net, k, mode="weighted", backend="cpu", method="sampled", epsilon=0.5,
+                      seed=4, draw=draw, **kw)
+    finally:
+        draw.close()
+    return res, seen, draw
+
+
+def test_kept_paths_many_rounds_with_ties_fixed_and_candidates(cluster):
+    """K rounds well past the point where gains tie (equal maxima, then all zero): each
+    round's pick and gain equal one process's, with fixed sites and a candidate mask."""
+    from gpu_core.betweenness import place_billboards
+    from maps.generate import generate
+
+    net = generate("kanto", 150, seed=3)
+    cand = np.ones(net.num_nodes, dtype=bool)
+    cand[::3] = False
+    kw = {"fixed": [7, 40], "candidates": cand}
+    k = 30
+    ref = place_billboards(net, k, mode="weighted", backend="cpu", method="sampled",
+                           epsilon=0.5, seed=4, **kw)
+    res, seen, draw = _kept_run(cluster[1], net, k, kw)
+    assert len(seen) == k and draw.blocks > 2
+    assert list(res.sites) == list(ref.sites)
+    for key in ("gains", "group_betweenness", "coverage", "pairs"):
+        np.testing.assert_array_equal(getattr(res, key), getattr(ref, key), err_msg=key)
+    assert res.base_group_betweenness == ref.base_group_betweenness
+    elig = cand.copy()
+    elig[kw["fixed"]] = False
+    ties = 0
+    for site, cnt in zip(res.sites, seen, strict=True):
+        top = cnt[elig].max()
+        ties += int((cnt[elig] == top).sum() > 1)
+        assert site == np.flatnonzero(elig & (cnt == top))[0]  # smallest index of the best
+        elig[site] = False
+    assert ties >= 2  # the tie rule was exercised
+
+
+@pytest.mark.parametrize("when", [2, "draw"], ids=["after-two-rounds", "while-drawing"])
+def test_kept_paths_worker_killed(cluster, when):
+    """SIGKILL the worker keeping block 0 after two greedy rounds, or while the blocks are
+    being drawn: its blocks are drawn again where the next task lands, replay the chosen
+    sites, and the result is one process's."""
+    from gpu_core.betweenness import place_billboards
+    from maps.generate import generate
+
+    client = cluster[1]
+    _await_two_workers(client)
+    net = generate("kanto", 400, seed=6)
+    ref = place_billboards(net, 5, mode="weighted", backend="cpu", method="sampled",
+                           epsilon=0.5, seed=4, fixed=[3])
+    res, seen, draw = _kept_run(client, net, 5, {"fixed": [3]}, kill_after=when)
+    # the lost worker's blocks went to another worker (or its restart), drawn again there;
+    # while drawing, Dask may already have re-run some draw tasks elsewhere
+    assert draw.moved + draw.redrawn > 0
+    assert draw.redrawn > 0 or when == "draw"
+    assert list(res.sites) == list(ref.sites)
+    np.testing.assert_array_equal(res.gains, ref.gains)
+    _await_two_workers(client, draw.killed)
 
 
 def test_worker_killed_mid_run_same_bytes(files, cluster):
@@ -130,6 +319,7 @@ def test_worker_killed_mid_run_same_bytes(files, cluster):
     from maps.load import load_map
 
     client = cluster[1]
+    _await_two_workers(client)
     net = load_map(str(files / "k.gr"))
     rng = np.random.default_rng(1)
     opts = mjob.MatrixOptions(tuple(rng.integers(0, N, 60).tolist()),
@@ -146,8 +336,7 @@ def test_worker_killed_mid_run_same_bytes(files, cluster):
         rows.append((r0, block))
     assert [r0 for r0, _ in rows] == list(range(60))
     np.testing.assert_array_equal(np.vstack([b for _, b in rows]), want)
-    client.wait_for_workers(2, timeout=60)
-    assert killed not in client.run(os.getpid).values()  # it did die mid-run
+    _await_two_workers(client, killed)  # it did die mid-run
     assert stats["dask_blocks"] == 60
 
 
