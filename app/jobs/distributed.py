@@ -404,12 +404,9 @@ def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 
     return int(max(1, min(even, fit)))
 
 
-class SampledDraw:
-    """The sampled billboards' ``draw`` hook (``gpu_core.betweenness.sampling.DrawPaths``):
-    blocks of sample numbers on the workers, entries back in block order (the greedy runs
-    on the client). :class:`KeptDraw` keeps them on the workers instead."""
-
-    mode_name = "paths shipped to the client"
+class _WorkerDraw:
+    """What both draw hooks share: the map (and route index) shipped to the workers once,
+    their sampling kernels warmed there."""
 
     def __init__(self, client, net, *, backend: str, mode: str, hierarchy=None,
                  index_path: str = "", block: int | None = None):
@@ -418,6 +415,15 @@ class SampledDraw:
                              warm=("sample", mode))
         self.kernel = f"dask {backend}"
         self.blocks = 0
+
+
+class SampledDraw(_WorkerDraw):
+    """The sampled billboards' ``draw`` hook (``gpu_core.betweenness.sampling.DrawPaths``):
+    blocks of sample numbers on the workers, entries back in block order (the greedy runs
+    on the client). :class:`KeptDraw` keeps them on the workers instead."""
+
+    mode_name = "paths shipped to the client"
+
 
     def __call__(self, plan) -> Iterator[tuple[int, np.ndarray, np.ndarray, int]]:
         from .dask_worker import sample_block
@@ -440,7 +446,7 @@ class SampledDraw:
             yield min(L, (i + 1) * rows), es, ev, reached
 
 
-class KeptDraw:
+class KeptDraw(_WorkerDraw):
     """The sampled billboards' ``draw`` hook that keeps the paths on the workers
     (``gpu_core.betweenness.sampling.KeptPaths``): each worker draws blocks of sample
     numbers and keeps their entries (on its GPU when it has one); each greedy round sends
@@ -454,11 +460,8 @@ class KeptDraw:
 
     def __init__(self, client, net, *, backend: str, mode: str, hierarchy=None,
                  index_path: str = "", block: int | None = None):
-        self.client, self.mode, self.block = client, mode, block
-        self.ship = ship_map(client, net, backend, hierarchy, index_path,
-                             warm=("sample", mode))
-        self.kernel = f"dask {backend}"
-        self.blocks = 0
+        super().__init__(client, net, backend=backend, mode=mode, hierarchy=hierarchy,
+                         index_path=index_path, block=block)
         self.redrawn = 0  # blocks drawn again after their worker was lost
         self.moved = 0  # blocks whose round task ran on another worker than their keeper
         self.round_s: list[float] = []  # each greedy round's seconds (counts summed here)

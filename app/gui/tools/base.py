@@ -54,6 +54,15 @@ class Tool(QObject):
         """A click of a kind in ``clicks``, snapped (``point``: a ResolvedPoint; ``seg``:
         click x, y and snapped x, y in metres)."""
 
+    def edited_scenario(self):
+        """The Edit tool's Scenario when the map has edits (for before/after comparisons);
+        else None, and the status bar says so."""
+        sc = self.win.scenario
+        if sc is None or not sc.edits:
+            self.win.status("Edit the map first (Edit tool): nothing to compare", 5000)
+            return None
+        return sc
+
     def can_close(self) -> bool:
         """The window is closing: False keeps it open (the tool asked and was told Cancel)."""
         return True

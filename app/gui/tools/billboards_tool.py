@@ -58,9 +58,8 @@ class BillboardsTool(Tool):
         import numpy as np
 
         win = self.win
-        sc = win.scenario
-        if sc is None or not sc.edits:
-            win.status("Edit the map first (Edit tool): nothing to compare", 5000)
+        sc = self.edited_scenario()
+        if sc is None:
             return 0
         v = self.panel.values()
         r = win.canvas.vb.viewRect()

@@ -89,9 +89,8 @@ class ODTool(Tool):
     def compare(self) -> int:
         """The matrix on the unedited and on the edited map (the Edit tool's), side by side."""
         win = self.win
-        sc = win.scenario
-        if sc is None or not sc.edits:
-            win.status("Edit the map first (Edit tool): nothing to compare", 5000)
+        sc = self.edited_scenario()
+        if sc is None:
             return 0
         if win.graph is None or len(self.panel.points) < 2:
             win.status("Shift+click at least two points first", 5000)
