@@ -8,8 +8,9 @@ paper's evacuation version of section 4.2, Figure 5); a combiner, where the run 
 one (the API's default for Bellman-Ford and PageRank, as on the CPU), folds each vertex's
 messages into one slot by an atomic (min / sum) instead of listing them -- the engine's
 entry points default to no combiner, every message a list element as in the paper, for
-the paper's figures; Borůvka has none. Borůvka's MERGE reduces parallel arcs only for inboxes
-of up to 256 moved arcs (PICK takes the minimum rank anyway, so the forest is the same).
+the paper's figures; Borůvka has none. Borůvka reduces parallel arcs between two
+supervertices in GATHER through a hash table (atomicMin per (root, far)), so each root's
+MERGE inbox holds one arc per neighbour, as after the CPU engine's sort.
 Results equal the CPU engine's (integers bit-identical, PageRank within 1e-12;
 ``tests/gpu/test_programs_gpu.py``). Every allocation is checked first
 (``device.memory.ensure_free``) and CuPy's OOM becomes GpuOutOfMemoryError; ``cancel`` is
@@ -407,7 +408,12 @@ def boruvka_cuda(n: int, a: np.ndarray, b: np.ndarray, *, mode: str = "list", gr
 
     eng = CudaEngine(prog, n, arcs, None, None, mode=mode, graph=graph)
     in_forest = cp.zeros(max(k, 1), cp.uint8)
-    st = (cp.arange(n, dtype=cp.int64), cp.ones(n, cp.uint8), cp.zeros(n, cp.uint8), in_forest)
+    # GATHER's (root, far) table: at most 2k moved arcs a round, at most half full
+    slots = 1 << max(4 * k - 1, 1).bit_length()
+    keys = _empty(cp, slots, np.int64, "Borůvka's merge table", fill=-1)
+    ranks = _empty(cp, slots, np.int64, "Borůvka's merge table", fill=np.iinfo(np.int64).max)
+    st = (cp.arange(n, dtype=cp.int64), cp.ones(n, cp.uint8), cp.zeros(n, cp.uint8), in_forest,
+          keys, ranks, cp.asarray([slots - 1], cp.int64))
     limit = 64 * (8 + 2 * max(n, 2).bit_length())
     tel = eng.run(st, cp.ones(n, cp.uint8), max_supersteps=limit, **run_kw)
     tel = _checked(eng, tel, limit)

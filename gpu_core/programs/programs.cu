@@ -429,8 +429,14 @@ __device__ bool pr_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
 VP_SUPERSTEP(pr_superstep, pr_compute)
 
 // ---- Borůvka with pointer jumping. Phases in glob[0] (as cpu_programs.py) ----------------
-// st = (ptr i64[n], live u8[n], done u8[n], in_forest u8[edges]); ki = 3.
-// Aggregators: 0 = picks, 1 = jump messages.
+// st = (ptr i64[n], live u8[n], done u8[n], in_forest u8[edges], keys i64[T], ranks i64[T],
+// mask i64[1]); ki = 3. Aggregators: 0 = picks, 1 = jump messages.
+// Parallel arcs between two supervertices are reduced where the moved arcs meet, in GATHER:
+// a hash table (keys = root * n + far, T a power of two >= twice the arcs, so at most half
+// full) keeps the lightest rank of each (root, far) by atomicMin, and only the thread that
+// claimed a key sends it on. A root's inbox in MERGE is then one arc per neighbouring
+// supervertex, as the CPU engine's sort makes it -- reducing it in MERGE instead left a
+// contracted dense graph's few roots walking ~10^5 parallel arcs each, one thread apiece.
 
 #define PICK 0
 #define RESOLVE 1
@@ -440,7 +446,6 @@ VP_SUPERSTEP(pr_superstep, pr_compute)
 #define MERGE 5
 #define REQ 0
 #define ANS 1
-#define MERGE_DEDUP_MAX 256  // larger inboxes keep their parallel arcs (PICK takes the min)
 
 __device__ __forceinline__ void send3(Ctx& c, i64 dst, i64 a, i64 b, i64 d, u64& rng) {
     i64 s = vp_alloc(c);
@@ -449,6 +454,26 @@ __device__ __forceinline__ void send3(Ctx& c, i64 dst, i64 a, i64 b, i64 d, u64&
     c.w_i[s * c.ki + 1] = b;
     c.w_i[s * c.ki + 2] = d;
     vp_link(c, dst, s, rng);
+}
+
+// The slot of (root, far) in the GATHER table, its rank lowered to r; `mine`: this thread
+// put the key there (it sends the one message MERGE reads). -1 (overflow flagged) if full.
+__device__ i64 bv_claim(Ctx& c, i64* keys, i64* ranks, i64 mask, i64 key, i64 r, bool& mine) {
+    u64 h = (u64)key;  // splitmix64's finaliser: consecutive keys spread over the table
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+    i64 s = (i64)((h ^ (h >> 31)) & (u64)mask);
+    for (i64 probe = 0; probe <= mask; ++probe, s = (s + 1) & mask) {
+        i64 k = *(volatile i64*)&keys[s];
+        if (k == -1) k = (i64)atomicCAS((u64*)&keys[s], (u64)-1LL, (u64)key);
+        if (k == -1 || k == key) {
+            mine = k == -1;
+            atomicMin((long long*)&ranks[s], (long long)r);
+            return s;
+        }
+    }
+    atomicExch(&c.counters[CNT_OVERFLOW], 1ULL);
+    return -1;
 }
 
 __device__ bool boruvka_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
@@ -512,9 +537,16 @@ __device__ bool boruvka_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         }
         return true;
     }
-    if (phase == GATHER) {
+    i64* keys = (i64*)st[4];
+    i64* ranks = (i64*)st[5];
+    if (phase == GATHER) {  // one message per (root, far): (table slot, far)
+        i64 mask = ((const i64*)st[6])[0];
         for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) {
-            if (c.r_i[m * K + 1] != ptr[v]) send3(c, ptr[v], c.r_i[m * K], c.r_i[m * K + 1], 0, rng);
+            i64 far = c.r_i[m * K + 1];
+            if (far == ptr[v]) continue;
+            bool mine = false;
+            i64 slot = bv_claim(c, keys, ranks, mask, ptr[v] * c.n + far, c.r_i[m * K], mine);
+            if (mine) send3(c, ptr[v], slot, far, 0, rng);
         }
         if (ptr[v] != v) {
             live[v] = 0;
@@ -522,21 +554,13 @@ __device__ bool boruvka_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         }
         return true;
     }
-    // MERGE: keep the lightest moved arc per neighbouring supervertex (ranks are unique)
-    i64 k = 0;
-    for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) k++;
+    // MERGE: one moved arc per neighbouring supervertex, at its lightest rank; the slot is
+    // emptied for the next round's GATHER (every claimed slot has exactly one message)
     for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) {
-        i64 r = c.r_i[m * K], far = c.r_i[m * K + 1];
-        bool keep = true;
-        if (k <= MERGE_DEDUP_MAX) {
-            for (i64 o = c.r_head[v]; o >= 0; o = c.r_next[o]) {
-                if (c.r_i[o * K + 1] == far && c.r_i[o * K] < r) {
-                    keep = false;
-                    break;
-                }
-            }
-        }
-        if (keep) vp_add_arc(c, v, far, r);
+        i64 slot = c.r_i[m * K];
+        vp_add_arc(c, v, c.r_i[m * K + 1], ranks[slot]);
+        ranks[slot] = I64_INF;
+        keys[slot] = -1;
     }
     return true;
 }

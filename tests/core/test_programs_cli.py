@@ -232,6 +232,21 @@ def test_bench_time_cap_reuse_and_include(tmp_path, capsys):
         graphs = {r["graph"] for r in csv.DictReader(fh)}
     assert graphs == {"random 2^7", "random 2^8", "Random", "gen:grid:100"}
     assert (second / "fig8_scaling.png").read_bytes()[:4] == b"\x89PNG"
+    # a graph measured again replaces its included rows; --skip leaves the others as they were
+    third = tmp_path / "c"
+    rc = main(["bench", "vertex-programs", "--backend", "cpu", "--scaling", "7:7",
+               "--graphs", "", "--map", "gen:grid:100", "--repeats", "1", "--iterations", "3",
+               "--edits", "0", "--programs", "mst", "--skip", "Kruskal", "--skip", "grid",
+               "--include", str(second), "--out", str(third)])
+    assert rc == 0
+    with open(third / "vertex_programs.csv", newline="") as fh:
+        again = [r for r in csv.DictReader(fh) if r["graph"] == "random 2^7"]
+    old = [r for r in rows if r["graph"] == "random 2^7"]
+    assert len(again) == len(old)
+    by_impl = {(r["program"], r["implementation"]): r["check"] for r in again}
+    assert by_impl[("mst", "framework")] == "ok"  # measured again, with no cap
+    assert by_impl[("mst", "direct Kruskal")] == "over cap"  # skipped: the included row
+    assert by_impl[("pagerank", "framework")] == "over cap"  # not asked for: kept
 
 
 def test_goal_lines_read_the_ne_rows():
