@@ -326,9 +326,8 @@ class MutableGraph:
         return summary
 
     def _apply_device(self, batch: EditBatch) -> EditSummary:
-        """Pack the batch into the pinned staging buffer, start the host mirror's replay
-        of it, validate and apply it on the device; on an invalid edit the replay (which
-        finds the same one and undoes itself) gives the message."""
+        """Pack the batch into the pinned staging buffer, validate and apply it on the
+        device, then start the host mirror's replay of it."""
         from .cuda import batch_words
 
         h, dev = self.host, self.device  # self.host: the previous replay has finished
@@ -352,18 +351,16 @@ class MutableGraph:
         # the edit index of each insert / added vertex (new ids in order)
         words[3 * k:3 * k + ji] = np.flatnonzero(ops == OP_INSERT)
         words[3 * k + ji:3 * k + ji + jv] = np.flatnonzero(ops == OP_ADD_VERTEX)
-        replay = Replay(h, ops, a, b, c, lambda log: summary.fill(h, log))
-        try:
-            bad = dev.apply_packed(k, ji, jv)
-        except BaseException:
-            replay.result()  # no host write goes on behind the caller's back
-            raise
-        if bad >= 0:
-            code, i, total, n = replay.result()
+        bad = dev.apply_packed(k, ji, jv)
+        if bad >= 0:  # rare: the host loop finds the same edit, undoes itself, names it
+            code, i, _, total, n = h.apply(ops, a, b, c)
             if not code or i != bad:
                 raise RuntimeError(f"the device found edit {bad} invalid, the host loop "
                                    f"{'none' if not code else f'edit {i}'}")
             raise InvalidArgumentError(describe_error(code, i, ops, a, b, c, total, n))
+        # started only now: a host loop running beside the launches would compete with
+        # them for the GIL, and apply does not wait for it anyway
+        replay = Replay(h, ops, a, b, c, lambda log: summary.fill(h, log))
         self._replay, summary._wait = replay, replay.wait
         return summary
 
