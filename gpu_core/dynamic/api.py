@@ -19,7 +19,16 @@ from ..backend import BACKENDS, resolve_backend
 from ..errors import InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from .cpu import HostArcs
-from .layout import ARC_LIVE, OP_NAMES, OPS, STATE_NAMES, describe_error
+from .layout import (
+    ARC_LIVE,
+    OP_ADD_VERTEX,
+    OP_INSERT,
+    OP_NAMES,
+    OPS,
+    STATE_NAMES,
+    describe_error,
+)
+from .mirror import Replay
 
 
 def _ints(values, what: str = "ids") -> np.ndarray:
@@ -114,19 +123,42 @@ class EditBatch:
     def __len__(self) -> int:
         return sum(int(ch[1].size) for ch in self._chunks)
 
+    def counts(self) -> tuple[int, int, int]:
+        """(edits, inserts, added vertices)."""
+        k = ji = jv = 0
+        for op, x, _, _ in self._chunks:
+            k += x.size
+            ji += x.size if op == OP_INSERT else 0
+            jv += x.size if op == OP_ADD_VERTEX else 0
+        return k, ji, jv
+
+    def write(self, ops: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> None:
+        """Fill preallocated arrays (``counts()[0]`` items) with :meth:`arrays`' content
+        (the device backend writes its pinned staging buffer so, without a copy)."""
+        if not self._chunks:
+            return
+        for k, out in ((1, a), (2, b), (3, c)):
+            np.concatenate([ch[k] for ch in self._chunks], out=out)
+        ops[:] = np.repeat(np.array([ch[0] for ch in self._chunks], np.uint8),
+                           [ch[1].size for ch in self._chunks])
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(op uint8, a, b, c int64): arc id (or tail), head, weight of every edit in order."""
-        if not self._chunks:
-            z = np.zeros(0, np.int64)
-            return np.zeros(0, np.uint8), z, z, z
-        ops = np.concatenate([np.full(ch[1].size, ch[0], np.uint8) for ch in self._chunks])
-        a, b, c = (np.concatenate([ch[k] for ch in self._chunks]) for k in (1, 2, 3))
+        k = len(self)
+        ops, a, b, c = np.empty(k, np.uint8), *(np.empty(k, np.int64) for _ in range(3))
+        self.write(ops, a, b, c)
         return ops, a, b, c
+
+
+_LAZY = ("arcs", "old_state", "new_state", "old_weight", "new_weight")
 
 
 @dataclass
 class EditSummary:
-    """What an applied batch changed: for issue 15's incremental repair and undo."""
+    """What an applied batch changed: for issue 15's incremental repair and undo.
+
+    On the cupy backend the five arrays of touched arcs come from the host mirror, which
+    takes the batch in the background (``mirror``): reading one waits for it."""
 
     arcs: np.ndarray  # int64 ids of pre-existing arcs the batch touched (first-edit order)
     old_state: np.ndarray  # uint8 ARC_* before the batch
@@ -136,6 +168,33 @@ class EditSummary:
     inserted: np.ndarray  # int64 ids of the inserted arcs
     added_vertices: np.ndarray  # int64 ids of the new vertices
     elapsed_s: float = 0.0
+
+    @classmethod
+    def pending(cls, inserted: np.ndarray, added_vertices: np.ndarray) -> EditSummary:
+        """A summary whose touched-arc arrays are set later by :meth:`fill`; reading one
+        before calls ``self._wait`` (set by the caller)."""
+        s = cls.__new__(cls)
+        s.inserted, s.added_vertices, s.elapsed_s = inserted, added_vertices, 0.0
+        s._wait = None
+        return s
+
+    def fill(self, h: HostArcs, log: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Set the touched arcs from the host loop's log, right after the batch."""
+        arcs, st, w = log  # each pre-existing arc once, with its values before the batch
+        self.arcs, self.old_state, self.old_weight = arcs, st, w
+        self.new_state, self.new_weight = h.state[arcs], h.weight[arcs]
+
+    def __getattr__(self, name: str):
+        wait = self.__dict__.get("_wait")
+        if name not in _LAZY or wait is None:
+            raise AttributeError(name)
+        wait()
+        return self.__dict__[name]
+
+    def __getstate__(self) -> dict:
+        for name in _LAZY:
+            getattr(self, name)
+        return {k: v for k, v in self.__dict__.items() if k != "_wait"}
 
     @property
     def changed(self) -> int:
@@ -148,9 +207,11 @@ class MutableGraph:
     """A graph taking batches of edits by stable ids, on the CPU or the GPU.
 
     ``backend``: ``cpu`` keeps the arcs in host arrays; ``cupy`` keeps a device copy that
-    each batch updates in place (one upload of the batch's net changes, a scatter and a
-    linking kernel: no host-side rebuild). Both validate on the host, where a state byte
-    per arc is mirrored, so errors are typed and atomic. ``compact()`` gives a CSRGraph for
+    each batch validates and applies in place (one upload, three launches, one wait: no
+    host-side rebuild), while a worker thread applies it to the host mirror (``mirror``;
+    reading ``host`` or the summary's arrays waits for that). Errors are typed and atomic
+    on both: an invalid edit leaves the graph as it was, and the message (that of the CPU
+    backend, from the host loop) names the first one. ``compact()`` gives a CSRGraph for
     every existing capability (``sssp``, ``multi_source``, betweenness); the graph itself
     is GraphLike too (``indptr``/``indices``/``weights`` of that compaction), so
     ``sssp(mg, source)`` works as is.
@@ -164,19 +225,28 @@ class MutableGraph:
         g = CSRGraph.from_any(graph)
         self.backend = resolve_backend(backend)
         m = g.num_arcs
-        self.host = HostArcs(g, reserve_arcs if reserve_arcs is not None else max(1024, m // 8),
+        self._host = HostArcs(g, reserve_arcs if reserve_arcs is not None else max(1024, m // 8),
                              reserve_nodes if reserve_nodes is not None
                              else max(256, g.num_nodes // 64))
         self.device = None
         if self.backend == "cupy":
             from .cuda import DeviceArcs
 
-            self.device = DeviceArcs(self.host)
+            self.device = DeviceArcs(self._host)
+        self._replay: Replay | None = None  # the batch the host mirror is still taking
         self._csr: tuple[CSRGraph, np.ndarray] | None = None
         self._csr_version = -1  # the version self._csr was compacted at
         self.version = 0  # batches applied
 
     # ---- sizes and lookups -------------------------------------------------------------
+    @property
+    def host(self) -> HostArcs:
+        """The host arrays (CPU backend: the graph; cupy: its mirror, once up to date)."""
+        if self._replay is not None:
+            replay, self._replay = self._replay, None
+            replay.wait()
+        return self._host
+
     @property
     def num_nodes(self) -> int:
         return self.host.n
@@ -235,18 +305,63 @@ class MutableGraph:
                 f"batch made for arc id {batch.first_arc_id} / vertex {batch.first_node_id}, "
                 f"but the graph is at {h.total} / {h.n}: apply batches in the order made")
         t0 = time.perf_counter()
+        summary = self._apply_device(batch) if self.device is not None else \
+            self._apply_host(batch)
+        # the stale compaction is dropped by the next compact(), not here: freeing ~100 MB
+        # of arrays costs milliseconds, more than the batch itself
+        self.version += 1
+        summary.elapsed_s = time.perf_counter() - t0
+        return summary
+
+    def _apply_host(self, batch: EditBatch) -> EditSummary:
+        h = self.host
         ops, a, b, c = batch.arrays()
         total0, n0 = h.total, h.n
         code, i, log, total, n = h.apply(ops, a, b, c)
         if code:
             raise InvalidArgumentError(describe_error(code, i, ops, a, b, c, total, n))
-        summary = _summary(h, log, total0, n0)
-        if self.device is not None:
-            self.device.sync(h, summary)
-        # the stale compaction is dropped by the next compact(), not here: freeing ~100 MB
-        # of arrays costs milliseconds, more than the batch itself
-        self.version += 1
-        summary.elapsed_s = time.perf_counter() - t0
+        summary = EditSummary.pending(np.arange(total0, h.total, dtype=np.int64),
+                                      np.arange(n0, h.n, dtype=np.int64))
+        summary.fill(h, log)
+        return summary
+
+    def _apply_device(self, batch: EditBatch) -> EditSummary:
+        """Pack the batch into the pinned staging buffer, validate and apply it on the
+        device, then start the host mirror's replay of it."""
+        from .cuda import batch_words
+
+        h, dev = self.host, self.device  # self.host: the previous replay has finished
+        k, ji, jv = batch.counts()
+        total0, n0 = h.total, h.n
+        summary = EditSummary.pending(np.arange(total0, total0 + ji, dtype=np.int64),
+                                      np.arange(n0, n0 + jv, dtype=np.int64))
+        if ji == 0 and k == jv:  # new vertices only (or nothing): no arc to check
+            h.apply(*batch.arrays())
+            summary.fill(h, (np.zeros(0, np.int64), np.zeros(0, np.uint8),
+                             np.zeros(0, np.int32)))
+            dev.grow(h.arc_capacity, h.node_capacity)
+            dev.add_vertices(jv)
+            return summary
+        h.reserve(total0 + ji, n0 + jv)
+        dev.grow(h.arc_capacity, h.node_capacity)
+        words, _ = dev.staging(batch_words(k, ji, jv))
+        a, b, c = words[:k], words[k:2 * k], words[2 * k:3 * k]
+        ops = words[3 * k + ji + jv:].view(np.uint8)[:k]
+        batch.write(ops, a, b, c)
+        # the edit index of each insert / added vertex (new ids in order)
+        words[3 * k:3 * k + ji] = np.flatnonzero(ops == OP_INSERT)
+        words[3 * k + ji:3 * k + ji + jv] = np.flatnonzero(ops == OP_ADD_VERTEX)
+        bad = dev.apply_packed(k, ji, jv)
+        if bad >= 0:  # rare: the host loop finds the same edit, undoes itself, names it
+            code, i, _, total, n = h.apply(ops, a, b, c)
+            if not code or i != bad:
+                raise RuntimeError(f"the device found edit {bad} invalid, the host loop "
+                                   f"{'none' if not code else f'edit {i}'}")
+            raise InvalidArgumentError(describe_error(code, i, ops, a, b, c, total, n))
+        # started only now: a host loop running beside the launches would compete with
+        # them for the GIL, and apply does not wait for it anyway
+        replay = Replay(h, ops, a, b, c, lambda log: summary.fill(h, log))
+        self._replay, summary._wait = replay, replay.wait
         return summary
 
     # ---- back to CSR -------------------------------------------------------------------
@@ -300,14 +415,3 @@ class MutableGraph:
     @property
     def weights(self) -> np.ndarray:
         return self.graph().weights
-
-
-def _summary(h: HostArcs, log: tuple[np.ndarray, np.ndarray, np.ndarray], total0: int,
-             n0: int) -> EditSummary:
-    arcs, st, w = log  # each pre-existing arc once, with its values before the batch
-    return EditSummary(
-        arcs=arcs, old_state=st, new_state=h.state[arcs],
-        old_weight=w, new_weight=h.weight[arcs],
-        inserted=np.arange(total0, h.total, dtype=np.int64),
-        added_vertices=np.arange(n0, h.n, dtype=np.int64),
-    )
