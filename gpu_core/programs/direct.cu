@@ -8,7 +8,8 @@
 //   change and of the dangling rank, reduced by one block in a fixed order (deterministic),
 //   which also applies networkx's stopping test on the device: after convergence the
 //   iterations only copy x, so the host reads the flag every few iterations, not each one.
-//   prd_persistent runs the same iterations in one cooperative launch (the default path).
+//   prd_persistent runs the same iterations in one cooperative launch (the default path;
+//   prd_pull + prd_finish are the fallback where cooperative launches are refused).
 // * Borůvka: undirected edges indexed by their rank in Kruskal's order (weight, smaller
 //   id, larger id), so an edge's index is its key and ties are strict. Per round: every
 //   edge between two supervertices offers its index to both roots (atomicMin); each root
@@ -142,83 +143,199 @@ extern "C" __global__ void bor_relabel(int* root, const int* nxt, int* best, int
 }
 
 // ---- PageRank, all iterations in one persistent cooperative launch ----------------------
-// The same iteration as prd_pull + prd_finish, with no host round trip and one grid
-// barrier per iteration: every block reduces the previous iteration's per-block partials
-// itself (the same fixed order in every block, so all blocks see the same delta and stop
-// together), then pulls its vertices. Two buffers each of x and of y = x * inv (the share
-// a vertex sends, so the gather reads 8 bytes per arc), alternating by parity; the
-// partials alternate too, so one barrier per iteration is enough (an iteration writes the
-// buffers the one before it read, and every read of those finished before that barrier).
-// out: info = (converged, iterations), res = (delta of the last iteration); the final
-// rank is in xa when iterations is even, else in xb.
-extern "C" __global__ void prd_persistent(const int* __restrict__ indptr,
-                                          const int* __restrict__ src,
-                                          const double* __restrict__ inv,
-                                          const unsigned char* __restrict__ dangling,
-                                          double* xa, double* xb, double* ya, double* yb,
-                                          double* parts, unsigned* bar, int* info,
-                                          double* res, int n, double damping, double limit,
-                                          int max_iter, double dsum0) {
-    __shared__ double sh[BLK];
+// The same iteration as prd_pull + prd_finish with no host round trip. Block b owns the
+// vertices [b * chunk, (b + 1) * chunk) and the same thread updates the same vertex in
+// every iteration, so a vertex's rank, row bounds and out-degree stay in the block's
+// shared memory (mode PRD_SMEM_ALL; PRD_SMEM_X: the rank only; 0: all read from global
+// memory, for graphs too large for the SMs' shared memory). Per iteration the global
+// memory traffic is then the source list, the gathered shares y = x * (1 / outdeg) (8
+// bytes an arc) and the new shares; y has two buffers alternating by parity, so one
+// barrier per iteration is enough (an iteration writes the buffer the one before it read,
+// and every read of that one finished before that barrier).
+// The barrier is a last-block-done one: each block stores its partial sums (L1 change,
+// rank on dangling vertices) and counts itself in; the last to arrive sums every block's
+// partials in a fixed order (deterministic, whichever block is last), publishes the two
+// sums and bumps a generation word the others spin on; then every block applies
+// networkx's stopping test to the same published delta, so all stop together.
+// out: x (the rank), info = (converged, iterations), res = (delta of the last iteration).
+#define PRD_SMEM_X 1
+#define PRD_SMEM_ALL 2
+
+// Deterministic sums of (a, b) over the block (warp shuffles, then warp 0); the result
+// is in thread 0. Call with all threads.
+__device__ __forceinline__ void block_sum2(double& a, double& b, double* sh) {
+    for (int o = 16; o > 0; o >>= 1) {
+        a += __shfl_down_sync(0xffffffffu, a, o);
+        b += __shfl_down_sync(0xffffffffu, b, o);
+    }
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    if (lane == 0) {
+        sh[w] = a;
+        sh[32 + w] = b;
+    }
+    __syncthreads();
+    if (w == 0) {
+        const int nw = (blockDim.x + 31) >> 5;
+        a = lane < nw ? sh[lane] : 0.0;
+        b = lane < nw ? sh[32 + lane] : 0.0;
+        for (int o = 16; o > 0; o >>= 1) {
+            a += __shfl_down_sync(0xffffffffu, a, o);
+            b += __shfl_down_sync(0xffffffffu, b, o);
+        }
+    }
+    __syncthreads();
+}
+
+// Count the block in with its partials (a, b); the last block reduces all partials and
+// publishes them as generation `gen`. Returns the published (a, b) in every thread.
+// sync = (arrivals, generation); parts = 2 * gridDim.x partials; pub = 2 sums.
+__device__ __forceinline__ void prd_arrive(double& a, double& b, int gen, double* parts,
+                                           unsigned* sync, double* pub, double* sh,
+                                           int* last) {
     const int nb = gridDim.x;
-    const int stride = nb * blockDim.x;
+    block_sum2(a, b, sh);
+    if (threadIdx.x == 0) {
+        parts[blockIdx.x] = a;
+        parts[nb + blockIdx.x] = b;
+        __threadfence();
+        *last = atomicAdd(sync, 1u) == (unsigned)(nb - 1);
+    }
+    __syncthreads();
+    if (*last) {  // every other block's partials are in L2: sum them in a fixed order
+        __threadfence();
+        a = 0.0;
+        b = 0.0;
+        for (int i = threadIdx.x; i < nb; i += blockDim.x) {
+            a += __ldcg(&parts[i]);
+            b += __ldcg(&parts[nb + i]);
+        }
+        block_sum2(a, b, sh);
+        if (threadIdx.x == 0) {
+            pub[0] = a;
+            pub[1] = b;
+            atomicExch(sync, 0u);  // nobody arrives again before the generation moves
+            __threadfence();
+            atomicExch(sync + 1, (unsigned)gen);
+        }
+    } else if (threadIdx.x == 0) {
+        volatile unsigned* g = sync + 1;
+        while (*g != (unsigned)gen) {
+        }
+        __threadfence();
+    }
+    if (threadIdx.x == 0) {
+        sh[64] = __ldcg(&pub[0]);
+        sh[65] = __ldcg(&pub[1]);
+    }
+    __syncthreads();
+    a = sh[64];
+    b = sh[65];
+    __syncthreads();  // sh is reused by the next call
+}
+
+// Switches (direct_cuda.py turns PRD_Y_CACHED on, and PRD_X2 in the mode-0 build):
+// PRD_Y_CACHED gathers y through L1 (legal: every read of a y buffer follows the
+// barrier's fences and bar.sync, as after a cooperative grid.sync(); without it, __ldcg
+// through L2); PRD_X2 keeps two rank buffers in global memory in mode 0 instead of
+// updating one in place (measured 4.7x faster on NE, cause not investigated).
+#ifdef PRD_Y_CACHED
+#define LDY(p) (*(p))
+#else
+#define LDY(p) __ldcg(p)
+#endif
+
+extern "C" __global__ void __launch_bounds__(1024, 2)  // 2 resident blocks of 1024: <= 32 registers
+prd_persistent(const int* __restrict__ indptr, const int* __restrict__ src,
+               const int* __restrict__ outdeg, double* x, double* x2, double* ya,
+               double* yb, double* dbuf, unsigned* sync, int n, int chunk, int mode,
+               double damping, double limit, int max_iter, double dsum0) {
+    extern __shared__ double dyn[];
+    __shared__ double sh[66];
+    __shared__ int last;
+    const int nb = gridDim.x;
+    double* parts = dbuf;        // 2 * nb partial sums
+    double* pub = dbuf + 2 * nb;  // the last block's two sums
+    double* out = pub + 2;        // delta, converged, iterations
+    const int lo = min(n, blockIdx.x * chunk);
+    const int cnt = min(n, lo + chunk) - lo;
+    // the block's vertices: shared memory where it fits, else their global homes
+    double* xl = mode ? dyn : x + lo;
+    double* xl2 = xl;  // = xl: the rank is updated in place
+#ifdef PRD_X2
+    if (!mode) xl2 = x2 + lo;
+#endif
+    const int* rl = indptr + lo;  // row bounds: rl[i], rl[i + 1]
+    const int* dl = outdeg + lo;
+    if (mode == PRD_SMEM_ALL) {
+        int* r = (int*)(dyn + chunk);
+        int* d = r + chunk + 1;
+        for (int i = threadIdx.x; i <= cnt; i += blockDim.x) r[i] = rl[i];
+        for (int i = threadIdx.x; i < cnt; i += blockDim.x) d[i] = dl[i];
+        rl = r;
+        dl = d;
+    }
+    const double x0 = 1.0 / (double)n;
     const double base = (1.0 - damping) / (double)n;
-    // x and y are rewritten every other iteration by other blocks: read them through L2
-    // (__ldcg), never from a stale L1 line.
-    // y of the start vector (x = 1/n everywhere, written by the host into xa)
-    for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
-        ya[v] = xa[v] * inv[v];
-    grid_barrier(bar);
+    for (int i = threadIdx.x; i < cnt; i += blockDim.x) {  // x = 1/n, y = x * inv
+        xl[i] = x0;
+        const int d = dl[i];
+        ya[lo + i] = d ? x0 * (1.0 / (double)d) : 0.0;
+    }
+    int gen = 1;
+    double delta = 0.0, dsum = 0.0;
+    prd_arrive(delta, dsum, gen, parts, sync, pub, sh, &last);  // y0 written everywhere
+    delta = nan("");
+    dsum = dsum0;
     int it = 0;
     bool conv = false;
-    double delta = nan("");
-    double dsum = dsum0;
-    for (;;) {
-        if (it > 0) {  // the previous iteration's L1 change and dangling sum
-            const double* pd = parts + (it & 1) * 2 * nb;
-            double a = 0.0, b = 0.0;
-            for (int i = threadIdx.x; i < nb; i += blockDim.x) {
-                a += __ldcg(&pd[i]);  // written by other blocks: read through L2
-                b += __ldcg(&pd[nb + i]);
-            }
-            delta = block_sum(a, sh);
-            dsum = block_sum(b, sh);
-            if (delta < limit) {
-                conv = true;
-                break;
-            }
-            if (it == max_iter) break;
-        }
+    while (it < max_iter) {
         ++it;
-        const double* x = (it & 1) ? xa : xb;
+        // y is rewritten every other iteration by other blocks: LDY reads it through L2
+        // (__ldcg) unless PRD_Y_CACHED
         const double* y = (it & 1) ? ya : yb;
-        double* xn = (it & 1) ? xb : xa;
         double* yn = (it & 1) ? yb : ya;
+        double* xo = (it & 1) ? xl : xl2;
+        double* xw = (it & 1) ? xl2 : xl;
         const double dn = dsum / (double)n;
         double diff = 0.0, dang = 0.0;
-        for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        // vertex i's new rank and share; the old rank is only this thread's to read
+        auto finish = [&](int i, double flow) {
+            const double nw = damping * (flow + dn) + base;  // prd_pull's arithmetic
+            diff += fabs(nw - xo[i]);
+            xw[i] = nw;
+            const int d = dl[i];
+            if (d == 0) dang += nw;
+            // y = x * (1 / outdeg): the CPU's product, 1/outdeg rounded as numpy does
+            yn[lo + i] = d ? nw * (1.0 / (double)d) : 0.0;
+        };
+        for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
+            const int j1 = rl[i + 1];
+            int j = rl[i];
             double flow = 0.0;
-            const int j1 = indptr[v + 1];
-            for (int j = indptr[v]; j < j1; ++j) flow += __ldcg(&y[src[j]]);
-            double nw = damping * (flow + dn) + base;  // prd_pull's arithmetic
-            diff += fabs(nw - __ldcg(&x[v]));
-            const double iv = inv[v];
-            if (iv == 0.0) dang += nw;  // inv = 0 exactly on dangling vertices
-            xn[v] = nw;
-            yn[v] = nw * iv;
+            for (; j + 1 < j1; j += 2) {  // two loads in flight; the sum keeps its order
+                const double f0 = LDY(&y[__ldg(&src[j])]);
+                const double f1 = LDY(&y[__ldg(&src[j + 1])]);
+                flow += f0;
+                flow += f1;
+            }
+            if (j < j1) flow += LDY(&y[__ldg(&src[j])]);
+            finish(i, flow);
         }
-        double a = block_sum(diff, sh);
-        double b = block_sum(dang, sh);
-        if (threadIdx.x == 0) {
-            double* pd = parts + (it & 1) * 2 * nb;
-            pd[blockIdx.x] = a;
-            pd[nb + blockIdx.x] = b;
+        ++gen;
+        prd_arrive(diff, dang, gen, parts, sync, pub, sh, &last);
+        delta = diff;
+        dsum = dang;
+        if (delta < limit) {
+            conv = true;
+            break;
         }
-        grid_barrier(bar);
     }
+    const double* xf = (it & 1) ? xl2 : xl;  // the last rank written
+    if (xf != x + lo)
+        for (int i = threadIdx.x; i < cnt; i += blockDim.x) x[lo + i] = xf[i];
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        info[0] = conv ? 1 : 0;
-        info[1] = it;
-        res[0] = delta;
+        out[0] = delta;
+        out[1] = conv ? 1.0 : 0.0;
+        out[2] = (double)it;
     }
 }

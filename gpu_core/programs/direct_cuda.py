@@ -25,8 +25,7 @@ from .direct import undirected_edges
 HERE = Path(__file__).resolve().parent
 BLOCK = 256
 CHECK_EVERY = 8  # PageRank iterations between two reads of the device's converged flag
-# (the launch-per-iteration fallback); blocks per SM of the persistent PageRank launch
-PERSISTENT_BLOCKS_PER_SM = 4
+# (the launch-per-iteration fallback)
 
 
 def get_kernel(name: str):
@@ -50,7 +49,8 @@ def cached_undirected_edges(g: CSRGraph) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 class _PageRankGraph:
-    """The transposed simple digraph on the device: row v lists v's sources ascending."""
+    """The transposed simple digraph on the device: row v lists v's sources ascending;
+    out-degrees (the persistent kernel) and their inverses (the launch fallback)."""
 
     def __init__(self, g: CSRGraph):
         import cupy as cp
@@ -63,13 +63,14 @@ class _PageRankGraph:
         indptr = np.zeros(n + 1, np.int32)
         indptr[1:] = np.cumsum(np.bincount(heads, minlength=n))
         inv = np.divide(1.0, out, out=np.zeros(n), where=~dangling)
-        nbytes = 4 * (n + 1) + 4 * tails.size + 9 * n
+        nbytes = 4 * (n + 1) + 4 * tails.size + 13 * n
         ensure_free(nbytes, "the direct PageRank graph")
         with oom_as_typed("the direct PageRank graph", nbytes):
             self.indptr = cp.asarray(indptr)
             self.src = cp.asarray(tails[order].astype(np.int32)) if tails.size else \
                 cp.zeros(1, cp.int32)
             self.inv = cp.asarray(inv)
+            self.outdeg = cp.asarray(out.astype(np.int32))
             self.dangling = cp.asarray(dangling.astype(np.uint8))
         # networkx's first dangling sum, x0[dangling].sum() with numpy's own summation
         self.dsum0 = float(np.full(int(dangling.sum()), 1.0 / n).sum())
@@ -77,11 +78,14 @@ class _PageRankGraph:
 
 def pagerank_direct_cuda(g: CSRGraph, damping: float, tol: float, max_iter: int):
     """``direct.pagerank_csr`` on the device: (rank numpy, iterations, delta, converged).
-    One persistent cooperative launch runs every iteration (``prd_persistent``: one grid
-    barrier per iteration, the stopping test on the device, nothing read back until the
-    end); where cooperative launches are refused, two launches per iteration and one
-    flag read every CHECK_EVERY iterations (``prd_pull`` + ``prd_finish``)."""
+    One persistent cooperative launch runs every iteration (``prd_persistent``: each
+    block keeps its vertices in shared memory, one last-block-done barrier per iteration,
+    the stopping test on the device, nothing read back until the end); where cooperative
+    launches are refused, two launches per iteration and one flag read every CHECK_EVERY
+    iterations (``prd_pull`` + ``prd_finish``)."""
     n = g.num_nodes
+    if n == 0:  # as the API answers an empty map
+        return np.zeros(0), 0, 0.0, True
     pg = device_graph(g).derived("pagerank_transpose", lambda: _PageRankGraph(g))
     try:
         return _pagerank_persistent(pg, n, float(damping), float(n * tol), int(max_iter))
@@ -93,47 +97,122 @@ class _NoCooperativeLaunch(Exception):
     pass
 
 
-def _coop_blocks(kern) -> int:
-    """Blocks of the persistent launch: PERSISTENT_BLOCKS_PER_SM per SM, capped by the
-    kernel's occupancy (every block must be resident for the grid barrier)."""
+# shared memory per vertex of the persistent kernel's modes (direct.cu): rank, row bound
+# and out-degree (PRD_SMEM_ALL = 2), the rank only (PRD_SMEM_X = 1), nothing (0)
+SMEM_PER_VERTEX = {2: 16, 1: 8, 0: 0}
+PERSISTENT_BLOCKS = (1024, 512, 256)  # block sizes tried, largest first
+SMEM_OPTIN_ATTR = 97  # cudaDevAttrMaxSharedMemoryPerBlockOptin
+# direct.cu's PRD_* switches of the default path (H100, NE, 100 iterations: y through L1
+# 3.19 ms, through L2 3.61 ms). Mode 0 (nothing in shared memory) is always built with
+# PRD_X2 as well: two global rank buffers 5.15 ms, one updated in place 24.1 ms; not in the
+# other modes' build, where it costs registers (a few bytes spilled at 32).
+PERSISTENT_DEFINES: tuple[str, ...] = ("PRD_Y_CACHED",)
+
+
+def _smem_bytes(mode: int, chunk: int) -> int:
+    return SMEM_PER_VERTEX[mode] * chunk + (4 if mode == 2 else 0)
+
+
+_plans: dict[tuple, tuple[int, int, int, int, int]] = {}
+
+
+def persistent_plan(kern, n: int, override: tuple[int, int, int] | None = None):
+    """(block, blocks, chunk, mode, dynamic shared bytes) of the persistent launch: the
+    most vertex state in shared memory (mode), then the most resident threads per SM,
+    then the fewest blocks (the barrier's cost grows with them). Every block must be
+    resident at once (the kernel's barrier): the occupancy API checks each candidate
+    with its dynamic shared memory. ``override`` = (block, blocks per SM, mode), for
+    measurements and tests. Memoised per kernel, device and size."""
     import cupy as cp
 
-    sms = int(cp.cuda.Device().attributes["MultiProcessorCount"])
-    by_regs = 65536 // (max(1, int(kern.num_regs)) * BLOCK)
-    by_smem = (227 * 1024) // (int(kern.shared_size_bytes) + 1024)
-    return sms * max(1, min(PERSISTENT_BLOCKS_PER_SM, by_regs, 2048 // BLOCK, by_smem))
-
-
-def _pagerank_persistent(pg, n: int, damping: float, limit: float, max_iter: int):
-    import cupy as cp
-
-    kern = _device_kernel(HERE / "direct.cu", "prd_persistent", cooperative=True)
-    nb = _coop_blocks(kern)
-    ensure_free(32 * n + 16 * nb + 64, "the direct PageRank")
-    xs = cp.full((2, n), 1.0 / n)
-    ys = cp.empty((2, n))
-    parts = cp.zeros(4 * nb)
-    bar = cp.zeros(2, cp.uint32)
-    info = cp.zeros(2, cp.int32)
-    res = cp.full(1, np.nan)
-    while True:
+    dev = cp.cuda.Device()
+    key = (id(kern), dev.id, n, override)
+    plan = _plans.get(key)
+    if plan is None:
         try:
-            kern((nb,), (BLOCK,), (pg.indptr, pg.src, pg.inv, pg.dangling, xs[0], xs[1],
-                                   ys[0], ys[1], parts, bar, info, res, np.int32(n),
-                                   np.float64(damping), np.float64(limit),
-                                   np.int32(max_iter), np.float64(pg.dsum0)))
-            break
-        except cp.cuda.driver.CUDADriverError as exc:
-            if "TOO_LARGE" in str(exc) and nb > 1:  # fewer resident blocks than computed
-                nb = max(1, nb // 2)
-                parts = cp.zeros(4 * nb)
-                bar.fill(0)
-                continue
-            if "COOPERATIVE" in str(exc) or "NOT_SUPPORTED" in str(exc):
-                raise _NoCooperativeLaunch(str(exc)) from exc
-            raise
-    done, iters = (int(v) for v in info.get())
-    return xs[iters % 2].get(), iters, float(res.get()[0]), bool(done)
+            plan = _plans.setdefault(key, _plan(kern, n, override, dev))
+        except (AttributeError, cp.cuda.driver.CUDADriverError,
+                cp.cuda.runtime.CUDARuntimeError) as exc:  # no occupancy query here
+            raise _NoCooperativeLaunch(str(exc)) from exc
+    return plan
+
+
+def _plan(kern, n: int, override, dev):
+    import cupy as cp
+
+    sms = int(dev.attributes["MultiProcessorCount"])
+    optin = int(cp.cuda.runtime.deviceGetAttribute(SMEM_OPTIN_ATTR, dev.id))
+    best = None
+    for mode in (2, 1, 0) if override is None else (override[2],):
+        for block in PERSISTENT_BLOCKS if override is None else (override[0],):
+            top = 2048 // block if override is None else override[1]
+            for bps in range(top, 0, -1):
+                nb = max(1, min(sms * bps, -(-n // block)))
+                chunk = max(1, -(-n // nb))
+                nb = max(1, -(-n // chunk))  # no empty blocks
+                smem = _smem_bytes(mode, chunk)
+                if smem > optin:
+                    break  # fewer blocks only need more
+                if _resident(kern, block, smem) * sms >= nb:
+                    key = (block * min(bps, -(-nb // sms)), -nb)
+                    if best is None or key > best[0]:
+                        best = (key, (block, nb, chunk, mode, smem))
+                    break
+        if best is not None:
+            return best[1]
+    raise _NoCooperativeLaunch("no resident grid for the persistent PageRank")
+
+
+def _resident(kern, block: int, smem: int) -> int:
+    """Blocks of ``block`` threads and ``smem`` dynamic shared bytes resident per SM."""
+    import cupy as cp
+
+    kern.max_dynamic_shared_size_bytes = smem
+    return int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+        kern.kernel.ptr, block, smem))
+
+
+def _pagerank_persistent(pg, n: int, damping: float, limit: float, max_iter: int,
+                         override: tuple[int, int, int] | None = None,
+                         defines: tuple[str, ...] = PERSISTENT_DEFINES):
+    """The persistent launch; ``override`` (see :func:`persistent_plan`) and ``defines``
+    (direct.cu's PRD_* switches) are for measurements and tests."""
+    import cupy as cp
+
+    kern = _device_kernel(HERE / "direct.cu", "prd_persistent", defines=defines,
+                          cooperative=True)
+    block, nb, chunk, mode, smem = persistent_plan(kern, n, override)
+    if mode == 0 and "PRD_X2" not in defines:
+        defines = (*defines, "PRD_X2")
+        kern = _device_kernel(HERE / "direct.cu", "prd_persistent", defines=defines,
+                              cooperative=True)
+        block, nb, chunk, mode, smem = persistent_plan(kern, n, override)
+    two_x = mode == 0 and "PRD_X2" in defines
+    ensure_free((32 if two_x else 24) * n + 16 * nb + 64, "the direct PageRank")
+    x = cp.empty(n)
+    x2 = cp.empty(n) if two_x else x
+    ys = cp.empty((2, n))
+    dbuf = cp.empty(2 * nb + 5)  # partials, the published sums, (delta, converged, its)
+    sync = cp.zeros(2, cp.uint32)  # arrivals, generation
+    kern.max_dynamic_shared_size_bytes = smem
+    try:
+        kern((nb,), (block,), (pg.indptr, pg.src, pg.outdeg, x, x2, ys[0], ys[1], dbuf,
+                               sync, np.int32(n), np.int32(chunk), np.int32(mode),
+                               np.float64(damping), np.float64(limit), np.int32(max_iter),
+                               np.float64(pg.dsum0)), shared_mem=smem)
+    except cp.cuda.driver.CUDADriverError as exc:
+        if any(k in str(exc) for k in ("COOPERATIVE", "NOT_SUPPORTED", "TOO_LARGE")):
+            raise _NoCooperativeLaunch(str(exc)) from exc
+        raise
+    delta, done, iters = dbuf[2 * nb + 2:].get()
+    return _to_host(cp, x), int(iters), float(delta), bool(done)
+
+
+def _to_host(cp, arr) -> np.ndarray:
+    """Device -> host through pinned memory (about four times the pageable copy rate)."""
+    out = np.frombuffer(cp.cuda.alloc_pinned_memory(arr.nbytes), arr.dtype, arr.size)
+    arr.get(out=out)
+    return out
 
 
 def _pagerank_launches(pg, n: int, damping: float, limit: float, max_iter: int):

@@ -106,3 +106,63 @@ def test_direct_pagerank_launch_fallback(seed):
     x, it, delta, conv = _pagerank_launches(pg, g.num_nodes, 0.85, g.num_nodes * 1e-8, 300)
     assert (it, conv) == (want[1], want[3])
     assert np.abs(x - want[0]).max(initial=0.0) <= 1e-12
+
+
+def _persistent_equals_scipy(g: CSRGraph, override, defines=(), tol=1e-8, max_iter=300):
+    """The persistent kernel with a forced (block, blocks per SM, shared-memory mode) and
+    PRD_* switches equals the CPU's power iteration."""
+    from gpu_core.device.graph import device_graph
+    from gpu_core.programs.direct_cuda import _pagerank_persistent, _PageRankGraph
+
+    want = pagerank_csr(g, 0.85, tol, max_iter)
+    pg = device_graph(g).derived("pagerank_transpose", lambda: _PageRankGraph(g))
+    x, it, delta, conv = _pagerank_persistent(pg, g.num_nodes, 0.85, g.num_nodes * tol,
+                                              max_iter, override, defines)
+    assert (it, conv) == (want[1], want[3])
+    assert np.abs(x - want[0]).max(initial=0.0) <= 1e-12
+    assert abs(delta - want[2]) <= 1e-12
+
+
+# (threads a block, blocks per SM, shared-memory mode): every mode of direct.cu, large
+# and small blocks, y gathered through L2 (no switch; mode 0 adds PRD_X2 itself); 32-thread blocks make ~100 blocks of the random graphs, so the
+# last-block-done barrier's reducer changes from iteration to iteration
+PERSISTENT_SHAPES = [(1024, 2, 2), (256, 8, 1), (256, 4, 0), (32, 8, 2), (64, 8, 0)]
+
+
+@pytest.mark.parametrize("shape", PERSISTENT_SHAPES, ids=str)
+@pytest.mark.parametrize("seed", range(4))
+def test_direct_pagerank_persistent_shapes(shape, seed):
+    _persistent_equals_scipy(_random_graph(300 + seed), shape)
+
+
+@pytest.mark.parametrize("defines", [("PRD_Y_CACHED",), ("PRD_X2",),
+                                     ("PRD_Y_CACHED", "PRD_X2")], ids=str)
+@pytest.mark.parametrize("shape", [(256, 4, 2), (64, 8, 0), (32, 8, 1)], ids=str)
+def test_direct_pagerank_persistent_switches(defines, shape):
+    """direct.cu's switches (y gathered through L1: on by default, off in the shape tests
+    above; two rank buffers in global memory: always in mode 0) give the same."""
+    for seed in range(3):
+        _persistent_equals_scipy(_random_graph(310 + seed), shape, defines)
+
+
+@pytest.mark.parametrize("n,arcs", [(1, 0), (1, 1), (700, 0), (5, 20)])
+def test_direct_pagerank_persistent_corner_graphs(n, arcs):
+    """One vertex, a self-loop, all vertices dangling, a tiny dense graph; every shape."""
+    rng = np.random.default_rng(n + arcs)
+    g = CSRGraph.from_edges(n, rng.integers(0, n, arcs), rng.integers(0, n, arcs),
+                            np.ones(arcs, np.int64))
+    for shape in PERSISTENT_SHAPES:
+        _persistent_equals_scipy(g, shape, tol=1e-10, max_iter=200)
+        _persistent_equals_scipy(g, shape, ("PRD_Y_CACHED", "PRD_X2"), 1e-10, 200)
+
+
+def test_direct_pagerank_persistent_many_blocks():
+    """~940 blocks of 64 threads with the vertex state in global memory, ~470 of 128
+    with the rank in shared memory, ~60 of 1024 with all of it, on 60,000 vertices."""
+    rng = np.random.default_rng(7)
+    n, m = 60_000, 240_000
+    g = CSRGraph.from_edges(n, rng.integers(0, n, m), rng.integers(0, n, m),
+                            np.ones(m, np.int64))
+    for shape in [(64, 8, 0), (1024, 2, 2), (128, 8, 1)]:
+        for defines in [(), ("PRD_Y_CACHED", "PRD_X2")]:
+            _persistent_equals_scipy(g, shape, defines, tol=1e-9, max_iter=100)
