@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (device tool): GPU tests, then the benchmarks, then a short
-# table last. Logs and CSV/PNG go under $OUT (default ./bench_out).
+# table last. Logs and CSV/PNG go under $OUT (default ./bench_out), packed at the end into
+# $OUT/results.tgz beside summary.txt and gpu.txt.
 # Usage (device tool, repo root): bash scripts/gpu_check.sh [quick|full]
 set -uo pipefail
 MODE=${1:-quick}
@@ -25,3 +26,9 @@ done
 echo "== summary ($(cat "$OUT/gpu.txt"))"
 grep -h "passed\|failed\|error" "$OUT/gpu_tests.log" | tail -n 1
 cat "$OUT/summary.txt"
+
+# The device tool brings back at most 8 files from $OUT: everything else travels in one
+# archive (logs, CSV, PNG), beside the two short files.
+tar -czf "$OUT/results.tgz" -C "$OUT" --exclude results.tgz --exclude summary.txt \
+  --exclude gpu.txt . && find "$OUT" -mindepth 1 -maxdepth 1 ! -name results.tgz \
+  ! -name summary.txt ! -name gpu.txt -exec rm -rf {} +

@@ -13,9 +13,12 @@
 # rewritten after every graph, so a run cut short keeps what it measured.
 # MODE=quick (default, ~3 min on an H100): the synthetic graphs at 1/16 of the paper's size
 #   (65,536 vertices / 1M arcs), scaling 2^15..2^17, 3 runs a row, cap 5 s.
-# MODE=full (about 7 min; the host generates and prepares ~60M arcs): the paper's sizes,
-#   1M vertices / 16M arcs and 2^15..2^20 (Random is the 2^20 graph itself: its rows are
-#   copied), one run a row after the warm-up above 4M arcs, cap 4 s:
+# MODE=full (the paper's sizes: more than one 600 s device call -- on an H100 host the road
+#   graph and 2^15..2^20 took ~8 min, mostly the host-bound Medusa-style rebuild rows of
+#   the 16M-arc graphs; run the rest in a second call with --include, as
+#   docs/perf/vertex_programs.md shows): 1M vertices / 16M arcs and 2^15..2^20 (Random is
+#   the 2^20 graph itself: its rows are copied), one run a row after the warm-up above 4M
+#   arcs, cap 4 s:
 #   signpost bench vertex-programs --backend cupy --map .gpu_maps/NE.gr.xz --graphs rmat,random,wiki,revwiki --nodes 1048576 --arcs-per-node 16 --scaling 15:20 --repeats 3 --big-repeats 1 --time-cap 4 --iterations 100 --cpu-rows road --out $OUT/programs
 #   Graph order: the road graph, Figure 8's graphs (small first), R-MAT, Random, the
 #   WikiTalk stand-ins; a run cut short keeps every figure with what it reached.
