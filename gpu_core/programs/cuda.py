@@ -13,7 +13,10 @@ of up to 256 moved arcs (PICK takes the minimum rank anyway, so the forest is th
 Results equal the CPU engine's (integers bit-identical, PageRank within 1e-12;
 ``tests/gpu/test_programs_gpu.py``). Every allocation is checked first
 (``device.memory.ensure_free``) and CuPy's OOM becomes GpuOutOfMemoryError; ``cancel`` is
-polled and ``on_superstep`` called between supersteps, as on the CPU.
+polled and ``on_superstep`` called between supersteps, as on the CPU -- for a batched
+program (Bellman-Ford, PageRank: no topology edits, a master the device can replay) between
+batches of supersteps launched back to back, a row's ``time_us`` then being its kernel's
+GPU time (CUDA events) rather than the host's round trip.
 """
 
 from __future__ import annotations
