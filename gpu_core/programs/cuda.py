@@ -14,7 +14,10 @@ MERGE inbox holds one arc per neighbour, as after the CPU engine's sort.
 Results equal the CPU engine's (integers bit-identical, PageRank within 1e-12;
 ``tests/gpu/test_programs_gpu.py``). Every allocation is checked first
 (``device.memory.ensure_free``) and CuPy's OOM becomes GpuOutOfMemoryError; ``cancel`` is
-polled and ``on_superstep`` called between supersteps, as on the CPU.
+polled and ``on_superstep`` called between supersteps, as on the CPU -- for a batched
+program (Bellman-Ford, PageRank: no topology edits, a master the device can replay) between
+batches of supersteps launched back to back, a row's ``time_us`` then being its kernel's
+GPU time (CUDA events) rather than the host's round trip.
 """
 
 from __future__ import annotations
@@ -37,13 +40,19 @@ HERE = Path(__file__).resolve().parent
 CTX_SLOTS = (
     "glob agg_r agg_w first arc_next arc_tail arc_head arc_w arc_state del_q ins_t ins_h "
     "ins_w counters dirty active r_head r_next r_i r_f w_head w_next w_i w_f r_comb r_has "
-    "w_comb w_has"
+    "w_comb w_has arc_off"
 ).split()
-SC_STEP, SC_TOTAL, SC_LEN = 0, 9, 11
+SC_STEP, SC_TOTAL, SC_LEN = 0, 9, 13
 # combiners of programs.cu (S_COMB): none, sum of doubles, minimum of int64
 COMB_NONE, COMB_SUM_F64, COMB_MIN_I64 = 0, 1, 2
 COMB_RESET = {COMB_SUM_F64: 0, COMB_MIN_I64: np.iinfo(np.int64).max}  # "no message" value
-CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN = range(5)
+CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN, CNT_ACT = range(6)
+CNT_N, LOG_W = 6, 8  # a ring entry (programs.cu VP_LOG_W): counters, then 2 aggregators
+# ring entries: a synchronous run reads every superstep's entry before the next launch
+# (3 would do: kernel s clears entry s + 1 while s - 1's aggregators are read); a batched
+# run reads up to RING - 2 supersteps per host round trip
+RING_SYNC, RING = 4, 64
+I64_MAX = np.iinfo(np.int64).max
 # insertion mode per engine mode: "copy" (the paper's evacuation version: one allocator,
 # the inbox copied after each superstep) inserts like "list"
 MODES = {"list": 0, "collision": 1, "copy": 0}
@@ -68,7 +77,9 @@ def _empty(cp, count: int, dtype, what: str, fill=None):
 
 
 def _arc_lists(cp, n: int, tails, heads, weights) -> tuple:
-    """Device (first, arc_next, arc_tail, arc_head, arc_w, arc_state) of the arc arrays."""
+    """Device (first, arc_next, arc_tail, arc_head, arc_w, arc_state, arc_off) of the arc
+    arrays; ``arc_off`` (n + 1 offsets: v's initial arcs are ids arc_off[v]..arc_off[v+1]-1)
+    when the arcs come sorted by tail, as CSR arcs do, else None (lists walked only)."""
     tails = np.ascontiguousarray(tails, dtype=np.int64)
     m = int(tails.shape[0])
     cap = max(m, 1)
@@ -77,8 +88,11 @@ def _arc_lists(cp, n: int, tails, heads, weights) -> tuple:
     host[0, :m], host[1, :m], host[2, :m] = tails, heads, weights
     state = np.zeros(cap, np.int32)
     state[:m] = 1
+    off = None
+    if n and (m < 2 or bool(np.all(tails[1:] >= tails[:-1]))):
+        off = cp.asarray(np.searchsorted(tails, np.arange(n + 1, dtype=np.int64)))
     return (cp.asarray(first if n else np.full(1, -1, np.int64)), cp.asarray(nxt),
-            *(cp.asarray(h) for h in host), cp.asarray(state))
+            *(cp.asarray(h) for h in host), cp.asarray(state), off)
 
 
 @dataclass(frozen=True)
@@ -93,6 +107,13 @@ class CudaProgram:
     insert_bound: Callable[[int, int, int], int] = lambda arcs, n, incoming: 0
     master: Callable[[int, np.ndarray, np.ndarray], bool] | None = None
     combiner: int = COMB_NONE  # the program's combiner (COMB_*), used when the run asks
+    # True: supersteps may run in batches with no host work in between -- the program
+    # edits no topology, its bounds do not depend on ``incoming`` and its master (if
+    # any) leaves glob alone and is ``stop_rule``: (k, limit, max_step) = stop after
+    # superstep s >= 1 when aggregator k < limit or s >= max_step, tested on the device
+    # too (the host still calls ``master`` on every superstep, from the same values)
+    batched: bool = False
+    stop_rule: tuple[int, float, int] | None = None
 
 
 class _DevicePool:
@@ -156,18 +177,21 @@ class CudaEngine:
             cached, m = device_graph(graph).derived(f"vp:{program.name}", build)
             memory.ensure_free(max(m, 1) * ARC_BYTES + max(self.n, 1) * 8 * 4,
                                f"the {program.name} graph")
-            arrays = tuple(a.copy() for a in cached)
+            # the offsets of the initial arcs are never written: shared, not copied
+            arrays = tuple(a.copy() for a in cached[:6]) + cached[6:]
         cap = max(m, 1)
         (self.first, self.arc_next, self.arc_tail, self.arc_head, self.arc_w,
-         self.arc_state) = arrays
+         self.arc_state, self.arc_off) = arrays
+        self.m0 = m
         self.del_q = cp.zeros(cap, cp.int64)
         self.ins = [cp.zeros(1, cp.int64) for _ in range(3)]
-        # counters and this superstep's aggregators share one buffer: one memset and one
-        # device->host read per superstep; two such buffers alternate, so the aggregators
-        # written in superstep s are read in s + 1 with no copy
-        nagg = max(program.aggregators, 1)
-        self._ios = (cp.zeros(5 + nagg, cp.uint64), cp.zeros(5 + nagg, cp.uint64))
-        self._use_io(0)
+        # counters and aggregators of each superstep: a ring of entries (programs.cu
+        # VP_LOG_W) written by the superstep kernels, which also clear the next entry, so
+        # the host sets nothing between supersteps; ctl[0]: the superstep that halted
+        if program.aggregators > 2:
+            raise InvalidArgumentError("a CUDA vertex program has at most 2 aggregators")
+        self.ring = cp.zeros((RING, LOG_W), cp.uint64)
+        self.ctl = cp.full(1, I64_MAX, cp.int64)
         self.dirty = cp.zeros(max(self.n, 1), cp.int32)
         self.total = self.live = m
         ki, kf = program.msg_ints, program.msg_floats
@@ -181,14 +205,6 @@ class CudaEngine:
         self.supersteps = 0
         self.stopped_by = ""
 
-    def _use_io(self, s: int) -> None:
-        """Superstep ``s`` writes counters and aggregators into one buffer and reads the
-        aggregators superstep s - 1 wrote into the other."""
-        self.io = self._ios[s % 2]
-        self.counters = self.io[:5]
-        self.agg_w = self.io[5:].view(self.cp.float64)
-        self.agg_r = self._ios[(s + 1) % 2][5:].view(self.cp.float64)
-
     def _grow_arcs(self, need: int) -> None:
         cp = self.cp
         cap = int(self.arc_tail.shape[0])
@@ -198,19 +214,27 @@ class CudaEngine:
         memory.ensure_free(new * ARC_BYTES, f"{self.p.name}'s inserted arcs")
         grow_arc_arrays(cp, self, new, 0)
 
-    def _tables(self, step: int, rd: _DevicePool, wr: _DevicePool, active, glob):
+    def _tables(self, step: int, rd: _DevicePool, wr: _DevicePool, active, glob,
+                ring_len: int = RING_SYNC):
+        """The address table and scalar key of superstep ``step``. Its counters (read by
+        the edit kernels; the superstep kernels find theirs in the ring) are the step's
+        ring entry."""
         cp = self.cp
+        entry = self.ring.data.ptr + (step % ring_len) * LOG_W * 8  # addresses, no slicing
         arrays = {
-            "glob": glob, "agg_r": self.agg_r, "agg_w": self.agg_w, "first": self.first,
+            "glob": glob, "agg_r": self.ring.data.ptr + ((step - 1) % ring_len) * LOG_W * 8
+            + CNT_N * 8, "agg_w": entry + CNT_N * 8, "first": self.first,
             "arc_next": self.arc_next, "arc_tail": self.arc_tail, "arc_head": self.arc_head,
             "arc_w": self.arc_w, "arc_state": self.arc_state, "del_q": self.del_q,
             "ins_t": self.ins[0], "ins_h": self.ins[1], "ins_w": self.ins[2],
-            "counters": self.counters, "dirty": self.dirty, "active": active,
+            "counters": entry, "dirty": self.dirty, "active": active,
             "r_head": rd.head, "r_next": rd.next, "r_i": rd.i, "r_f": rd.f,
             "w_head": wr.head, "w_next": wr.next, "w_i": wr.i, "w_f": wr.f,
             "r_comb": rd.comb, "r_has": rd.has, "w_comb": wr.comb, "w_has": wr.has,
         }
-        ptrs = tuple(arrays[k].data.ptr for k in CTX_SLOTS)
+        arrays["arc_off"] = self.arc_off if self.arc_off is not None else 0
+        ptrs = tuple(a if isinstance(a, int) else a.data.ptr
+                     for a in (arrays[k] for k in CTX_SLOTS))
         ctx = self._ctx_cache.get(ptrs)  # the two pools alternate: two tables, sent once
         if ctx is None:
             if len(self._ctx_cache) > 8:
@@ -218,7 +242,7 @@ class CudaEngine:
             ctx = self._ctx_cache[ptrs] = cp.asarray(ptrs, dtype=cp.uint64)
         key = (step, self.n, self.p.msg_ints, self.p.msg_floats, self.mode, self.seed,
                wr.cap, int(self.del_q.shape[0]), int(self.ins[0].shape[0]), self.total,
-               self.comb)
+               self.comb, self.m0, int(self.live < self.total))
         return ctx, key
 
     def _sc(self, key: tuple):
@@ -254,49 +278,84 @@ class CudaEngine:
             return self._run(st, active, max_supersteps=max_supersteps,
                              on_superstep=on_superstep, cancel=cancel)
 
+    def _args(self, s: int, active, st_table, *, ring_len: int, rx: int,
+              max_steps: int) -> list:
+        """Superstep ``s``'s kernel arguments (programs.cu VP_SUPERSTEP_ARGS); index 3,
+        the superstep, is all that changes between the supersteps of a batched run."""
+        ctx, key = self._tables(s, *self._pools(s), active, self.glob_dev)
+        k, limit, top = self.p.stop_rule if self.p.stop_rule is not None else (-1, 0.0, 0)
+        return [ctx, self._sc(key), st_table, np.int64(s), self.ring, np.int64(ring_len),
+                np.int64(rx), np.int64(max_steps), np.int64(k), np.float64(limit),
+                np.int64(top), self.ctl]
+
+    def _pools(self, s: int) -> tuple[_DevicePool, _DevicePool]:
+        """(read, write) pools of superstep ``s``."""
+        if self.copy:  # one allocator (pools[0]); pools[1] holds the evacuated inbox
+            return self.pools[1], self.pools[0]
+        return self.pools[(s + 1) % 2], self.pools[s % 2]
+
+    def _grow_pools(self, s: int, incoming: int) -> None:
+        # a combiner needs no pool slots: every message goes to its vertex's slot
+        wr = self._pools(s)[1]
+        need = 1 if self.comb else int(self.p.message_bound(self.live, self.n, incoming)) + 1
+        if wr.cap < need:
+            wr.alloc(max(need, 2 * wr.cap))
+
     def _run(self, st: tuple, active, *, max_supersteps: int, on_superstep, cancel):
+        cp, p = self.cp, self.p
+        self.ring.fill(0)
+        self.ctl.fill(I64_MAX)
+        self.stopped_by = "quiet"
+        st_table = cp.asarray([a.data.ptr for a in st], dtype=cp.uint64)
+        if max_supersteps <= 0:
+            self.stopped_by = "limit"
+            return telemetry_rows([])
+        if not bool(active.any()):  # nothing to run (no mail before superstep 0)
+            return telemetry_rows([])
+        kernel = get_kernel(p.kernel)
+        if p.batched and not self.copy:
+            return self._run_batched(kernel, st_table, active, max_supersteps, on_superstep,
+                                     cancel)
+        return self._run_sync(kernel, st_table, active, max_supersteps, on_superstep, cancel)
+
+    def _run_sync(self, kernel, st_table, active, max_supersteps: int, on_superstep, cancel):
+        """One superstep per host round trip: the master may set glob, the program may edit
+        the topology (applied by the edit kernels before the next superstep)."""
         cp, p, n = self.cp, self.p, self.n
         rows: list[tuple] = []
-        kernel = get_kernel(p.kernel)
-        st_table = cp.asarray([a.data.ptr for a in st], dtype=cp.uint64)
         grid = (max(-(-n // BLOCK), 1),)
-        incoming = 0
+        incoming, act = 0, 1
         self.stopped_by = "limit"
         for s in range(max_supersteps):
             if cancel is not None and cancel():
                 raise CancelledError(f"{p.name} cancelled at superstep {s}")
-            if incoming == 0 and not bool(active.any()):
+            if incoming == 0 and act == 0:
                 self.stopped_by = "quiet"
                 break
-            if self.copy:  # one allocator (pools[0]); pools[1] holds the evacuated inbox
-                rd, wr = self.pools[1], self.pools[0]
-            else:
-                rd, wr = self.pools[(s + 1) % 2], self.pools[s % 2]
-            # a combiner needs no pool slots: every message goes to its vertex's slot
-            need = 1 if self.comb else int(p.message_bound(self.live, n, incoming)) + 1
-            if wr.cap < need:
-                wr.alloc(max(need, 2 * wr.cap))
+            rd, wr = self._pools(s)
+            self._grow_pools(s, incoming)
             inserts = int(p.insert_bound(self.live, n, incoming))
             self._grow_arcs(self.total + inserts)
             if int(self.ins[0].shape[0]) < inserts:
                 self.ins = [_empty(cp, inserts, np.int64, "the arc insert queue")
                             for _ in range(3)]
             t0 = time.perf_counter()
-            self._use_io(s)
-            self.io.fill(0)  # counters (top = 0 also frees the write pool) and aggregators
             if not np.array_equal(self.glob, self._glob_sent):
                 self.glob_dev.set(self.glob)
                 self._glob_sent = self.glob.copy()
             glob = self.glob_dev
-            ctx, key = self._tables(s, rd, wr, active, glob)
-            sc = self._sc(key)
-            kernel(grid, (BLOCK,), (ctx, sc, st_table, np.int64(s)))
-            io = self.io.get()
-            cnt, agg = io[:5], io[5:].view(np.float64)
+            kernel(grid, (BLOCK,), tuple(self._args(s, active, st_table, ring_len=RING_SYNC,
+                                                    rx=0, max_steps=max_supersteps)))
+            io = self.ring[s % RING_SYNC].get()
+            cnt, agg = io[:CNT_N], io[CNT_N:CNT_N + max(p.aggregators, 1)].view(np.float64)
             if cnt[CNT_OVERFLOW]:
                 raise PoolExhaustedError(
                     f"{p.name}: message pool or edit queue exhausted at superstep {s}")
             incoming, nd, ni = int(cnt[CNT_TOP]), int(cnt[CNT_DEL]), int(cnt[CNT_INS])
+            act = int(cnt[CNT_ACT])
+            if nd or ni or (self.copy and incoming):
+                ctx, key = self._tables(s, rd, wr, active, glob)
+                sc = self._sc(key)
             if nd:
                 get_kernel("vp_mark_dead")((-(-nd // BLOCK),), (BLOCK,), (ctx, sc))
                 get_kernel("vp_relink")(grid, (BLOCK,), (ctx, sc))
@@ -317,9 +376,86 @@ class CudaEngine:
                 self.stopped_by = "master"
                 break
         else:
-            if incoming == 0 and not bool(active.any()):
+            if incoming == 0 and act == 0:
                 self.stopped_by = "quiet"
         return telemetry_rows(rows)
+
+    def _run_batched(self, kernel, st_table, active, max_supersteps: int, on_superstep,
+                     cancel):
+        """Supersteps launched back to back, in batches of 1, 2, 4 .. RING - 2, the host
+        reading the ring once per batch: each kernel halts by itself once the run is over
+        (quiet, step limit, the program's stop rule), so launching past the end is harmless.
+        The combined mail of superstep s is counted by the receivers in s + 1, so a row is
+        final once the next superstep's kernel ran (one halted kernel ends every run).
+        ``on_superstep`` and ``cancel`` run between batches; a row's time is the GPU time of
+        its kernel (CUDA events)."""
+        cp, p, n = self.cp, self.p, self.n
+        rows: list[tuple] = []
+        grid = (max(-(-n // BLOCK), 1),)
+        for s in (0, 1):  # the bounds of a batched program do not depend on `incoming`
+            self._grow_pools(s, 0)
+        rx = 1 if self.comb else 0
+        nagg = max(p.aggregators, 1)
+        # nothing but the superstep number changes between launches: the two pools'
+        # argument lists are built once
+        args = [self._args(s, active, st_table, ring_len=RING, rx=rx,
+                           max_steps=max_supersteps) for s in (0, 1)]
+        launched, done, batch = 0, 0, 1
+        ring = np.zeros((RING, LOG_W), np.uint64)
+        times: dict[int, float] = {}
+        self.stopped_by = "limit"
+        while True:
+            if cancel is not None and cancel():
+                raise CancelledError(f"{p.name} cancelled at superstep {done}")
+            k = min(batch, max_supersteps + 1 - launched)
+            batch = min(2 * batch, RING - 2)
+            events = [cp.cuda.Event() for _ in range(k + 1)]
+            events[0].record()
+            for i in range(k):
+                s = launched + i
+                a = args[s % 2]
+                a[3] = np.int64(s)
+                kernel(grid, (BLOCK,), tuple(a))
+                events[i + 1].record()
+            events[-1].synchronize()
+            for i in range(k):
+                times[launched + i] = cp.cuda.get_elapsed_time(events[i], events[i + 1]) * 1e3
+            first = launched
+            launched += k
+            ring_dev = self.ring.get()
+            for s in range(first, launched):  # entries s - 1 .. launched - 1 are intact
+                ring[s % RING] = ring_dev[s % RING]
+            ring[(first - 1) % RING] = ring_dev[(first - 1) % RING]  # its mail count, now
+            end = None
+            while done < launched - 1 and end is None:
+                e = ring[done % RING]
+                if e[CNT_OVERFLOW]:
+                    raise PoolExhaustedError(
+                        f"{p.name}: message pool exhausted at superstep {done}")
+                if e[CNT_RAN] == 0:  # no vertex active and none with mail: quiet
+                    before = ring[(done - 1) % RING]
+                    if done and (before[CNT_TOP] or before[CNT_ACT]):
+                        raise GpuCoreError(f"{p.name}: superstep {done} halted on the device "
+                                           "before the run was over")
+                    end = "quiet"
+                    break
+                rows.append((done, int(e[CNT_RAN]), int(e[CNT_TOP]), self.live, times[done]))
+                self.supersteps = done + 1
+                if on_superstep is not None:
+                    on_superstep(telemetry_rows(rows[-1:])[0])
+                stop = p.master is not None and not p.master(
+                    done, e[CNT_N:CNT_N + nagg].view(np.float64), self.glob)
+                done += 1
+                if stop:
+                    end = "master"
+                elif done == max_supersteps:
+                    end = "quiet" if e[CNT_TOP] == 0 and e[CNT_ACT] == 0 else "limit"
+            if end is not None:
+                if ring[done % RING][CNT_RAN] != 0 and end == "master":
+                    raise GpuCoreError(f"{p.name}: the device stop rule ran superstep {done} "
+                                       "that the master stopped before")
+                self.stopped_by = end
+                return telemetry_rows(rows)
 
 
 # ---- the three programs (masters shared with the CPU engine) --------------------------------
@@ -341,7 +477,8 @@ def bellman_ford_cuda(g, source: int, *, mode: str = "list", combiner: bool = Fa
 
     n = g.num_nodes
     prog = CudaProgram("bellman-ford", "bf_superstep", msg_ints=1,
-                       message_bound=lambda arcs, n_, inc: arcs, combiner=COMB_MIN_I64)
+                       message_bound=lambda arcs, n_, inc: arcs, combiner=COMB_MIN_I64,
+                       batched=True)
     eng = CudaEngine(prog, n, lambda: (g.arc_sources(), g.indices, g.weights), None, None,
                      mode=mode, graph=g, combiner=combiner)
     dist = cp.full(n, INF, cp.int64)
@@ -368,7 +505,8 @@ def pagerank_cuda(tails, heads, n: int, damping: float, tol: float, max_iter: in
     master = PageRankMaster(n, tol, max_iter)
     prog = CudaProgram("pagerank", "pr_superstep", msg_floats=1, aggregators=2,
                        master=master, message_bound=lambda arcs, n_, inc: arcs,
-                       combiner=COMB_SUM_F64)
+                       combiner=COMB_SUM_F64, batched=True,
+                       stop_rule=(1, master.limit, master.max_iter))
     eng = CudaEngine(prog, n, lambda: (tails, heads, np.zeros_like(tails)), None, None,
                      mode=mode, graph=graph, combiner=combiner)
     x = cp.full(n, 1.0 / n)

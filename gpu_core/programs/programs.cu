@@ -18,6 +18,13 @@
 //   by cuda.py in that order), sc the int64 scalars (layout ScSlot), st the program's own
 //   arrays' addresses. A pool or queue that runs out sets counters[CNT_OVERFLOW]; the host
 //   raises PoolExhaustedError: nothing is silently dropped.
+// * A superstep's counters and aggregators are one entry (VP_LOG_W u64) of a ring: superstep
+//   s writes entry s % len, reads the aggregators of entry (s - 1) % len and clears entry
+//   (s + 1) % len, so supersteps run back to back with no host work in between; the host
+//   reads the ring once per batch of supersteps (cuda.py). A superstep kernel halts by
+//   itself (runs nothing) after a quiet superstep, past the step limit or when the
+//   program's stop rule says so (PageRank's networkx test), so the host may launch a batch
+//   without knowing where the run ends.
 
 #define ARC_DEAD 0
 #define ARC_LIVE 1
@@ -30,19 +37,23 @@ enum CtxSlot {
     C_GLOB, C_AGG_R, C_AGG_W, C_FIRST, C_ARC_NEXT, C_ARC_TAIL, C_ARC_HEAD, C_ARC_W,
     C_ARC_STATE, C_DEL_Q, C_INS_T, C_INS_H, C_INS_W, C_COUNTERS, C_DIRTY, C_ACTIVE,
     C_R_HEAD, C_R_NEXT, C_R_I, C_R_F, C_W_HEAD, C_W_NEXT, C_W_I, C_W_F,
-    C_R_COMB, C_R_HAS, C_W_COMB, C_W_HAS, C_NSLOTS
+    C_R_COMB, C_R_HAS, C_W_COMB, C_W_HAS, C_ARC_OFF, C_NSLOTS
 };
+// S_M0: the number of initial arcs; S_PRUNED: 1 once any arc was deleted
 enum ScSlot { S_STEP, S_N, S_KI, S_KF, S_MODE, S_SEED, S_MSG_CAP, S_DEL_CAP, S_INS_CAP,
-              S_TOTAL, S_COMB, S_NSLOTS };
+              S_TOTAL, S_COMB, S_M0, S_PRUNED, S_NSLOTS };
 // Combiners (S_COMB): messages to one vertex folded into one 8-byte slot per vertex by an
 // atomic, no list element (Pregel's combiner; the paper's lists are COMB_NONE).
 #define COMB_NONE 0
 #define COMB_SUM_F64 1  // PageRank: the sum of the shares
 #define COMB_MIN_I64 2  // Bellman-Ford: the smallest candidate distance
-enum CntSlot { CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN, CNT_NSLOTS };
+// CNT_ACT: vertices still active after the superstep (ran and did not vote to halt)
+enum CntSlot { CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN, CNT_ACT, CNT_NSLOTS };
+#define VP_LOG_W 8  // a ring entry: CNT_NSLOTS counters, then two aggregators (doubles)
 
 struct Ctx {
-    i64 step, n, ki, kf, mode, seed, msg_cap, del_cap, ins_cap, comb;
+    i64 step, n, ki, kf, mode, seed, msg_cap, del_cap, ins_cap, comb, m0, pruned;
+    bool grown;  // arcs were inserted (ids >= m0 exist)
     const i64* glob;
     const double* agg_r;
     double* agg_w;
@@ -71,6 +82,14 @@ struct Ctx {
     unsigned* r_has;  // 1: the vertex got a combined message
     u64* w_comb;
     unsigned* w_has;
+    // the initial arcs (ids 0..m0-1) sorted by tail: v's are arc_off[v]..arc_off[v+1]-1;
+    // null when they were not given sorted (the arcs are then walked as lists only)
+    const i64* arc_off;
+    // counter of the vertices with combined mail: this superstep's (the sender marks the
+    // first message to a vertex) or, with rx_count, the previous one's (counted by the
+    // receivers in the next superstep: the senders only store the flag, no atomic, no read)
+    u64* mail_ctr;
+    bool rx_count;
     // this thread's share of the superstep's aggregators and of the vertices that got
     // their first combined message: summed per block after compute, one atomic per block
     // (one same-address atomic per warp cost ~0.4 ms a superstep on NE's 1.5M vertices)
@@ -90,6 +109,9 @@ __device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
     c.del_cap = sc[S_DEL_CAP];
     c.ins_cap = sc[S_INS_CAP];
     c.comb = sc[S_COMB];
+    c.m0 = sc[S_M0];
+    c.pruned = sc[S_PRUNED];
+    c.grown = sc[S_TOTAL] > c.m0;
     c.glob = (const i64*)p[C_GLOB];
     c.agg_r = (const double*)p[C_AGG_R];
     c.agg_w = (double*)p[C_AGG_W];
@@ -118,6 +140,9 @@ __device__ __forceinline__ Ctx load_ctx(const u64* p, const i64* sc) {
     c.r_has = (unsigned*)p[C_R_HAS];
     c.w_comb = (u64*)p[C_W_COMB];
     c.w_has = (unsigned*)p[C_W_HAS];
+    c.arc_off = (const i64*)p[C_ARC_OFF];
+    c.mail_ctr = c.counters + CNT_TOP;
+    c.rx_count = false;
     return c;
 }
 
@@ -152,43 +177,45 @@ __device__ __forceinline__ u64 warp_take(u64* ctr) {
 __device__ __forceinline__ void vp_aggregate(Ctx& c, int k, double v) { c.agg_loc[k] += v; }
 
 // After compute, every thread of the block: the block's sums of the aggregators, of the
-// vertices that ran and of the first combined messages, one atomic each per block. A sum of
-// 0 is not added, so a program with fewer than two aggregators never touches agg_w[1].
-__device__ __forceinline__ void vp_block_flush(Ctx& c, bool ran) {
+// vertices that ran, stayed active and got (rx_count: had) combined mail, one atomic each
+// per block. A sum of 0 is not added, so a program with fewer than two aggregators never
+// touches agg_w[1].
+__device__ __forceinline__ void vp_block_flush(Ctx& c, bool ran, bool act) {
     __shared__ double sh_a[2][32];
-    __shared__ u64 sh_n[2][32];
+    __shared__ u64 sh_n[3][32];
     double a0 = c.agg_loc[0], a1 = c.agg_loc[1];
-    u64 n_ran = ran ? 1 : 0, n_mail = c.mail_loc;
+    // ran, active and mail counts packed in one u64 (21 bits each: a block has <= 1024
+    // threads, so no field overflows into the next)
+    u64 packed = (ran ? 1ULL : 0ULL) | ((act ? 1ULL : 0ULL) << 21) | (c.mail_loc << 42);
     for (int o = 16; o > 0; o >>= 1) {
         a0 += __shfl_down_sync(0xffffffffu, a0, o);
         a1 += __shfl_down_sync(0xffffffffu, a1, o);
-        n_ran += __shfl_down_sync(0xffffffffu, n_ran, o);
-        n_mail += __shfl_down_sync(0xffffffffu, n_mail, o);
+        packed += __shfl_down_sync(0xffffffffu, packed, o);
     }
     int w = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = (blockDim.x + 31) >> 5;
     if (lane == 0) {
         sh_a[0][w] = a0;
         sh_a[1][w] = a1;
-        sh_n[0][w] = n_ran;
-        sh_n[1][w] = n_mail;
+        sh_n[0][w] = packed;
     }
     __syncthreads();
     if (w == 0) {
         a0 = lane < nw ? sh_a[0][lane] : 0.0;
         a1 = lane < nw ? sh_a[1][lane] : 0.0;
-        n_ran = lane < nw ? sh_n[0][lane] : 0;
-        n_mail = lane < nw ? sh_n[1][lane] : 0;
+        packed = lane < nw ? sh_n[0][lane] : 0;
         for (int o = 16; o > 0; o >>= 1) {
             a0 += __shfl_down_sync(0xffffffffu, a0, o);
             a1 += __shfl_down_sync(0xffffffffu, a1, o);
-            n_ran += __shfl_down_sync(0xffffffffu, n_ran, o);
-            n_mail += __shfl_down_sync(0xffffffffu, n_mail, o);
+            packed += __shfl_down_sync(0xffffffffu, packed, o);
         }
         if (lane == 0) {
+            const u64 mask = (1ULL << 21) - 1;
+            u64 n_ran = packed & mask, n_act = (packed >> 21) & mask, n_mail = packed >> 42;
             if (a0 != 0.0) atomicAdd(&c.agg_w[0], a0);
             if (a1 != 0.0) atomicAdd(&c.agg_w[1], a1);
             if (n_ran) atomicAdd(&c.counters[CNT_RAN], n_ran);
-            if (n_mail) atomicAdd(&c.counters[CNT_TOP], n_mail);
+            if (n_act) atomicAdd(&c.counters[CNT_ACT], n_act);
+            if (n_mail) atomicAdd(c.mail_ctr, n_mail);
         }
     }
 }
@@ -223,6 +250,10 @@ __device__ void vp_link(Ctx& c, i64 dst, i64 slot, u64& rng) {
 // (CNT_TOP = vertices with mail, the CPU engine's "messages after combining"; summed per
 // block by vp_block_flush).
 __device__ __forceinline__ void vp_mark_mail(Ctx& c, i64 dst) {
+    if (c.rx_count) {  // counted by the receiver next superstep: a plain store
+        c.w_has[dst] = 1u;
+        return;
+    }
     if (!*(volatile unsigned*)&c.w_has[dst] && atomicExch(&c.w_has[dst], 1u) == 0u)
         ++c.mail_loc;
 }
@@ -251,6 +282,28 @@ __device__ __forceinline__ void vp_send_i(Ctx& c, i64 dst, i64 val, u64& rng) {
     if (s < 0) return;
     c.w_i[s * c.ki] = val;
     vp_link(c, dst, s, rng);
+}
+
+// f(e) for every out-arc e of v, in list order (as `for (e = first[v]; e >= 0; e =
+// arc_next[e])`): the arcs programs inserted (ids >= m0, pushed at the list head), then
+// v's initial arcs, which -- when they were given sorted by tail (arc_off) -- are the id
+// range arc_off[v]..arc_off[v+1]-1 minus deleted ones: independent loads instead of a
+// dependent arc_next chase. The lists stay the topology (relinked after deletions), so
+// edits need no rebuild of the range.
+template <class F>
+__device__ __forceinline__ void vp_for_arcs(const Ctx& c, i64 v, F f) {
+    if (c.arc_off == nullptr) {
+        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) f(e);
+        return;
+    }
+    if (c.grown) {  // no list head to read while no arc was ever inserted
+        i64 e = c.first[v];
+        for (; e >= c.m0; e = c.arc_next[e]) f(e);
+        if (e < 0) return;  // no initial arc left
+    }
+    const i64 end = c.arc_off[v + 1];
+    for (i64 e = c.arc_off[v]; e < end; ++e)
+        if (!c.pruned || c.arc_state[e] != ARC_DEAD) f(e);
 }
 
 __device__ __forceinline__ void vp_delete_arc(Ctx& c, i64 e) {
@@ -354,28 +407,63 @@ extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64
     c.w_head[v] = -1;
 }
 
-// One superstep of a program: a thread per vertex; counts the vertices that ran. Every
-// thread reaches vp_block_flush (it has a block barrier), those without work too.
+// Has a kernel of this run halted (ctl[0] = the first halted superstep), or must superstep
+// `step` halt: the step limit, a quiet previous superstep (it ran nothing: no vertex is
+// active and none has mail), or the program's stop rule on the previous superstep's
+// aggregator rule_k (>= 0): stop after superstep s >= 1 when agg[rule_k] < rule_limit or
+// s >= rule_max (the master's test, replayed on the host from the same values).
+#define VP_SUPERSTEP_ARGS                                                                 \
+    const u64 *ctxp, const i64 *sc, const u64 *st, const long long step, u64 *ring,       \
+        const long long ring_len, const long long rx, const long long max_steps,          \
+        const long long rule_k, const double rule_limit, const long long rule_max, i64 *ctl
+
+// One superstep of a program: a thread per vertex; counts the vertices that ran and stayed
+// active. Every thread reaches vp_block_flush (it has a block barrier), those without work
+// too. Writes per vertex only what changed (a vertex with no mail has nothing to reset).
 #define VP_SUPERSTEP(NAME, COMPUTE)                                                      \
-    extern "C" __global__ void NAME(const u64* ctxp, const i64* sc, const u64* st,        \
-                                    const long long step) {                               \
+    extern "C" __global__ void NAME(VP_SUPERSTEP_ARGS) {                                  \
+        if (ctl[0] < step) return; /* halted earlier in this run */                        \
         Ctx c = load_ctx(ctxp, sc);                                                       \
         c.step = step; /* an argument: sc is uploaded once, not every superstep */        \
+        u64* cur = ring + (step % ring_len) * VP_LOG_W;                                   \
+        u64* prev = ring + ((step + ring_len - 1) % ring_len) * VP_LOG_W;                 \
+        c.counters = cur;                                                                 \
+        c.agg_w = (double*)(cur + CNT_NSLOTS);                                            \
+        c.agg_r = (const double*)(prev + CNT_NSLOTS);                                     \
+        c.rx_count = rx != 0 && c.comb != COMB_NONE;                                      \
+        c.mail_ctr = c.rx_count ? prev + CNT_TOP : cur + CNT_TOP;                         \
         c.agg_loc[0] = c.agg_loc[1] = 0.0;                                                \
         c.mail_loc = 0;                                                                   \
+        if (blockIdx.x == 0 && threadIdx.x < VP_LOG_W)                                    \
+            ring[((step + 1) % ring_len) * VP_LOG_W + threadIdx.x] = 0ULL;                \
+        bool halt = step >= max_steps;                                                    \
+        if (!halt && step > 0)                                                            \
+            halt = prev[CNT_RAN] == 0ULL ||                                               \
+                   (rule_k >= 0 && step - 1 >= 1 &&                                       \
+                    (c.agg_r[rule_k] < rule_limit || step - 1 >= rule_max));              \
+        if (halt && blockIdx.x == 0 && threadIdx.x == 0) ctl[0] = step;                   \
         i64 v = blockIdx.x * (i64)blockDim.x + threadIdx.x;                               \
-        bool runs = v < c.n && (c.active[v] || c.r_head[v] >= 0 ||                        \
-                                (c.comb != COMB_NONE && c.r_has[v]));                     \
-        if (runs) {                                                                       \
-            u64 rng = rng_seed(c.seed, c.step, v);                                        \
-            c.active[v] = COMPUTE(v, c, st, rng) ? 1 : 0;                                 \
-            c.r_head[v] = -1;                                                             \
-            if (c.comb != COMB_NONE) { /* this slot is written again two supersteps on */ \
-                c.r_has[v] = 0u;                                                          \
-                c.r_comb[v] = (c.comb == COMB_MIN_I64) ? (u64)I64_INF : 0ULL;             \
+        bool runs = false, act = false;                                                   \
+        if (v < c.n) {                                                                    \
+            bool was = c.active[v] != 0;                                                  \
+            bool mail = (c.comb != COMB_NONE) ? c.r_has[v] != 0u : c.r_head[v] >= 0;      \
+            if (mail && c.rx_count) ++c.mail_loc; /* the previous superstep's mail */     \
+            runs = !halt && (was || mail);                                                \
+            if (runs) {                                                                   \
+                u64 rng = rng_seed(c.seed, c.step, v);                                    \
+                act = COMPUTE(v, c, st, rng);                                             \
+                if (act != was) c.active[v] = act ? 1 : 0;                                \
+                if (mail) {                                                               \
+                    if (c.comb == COMB_NONE) {                                            \
+                        c.r_head[v] = -1;                                                 \
+                    } else { /* this slot is written again two supersteps on */           \
+                        c.r_has[v] = 0u;                                                  \
+                        c.r_comb[v] = (c.comb == COMB_MIN_I64) ? (u64)I64_INF : 0ULL;     \
+                    }                                                                     \
+                }                                                                         \
             }                                                                             \
         }                                                                                 \
-        vp_block_flush(c, runs);                                                          \
+        vp_block_flush(c, runs, act);                                                     \
     }
 
 // ---- Bellman-Ford (Figure 2). st = (dist i64[n], source i64[1]); ki = 1 ----------------
@@ -394,8 +482,7 @@ __device__ bool bf_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) best = min(best, c.r_i[m * c.ki]);
     if (best < dist[v]) {
         dist[v] = best;
-        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e])
-            vp_send_i(c, c.arc_head[e], best + c.arc_w[e], rng);
+        vp_for_arcs(c, v, [&](i64 e) { vp_send_i(c, c.arc_head[e], best + c.arc_w[e], rng); });
     }
     return false;
 }
@@ -422,7 +509,7 @@ __device__ bool pr_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
         vp_aggregate(c, 0, x[v]);
     } else {
         double share = x[v] / (double)outdeg[v];
-        for (i64 e = c.first[v]; e >= 0; e = c.arc_next[e]) vp_send_f(c, c.arc_head[e], share, rng);
+        vp_for_arcs(c, v, [&](i64 e) { vp_send_f(c, c.arc_head[e], share, rng); });
     }
     return true;
 }

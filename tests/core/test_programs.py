@@ -479,7 +479,10 @@ def test_cuda_tables_match_the_cu_source():
     sc = enum("ScSlot")
     assert sc.index("S_STEP") == cuda.SC_STEP and sc.index("S_TOTAL") == cuda.SC_TOTAL
     assert len(sc) - 1 == cuda.SC_LEN
-    assert enum("CntSlot")[:-1] == ["CNT_TOP", "CNT_DEL", "CNT_INS", "CNT_OVERFLOW", "CNT_RAN"]
+    cnt = enum("CntSlot")[:-1]
+    assert cnt == ["CNT_TOP", "CNT_DEL", "CNT_INS", "CNT_OVERFLOW", "CNT_RAN", "CNT_ACT"]
+    assert len(cnt) == cuda.CNT_N and [cuda.CNT_RAN, cuda.CNT_ACT] == [4, 5]
+    assert int(re.search(r"#define VP_LOG_W (\d+)", src).group(1)) == cuda.LOG_W
     kernels = set(re.findall(r'extern "C" __global__ void (\w+)', src))
     kernels |= set(re.findall(r"^VP_SUPERSTEP\((\w+),", src, re.M))
     used = set(re.findall(r'get_kernel\("(\w+)"\)', Path(cuda.__file__).read_text()))
