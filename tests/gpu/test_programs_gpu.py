@@ -354,7 +354,7 @@ def test_long_runs_take_graphs_and_match_cpu(combiner):
     combining, arcs) row for row the CPU engine's."""
     from gpu_core.programs.cuda import GRAPH_AFTER
 
-    n = 3 * GRAPH_AFTER
+    n = 6 * GRAPH_AFTER  # >= 2 * GRAPH_AFTER hops to the end: graphs take over
     t = np.r_[np.arange(n - 1), np.arange(0, n - 3, 3)]
     h = np.r_[np.arange(1, n), np.arange(3, n, 3)]
     rng = np.random.default_rng(11)
@@ -362,16 +362,19 @@ def test_long_runs_take_graphs_and_match_cpu(combiner):
     gpu = bellman_ford(g, 0, backend="cupy", combiner=combiner)
     cpu = bellman_ford(g, 0, backend="cpu", combiner=combiner)
     np.testing.assert_array_equal(gpu.dist, cpu.dist)
-    assert gpu.supersteps == cpu.supersteps > GRAPH_AFTER
+    assert gpu.supersteps == cpu.supersteps > 2 * GRAPH_AFTER
     np.testing.assert_array_equal(_telemetry(gpu.telemetry), _telemetry(cpu.telemetry))
 
 
 @pytest.mark.parametrize("combiner", (True, False))
 def test_pagerank_stop_rule_on_the_device_matches_the_master(combiner):
-    """tol 0: the device stop rule ends the run at max_iter (past GRAPH_AFTER); a loose tol:
-    it ends at the master's convergence step. Same iterations and telemetry as the CPU."""
+    """tol 0: the device stop rule ends the run at max_iter (past GRAPH_AFTER: in a CUDA
+    graph batch); a loose tol: at the master's convergence step. Same iterations and
+    telemetry as the CPU."""
+    from gpu_core.programs.cuda import GRAPH_AFTER
+
     g = FAMILIES[0][1](seed=8)
-    for tol, max_iter in ((0.0, 150), (1e-4, 1000)):
+    for tol, max_iter in ((0.0, 2 * GRAPH_AFTER), (1e-4, 1000)):
         gpu = pagerank(g, backend="cupy", tol=tol, max_iter=max_iter, combiner=combiner)
         cpu = pagerank(g, backend="cpu", tol=tol, max_iter=max_iter, combiner=combiner)
         assert (gpu.iterations, gpu.converged) == (cpu.iterations, cpu.converged)
