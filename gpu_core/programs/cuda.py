@@ -45,13 +45,18 @@ CTX_SLOTS = (
 SC_STEP, SC_TOTAL, SC_LEN = 0, 9, 13
 # combiners of programs.cu (S_COMB): none, sum of doubles, minimum of int64
 COMB_NONE, COMB_SUM_F64, COMB_MIN_I64 = 0, 1, 2
-COMB_RESET = {COMB_SUM_F64: 0, COMB_MIN_I64: np.iinfo(np.int64).max}  # "no message" value
+# "no message" value of a slot: -0.0 for sums (programs.cu SUM_EMPTY), int64 max for minima
+COMB_RESET = {COMB_SUM_F64: np.iinfo(np.int64).min, COMB_MIN_I64: np.iinfo(np.int64).max}
 CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN, CNT_ACT = range(6)
 CNT_N, LOG_W = 6, 8  # a ring entry (programs.cu VP_LOG_W): counters, then 2 aggregators
 # ring entries: a synchronous run reads every superstep's entry before the next launch
 # (3 would do: kernel s clears entry s + 1 while s - 1's aggregators are read); a batched
 # run reads up to RING - 2 supersteps per host round trip
 RING_SYNC, RING = 4, 64
+# supersteps per CUDA graph once a batched run has gone that far (even: a graph starts on
+# either pool parity, one graph per parity)
+GRAPH_BATCH = 32
+GRAPH_AFTER = 128  # launches before a run turns to graphs (capturing costs ~1 ms)
 I64_MAX = np.iinfo(np.int64).max
 # insertion mode per engine mode: "copy" (the paper's evacuation version: one allocator,
 # the inbox copied after each superstep) inserts like "list"
@@ -120,13 +125,13 @@ class _DevicePool:
     def __init__(self, cp, n: int, ki: int, kf: int, comb: int = COMB_NONE):
         self.cp, self.ki, self.kf = cp, ki, kf
         self.head = _empty(cp, n, np.int64, "message list heads", fill=-1)
-        # combined messages: one slot and one "has mail" flag per vertex (the list heads
-        # stand in for both when there is no combiner: the kernels never touch them)
+        # combined messages: one slot per vertex, and for minima a "has mail" flag (the
+        # list heads stand in where there is none: the kernels never touch them)
+        self.comb = self.has = self.head
         if comb:
             self.comb = _empty(cp, n, np.int64, "combined messages", fill=COMB_RESET[comb])
+        if comb == COMB_MIN_I64:
             self.has = _empty(cp, n, np.uint32, "combined messages", fill=0)
-        else:
-            self.comb = self.has = self.head
         self.alloc(1)
 
     def alloc(self, cap: int) -> None:
@@ -191,7 +196,10 @@ class CudaEngine:
         if program.aggregators > 2:
             raise InvalidArgumentError("a CUDA vertex program has at most 2 aggregators")
         self.ring = cp.zeros((RING, LOG_W), cp.uint64)
-        self.ctl = cp.full(1, I64_MAX, cp.int64)
+        # ctl[1]: added to every superstep kernel's step argument (a CUDA graph's start)
+        self.ctl = cp.zeros(2, cp.int64)
+        self._graphs: dict[int, object] = {}  # pool parity -> CUDA graph (None: no capture)
+        self.graph_error = ""
         self.dirty = cp.zeros(max(self.n, 1), cp.int32)
         self.total = self.live = m
         ki, kf = program.msg_ints, program.msg_floats
@@ -288,6 +296,31 @@ class CudaEngine:
                 np.int64(rx), np.int64(max_steps), np.int64(k), np.float64(limit),
                 np.int64(top), self.ctl]
 
+    def _graph(self, kernel, grid, args: list, parity: int):
+        """A CUDA graph of GRAPH_BATCH superstep kernels starting on pool ``parity``, their
+        steps 0.. relative to ctl[1]; captured once per run and parity. None where CuPy or
+        the driver cannot capture (the run then goes on launching kernels one by one)."""
+        if parity in self._graphs:
+            return self._graphs[parity]
+        cp = self.cp
+        graph = None
+        stream = cp.cuda.Stream(non_blocking=True)
+        try:
+            with stream:
+                stream.begin_capture()
+                try:
+                    for i in range(GRAPH_BATCH):
+                        a = list(args[(parity + i) % 2])
+                        a[3] = np.int64(i)
+                        kernel(grid, (BLOCK,), tuple(a))
+                finally:
+                    graph = stream.end_capture()
+        except Exception as exc:  # noqa: BLE001 -- any capture failure: plain launches
+            self.graph_error = f"{type(exc).__name__}: {exc}"
+            graph = None
+        self._graphs[parity] = graph
+        return graph
+
     def _pools(self, s: int) -> tuple[_DevicePool, _DevicePool]:
         """(read, write) pools of superstep ``s``."""
         if self.copy:  # one allocator (pools[0]); pools[1] holds the evacuated inbox
@@ -304,7 +337,7 @@ class CudaEngine:
     def _run(self, st: tuple, active, *, max_supersteps: int, on_superstep, cancel):
         cp, p = self.cp, self.p
         self.ring.fill(0)
-        self.ctl.fill(I64_MAX)
+        self.ctl.set(np.array([I64_MAX, 0], np.int64))
         self.stopped_by = "quiet"
         st_table = cp.asarray([a.data.ptr for a in st], dtype=cp.uint64)
         if max_supersteps <= 0:
@@ -387,8 +420,10 @@ class CudaEngine:
         (quiet, step limit, the program's stop rule), so launching past the end is harmless.
         The combined mail of superstep s is counted by the receivers in s + 1, so a row is
         final once the next superstep's kernel ran (one halted kernel ends every run).
+        Past GRAPH_AFTER supersteps (Bellman-Ford's thousands of small ones) a batch is one
+        CUDA graph of GRAPH_BATCH kernels, whose launch costs the host what one kernel's did.
         ``on_superstep`` and ``cancel`` run between batches; a row's time is the GPU time of
-        its kernel (CUDA events)."""
+        its kernel (CUDA events; in a graph batch, the batch's time over its supersteps)."""
         cp, p, n = self.cp, self.p, self.n
         rows: list[tuple] = []
         grid = (max(-(-n // BLOCK), 1),)
@@ -400,26 +435,44 @@ class CudaEngine:
         # argument lists are built once
         args = [self._args(s, active, st_table, ring_len=RING, rx=rx,
                            max_steps=max_supersteps) for s in (0, 1)]
-        launched, done, batch = 0, 0, 1
+        launched, done, batch, based = 0, 0, 1, False
         ring = np.zeros((RING, LOG_W), np.uint64)
         times: dict[int, float] = {}
         self.stopped_by = "limit"
         while True:
             if cancel is not None and cancel():
                 raise CancelledError(f"{p.name} cancelled at superstep {done}")
-            k = min(batch, max_supersteps + 1 - launched)
-            batch = min(2 * batch, RING - 2)
-            events = [cp.cuda.Event() for _ in range(k + 1)]
-            events[0].record()
-            for i in range(k):
-                s = launched + i
-                a = args[s % 2]
-                a[3] = np.int64(s)
-                kernel(grid, (BLOCK,), tuple(a))
-                events[i + 1].record()
-            events[-1].synchronize()
-            for i in range(k):
-                times[launched + i] = cp.cuda.get_elapsed_time(events[i], events[i + 1]) * 1e3
+            graph = self._graph(kernel, grid, args, launched % 2) \
+                if launched >= GRAPH_AFTER else None
+            if graph is not None:  # kernels past the run's end halt at once
+                k = GRAPH_BATCH
+                start, stop_ev = cp.cuda.Event(), cp.cuda.Event()
+                start.record()
+                self.ctl[1:].fill(launched)
+                based = True
+                graph.launch()
+                stop_ev.record()
+                stop_ev.synchronize()
+                each = cp.cuda.get_elapsed_time(start, stop_ev) * 1e3 / k
+                times.update((launched + i, each) for i in range(k))
+            else:
+                if based:  # a graph ran (the other parity's capture failed)
+                    self.ctl[1:].fill(0)
+                    based = False
+                k = min(batch, max_supersteps + 1 - launched)
+                batch = min(2 * batch, RING - 2)
+                events = [cp.cuda.Event() for _ in range(k + 1)]
+                events[0].record()
+                for i in range(k):
+                    s = launched + i
+                    a = args[s % 2]
+                    a[3] = np.int64(s)
+                    kernel(grid, (BLOCK,), tuple(a))
+                    events[i + 1].record()
+                events[-1].synchronize()
+                for i in range(k):
+                    times[launched + i] = cp.cuda.get_elapsed_time(events[i],
+                                                                   events[i + 1]) * 1e3
             first = launched
             launched += k
             ring_dev = self.ring.get()

@@ -47,6 +47,10 @@ enum ScSlot { S_STEP, S_N, S_KI, S_KF, S_MODE, S_SEED, S_MSG_CAP, S_DEL_CAP, S_I
 #define COMB_NONE 0
 #define COMB_SUM_F64 1  // PageRank: the sum of the shares
 #define COMB_MIN_I64 2  // Bellman-Ford: the smallest candidate distance
+// A sum slot holding the bits of -0.0 has no mail (no "has mail" flag: senders add
+// -0.0 as +0.0, and -0.0 + x == x for every x, +0.0 included, so the sums are those of a
+// +0.0 start); a min slot needs the flag (any int64 may be a message).
+#define SUM_EMPTY 0x8000000000000000ULL
 // CNT_ACT: vertices still active after the superstep (ran and did not vote to halt)
 enum CntSlot { CNT_TOP, CNT_DEL, CNT_INS, CNT_OVERFLOW, CNT_RAN, CNT_ACT, CNT_NSLOTS };
 #define VP_LOG_W 8  // a ring entry: CNT_NSLOTS counters, then two aggregators (doubles)
@@ -79,7 +83,7 @@ struct Ctx {
     i64* w_i;
     double* w_f;
     u64* r_comb;  // combined message of each vertex (COMB_*; reset value when none)
-    unsigned* r_has;  // 1: the vertex got a combined message
+    unsigned* r_has;  // COMB_MIN_I64: 1 when the vertex got a combined message
     u64* w_comb;
     unsigned* w_has;
     // the initial arcs (ids 0..m0-1) sorted by tail: v's are arc_off[v]..arc_off[v+1]-1;
@@ -261,8 +265,13 @@ __device__ __forceinline__ void vp_mark_mail(Ctx& c, i64 dst) {
 // Send a double (msg_floats = 1): to the list, or summed (COMB_SUM_F64).
 __device__ __forceinline__ void vp_send_f(Ctx& c, i64 dst, double val, u64& rng) {
     if (c.comb == COMB_SUM_F64) {
-        atomicAdd((double*)&c.w_comb[dst], val);
-        vp_mark_mail(c, dst);
+        val += 0.0;  // -0.0 -> +0.0: the slot's -0.0 means "no mail"
+        if (c.rx_count) {
+            atomicAdd((double*)&c.w_comb[dst], val);  // no return value: no wait
+        } else if (__double_as_longlong(atomicAdd((double*)&c.w_comb[dst], val)) ==
+                   (long long)SUM_EMPTY) {
+            ++c.mail_loc;  // the first message to dst
+        }
         return;
     }
     i64 s = vp_alloc(c);
@@ -407,13 +416,18 @@ extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64
     c.w_head[v] = -1;
 }
 
+#define VP_BLOCK 256  // cuda.py BLOCK
+#ifndef VP_MIN_BLOCKS
+#define VP_MIN_BLOCKS 4  // resident blocks per SM: at most 64 registers a thread
+#endif
+
 // Has a kernel of this run halted (ctl[0] = the first halted superstep), or must superstep
 // `step` halt: the step limit, a quiet previous superstep (it ran nothing: no vertex is
 // active and none has mail), or the program's stop rule on the previous superstep's
 // aggregator rule_k (>= 0): stop after superstep s >= 1 when agg[rule_k] < rule_limit or
 // s >= rule_max (the master's test, replayed on the host from the same values).
 #define VP_SUPERSTEP_ARGS                                                                 \
-    const u64 *ctxp, const i64 *sc, const u64 *st, const long long step, u64 *ring,       \
+    const u64 *ctxp, const i64 *sc, const u64 *st, const long long step_arg, u64 *ring,   \
         const long long ring_len, const long long rx, const long long max_steps,          \
         const long long rule_k, const double rule_limit, const long long rule_max, i64 *ctl
 
@@ -421,8 +435,10 @@ extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64
 // active. Every thread reaches vp_block_flush (it has a block barrier), those without work
 // too. Writes per vertex only what changed (a vertex with no mail has nothing to reset).
 #define VP_SUPERSTEP(NAME, COMPUTE)                                                      \
-    extern "C" __global__ void NAME(VP_SUPERSTEP_ARGS) {                                  \
-        if (ctl[0] < step) return; /* halted earlier in this run */                        \
+    extern "C" __global__ void __launch_bounds__(VP_BLOCK, VP_MIN_BLOCKS)                 \
+        NAME(VP_SUPERSTEP_ARGS) {                                                         \
+        const i64 step = step_arg + ctl[1]; /* ctl[1]: a CUDA graph's first superstep */  \
+        if (ctl[0] < step) return;          /* halted earlier in this run */              \
         Ctx c = load_ctx(ctxp, sc);                                                       \
         c.step = step; /* an argument: sc is uploaded once, not every superstep */        \
         u64* cur = ring + (step % ring_len) * VP_LOG_W;                                   \
@@ -446,7 +462,9 @@ extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64
         bool runs = false, act = false;                                                   \
         if (v < c.n) {                                                                    \
             bool was = c.active[v] != 0;                                                  \
-            bool mail = (c.comb != COMB_NONE) ? c.r_has[v] != 0u : c.r_head[v] >= 0;      \
+            bool mail = c.comb == COMB_SUM_F64   ? c.r_comb[v] != SUM_EMPTY               \
+                        : c.comb == COMB_MIN_I64 ? c.r_has[v] != 0u                       \
+                                                 : c.r_head[v] >= 0;                      \
             if (mail && c.rx_count) ++c.mail_loc; /* the previous superstep's mail */     \
             runs = !halt && (was || mail);                                                \
             if (runs) {                                                                   \
@@ -456,9 +474,11 @@ extern "C" __global__ void vp_evacuate(const u64* ctxp, const i64* sc, const i64
                 if (mail) {                                                               \
                     if (c.comb == COMB_NONE) {                                            \
                         c.r_head[v] = -1;                                                 \
-                    } else { /* this slot is written again two supersteps on */           \
+                    } else if (c.comb == COMB_SUM_F64) { /* written again 2 steps on */   \
+                        c.r_comb[v] = SUM_EMPTY;                                          \
+                    } else {                                                              \
                         c.r_has[v] = 0u;                                                  \
-                        c.r_comb[v] = (c.comb == COMB_MIN_I64) ? (u64)I64_INF : 0ULL;     \
+                        c.r_comb[v] = (u64)I64_INF;                                       \
                     }                                                                     \
                 }                                                                         \
             }                                                                             \
@@ -497,8 +517,10 @@ __device__ bool pr_compute(i64 v, Ctx& c, const u64* st, u64& rng) {
     const double* par = (const double*)st[2];
     if (c.step > 0) {
         double t = 0.0;
-        if (c.comb == COMB_SUM_F64)
-            t = __longlong_as_double((long long)c.r_comb[v]);
+        if (c.comb == COMB_SUM_F64) {
+            u64 b = c.r_comb[v];
+            t = (b == SUM_EMPTY) ? 0.0 : __longlong_as_double((long long)b);
+        }
         else
             for (i64 m = c.r_head[v]; m >= 0; m = c.r_next[m]) t += c.r_f[m * c.kf];
         double nw = par[0] * (t + c.agg_r[0] * par[1]) + (1.0 - par[0]) * par[1];

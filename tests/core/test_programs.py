@@ -483,6 +483,7 @@ def test_cuda_tables_match_the_cu_source():
     assert cnt == ["CNT_TOP", "CNT_DEL", "CNT_INS", "CNT_OVERFLOW", "CNT_RAN", "CNT_ACT"]
     assert len(cnt) == cuda.CNT_N and [cuda.CNT_RAN, cuda.CNT_ACT] == [4, 5]
     assert int(re.search(r"#define VP_LOG_W (\d+)", src).group(1)) == cuda.LOG_W
+    assert int(re.search(r"#define VP_BLOCK (\d+)", src).group(1)) == cuda.BLOCK
     kernels = set(re.findall(r'extern "C" __global__ void (\w+)', src))
     kernels |= set(re.findall(r"^VP_SUPERSTEP\((\w+),", src, re.M))
     used = set(re.findall(r'get_kernel\("(\w+)"\)', Path(cuda.__file__).read_text()))

@@ -338,3 +338,46 @@ def test_bench_time_cap_marks_rows_over_cap(tmp_path, capsys):
     assert ("mst", "framework (list)") in over and ("pagerank", "framework (list)") in over
     assert all("cap" in r["note"] for r in rows if r["check"] == "over cap")
     assert (tmp_path / "fig5_mst.png").stat().st_size > 0
+
+
+# ---- the batched engine: device-side stop, receiver-counted mail, CUDA graphs --------------
+
+
+def _telemetry(tel) -> np.ndarray:
+    return np.c_[tel["superstep"], tel["active"], tel["messages"], tel["arcs"]]
+
+
+@pytest.mark.parametrize("combiner", (True, False))
+def test_long_runs_take_graphs_and_match_cpu(combiner):
+    """Hundreds of supersteps (past GRAPH_AFTER: CUDA graph batches) on a long path with
+    side branches: distances bit-identical, and the telemetry (vertices run, messages after
+    combining, arcs) row for row the CPU engine's."""
+    from gpu_core.programs.cuda import GRAPH_AFTER
+
+    n = 6 * GRAPH_AFTER  # >= 2 * GRAPH_AFTER hops to the end: graphs take over
+    t = np.r_[np.arange(n - 1), np.arange(0, n - 3, 3)]
+    h = np.r_[np.arange(1, n), np.arange(3, n, 3)]
+    rng = np.random.default_rng(11)
+    g = CSRGraph.from_edges(n, t, h, rng.integers(1, 9, t.size))
+    gpu = bellman_ford(g, 0, backend="cupy", combiner=combiner)
+    cpu = bellman_ford(g, 0, backend="cpu", combiner=combiner)
+    np.testing.assert_array_equal(gpu.dist, cpu.dist)
+    assert gpu.supersteps == cpu.supersteps > 2 * GRAPH_AFTER
+    np.testing.assert_array_equal(_telemetry(gpu.telemetry), _telemetry(cpu.telemetry))
+
+
+@pytest.mark.parametrize("combiner", (True, False))
+def test_pagerank_stop_rule_on_the_device_matches_the_master(combiner):
+    """tol 0: the device stop rule ends the run at max_iter (past GRAPH_AFTER: in a CUDA
+    graph batch); a loose tol: at the master's convergence step. Same iterations and
+    telemetry as the CPU."""
+    from gpu_core.programs.cuda import GRAPH_AFTER
+
+    g = FAMILIES[0][1](seed=8)
+    for tol, max_iter in ((0.0, 2 * GRAPH_AFTER), (1e-4, 1000)):
+        gpu = pagerank(g, backend="cupy", tol=tol, max_iter=max_iter, combiner=combiner)
+        cpu = pagerank(g, backend="cpu", tol=tol, max_iter=max_iter, combiner=combiner)
+        assert (gpu.iterations, gpu.converged) == (cpu.iterations, cpu.converged)
+        assert gpu.supersteps == cpu.supersteps
+        assert np.abs(gpu.rank - cpu.rank).max() <= 1e-12
+        np.testing.assert_array_equal(_telemetry(gpu.telemetry), _telemetry(cpu.telemetry))
