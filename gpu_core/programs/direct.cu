@@ -233,7 +233,8 @@ __device__ __forceinline__ void prd_arrive(double& a, double& b, int gen, double
     __syncthreads();  // sh is reused by the next call
 }
 
-// Switches (direct_cuda.py turns PRD_Y_CACHED on, and PRD_X2 in the mode-0 build):
+// Switches (direct_cuda.py turns PRD_Y_CACHED on, PRD_X2 in the mode-0 build and
+// PRD_HUBS for graphs with rows of more than hub_min in-arcs, summed by a warp):
 // PRD_Y_CACHED gathers y through L1 (legal: every read of a y buffer follows the
 // barrier's fences and bar.sync, as after a cooperative grid.sync(); without it, __ldcg
 // through L2); PRD_X2 keeps two rank buffers in global memory in mode 0 instead of
@@ -246,9 +247,10 @@ __device__ __forceinline__ void prd_arrive(double& a, double& b, int gen, double
 
 extern "C" __global__ void __launch_bounds__(1024, 2)  // 2 resident blocks of 1024: <= 32 registers
 prd_persistent(const int* __restrict__ indptr, const int* __restrict__ src,
-               const int* __restrict__ outdeg, double* x, double* x2, double* ya,
-               double* yb, double* dbuf, unsigned* sync, int n, int chunk, int mode,
-               double damping, double limit, int max_iter, double dsum0) {
+               const int* __restrict__ outdeg, const int* __restrict__ hubs,
+               const int* __restrict__ hub_off, int hub_min, double* x, double* x2,
+               double* ya, double* yb, double* dbuf, unsigned* sync, int n, int chunk,
+               int mode, double damping, double limit, int max_iter, double dsum0) {
     extern __shared__ double dyn[];
     __shared__ double sh[66];
     __shared__ int last;
@@ -311,6 +313,9 @@ prd_persistent(const int* __restrict__ indptr, const int* __restrict__ src,
         for (int i = threadIdx.x; i < cnt; i += blockDim.x) {
             const int j1 = rl[i + 1];
             int j = rl[i];
+#ifdef PRD_HUBS
+            if (j1 - j > hub_min) continue;  // a hub: a warp sums it below
+#endif
             double flow = 0.0;
             for (; j + 1 < j1; j += 2) {  // two loads in flight; the sum keeps its order
                 const double f0 = LDY(&y[__ldg(&src[j])]);
@@ -321,6 +326,21 @@ prd_persistent(const int* __restrict__ indptr, const int* __restrict__ src,
             if (j < j1) flow += LDY(&y[__ldg(&src[j])]);
             finish(i, flow);
         }
+#ifdef PRD_HUBS
+        // The block's hubs (more than hub_min in-arcs, listed in hubs[hub_off[b]..]): one
+        // warp each, lanes striding the row, a fixed shuffle tree (deterministic). One
+        // thread walking a 10^5-arc row held the whole grid at every barrier. Built only
+        // for graphs that have hubs (a road graph's kernel is the one without).
+        for (int h = hub_off[blockIdx.x] + (threadIdx.x >> 5); h < hub_off[blockIdx.x + 1];
+             h += blockDim.x >> 5) {
+            const int i = hubs[h] - lo, j1 = rl[i + 1];
+            double flow = 0.0;
+            for (int j = rl[i] + (threadIdx.x & 31); j < j1; j += 32)
+                flow += LDY(&y[__ldg(&src[j])]);
+            for (int o = 16; o > 0; o >>= 1) flow += __shfl_down_sync(0xffffffffu, flow, o);
+            if ((threadIdx.x & 31) == 0) finish(i, flow);
+        }
+#endif
         ++gen;
         prd_arrive(diff, dang, gen, parts, sync, pub, sh, &last);
         delta = diff;

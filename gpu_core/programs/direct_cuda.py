@@ -74,6 +74,24 @@ class _PageRankGraph:
             self.dangling = cp.asarray(dangling.astype(np.uint8))
         # networkx's first dangling sum, x0[dangling].sum() with numpy's own summation
         self.dsum0 = float(np.full(int(dangling.sum()), 1.0 / n).sum())
+        self.indeg = np.diff(indptr)
+        self._hubs: dict[tuple, tuple] = {}
+
+    def has_hubs(self, hub_min: int) -> bool:
+        return bool(self.indeg.size) and int(self.indeg.max()) > hub_min
+
+    def hubs(self, hub_min: int, blocks: int, chunk: int):
+        """(hubs, hub_off) on the device: the vertices of more than ``hub_min`` in-arcs,
+        ascending, and where each block's (``chunk`` vertices a block) start in that list."""
+        import cupy as cp
+
+        key = (hub_min, blocks, chunk)
+        if key not in self._hubs:
+            ids = np.flatnonzero(self.indeg > hub_min).astype(np.int32)
+            off = np.searchsorted(ids, np.arange(blocks + 1, dtype=np.int64) * chunk)
+            self._hubs = {key: (cp.asarray(ids if ids.size else np.zeros(1, np.int32)),
+                                cp.asarray(off.astype(np.int32)))}
+        return self._hubs[key]
 
 
 def pagerank_direct_cuda(g: CSRGraph, damping: float, tol: float, max_iter: int):
@@ -107,6 +125,10 @@ SMEM_OPTIN_ATTR = 97  # cudaDevAttrMaxSharedMemoryPerBlockOptin
 # PRD_X2 as well: two global rank buffers 5.15 ms, one updated in place 24.1 ms; not in the
 # other modes' build, where it costs registers (a few bytes spilled at 32).
 PERSISTENT_DEFINES: tuple[str, ...] = ("PRD_Y_CACHED",)
+# rows of more in-arcs are summed by a warp, not one thread (a skewed graph's hub of 10^5
+# in-arcs took 28 ms an iteration on one thread: rev-WikiTalk's stand-in, H100); the
+# kernel has that path (PRD_HUBS) only where the graph has such rows
+HUB_MIN = 256
 
 
 def _smem_bytes(mode: int, chunk: int) -> int:
@@ -174,11 +196,14 @@ def _resident(kern, block: int, smem: int) -> int:
 
 def _pagerank_persistent(pg, n: int, damping: float, limit: float, max_iter: int,
                          override: tuple[int, int, int] | None = None,
-                         defines: tuple[str, ...] = PERSISTENT_DEFINES):
-    """The persistent launch; ``override`` (see :func:`persistent_plan`) and ``defines``
-    (direct.cu's PRD_* switches) are for measurements and tests."""
+                         defines: tuple[str, ...] = PERSISTENT_DEFINES,
+                         hub_min: int = HUB_MIN):
+    """The persistent launch; ``override`` (see :func:`persistent_plan`), ``defines``
+    (direct.cu's PRD_* switches) and ``hub_min`` are for measurements and tests."""
     import cupy as cp
 
+    if pg.has_hubs(hub_min):
+        defines = (*defines, "PRD_HUBS")
     kern = _device_kernel(HERE / "direct.cu", "prd_persistent", defines=defines,
                           cooperative=True)
     block, nb, chunk, mode, smem = persistent_plan(kern, n, override)
@@ -194,9 +219,11 @@ def _pagerank_persistent(pg, n: int, damping: float, limit: float, max_iter: int
     ys = cp.empty((2, n))
     dbuf = cp.empty(2 * nb + 5)  # partials, the published sums, (delta, converged, its)
     sync = cp.zeros(2, cp.uint32)  # arrivals, generation
+    hubs, hub_off = pg.hubs(hub_min, nb, chunk)
     kern.max_dynamic_shared_size_bytes = smem
     try:
-        kern((nb,), (block,), (pg.indptr, pg.src, pg.outdeg, x, x2, ys[0], ys[1], dbuf,
+        kern((nb,), (block,), (pg.indptr, pg.src, pg.outdeg, hubs, hub_off,
+                               np.int32(hub_min), x, x2, ys[0], ys[1], dbuf,
                                sync, np.int32(n), np.int32(chunk), np.int32(mode),
                                np.float64(damping), np.float64(limit), np.int32(max_iter),
                                np.float64(pg.dsum0)), shared_mem=smem)

@@ -108,16 +108,18 @@ def test_direct_pagerank_launch_fallback(seed):
     assert np.abs(x - want[0]).max(initial=0.0) <= 1e-12
 
 
-def _persistent_equals_scipy(g: CSRGraph, override, defines=(), tol=1e-8, max_iter=300):
-    """The persistent kernel with a forced (block, blocks per SM, shared-memory mode) and
-    PRD_* switches equals the CPU's power iteration."""
+def _persistent_equals_scipy(g: CSRGraph, override, defines=(), tol=1e-8, max_iter=300,
+                             hub_min=None):
+    """The persistent kernel with a forced (block, blocks per SM, shared-memory mode),
+    PRD_* switches and hub threshold equals the CPU's power iteration."""
     from gpu_core.device.graph import device_graph
-    from gpu_core.programs.direct_cuda import _pagerank_persistent, _PageRankGraph
+    from gpu_core.programs.direct_cuda import HUB_MIN, _pagerank_persistent, _PageRankGraph
 
     want = pagerank_csr(g, 0.85, tol, max_iter)
     pg = device_graph(g).derived("pagerank_transpose", lambda: _PageRankGraph(g))
     x, it, delta, conv = _pagerank_persistent(pg, g.num_nodes, 0.85, g.num_nodes * tol,
-                                              max_iter, override, defines)
+                                              max_iter, override, defines,
+                                              HUB_MIN if hub_min is None else hub_min)
     assert (it, conv) == (want[1], want[3])
     assert np.abs(x - want[0]).max(initial=0.0) <= 1e-12
     assert abs(delta - want[2]) <= 1e-12
@@ -166,3 +168,26 @@ def test_direct_pagerank_persistent_many_blocks():
     for shape in [(64, 8, 0), (1024, 2, 2), (128, 8, 1)]:
         for defines in [(), ("PRD_Y_CACHED", "PRD_X2")]:
             _persistent_equals_scipy(g, shape, defines, tol=1e-9, max_iter=100)
+
+
+@pytest.mark.parametrize("hub_min", [0, 3, 10])
+@pytest.mark.parametrize("shape", PERSISTENT_SHAPES, ids=str)
+def test_direct_pagerank_persistent_hub_rows(hub_min, shape):
+    """Rows of more than ``hub_min`` in-arcs summed by a warp (0: every row with an arc;
+    3: many; 10: a few or none), mixed with rows of one thread, in every shape."""
+    for seed in range(2):
+        _persistent_equals_scipy(_random_graph(320 + seed), shape, hub_min=hub_min)
+
+
+def test_direct_pagerank_skewed_hubs():
+    """Two vertices with 30,000 and 5,000 in-arcs (rev-WikiTalk's shape, smaller) beside
+    sparse random arcs, through the API's path (default threshold, default plan)."""
+    rng = np.random.default_rng(11)
+    n = 40_000
+    tails = np.concatenate([rng.integers(0, n, 30_000), rng.integers(0, n, 5_000),
+                            rng.integers(0, n, 80_000)])
+    heads = np.concatenate([np.full(30_000, 17), np.full(5_000, n - 3),
+                            rng.integers(0, n, 80_000)])
+    g = CSRGraph.from_edges(n, tails, heads, np.ones(tails.size, np.int64))
+    _check_pagerank(g, 1e-10, 200)
+    _check_pagerank(g, 0.0, 100)
