@@ -260,6 +260,23 @@ def _check_args(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     return wanted, graphs
 
 
+def _merged(table: list[dict], stats: list[dict], rows: list[dict],
+            st: dict) -> tuple[list[dict], list[dict]]:
+    """``table`` and ``stats`` with one graph's fresh ``rows`` and stats ``st``: they replace
+    the --include'd rows of the same implementations. The edit/compact figures are the
+    graph's, not a row's: rows kept (skipped implementations) take those measured now, or
+    with none measured now (``--edits 0``) the fresh rows take the kept ones'."""
+    fresh = {(r["graph"], r["program"], r["implementation"]) for r in rows}
+    table = [r for r in table if (r["graph"], r["program"], r["implementation"]) not in fresh]
+    kept = [r for r in table if r["graph"] == st["graph"]]
+    cols = ("edit_batch_ms", "compact_ms")
+    if rows and kept:
+        src, dst = (rows[0], kept) if rows[0]["edit_batch_ms"] != "" else (kept[0], rows)
+        for r in dst:
+            r.update({c: src[c] for c in cols})
+    return table + rows, [x for x in stats if x["graph"] != st["graph"]] + [st]
+
+
 def _included(folder: str | None) -> tuple[list[dict], list[dict]]:
     """(rows, graph rows) of an earlier run's CSVs (``--include``); empty without."""
     if not folder:
@@ -313,9 +330,8 @@ def run(args: argparse.Namespace) -> int:
                                                     "graph)") if x))
                     for r in done[same]]
             print(f"graph {name} ({kind}): the same graph as {first} above, rows copied")
-            stats.append(dict(next(x for x in stats if x["graph"] == first), graph=name,
-                              kind=kind))
-            table += rows
+            table, stats = _merged(table, stats, rows, dict(
+                next(x for x in stats if x["graph"] == first), graph=name, kind=kind))
             _write(out, "vertex_programs.csv", table)
             _write(out, "graphs.csv", stats)
             figs = write_figures(table, out, device)
@@ -330,13 +346,9 @@ def run(args: argparse.Namespace) -> int:
             rows, bad = _table(bg, st["bf_source"], backend, wanted, args)
         for r in rows:
             r["device"] = device if r["backend"] == "cupy" else "host CPU"
-        # a graph measured again replaces the --include'd rows of the same implementations
-        fresh = {(r["graph"], r["program"], r["implementation"]) for r in rows}
-        table = [r for r in table if (r["graph"], r["program"], r["implementation"]) not in fresh]
-        stats = [x for x in stats if x["graph"] != st["graph"]] + [st]
+        table, stats = _merged(table, stats, rows, st)
         if same is not None:
             done[same] = rows
-        table += rows
         failed |= bad
         _write(out, "vertex_programs.csv", table)
         _write(out, "graphs.csv", stats)

@@ -236,7 +236,7 @@ def test_bench_time_cap_reuse_and_include(tmp_path, capsys):
     third = tmp_path / "c"
     rc = main(["bench", "vertex-programs", "--backend", "cpu", "--scaling", "7:7",
                "--graphs", "", "--map", "gen:grid:100", "--repeats", "1", "--iterations", "3",
-               "--edits", "0", "--programs", "mst", "--skip", "Kruskal", "--skip", "grid",
+               "--edits", "50", "--programs", "mst", "--skip", "Kruskal", "--skip", "grid",
                "--include", str(second), "--out", str(third)])
     assert rc == 0
     with open(third / "vertex_programs.csv", newline="") as fh:
@@ -247,6 +247,25 @@ def test_bench_time_cap_reuse_and_include(tmp_path, capsys):
     assert by_impl[("mst", "framework")] == "ok"  # measured again, with no cap
     assert by_impl[("mst", "direct Kruskal")] == "over cap"  # skipped: the included row
     assert by_impl[("pagerank", "framework")] == "over cap"  # not asked for: kept
+    # the graph's edit/compact figures are those measured now, on its kept rows too
+    assert {r["edit_batch_ms"] for r in again} == {again[0]["edit_batch_ms"]} != {""}
+    # a graph copied from its twin (Random = random 2^7) replaces its included rows too
+    fourth = tmp_path / "d"
+    rc = main(["bench", "vertex-programs", "--backend", "cpu", "--scaling", "7:7",
+               "--graphs", "random", "--nodes", "128", "--repeats", "1", "--iterations", "3",
+               "--edits", "0", "--programs", "mst", "--include", str(third),
+               "--out", str(fourth)])
+    assert rc == 0
+    with open(fourth / "vertex_programs.csv", newline="") as fh:
+        table = list(csv.DictReader(fh))
+    with open(fourth / "graphs.csv", newline="") as fh:
+        stats = [r["graph"] for r in csv.DictReader(fh)]
+    assert stats.count("Random") == 1 and stats.count("random 2^7") == 1
+
+    def impls(graph):
+        return sorted((r["program"], r["implementation"]) for r in table if r["graph"] == graph)
+    assert impls("Random") == impls("random 2^7") and len(set(impls("Random"))) == len(
+        impls("Random"))
 
 
 def test_goal_lines_read_the_ne_rows():
