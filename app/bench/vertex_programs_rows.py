@@ -49,7 +49,7 @@ def mst_rows(g, backend: str) -> list[Row]:
     if backend != "cupy":
         rows = [Row(_framework(backend), backend, api, _totals, cancellable=True)]
     else:
-        from gpu_core.programs.cuda import boruvka_cuda
+        from gpu_core.programs.cuda_programs import boruvka_cuda
         from gpu_core.programs.direct_cuda import cached_undirected_edges
         from gpu_core.programs.medusa import boruvka_rebuilds_cuda, boruvka_round_graphs
 
@@ -124,7 +124,7 @@ def pagerank_rows(g, backend: str, iters: int) -> list[Row]:
                 lambda cancel=None: pagerank(g, backend=backend, cancel=cancel, **kw), rank,
                 cancellable=True)]
     if backend == "cupy":
-        from gpu_core.programs.cuda import pagerank_cuda
+        from gpu_core.programs.cuda_programs import pagerank_cuda
         from gpu_core.programs.direct_cuda import simple_arcs
         from gpu_core.programs.medusa import pagerank_medusa_cuda, upload_layout
 
@@ -174,7 +174,7 @@ def bf_rows(g, backend: str, source: int) -> list[Row]:
                 lambda cancel=None: bellman_ford(g, source, backend=backend, cancel=cancel),
                 dist, cancellable=True)]
     if backend == "cupy":
-        from gpu_core.programs.cuda import bellman_ford_cuda
+        from gpu_core.programs.cuda_programs import bellman_ford_cuda
         from gpu_core.programs.medusa import bellman_ford_medusa_cuda, upload_layout
 
         for mode in ("list", "collision"):

@@ -146,7 +146,7 @@ def bellman_ford(
     be, note = choose_backend(backend)
     t0 = time.perf_counter()
     if be == "cupy":
-        from .cuda import bellman_ford_cuda
+        from .cuda_programs import bellman_ford_cuda
 
         with _on_device("Bellman-Ford"):
             dist, tel, steps = bellman_ford_cuda(g, source, combiner=combiner,
@@ -204,7 +204,7 @@ def pagerank(
         return PageRankResult(x, it, delta, conv, 0, be, method,
                               elapsed_s=time.perf_counter() - t0, note=note)
     if be == "cupy":
-        from .cuda import pagerank_cuda
+        from .cuda_programs import pagerank_cuda
         from .direct_cuda import simple_arcs
 
         tails, heads = simple_arcs(g)  # cached per graph
@@ -272,7 +272,7 @@ def minimum_spanning_forest(
         with _on_device("direct Borůvka"):
             keep, rounds = boruvka_direct_cuda(g)
     elif be == "cupy":
-        from .cuda import boruvka_cuda
+        from .cuda_programs import boruvka_cuda
 
         with _on_device("Borůvka"):
             keep, master, tel, supersteps = boruvka_cuda(

@@ -75,10 +75,11 @@ class _PageRankGraph:
         # networkx's first dangling sum, x0[dangling].sum() with numpy's own summation
         self.dsum0 = float(np.full(int(dangling.sum()), 1.0 / n).sum())
         self.indeg = np.diff(indptr)
+        self.max_indeg = int(self.indeg.max()) if n else 0  # read on every call
         self._hubs: dict[tuple, tuple] = {}
 
     def has_hubs(self, hub_min: int) -> bool:
-        return bool(self.indeg.size) and int(self.indeg.max()) > hub_min
+        return self.max_indeg > hub_min
 
     def hubs(self, hub_min: int, blocks: int, chunk: int):
         """(hubs, hub_off) on the device: the vertices of more than ``hub_min`` in-arcs,

@@ -74,7 +74,7 @@ def test_framework_repeats_on_the_cached_graph(seed):
     """The engine starts each run from a device copy of the per-graph arc lists: Borůvka's
     topology edits of one run must not leak into the next (every mode)."""
     from gpu_core.programs import bellman_ford, minimum_spanning_forest, pagerank
-    from gpu_core.programs.cuda import boruvka_cuda
+    from gpu_core.programs.cuda_programs import boruvka_cuda
 
     g = _random_graph(100 + seed)
     cpu = minimum_spanning_forest(g, backend="cpu")

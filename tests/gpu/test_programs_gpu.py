@@ -154,7 +154,7 @@ def test_api_full_device_raises_typed_oom(monkeypatch):
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
 @pytest.mark.parametrize("mode", MODES)
 def test_bellman_ford_modes_equal_cpu(name, make, mode):
-    from gpu_core.programs.cuda import bellman_ford_cuda
+    from gpu_core.programs.cuda_programs import bellman_ford_cuda
 
     g = make(seed=3)
     dist, tel, steps = bellman_ford_cuda(g, 0, mode=mode)
@@ -165,7 +165,7 @@ def test_bellman_ford_modes_equal_cpu(name, make, mode):
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
 @pytest.mark.parametrize("mode", MODES)
 def test_boruvka_modes_equal_cpu(name, make, mode):
-    from gpu_core.programs.cuda import boruvka_cuda
+    from gpu_core.programs.cuda_programs import boruvka_cuda
 
     g = make(seed=4)
     a, b, _ = undirected_edges(g)
@@ -177,7 +177,7 @@ def test_boruvka_modes_equal_cpu(name, make, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_pagerank_modes_equal_cpu(mode):
-    from gpu_core.programs.cuda import pagerank_cuda
+    from gpu_core.programs.cuda_programs import pagerank_cuda
 
     g = FAMILIES[0][1](seed=5)
     n = g.num_nodes
@@ -190,7 +190,7 @@ def test_pagerank_modes_equal_cpu(mode):
 
 def test_rev_skewed_in_degree_uses_random_insertion():
     """Thousands of senders to one vertex (rev-WikiTalk's shape): both modes agree."""
-    from gpu_core.programs.cuda import bellman_ford_cuda
+    from gpu_core.programs.cuda_programs import bellman_ford_cuda
 
     n = 20_000
     t = np.r_[np.zeros(n - 1, np.int64), np.arange(1, n)]
@@ -298,7 +298,7 @@ def test_medusa_baseline_equals_cpu(name, make):
 def test_combiners_equal_cpu(name, make):
     """atomicMin / atomicAdd slots instead of lists: Bellman-Ford bit-identical, PageRank
     within 1e-12 with the same iterations; the telemetry counts vertices with mail."""
-    from gpu_core.programs.cuda import bellman_ford_cuda, pagerank_cuda
+    from gpu_core.programs.cuda_programs import bellman_ford_cuda, pagerank_cuda
 
     g = make(seed=7)
     if g.num_nodes == 0:
@@ -317,7 +317,7 @@ def test_combiners_equal_cpu(name, make):
 
 def test_combiner_refused_in_copy_mode():
     from gpu_core.errors import InvalidArgumentError
-    from gpu_core.programs.cuda import bellman_ford_cuda
+    from gpu_core.programs.cuda_programs import bellman_ford_cuda
 
     with pytest.raises(InvalidArgumentError, match="copy"):
         bellman_ford_cuda(FAMILIES[0][1](seed=1), 0, mode="copy", combiner=True)
