@@ -67,7 +67,7 @@ def read_table(path: str) -> PointTable:
         raise PointError(exc.detail, path=path) from None
     with fh:  # bounded; a spreadsheet's BOM is dropped; /dev/zero stops at its first NUL
         try:
-            raw = read_stream(fh, path, text="UTF-8 CSV or GeoJSON")
+            raw = read_stream(fh, path, text="UTF-8")
         except MapFormatError as exc:
             raise PointError(exc.detail, path=path) from None
     try:

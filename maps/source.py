@@ -242,7 +242,7 @@ def check_text(data: bytes, path: str, fmt: str, offset: int = 0) -> None:
     k = data.find(b"\0", 0, max(0, _SNIFF - offset))
     if k >= 0:
         raise MapFormatError(
-            f"binary content (a NUL byte at offset {offset + k}): not a {fmt} text file",
+            f"not a {fmt} text file (binary content: a NUL byte at offset {offset + k})",
             path=path,
         )
 
