@@ -23,6 +23,8 @@ from urllib.parse import quote
 
 import numpy as np
 
+from .errors import MapFormatError
+
 VECTOR_EXT = (".geojson", ".json", ".gpkg")
 _WGS84_WKT = (
     'GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563,'
@@ -86,6 +88,20 @@ def gpkg_blob(geom, srs_id: int = 4326) -> bytes:
     return header + shapely.to_wkb(geom, byte_order=1, flavor="iso")
 
 
+def gpkg_geometry(path: str, table: str) -> tuple[str, str] | None:
+    """(geometry column, geometry type) of layer ``table`` of the GeoPackage ``path``;
+    None when it has no such layer."""
+    con = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT column_name, upper(geometry_type_name) FROM "
+                          "gpkg_geometry_columns WHERE table_name = ?", (table,)).fetchone()
+        return None if row is None else (row[0], row[1])
+    except sqlite3.Error:
+        return None
+    finally:
+        con.close()
+
+
 def gpkg_layers(path: str) -> list[str] | None:
     """The feature/tile tables of the GeoPackage ``path``; None when it is not one (not
     SQLite, or no ``gpkg_contents``)."""
@@ -126,8 +142,9 @@ def _drop_layer(con: sqlite3.Connection, table: str) -> None:
         "SELECT column_name FROM gpkg_geometry_columns WHERE table_name = ?", (table,))]
     for c in cols:
         con.execute(f"DROP TABLE IF EXISTS {_quote(f'rtree_{table}_{c}')}")
-    with contextlib.suppress(sqlite3.Error):  # an optional table
-        con.execute("DELETE FROM gpkg_extensions WHERE table_name = ?", (table,))
+    for optional in ("gpkg_extensions", "gpkg_ogr_contents"):  # GDAL's feature counts too
+        with contextlib.suppress(sqlite3.Error):
+            con.execute(f"DELETE FROM {optional} WHERE table_name = ?", (table,))
     con.execute("DELETE FROM gpkg_geometry_columns WHERE table_name = ?", (table,))
     con.execute("DELETE FROM gpkg_contents WHERE table_name = ?", (table,))
     con.execute(f"DROP TABLE IF EXISTS {_quote(table)}")
@@ -137,7 +154,8 @@ def write_gpkg_polygons(path: str, geoms: Sequence, props: Sequence[Mapping[str,
                         table: str = "features", if_exists: str = "replace") -> None:
     """A MULTIPOLYGON layer ``table`` in EPSG:4326 (module doc): a new GeoPackage, or in
     the existing GeoPackage ``path`` (other layers kept) replacing or (``if_exists``
-    "append") adding to a layer of that name; ValueError under "fail" when it exists."""
+    "append") adding to a layer of that name; MapFormatError under "fail" when it exists
+    or when SQLite fails."""
     import shapely
 
     existing = gpkg_layers(path) if os.path.exists(path) else None
@@ -149,51 +167,59 @@ def write_gpkg_polygons(path: str, geoms: Sequence, props: Sequence[Mapping[str,
     env = shapely.total_bounds(np.asarray(multi, dtype=object)) if multi else [0, 0, 0, 0]
     con = sqlite3.connect(path)
     try:
-        if existing is None:
-            con.execute("PRAGMA application_id = 1196444487")  # 'GPKG'
-            con.execute("PRAGMA user_version = 10300")  # GeoPackage 1.3
-        con.executescript(_META)
-        con.executemany("INSERT OR IGNORE INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, ?)", [
-            ("Undefined cartesian SRS", -1, "NONE", -1, "undefined", ""),
-            ("Undefined geographic SRS", 0, "NONE", 0, "undefined", ""),
-            ("WGS 84 geodetic", 4326, "EPSG", 4326, _WGS84_WKT, "longitude/latitude"),
-        ])
-        have = table in (existing or ())
-        if have and if_exists == "fail":
-            raise ValueError(f"{path}: layer {table!r} exists")
-        if have and if_exists != "append":
-            _drop_layer(con, table)
-            have = False
-        if have:  # append: new property columns are added, the envelope grows
-            known = {r[1] for r in con.execute(f"PRAGMA table_info({_quote(table)})")}
-            for c in cols:
-                if c not in known:
-                    con.execute(f"ALTER TABLE {_quote(table)} ADD COLUMN {_quote(c)} {types[c]}")
-            con.execute(
-                "UPDATE gpkg_contents SET min_x = min(coalesce(min_x, ?), ?), "
-                "min_y = min(coalesce(min_y, ?), ?), max_x = max(coalesce(max_x, ?), ?), "
-                "max_y = max(coalesce(max_y, ?), ?), last_change = "
-                "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE table_name = ?",
-                (*[float(v) for v in env for _ in range(2)], table))
-        else:
-            con.execute(
-                "INSERT INTO gpkg_contents (table_name, data_type, identifier, min_x, min_y, "
-                "max_x, max_y, srs_id) VALUES (?, 'features', ?, ?, ?, ?, ?, 4326)",
-                (table, table, *map(float, env)),
-            )
-            con.execute("INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', 'MULTIPOLYGON', "
-                        "4326, 0, 0)", (table,))
-            coldefs = "".join(f", {_quote(c)} {types[c]}" for c in cols)
-            con.execute(f"CREATE TABLE {_quote(table)} (fid INTEGER PRIMARY KEY AUTOINCREMENT, "
-                        f"geom MULTIPOLYGON{coldefs})")
-        names = "".join(", " + _quote(c) for c in cols)
-        sql = f"INSERT INTO {_quote(table)} (geom{names}) VALUES (?{', ?' * len(cols)})"
-        for g, p in zip(multi, props, strict=True):
-            vals = [_sql_value(p.get(c)) for c in cols]
-            con.execute(sql, [gpkg_blob(g), *vals])
+        _write_layer(con, existing, table, cols, types, multi, env, props, if_exists)
         con.commit()
+    except sqlite3.Error as exc:  # a last resort: the CLI checks the layer before the work
+        raise MapFormatError(f"cannot write the GeoPackage layer {table!r}: {exc}") from None
     finally:
         con.close()
+
+
+def _write_layer(con: sqlite3.Connection, existing: list[str] | None, table: str,
+                 cols: list[str], types: dict, multi: list, env, props, if_exists: str) -> None:
+    """The body of :func:`write_gpkg_polygons` on an open connection."""
+    if existing is None:
+        con.execute("PRAGMA application_id = 1196444487")  # 'GPKG'
+        con.execute("PRAGMA user_version = 10300")  # GeoPackage 1.3
+    con.executescript(_META)
+    con.executemany("INSERT OR IGNORE INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, ?)", [
+        ("Undefined cartesian SRS", -1, "NONE", -1, "undefined", ""),
+        ("Undefined geographic SRS", 0, "NONE", 0, "undefined", ""),
+        ("WGS 84 geodetic", 4326, "EPSG", 4326, _WGS84_WKT, "longitude/latitude"),
+    ])
+    have = table in (existing or ())
+    if have and if_exists == "fail":
+        raise MapFormatError(f"layer {table!r} exists (--if-exists fail)")
+    if have and if_exists != "append":
+        _drop_layer(con, table)
+        have = False
+    if have:  # append: new property columns are added, the envelope grows
+        known = {r[1] for r in con.execute(f"PRAGMA table_info({_quote(table)})")}
+        for c in cols:
+            if c not in known:
+                con.execute(f"ALTER TABLE {_quote(table)} ADD COLUMN {_quote(c)} {types[c]}")
+        con.execute(
+            "UPDATE gpkg_contents SET min_x = min(coalesce(min_x, ?), ?), "
+            "min_y = min(coalesce(min_y, ?), ?), max_x = max(coalesce(max_x, ?), ?), "
+            "max_y = max(coalesce(max_y, ?), ?), last_change = "
+            "strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE table_name = ?",
+            (*[float(v) for v in env for _ in range(2)], table))
+    else:
+        con.execute(
+            "INSERT INTO gpkg_contents (table_name, data_type, identifier, min_x, min_y, "
+            "max_x, max_y, srs_id) VALUES (?, 'features', ?, ?, ?, ?, ?, 4326)",
+            (table, table, *map(float, env)),
+        )
+        con.execute("INSERT INTO gpkg_geometry_columns VALUES (?, 'geom', 'MULTIPOLYGON', "
+                    "4326, 0, 0)", (table,))
+        coldefs = "".join(f", {_quote(c)} {types[c]}" for c in cols)
+        con.execute(f"CREATE TABLE {_quote(table)} (fid INTEGER PRIMARY KEY AUTOINCREMENT, "
+                    f"geom MULTIPOLYGON{coldefs})")
+    names = "".join(", " + _quote(c) for c in cols)
+    sql = f"INSERT INTO {_quote(table)} (geom{names}) VALUES (?{', ?' * len(cols)})"
+    for g, p in zip(multi, props, strict=True):
+        vals = [_sql_value(p.get(c)) for c in cols]
+        con.execute(sql, [gpkg_blob(g), *vals])
 
 
 def _sql_value(v: Any) -> Any:

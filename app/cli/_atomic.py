@@ -157,6 +157,14 @@ def check_out(path: str, exts: tuple[str, ...], option: str = "--out", *,
         if layers is not None and layer in layers and pol.if_exists == "fail":
             raise CliError(f"{option} {path!r} has a layer {layer!r} (--if-exists fail); "
                            "choose replace or append")
+        if layers is not None and layer in layers and pol.if_exists == "append":
+            from maps.vector_out import gpkg_geometry
+
+            geom = gpkg_geometry(path, layer)
+            if geom != ("geom", "MULTIPOLYGON"):
+                raise CliError(f"{option} {path!r}: --if-exists append: its layer {layer!r} "
+                               f"is not one of polygons in a 'geom' column ({geom}); choose "
+                               "replace or another file")
     return ext
 
 

@@ -163,6 +163,8 @@ def test_isochrones_into_the_maps_geopackage_keeps_its_layers(city, capsys) -> N
     import pyogrio  # the file still opens in GDAL, with all three layers
 
     assert sorted(name for name, _ in pyogrio.list_layers(city)) == _layers(city)
+    _, _, _, fields = pyogrio.raw.read(city, layer="isochrones")
+    assert fields[0].tolist() == [100, 200, 100, 200]
 
 
 def test_an_interrupted_geopackage_write_leaves_the_old_file(city, capsys, monkeypatch) -> None:
@@ -196,3 +198,19 @@ def test_geojson_append_is_refused_and_json_summary_unchanged(tmp_path, capsys) 
     assert json.loads(capsys.readouterr().out)["out"] == str(out)
     err = _one_line(capsys, *args, "--if-exists", "append")
     assert "does not apply to .geojson" in err
+
+
+def test_append_to_a_foreign_layer_of_that_name_is_refused(city, capsys) -> None:
+    """A line layer named 'isochrones' (written by GDAL) cannot take polygons."""
+    lines, props = grid_lines()
+    write_lines(city, lines[:1], props[:1], crs="EPSG:4326", layer="isochrones", append=True)
+    before = _digest(city)
+    err = _one_line(capsys, *_iso(city, "--if-exists", "append"))
+    assert "layer 'isochrones' is not one of polygons" in err and _digest(city) == before
+    assert main(_iso(city)) == 0  # replace swaps it for the polygons, keeps the rest
+    assert _layers(city) == ["isochrones", "roads", "tracks"]
+    assert [r[2] for r in _rows(city, "isochrones")] == [100, 200]
+    from pyogrio.raw import read  # GDAL's R-tree of the old layer went with it
+
+    meta, _, _, fields = read(city, layer="isochrones")
+    assert meta["geometry_type"] == "MultiPolygon" and fields[0].tolist() == [100, 200]
