@@ -49,7 +49,7 @@ def read_area(path: str | os.PathLike):
     path = os.fspath(path)
     if path.lower().endswith(".gpkg"):
         return _gpkg_area(path)
-    raw = read_bounded(path)
+    raw = read_bounded(path, text="GeoJSON")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

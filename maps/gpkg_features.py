@@ -31,6 +31,9 @@ def read_gpkg_features(path: str, types: tuple[str, ...], what: str,
     what kind of layer was looked for."""
     import shapely
 
+    from .source import check_regular
+
+    check_regular(path, "a GeoPackage is an SQLite database file", error)
     try:
         con = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
     except sqlite3.Error as exc:

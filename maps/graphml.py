@@ -419,7 +419,7 @@ def load_graphml(
     )
     weighted = None
     if weight is not None:
-        ints, unit = scale_values(np.array(costs), weight.dimension, path)
+        ints, unit = scale_values(np.array(costs), weight.dimension, path, weight.column)
         weighted = (ints, unit, weight.profile_name)
     return assemble(
         (lon, lat, ids), arcs, path=path, profile=profile, contract=contract, class_names=names,

@@ -423,7 +423,8 @@ def lines_to_network(
         spec, per_line, feature = costs
         fidx = np.asarray(feature, dtype=np.int64)[sel]
         _, first, inv = np.unique(fidx, return_index=True, return_inverse=True)
-        ints, unit = scale_values(np.asarray(per_line, dtype=np.float64)[sel][first], spec.dimension, path)
+        ints, unit = scale_values(np.asarray(per_line, dtype=np.float64)[sel][first], spec.dimension, path,
+                                  spec.column)
         group = inv[pc.seg]  # pieces of one feature share its cost, by length
         share = apportion(ints, group, pc.length)
         weighted = (share[arc_piece], unit, spec.profile_name)

@@ -82,6 +82,8 @@ FORMATS: tuple[FormatSpec, ...] = (
                "postgis:load_postgis", own_weights=True, cached=False, uri=True),
 )  # fmt: skip
 _BY_KIND = {spec.kind: spec for spec in FORMATS}
+# Formats read through maps.source, within $SIGNPOST_MAX_INPUT_MB (and OSM XML)
+_READ_BOUNDED = frozenset({"dimacs", "pace", "graphml", "geojson"})
 
 
 def find_format(path: str) -> FormatSpec | None:
@@ -180,6 +182,11 @@ def load_map(
     shown = redact(path)  # a URI's password never reaches a message
     if not spec.uri and not os.path.exists(path):
         raise MapFormatError("no such file", path=path)
+    if not spec.uri and spec.kind != "filegdb":  # a FIFO, /dev/zero: one line, no hang
+        from .source import check_map_file
+
+        check_map_file(path, bounded=spec.kind in _READ_BOUNDED
+                       or (spec.kind == "osm" and not path.lower().endswith(".pbf")))
     from .weights import weight_spec
 
     wspec = weight_spec(weight, weight_unit, by_profile=profile is not None)

@@ -8,9 +8,11 @@ Weights stay exact integers (``RoadNetwork`` holds int32 costs):
   loader's length profile (unit ``dm``); ``weight="travel_time"`` (seconds, OSMnx):
   deciseconds the same way (unit ``ds``). Both round to 0.1 m / 0.1 s per arc, as the file
   loaders do; the largest rounding is kept in ``meta["weight_rounding"]``.
-* any other attribute: scaled by the smallest power of ten ``10**k`` (k <= 6) that makes
+* any other attribute: scaled by the smallest power of ten ``10**k`` (k <= 12) that makes
   every value an integer (to 1e-6 relative) and keeps every cost in int32 (unit ``unit``;
-  ``meta["weight_scale"]`` = 10**k). When none does, ValueError: never a silent truncation.
+  ``meta["weight_scale"]`` = 10**k): ``maps.weights.exact_scale``, the rule of every
+  file's weight column too. When none does, ValueError naming the column and its range:
+  never a silent rounding.
 
 Coordinates: node ``x``/``y`` in the graph's CRS (``crs=`` or ``G.graph["crs"]``) go through
 :func:`to_lonlat`, the one place a CRS transform goes; today WGS84 lon/lat is taken and any
@@ -25,12 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from .build import MAX_WEIGHT, build_network
+from .build import build_network
 from .errors import MapFormatError
 from .network import RoadNetwork
 from .profiles import to_weight
 from .projection import centre_of, haversine_m, to_xy
 from .projection import to_lonlat as xy_to_lonlat
+from .weights import exact_scale
 
 # OSMnx's conventions: attribute -> (unit, factor to that unit)
 KNOWN_WEIGHTS = {"length": ("dm", 10.0), "travel_time": ("ds", 10.0)}
@@ -64,15 +67,12 @@ def integer_weights(values: np.ndarray, name: str) -> tuple[np.ndarray, str, dic
         out = to_weight(w * f) if w.size else np.zeros(0, dtype=np.int64)
         err = float(np.max(np.abs(out - w * f))) / f if w.size else 0.0
         return out, unit, {"weight_column": name, "weight_rounding": err}
-    for k in range(7):
-        s = w * 10.0**k
-        r = np.rint(s)
-        if np.all(np.abs(s - r) <= 1e-6 * np.maximum(1.0, np.abs(s))):
-            if r.size and r.max() > MAX_WEIGHT:
-                break
-            return r.astype(np.int64), "unit", {"weight_column": name, "weight_scale": 10**k}
-    raise ValueError(f"weight {name!r}: no power of ten up to 1e6 makes every value an "
-                     "integer within the int32 range; scale the column yourself")
+    try:  # the one rule of every weight column (maps.weights.exact_scale)
+        k = exact_scale(w, name)
+    except MapFormatError as exc:
+        raise ValueError(str(exc)) from None
+    return np.rint(w * 10**k).astype(np.int64), "unit", {"weight_column": name,
+                                                          "weight_scale": 10**k}
 
 
 def from_edges(u: Sequence, v: Sequence, weight: Sequence | None = None, *,

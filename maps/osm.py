@@ -339,7 +339,8 @@ def load_osm(
         ways = np.asarray(raw.seg_way, dtype=np.int64)
         group = np.cumsum(np.r_[0, ways[1:] != ways[:-1]])  # a way's segments are consecutive
         first = np.flatnonzero(np.r_[True, ways[1:] != ways[:-1]])
-        totals, unit = scale_values(np.asarray(raw.seg_cost)[first], weight.dimension, path)
+        totals, unit = scale_values(np.asarray(raw.seg_cost)[first], weight.dimension, path,
+                                    weight.column)
         w = apportion(totals, group[pc.seg], pc.length)
         profile = weight.profile_name
     sel, tails, heads, geometry = orient(

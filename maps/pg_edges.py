@@ -66,7 +66,8 @@ def edges_to_network(
     f, b = np.flatnonzero(fwd), np.flatnonzero(bwd)
     factor = weight.factor if weight is not None else 1.0
     values = np.concatenate([e["cost"][f], e["rev"][b]]) * factor
-    ints, unit = scale_values(values, weight.dimension if weight else None, where)
+    ints, unit = scale_values(values, weight.dimension if weight else None, where,
+                               plan.cost)
     profile = f"weight:{plan.cost}"
     tails, heads = np.concatenate([si[f], ti[b]]), np.concatenate([ti[f], si[b]])
     src_ids = np.concatenate([ids[f], ids[b]])

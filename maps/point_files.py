@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import PointError
+from .errors import MapFormatError, PointError
 
 LON_NAMES = ("lon", "lng", "long", "longitude")
 LAT_NAMES = ("lat", "latitude")
@@ -57,16 +57,19 @@ def read_table(path: str) -> PointTable:
     PointError names the file when it cannot be read or is not UTF-8 text."""
     import csv
 
-    from .source import check_line_lengths, read_stream
+    from .source import check_line_lengths, open_input, read_stream
 
     if path.lower().endswith(GPKG_EXT):
         return _gpkg_table(path)
     try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise PointError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with fh:
-        raw = read_stream(fh, path)  # bounded; a spreadsheet's BOM is dropped
+        fh = open_input(path)  # a FIFO or <(...) too: read once, bounded, then parsed
+    except MapFormatError as exc:
+        raise PointError(exc.detail, path=path) from None
+    with fh:  # bounded; a spreadsheet's BOM is dropped; /dev/zero stops at its first NUL
+        try:
+            raw = read_stream(fh, path, text="UTF-8")
+        except MapFormatError as exc:
+            raise PointError(exc.detail, path=path) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -9,6 +9,13 @@
   instead of being parsed as garbage.
 * **JSON** documents are parsed by :func:`load_json`: a 5,000-digit integer, nesting too
   deep for the parser, or bad UTF-8 give one MapFormatError line.
+* **Special files.** The size limit is counted while reading, never taken from ``stat``,
+  so ``/dev/zero`` or ``/dev/urandom`` stop at it (a text format at its first NUL byte, at
+  once); nothing seeks, so a FIFO or process substitution (``--from <(cat p.csv)``) is read
+  into memory once, then parsed; a FIFO that no writer opens within :data:`FIFO_WAIT_S`
+  is one error line, not a hang (:func:`open_input`). Readers that need a real file
+  (SQLite, GDAL, a map read twice for its cache key) refuse anything else in one line
+  (:func:`check_regular`).
 
 Every limit raises MapFormatError naming the file and the variable to raise it.
 """
@@ -17,14 +24,17 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import json
 import lzma
 import os
+import select
+import stat
 import zlib
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from .errors import MapFormatError
+from .errors import MapError, MapFormatError
 
 MAX_INPUT_ENV = "SIGNPOST_MAX_INPUT_MB"
 MAX_LINE_ENV = "SIGNPOST_MAX_LINE_KB"
@@ -32,6 +42,7 @@ _DEFAULT_MB = 4096
 _DEFAULT_LINE_KB = 1024
 _CHUNK = 1 << 24
 _SNIFF = 1 << 16  # bytes looked at for binary content
+FIFO_WAIT_S = 10.0  # how long a FIFO may go without a writer before it is an error
 
 
 def _env_limit(name: str, default: int, scale: int) -> int:
@@ -75,15 +86,103 @@ def _decompressor(magic: bytes):
     return None
 
 
+def _kind(mode: int) -> str:
+    """What a file that is not a regular one is, for a message."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_regular(path: str, why: str, error: type[MapError] = MapFormatError) -> None:
+    """``error`` naming ``path`` unless it is (a link to) a regular file: for readers that
+    need one (``why``: "a GeoPackage is an SQLite database file"). A missing file passes
+    (its reader says so)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        raise error(f"{_kind(mode)}, not a regular file: {why}", path=path)
+
+
+def open_input(path: str) -> BinaryIO:
+    """``open(path, "rb")`` for an input that may be special (module doc): a folder is
+    refused; a FIFO is opened without blocking and waited on at most :data:`FIFO_WAIT_S`
+    for its first byte. MapFormatError naming ``path`` for any failure."""
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise MapFormatError("a folder, not a file", path=path)
+        if not stat.S_ISFIFO(mode):
+            return open(path, "rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
+    try:
+        poll = select.poll()
+        poll.register(fd, select.POLLIN | select.POLLHUP)
+        if not poll.poll(int(FIFO_WAIT_S * 1000)):  # Linux: no POLLHUP before a writer came
+            raise MapFormatError(f"a FIFO (named pipe) that nothing wrote to within "
+                                 f"{FIFO_WAIT_S:g} s", path=path)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def check_map_file(path: str, bounded: bool) -> None:
+    """A map file before anything reads it: a regular file (a map is read more than once:
+    its format sniffed, its bytes hashed for the cache key, GDAL's own opening), and with
+    ``bounded`` (a format read through this module) one within :func:`max_input_bytes`,
+    checked before the cache key hashes it. MapFormatError naming ``path`` otherwise."""
+    check_regular(path, "a map is read more than once (its format, its cache key); save "
+                  "it to a file first")
+    limit = max_input_bytes()
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return  # its reader reports it
+    if bounded and size > limit:
+        raise _too_big(path, limit, "the file holds")
+
+
+class _Prefixed(io.RawIOBase):
+    """A stream whose first bytes, read to sniff its format, are put back in front of the
+    rest: nothing seeks, so pipes read like files."""
+
+    def __init__(self, head: bytes, rest: BinaryIO):
+        self._head, self._rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self._head:
+            n = min(len(b), len(self._head))
+            b[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return self._rest.readinto(b)
+
+
+def _decompressed(fh: BinaryIO) -> tuple[BinaryIO, bool]:
+    """(the decompressed stream of ``fh``, whether it was compressed), read forward only."""
+    head = fh.read(6)
+    src = io.BufferedReader(_Prefixed(head, fh), _CHUNK)
+    opener = _decompressor(head)
+    return (src, False) if opener is None else (opener(src), True)
+
+
 def read_bounded(path: str, *, text: str | None = None) -> bytes:
     """The bytes of ``path``, decompressed by magic number (gzip, xz, bz2 or plain), at
     most :func:`max_input_bytes`; a UTF-8 BOM is dropped. ``text`` names the format of a
-    text file ("DIMACS", "CSV"): binary content is then refused (module doc)."""
-    try:
-        fh = open(path, "rb")
-    except OSError as exc:
-        raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
-    with fh:
+    text file ("DIMACS", "CSV"): binary content is then refused (module doc). ``path`` may
+    be a FIFO or a device (:func:`open_input`)."""
+    with open_input(path) as fh:
         return read_stream(fh, path, text=text)
 
 
@@ -91,22 +190,14 @@ def read_stream(fh: BinaryIO, path: str, *, text: str | None = None) -> bytes:
     """:func:`read_bounded` of an open binary file (``path`` names it in errors)."""
     limit = max_input_bytes()
     try:
-        opener = _decompressor(fh.read(6))
-        fh.seek(0)
-        if opener is None:
-            if os.fstat(fh.fileno()).st_size > limit:
-                raise _too_big(path, limit, "the file holds")
-            data = fh.read()
-        else:
-            data = _stream(opener(fh), path, limit)
+        src, packed = _decompressed(fh)
+        data = _stream(src, path, limit, "it decompresses to" if packed else "it holds", text)
     except MapFormatError:
         raise
     except (EOFError, OSError, lzma.LZMAError, zlib.error, ValueError) as exc:
         raise MapFormatError(f"truncated or corrupt compressed data ({exc})", path=path) from None
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
-    if text is not None:
-        check_text(data, path, text)
     return data
 
 
@@ -115,10 +206,8 @@ def iter_chunks(path: str) -> Iterator[bytes]:
     limit = max_input_bytes()
     total = 0
     try:
-        with open(path, "rb") as fh:
-            opener = _decompressor(fh.read(6))
-            fh.seek(0)
-            src = fh if opener is None else opener(fh)
+        with open_input(path) as fh:
+            src, _ = _decompressed(fh)
             while chunk := src.read(_CHUNK):
                 total += len(chunk)
                 if total > limit:
@@ -130,24 +219,31 @@ def iter_chunks(path: str) -> Iterator[bytes]:
         raise MapFormatError(f"cannot read: {exc}", path=path) from None
 
 
-def _stream(src, path: str, limit: int) -> bytes:
+def _stream(src, path: str, limit: int, what: str, text: str | None = None) -> bytes:
+    """Every byte of ``src``, counting them as they come (MapFormatError past ``limit``);
+    with ``text``, binary content is refused from the first chunk (so /dev/zero stops
+    at once)."""
     parts: list[bytes] = []
     total = 0
     with src:
         while chunk := src.read(_CHUNK):
+            if text is not None and total < _SNIFF:
+                check_text(chunk, path, text, offset=total)
             total += len(chunk)
             if total > limit:
-                raise _too_big(path, limit, "it decompresses to")
+                raise _too_big(path, limit, what)
             parts.append(chunk)
     return b"".join(parts)
 
 
-def check_text(data: bytes, path: str, fmt: str) -> None:
-    """MapFormatError when ``data`` starts like a binary file (a NUL byte)."""
-    k = data.find(b"\0", 0, _SNIFF)
+def check_text(data: bytes, path: str, fmt: str, offset: int = 0) -> None:
+    """MapFormatError when ``data`` (found at ``offset`` of the file) starts like a binary
+    file (a NUL byte in the file's first bytes)."""
+    k = data.find(b"\0", 0, max(0, _SNIFF - offset))
     if k >= 0:
         raise MapFormatError(
-            f"binary content (a NUL byte at offset {k}): not a {fmt} text file", path=path
+            f"not a {fmt} text file (binary content: a NUL byte at offset {offset + k})",
+            path=path,
         )
 
 

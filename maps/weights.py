@@ -4,10 +4,14 @@
   ``--weight-unit s|min|h|m|km`` names another column's unit (values are converted to
   seconds or metres); a column with neither is a plain number (unit "unit").
 * **Integers.** The kernels add int32 weights exactly. A column is scaled by 10**k, the
-  smallest k (0..12) at which every value is kept to 1e-6 relative (integer columns:
-  k = 0), as long as the largest value still fits int32; otherwise the largest k that
-  fits. The unit says the scale: ``s``, ``ds``, ``cs``, ``ms``, ``us`` (``m``, ``dm``,
-  ``cm``, ``mm``, ``um``), else ``1e-K s``.
+  smallest k (0..12) at which every value is an integer to 1e-6 of itself (float noise)
+  and the largest value still fits int32 (integer columns: k = 0).
+  A full-precision float column that no k keeps so (osm2pgrouting's ``cost`` in degrees)
+  is taken at the largest k that fits if every value > 0 then stays within 0.1% of itself
+  (:data:`FLOAT_REL_TOL`). Otherwise (``0.4`` beside ``3e8``: 0.4 needs k = 1, 3e8 x 10
+  overflows, and at k = 0 0.4 would become 0) the column is refused naming it and its
+  range (:func:`exact_scale`, also the rule of ``maps.from_edges``): never rounded to fit. The unit says the scale: ``s``,
+  ``ds``, ``cs``, ``ms``, ``us`` (``m``, ``dm``, ``cm``, ``mm``, ``um``), else ``1e-K s``.
 * **Split lines.** A line feature cut into several arcs at junctions shares its value
   out by length, rounding the running sum so that its arcs add up to it exactly.
 * **Directions.** Without ``--profile``, every line is used, in the directions of its
@@ -31,6 +35,10 @@ from .errors import MapFormatError
 
 INT32_MAX = 2**31 - 1
 REL_TOL = 1e-6
+# A full-precision float column (no decimal scale keeps it to REL_TOL: osm2pgrouting's
+# degrees, seconds, metres) is taken at the finest scale that fits while every value > 0
+# stays within this of itself (osm2pgrouting's Helsinki: 0.02% at most); else refused.
+FLOAT_REL_TOL = 1e-3
 MAX_DIGITS = 12
 # --weight-unit: (dimension, factor to seconds or metres)
 COLUMN_UNITS: dict[str, tuple[str, float]] = {
@@ -145,31 +153,61 @@ def seconds_of(unit: str, cost: int) -> float | None:
     return cost / 10 ** sc[1] if sc[1] else float(cost)
 
 
-def choose_scale(values: np.ndarray, path: str | None = None) -> int:
-    """k of the module doc for ``values`` (float64, >= 0); MapFormatError naming ``path``
-    when even the values themselves exceed int32."""
-    values = np.asarray(values, dtype=np.float64)
-    top = float(values.max()) if values.size else 0.0
-    if top > INT32_MAX:
-        raise MapFormatError(
-            f"weight {top:g} is too large for the integer kernels (max {INT32_MAX})", path=path
-        )
-    best = 0
+def _kept(scaled: np.ndarray) -> bool:
+    """Every value of ``scaled`` an integer to 1e-6 of itself (so float noise such as
+    0.1 x 10 = 1.0000000000000002 passes, and no value > 0 becomes 0)."""
+    return bool(np.all(np.abs(np.rint(scaled) - scaled) <= REL_TOL * scaled))
+
+
+def _worst(values: np.ndarray, k: int) -> float:
+    """The largest relative change of a value > 0 rounded at 10**k."""
+    s = values[values > 0] * 10**k
+    return float(np.max(np.abs(np.rint(s) - s) / s)) if s.size else 0.0
+
+
+def exact_scale(values: np.ndarray, column: str, path: str | None = None) -> int:
+    """The k of the module doc for ``values`` (float64, >= 0): the smallest power of ten
+    that makes every value an integer cost within int32 (to 1e-6 of itself), else for a
+    full-precision float column the finest one that fits if it keeps every value to
+    :data:`FLOAT_REL_TOL`. MapFormatError naming ``column``, the values' range and why
+    when neither does: the one rule of every weight column (``--weight``, pgRouting
+    costs, ``maps.from_edges``); a value is never rounded further than that."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    if not values.size:
+        return 0
+    lo, top = float(values.min()), float(values.max())
+    fits = -1
     for k in range(MAX_DIGITS + 1):
         if top * 10**k > INT32_MAX:
             break
-        best = k
-        scaled = values * 10**k
-        if np.all(np.abs(np.rint(scaled) - scaled) <= REL_TOL * scaled):
+        fits = k
+        if _kept(values * 10**k):
             return k
-    return best
+    if fits >= 0 and _worst(values, fits) <= FLOAT_REL_TOL:
+        return fits
+    need = next((k for k in range(MAX_DIGITS + 1) if _kept(values * 10**k)), None)
+    if top > INT32_MAX:
+        why = f"{top:g} exceeds the largest cost {INT32_MAX}"
+    elif need is None:  # only values far below 1e-6 get here
+        s = values * 10**MAX_DIGITS
+        odd = float(values[np.argmax(np.abs(np.rint(s) - s) > REL_TOL * s)])
+        why = f"{odd!r} has more than {MAX_DIGITS} decimals"
+    else:
+        why = (f"its decimals need x 10**{need}, which makes {top:g} {top * 10**need:g}, "
+               f"over the largest cost {INT32_MAX}; at x 10**{fits} a value would change "
+               f"by {_worst(values, fits):.0%}")
+    raise MapFormatError(
+        f"weight column {column!r} (values {lo:g} to {top:g}): no power of ten up to "
+        f"1e{MAX_DIGITS} makes every value an exact int32 cost: {why}; round or rescale "
+        "the column (costs are never rounded silently)", path=path)
 
 
 def scale_values(
-    values: np.ndarray, dimension: str | None, path: str | None = None
+    values: np.ndarray, dimension: str | None, path: str | None = None, column: str = "weight"
 ) -> tuple[np.ndarray, str]:
-    """(int64 weights, unit) of per-arc costs: every value times 10**k, rounded."""
-    k = choose_scale(values, path)
+    """(int64 weights, unit) of per-arc costs: every value times 10**k (:func:`exact_scale`;
+    MapFormatError naming ``column`` when no k keeps them exact)."""
+    k = exact_scale(values, column, path)
     return np.rint(np.asarray(values, dtype=np.float64) * 10**k).astype(np.int64), unit_name(
         dimension, k
     )

@@ -130,12 +130,14 @@ def _names_as_bytes() -> None:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from app.cli._atomic import command_outputs
     from gpu_core.errors import GpuCoreError
     from maps.errors import MapError
 
     _names_as_bytes()
     try:
-        rc = args.func(args)
+        with command_outputs(args):  # --out: never an input; --if-exists for files too
+            rc = args.func(args)
     except (MapError, GpuCoreError, CliError) as exc:
         print(f"signpost {args.command}: error: {exc}", file=sys.stderr)
         return 2

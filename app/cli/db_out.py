@@ -17,12 +17,18 @@ from collections.abc import Iterator, Sequence
 from app.cli._common import secret
 from maps.pg_write import IF_EXISTS, Geometry
 
-IF_EXISTS_HELP = ("--out postgresql://...?table=NAME: when the table exists, fail "
-                  "(default), replace it, or append the rows")
+IF_EXISTS_HELP = ("when --out exists: fail, replace it or append (a table: default fail; "
+                  "a file: default replace, append adds rows under a .csv's same header or "
+                  "features to a .gpkg layer; a .gpkg keeps its other layers)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--if-exists", default="fail", choices=IF_EXISTS, help=IF_EXISTS_HELP)
+    p.add_argument("--if-exists", default=None, choices=IF_EXISTS, help=IF_EXISTS_HELP)
+
+
+def table_mode(args: argparse.Namespace) -> str:
+    """``--if-exists`` for a database table: as given, else fail."""
+    return getattr(args, "if_exists", None) or "fail"
 
 
 def wanted(args: argparse.Namespace) -> bool:
@@ -37,7 +43,7 @@ def check(args: argparse.Namespace) -> None:
     """Before the work: the database answers and the table may be written."""
     from maps.pg_write import check_target
 
-    check_target(secret(args, "out"), args.if_exists)
+    check_target(secret(args, "out"), table_mode(args))
 
 
 def srid_of(net) -> int:
@@ -53,7 +59,7 @@ def table(args: argparse.Namespace, net, columns: Sequence[tuple[str, str]],
     from maps.pg_write import answer_table
 
     notes: list[str] = []
-    with answer_table(secret(args, "out"), columns, if_exists=args.if_exists,
+    with answer_table(secret(args, "out"), columns, if_exists=table_mode(args),
                       geometry=geometry, srid=srid_of(net), notes=notes) as sink:
         yield sink
     for note in notes:

@@ -10,6 +10,7 @@ import resources
 from app.cli import CliError, db_out
 from app.cli._common import add_command, add_search_arguments, open_map
 
+LAYER = "isochrones"  # the GeoPackage layer written (other layers are kept)
 HELP, DESCRIPTION = resources.cli_help("isochrones")
 OUT_EXT = (".geojson", ".json", ".gpkg")
 
@@ -54,7 +55,7 @@ def _label(v: float) -> int | float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.cli._atomic import check_out, write_file_atomic
+    from app.cli._atomic import check_out, out_mode, write_file_atomic
     from app.jobs import isochrones as iso
     from app.jobs.common import unit_info
     from app.jobs.maps import resolve_texts
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if db_out.wanted(args):
         db_out.check(args)
     else:
-        check_out(args.out, OUT_EXT)
+        check_out(args.out, OUT_EXT, layer=LAYER)
     if not args.buffer > 0 or args.buffer > 100_000:
         raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0")
     net = open_map(args)
@@ -91,8 +92,9 @@ def run(args: argparse.Namespace) -> int:
     if db_out.wanted(args):  # the features' properties as columns, polygons as geom
         db_out.write_rows(args, net, props, res.polygons, "MultiPolygon")
     else:
+        mode = out_mode(args.out)
         write_file_atomic(args.out, lambda tmp: write_features(tmp, res.polygons, props,
-                                                               layer="isochrones"))
+                                                               layer=LAYER, if_exists=mode))
     rows = [{**p, "area_km2": round(g.area / 1e6, 6), "parts": len(getattr(g, "geoms", [g]))
              if not g.is_empty else 0} for p, g in zip(props, res.polygons_xy, strict=True)]
     if args.json:

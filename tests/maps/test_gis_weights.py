@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from maps.errors import MapError, MapFormatError
 from maps.load import load_map
-from maps.weights import apportion, scale_values, seconds_of, unit_scale
+from maps.weights import FLOAT_REL_TOL, MAX_DIGITS, apportion, scale_values, seconds_of, unit_scale
 from tests.maps.gis_files import grid_lines, project, write_graphml, write_lines
 from tests.maps.test_gis_crs import corner_cost
 
@@ -119,12 +119,18 @@ def test_weight_option_checks() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(0, 1e5, allow_nan=False), min_size=1, max_size=30))
 def test_scale_keeps_values(values) -> None:
-    ints, unit = scale_values(np.array(values), "time")
+    try:
+        ints, unit = scale_values(np.array(values), "time", column="t")
+    except MapFormatError as exc:  # issue 24: refused rather than rounded
+        assert "weight column 't'" in str(exc) and "\n" not in str(exc)
+        assert not all(float(v).is_integer() for v in values)
+        return
     dim, k = unit_scale(unit)
     assert dim == "time" and ints.max() <= 2**31 - 1
-    back = ints / 10**k
-    exact = np.abs(back - values) <= np.maximum(1e-6 * np.abs(values), 0.5 / 10**k)
-    assert exact.all()
+    err = np.abs(ints / 10**k - values)
+    if not np.all(err <= 1e-6 * np.abs(values)):  # a float column: the finest scale, 0.1%
+        assert np.all(err <= FLOAT_REL_TOL * np.abs(values))
+        assert k == MAX_DIGITS or max(values) * 10 ** (k + 1) > 2**31 - 1
     if all(float(v).is_integer() for v in values):
         assert k == 0
 
