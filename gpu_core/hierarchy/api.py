@@ -20,14 +20,14 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 
-FORMAT = 1  # bump when the saved layout changes
+FORMAT = 2  # bump when the saved layout changes (2: cch fields, checksum)
 ProgressCallback = Callable[[float, str], None]
 
 
@@ -45,49 +45,59 @@ class Hierarchy:
     graph_key: str  # fingerprint of the graph it was built from
     shortcuts: int = 0
     build_s: float = 0.0
+    method: str = "ch"  # "ch" (witness searches) or "cch" (customizable, cch.py)
+    cch_edges: int = 0  # edges of the CCH topology (each up to two arcs here)
+    order_s: float = 0.0  # cch: nested dissection
+    topology_s: float = 0.0  # cch: chordal supergraph
+    customize_s: float = 0.0  # cch: the metric (the whole build_s after a closure)
 
     @property
     def levels(self) -> int:
         return int(self.level_ptr.shape[0] - 1)
 
     def summary(self) -> dict:
-        return {"nodes": self.n, "levels": self.levels, "shortcuts": self.shortcuts,
-                "up_arcs": int(self.up_dst.shape[0]), "down_arcs": int(self.down_src.shape[0]),
-                "build_s": round(self.build_s, 3)}
+        out = {"nodes": self.n, "levels": self.levels, "shortcuts": self.shortcuts,
+               "up_arcs": int(self.up_dst.shape[0]), "down_arcs": int(self.down_src.shape[0]),
+               "build_s": round(self.build_s, 3)}
+        if self.method == "cch":
+            out.update(method="cch", cch_edges=self.cch_edges, order_s=round(self.order_s, 3),
+                       topology_s=round(self.topology_s, 3),
+                       customize_s=round(self.customize_s, 3))
+        return out
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write to ``path`` (.npz) through a temporary file renamed into place."""
-        path = os.fspath(path)
-        tmp = f"{path}.{os.getpid()}.tmp.npz"
-        try:
-            np.savez(tmp, format=np.int64(FORMAT), **{f.name: getattr(self, f.name)
-                                                      for f in fields(self)})
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        """Write to ``path`` (.npz, with a checksum of every array) through a temporary
+        file renamed into place."""
+        from .cch import _save
+
+        _save(path, self, FORMAT)
 
     @classmethod
     def load(cls, path: str | os.PathLike, graph: GraphLike | None = None, *,
              key: str | None = None) -> Hierarchy:
         """Read a saved hierarchy; with ``graph`` (or its :func:`graph_key` ``key``, when the
-        caller has it already), refuse one built from another graph."""
-        with np.load(os.fspath(path), allow_pickle=False) as z:
-            if int(z["format"]) != FORMAT:
-                raise InvalidArgumentError(f"{path}: hierarchy format {int(z['format'])}, "
-                                           f"expected {FORMAT}")
-            kw = {}
-            for f in fields(cls):
-                v = z[f.name]
-                kw[f.name] = v.item() if v.ndim == 0 and f.name != "rank_of" else v
-            h = cls(**kw)
-        h.n = int(h.n)
-        h.graph_key = str(h.graph_key)
+        caller has it already), refuse one built from another graph. A damaged file
+        (truncated, flipped bytes: its checksum differs) raises ValueError."""
+        from .cch import _load
+
+        h = _load(cls, path, FORMAT)
+        h.n, h.graph_key = int(h.n), str(h.graph_key)
+        _check_hierarchy(h, path)
         if key is None and graph is not None:
             key = graph_key(CSRGraph.from_any(graph))
         if key is not None and h.graph_key != key:
             raise InvalidArgumentError(f"{path}: hierarchy was built from another graph")
         return h
+
+
+def _check_hierarchy(h: Hierarchy, path) -> None:
+    n = h.n
+    ok = (h.rank_of.shape == (n,) and h.up_ptr.shape == (n + 1,) and h.down_ptr.shape == (n + 1,)
+          and int(h.up_ptr[-1]) == h.up_dst.shape[0] == h.up_w.shape[0]
+          and int(h.down_ptr[-1]) == h.down_src.shape[0] == h.down_w.shape[0]
+          and h.level_ptr.shape[0] >= 1 and int(h.level_ptr[-1]) == n)
+    if not ok:
+        raise ValueError(f"{path}: inconsistent hierarchy arrays")
 
 
 def graph_key(g: CSRGraph) -> str:
@@ -120,9 +130,45 @@ def road_shaped(graph: GraphLike) -> bool:
     return sh.diameter_estimate >= 4 * max(1, sh.nodes).bit_length() + 16 and sh.mean_degree <= 8
 
 
-def build_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = None,
-                    cancel: Callable[[], bool] | None = None) -> Hierarchy:
-    """Contract ``graph`` (non-negative integer weights) into a hierarchy."""
+METHODS = ("auto", "cch", "ch")
+
+
+def build_hierarchy(graph: GraphLike, *, method: str = "auto",
+                    progress: ProgressCallback | None = None,
+                    cancel: Callable[[], bool] | None = None, topology=None,
+                    backend: str = "cpu") -> Hierarchy:
+    """The route index of ``graph`` (non-negative integer weights). ``method``: ``cch``
+    (customizable: nested dissection order, chordal topology, customization; ``topology``
+    a :class:`~.cch.Topology` of this graph's arcs to reuse; ``backend`` where the
+    customization runs), ``ch`` (greedy order, witness searches), ``auto``: cch when
+    pymetis is installed, else ch."""
+    if method not in METHODS:
+        raise InvalidArgumentError(f"index method {method!r}: choose one of {', '.join(METHODS)}")
+    if method == "auto":
+        from .order import metis_available
+
+        method = "cch" if metis_available() else "ch"
+    if method == "cch":
+        return _build_cch(graph, progress, cancel, topology, backend)
+    return _build_ch(graph, progress, cancel)
+
+
+def _build_cch(graph, progress, cancel, topology, backend) -> Hierarchy:
+    from .cch import build_topology, customize
+
+    g = CSRGraph.from_any(graph)
+    t = topology
+    if t is None:
+        t = build_topology(g, cancel=cancel, progress=None if progress is None else (
+            lambda f, m: progress(0.8 * f, m)))
+    h = customize(t, g, backend=backend, cancel=cancel, progress=None if progress is None else (
+        lambda f, m: progress(0.8 + 0.2 * f, m)))
+    if progress is not None:
+        progress(1.0, "route index ready")
+    return h
+
+
+def _build_ch(graph, progress, cancel) -> Hierarchy:
     from .contract import contract
 
     g = CSRGraph.from_any(graph)

@@ -1,0 +1,250 @@
+"""A customizable contraction hierarchy (CCH; Dibbelt, Strasser, Wagner 2016): a
+metric-independent :class:`Topology` (order by nested dissection, ``order.py``; chordal
+supergraph, ``chordal.py``) built once per road layout, and :func:`customize`, which turns
+it plus a graph's weights into the :class:`~.api.Hierarchy` every consumer reads.
+
+A closure, reopening or new weight keeps the topology and only re-customizes (well under a
+second on a country); a graph with an arc on no edge of the topology (an added road, a new
+vertex) does not fit it (:func:`fits` says why) and needs a new topology.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ..errors import CancelledError, InvalidArgumentError
+from ..graph import CSRGraph
+
+TOPOLOGY_FORMAT = 1
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class Topology:
+    n: int
+    rank: np.ndarray  # int32 [n]: graph vertex -> elimination position
+    order: np.ndarray  # int32 [n]: position -> graph vertex
+    up_ptr: np.ndarray  # int64 [n+1]: edges {x<y} by lower end x (ranks), y ascending
+    up_nb: np.ndarray  # int32
+    dn_ptr: np.ndarray  # int64 [n+1]: lower neighbours per vertex (ranks)
+    dn_src: np.ndarray  # int32
+    dn_edge: np.ndarray  # int64: the edge id of each lower neighbour's edge
+    lvl_ptr: np.ndarray  # int64: elimination-tree heights (customization's parallel steps)
+    lvl_vert: np.ndarray  # int32
+    key: str  # topology_key of the graph it was built from
+    core: int = 0  # vertices METIS ordered (the rest went in degree <= 2 rounds)
+    order_s: float = 0.0
+    topology_s: float = 0.0
+
+    @property
+    def edges(self) -> int:
+        return int(self.up_nb.shape[0])
+
+    def summary(self) -> dict:
+        return {"nodes": self.n, "cch_edges": self.edges, "core": self.core,
+                "heights": int(self.lvl_ptr.shape[0] - 1), "order_s": round(self.order_s, 3),
+                "topology_s": round(self.topology_s, 3)}
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write to ``path`` (.npz, with a checksum of every array) through a temporary
+        file renamed into place."""
+        _save(path, self, TOPOLOGY_FORMAT)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, *, key: str | None = None) -> Topology:
+        """Read a saved topology; any damage (truncation, flipped bytes, a wrong checksum
+        or shape) raises ValueError, and so does another ``key``."""
+        t = _load(cls, path, TOPOLOGY_FORMAT)
+        t.n, t.key, t.core = int(t.n), str(t.key), int(t.core)
+        _check_topology(t, path)
+        if key is not None and t.key != key:
+            raise InvalidArgumentError(f"{path}: route index topology of another graph")
+        return t
+
+
+def topology_key(g: CSRGraph) -> str:
+    """A fingerprint of the graph's arcs without their weights (a new weight keeps it)."""
+    h = hashlib.blake2b(digest_size=16, person=b"cch-topology")
+    for a in (g.indptr, g.indices):
+        h.update(np.ascontiguousarray(a).view(np.uint8))
+    return h.hexdigest()
+
+
+def _stop(cancel: Callable[[], bool] | None) -> None:
+    if cancel is not None and cancel():
+        raise CancelledError("building the route index was cancelled")
+
+
+def build_topology(graph, *, progress: Progress | None = None,
+                   cancel: Callable[[], bool] | None = None, seed: int = 1) -> Topology:
+    """Order and chordal supergraph of ``graph``'s topology (weights unused)."""
+    from .chordal import downward, eliminate, heights
+    from .order import nested_dissection_order, undirected
+
+    g = CSRGraph.from_any(graph)
+    n = g.num_nodes
+    t0 = time.perf_counter()
+    if progress is not None:
+        progress(0.0, "ordering (nested dissection)")
+    st: dict = {}
+    rank = nested_dissection_order(n, g.indptr, g.indices, seed=seed, stats=st, cancel=cancel)
+    t1 = time.perf_counter()
+    _stop(cancel)
+    if progress is not None:
+        progress(0.5, "building the chordal supergraph")
+    ptr, adj = undirected(n, g.indptr, g.indices)
+    up_ptr, up_nb = eliminate(n, ptr, adj, rank)
+    _stop(cancel)
+    dn_ptr, dn_src, dn_edge = downward(n, up_ptr, up_nb)
+    lvl_ptr, lvl_vert = heights(n, dn_ptr, dn_src)
+    order = np.empty(n, np.int32)
+    order[rank] = np.arange(n, dtype=np.int32)
+    t2 = time.perf_counter()
+    return Topology(n, rank, order, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, lvl_ptr, lvl_vert,
+                    topology_key(g), core=st.get("core", 0), order_s=t1 - t0,
+                    topology_s=t2 - t1)
+
+
+def slots_for(t: Topology, graph) -> np.ndarray | str:
+    """Each arc's CCH edge and direction (``chordal.arc_slots``), or why ``graph`` does
+    not fit ``t`` (one line)."""
+    from .chordal import arc_slots
+
+    g = CSRGraph.from_any(graph)
+    if g.num_nodes != t.n:
+        return f"the graph has {g.num_nodes} vertices, the index topology {t.n} (a new road)"
+    s = arc_slots(t.n, g.indptr, g.indices, t.rank, t.up_ptr, t.up_nb)
+    bad = np.flatnonzero(s == -2)
+    if bad.size:
+        tails = np.repeat(np.arange(t.n), np.diff(g.indptr.astype(np.int64)))
+        a = int(bad[0])
+        return (f"{bad.size} arc(s) lie on no edge of the index topology (a new road), "
+                f"e.g. {int(tails[a])}->{int(g.indices[a])}")
+    return s
+
+
+def fits(t: Topology, graph) -> str:
+    """"" when ``graph`` can be customized over ``t``, else why not."""
+    s = slots_for(t, graph)
+    return s if isinstance(s, str) else ""
+
+
+def customize_metric(t: Topology, graph, *, backend: str = "cpu",
+                     slots: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(up, down) int64 [edges]: the customized weights of ``graph`` over ``t``."""
+    if backend == "cupy":
+        from .customize_cuda import customize_device
+
+        up, down = customize_device(t, CSRGraph.from_any(graph))
+        return up, down
+    from .customize import initial, triangles
+
+    g = CSRGraph.from_any(graph)
+    if slots is None:
+        slots = slots_for(t, g)
+        if isinstance(slots, str):
+            raise InvalidArgumentError(slots)
+    up, down = initial(t.edges, slots, g.weights)
+    triangles(t, up, down)
+    return up, down
+
+
+def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | None = None,
+              cancel: Callable[[], bool] | None = None):
+    """The :class:`~.api.Hierarchy` of ``graph``'s weights over topology ``t`` (the graph's
+    arcs must all lie on edges of ``t``: InvalidArgumentError naming one otherwise)."""
+    from .api import graph_key
+
+    g = CSRGraph.from_any(graph)
+    t0 = time.perf_counter()
+    slots = slots_for(t, g)
+    if isinstance(slots, str):
+        raise InvalidArgumentError(slots)
+    _stop(cancel)
+    if progress is not None:
+        progress(0.0, "customizing the route index")
+    up, down = customize_metric(t, g, backend=backend, slots=slots)
+    _stop(cancel)
+    h = to_hierarchy(t, up, down)
+    h.graph_key = graph_key(g)
+    h.customize_s = time.perf_counter() - t0
+    h.order_s, h.topology_s = t.order_s, t.topology_s
+    h.build_s = h.order_s + h.topology_s + h.customize_s
+    return h
+
+
+def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray):
+    """The consumers' Hierarchy: finite arcs only, sweep levels and ids as the CH has."""
+    from .api import _layout
+    from .customize import compact
+
+    ust, uln, unb, uw, dst, dln, dnb, dw = compact(t.n, t.up_ptr, t.up_nb, up, down, t.order)
+    h = _layout(t.n, t.rank, ust, uln, unb, uw, dst, dln, dnb, dw)
+    h.method = "cch"
+    h.shortcuts = 0
+    h.cch_edges = t.edges
+    return h
+
+
+# ---- files: every array checksummed, so damage is found instead of trusted -------------
+def content_hash(obj) -> str:
+    """blake2b of every field of a dataclass (arrays by bytes, scalars by repr)."""
+    h = hashlib.blake2b(digest_size=16)
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        h.update(f.name.encode())
+        if isinstance(v, np.ndarray):
+            h.update(str(v.dtype).encode() + str(v.shape).encode())
+            h.update(np.ascontiguousarray(v).view(np.uint8))
+        else:
+            h.update(repr(v).encode())
+    return h.hexdigest()
+
+
+def _save(path, obj, fmt: int) -> None:
+    path = os.fspath(path)
+    tmp = f"{path}.{os.getpid()}.tmp.npz"
+    try:
+        np.savez(tmp, format=np.int64(fmt), checksum=content_hash(obj),
+                 **{f.name: getattr(obj, f.name) for f in fields(obj)})
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _load(cls, path, fmt: int):
+    """The dataclass ``cls`` saved at ``path``; ValueError for anything unreadable."""
+    try:
+        with np.load(os.fspath(path), allow_pickle=False) as z:
+            if int(z["format"]) != fmt:
+                raise ValueError(f"{path}: format {int(z['format'])}, expected {fmt}")
+            kw = {}
+            for f in fields(cls):
+                v = z[f.name]
+                kw[f.name] = v.item() if v.ndim == 0 else v
+            want = str(z["checksum"])
+    except ValueError:
+        raise
+    except Exception as exc:  # zip CRC, truncation, missing members: all damage
+        raise ValueError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+    obj = cls(**kw)
+    if content_hash(obj) != want:
+        raise ValueError(f"{path}: checksum mismatch (damaged file)")
+    return obj
+
+
+def _check_topology(t: Topology, path) -> None:
+    n = t.n
+    ok = (t.rank.shape == (n,) and t.order.shape == (n,) and t.up_ptr.shape == (n + 1,)
+          and t.dn_ptr.shape == (n + 1,) and int(t.up_ptr[-1]) == t.up_nb.shape[0]
+          and t.dn_src.shape == t.up_nb.shape and t.dn_edge.shape == t.up_nb.shape
+          and int(t.lvl_ptr[-1]) == n and t.lvl_vert.shape == (n,))
+    if not ok:
+        raise ValueError(f"{path}: inconsistent route index topology")

@@ -1,0 +1,168 @@
+"""Customization of a CCH topology with a metric (numba; the GPU twin is ``customize.cu``).
+
+Every CCH edge {x, y}, x < y by rank, carries two weights: ``up[e]`` for the arc x->y
+and ``down[e]`` for y->x. They start as the least input arc on that edge and direction
+(INF where none), then the lower triangles are applied bottom-up: for each triangle
+v < u < w (edges {v,u} = a, {v,w} = b, {u,w} = f)
+
+    up[f]   = min(up[f],   down[a] + up[b])     # u -> v -> w
+    down[f] = min(down[f], down[b] + up[a])     # w -> v -> u
+
+Edge f belongs to its lower end u and is written only while u is processed, after all its
+lower neighbours v (all of an earlier elimination-tree height), so the vertices of one
+height run in parallel without races. Afterwards every pair has a shortest up-down path
+(Dibbelt, Strasser, Wagner 2016, basic customization): PHAST over it is exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .chordal import find_edge
+from .contract import INF
+
+
+@njit(cache=True)
+def initial(m_edges, slots, weights):
+    """up, down int64 [edges]: the least arc weight per edge and direction."""
+    up = np.full(m_edges, INF, np.int64)
+    down = np.full(m_edges, INF, np.int64)
+    for a in range(slots.shape[0]):
+        s = slots[a]
+        if s < 0:
+            continue
+        e = s >> 1
+        w = np.int64(weights[a])
+        if s & 1:
+            if w < down[e]:
+                down[e] = w
+        else:
+            if w < up[e]:
+                up[e] = w
+    return up, down
+
+
+@njit(cache=True, nogil=True)
+def _vertex(u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
+    """Every lower triangle of u's upward edges."""
+    for k in range(dn_ptr[u], dn_ptr[u + 1]):
+        v = dn_src[k]
+        a = dn_edge[k]
+        da = down[a]
+        ua = up[a]
+        if da >= INF and ua >= INF:
+            continue
+        lo = up_ptr[u]
+        for b in range(a + 1, up_ptr[v + 1]):  # v's neighbours above u (its list is sorted)
+            w = up_nb[b]
+            # f = {u, w}: binary search in u's list from where the last one was found
+            hi = up_ptr[u + 1]
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if up_nb[mid] < w:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            f = lo
+            if da < INF and up[b] < INF:
+                c = da + up[b]
+                if c < up[f]:
+                    up[f] = c
+            if ua < INF and down[b] < INF:
+                c = down[b] + ua
+                if c < down[f]:
+                    down[f] = c
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _height(lvl_vert, s, t, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
+    for i in prange(s, t):
+        _vertex(lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+
+
+@njit(cache=True, nogil=True)
+def _serial(n, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
+    for u in range(n):
+        _vertex(u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+
+
+# Heights with fewer vertices than this run in the caller's thread (a parallel launch
+# costs more than a handful of vertices).
+PARALLEL_MIN = 2048
+
+
+def triangles(t, up: np.ndarray, down: np.ndarray, *, parallel: bool = True) -> None:
+    """Apply every lower triangle of topology ``t`` to ``up``/``down`` in place."""
+    if not parallel:
+        _serial(t.n, t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src, t.dn_edge, up, down)
+        return
+    lp = t.lvl_ptr
+    for h in range(lp.shape[0] - 1):
+        s, e = int(lp[h]), int(lp[h + 1])
+        if e - s >= PARALLEL_MIN:
+            _height(t.lvl_vert, s, e, t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src, t.dn_edge, up, down)
+        else:
+            _height_serial(t.lvl_vert, s, e, t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src, t.dn_edge,
+                           up, down)
+
+
+@njit(cache=True, nogil=True)
+def _height_serial(lvl_vert, s, t, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
+    for i in range(s, t):
+        _vertex(lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+
+
+@njit(cache=True)
+def compact(n, up_ptr, up_nb, up, down, order):
+    """The finite arcs per vertex in graph ids: (start, len, dst, w) of the upward arcs
+    and (start, len, src, w) of the downward in-arcs (the pools ``api._layout`` takes)."""
+    ucnt = np.zeros(n, np.int64)
+    dcnt = np.zeros(n, np.int64)
+    for x in range(n):
+        for e in range(up_ptr[x], up_ptr[x + 1]):
+            if up[e] < INF:
+                ucnt[x] += 1
+            if down[e] < INF:
+                dcnt[x] += 1
+    ust = np.empty(n, np.int64)
+    dst_ = np.empty(n, np.int64)
+    tu = 0
+    td = 0
+    for x in range(n):
+        ust[x] = tu
+        dst_[x] = td
+        tu += ucnt[x]
+        td += dcnt[x]
+    unb = np.empty(tu, np.int32)
+    uw = np.empty(tu, np.int64)
+    dnb = np.empty(td, np.int32)
+    dw = np.empty(td, np.int64)
+    for x in range(n):
+        i = ust[x]
+        j = dst_[x]
+        for e in range(up_ptr[x], up_ptr[x + 1]):
+            y = order[up_nb[e]]
+            if up[e] < INF:
+                unb[i] = y
+                uw[i] = up[e]
+                i += 1
+            if down[e] < INF:
+                dnb[j] = y
+                dw[j] = down[e]
+                j += 1
+    # pools indexed by graph vertex: vertex order[x] has rank x
+    gst_u = np.empty(n, np.int64)
+    gln_u = np.empty(n, np.int64)
+    gst_d = np.empty(n, np.int64)
+    gln_d = np.empty(n, np.int64)
+    for x in range(n):
+        v = order[x]
+        gst_u[v] = ust[x]
+        gln_u[v] = ucnt[x]
+        gst_d[v] = dst_[x]
+        gln_d[v] = dcnt[x]
+    return gst_u, gln_u, unb, uw, gst_d, gln_d, dnb, dw
+
+
+__all__ = ["INF", "compact", "find_edge", "initial", "triangles"]
