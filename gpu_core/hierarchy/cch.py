@@ -39,6 +39,7 @@ class Topology:
     lvl_vert: np.ndarray  # int32
     key: str  # topology_key of the graph it was built from
     core: int = 0  # vertices METIS ordered (the rest went in degree <= 2 rounds)
+    fill: int = 0  # edges that are no road of the graph (the CH's "shortcuts")
     order_s: float = 0.0
     topology_s: float = 0.0
 
@@ -47,7 +48,7 @@ class Topology:
         return int(self.up_nb.shape[0])
 
     def summary(self) -> dict:
-        return {"nodes": self.n, "cch_edges": self.edges, "core": self.core,
+        return {"nodes": self.n, "cch_edges": self.edges, "fill": self.fill, "core": self.core,
                 "heights": int(self.lvl_ptr.shape[0] - 1), "order_s": round(self.order_s, 3),
                 "topology_s": round(self.topology_s, 3)}
 
@@ -61,7 +62,7 @@ class Topology:
         """Read a saved topology; any damage (truncation, flipped bytes, a wrong checksum
         or shape) raises ValueError, and so does another ``key``."""
         t = _load(cls, path, TOPOLOGY_FORMAT)
-        t.n, t.key, t.core = int(t.n), str(t.key), int(t.core)
+        t.n, t.key, t.core, t.fill = int(t.n), str(t.key), int(t.core), int(t.fill)
         _check_topology(t, path)
         if key is not None and t.key != key:
             raise InvalidArgumentError(f"{path}: route index topology of another graph")
@@ -84,7 +85,7 @@ def _stop(cancel: Callable[[], bool] | None) -> None:
 def build_topology(graph, *, progress: Progress | None = None,
                    cancel: Callable[[], bool] | None = None, seed: int = 1) -> Topology:
     """Order and chordal supergraph of ``graph``'s topology (weights unused)."""
-    from .chordal import downward, eliminate, heights
+    from .chordal import downward, heights
     from .order import nested_dissection_order, undirected
 
     g = CSRGraph.from_any(graph)
@@ -93,22 +94,58 @@ def build_topology(graph, *, progress: Progress | None = None,
     if progress is not None:
         progress(0.0, "ordering (nested dissection)")
     st: dict = {}
-    rank = nested_dissection_order(n, g.indptr, g.indices, seed=seed, stats=st, cancel=cancel)
+    ptr, adj = undirected(n, g.indptr, g.indices)
+    rank = nested_dissection_order(n, ptr, adj, seed=seed, stats=st, cancel=cancel)
     t1 = time.perf_counter()
     _stop(cancel)
     if progress is not None:
         progress(0.5, "building the chordal supergraph")
-    ptr, adj = undirected(n, g.indptr, g.indices)
-    up_ptr, up_nb = eliminate(n, ptr, adj, rank)
-    _stop(cancel)
+    up_ptr, up_nb = _eliminate(n, ptr, adj, rank, progress, cancel)
     dn_ptr, dn_src, dn_edge = downward(n, up_ptr, up_nb)
     lvl_ptr, lvl_vert = heights(n, dn_ptr, dn_src)
     order = np.empty(n, np.int32)
     order[rank] = np.arange(n, dtype=np.int32)
     t2 = time.perf_counter()
     return Topology(n, rank, order, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, lvl_ptr, lvl_vert,
-                    topology_key(g), core=st.get("core", 0), order_s=t1 - t0,
+                    topology_key(g), core=st.get("core", 0),
+                    fill=int(up_nb.shape[0] - adj.shape[0] // 2), order_s=t1 - t0,
                     topology_s=t2 - t1)
+
+
+def _eliminate(n, ptr, adj, rank, progress, cancel):
+    """``chordal.eliminate`` in a thread, polled for progress and cancel meanwhile."""
+    import threading
+
+    from .api import MAX_SHORTCUTS_PER_ARC, HierarchyTooDenseError
+    from .chordal import eliminate
+
+    counter = np.zeros(2, np.int64)
+    box: dict = {}
+    limit = MAX_SHORTCUTS_PER_ARC * max(int(adj.shape[0]), n)
+
+    def work() -> None:
+        try:
+            box["v"] = eliminate(n, ptr, adj, rank, limit, counter)
+        except BaseException as exc:  # surfaced in the caller's thread
+            box["e"] = exc
+
+    th = threading.Thread(target=work, daemon=True)
+    th.start()
+    while th.is_alive():
+        th.join(0.25)
+        if progress is not None:
+            progress(0.5 + 0.5 * float(counter[0]) / max(n, 1), "building the chordal supergraph")
+        if cancel is not None and counter[1] == 0 and cancel():
+            counter[1] = 1
+    if "e" in box:
+        raise box["e"]
+    if counter[1] == 2:
+        raise HierarchyTooDenseError(
+            f"the customizable index of this graph needs more than {MAX_SHORTCUTS_PER_ARC} "
+            "edges per arc (it is not road-shaped); use a search variant without an index")
+    if counter[1]:
+        raise CancelledError("building the route index was cancelled")
+    return box["v"]
 
 
 def slots_for(t: Topology, graph) -> np.ndarray | str:
@@ -187,7 +224,7 @@ def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray):
     ust, uln, unb, uw, dst, dln, dnb, dw = compact(t.n, t.up_ptr, t.up_nb, up, down, t.order)
     h = _layout(t.n, t.rank, ust, uln, unb, uw, dst, dln, dnb, dw)
     h.method = "cch"
-    h.shortcuts = 0
+    h.shortcuts = t.fill
     h.cch_edges = t.edges
     return h
 

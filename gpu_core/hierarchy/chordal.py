@@ -20,10 +20,12 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def eliminate(n, ptr, adj, rank):
+@njit(cache=True, nogil=True)
+def eliminate(n, ptr, adj, rank, max_edges, progress):
     """(up_ptr int64 [n+1], up_nb int32 sorted per row) of the chordal supergraph, in ranks;
-    ``ptr``/``adj`` the undirected simple graph in vertex ids."""
+    ``ptr``/``adj`` the undirected simple graph in vertex ids. ``progress[0]`` receives the
+    vertices done; ``progress[1]`` set to 1 (another thread) stops it; more than
+    ``max_edges`` edges stop it with ``progress[1] = 2`` (a graph without small separators)."""
     order = np.empty(n, np.int64)
     for v in range(n):
         order[rank[v]] = v
@@ -72,6 +74,13 @@ def eliminate(n, ptr, adj, rank):
         up_nb[top : top + cnt] = s[:cnt]
         top += cnt
         up_ptr[r + 1] = top
+        if top > max_edges:
+            progress[1] = 2
+            break
+        if (r & 4095) == 0:
+            progress[0] = r
+            if progress[1] != 0:
+                break
         if cnt > 0:
             p = s[0]
             sibling[r] = child[p]

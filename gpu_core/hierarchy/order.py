@@ -39,20 +39,42 @@ def metis_available() -> bool:
 
 
 def undirected(n: int, indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(ptr int64 [n+1], adj int32) of the undirected simple graph of a CSR graph."""
-    tails = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr.astype(np.int64)))
-    heads = indices.astype(np.int64)
-    keep = tails != heads
-    a, b = tails[keep], heads[keep]
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key = np.unique(lo * n + hi)
-    lo, hi = key // n, key % n
-    src = np.concatenate([lo, hi])
-    dst = np.concatenate([hi, lo])
-    o = np.lexsort((dst, src))
+    """(ptr int64 [n+1], adj int32, rows ascending) of the undirected simple graph of a
+    CSR graph."""
+    return _undirected(n, indptr.astype(np.int64), indices)
+
+
+@njit(cache=True)
+def _undirected(n, indptr, indices):
+    cnt = np.zeros(n + 1, np.int64)
+    for u in range(n):
+        for a in range(indptr[u], indptr[u + 1]):
+            v = indices[a]
+            if v != u:
+                cnt[u + 1] += 1
+                cnt[v + 1] += 1
+    for i in range(n):
+        cnt[i + 1] += cnt[i]
+    fill = cnt[:-1].copy()
+    buf = np.empty(cnt[n], np.int32)
+    for u in range(n):
+        for a in range(indptr[u], indptr[u + 1]):
+            v = indices[a]
+            if v != u:
+                buf[fill[u]] = v
+                fill[u] += 1
+                buf[fill[v]] = u
+                fill[v] += 1
     ptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
-    return ptr, dst[o].astype(np.int32)
+    top = 0
+    for u in range(n):
+        row = np.sort(buf[cnt[u] : cnt[u + 1]])
+        for i in range(row.shape[0]):
+            if i == 0 or row[i] != row[i - 1]:
+                buf[top] = row[i]
+                top += 1
+        ptr[u + 1] = top
+    return ptr, buf[:top].copy()
 
 
 @njit(cache=True)
@@ -195,10 +217,11 @@ def _core_csr(n, start, deg, adj, gone, core_id):
     return ptr, out
 
 
-def nested_dissection_order(n: int, indptr: np.ndarray, indices: np.ndarray, *,
+def nested_dissection_order(n: int, ptr: np.ndarray, adj: np.ndarray, *,
                             seed: int = 1, stats: dict | None = None,
                             cancel: Callable[[], bool] | None = None) -> np.ndarray:
-    """rank int32 [n] (vertex -> elimination position) of a CSR graph's topology.
+    """rank int32 [n] (vertex -> elimination position) of an undirected simple graph
+    (:func:`undirected`).
     ``stats`` receives ``core`` (vertices METIS ordered) and ``rounds``."""
     try:
         import pymetis
@@ -207,7 +230,6 @@ def nested_dissection_order(n: int, indptr: np.ndarray, indices: np.ndarray, *,
             "the customizable route index needs pymetis (pip install pymetis); "
             "build_hierarchy(method='ch') builds the witness-search index without it"
         ) from None
-    ptr, adj = undirected(n, indptr, indices)
     elim, rounds, start, deg, radj, gone = reduce_low_degree(n, ptr, adj, seed)
     if cancel is not None and cancel():
         raise CancelledError("building the route index was cancelled")
