@@ -323,7 +323,8 @@ def _run(args: argparse.Namespace, cl) -> int:
     el = time.perf_counter() - t0
     idx = ""
     if stats.get("index", "none") != "none":  # the index's time apart from the search's
-        how = "loaded from the cache" if stats["index"] == "cache" else "built"
+        how = {"cache": "loaded from the cache", "customized": "re-customized"}.get(
+            stats["index"], stats["index"])
         idx = f"; route index {how} in {stats['index_s']:.2f} s, not counted"
         el -= t_index
     if cl is not None:  # from the first block submitted to the file written

@@ -153,6 +153,17 @@ def build_hierarchy(graph: GraphLike, *, method: str = "auto",
     return _build_ch(graph, progress, cancel)
 
 
+def recustomize(topology, graph: GraphLike, *, backend: str = "cpu",
+                progress: ProgressCallback | None = None,
+                cancel: Callable[[], bool] | None = None) -> Hierarchy:
+    """The hierarchy of ``graph`` (an edited map: closures, reopenings, new weights) over a
+    kept :class:`~.cch.Topology` (``backend``: cpu, cupy or auto); InvalidArgumentError
+    when an arc lies on no edge of it (an added road: build a new topology)."""
+    from .cch import customize
+
+    return customize(topology, graph, backend=backend, progress=progress, cancel=cancel)
+
+
 def _build_cch(graph, progress, cancel, topology, backend) -> Hierarchy:
     from .cch import build_topology, customize
 

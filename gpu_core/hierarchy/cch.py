@@ -175,12 +175,16 @@ def fits(t: Topology, graph) -> str:
 def customize_metric(t: Topology, graph, *, backend: str = "cpu",
                      slots: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(up, down) int64 [edges]: the customized weights of ``graph`` over ``t``."""
+    if backend == "auto":
+        from ..backend import resolve_backend
+
+        backend = resolve_backend("auto")
     if backend == "cupy":
-        from .customize_cuda import customize_device
+        from .metric_cuda import customize_device
 
         up, down = customize_device(t, CSRGraph.from_any(graph))
         return up, down
-    from .customize import initial, triangles
+    from .metric import initial, triangles
 
     g = CSRGraph.from_any(graph)
     if slots is None:
@@ -219,7 +223,7 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
 def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray):
     """The consumers' Hierarchy: finite arcs only, sweep levels and ids as the CH has."""
     from .api import _layout
-    from .customize import compact
+    from .metric import compact
 
     ust, uln, unb, uw, dst, dln, dnb, dw = compact(t.n, t.up_ptr, t.up_nb, up, down, t.order)
     h = _layout(t.n, t.rank, ust, uln, unb, uw, dst, dln, dnb, dw)

@@ -1,4 +1,4 @@
-"""Customization of a CCH topology with a metric (numba; the GPU twin is ``customize.cu``).
+"""Customization of a CCH topology with a metric (numba; the GPU twin is ``metric.cu``).
 
 Every CCH edge {x, y}, x < y by rank, carries two weights: ``up[e]`` for the arc x->y
 and ``down[e]`` for y->x. They start as the least input arc on that edge and direction
