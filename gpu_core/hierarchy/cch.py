@@ -221,12 +221,11 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
 
 
 def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray):
-    """The consumers' Hierarchy: finite arcs only, sweep levels and ids as the CH has."""
-    from .api import _layout
-    from .metric import compact
+    """The consumers' Hierarchy: finite arcs only, in sweep ids by the topology's levels."""
+    from .api import Hierarchy
+    from .metric import hierarchy_arrays
 
-    ust, uln, unb, uw, dst, dln, dnb, dw = compact(t.n, t.up_ptr, t.up_nb, up, down, t.order)
-    h = _layout(t.n, t.rank, ust, uln, unb, uw, dst, dln, dnb, dw)
+    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
     h.method = "cch"
     h.shortcuts = t.fill
     h.cch_edges = t.edges

@@ -114,55 +114,87 @@ def _height_serial(lvl_vert, s, t, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, d
 
 
 @njit(cache=True)
-def compact(n, up_ptr, up_nb, up, down, order):
-    """The finite arcs per vertex in graph ids: (start, len, dst, w) of the upward arcs
-    and (start, len, src, w) of the downward in-arcs (the pools ``api._layout`` takes)."""
-    ucnt = np.zeros(n, np.int64)
-    dcnt = np.zeros(n, np.int64)
+def sweep_layout(n, up_ptr, up_nb):
+    """(sweep id of each rank, level_ptr): level(x) = 1 + the largest level of x's higher
+    neighbours (0 without one), over every topology edge, so it holds for any metric;
+    sweep ids sorted by level, then by falling rank (as ``api._layout`` orders them)."""
+    level = np.zeros(n, np.int64)
+    top = 0
+    for x in range(n - 1, -1, -1):
+        lv = 0
+        for e in range(up_ptr[x], up_ptr[x + 1]):
+            c = level[up_nb[e]] + 1
+            if c > lv:
+                lv = c
+        level[x] = lv
+        if lv + 1 > top:
+            top = lv + 1
+    if n == 0:
+        top = 0
+    ptr = np.zeros(top + 1, np.int64)
     for x in range(n):
+        ptr[level[x] + 1] += 1
+    for i in range(top):
+        ptr[i + 1] += ptr[i]
+    fill = ptr[:-1].copy()
+    sweep = np.empty(n, np.int32)
+    for x in range(n - 1, -1, -1):
+        sweep[x] = fill[level[x]]
+        fill[level[x]] += 1
+    return sweep, ptr
+
+
+@njit(cache=True, parallel=True)
+def _count(n, up_ptr, up, down, sweep, ucnt, dcnt):
+    for x in prange(n):
+        cu = 0
+        cd = 0
         for e in range(up_ptr[x], up_ptr[x + 1]):
             if up[e] < INF:
-                ucnt[x] += 1
+                cu += 1
             if down[e] < INF:
-                dcnt[x] += 1
-    ust = np.empty(n, np.int64)
-    dst_ = np.empty(n, np.int64)
-    tu = 0
-    td = 0
-    for x in range(n):
-        ust[x] = tu
-        dst_[x] = td
-        tu += ucnt[x]
-        td += dcnt[x]
-    unb = np.empty(tu, np.int32)
-    uw = np.empty(tu, np.int64)
-    dnb = np.empty(td, np.int32)
-    dw = np.empty(td, np.int64)
-    for x in range(n):
-        i = ust[x]
-        j = dst_[x]
+                cd += 1
+        ucnt[sweep[x] + 1] = cu
+        dcnt[sweep[x] + 1] = cd
+
+
+@njit(cache=True, parallel=True)
+def _fill(n, up_ptr, up_nb, up, down, sweep, uptr, dptr, udst, uw, dsrc, dw):
+    for x in prange(n):
+        i = uptr[sweep[x]]
+        j = dptr[sweep[x]]
         for e in range(up_ptr[x], up_ptr[x + 1]):
-            y = order[up_nb[e]]
+            y = sweep[up_nb[e]]
             if up[e] < INF:
-                unb[i] = y
+                udst[i] = y
                 uw[i] = up[e]
                 i += 1
             if down[e] < INF:
-                dnb[j] = y
+                dsrc[j] = y
                 dw[j] = down[e]
                 j += 1
-    # pools indexed by graph vertex: vertex order[x] has rank x
-    gst_u = np.empty(n, np.int64)
-    gln_u = np.empty(n, np.int64)
-    gst_d = np.empty(n, np.int64)
-    gln_d = np.empty(n, np.int64)
-    for x in range(n):
-        v = order[x]
-        gst_u[v] = ust[x]
-        gln_u[v] = ucnt[x]
-        gst_d[v] = dst_[x]
-        gln_d[v] = dcnt[x]
-    return gst_u, gln_u, unb, uw, gst_d, gln_d, dnb, dw
 
 
-__all__ = ["INF", "compact", "find_edge", "initial", "triangles"]
+def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray) -> tuple:
+    """(rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr) of the
+    Hierarchy: the finite arcs in sweep ids (the sweep layout is the topology's, cached on
+    it)."""
+    lay = getattr(t, "_sweep", None)
+    if lay is None:
+        lay = t._sweep = sweep_layout(t.n, t.up_ptr, t.up_nb)
+    sweep, level_ptr = lay
+    n = t.n
+    ucnt = np.zeros(n + 1, np.int64)
+    dcnt = np.zeros(n + 1, np.int64)
+    _count(n, t.up_ptr, up, down, sweep, ucnt, dcnt)
+    uptr, dptr = np.cumsum(ucnt), np.cumsum(dcnt)
+    udst = np.empty(int(uptr[-1]), np.int32)
+    uw = np.empty(int(uptr[-1]), np.int64)
+    dsrc = np.empty(int(dptr[-1]), np.int32)
+    dw = np.empty(int(dptr[-1]), np.int64)
+    _fill(n, t.up_ptr, t.up_nb, up, down, sweep, uptr, dptr, udst, uw, dsrc, dw)
+    rank_of = sweep[t.rank].astype(np.int32)
+    return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr
+
+
+__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "sweep_layout", "triangles"]
