@@ -197,9 +197,11 @@ def customize_metric(t: Topology, graph, *, backend: str = "cpu",
 
 
 def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | None = None,
-              cancel: Callable[[], bool] | None = None):
+              cancel: Callable[[], bool] | None = None, prune: bool = True):
     """The :class:`~.api.Hierarchy` of ``graph``'s weights over topology ``t`` (the graph's
-    arcs must all lie on edges of ``t``: InvalidArgumentError naming one otherwise)."""
+    arcs must all lie on edges of ``t``: InvalidArgumentError naming one otherwise).
+    ``prune``: drop the arcs that lie on no shortest path (``metric.prune``; fewer arcs
+    to sweep, for a little more customization time)."""
     from .api import graph_key
 
     g = CSRGraph.from_any(graph)
@@ -212,7 +214,7 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
         progress(0.0, "customizing the route index")
     up, down = customize_metric(t, g, backend=backend, slots=slots)
     _stop(cancel)
-    h = to_hierarchy(t, up, down)
+    h = to_hierarchy(t, up, down, prune=prune)
     h.graph_key = graph_key(g)
     h.customize_s = time.perf_counter() - t0
     h.order_s, h.topology_s = t.order_s, t.topology_s
@@ -220,12 +222,15 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
     return h
 
 
-def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray):
-    """The consumers' Hierarchy: finite arcs only, in sweep ids by the topology's levels."""
+def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool = True):
+    """The consumers' Hierarchy: finite arcs only (and with ``prune`` only those that may
+    lie on a shortest path), in sweep ids by the topology's levels."""
     from .api import Hierarchy
     from .metric import hierarchy_arrays
+    from .metric import prune as prune_arcs
 
-    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
+    keep = prune_arcs(t, up, down) if prune else None
+    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down, keep), "")
     h.method = "cch"
     h.shortcuts = t.fill
     h.cch_edges = t.edges

@@ -113,6 +113,61 @@ def _height_serial(lvl_vert, s, t, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, d
         _vertex(lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _upper(x, up_ptr, up_nb, up, down):
+    """Intermediate and upper triangles of x's edges: x->y via z (y, z above x) with the
+    weights as they are; each value written is still the length of a real path."""
+    p0 = up_ptr[x]
+    p1 = up_ptr[x + 1]
+    for i in range(p0, p1):
+        y = up_nb[i]
+        lo = up_ptr[y]
+        for j in range(i + 1, p1):
+            z = up_nb[j]
+            hi = up_ptr[y + 1]
+            while lo < hi:  # f = {y, z}, y < z: in y's list (the graph is chordal)
+                mid = (lo + hi) >> 1
+                if up_nb[mid] < z:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            f = lo
+            if up[j] < INF and down[f] < INF and up[j] + down[f] < up[i]:
+                up[i] = up[j] + down[f]  # x -> z -> y
+            if up[f] < INF and down[j] < INF and up[f] + down[j] < down[i]:
+                down[i] = up[f] + down[j]  # y -> z -> x
+            if up[i] < INF and up[f] < INF and up[i] + up[f] < up[j]:
+                up[j] = up[i] + up[f]  # x -> y -> z
+            if down[f] < INF and down[i] < INF and down[f] + down[i] < down[j]:
+                down[j] = down[f] + down[i]  # z -> y -> x
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _upper_level(order, s, t, up_ptr, up_nb, up, down):
+    for k in prange(s, t):
+        _upper(order[k], up_ptr, up_nb, up, down)
+
+
+def prune(t, up: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keep_up, keep_down): the arcs that may lie on a shortest path. Top-down over the
+    sweep levels (every edge among x's upper neighbours belongs to an earlier level), each
+    arc is lowered through its intermediate and upper triangles; an arc that some other
+    path beats (strictly) lies on no shortest path and goes. Every shortest path has an
+    up-down twin in the basically customized CCH whose arcs each weigh their endpoints'
+    distance, so none of its arcs goes: the sweep stays exact."""
+    lay = getattr(t, "_sweep", None)
+    if lay is None:
+        lay = t._sweep = sweep_layout(t.n, t.up_ptr, t.up_nb)
+    sweep, level_ptr = lay
+    by_sweep = np.empty(t.n, np.int64)
+    by_sweep[sweep] = np.arange(t.n)
+    u2, d2 = up.copy(), down.copy()
+    for lv in range(level_ptr.shape[0] - 1):
+        _upper_level(by_sweep, int(level_ptr[lv]), int(level_ptr[lv + 1]), t.up_ptr, t.up_nb,
+                     u2, d2)
+    return (up < INF) & (u2 >= up), (down < INF) & (d2 >= down)
+
+
 @njit(cache=True)
 def sweep_layout(n, up_ptr, up_nb):
     """(sweep id of each rank, level_ptr): level(x) = 1 + the largest level of x's higher
@@ -145,40 +200,40 @@ def sweep_layout(n, up_ptr, up_nb):
 
 
 @njit(cache=True, parallel=True)
-def _count(n, up_ptr, up, down, sweep, ucnt, dcnt):
+def _count(n, up_ptr, ku, kd, sweep, ucnt, dcnt):
     for x in prange(n):
         cu = 0
         cd = 0
         for e in range(up_ptr[x], up_ptr[x + 1]):
-            if up[e] < INF:
+            if ku[e]:
                 cu += 1
-            if down[e] < INF:
+            if kd[e]:
                 cd += 1
         ucnt[sweep[x] + 1] = cu
         dcnt[sweep[x] + 1] = cd
 
 
 @njit(cache=True, parallel=True)
-def _fill(n, up_ptr, up_nb, up, down, sweep, uptr, dptr, udst, uw, dsrc, dw):
+def _fill(n, up_ptr, up_nb, up, down, ku, kd, sweep, uptr, dptr, udst, uw, dsrc, dw):
     for x in prange(n):
         i = uptr[sweep[x]]
         j = dptr[sweep[x]]
         for e in range(up_ptr[x], up_ptr[x + 1]):
             y = sweep[up_nb[e]]
-            if up[e] < INF:
+            if ku[e]:
                 udst[i] = y
                 uw[i] = up[e]
                 i += 1
-            if down[e] < INF:
+            if kd[e]:
                 dsrc[j] = y
                 dw[j] = down[e]
                 j += 1
 
 
-def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray) -> tuple:
+def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray, keep=None) -> tuple:
     """(rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr) of the
-    Hierarchy: the finite arcs in sweep ids (the sweep layout is the topology's, cached on
-    it)."""
+    Hierarchy: the finite arcs (those ``keep`` = (keep_up, keep_down) marks, when given)
+    in sweep ids (the sweep layout is the topology's, cached on it)."""
     lay = getattr(t, "_sweep", None)
     if lay is None:
         lay = t._sweep = sweep_layout(t.n, t.up_ptr, t.up_nb)
@@ -186,15 +241,17 @@ def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray) -> tuple:
     n = t.n
     ucnt = np.zeros(n + 1, np.int64)
     dcnt = np.zeros(n + 1, np.int64)
-    _count(n, t.up_ptr, up, down, sweep, ucnt, dcnt)
+    ku, kd = keep if keep is not None else (up < INF, down < INF)
+    _count(n, t.up_ptr, ku, kd, sweep, ucnt, dcnt)
     uptr, dptr = np.cumsum(ucnt), np.cumsum(dcnt)
     udst = np.empty(int(uptr[-1]), np.int32)
     uw = np.empty(int(uptr[-1]), np.int64)
     dsrc = np.empty(int(dptr[-1]), np.int32)
     dw = np.empty(int(dptr[-1]), np.int64)
-    _fill(n, t.up_ptr, t.up_nb, up, down, sweep, uptr, dptr, udst, uw, dsrc, dw)
+    _fill(n, t.up_ptr, t.up_nb, up, down, ku, kd, sweep, uptr, dptr, udst, uw, dsrc, dw)
     rank_of = sweep[t.rank].astype(np.int32)
     return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr
 
 
-__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "sweep_layout", "triangles"]
+__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "prune", "sweep_layout",
+           "triangles"]

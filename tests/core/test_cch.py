@@ -222,3 +222,28 @@ def test_cancel_and_progress():
 def test_unknown_method():
     with pytest.raises(InvalidArgumentError, match="index method"):
         build_hierarchy(CSRGraph.from_edges(2, [0], [1], [1]), method="fast")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 40), data=st.data())
+def test_pruned_and_unpruned_hierarchies(n, data):
+    # zero weights make ties: pruning drops only arcs that another path strictly beats
+    g = _graph(n, data, max_w=data.draw(st.sampled_from([0, 1, 3, 30])))
+    t = build_topology(g)
+    full, pruned = customize(t, g, prune=False), customize(t, g)
+    assert pruned.down_src.shape[0] <= full.down_src.shape[0]
+    src = np.arange(n)
+    want = scipy_rows(g, src)
+    np.testing.assert_array_equal(phast_rows(g, full, src), want)
+    np.testing.assert_array_equal(phast_rows(g, pruned, src), want)
+
+
+def test_pruning_shrinks_a_road_map():
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 3000, seed=9))
+    t = build_topology(g)
+    full, pruned = customize(t, g, prune=False), customize(t, g)
+    assert pruned.down_src.shape[0] < full.down_src.shape[0]
+    src = np.random.default_rng(1).integers(0, g.num_nodes, 60)
+    np.testing.assert_array_equal(phast_rows(g, pruned, src), scipy_rows(g, src))
