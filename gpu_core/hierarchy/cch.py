@@ -197,24 +197,40 @@ def customize_metric(t: Topology, graph, *, backend: str = "cpu",
 
 
 def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | None = None,
-              cancel: Callable[[], bool] | None = None, prune: bool = True):
+              cancel: Callable[[], bool] | None = None, prune: bool = False):
     """The :class:`~.api.Hierarchy` of ``graph``'s weights over topology ``t`` (the graph's
     arcs must all lie on edges of ``t``: InvalidArgumentError naming one otherwise).
-    ``prune``: drop the arcs that lie on no shortest path (``metric.prune``; fewer arcs
-    to sweep, for a little more customization time)."""
+    ``prune``: drop the arcs that lie on no shortest path (``metric.prune``): off by
+    default, as on COL it cut only 19% of the arcs (6% of the CPU sweep) for 4x the
+    customization time (docs/perf/index_build.md)."""
     from .api import graph_key
 
     g = CSRGraph.from_any(graph)
     t0 = time.perf_counter()
-    slots = slots_for(t, g)
-    if isinstance(slots, str):
-        raise InvalidArgumentError(slots)
+    if backend == "auto":
+        from ..backend import resolve_backend
+
+        backend = resolve_backend("auto")
+    slots = None
+    if backend != "cupy":  # the device finds the slots (and a misfit) itself
+        slots = slots_for(t, g)
+        if isinstance(slots, str):
+            raise InvalidArgumentError(slots)
     _stop(cancel)
     if progress is not None:
         progress(0.0, "customizing the route index")
-    up, down = customize_metric(t, g, backend=backend, slots=slots)
-    _stop(cancel)
-    h = to_hierarchy(t, up, down, prune=prune)
+    if backend == "cupy" and prune:  # prune on the device too: only arrays come back
+        from .api import Hierarchy
+        from .metric import hierarchy_arrays
+        from .metric_cuda import customize_pruned_device
+
+        up, down, ku, kd = customize_pruned_device(t, g)
+        h = Hierarchy(t.n, *hierarchy_arrays(t, up, down, (ku, kd)), "")
+        h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
+    else:
+        up, down = customize_metric(t, g, backend=backend, slots=slots)
+        _stop(cancel)
+        h = to_hierarchy(t, up, down, prune=prune)
     h.graph_key = graph_key(g)
     h.customize_s = time.perf_counter() - t0
     h.order_s, h.topology_s = t.order_s, t.topology_s
@@ -222,7 +238,7 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
     return h
 
 
-def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool = True):
+def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool = False):
     """The consumers' Hierarchy: finite arcs only (and with ``prune`` only those that may
     lie on a shortest path), in sweep ids by the topology's levels."""
     from .api import Hierarchy

@@ -89,3 +89,40 @@ extern "C" __global__ void cch_height(const int* __restrict__ lvl_vert, const lo
         }
     }
 }
+
+// cch_upper: metric.py's prune pass for the vertices of one sweep level (top-down), a warp
+// per vertex x and a lane per upward edge i = {x, y}; the lane walks x's edges j = {x, z}
+// above it with f = {y, z}. Values read may be stale within the launch, but every value
+// written is the length of a real path, which is all pruning needs; writes to x's edges
+// from several lanes are atomicMin.
+extern "C" __global__ void cch_upper(const long long* __restrict__ by_sweep, const long long s,
+                                     const long long t, const long long* __restrict__ up_ptr,
+                                     const int* __restrict__ up_nb, unsigned long long* up,
+                                     unsigned long long* down)
+{
+    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (s + warp >= t) return;
+    const long long x = by_sweep[s + warp];
+    const long long p0 = up_ptr[x], p1 = up_ptr[x + 1];
+    for (long long i = p0 + lane; i < p1; i += 32) {
+        const int y = up_nb[i];
+        long long lo = up_ptr[y];
+        const long long y1 = up_ptr[y + 1];
+        for (long long j = i + 1; j < p1; ++j) {
+            const int z = up_nb[j];
+            lo = cch_find(up_ptr, up_nb, lo, y1, z);
+            const long long uf = (long long)up[lo], df = (long long)down[lo];
+            const long long ui = (long long)up[i], di = (long long)down[i];
+            const long long uj = (long long)up[j], dj = (long long)down[j];
+            if (uj < CCH_INF && df < CCH_INF && uj + df < ui)
+                atomicMin(up + i, (unsigned long long)(uj + df));
+            if (uf < CCH_INF && dj < CCH_INF && uf + dj < di)
+                atomicMin(down + i, (unsigned long long)(uf + dj));
+            if (ui < CCH_INF && uf < CCH_INF && ui + uf < uj)
+                atomicMin(up + j, (unsigned long long)(ui + uf));
+            if (df < CCH_INF && di < CCH_INF && df + di < dj)
+                atomicMin(down + j, (unsigned long long)(df + di));
+        }
+    }
+}

@@ -34,8 +34,8 @@ def _device(t) -> dict:
     return dev
 
 
-def customize_device(t, g) -> tuple[np.ndarray, np.ndarray]:
-    """(up, down) int64 host arrays: ``g``'s weights customized over topology ``t``."""
+def _basic(t, g):
+    """(up, down) uint64 device arrays: the basic customization of ``g`` over ``t``."""
     mod = get_module(_SRC)
     dev = _device(t)
     n, m = t.n, g.num_arcs
@@ -72,4 +72,42 @@ def customize_device(t, g) -> tuple[np.ndarray, np.ndarray]:
         height(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
                (dev["lvl_vert"], np.int64(s), np.int64(e), dev["up_ptr"], dev["up_nb"],
                 dev["dn_ptr"], dev["dn_src"], dev["dn_edge"], up, down))
+    return up, down
+
+
+def customize_device(t, g) -> tuple[np.ndarray, np.ndarray]:
+    """(up, down) int64 host arrays: ``g``'s weights customized over topology ``t``."""
+    up, down = _basic(t, g)
     return cp.asnumpy(up).view(np.int64), cp.asnumpy(down).view(np.int64)
+
+
+def customize_pruned_device(t, g) -> tuple[np.ndarray, ...]:
+    """(up, down, keep_up, keep_down) host arrays: the customized weights and the arcs
+    ``metric.prune`` keeps, all computed on the device."""
+    from .metric import sweep_layout
+
+    up, down = _basic(t, g)
+    dev = _device(t)
+    if "by_sweep" not in dev:
+        lay = getattr(t, "_sweep", None)
+        if lay is None:
+            lay = t._sweep = sweep_layout(t.n, t.up_ptr, t.up_nb)
+        by_sweep = np.empty(t.n, np.int64)
+        by_sweep[lay[0]] = np.arange(t.n)
+        dev["by_sweep"] = cp.asarray(by_sweep)
+        dev["sweep_lp"] = [int(x) for x in lay[1]]
+    with memory.oom_as_typed("pruning the route index", 16 * t.edges):
+        u2, d2 = up.copy(), down.copy()
+    upper = get_module(_SRC).get_function("cch_upper")
+    lp = dev["sweep_lp"]
+    for lv in range(len(lp) - 1):
+        s, e = lp[lv], lp[lv + 1]
+        if e == s:
+            continue
+        threads = (e - s) * 32
+        upper(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
+              (dev["by_sweep"], np.int64(s), np.int64(e), dev["up_ptr"], dev["up_nb"], u2, d2))
+    inf = np.uint64(INF)
+    ku = cp.asnumpy((up < inf) & (u2 >= up))
+    kd = cp.asnumpy((down < inf) & (d2 >= down))
+    return cp.asnumpy(up).view(np.int64), cp.asnumpy(down).view(np.int64), ku, kd

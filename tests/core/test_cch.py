@@ -230,7 +230,7 @@ def test_pruned_and_unpruned_hierarchies(n, data):
     # zero weights make ties: pruning drops only arcs that another path strictly beats
     g = _graph(n, data, max_w=data.draw(st.sampled_from([0, 1, 3, 30])))
     t = build_topology(g)
-    full, pruned = customize(t, g, prune=False), customize(t, g)
+    full, pruned = customize(t, g), customize(t, g, prune=True)
     assert pruned.down_src.shape[0] <= full.down_src.shape[0]
     src = np.arange(n)
     want = scipy_rows(g, src)
@@ -243,7 +243,7 @@ def test_pruning_shrinks_a_road_map():
 
     g = CSRGraph.from_any(generate("grid", 3000, seed=9))
     t = build_topology(g)
-    full, pruned = customize(t, g, prune=False), customize(t, g)
+    full, pruned = customize(t, g), customize(t, g, prune=True)
     assert pruned.down_src.shape[0] < full.down_src.shape[0]
     src = np.random.default_rng(1).integers(0, g.num_nodes, 60)
     np.testing.assert_array_equal(phast_rows(g, pruned, src), scipy_rows(g, src))
