@@ -199,29 +199,39 @@ def _build_ch(graph, progress, cancel) -> Hierarchy:
         except BaseException as exc:  # surfaced in the caller's thread
             result["e"] = exc
 
-    # numba releases no GIL by itself; the thread lets the caller poll progress meanwhile
-    th = threading.Thread(target=work, daemon=True)
-    th.start()
-    while th.is_alive():
-        th.join(0.25)
-        if progress is not None:
-            progress(float(counter[0]) / max(n, 1), "contracting")
-        if cancel is not None and counter[1] == 0 and cancel():
-            counter[1] = 1
-    if "e" in result:
-        raise result["e"]
-    if counter[1] == 2:
-        raise HierarchyTooDenseError(
-            f"contracting this graph needs more than {MAX_SHORTCUTS_PER_ARC} shortcuts per arc "
-            "(it is not road-shaped); use a search variant without an index")
-    if counter[1]:
-        raise CancelledError("building the contraction hierarchy was cancelled")
+    polled(work, result, counter, lambda f: progress and progress(f / max(n, 1), "contracting"),
+           cancel,
+           f"contracting this graph needs more than {MAX_SHORTCUTS_PER_ARC} shortcuts per "
+           "arc", "building the contraction hierarchy was cancelled")
     rank, ost, oln, onb, owt, ist, iln, inb, iwt, added = result["v"]
     h = _layout(n, rank, ost, oln, onb, owt, ist, iln, inb, iwt)
     h.graph_key = graph_key(g)
     h.shortcuts = int(added)
     h.build_s = time.perf_counter() - t0
     return h
+
+
+def polled(work: Callable[[], None], result: dict, counter: np.ndarray,
+           progress: Callable[[float], object], cancel: Callable[[], bool] | None,
+           dense: str, cancelled: str) -> None:
+    """Run ``work`` (a nogil numba loop storing ``result["v"]`` or ``result["e"]``) in a
+    thread while this one reports ``counter[0]`` (the fraction done, as given to
+    ``progress``) and sets ``counter[1] = 1`` on cancel; the loop's ``counter[1] = 2``
+    means too dense (HierarchyTooDenseError starting with ``dense``)."""
+    th = threading.Thread(target=work, daemon=True)
+    th.start()
+    while th.is_alive():
+        th.join(0.25)
+        progress(float(counter[0]))
+        if cancel is not None and counter[1] == 0 and cancel():
+            counter[1] = 1
+    if "e" in result:
+        raise result["e"]
+    if counter[1] == 2:
+        raise HierarchyTooDenseError(
+            f"{dense} (it is not road-shaped); use a search variant without an index")
+    if counter[1]:
+        raise CancelledError(cancelled)
 
 
 def _gather(n, start, ln, nb, wt):

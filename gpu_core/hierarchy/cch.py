@@ -114,9 +114,7 @@ def build_topology(graph, *, progress: Progress | None = None,
 
 def _eliminate(n, ptr, adj, rank, progress, cancel):
     """``chordal.eliminate`` in a thread, polled for progress and cancel meanwhile."""
-    import threading
-
-    from .api import MAX_SHORTCUTS_PER_ARC, HierarchyTooDenseError
+    from .api import MAX_SHORTCUTS_PER_ARC, polled
     from .chordal import eliminate
 
     counter = np.zeros(2, np.int64)
@@ -129,22 +127,10 @@ def _eliminate(n, ptr, adj, rank, progress, cancel):
         except BaseException as exc:  # surfaced in the caller's thread
             box["e"] = exc
 
-    th = threading.Thread(target=work, daemon=True)
-    th.start()
-    while th.is_alive():
-        th.join(0.25)
-        if progress is not None:
-            progress(0.5 + 0.5 * float(counter[0]) / max(n, 1), "building the chordal supergraph")
-        if cancel is not None and counter[1] == 0 and cancel():
-            counter[1] = 1
-    if "e" in box:
-        raise box["e"]
-    if counter[1] == 2:
-        raise HierarchyTooDenseError(
-            f"the customizable index of this graph needs more than {MAX_SHORTCUTS_PER_ARC} "
-            "edges per arc (it is not road-shaped); use a search variant without an index")
-    if counter[1]:
-        raise CancelledError("building the route index was cancelled")
+    polled(work, box, counter, lambda f: progress and progress(
+        0.5 + 0.5 * f / max(n, 1), "building the chordal supergraph"), cancel,
+        f"the customizable index of this graph needs more than {MAX_SHORTCUTS_PER_ARC} edges "
+        "per arc", "building the route index was cancelled")
     return box["v"]
 
 

@@ -21,6 +21,17 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
+def _push(buf, m, x):
+    """buf[m] = x, the buffer doubled first when full; returns the buffer."""
+    if m == buf.shape[0]:
+        buf2 = np.empty(2 * m, np.int32)
+        buf2[:m] = buf[:m]
+        buf = buf2
+    buf[m] = x
+    return buf
+
+
+@njit(cache=True, nogil=True)
 def eliminate(n, ptr, adj, rank, max_edges, progress):
     """(up_ptr int64 [n+1], up_nb int32 sorted per row) of the chordal supergraph, in ranks;
     ``ptr``/``adj`` the undirected simple graph in vertex ids. ``progress[0]`` receives the
@@ -43,22 +54,14 @@ def eliminate(n, ptr, adj, rank, max_edges, progress):
         for k in range(ptr[v], ptr[v + 1]):
             x = rank[adj[k]]
             if x > r:
-                if m == buf.shape[0]:
-                    buf2 = np.empty(2 * m, np.int32)
-                    buf2[:m] = buf[:m]
-                    buf = buf2
-                buf[m] = x
+                buf = _push(buf, m, x)
                 m += 1
         c = child[r]
         while c >= 0:
             for k in range(up_ptr[c], up_ptr[c + 1]):
                 x = up_nb[k]
                 if x != r:
-                    if m == buf.shape[0]:
-                        buf2 = np.empty(2 * m, np.int32)
-                        buf2[:m] = buf[:m]
-                        buf = buf2
-                    buf[m] = x
+                    buf = _push(buf, m, x)
                     m += 1
             c = sibling[c]
         s = np.sort(buf[:m])

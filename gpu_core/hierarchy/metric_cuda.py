@@ -62,17 +62,20 @@ def _basic(t, g):
                                        "(a new road)")
         f("cch_initial")(((m + BLOCK - 1) // BLOCK,), (BLOCK,),
                          (slots, weights, np.int64(m), up, down))
-    height = f("cch_height")
-    lp = dev["lp"]
-    for h in range(len(lp) - 1):
-        s, e = lp[h], lp[h + 1]
-        if e == s:
-            continue
-        threads = (e - s) * 32
-        height(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
-               (dev["lvl_vert"], np.int64(s), np.int64(e), dev["up_ptr"], dev["up_nb"],
-                dev["dn_ptr"], dev["dn_src"], dev["dn_edge"], up, down))
+    _per_level(f("cch_height"), dev["lp"], dev["lvl_vert"],
+               (dev["up_ptr"], dev["up_nb"], dev["dn_ptr"], dev["dn_src"], dev["dn_edge"], up,
+                down))
     return up, down
+
+
+def _per_level(kernel, lp: list, verts, args: tuple) -> None:
+    """One launch per level (vertex range lp[l]..lp[l+1) of ``verts``), a warp per vertex."""
+    for lv in range(len(lp) - 1):
+        s, e = lp[lv], lp[lv + 1]
+        if e > s:
+            threads = (e - s) * 32
+            kernel(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
+                   (verts, np.int64(s), np.int64(e), *args))
 
 
 def customize_device(t, g) -> tuple[np.ndarray, np.ndarray]:
@@ -98,15 +101,8 @@ def customize_pruned_device(t, g) -> tuple[np.ndarray, ...]:
         dev["sweep_lp"] = [int(x) for x in lay[1]]
     with memory.oom_as_typed("pruning the route index", 16 * t.edges):
         u2, d2 = up.copy(), down.copy()
-    upper = get_module(_SRC).get_function("cch_upper")
-    lp = dev["sweep_lp"]
-    for lv in range(len(lp) - 1):
-        s, e = lp[lv], lp[lv + 1]
-        if e == s:
-            continue
-        threads = (e - s) * 32
-        upper(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
-              (dev["by_sweep"], np.int64(s), np.int64(e), dev["up_ptr"], dev["up_nb"], u2, d2))
+    _per_level(get_module(_SRC).get_function("cch_upper"), dev["sweep_lp"], dev["by_sweep"],
+               (dev["up_ptr"], dev["up_nb"], u2, d2))
     inf = np.uint64(INF)
     ku = cp.asnumpy((up < inf) & (u2 >= up))
     kd = cp.asnumpy((down < inf) & (d2 >= down))
