@@ -150,3 +150,31 @@ def test_damaged_files_are_rebuilt(cache, damage):
 
     a = multi_source_sssp(net, src, backend="cpu", variant="phast", hierarchy=h2).dist
     np.testing.assert_array_equal(a, multi_source_sssp(net, src, backend="cpu").dist)
+
+
+def test_cli_matrix_close_recustomizes(cache, tmp_path, capsys):
+    from app.cli import main
+    from maps.dimacs import write_dimacs
+
+    pytest.importorskip("pymetis")
+    net = generate("grid", 1500, seed=11)
+    gr = tmp_path / "g.gr"
+    write_dimacs(net, str(gr))
+    pts = tmp_path / "p.csv"
+    ids = np.random.default_rng(4).integers(1, net.num_nodes + 1, 70)
+    pts.write_text("node\n" + "\n".join(map(str, ids)) + "\n")
+    base = ["matrix", str(gr), "--from", str(pts), "--to", str(pts), "--backend", "cpu"]
+    assert main(base + ["--out", str(tmp_path / "m0.npy"), "--index", "on"]) == 0
+    tails = np.repeat(np.arange(net.num_nodes), np.diff(net.indptr))
+    close = []
+    for a in np.random.default_rng(5).integers(0, net.num_arcs, 10):
+        close += ["--close", f"nodes:{tails[a] + 1},{net.indices[a] + 1}"]  # DIMACS ids
+    capsys.readouterr()
+    outs = {}
+    for ix in ("on", "off"):
+        out = tmp_path / f"m_{ix}.npy"
+        assert main(base + close + ["--out", str(out), "--index", ix]) == 0
+        outs[ix] = np.load(out)
+        if ix == "on":
+            assert "route index re-customized" in capsys.readouterr().out
+    np.testing.assert_array_equal(outs["on"], outs["off"])
