@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .order import sort_unique
+
 
 @njit(cache=True, nogil=True)
 def _push(buf, m, x):
@@ -64,17 +66,12 @@ def eliminate(n, ptr, adj, rank, max_edges, progress):
                     buf = _push(buf, m, x)
                     m += 1
             c = sibling[c]
-        s = np.sort(buf[:m])
-        cnt = 0
-        for i in range(m):
-            if i == 0 or s[i] != s[i - 1]:
-                s[cnt] = s[i]
-                cnt += 1
+        cnt = sort_unique(buf, 0, m)
         if top + cnt > up_nb.shape[0]:
             nb2 = np.empty(max(2 * up_nb.shape[0], top + cnt), np.int32)
             nb2[:top] = up_nb[:top]
             up_nb = nb2
-        up_nb[top : top + cnt] = s[:cnt]
+        up_nb[top : top + cnt] = buf[:cnt]
         top += cnt
         up_ptr[r + 1] = top
         if top > max_edges:
@@ -85,7 +82,7 @@ def eliminate(n, ptr, adj, rank, max_edges, progress):
             if progress[1] != 0:
                 break
         if cnt > 0:
-            p = s[0]
+            p = buf[0]
             sibling[r] = child[p]
             child[p] = r
     return up_ptr, up_nb[:top].copy()

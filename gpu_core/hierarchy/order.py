@@ -68,13 +68,35 @@ def _undirected(n, indptr, indices):
     ptr = np.zeros(n + 1, np.int64)
     top = 0
     for u in range(n):
-        row = np.sort(buf[cnt[u] : cnt[u + 1]])
-        for i in range(row.shape[0]):
-            if i == 0 or row[i] != row[i - 1]:
-                buf[top] = row[i]
-                top += 1
+        s0 = cnt[u]
+        m = sort_unique(buf, s0, cnt[u + 1])
+        for i in range(m):  # rows only shrink: moving them left never overwrites unread ones
+            buf[top + i] = buf[s0 + i]
+        top += m
         ptr[u + 1] = top
     return ptr, buf[:top].copy()
+
+
+@njit(cache=True, nogil=True)
+def sort_unique(a, s, t):
+    """Sort a[s:t] in place and drop repeats; returns how many distinct values lead it
+    (insertion sort for the short rows of road graphs, the library sort past 32)."""
+    if t - s > 32:
+        a[s:t].sort()
+    else:
+        for i in range(s + 1, t):
+            x = a[i]
+            j = i - 1
+            while j >= s and a[j] > x:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = x
+    m = 0
+    for i in range(s, t):
+        if m == 0 or a[i] != a[s + m - 1]:
+            a[s + m] = a[i]
+            m += 1
+    return m
 
 
 @njit(cache=True)

@@ -247,3 +247,17 @@ def test_pruning_shrinks_a_road_map():
     assert pruned.down_src.shape[0] < full.down_src.shape[0]
     src = np.random.default_rng(1).integers(0, g.num_nodes, 60)
     np.testing.assert_array_equal(phast_rows(g, pruned, src), scipy_rows(g, src))
+
+
+def test_without_pymetis(monkeypatch):
+    import sys
+
+    from gpu_core.hierarchy import MetisUnavailableError
+
+    monkeypatch.setitem(sys.modules, "pymetis", None)  # import fails
+    g = CSRGraph.from_edges(3, [0, 1, 2], [1, 2, 0], [1, 2, 3])
+    with pytest.raises(MetisUnavailableError, match="pip install pymetis"):
+        build_hierarchy(g, method="cch")
+    h = build_hierarchy(g)  # auto: the witness-search CH
+    assert h.method == "ch"
+    np.testing.assert_array_equal(phast_rows(g, h, [0, 1, 2]), scipy_rows(g, [0, 1, 2]))
