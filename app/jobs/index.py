@@ -97,7 +97,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
                   progress: Progress | None = None, cancel: CancelCheck | None = None,
                   backend: str = "cpu"):
     """(Hierarchy or None, IndexInfo) for ``net`` under ``policy`` (``backend``: where a
-    customization runs)."""
+    customization runs: cpu, cupy or auto)."""
     from gpu_core.graph import CSRGraph
     from gpu_core.hierarchy import (
         Hierarchy,

@@ -83,3 +83,23 @@ def test_added_arc_refused_on_the_device():
                              np.concatenate([g.weights, [1]]))
     with pytest.raises(InvalidArgumentError, match="new road"):
         customize_metric(t, g2, backend="cupy")
+
+
+def test_matrix_job_recustomizes_on_the_device(tmp_path, monkeypatch):
+    from app.jobs import index, matrix
+    from app.jobs.edits import apply_edits, parse_close
+    from maps.generate import generate
+
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))
+    net = generate("grid", 5000, seed=4)
+    assert index.hierarchy_for(net, policy="on", backend="cupy")[1].source == "built"
+    tails = np.repeat(np.arange(net.num_nodes), np.diff(net.indptr))
+    r = np.random.default_rng(2)
+    specs = [f"nodes:{net.node_ids[tails[a]]},{net.node_ids[net.indices[a]]}"
+             for a in r.integers(0, net.num_arcs, 10)]
+    edited, _ = apply_edits(net, [parse_close(s) for s in specs], backend="cpu")
+    src = tuple(int(x) for x in r.integers(0, net.num_nodes, 100))
+    on = matrix.run(edited, matrix.MatrixOptions(src, src, backend="cupy", index="on"))
+    assert on.stats["index"] == "customized"
+    off = matrix.run(edited, matrix.MatrixOptions(src, src, backend="cpu", index="off"))
+    np.testing.assert_array_equal(on.matrix, off.matrix)
