@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from .common import CancelCheck, Progress, report
@@ -63,18 +64,51 @@ def topology_path(tkey: str) -> str:
     return os.fspath(cache_dir() / f"cch-topo-{tkey}.npz")
 
 
+# The last topologies used, kept in memory with what they cache on themselves (sweep
+# layout, device copy): an edit session re-customizes without reading the file again.
+# Keyed by the file and its size and time, so a changed or damaged file is read again.
+_RECENT: OrderedDict = OrderedDict()
+RECENT_TOPOLOGIES = 2
+
+
+def _stamp(path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (path, st.st_size, st.st_mtime_ns)
+
+
+def _remember(t, path: str) -> None:
+    stamp = _stamp(path)
+    if stamp is None:
+        return
+    _RECENT[stamp] = t
+    _RECENT.move_to_end(stamp)
+    while len(_RECENT) > RECENT_TOPOLOGIES:
+        _RECENT.popitem(last=False)
+
+
 def _cached_topology(tkey: str):
     """The cached topology ``tkey``, or None (absent or damaged: a damaged file is removed)."""
     from gpu_core.hierarchy import Topology
 
-    path = topology_path(tkey)
-    if not tkey or not os.path.exists(path):
+    if not tkey:
         return None
+    path = topology_path(tkey)
+    stamp = _stamp(path)
+    if stamp is None:
+        return None
+    if stamp in _RECENT:
+        _RECENT.move_to_end(stamp)
+        return _RECENT[stamp]
     try:
-        return Topology.load(path, key=tkey)
+        t = Topology.load(path, key=tkey)
     except (OSError, ValueError):
         _discard(path)
         return None
+    _remember(t, path)
+    return t
 
 
 def _discard(path: str) -> None:
@@ -151,7 +185,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         from gpu_core.hierarchy import build_topology
 
         t = build_topology(g, cancel=cancel, progress=lambda f, m: step(0.8 * f, m))
-        _save(t, topology_path(t.key))
+        _remember(t, _save(t, topology_path(t.key)))
         h = build_hierarchy(g, method="cch", topology=t, backend=backend, cancel=cancel,
                             progress=lambda f, m: step(0.8 + 0.2 * f, m))
     else:
