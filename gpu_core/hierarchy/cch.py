@@ -14,12 +14,13 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph
+from .model import load_npz, save_npz
 
 TOPOLOGY_FORMAT = 1
 Progress = Callable[[float, str], None]
@@ -55,13 +56,13 @@ class Topology:
     def save(self, path: str | os.PathLike) -> None:
         """Write to ``path`` (.npz, with a checksum of every array) through a temporary
         file renamed into place."""
-        _save(path, self, TOPOLOGY_FORMAT)
+        save_npz(path, self, TOPOLOGY_FORMAT)
 
     @classmethod
     def load(cls, path: str | os.PathLike, *, key: str | None = None) -> Topology:
         """Read a saved topology; any damage (truncation, flipped bytes, a wrong checksum
         or shape) raises ValueError, and so does another ``key``."""
-        t = _load(cls, path, TOPOLOGY_FORMAT)
+        t = load_npz(cls, path, TOPOLOGY_FORMAT)
         t.n, t.key, t.core, t.fill = int(t.n), str(t.key), int(t.core), int(t.fill)
         _check_topology(t, path)
         if key is not None and t.key != key:
@@ -114,12 +115,12 @@ def build_topology(graph, *, progress: Progress | None = None,
 
 def _eliminate(n, ptr, adj, rank, progress, cancel):
     """``chordal.eliminate`` in a thread, polled for progress and cancel meanwhile."""
-    from .api import MAX_SHORTCUTS_PER_ARC, polled
     from .chordal import eliminate
+    from .model import density_limit, polled
 
     counter = np.zeros(2, np.int64)
     box: dict = {}
-    limit = MAX_SHORTCUTS_PER_ARC * max(int(adj.shape[0]), n)
+    limit, per_arc = density_limit(int(adj.shape[0]), n)
 
     def work() -> None:
         try:
@@ -129,7 +130,7 @@ def _eliminate(n, ptr, adj, rank, progress, cancel):
 
     polled(work, box, counter, lambda f: progress and progress(
         0.5 + 0.5 * f / max(n, 1), "building the chordal supergraph"), cancel,
-        f"the customizable index of this graph needs more than {MAX_SHORTCUTS_PER_ARC} edges "
+        f"the customizable index of this graph needs more than {per_arc} edges "
         "per arc", "building the route index was cancelled")
     return box["v"]
 
@@ -189,7 +190,7 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
     ``prune``: drop the arcs that lie on no shortest path (``metric.prune``): off by
     default, as on COL it cut only 19% of the arcs (6% of the CPU sweep) for 4x the
     customization time (docs/perf/index_build.md)."""
-    from .api import graph_key
+    from .model import graph_key
 
     g = CSRGraph.from_any(graph)
     t0 = time.perf_counter()
@@ -206,9 +207,9 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
     if progress is not None:
         progress(0.0, "customizing the route index")
     if backend == "cupy" and prune:  # prune on the device too: only arrays come back
-        from .api import Hierarchy
         from .metric import hierarchy_arrays
         from .metric_cuda import customize_pruned_device
+        from .model import Hierarchy
 
         up, down, ku, kd = customize_pruned_device(t, g)
         h = Hierarchy(t.n, *hierarchy_arrays(t, up, down, (ku, kd)), "")
@@ -227,9 +228,9 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
 def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool = False):
     """The consumers' Hierarchy: finite arcs only (and with ``prune`` only those that may
     lie on a shortest path), in sweep ids by the topology's levels."""
-    from .api import Hierarchy
     from .metric import hierarchy_arrays
     from .metric import prune as prune_arcs
+    from .model import Hierarchy
 
     keep = prune_arcs(t, up, down) if prune else None
     h = Hierarchy(t.n, *hierarchy_arrays(t, up, down, keep), "")
@@ -237,54 +238,6 @@ def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool =
     h.shortcuts = t.fill
     h.cch_edges = t.edges
     return h
-
-
-# ---- files: every array checksummed, so damage is found instead of trusted -------------
-def content_hash(obj) -> str:
-    """blake2b of every field of a dataclass (arrays by bytes, scalars by repr)."""
-    h = hashlib.blake2b(digest_size=16)
-    for f in fields(obj):
-        v = getattr(obj, f.name)
-        h.update(f.name.encode())
-        if isinstance(v, np.ndarray):
-            h.update(str(v.dtype).encode() + str(v.shape).encode())
-            h.update(np.ascontiguousarray(v).view(np.uint8))
-        else:
-            h.update(repr(v).encode())
-    return h.hexdigest()
-
-
-def _save(path, obj, fmt: int) -> None:
-    path = os.fspath(path)
-    tmp = f"{path}.{os.getpid()}.tmp.npz"
-    try:
-        np.savez(tmp, format=np.int64(fmt), checksum=content_hash(obj),
-                 **{f.name: getattr(obj, f.name) for f in fields(obj)})
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _load(cls, path, fmt: int):
-    """The dataclass ``cls`` saved at ``path``; ValueError for anything unreadable."""
-    try:
-        with np.load(os.fspath(path), allow_pickle=False) as z:
-            if int(z["format"]) != fmt:
-                raise ValueError(f"{path}: format {int(z['format'])}, expected {fmt}")
-            kw = {}
-            for f in fields(cls):
-                v = z[f.name]
-                kw[f.name] = v.item() if v.ndim == 0 else v
-            want = str(z["checksum"])
-    except ValueError:
-        raise
-    except Exception as exc:  # zip CRC, truncation, missing members: all damage
-        raise ValueError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
-    obj = cls(**kw)
-    if content_hash(obj) != want:
-        raise ValueError(f"{path}: checksum mismatch (damaged file)")
-    return obj
 
 
 def _check_topology(t: Topology, path) -> None:

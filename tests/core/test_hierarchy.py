@@ -107,9 +107,11 @@ def test_cancel_stops_the_build():
 
 
 def test_dense_graph_refused(monkeypatch):
+    from gpu_core.hierarchy import model
     from tests.core.families import random_sparse
 
-    monkeypatch.setattr(hapi, "MAX_SHORTCUTS_PER_ARC", 0)
+    monkeypatch.setattr(hapi, "MAX_SHORTCUTS_PER_ARC", 0)  # the CH's bound
+    monkeypatch.setattr(model, "MAX_SHORTCUTS_PER_ARC", 0)  # the CCH's
     for method in ("ch", "cch"):
         with pytest.raises(HierarchyTooDenseError, match="not road-shaped"):
             build_hierarchy(random_sparse(seed=3, n=200, avg_deg=8), method=method)
