@@ -136,17 +136,22 @@ def heights(n, dn_ptr, dn_src):
     return ptr, vert
 
 
-@njit(cache=True)
-def find_edge(up_ptr, up_nb, x, y):
-    """Id of the edge {x, y} (x < y) by binary search in x's sorted list; -1 if none."""
-    lo = up_ptr[x]
-    hi = up_ptr[x + 1]
+@njit(cache=True, inline="always")
+def lower_bound(up_nb, lo, hi, y):
+    """The first position in up_nb[lo:hi] (sorted) holding a value >= y (hi if none)."""
     while lo < hi:
         mid = (lo + hi) >> 1
         if up_nb[mid] < y:
             lo = mid + 1
         else:
             hi = mid
+    return lo
+
+
+@njit(cache=True)
+def find_edge(up_ptr, up_nb, x, y):
+    """Id of the edge {x, y} (x < y) by binary search in x's sorted list; -1 if none."""
+    lo = lower_bound(up_nb, up_ptr[x], up_ptr[x + 1], y)
     if lo < up_ptr[x + 1] and up_nb[lo] == y:
         return lo
     return -1

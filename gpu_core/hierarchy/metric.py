@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .chordal import find_edge
+from .chordal import find_edge, lower_bound
 from .contract import INF
 
 
@@ -57,13 +57,7 @@ def _vertex(u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
         for b in range(a + 1, up_ptr[v + 1]):  # v's neighbours above u (its list is sorted)
             w = up_nb[b]
             # f = {u, w}: binary search in u's list from where the last one was found
-            hi = up_ptr[u + 1]
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if up_nb[mid] < w:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = lower_bound(up_nb, lo, up_ptr[u + 1], w)
             f = lo
             if da < INF and up[b] < INF:
                 c = da + up[b]
@@ -124,13 +118,8 @@ def _upper(x, up_ptr, up_nb, up, down):
         lo = up_ptr[y]
         for j in range(i + 1, p1):
             z = up_nb[j]
-            hi = up_ptr[y + 1]
-            while lo < hi:  # f = {y, z}, y < z: in y's list (the graph is chordal)
-                mid = (lo + hi) >> 1
-                if up_nb[mid] < z:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            # f = {y, z}, y < z: in y's list (the graph is chordal)
+            lo = lower_bound(up_nb, lo, up_ptr[y + 1], z)
             f = lo
             if up[j] < INF and down[f] < INF and up[j] + down[f] < up[i]:
                 up[i] = up[j] + down[f]  # x -> z -> y
