@@ -228,8 +228,9 @@ class Timer:
 
 
 INDEX_HELP = (
-    "route index (a contraction hierarchy, built once per map and cached): auto uses a "
-    "cached one, and builds one for big jobs on road-shaped maps; on: always; off: never"
+    "route index (a customizable contraction hierarchy, built once per map and cached; "
+    "--close/--scenario re-customize it): auto uses a cached one, and builds one for big "
+    "jobs on road-shaped maps; on: always; off: never"
 )
 
 

@@ -10,9 +10,9 @@ data-row numbers of the inputs, ``cost`` the integer cost in the map's unit, EMP
 unreachable, the ids those of the id column, else the map's node ids), ``.parquet`` with
 the same columns (cost null when unreachable; needs pyarrow), or ``.npy`` ([F, T], -1 unreachable;
 int32 when every cost fits, i.e. the map's arc weights sum below 2^31, else int64) for
-large matrices. ``--index`` (auto, on, off): the route index (a contraction hierarchy built
-once per map and cached) makes large matrices on road maps ~100x faster; its build time is
-printed apart.
+large matrices. ``--index`` (auto, on, off): the route index (a customizable contraction
+hierarchy built once per map and cached; ``--close``/``--scenario`` only re-customize it)
+makes large matrices on road maps ~100x faster; its build time is printed apart.
 
 The matrix is computed and written chunk by chunk (it is never held whole), into a
 temporary file beside ``--out`` that is renamed at the end: a failure or Ctrl-C leaves
@@ -323,7 +323,8 @@ def _run(args: argparse.Namespace, cl) -> int:
     el = time.perf_counter() - t0
     idx = ""
     if stats.get("index", "none") != "none":  # the index's time apart from the search's
-        how = "loaded from the cache" if stats["index"] == "cache" else "built"
+        how = {"cache": "loaded from the cache", "customized": "re-customized"}.get(
+            stats["index"], stats["index"])
         idx = f"; route index {how} in {stats['index_s']:.2f} s, not counted"
         el -= t_index
     if cl is not None:  # from the first block submitted to the file written

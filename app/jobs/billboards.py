@@ -110,7 +110,7 @@ def _index(net, opts: BillboardsOptions, progress, cancel):
     # method auto picks "sampled" only on big maps: use an index there when one is cached
     sources = 1 << 30 if opts.method == "sampled" else 0
     return hierarchy_for(net, policy=opts.index, sources=sources, progress=progress,
-                         cancel=cancel)
+                         cancel=cancel, backend=be)
 
 
 def warm_up(opts: BillboardsOptions) -> float:

@@ -1,16 +1,26 @@
-"""The route index of a map: a contraction hierarchy (``gpu_core.hierarchy``) built once
-and kept in the load cache's folder, keyed by a fingerprint of the graph itself (so any
-map, profile or edit gets its own, and a stale one is never used).
+"""The route index of a map (``gpu_core.hierarchy``), built once and kept in the load
+cache's folder: a customizable contraction hierarchy (CCH) in two files, its topology
+``cch-topo-<topology key>.npz`` (order + chordal graph; the arcs without their weights)
+and the customized index ``ch-<graph key>.npz`` (keyed by the whole graph, so a stale one
+is never used). Without pymetis the witness-search CH is built (only the second file).
 
-Policies: ``off`` (never), ``on`` (load or build), ``auto`` (load when cached; build when
-the graph is road-shaped and the job has at least ``AUTO_MIN_SOURCES`` sources: the build
-takes ~1.5 min on a 1.5M-node map and then every later job on the map gains).
+An edited map (closures, reopenings, new weights: ``app.jobs.edits``) whose arcs all lie
+on edges of a cached topology (its own, or the unedited map's, named in
+``net.meta["index_topology"]`` by ``Scenario.network``) is re-customized in well under a
+second instead of rebuilt (``index: "customized"``); an added road rebuilds
+(``index: "rebuilt"``, ``index_reason`` says why). Damaged files are rebuilt, never
+trusted (every array is checksummed).
+
+Policies: ``off`` (never), ``on`` (load, re-customize or build), ``auto`` (load or
+re-customize when cached; build when the graph is road-shaped and the job has at least
+``AUTO_MIN_SOURCES`` sources).
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from .common import CancelCheck, Progress, report
@@ -23,14 +33,18 @@ AUTO_MIN_SOURCES = 64
 class IndexInfo:
     """How the index of a job was obtained (for the job's stats and the CLI's summary)."""
 
-    source: str = "none"  # "none", "cache" or "built"
-    seconds: float = 0.0  # load or build time
+    source: str = "none"  # "none", "cache", "customized", "built" or "rebuilt"
+    seconds: float = 0.0  # load, customization or build time
     path: str = ""
     summary: dict = field(default_factory=dict)
+    reason: str = ""  # "rebuilt": why a cached topology did not fit
 
     def as_dict(self) -> dict:
-        return {"index": self.source, "index_s": round(self.seconds, 3), **(
+        out = {"index": self.source, "index_s": round(self.seconds, 3), **(
             {"index_" + k: v for k, v in self.summary.items()} if self.summary else {})}
+        if self.reason:
+            out["index_reason"] = self.reason
+        return out
 
 
 def index_path(graph, key: str | None = None) -> str:
@@ -43,33 +57,139 @@ def index_path(graph, key: str | None = None) -> str:
     return os.fspath(cache_dir() / f"ch-{key}.npz")
 
 
+def topology_path(tkey: str) -> str:
+    """Where the CCH topology with topology key ``tkey`` lives."""
+    from maps.cache import cache_dir
+
+    return os.fspath(cache_dir() / f"cch-topo-{tkey}.npz")
+
+
+# The last topologies used, kept in memory with what they cache on themselves (sweep
+# layout, device copy): an edit session re-customizes without reading the file again.
+# Keyed by the file and its size and time, so a changed or damaged file is read again.
+_RECENT: OrderedDict = OrderedDict()
+RECENT_TOPOLOGIES = 2
+
+
+def _stamp(path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (path, st.st_size, st.st_mtime_ns)
+
+
+def _remember(t, path: str) -> None:
+    stamp = _stamp(path)
+    if stamp is None:
+        return
+    _RECENT[stamp] = t
+    _RECENT.move_to_end(stamp)
+    while len(_RECENT) > RECENT_TOPOLOGIES:
+        _RECENT.popitem(last=False)
+
+
+def _cached_topology(tkey: str):
+    """The cached topology ``tkey``, or None (absent or damaged: a damaged file is removed)."""
+    from gpu_core.hierarchy import Topology
+
+    if not tkey:
+        return None
+    path = topology_path(tkey)
+    stamp = _stamp(path)
+    if stamp is None:
+        return None
+    if stamp in _RECENT:
+        _RECENT.move_to_end(stamp)
+        return _RECENT[stamp]
+    try:
+        t = Topology.load(path, key=tkey)
+    except (OSError, ValueError):
+        _discard(path)
+        return None
+    _remember(t, path)
+    return t
+
+
+def _discard(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _save(obj, path: str) -> str:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        obj.save(path)
+        return path
+    except OSError:
+        return ""  # an unwritable cache folder only costs the next job a rebuild
+
+
 def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
-                  progress: Progress | None = None, cancel: CancelCheck | None = None):
-    """(Hierarchy or None, IndexInfo) for ``net`` under ``policy``."""
+                  progress: Progress | None = None, cancel: CancelCheck | None = None,
+                  backend: str = "cpu"):
+    """(Hierarchy or None, IndexInfo) for ``net`` under ``policy`` (``backend``: where a
+    customization runs: cpu, cupy or auto)."""
     from gpu_core.graph import CSRGraph
-    from gpu_core.hierarchy import Hierarchy, build_hierarchy, graph_key, road_shaped
+    from gpu_core.hierarchy import (
+        Hierarchy,
+        build_hierarchy,
+        customize,
+        graph_key,
+        road_shaped,
+        slots_for,
+        topology_key,
+    )
+    from gpu_core.hierarchy.order import metis_available
 
     if policy not in POLICIES:
         raise ValueError(f"index policy {policy!r}: choose one of {', '.join(POLICIES)}")
     if policy == "off":
         return None, IndexInfo()
-    key = graph_key(CSRGraph.from_any(net))  # hashed once: names the file and checks it
+    g = CSRGraph.from_any(net)
+    key = graph_key(g)  # hashed once: names the file and checks it
     path = index_path(net, key)
     t0 = time.perf_counter()
     if os.path.exists(path):
         try:
             h = Hierarchy.load(path, key=key)
             return h, IndexInfo("cache", time.perf_counter() - t0, path, h.summary())
-        except (OSError, ValueError, KeyError):
-            pass  # unreadable or stale: rebuilt below
+        except (OSError, ValueError):
+            _discard(path)  # damaged or stale: rebuilt below
+    own = topology_key(g)
+    base = str((getattr(net, "meta", None) or {}).get("index_topology", ""))
+    reason = ""
+    for tkey in dict.fromkeys(k for k in (own, base) if k):
+        t = _cached_topology(tkey)
+        if t is None:
+            continue
+        slots = slots_for(t, g)
+        if isinstance(slots, str):
+            reason = slots
+            continue
+        report(progress, 0.0, "customizing the route index")
+        h = customize(t, g, backend=backend, cancel=cancel)
+        # the unedited map's own index is kept; an edited map's is redone when needed
+        saved = _save(h, path) if tkey == own else ""
+        return h, IndexInfo("customized", time.perf_counter() - t0, saved, h.summary())
     if policy == "auto" and (sources < AUTO_MIN_SOURCES or not road_shaped(net)):
         return None, IndexInfo()
     report(progress, 0.0, "building the route index (once per map)")
-    h = build_hierarchy(net, cancel=cancel,
-                        progress=lambda f, m: report(progress, f, "building the route index"))
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        h.save(path)
-    except OSError:
-        path = ""  # an unwritable cache folder only costs the next job a rebuild
-    return h, IndexInfo("built", h.build_s, path, h.summary())
+
+    def step(f: float, m: str) -> None:
+        report(progress, f, f"building the route index: {m}")
+
+    if metis_available():
+        from gpu_core.hierarchy import build_topology
+
+        t = build_topology(g, cancel=cancel, progress=lambda f, m: step(0.8 * f, m))
+        _remember(t, _save(t, topology_path(t.key)))
+        h = build_hierarchy(g, method="cch", topology=t, backend=backend, cancel=cancel,
+                            progress=lambda f, m: step(0.8 + 0.2 * f, m))
+    else:
+        h = build_hierarchy(g, method="ch", cancel=cancel, progress=step)
+    path = _save(h, path)
+    return h, IndexInfo("rebuilt" if reason else "built", time.perf_counter() - t0, path,
+                        h.summary(), reason)

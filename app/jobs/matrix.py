@@ -51,7 +51,7 @@ def _index(net, opts: MatrixOptions, progress, cancel):
         return None, IndexInfo()
     policy = "on" if opts.variant == "phast" and opts.index == "auto" else opts.index
     return hierarchy_for(net, policy=policy, sources=len(opts.sources), progress=progress,
-                         cancel=cancel)
+                         cancel=cancel, backend=opts.backend)
 
 
 def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,

@@ -15,100 +15,27 @@ contiguous range. ``rank_of[v]`` maps a graph vertex to its sweep id.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
-
-FORMAT = 1  # bump when the saved layout changes
-ProgressCallback = Callable[[float, str], None]
-
-
-@dataclass
-class Hierarchy:
-    n: int
-    rank_of: np.ndarray  # int32 [n]: graph vertex -> sweep id
-    up_ptr: np.ndarray  # int64 [n+1], upward arcs by sweep id (to higher-ranked vertices)
-    up_dst: np.ndarray  # int32
-    up_w: np.ndarray  # int64
-    down_ptr: np.ndarray  # int64 [n+1], downward in-arcs by sweep id (from smaller ids)
-    down_src: np.ndarray  # int32
-    down_w: np.ndarray  # int64
-    level_ptr: np.ndarray  # int64 [levels+1]: level l is sweep ids level_ptr[l]..[l+1)
-    graph_key: str  # fingerprint of the graph it was built from
-    shortcuts: int = 0
-    build_s: float = 0.0
-
-    @property
-    def levels(self) -> int:
-        return int(self.level_ptr.shape[0] - 1)
-
-    def summary(self) -> dict:
-        return {"nodes": self.n, "levels": self.levels, "shortcuts": self.shortcuts,
-                "up_arcs": int(self.up_dst.shape[0]), "down_arcs": int(self.down_src.shape[0]),
-                "build_s": round(self.build_s, 3)}
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write to ``path`` (.npz) through a temporary file renamed into place."""
-        path = os.fspath(path)
-        tmp = f"{path}.{os.getpid()}.tmp.npz"
-        try:
-            np.savez(tmp, format=np.int64(FORMAT), **{f.name: getattr(self, f.name)
-                                                      for f in fields(self)})
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike, graph: GraphLike | None = None, *,
-             key: str | None = None) -> Hierarchy:
-        """Read a saved hierarchy; with ``graph`` (or its :func:`graph_key` ``key``, when the
-        caller has it already), refuse one built from another graph."""
-        with np.load(os.fspath(path), allow_pickle=False) as z:
-            if int(z["format"]) != FORMAT:
-                raise InvalidArgumentError(f"{path}: hierarchy format {int(z['format'])}, "
-                                           f"expected {FORMAT}")
-            kw = {}
-            for f in fields(cls):
-                v = z[f.name]
-                kw[f.name] = v.item() if v.ndim == 0 and f.name != "rank_of" else v
-            h = cls(**kw)
-        h.n = int(h.n)
-        h.graph_key = str(h.graph_key)
-        if key is None and graph is not None:
-            key = graph_key(CSRGraph.from_any(graph))
-        if key is not None and h.graph_key != key:
-            raise InvalidArgumentError(f"{path}: hierarchy was built from another graph")
-        return h
-
-
-def graph_key(g: CSRGraph) -> str:
-    """A fingerprint of the CSR arrays (a saved hierarchy is only valid for its graph)."""
-    h = hashlib.blake2b(digest_size=16)
-    for a in (g.indptr, g.indices, g.weights):
-        h.update(np.ascontiguousarray(a).view(np.uint8))
-    return h.hexdigest()
-
+from .model import (  # noqa: F401  (re-exported: consumers import them from here)
+    FORMAT,
+    MAX_SHORTCUTS_PER_ARC,
+    Hierarchy,
+    HierarchyTooDenseError,
+    ProgressCallback,
+    graph_key,
+    polled,
+)
 
 # Witness searches stop after this many settled vertices (while ordering / contracting):
 # more finds more witnesses (fewer shortcuts) and takes longer; exactness never depends on it.
 LIMIT_SIMULATE = 60
 LIMIT_CONTRACT = 400
-# Road maps need about one shortcut per arc; far more means a graph with no hierarchy to
-# find (random, social): the build stops instead of running for hours.
-MAX_SHORTCUTS_PER_ARC = 6
-
-
-class HierarchyTooDenseError(GpuCoreError):
-    """The graph does not contract into a sparse hierarchy (not road-shaped)."""
 
 
 def road_shaped(graph: GraphLike) -> bool:
@@ -120,9 +47,56 @@ def road_shaped(graph: GraphLike) -> bool:
     return sh.diameter_estimate >= 4 * max(1, sh.nodes).bit_length() + 16 and sh.mean_degree <= 8
 
 
-def build_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = None,
-                    cancel: Callable[[], bool] | None = None) -> Hierarchy:
-    """Contract ``graph`` (non-negative integer weights) into a hierarchy."""
+METHODS = ("auto", "cch", "ch")
+
+
+def build_hierarchy(graph: GraphLike, *, method: str = "auto",
+                    progress: ProgressCallback | None = None,
+                    cancel: Callable[[], bool] | None = None, topology=None,
+                    backend: str = "cpu") -> Hierarchy:
+    """The route index of ``graph`` (non-negative integer weights). ``method``: ``cch``
+    (customizable: nested dissection order, chordal topology, customization; ``topology``
+    a :class:`~.cch.Topology` of this graph's arcs to reuse; ``backend`` where the
+    customization runs), ``ch`` (greedy order, witness searches), ``auto``: cch when
+    pymetis is installed, else ch."""
+    if method not in METHODS:
+        raise InvalidArgumentError(f"index method {method!r}: choose one of {', '.join(METHODS)}")
+    if method == "auto":
+        from .order import metis_available
+
+        method = "cch" if metis_available() else "ch"
+    if method == "cch":
+        return _build_cch(graph, progress, cancel, topology, backend)
+    return _build_ch(graph, progress, cancel)
+
+
+def recustomize(topology, graph: GraphLike, *, backend: str = "cpu",
+                progress: ProgressCallback | None = None,
+                cancel: Callable[[], bool] | None = None) -> Hierarchy:
+    """The hierarchy of ``graph`` (an edited map: closures, reopenings, new weights) over a
+    kept :class:`~.cch.Topology` (``backend``: cpu, cupy or auto); InvalidArgumentError
+    when an arc lies on no edge of it (an added road: build a new topology)."""
+    from .cch import customize
+
+    return customize(topology, graph, backend=backend, progress=progress, cancel=cancel)
+
+
+def _build_cch(graph, progress, cancel, topology, backend) -> Hierarchy:
+    from .cch import build_topology, customize
+
+    g = CSRGraph.from_any(graph)
+    t = topology
+    if t is None:
+        t = build_topology(g, cancel=cancel, progress=None if progress is None else (
+            lambda f, m: progress(0.8 * f, m)))
+    h = customize(t, g, backend=backend, cancel=cancel, progress=None if progress is None else (
+        lambda f, m: progress(0.8 + 0.2 * f, m)))
+    if progress is not None:
+        progress(1.0, "route index ready")
+    return h
+
+
+def _build_ch(graph, progress, cancel) -> Hierarchy:
     from .contract import contract
 
     g = CSRGraph.from_any(graph)
@@ -142,23 +116,10 @@ def build_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = Non
         except BaseException as exc:  # surfaced in the caller's thread
             result["e"] = exc
 
-    # numba releases no GIL by itself; the thread lets the caller poll progress meanwhile
-    th = threading.Thread(target=work, daemon=True)
-    th.start()
-    while th.is_alive():
-        th.join(0.25)
-        if progress is not None:
-            progress(float(counter[0]) / max(n, 1), "contracting")
-        if cancel is not None and counter[1] == 0 and cancel():
-            counter[1] = 1
-    if "e" in result:
-        raise result["e"]
-    if counter[1] == 2:
-        raise HierarchyTooDenseError(
-            f"contracting this graph needs more than {MAX_SHORTCUTS_PER_ARC} shortcuts per arc "
-            "(it is not road-shaped); use a search variant without an index")
-    if counter[1]:
-        raise CancelledError("building the contraction hierarchy was cancelled")
+    polled(work, result, counter, lambda f: progress and progress(f / max(n, 1), "contracting"),
+           cancel,
+           f"contracting this graph needs more than {MAX_SHORTCUTS_PER_ARC} shortcuts per "
+           "arc", "building the contraction hierarchy was cancelled")
     rank, ost, oln, onb, owt, ist, iln, inb, iwt, added = result["v"]
     h = _layout(n, rank, ost, oln, onb, owt, ist, iln, inb, iwt)
     h.graph_key = graph_key(g)

@@ -32,7 +32,7 @@ def phast_rows(g: CSRGraph, h: Hierarchy, sources, targets=None) -> np.ndarray:
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
 def test_families_all_pairs(name, make):
     g = make(seed=5)
-    h = build_hierarchy(g)
+    h = build_hierarchy(g, method="ch")
     src = np.arange(g.num_nodes)
     np.testing.assert_array_equal(phast_rows(g, h, src), dijkstra_rows(g, src))
 
@@ -46,7 +46,7 @@ def test_random_multigraphs(n, data):
     hd = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
     w = data.draw(st.lists(st.integers(0, 30), min_size=m, max_size=m))
     g = CSRGraph.from_edges(n, t, hd, w)
-    h = build_hierarchy(g)
+    h = build_hierarchy(g, method="ch")
     src = np.arange(n)
     np.testing.assert_array_equal(phast_rows(g, h, src), dijkstra_rows(g, src))
 
@@ -107,11 +107,14 @@ def test_cancel_stops_the_build():
 
 
 def test_dense_graph_refused(monkeypatch):
+    from gpu_core.hierarchy import model
     from tests.core.families import random_sparse
 
-    monkeypatch.setattr(hapi, "MAX_SHORTCUTS_PER_ARC", 0)
-    with pytest.raises(HierarchyTooDenseError, match="not road-shaped"):
-        build_hierarchy(random_sparse(seed=3, n=200, avg_deg=8))
+    monkeypatch.setattr(hapi, "MAX_SHORTCUTS_PER_ARC", 0)  # the CH's bound
+    monkeypatch.setattr(model, "MAX_SHORTCUTS_PER_ARC", 0)  # the CCH's
+    for method in ("ch", "cch"):
+        with pytest.raises(HierarchyTooDenseError, match="not road-shaped"):
+            build_hierarchy(random_sparse(seed=3, n=200, avg_deg=8), method=method)
 
 
 def test_shape_probe():

@@ -215,6 +215,16 @@ class Scenario:
                 out.append(e)
         return np.asarray(out, dtype=np.int64)
 
+    def base_topology_key(self) -> str:
+        """The unedited map's ``gpu_core.hierarchy.topology_key`` (hashed once)."""
+        if getattr(self, "_tkey", None) is None:
+            from gpu_core.graph import CSRGraph
+            from gpu_core.hierarchy import topology_key
+
+            self._tkey = str(self.base.meta.get("index_topology") or
+                             topology_key(CSRGraph.from_any(self.base)))
+        return self._tkey
+
     def network(self) -> RoadNetwork:
         """The edited map as a RoadNetwork: the live arcs in CSR rows as the loaders sort
         them, each keeping its attributes (kind, class, length, way id, geometry); vertex
@@ -243,6 +253,8 @@ class Scenario:
         else:
             new_ids = -np.arange(1, k + 1, dtype=np.int64)
         meta["edits"] = self.changed_arcs
+        # the unedited map's route index topology: closures and new weights re-customize it
+        meta["index_topology"] = self.base_topology_key()
         gi, gxy = st.gather_geometry(ids)
         out = RoadNetwork(
             indptr=np.asarray(g.indptr, dtype=np.int32),

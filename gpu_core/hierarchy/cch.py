@@ -1,0 +1,250 @@
+"""A customizable contraction hierarchy (CCH; Dibbelt, Strasser, Wagner 2016): a
+metric-independent :class:`Topology` (order by nested dissection, ``order.py``; chordal
+supergraph, ``chordal.py``) built once per road layout, and :func:`customize`, which turns
+it plus a graph's weights into the :class:`~.api.Hierarchy` every consumer reads.
+
+A closure, reopening or new weight keeps the topology and only re-customizes (well under a
+second on a country); a graph with an arc on no edge of the topology (an added road, a new
+vertex) does not fit it (:func:`fits` says why) and needs a new topology.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import CancelledError, InvalidArgumentError
+from ..graph import CSRGraph
+from .model import load_npz, save_npz
+
+TOPOLOGY_FORMAT = 1
+Progress = Callable[[float, str], None]
+
+
+@dataclass
+class Topology:
+    n: int
+    rank: np.ndarray  # int32 [n]: graph vertex -> elimination position
+    order: np.ndarray  # int32 [n]: position -> graph vertex
+    up_ptr: np.ndarray  # int64 [n+1]: edges {x<y} by lower end x (ranks), y ascending
+    up_nb: np.ndarray  # int32
+    dn_ptr: np.ndarray  # int64 [n+1]: lower neighbours per vertex (ranks)
+    dn_src: np.ndarray  # int32
+    dn_edge: np.ndarray  # int64: the edge id of each lower neighbour's edge
+    lvl_ptr: np.ndarray  # int64: elimination-tree heights (customization's parallel steps)
+    lvl_vert: np.ndarray  # int32
+    key: str  # topology_key of the graph it was built from
+    core: int = 0  # vertices METIS ordered (the rest went in degree <= 2 rounds)
+    fill: int = 0  # edges that are no road of the graph (the CH's "shortcuts")
+    order_s: float = 0.0
+    topology_s: float = 0.0
+
+    @property
+    def edges(self) -> int:
+        return int(self.up_nb.shape[0])
+
+    def summary(self) -> dict:
+        return {"nodes": self.n, "cch_edges": self.edges, "fill": self.fill, "core": self.core,
+                "heights": int(self.lvl_ptr.shape[0] - 1), "order_s": round(self.order_s, 3),
+                "topology_s": round(self.topology_s, 3)}
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write to ``path`` (.npz, with a checksum of every array) through a temporary
+        file renamed into place."""
+        save_npz(path, self, TOPOLOGY_FORMAT)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, *, key: str | None = None) -> Topology:
+        """Read a saved topology; any damage (truncation, flipped bytes, a wrong checksum
+        or shape) raises ValueError, and so does another ``key``."""
+        t = load_npz(cls, path, TOPOLOGY_FORMAT)
+        t.n, t.key, t.core, t.fill = int(t.n), str(t.key), int(t.core), int(t.fill)
+        _check_topology(t, path)
+        if key is not None and t.key != key:
+            raise InvalidArgumentError(f"{path}: route index topology of another graph")
+        return t
+
+
+def topology_key(g: CSRGraph) -> str:
+    """A fingerprint of the graph's arcs without their weights (a new weight keeps it)."""
+    h = hashlib.blake2b(digest_size=16, person=b"cch-topology")
+    for a in (g.indptr, g.indices):
+        h.update(np.ascontiguousarray(a).view(np.uint8))
+    return h.hexdigest()
+
+
+def _stop(cancel: Callable[[], bool] | None) -> None:
+    if cancel is not None and cancel():
+        raise CancelledError("building the route index was cancelled")
+
+
+def build_topology(graph, *, progress: Progress | None = None,
+                   cancel: Callable[[], bool] | None = None, seed: int = 1) -> Topology:
+    """Order and chordal supergraph of ``graph``'s topology (weights unused)."""
+    from .chordal import downward, heights
+    from .order import nested_dissection_order, undirected
+
+    g = CSRGraph.from_any(graph)
+    n = g.num_nodes
+    t0 = time.perf_counter()
+    if progress is not None:
+        progress(0.0, "ordering (nested dissection)")
+    st: dict = {}
+    ptr, adj = undirected(n, g.indptr, g.indices)
+    rank = nested_dissection_order(n, ptr, adj, seed=seed, stats=st, cancel=cancel)
+    t1 = time.perf_counter()
+    _stop(cancel)
+    if progress is not None:
+        progress(0.5, "building the chordal supergraph")
+    up_ptr, up_nb = _eliminate(n, ptr, adj, rank, progress, cancel)
+    dn_ptr, dn_src, dn_edge = downward(n, up_ptr, up_nb)
+    lvl_ptr, lvl_vert = heights(n, dn_ptr, dn_src)
+    order = np.empty(n, np.int32)
+    order[rank] = np.arange(n, dtype=np.int32)
+    t2 = time.perf_counter()
+    return Topology(n, rank, order, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, lvl_ptr, lvl_vert,
+                    topology_key(g), core=st.get("core", 0),
+                    fill=int(up_nb.shape[0] - adj.shape[0] // 2), order_s=t1 - t0,
+                    topology_s=t2 - t1)
+
+
+def _eliminate(n, ptr, adj, rank, progress, cancel):
+    """``chordal.eliminate`` in a thread, polled for progress and cancel meanwhile."""
+    from .chordal import eliminate
+    from .model import density_limit, polled
+
+    counter = np.zeros(2, np.int64)
+    box: dict = {}
+    limit, per_arc = density_limit(int(adj.shape[0]), n)
+
+    def work() -> None:
+        try:
+            box["v"] = eliminate(n, ptr, adj, rank, limit, counter)
+        except BaseException as exc:  # surfaced in the caller's thread
+            box["e"] = exc
+
+    polled(work, box, counter, lambda f: progress and progress(
+        0.5 + 0.5 * f / max(n, 1), "building the chordal supergraph"), cancel,
+        f"the customizable index of this graph needs more than {per_arc} edges "
+        "per arc", "building the route index was cancelled")
+    return box["v"]
+
+
+def slots_for(t: Topology, graph) -> np.ndarray | str:
+    """Each arc's CCH edge and direction (``chordal.arc_slots``), or why ``graph`` does
+    not fit ``t`` (one line)."""
+    from .chordal import arc_slots
+
+    g = CSRGraph.from_any(graph)
+    if g.num_nodes != t.n:
+        return f"the graph has {g.num_nodes} vertices, the index topology {t.n} (a new road)"
+    s = arc_slots(t.n, g.indptr, g.indices, t.rank, t.up_ptr, t.up_nb)
+    bad = np.flatnonzero(s == -2)
+    if bad.size:
+        tails = np.repeat(np.arange(t.n), np.diff(g.indptr.astype(np.int64)))
+        a = int(bad[0])
+        return (f"{bad.size} arc(s) lie on no edge of the index topology (a new road), "
+                f"e.g. {int(tails[a])}->{int(g.indices[a])}")
+    return s
+
+
+def fits(t: Topology, graph) -> str:
+    """"" when ``graph`` can be customized over ``t``, else why not."""
+    s = slots_for(t, graph)
+    return s if isinstance(s, str) else ""
+
+
+def customize_metric(t: Topology, graph, *, backend: str = "cpu",
+                     slots: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(up, down) int64 [edges]: the customized weights of ``graph`` over ``t``."""
+    if backend == "auto":
+        from ..backend import resolve_backend
+
+        backend = resolve_backend("auto")
+    if backend == "cupy":
+        from .metric_cuda import customize_device
+
+        up, down = customize_device(t, CSRGraph.from_any(graph))
+        return up, down
+    from .metric import initial, triangles
+
+    g = CSRGraph.from_any(graph)
+    if slots is None:
+        slots = slots_for(t, g)
+        if isinstance(slots, str):
+            raise InvalidArgumentError(slots)
+    up, down = initial(t.edges, slots, g.weights)
+    triangles(t, up, down)
+    return up, down
+
+
+def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | None = None,
+              cancel: Callable[[], bool] | None = None, prune: bool = False):
+    """The :class:`~.api.Hierarchy` of ``graph``'s weights over topology ``t`` (the graph's
+    arcs must all lie on edges of ``t``: InvalidArgumentError naming one otherwise).
+    ``prune``: drop the arcs that lie on no shortest path (``metric.prune``): off by
+    default, as on COL it cut only 19% of the arcs (6% of the CPU sweep) for 4x the
+    customization time (docs/perf/index_build.md)."""
+    from .model import graph_key
+
+    g = CSRGraph.from_any(graph)
+    t0 = time.perf_counter()
+    if backend == "auto":
+        from ..backend import resolve_backend
+
+        backend = resolve_backend("auto")
+    slots = None
+    if backend != "cupy":  # the device finds the slots (and a misfit) itself
+        slots = slots_for(t, g)
+        if isinstance(slots, str):
+            raise InvalidArgumentError(slots)
+    _stop(cancel)
+    if progress is not None:
+        progress(0.0, "customizing the route index")
+    if backend == "cupy" and prune:  # prune on the device too: only arrays come back
+        from .metric import hierarchy_arrays
+        from .metric_cuda import customize_pruned_device
+        from .model import Hierarchy
+
+        up, down, ku, kd = customize_pruned_device(t, g)
+        h = Hierarchy(t.n, *hierarchy_arrays(t, up, down, (ku, kd)), "")
+        h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
+    else:
+        up, down = customize_metric(t, g, backend=backend, slots=slots)
+        _stop(cancel)
+        h = to_hierarchy(t, up, down, prune=prune)
+    h.graph_key = graph_key(g)
+    h.customize_s = time.perf_counter() - t0
+    h.order_s, h.topology_s = t.order_s, t.topology_s
+    h.build_s = h.order_s + h.topology_s + h.customize_s
+    return h
+
+
+def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool = False):
+    """The consumers' Hierarchy: finite arcs only (and with ``prune`` only those that may
+    lie on a shortest path), in sweep ids by the topology's levels."""
+    from .metric import hierarchy_arrays
+    from .metric import prune as prune_arcs
+    from .model import Hierarchy
+
+    keep = prune_arcs(t, up, down) if prune else None
+    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down, keep), "")
+    h.method = "cch"
+    h.shortcuts = t.fill
+    h.cch_edges = t.edges
+    return h
+
+
+def _check_topology(t: Topology, path) -> None:
+    n = t.n
+    ok = (t.rank.shape == (n,) and t.order.shape == (n,) and t.up_ptr.shape == (n + 1,)
+          and t.dn_ptr.shape == (n + 1,) and int(t.up_ptr[-1]) == t.up_nb.shape[0]
+          and t.dn_src.shape == t.up_nb.shape and t.dn_edge.shape == t.up_nb.shape
+          and int(t.lvl_ptr[-1]) == n and t.lvl_vert.shape == (n,))
+    if not ok:
+        raise ValueError(f"{path}: inconsistent route index topology")

@@ -1,0 +1,180 @@
+"""What the route index's modules share: the :class:`Hierarchy` every consumer reads, its
+checksummed files, the graph fingerprint, the density bound and the polled build thread
+(``api`` and ``cch`` both import this module, never each other's internals)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
+from ..graph import CSRGraph, GraphLike
+
+FORMAT = 2  # bump when the saved layout changes (2: cch fields, checksum)
+ProgressCallback = Callable[[float, str], None]
+
+
+@dataclass
+class Hierarchy:
+    n: int
+    rank_of: np.ndarray  # int32 [n]: graph vertex -> sweep id
+    up_ptr: np.ndarray  # int64 [n+1], upward arcs by sweep id (to higher-ranked vertices)
+    up_dst: np.ndarray  # int32
+    up_w: np.ndarray  # int64
+    down_ptr: np.ndarray  # int64 [n+1], downward in-arcs by sweep id (from smaller ids)
+    down_src: np.ndarray  # int32
+    down_w: np.ndarray  # int64
+    level_ptr: np.ndarray  # int64 [levels+1]: level l is sweep ids level_ptr[l]..[l+1)
+    graph_key: str  # fingerprint of the graph it was built from
+    shortcuts: int = 0
+    build_s: float = 0.0
+    method: str = "ch"  # "ch" (witness searches) or "cch" (customizable, cch.py)
+    cch_edges: int = 0  # edges of the CCH topology (each up to two arcs here)
+    order_s: float = 0.0  # cch: nested dissection
+    topology_s: float = 0.0  # cch: chordal supergraph
+    customize_s: float = 0.0  # cch: the metric (the whole build_s after a closure)
+
+    @property
+    def levels(self) -> int:
+        return int(self.level_ptr.shape[0] - 1)
+
+    def summary(self) -> dict:
+        out = {"nodes": self.n, "levels": self.levels, "shortcuts": self.shortcuts,
+               "up_arcs": int(self.up_dst.shape[0]), "down_arcs": int(self.down_src.shape[0]),
+               "build_s": round(self.build_s, 3)}
+        if self.method == "cch":
+            out.update(method="cch", cch_edges=self.cch_edges, order_s=round(self.order_s, 3),
+                       topology_s=round(self.topology_s, 3),
+                       customize_s=round(self.customize_s, 3))
+        return out
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write to ``path`` (.npz, with a checksum of every array) through a temporary
+        file renamed into place."""
+        save_npz(path, self, FORMAT)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, graph: GraphLike | None = None, *,
+             key: str | None = None) -> Hierarchy:
+        """Read a saved hierarchy; with ``graph`` (or its :func:`graph_key` ``key``, when the
+        caller has it already), refuse one built from another graph. A damaged file
+        (truncated, flipped bytes: its checksum differs) raises ValueError."""
+        h = load_npz(cls, path, FORMAT)
+        h.n, h.graph_key = int(h.n), str(h.graph_key)
+        _check_hierarchy(h, path)
+        if key is None and graph is not None:
+            key = graph_key(CSRGraph.from_any(graph))
+        if key is not None and h.graph_key != key:
+            raise InvalidArgumentError(f"{path}: hierarchy was built from another graph")
+        return h
+
+
+def _check_hierarchy(h: Hierarchy, path) -> None:
+    n = h.n
+    ok = (h.rank_of.shape == (n,) and h.up_ptr.shape == (n + 1,) and h.down_ptr.shape == (n + 1,)
+          and int(h.up_ptr[-1]) == h.up_dst.shape[0] == h.up_w.shape[0]
+          and int(h.down_ptr[-1]) == h.down_src.shape[0] == h.down_w.shape[0]
+          and h.level_ptr.shape[0] >= 1 and int(h.level_ptr[-1]) == n)
+    if not ok:
+        raise ValueError(f"{path}: inconsistent hierarchy arrays")
+
+
+def graph_key(g: CSRGraph) -> str:
+    """A fingerprint of the CSR arrays (a saved hierarchy is only valid for its graph)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in (g.indptr, g.indices, g.weights):
+        h.update(np.ascontiguousarray(a).view(np.uint8))
+    return h.hexdigest()
+
+
+# Road maps need about one shortcut per arc; far more means a graph with no hierarchy to
+# find (random, social): the build stops instead of running for hours.
+MAX_SHORTCUTS_PER_ARC = 6
+
+
+class HierarchyTooDenseError(GpuCoreError):
+    """The graph does not contract into a sparse hierarchy (not road-shaped)."""
+
+
+def density_limit(arcs: int, n: int) -> tuple[int, int]:
+    """(the most shortcuts or CCH edges a build may make, the bound per arc) as set now."""
+    return MAX_SHORTCUTS_PER_ARC * max(arcs, n), MAX_SHORTCUTS_PER_ARC
+
+
+def polled(work: Callable[[], None], result: dict, counter: np.ndarray,
+           progress: Callable[[float], object], cancel: Callable[[], bool] | None,
+           dense: str, cancelled: str) -> None:
+    """Run ``work`` (a nogil numba loop storing ``result["v"]`` or ``result["e"]``) in a
+    thread while this one reports ``counter[0]`` (the fraction done, as given to
+    ``progress``) and sets ``counter[1] = 1`` on cancel; the loop's ``counter[1] = 2``
+    means too dense (HierarchyTooDenseError starting with ``dense``)."""
+    th = threading.Thread(target=work, daemon=True)
+    th.start()
+    while th.is_alive():
+        th.join(0.25)
+        progress(float(counter[0]))
+        if cancel is not None and counter[1] == 0 and cancel():
+            counter[1] = 1
+    if "e" in result:
+        raise result["e"]
+    if counter[1] == 2:
+        raise HierarchyTooDenseError(
+            f"{dense} (it is not road-shaped); use a search variant without an index")
+    if counter[1]:
+        raise CancelledError(cancelled)
+
+
+# ---- files: every array checksummed, so damage is found instead of trusted -------------
+def content_hash(obj) -> str:
+    """blake2b of every field of a dataclass (arrays by bytes, scalars by repr)."""
+    h = hashlib.blake2b(digest_size=16)
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        h.update(f.name.encode())
+        if isinstance(v, np.ndarray):
+            h.update(str(v.dtype).encode() + str(v.shape).encode())
+            h.update(np.ascontiguousarray(v).view(np.uint8))
+        else:
+            h.update(repr(v).encode())
+    return h.hexdigest()
+
+
+def save_npz(path, obj, fmt: int) -> None:
+    """Write dataclass ``obj`` with a checksum through a temporary file renamed into place."""
+    path = os.fspath(path)
+    tmp = f"{path}.{os.getpid()}.tmp.npz"
+    try:
+        np.savez(tmp, format=np.int64(fmt), checksum=content_hash(obj),
+                 **{f.name: getattr(obj, f.name) for f in fields(obj)})
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def load_npz(cls, path, fmt: int):
+    """The dataclass ``cls`` saved at ``path``; ValueError for anything unreadable."""
+    try:
+        with np.load(os.fspath(path), allow_pickle=False) as z:
+            if int(z["format"]) != fmt:
+                raise ValueError(f"{path}: format {int(z['format'])}, expected {fmt}")
+            kw = {}
+            for f in fields(cls):
+                v = z[f.name]
+                kw[f.name] = v.item() if v.ndim == 0 else v
+            want = str(z["checksum"])
+    except ValueError:
+        raise
+    except Exception as exc:  # zip CRC, truncation, missing members: all damage
+        raise ValueError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+    obj = cls(**kw)
+    if content_hash(obj) != want:
+        raise ValueError(f"{path}: checksum mismatch (damaged file)")
+    return obj
+
+

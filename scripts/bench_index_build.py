@@ -1,0 +1,80 @@
+"""Route index build figures for docs/perf/index_build.md: per map, the CCH's order /
+topology / customization seconds, its arcs (basic and pruned) against the witness CH's,
+the PHAST CPU sweep per source over each, and a re-customization after 10 closures.
+
+    python scripts/bench_index_build.py /work/shared/maps/COL.gr.xz [...] [--ch] [--backend cupy]
+
+PACE .gr.xz maps are weighted as maps/dimacs.py's ``load_pace`` does (seed 1). One line of
+JSON per measurement on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+
+def _sweep_ms(h, src) -> float:
+    from gpu_core.hierarchy.cpu import sweep_block
+
+    sweep_block(h, src[:4], None)  # warm-up
+    t0 = time.perf_counter()
+    sweep_block(h, src, None)
+    return (time.perf_counter() - t0) / len(src) * 1e3
+
+
+def _closed(g, k: int, seed: int):
+    from gpu_core.graph import CSRGraph
+
+    keep = np.ones(g.num_arcs, bool)
+    keep[np.random.default_rng(seed).integers(0, g.num_arcs, k)] = False
+    return CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
+                               g.weights[keep])
+
+
+def main() -> None:
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import build_hierarchy, build_topology
+    from gpu_core.hierarchy.cch import customize
+    from maps.load import load_map
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("maps", nargs="+")
+    ap.add_argument("--ch", action="store_true", help="also build the witness-search CH")
+    ap.add_argument("--backend", default="cpu", help="where re-customization runs")
+    ap.add_argument("--sources", type=int, default=64, help="sources of the timed sweep")
+    a = ap.parse_args()
+
+    def out(**kw) -> None:
+        print(json.dumps(kw), flush=True)
+
+    for path in a.maps:
+        t0 = time.perf_counter()
+        g = CSRGraph.from_any(load_map(path))
+        name = path.rsplit("/", 1)[-1]
+        out(map=name, nodes=g.num_nodes, arcs=g.num_arcs, load_s=time.perf_counter() - t0)
+        src = np.random.default_rng(0).integers(0, g.num_nodes, a.sources)
+        t = build_topology(g)
+        for prune in (False, True):
+            h = customize(t, g, prune=prune)
+            out(map=name, method="cch" + ("+prune" if prune else ""),
+                total_s=t.order_s + t.topology_s + h.customize_s, **h.summary(),
+                core=t.core, sweep_ms_per_source=_sweep_ms(h, src))
+        closed = _closed(g, 10, 1)
+        for prune in (False, True):
+            customize(t, closed, backend=a.backend, prune=prune)  # warm-up
+            best = min(customize(t, closed, backend=a.backend, prune=prune).customize_s
+                       for _ in range(3))
+            out(map=name, method="cch" + ("+prune" if prune else ""), backend=a.backend,
+                recustomize_10_closures_s=best)
+        if a.ch:
+            h = build_hierarchy(g, method="ch")
+            out(map=name, method="ch", total_s=h.build_s, **h.summary(),
+                sweep_ms_per_source=_sweep_ms(h, src))
+
+
+if __name__ == "__main__":
+    main()

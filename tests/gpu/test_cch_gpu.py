@@ -1,0 +1,105 @@
+"""The CUDA customization of a CCH topology equals the numba one weight for weight, and
+GPHAST over it equals Dijkstra."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpu_core.errors import InvalidArgumentError
+from gpu_core.graph import CSRGraph
+from gpu_core.hierarchy.cch import build_topology, customize, customize_metric
+from gpu_core.multi_source import multi_source_sssp
+from tests.core.families import FAMILIES, FAMILY_NAMES
+
+cp = pytest.importorskip("cupy")
+pytest.importorskip("pymetis")
+pytestmark = pytest.mark.gpu
+
+
+def _same_metric(g):
+    t = build_topology(g)
+    up_c, down_c = customize_metric(t, g, backend="cpu")
+    up_g, down_g = customize_metric(t, g, backend="cupy")
+    np.testing.assert_array_equal(up_g, up_c)
+    np.testing.assert_array_equal(down_g, down_c)
+    return t
+
+
+@pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
+def test_families_metric_and_rows(name, make):
+    g = make(seed=3)
+    t = _same_metric(g)
+    src = np.arange(g.num_nodes)
+    want = multi_source_sssp(g, src, backend="cpu").dist
+    for prune in (False, True):  # the device's pruning may keep other arcs: rows are equal
+        h = customize(t, g, backend="cupy", prune=prune)
+        got = multi_source_sssp(g, src, backend="cupy", variant="phast", hierarchy=h).dist
+        np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 60), data=st.data())
+def test_random_multigraphs(n, data):
+    m = data.draw(st.integers(0, 5 * n))
+    t = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    hd = data.draw(st.lists(st.integers(0, n - 1), min_size=m, max_size=m))
+    w = data.draw(st.lists(st.integers(0, 40), min_size=m, max_size=m))
+    _same_metric(CSRGraph.from_edges(n, t, hd, w))
+
+
+def test_road_map_closures_on_the_device():
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 40000, seed=2))
+    t = _same_metric(g)
+    r = np.random.default_rng(5)
+    tails = g.arc_sources()
+    for _ in range(5):  # 10 closures and 10 new weights, re-customized each time
+        keep = np.ones(g.num_arcs, bool)
+        keep[r.integers(0, g.num_arcs, 10)] = False
+        w = g.weights.astype(np.int64).copy()
+        w[r.integers(0, g.num_arcs, 10)] = r.integers(0, 5000, 10)
+        g2 = CSRGraph.from_edges(g.num_nodes, tails[keep], g.indices[keep], w[keep])
+        up_c, down_c = customize_metric(t, g2, backend="cpu")
+        up_g, down_g = customize_metric(t, g2, backend="cupy")
+        np.testing.assert_array_equal(up_g, up_c)
+        np.testing.assert_array_equal(down_g, down_c)
+        h = customize(t, g2, backend="cupy", prune=bool(r.integers(0, 2)))
+        src = r.integers(0, g.num_nodes, 64)
+        got = multi_source_sssp(g2, src, backend="cupy", variant="phast", hierarchy=h).dist
+        np.testing.assert_array_equal(got, multi_source_sssp(g2, src, backend="cpu").dist)
+
+
+def test_added_arc_refused_on_the_device():
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 400, seed=1))
+    t = build_topology(g)
+    g2 = CSRGraph.from_edges(g.num_nodes, np.concatenate([g.arc_sources(), [0]]),
+                             np.concatenate([g.indices, [g.num_nodes - 1]]),
+                             np.concatenate([g.weights, [1]]))
+    with pytest.raises(InvalidArgumentError, match="new road"):
+        customize_metric(t, g2, backend="cupy")
+
+
+def test_matrix_job_recustomizes_on_the_device(tmp_path, monkeypatch):
+    from app.jobs import index, matrix
+    from app.jobs.edits import apply_edits, parse_close
+    from maps.generate import generate
+
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))
+    net = generate("grid", 5000, seed=4)
+    assert index.hierarchy_for(net, policy="on", backend="cupy")[1].source == "built"
+    tails = np.repeat(np.arange(net.num_nodes), np.diff(net.indptr))
+    r = np.random.default_rng(2)
+    specs = [f"nodes:{net.node_ids[tails[a]]},{net.node_ids[net.indices[a]]}"
+             for a in r.integers(0, net.num_arcs, 10)]
+    edited, _ = apply_edits(net, [parse_close(s) for s in specs], backend="cpu")
+    src = tuple(int(x) for x in r.integers(0, net.num_nodes, 100))
+    on = matrix.run(edited, matrix.MatrixOptions(src, src, backend="cupy", index="on"))
+    assert on.stats["index"] == "customized"
+    off = matrix.run(edited, matrix.MatrixOptions(src, src, backend="cpu", index="off"))
+    np.testing.assert_array_equal(on.matrix, off.matrix)
