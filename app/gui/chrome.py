@@ -110,6 +110,9 @@ def build_menus(win) -> None:
 
     m_view = mb.addMenu("&View")
     m_view.addAction("&Fit map", win.fit_map).setShortcut(QKeySequence("Ctrl+0"))
+    win.m_layers = m_view.addMenu("&Layers")
+    win.m_layers.aboutToShow.connect(lambda: win.layers.fill_menu(win.m_layers))
+    win.layers.fill_menu(win.m_layers)
     for dock in (win.side_dock, win.chart_dock, *list(win._docks.values())[1:]):
         m_view.addAction(dock.toggleViewAction())
     m_help = mb.addMenu("&Help")
@@ -132,6 +135,14 @@ def build_menus(win) -> None:
     tb.addSeparator()
     tb.addAction(win.a_cancel)
     tb.addAction(icon("fit"), "Fit map", win.fit_map)
+    from PySide6.QtWidgets import QToolButton
+
+    win.btn_layers = QToolButton()
+    win.btn_layers.setText("Layers")
+    win.btn_layers.setToolTip("Show, hide or clear the results on the map")
+    win.btn_layers.setMenu(win.m_layers)
+    win.btn_layers.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    tb.addWidget(win.btn_layers)
 
 
 def fill_recent(win) -> None:

@@ -140,6 +140,9 @@ class MainWindow(MapLoading, QMainWindow):
         self.side_dock = first
         self.chart_dock = self._dock("Search phases", "phases", self.chart, Qt.DockWidgetArea.BottomDockWidgetArea)
 
+        from .layers import build_layers
+
+        self.layers = build_layers(self)  # show / hide / clear each tool's results
         chrome.build_status_bar(self)
         chrome.build_menus(self)
         geom, state = self.settings.geometry()

@@ -48,14 +48,18 @@ class FieldLegend:
         self.gradient.setVisible(True)
         self._placed()
 
-    def show_diverging(self, lut: np.ndarray, unit: str, span: float) -> None:
-        """A gradient from −span (bottom) through 0 to +span (a change of cost)."""
+    def show_diverging(self, lut: np.ndarray, unit: str, span: float, nothing: bool = False) -> None:
+        """A gradient from −span (bottom) through 0 to +span (a change of cost);
+        ``nothing``: no cost changed, and the legend says so instead of "±0 m"."""
         self.bands.setVisible(False)
         self.gradient.set_colors(lut)
         f = self.format_cost
-        self.gradient.set_labels(f"change of {field_title(unit, plain=True)}",
-                                 {f"−{f(span, unit)} faster": 0.0, "no change": 0.5,
-                                  f"+{f(span, unit)} slower": 1.0})
+        title = f"change of {field_title(unit, plain=True)}"
+        if nothing:
+            self.gradient.set_labels(title, {"no change anywhere": 0.5})
+        else:
+            self.gradient.set_labels(title, {f"−{f(span, unit)} faster": 0.0, "no change": 0.5,
+                                             f"+{f(span, unit)} slower": 1.0})
         self.labels = [f"−{f(span, unit)}", f"+{f(span, unit)}"]
         self.gradient.setVisible(True)
         self._placed()

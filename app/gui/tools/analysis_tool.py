@@ -110,6 +110,7 @@ class AnalysisTool(Tool):
         self.win.chart.set_run("MST", f.telemetry, f.backend, search_s=f.elapsed_s)
         if net.has_coordinates:  # x, y of a map without coordinates mean nothing
             self.layers.show_forest(net.x, net.y, f.tails, f.heads)
+            self.win.layers.shown("Spanning forest")
         self.panel.lbl_mst.setText(mst_summary(res, net.unit))
         self.panel.btn_export_mst.setEnabled(True)
         self._finished(f"MST: {f.num_edges:,} edges in {f.elapsed_s * 1000:.1f} ms")
@@ -121,6 +122,7 @@ class AnalysisTool(Tool):
         self.win.chart.set_run("PageRank", r.telemetry, r.backend, search_s=r.elapsed_s)
         if net.has_coordinates:
             self.layers.show_ranks(net.x, net.y, r.rank)
+            self.win.layers.shown("PageRank")
         self.panel.lbl_pr.setText(pagerank_summary(res))
         self.panel.btn_export_pr.setEnabled(True)
         self._finished(f"PageRank: {r.iterations} iterations in {r.elapsed_s * 1000:.1f} ms")

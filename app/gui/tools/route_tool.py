@@ -94,6 +94,7 @@ class RouteTool(Tool):
         else:
             sx, sy = float(net.x[node]), float(net.y[node])
         canvas.set_marker(which, sx, sy)
+        self.win.layers.shown("Route and its points")
         if snap_seg:
             self._snap_segs[which] = snap_seg
         else:
