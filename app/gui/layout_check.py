@@ -12,6 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRect
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QAbstractItemView,
     QAbstractScrollArea,
     QComboBox,
     QHeaderView,
@@ -60,6 +61,8 @@ def _text_clipped(w: QWidget) -> str | None:
         if need > w.width() + SLACK_PX:
             return f"text needs {need} px, has {w.width()}"
         return None
+    if isinstance(w.parentWidget(), QTabBar):
+        return None  # a tab bar's scroll arrows: drawn by the style at its own size
     if isinstance(w, (QAbstractButton, QComboBox)):
         need = w.minimumSizeHint().width()
         if need > w.width() + SLACK_PX:
@@ -158,6 +161,8 @@ def problems(root: QWidget) -> list[str]:
             out += _tabs_clipped(w)
         if isinstance(w, QHeaderView):
             out += _headers_clipped(w)
+        if isinstance(w, QAbstractItemView) and w.horizontalScrollBar().maximum() > 0:
+            out.append(f"{_name(w)} needs sideways scrolling to show its columns")
         if isinstance(w, QScrollArea) and w.widget() is not None:
             need = w.widget().minimumSizeHint().width()
             have = w.viewport().width()
@@ -166,6 +171,7 @@ def problems(root: QWidget) -> list[str]:
                            "(a sideways scroll bar)")
         if isinstance(w, pg.GraphicsView):
             out += _plots_clipped(w)
-        if not isinstance(w, (QAbstractScrollArea, QMainWindow)) and w.layout() is not None:
+        if not isinstance(w, (QAbstractScrollArea, QMainWindow)) and (
+                w.layout() is not None or type(w) is QWidget):
             out += _overlaps(w, root)
     return sorted(set(out))

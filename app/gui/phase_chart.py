@@ -37,6 +37,15 @@ MODE_COLOURS = {
 }
 
 
+def decade_label(d: int) -> str:
+    """10**d as a short label: 1, 10, 100, 1k, 10k, 100k, 1M, ..."""
+    v = 10 ** d
+    for div, suf in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if v >= div:
+            return f"{v // div}{suf}"
+    return str(v)
+
+
 def is_superstep(rows: np.ndarray) -> bool:
     """True for a vertex program's telemetry (SUPERSTEP_DTYPE), False for SSSP phase rows."""
     return rows.dtype.names is not None and "superstep" in rows.dtype.names
@@ -100,13 +109,13 @@ class PhaseChart(QWidget):
         # Side by side, each titled above (a rotated axis title does not fit a short plot:
         # "frontier (node" at 1024 × 700), x axes linked.
         self.p_frontier = self.glw.addPlot(row=0, col=0)
-        self.p_frontier.setLogMode(y=True)
+        # log10 values on a linear axis labelled by whole decades only (pyqtgraph's log
+        # axis crowds a short plot with minor-tick labels: "2·10³ 3·10³ ... 8·10³")
         self.p_frontier.showGrid(x=True, y=True, alpha=0.2)
         self.p_time = self.glw.addPlot(row=0, col=1)
         self.p_time.showGrid(x=True, y=True, alpha=0.2)
         self.p_time.setXLink(self.p_frontier)
         for p in (self.p_frontier, self.p_time):
-            p.getAxis("left").setWidth(42)
             p.getAxis("left").enableAutoSIPrefix(False)
             p.getAxis("bottom").enableAutoSIPrefix(False)
             p.setDefaultPadding(0.02)
@@ -178,7 +187,7 @@ class PhaseChart(QWidget):
     def _empty_ranges(self) -> None:
         """Round, sparse axes while nothing is shown (1 to 100 nodes, 0 to 10 µs,
         phases 0 to 10), so the empty chart's tick labels do not crowd each other."""
-        self.p_frontier.setYRange(0, 2, padding=0)
+        self._decades(0.0, 2.0)
         self.p_time.setYRange(0, 10, padding=0)
         self.p_frontier.setXRange(0, 10, padding=0)
 
@@ -269,14 +278,14 @@ class PhaseChart(QWidget):
         """One line "active = messages" when the two counts are equal in every superstep
         (PageRank: every vertex active sends one message a vertex), else two lines."""
         msgs.setVisible(not same)
+        listed = any(getattr(s, "item", s) is msgs for s, _l in self.legend.items)
+        if same and listed:
+            self.legend.removeItem(msgs)
+        elif not same and not listed:
+            self.legend.addItem(msgs, f"{name}: messages")
         for sample, label in self.legend.items:
-            item = getattr(sample, "item", sample)
-            if item is active:
+            if getattr(sample, "item", sample) is active:
                 label.setText(f"{name}: active = messages" if same else f"{name}: active")
-            elif item is msgs:
-                sample.setVisible(not same)
-                label.setVisible(not same)
-        self.legend.updateSize()
 
     def run_label(self, name: str) -> str:
         """A run as the legend names it: its name and where it ran ("adaptive · cuda")."""
@@ -308,8 +317,9 @@ class PhaseChart(QWidget):
     def redraw(self) -> None:
         modes_seen: set[int] = set()
         if self.runs:
-            for p in (self.p_frontier, self.p_time):
-                p.enableAutoRange()
+            self.p_time.enableAutoRange()
+            self.p_frontier.enableAutoRange(axis="x")
+        lo_hi: list[float] = []  # the frontier plot's log10 values, for whole decades
         self._label_axes()
         # Compare mode (several SSSP runs): each run one colour, its dots too, and the
         # legend names the runs; launch-mode dots only when one run is shown.
@@ -321,8 +331,14 @@ class PhaseChart(QWidget):
             if is_superstep(rows):
                 a, m, t = self._ensure_step_items(name, colour)
                 x = rows["superstep"].astype(np.float64)
-                a.setData(*envelope(x, np.log10(np.maximum(rows["active"].astype(np.float64), 1.0))))
-                m.setData(*envelope(x, np.log10(np.maximum(rows["messages"].astype(np.float64), 1.0))))
+                ya = np.log10(np.maximum(rows["active"].astype(np.float64), 1.0))
+                if ya.size:
+                    lo_hi += [float(ya.min()), float(ya.max())]
+                a.setData(*envelope(x, ya))
+                ym = np.log10(np.maximum(rows["messages"].astype(np.float64), 1.0))
+                if ym.size:
+                    lo_hi += [float(ym.min()), float(ym.max())]
+                m.setData(*envelope(x, ym))
                 self._name_step_lines(name, a, m, bool(np.array_equal(rows["active"], rows["messages"])))
                 t.setData(*envelope(x, self._time_y(rows["time_us"].astype(np.float64))))
                 continue
@@ -330,6 +346,8 @@ class PhaseChart(QWidget):
             x = rows["phase"].astype(np.float64)
             yf = np.log10(np.maximum(rows["frontier"].astype(np.float64), 1.0))  # log axis: no zeros
             yt = self._time_y(rows["time_us"].astype(np.float64))
+            if yf.size:
+                lo_hi += [float(yf.min()), float(yf.max())]
             lf.setData(*envelope(x, yf))  # PlotCurveItem in a log plot wants log values
             lt.setData(*envelope(x, yt))
             if rows.shape[0] > DECIMATE_AT:  # dots would be a solid smear: the envelope only
@@ -343,8 +361,20 @@ class PhaseChart(QWidget):
                 modes_seen.update(int(m) for m in np.unique(rows["mode"]))
             sf.setData(x, yf, brush=brushes)
             st.setData(x, yt, brush=brushes)
+        if lo_hi:
+            self._decades(min(lo_hi), max(lo_hi))
         self._update_mode_legend(modes_seen)
         self._update_totals()
+
+    def _decades(self, lo: float, hi: float) -> None:
+        """The log axis spans whole decades (at least one): a flat or short curve would
+        get a sliver of a decade, labelled by crowded minor ticks."""
+        a = int(np.floor(lo))
+        b = max(int(np.ceil(hi)), a + 1)
+        step = max(1, (b - a + 3) // 4)  # at most about four labels
+        self.p_frontier.getAxis("left").setTicks(
+            [[(float(d), decade_label(d)) for d in range(a, b + 1, step)], []])
+        self.p_frontier.setYRange(a, b, padding=0.05)
 
     def _update_mode_legend(self, modes: set[int]) -> None:
         self.mode_legend.clear()

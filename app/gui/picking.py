@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 PICK_PX = 6.0  # pointer tolerance: a road drawn within this many pixels is "under" it
+OVERLAP_PX = 3.0  # roads this close to the nearest one look like one line at this zoom
 
 
 def metres_per_pixel(vb) -> float:
@@ -55,7 +56,10 @@ def pick_arc(snapper, net, x: float, y: float, m_per_px: float,
         rkey = np.minimum(rt, rh).astype(np.int64) * net.num_nodes + np.maximum(rt, rh)
         on_route = np.isin(key, rkey)
     z = class_z(net)[np.minimum(net.edge_class[arcs], len(net.class_names) - 1)]
-    # on the route first, then the class drawn highest, then the nearest, then the lowest id
-    order = np.lexsort((arcs, dist, -z, ~on_route))
+    # Only roads drawn on top of each other at this zoom compete by drawing order; a road
+    # clearly nearer the pointer (by more than OVERLAP_PX pixels) is the one meant.
+    apart = dist > float(dist.min()) + OVERLAP_PX * m_per_px
+    # then on the route first, the class drawn highest, the nearest, the lowest id
+    order = np.lexsort((arcs, dist, -z, ~on_route, apart))
     k = int(order[0])
     return int(arcs[k]), float(dist[k])
