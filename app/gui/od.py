@@ -99,8 +99,13 @@ class ODPanel(QWidget):
         return [int(p.node_id) for p in self.points]
 
     def marker_labels(self) -> list[str]:
-        """The numbers the map shows on the points (1, 2, ...), as the table's headers."""
-        return [str(i + 1) for i in range(len(self.points))]
+        """The numbers the map shows on the points (1, 2, ...), as the table's headers;
+        a point named by its file's id column keeps that name after its number."""
+        out = []
+        for i, (p, label) in enumerate(zip(self.points, self.labels, strict=True)):
+            named = str(label) != str(p.node_id)
+            out.append(f"{i + 1} {label}" if named else str(i + 1))
+        return out
 
     def show_matrix(self, matrix: np.ndarray, unit: str) -> None:
         """Fill the table: headers are the map's marker numbers, cells the cost in a

@@ -363,8 +363,19 @@ class PhaseChart(QWidget):
             st.setData(x, yt, brush=brushes)
         if lo_hi:
             self._decades(min(lo_hi), max(lo_hi))
+        self._whole_steps(max((r.shape[0] for r in self.runs.values()), default=0))
         self._update_mode_legend(modes_seen)
         self._update_totals()
+
+    def _whole_steps(self, n: int) -> None:
+        """Phases and supersteps are whole numbers: a short run gets integer ticks (never
+        "phase 1.5"); a long one pyqtgraph's own (round numbers already)."""
+        ticks = None
+        if 0 < n <= 20:
+            step = 1 if n <= 10 else 2
+            ticks = [[(float(i), str(i)) for i in range(0, n, step)], []]
+        for p in (self.p_frontier, self.p_time):
+            p.getAxis("bottom").setTicks(ticks)
 
     def _decades(self, lo: float, hi: float) -> None:
         """The log axis spans whole decades (at least one): a flat or short curve would

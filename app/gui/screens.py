@@ -23,10 +23,12 @@ def _points(win, k: int) -> list[tuple[float, float]]:
     """``k`` well spread road points of the map (x, y metres): nodes nearest to spots on
     the diagonal of the map's central box."""
     net = win.net
-    ok = np.isfinite(net.x) & np.isfinite(net.y)
+    _, label = net.components()
+    main = np.argmax(np.bincount(label))  # points on the main network: every pair reachable
+    ok = np.isfinite(net.x) & np.isfinite(net.y) & (label == main)
     xs, ys = net.x[ok], net.y[ok]
-    qx = np.quantile(xs, np.linspace(0.25, 0.75, k))
-    qy = np.quantile(ys, np.linspace(0.3, 0.7, k))
+    qx = np.quantile(xs, np.linspace(0.2, 0.8, k))
+    qy = np.quantile(ys, np.linspace(0.25, 0.75, k))
     out = []
     for a, b in zip(qx, qy, strict=True):
         i = int(np.argmin(np.hypot(xs - a, ys - b)))

@@ -322,3 +322,22 @@ def test_checker_finds_clipped_and_overlapping_widgets(qtbot, size):
     found = "\n".join(problems(root))
     assert "A rather long button title" in found and "overlaps" in found
     assert "tab 'Network analysis' is elided" in found
+
+
+def test_phase_dock_keeps_its_height_through_a_compare(qtbot, window, fixture_net):
+    """Issue 27: the phase chart dock grew with a long summary and never shrank back."""
+    window.resize(1024, 700)
+    window.default_layout()
+    qtbot.wait(50)
+    _search(qtbot, window, float(fixture_net.x[7]), float(fixture_net.y[7]))
+    before = window.chart_dock.height()
+    with qtbot.waitSignal(window.searchFinished, timeout=60000):
+        window.tools["route"].compare_strategies()
+    window.chart.redraw()
+    qtbot.wait(50)
+    assert len(window.chart.runs) == 4
+    assert window.chart_dock.height() == before
+    text = window.chart.totals.text()
+    assert text.count("<br>") == 1  # four runs on two lines; all of it in the tooltip
+    for name in window.chart.runs:
+        assert name in window.chart.summary()
