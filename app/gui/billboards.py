@@ -143,7 +143,7 @@ class BillboardPanel(QWidget):
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["#", "node", "gain", "covered"])
         self.table.verticalHeader().setVisible(False)
-        self.table.setMinimumHeight(120)
+        self._fit_table(3)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.plot = pg.PlotWidget(background="#1e2127")
         # A title above the plot, not a rotated axis title beside the tick labels
@@ -158,8 +158,10 @@ class BillboardPanel(QWidget):
         lay = form_panel(self, "Place billboards", [
             ("Sites K", self.sp_k), ("Paths", self.cb_mode), ("Method", self.cb_method),
             ("Candidates", self.cb_cand), row, row2, self.progress, self.lbl])
-        lay.addWidget(self.table, 1)
-        lay.addWidget(self.compare, 1)
+        # The table as tall as its rows (up to 8), the chart takes the rest: it was
+        # pushed below the dock by an empty stretch of table.
+        lay.addWidget(self.table, 0)
+        lay.addWidget(self.compare, 0)
         lay.addWidget(self.plot, 1)
 
     def values(self) -> dict:
@@ -190,6 +192,14 @@ class BillboardPanel(QWidget):
                          f"{result.mode}, {result.backend}/{result.kernel})")
         self.progress.setValue(1000)
         self.btn_export.setEnabled(True)
+        self._fit_table(len(rows))
+
+    def _fit_table(self, n: int) -> None:
+        """The table's height: its header and up to 8 rows (more scroll)."""
+        t = self.table
+        rows = min(max(n, 3), 8)
+        h = t.horizontalHeader().height() + rows * t.verticalHeader().defaultSectionSize()
+        t.setFixedHeight(h + 2 * t.frameWidth() + 2)
 
     def show_before_after(self, net_before: RoadNetwork, before, net_after: RoadNetwork, after) -> None:
         """Rank by rank: the site and covered share on the unedited and on the edited map."""

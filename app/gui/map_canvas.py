@@ -169,7 +169,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.field_legend = FieldLegend(self.vb, format_cost, self.overlays)
         self.notice = CanvasNotice(self.vb)
         self.attribution = pg.TextItem("", color="#9aa0a6", anchor=(0, 0),
-                                       fill=pg.mkBrush(30, 33, 39, 170))
+                                       fill=pg.mkBrush(30, 33, 39, 120))
         self.overlays.add("attribution", self.attribution, "bottom-left")
         self.vb.sigRangeChanged.connect(self._update_scale_bar)
         self.vb.sigRangeChanged.connect(self._schedule_raster)

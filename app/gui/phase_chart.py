@@ -37,6 +37,12 @@ MODE_COLOURS = {
 }
 
 
+def ms_text(ms: float) -> str:
+    """A time in milliseconds written the same way everywhere in the app (panel, chart,
+    status bar): two decimals below 10 ms, one below 100, none above."""
+    return f"{ms:.2f} ms" if ms < 10 else (f"{ms:.1f} ms" if ms < 100 else f"{ms:,.0f} ms")
+
+
 def decade_label(d: int) -> str:
     """10**d as a short label: 1, 10, 100, 1k, 10k, 100k, 1M, ..."""
     v = 10 ** d
@@ -385,7 +391,7 @@ class PhaseChart(QWidget):
         step = max(1, (b - a + 3) // 4)  # at most about four labels
         self.p_frontier.getAxis("left").setTicks(
             [[(float(d), decade_label(d)) for d in range(a, b + 1, step)], []])
-        self.p_frontier.setYRange(a, b, padding=0.05)
+        self.p_frontier.setYRange(a, b, padding=0.15)  # end labels inside a short axis
 
     def _update_mode_legend(self, modes: set[int]) -> None:
         self.mode_legend.clear()
@@ -411,18 +417,18 @@ class PhaseChart(QWidget):
             # One definition of times (docs/architecture.md "Numbers the app shows"): the
             # phases' own time is part of the search's wall time.
             search = self.search_ms.get(name)
-            of = f" of {search:.2f} ms search" if search is not None else ""
+            of = f" of {ms_text(search)} search" if search is not None else ""
             where = f" · {self.meta[name]}" if name in self.meta else ""
             spread = (f" · median {np.median(t):.1f} µs, max {t.max():.1f} µs per step"
                       if rows.size else "")
             drawn = (f" · drawn as min/max of {ENVELOPE_BUCKETS:,} buckets"
                      if rows.shape[0] > DECIMATE_AT else "")
             if is_superstep(rows):
-                line = (f"{head}{where}: {rows.shape[0]:,} supersteps · {t_ms:.2f} ms in supersteps{of}")
+                line = (f"{head}{where}: {rows.shape[0]:,} supersteps · {ms_text(t_ms)} in supersteps{of}")
                 more = (f" · {int(rows['messages'].sum()):,} messages · peak active "
                         f"{int(rows['active'].max()) if rows.size else 0:,}")
             else:
-                line = f"{head}{where}: {rows.shape[0]:,} phases · {t_ms:.2f} ms in phases{of}"
+                line = f"{head}{where}: {rows.shape[0]:,} phases · {ms_text(t_ms)} in phases{of}"
                 more = (f" · {int(rows['edges'].sum()):,} arcs relaxed · peak frontier "
                         f"{int(rows['frontier'].max()) if rows.size else 0:,}")
             short.append(line + (more if len(self.runs) == 1 else ""))

@@ -19,6 +19,7 @@ from ..chrome import plain_device
 from ..map_canvas import format_cost
 from ..overlays import ensure_visible
 from ..panels import RoutePanel
+from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
 from .base import Tool, job
 
@@ -204,7 +205,7 @@ class RouteTool(Tool):
         # time (as `signpost route`'s search_ms); the rest until now is the app's drawing.
         draw_ms = max(wall - res.elapsed_s, 0.0) * 1000
         self.win.status(f"Reached {reached:,} of {self.win.net.num_nodes:,} nodes: search "
-                        f"{res.elapsed_s * 1000:.1f} ms, {len(res.phases):,} phases; "
+                        f"{ms_text(res.elapsed_s * 1000)}, {len(res.phases):,} phases; "
                         f"drawn in {draw_ms:.0f} ms", 8000)
 
     def show_result(self, res, run: str, isochrones: bool = True) -> int:
@@ -219,8 +220,8 @@ class RouteTool(Tool):
         self.panel.show_search(
             reached, win.net.num_nodes,
             f"{how + ' ' if how else ''}{strategy} on {plain_device(res.device)}: "
-            f"{res.elapsed_s * 1000:.1f} ms search ({res.phases.total_time_us / 1000:.2f} ms in "
-            f"{len(res.phases):,} phases), whole map",
+            f"{ms_text(res.elapsed_s * 1000)} search ({ms_text(res.phases.total_time_us / 1000)} "
+            f"in {len(res.phases):,} phases), whole map",
         )
         self.panel.lbl["search"].setToolTip(
             f"Device: {res.device}. The app searches the whole map (the distance field); "
