@@ -363,6 +363,7 @@ class MainWindow(MapLoading, QMainWindow):
     def fallback_notice(self, why: str) -> None:
         text = f"The GPU search failed ({why}); it ran on the CPU instead."
         self.lbl_backend.setText("CPU (GPU failed)")
+        self.lbl_backend.setToolTip(text)
         self.show_error("GPU fallback", text)
 
     def _settings_changed(self) -> None:

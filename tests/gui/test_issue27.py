@@ -210,6 +210,13 @@ def test_close_by_click_and_an_edit_that_changes_nothing(qtbot, window, fixture_
     assert len(edit.scenario.edits) == n_before
     assert "No road under the pointer" in window.statusBar().currentMessage()
     assert "distance" in edit.panel.chk_change.text()  # the map is in decimetres
+    # the what-if run's chart: one mode legend entry per dot colour drawn
+    chart = window.chart
+    chart.redraw()
+    _lf, sf, _lt, _st = chart._items["what-if"]
+    dots = {b.color().name() for b in sf.data["brush"]}
+    named = [label.text for _s, label in chart.mode_legend.items]
+    assert len(named) == len(dots) >= 1
 
 
 # ---- 8: one definition of phases and times -------------------------------------------
