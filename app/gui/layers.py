@@ -61,10 +61,6 @@ class Layers:
                 if it is not None:
                     it.setVisible(on)
 
-    def has_content(self, name: str) -> bool:
-        layer = self.layers[name]
-        return any(it is not None and _has_data(it) for it in layer.items())
-
     def clear(self, name: str) -> None:
         layer = self.layers[name]
         if layer.clear is not None:
@@ -90,13 +86,6 @@ class Layers:
             if layer.clear is not None:
                 clear.addAction(layer.name, lambda n=layer.name: self.clear(n))
         menu.addAction("Clear all results", self.clear_all)
-
-
-def _has_data(item) -> bool:
-    data = getattr(item, "data", None)
-    if data is not None and hasattr(data, "__len__") and not callable(data):
-        return len(data) > 0
-    return True
 
 
 def build_layers(win) -> Layers:
