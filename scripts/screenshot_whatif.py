@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["SIGNPOST_NO_DIALOGS"] = "1"
 
-ROUTE = ("24.925,60.163", "24.955,60.175")
+ROUTE = ("24.9354,60.1653", "24.955,60.175")  # the start on the map (24.925,60.163 lay 632 m off it)
 
 
 def main() -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 import resources
 from app.cli import db_out
@@ -90,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     with step("route") as p:
         found = route.run(net, opts, progress=p)
     out = found.json
+    for line in route.far_snap_warnings(found.source, found.target):
+        print(f"signpost route: warning: {line}", file=sys.stderr)
     if args.out:
         _write_route(args, net, found.route)
     timings(args)["search_s"] = out["search_ms"] / 1000.0
@@ -116,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"edits     {out['edits']} arc{'s' * (out['edits'] != 1)} changed")
     print(
         f"search    {out['strategy']} on {out['backend']} ({out['device']}), "
-        f"{out['search_ms']:.1f} ms, {out['phases']} phases"
+        f"{out['search_ms']:.1f} ms, {out['phases']} phases (stopped once the end was settled)"
     )
     t = out["timings"]
     print(f"timings   load {t['load_s']:.2f} s, warm-up {t['warmup_s'] * 1000:.1f} ms, "

@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
 
 from gpu_core.backend import BACKENDS
 from gpu_core.errors import InvalidArgumentError
-from resources import colormap, colormap_lut
+from resources import colormap_lut
 
 from .map_canvas import PathItem
+from .overlays import ColorBar
 from .panels import button_row, form_panel
 
 RANK_BANDS = 12  # colour bands of the PageRank layer
@@ -42,9 +43,9 @@ class AnalysisLayers:
         self.canvas = canvas
         self.forest_item: PathItem | None = None
         self.rank_items: list[pg.ScatterPlotItem] = []
-        self.legend = pg.GradientLegend((18, 120), (-10, 180))  # below the distance legend
-        self.legend.setParentItem(canvas.vb)
+        self.legend = ColorBar((16, 100))  # titled, stacked under the field's legend
         self.legend.setVisible(False)
+        canvas.overlays.add("PageRank colour bar", self.legend, "top-right")
 
     def show_forest(self, x: np.ndarray, y: np.ndarray, tails: np.ndarray,
                     heads: np.ndarray) -> None:
@@ -84,11 +85,12 @@ class AnalysisLayers:
             item.setZValue(36 + b / RANK_BANDS)  # high ranks on top, under the forest
             self.canvas.vb.addItem(item)
             self.rank_items.append(item)
-        pos, rgb = colormap(RANK_COLORMAP)
-        self.legend.setColorMap(pg.ColorMap(pos, rgb))
-        self.legend.setLabels({f"{10 ** lo:.2g}× avg": 0.0, f"{10 ** ((lo + hi) / 2):.2g}×": 0.5,
-                               f"{10 ** hi:.2g}× avg": 1.0})
+        self.legend.set_colors(colormap_lut(RANK_COLORMAP, 64))
+        self.legend.set_labels("PageRank (× average)",
+                               {f"{10 ** lo:.2g}×": 0.0, f"{10 ** ((lo + hi) / 2):.2g}×": 0.5,
+                                f"{10 ** hi:.2g}×": 1.0})
         self.legend.setVisible(True)
+        self.canvas.overlays.place()
 
     def clear_forest(self) -> None:
         if self.forest_item is not None:
@@ -100,6 +102,7 @@ class AnalysisLayers:
             self.canvas.vb.removeItem(it)
         self.rank_items.clear()
         self.legend.setVisible(False)
+        self.canvas.overlays.place()
 
     def clear(self) -> None:
         self.clear_forest()

@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QHeaderView,
     QLabel,
     QProgressBar,
     QSpinBox,
@@ -75,6 +76,33 @@ def export_sites(net: RoadNetwork, result, path: str) -> None:
                      f"{r['group_betweenness']:.6g},{r['covered_share']:.6f}\n")
 
 
+def k_ticks(k: int, most: int = 10) -> list[tuple[float, str]]:
+    """Whole-number ticks 1..k (never k = 1.5): every step-th when there are many."""
+    step = max(1, int(np.ceil(k / most)))
+    return [(float(i), str(i)) for i in range(1, k + 1, step)]
+
+
+def sb_ticks(top: float) -> list[tuple[float, str]]:
+    """A few round ticks from 0 to ``top`` written short (2.2e+07 → "22M")."""
+    if top <= 0:
+        return [(0.0, "0")]
+    mag = 10 ** np.floor(np.log10(top))
+    step = next(m * mag for m in (0.2, 0.5, 1, 2, 5) if top / (m * mag) <= 5)
+    out = []
+    v = 0.0
+    while v <= top * 1.0001:
+        out.append((v, _short(v)))
+        v += step
+    return out
+
+
+def _short(v: float) -> str:
+    for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:.3g}{suf}"
+    return f"{v:.3g}"
+
+
 class BillboardPanel(QWidget):
     """K, mode, method, candidates; run/cancel; results table, SB-vs-k chart, export."""
 
@@ -105,8 +133,9 @@ class BillboardPanel(QWidget):
         row2 = button_row(self, ("btn_compare", "Before / after edits", self.compareRequested))
         self.btn_compare.setToolTip("Place the sites on the unedited and on the edited map "
                                     "(Edit tool), side by side")
-        self.compare = BeforeAfterTable(["#", "before: node", "covered", "after: node", "covered",
-                                         "share change"])
+        self.compare = BeforeAfterTable(["#", "before", "covered", "after", "covered", "change"])
+        self.compare.setToolTip("Rank by rank: the site (node id) and the share of shortest "
+                                "paths it covers, on the unedited and on the edited map")
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.lbl = QLabel("—")
@@ -114,19 +143,25 @@ class BillboardPanel(QWidget):
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["#", "node", "gain", "covered"])
         self.table.verticalHeader().setVisible(False)
-        self.table.setMinimumHeight(120)
+        self._fit_table(3)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.plot = pg.PlotWidget(background="#1e2127")
-        self.plot.setLabel("left", "SB(R)")
-        self.plot.setLabel("bottom", "k")
-        self.plot.setMinimumHeight(140)
+        # A title above the plot, not a rotated axis title beside the tick labels
+        self.plot.setTitle("group betweenness SB(R) after k sites", size="8pt", color="#c8c8c8")
+        self.plot.setLabel("bottom", "sites placed (k)")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.plot.getAxis("left").setWidth(52)
+        self.plot.setMinimumHeight(150)
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#f39c12", width=2), symbol="o", symbolSize=6,
                                     symbolBrush="#f39c12")
 
         lay = form_panel(self, "Place billboards", [
             ("Sites K", self.sp_k), ("Paths", self.cb_mode), ("Method", self.cb_method),
             ("Candidates", self.cb_cand), row, row2, self.progress, self.lbl])
-        lay.addWidget(self.table, 1)
-        lay.addWidget(self.compare, 1)
+        # The table as tall as its rows (up to 8), the chart takes the rest: it was
+        # pushed below the dock by an empty stretch of table.
+        lay.addWidget(self.table, 0)
+        lay.addWidget(self.compare, 0)
         lay.addWidget(self.plot, 1)
 
     def values(self) -> dict:
@@ -147,6 +182,9 @@ class BillboardPanel(QWidget):
                 self.table.setItem(i, j, QTableWidgetItem(text))
         k = np.arange(1, len(rows) + 1)
         self.curve.setData(k, np.asarray(result.group_betweenness, dtype=float))
+        self.plot.getAxis("bottom").setTicks([k_ticks(len(rows))])
+        self.plot.getAxis("left").setTicks([sb_ticks(float(np.max(result.group_betweenness)))
+                                            if len(rows) else []])
         share = 100 * float(result.coverage[-1]) if len(rows) else 0.0
         extra = f", ±{result.error_bound:.3g} (sampled)" if result.method == "sampled" else ""
         self.lbl.setText(f"{len(rows)} sites cover {share:.1f} % of shortest-path pairs "
@@ -154,6 +192,14 @@ class BillboardPanel(QWidget):
                          f"{result.mode}, {result.backend}/{result.kernel})")
         self.progress.setValue(1000)
         self.btn_export.setEnabled(True)
+        self._fit_table(len(rows))
+
+    def _fit_table(self, n: int) -> None:
+        """The table's height: its header and up to 8 rows (more scroll)."""
+        t = self.table
+        rows = min(max(n, 3), 8)
+        h = t.horizontalHeader().height() + rows * t.verticalHeader().defaultSectionSize()
+        t.setFixedHeight(h + 2 * t.frameWidth() + 2)
 
     def show_before_after(self, net_before: RoadNetwork, before, net_after: RoadNetwork, after) -> None:
         """Rank by rank: the site and covered share on the unedited and on the edited map."""

@@ -38,6 +38,11 @@ class Change:
         return max(int(np.abs(self.delta).max()) if self.delta.size else 0, 1)
 
     @property
+    def none(self) -> bool:
+        """True when the edits changed no node's cost and reachability."""
+        return not (self.delta.any() or self.lost.any() or self.gained.any())
+
+    @property
     def lost_nodes(self) -> np.ndarray:
         return np.nonzero(self.lost)[0]
 

@@ -46,7 +46,9 @@ def build_status_bar(win) -> None:
     win.lbl_size = QLabel("no map")
     from gpu_core.backend import describe_backend
 
-    win.lbl_backend = QLabel(describe_backend("auto"))
+    detail = describe_backend("auto")
+    win.lbl_backend = QLabel(backend_phrase(detail))
+    win.lbl_backend.setToolTip(f"Searches run on: {detail}")
     win.progress = QProgressBar()
     win.progress.setMaximumWidth(180)
     win.progress.setRange(0, 1000)
@@ -56,6 +58,19 @@ def build_status_bar(win) -> None:
     win.btn_cancel.clicked.connect(win.cancel_all)
     for w in (win.lbl_cursor, win.lbl_size, win.lbl_backend, win.progress, win.btn_cancel):
         sb.addPermanentWidget(w)
+
+
+def plain_device(text: str) -> str:
+    """A device line as a plain phrase for the status bar and panels ("CPU", "GPU:
+    NVIDIA H100"); the reason in brackets ("CuPy is not installed (...)") goes to a
+    tooltip instead (issue 27)."""
+    return text.split(" (", 1)[0].strip() or text
+
+
+def backend_phrase(text: str) -> str:
+    """The status bar's backend phrase: "GPU: NVIDIA H100", "CPU, no GPU found" or "CPU"."""
+    head = plain_device(text)
+    return "CPU, no GPU found" if head == "CPU" and "(" in text and "chosen" not in text else head
 
 
 def build_menus(win) -> None:
@@ -95,6 +110,9 @@ def build_menus(win) -> None:
 
     m_view = mb.addMenu("&View")
     m_view.addAction("&Fit map", win.fit_map).setShortcut(QKeySequence("Ctrl+0"))
+    win.m_layers = m_view.addMenu("&Layers")
+    win.m_layers.aboutToShow.connect(lambda: win.layers.fill_menu(win.m_layers))
+    win.layers.fill_menu(win.m_layers)
     for dock in (win.side_dock, win.chart_dock, *list(win._docks.values())[1:]):
         m_view.addAction(dock.toggleViewAction())
     m_help = mb.addMenu("&Help")
@@ -117,6 +135,14 @@ def build_menus(win) -> None:
     tb.addSeparator()
     tb.addAction(win.a_cancel)
     tb.addAction(icon("fit"), "Fit map", win.fit_map)
+    from PySide6.QtWidgets import QToolButton
+
+    win.btn_layers = QToolButton()
+    win.btn_layers.setText("Layers")
+    win.btn_layers.setToolTip("Show, hide or clear the results on the map")
+    win.btn_layers.setMenu(win.m_layers)
+    win.btn_layers.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+    tb.addWidget(win.btn_layers)
 
 
 def fill_recent(win) -> None:

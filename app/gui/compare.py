@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem
 
 from app.jobs.common import report
 
@@ -47,6 +47,8 @@ class BeforeAfterTable(QTableWidget):
         super().__init__(0, len(headers), parent)
         self.setHorizontalHeaderLabels(headers)
         self.verticalHeader().setVisible(False)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.horizontalHeader().setStretchLastSection(True)
         self.setMinimumHeight(120)
         self.setVisible(False)
         self.rows: list[tuple] = []  # what is shown (tests read it)
@@ -62,7 +64,6 @@ class BeforeAfterTable(QTableWidget):
                 if signs is not None and j == len(row) - 1 and signs[i]:
                     item.setForeground(SLOWER if signs[i] > 0 else FASTER)
                 self.setItem(i, j, item)
-        self.resizeColumnsToContents()
         self.setVisible(True)
 
     def clear_rows(self) -> None:

@@ -141,7 +141,7 @@ class EditPanel(QWidget):
         self.cb_class = QComboBox()
         self.view = QUndoView(stack)
         self.view.setEmptyLabel("unedited map")
-        self.view.setMinimumHeight(120)
+        self.view.setMinimumHeight(90)
         undo_row = button_row(self, ("btn_undo", "Undo", stack.undo), ("btn_redo", "Redo", stack.redo),
                               ("btn_clear", "Clear edits", self.clearRequested))
         self.btn_undo.setEnabled(False)
@@ -150,7 +150,7 @@ class EditPanel(QWidget):
         stack.canRedoChanged.connect(self.btn_redo.setEnabled)
         file_row = button_row(self, ("btn_open", "Open scenario…", self.openRequested),
                               ("btn_save", "Save scenario…", self.saveRequested))
-        self.chk_change = QCheckBox("Change view: travel time against the unedited map")
+        self.chk_change = QCheckBox("Change view: cost against the unedited map")
         self.chk_change.toggled.connect(self.changeToggled)
         self.lbl = QLabel("Pick a mode, then click the map. The route and the distance field "
                           "follow every edit.")
@@ -162,9 +162,11 @@ class EditPanel(QWidget):
         row = button_row(self)
         row.addWidget(self.btn_close)
         row.addWidget(self.btn_link)
+        # Undo / Redo / Clear right under the modes: on a 1024 × 700 screen they stay in
+        # view above the list of edits (they were scrolled off below it).
         lay = form_panel(self, "Edit the network", [
-            row, ("New link class", self.cb_class), self.lbl, self.view, undo_row, file_row,
-            self.chk_change])
+            row, ("New link class", self.cb_class), undo_row, self.view, file_row,
+            self.chk_change, self.lbl])
         lay.addWidget(self.lbl_lost)
         lay.addWidget(self.list_lost, 1)
 
@@ -204,6 +206,7 @@ class EditPanel(QWidget):
     def show_lost(self, net, nodes: np.ndarray | None) -> None:
         """List the nodes that became unreachable (None: no change view)."""
         self.list_lost.clear()
+        self.list_lost.setVisible(nodes is not None and nodes.size > 0)
         if nodes is None:
             self.lbl_lost.setText("Became unreachable: — (turn the change view on)")
             return

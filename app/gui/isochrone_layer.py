@@ -40,10 +40,10 @@ class IsochroneLayer:
     def __init__(self, canvas):
         self.canvas = canvas
         self.items: list[PathItem] = []
-        self.legend = pg.LegendItem(offset=(10, -10), labelTextColor="w",
-                                    brush=pg.mkBrush(30, 33, 39, 200))
-        self.legend.setParentItem(canvas.vb)
+        self.legend = pg.LegendItem(offset=None, labelTextColor="w",
+                                    brush=pg.mkBrush(30, 33, 39, 200), labelTextSize="8pt")
         self.legend.setVisible(False)
+        canvas.overlays.add("isochrone legend", self.legend, "bottom-left")
         self._samples: list = []
 
     def show(self, polygons: list, colours: list, labels: list[str]) -> None:
@@ -56,7 +56,8 @@ class IsochroneLayer:
         self._samples.clear()
         for k in range(len(polygons) - 1, -1, -1):  # largest first: smaller ones on top
             rgb = [int(v) for v in colours[k]]
-            item = PathItem(polygon_path(polygons[k]), QColor(*rgb), 1.5, z=15 + 0.01 * k)
+            # z falls as the cutoff grows: the smallest band is drawn last, on top
+            item = PathItem(polygon_path(polygons[k]), QColor(*rgb), 1.5, z=15 - 0.01 * k)
             item.setBrush(QBrush(QColor(*rgb, FILL_ALPHA)))
             vb.addItem(item)
             self.items.append(item)
@@ -67,3 +68,4 @@ class IsochroneLayer:
             self._samples.append(sample)
             self.legend.addItem(sample, text)
         self.legend.setVisible(bool(polygons))
+        self.canvas.overlays.place()

@@ -140,6 +140,9 @@ class MainWindow(MapLoading, QMainWindow):
         self.side_dock = first
         self.chart_dock = self._dock("Search phases", "phases", self.chart, Qt.DockWidgetArea.BottomDockWidgetArea)
 
+        from .layers import build_layers
+
+        self.layers = build_layers(self)  # show / hide / clear each tool's results
         chrome.build_status_bar(self)
         chrome.build_menus(self)
         geom, state = self.settings.geometry()
@@ -149,6 +152,7 @@ class MainWindow(MapLoading, QMainWindow):
             self.restoreState(state)
         else:
             self.default_layout()
+        self.unelide_tabs()
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown_workers)
@@ -167,7 +171,17 @@ class MainWindow(MapLoading, QMainWindow):
     def default_layout(self) -> None:
         """First-start dock sizes: the map gets most of the window, the charts a strip."""
         self.resizeDocks([self.side_dock], [380], Qt.Orientation.Horizontal)
+        self.unelide_tabs()
         self.resizeDocks([self.chart_dock], [max(240, self.height() // 3)], Qt.Orientation.Vertical)
+
+    def unelide_tabs(self) -> None:
+        """Dock tabs show whole titles ("Billboards", never "Billboa…"): scroll buttons
+        appear when the tabs do not fit."""
+        from PySide6.QtWidgets import QTabBar
+
+        for bar in self.findChildren(QTabBar):
+            bar.setElideMode(Qt.TextElideMode.ElideNone)
+            bar.setUsesScrollButtons(True)
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -349,6 +363,7 @@ class MainWindow(MapLoading, QMainWindow):
     def fallback_notice(self, why: str) -> None:
         text = f"The GPU search failed ({why}); it ran on the CPU instead."
         self.lbl_backend.setText("CPU (GPU failed)")
+        self.lbl_backend.setToolTip(text)
         self.show_error("GPU fallback", text)
 
     def _settings_changed(self) -> None:

@@ -19,7 +19,7 @@ from maps.network import RoadNetwork
 
 from . import raster
 from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins, field_lut
-from .overlays import CanvasNotice, FieldLegend
+from .overlays import OVERLAY_Z, CanvasNotice, FieldLegend, OverlayStack, class_legend_entries
 
 NO_COORDINATES = (
     "This map has no coordinates (a DIMACS .gr without its .co file, or a PACE graph),\n"
@@ -160,14 +160,17 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.scale_bar = pg.ScaleBar(size=1000, suffix="m", brush=pg.mkBrush("#e0e0e0"))
         self.scale_bar.setParentItem(self.vb)
         self.scale_bar.anchor((1, 1), (1, 1), offset=(-20, -20))
-        self.legend = pg.LegendItem(offset=(10, 10), labelTextColor="#e0e0e0",
+        self.scale_bar.setZValue(OVERLAY_Z)
+        # Legends, colour bars and the attribution: over every layer, stacked in corners.
+        self.overlays = OverlayStack(self.vb)
+        self.legend = pg.LegendItem(offset=None, labelTextColor="#e0e0e0",
                                     brush=pg.mkBrush(30, 33, 39, 200), labelTextSize="8pt")
-        self.legend.setParentItem(self.vb)
-        self.field_legend = FieldLegend(self.vb, format_cost)
+        self.overlays.add("road classes", self.legend, "top-left")
+        self.field_legend = FieldLegend(self.vb, format_cost, self.overlays)
         self.notice = CanvasNotice(self.vb)
-        self.attribution = pg.TextItem("", color="#9aa0a6", anchor=(0, 1))
-        self.attribution.setParentItem(self.vb)
-        self.vb.sigResized.connect(self._place_attribution)
+        self.attribution = pg.TextItem("", color="#9aa0a6", anchor=(0, 0),
+                                       fill=pg.mkBrush(30, 33, 39, 120))
+        self.overlays.add("attribution", self.attribution, "bottom-left")
         self.vb.sigRangeChanged.connect(self._update_scale_bar)
         self.vb.sigRangeChanged.connect(self._schedule_raster)
         self.vb.sigResized.connect(self._schedule_raster)
@@ -258,7 +261,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
 
     def _clicked(self, ev) -> None:
         # A quick second click arrives as a "double" click: it is still a click here.
-        if ev.isAccepted() and ev.acceptedItem is not None:
+        if self._swallowed(ev):
             return
         if not self.vb.sceneBoundingRect().contains(ev.scenePos()):
             return
@@ -273,6 +276,12 @@ class MapCanvas(pg.GraphicsLayoutWidget):
                 self.click_at(p.x(), p.y(), "left")
         elif ev.button() == Qt.MouseButton.RightButton:
             self.click_at(p.x(), p.y(), "right")
+
+    def _swallowed(self, ev) -> bool:
+        """Whether an item took the click for itself: only the draggable A/B markers do.
+        A star, an OD diamond or a station under the pointer (a scatter item accepts
+        clicks on its points) must not eat a click meant for the map (issue 27)."""
+        return bool(ev.isAccepted() and ev.acceptedItem in (self.source_marker, self.dest_marker))
 
     def _drag(self, ev, axis=None) -> None:
         """Left drags pan the map, except in click mode "link" (the Edit tool's): there
@@ -361,23 +370,27 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             item = PathItem(make_path(x, y, c), style.colour, style.width, style.dash, z=style.z)
             self.road_items[key] = item
             self.vb.addItem(item)
-        # Legend: widest classes first, a handful is enough.
-        shown = sorted(self.road_styles.items(), key=lambda kv: -kv[1].z)[:8]
-        for key, st in shown:
+        # Legend: every class drawn, grouped by look, most important first (issue 27).
+        entries = class_legend_entries(self.road_styles)
+        self.legend.setColumnCount(2 if len(entries) > 8 else 1)
+        for st, label in entries:
             sample = pg.PlotDataItem(pen=pg.mkPen(st.colour, width=max(st.width, 1.5), style=_DASH[st.dash]))
-            self.legend.addItem(sample, key)
+            self.legend.addItem(sample, label)
         if self.geo.stations.size:
             self.legend.addItem(self.station_item, "station")
         # A click on a legend sample would toggle the sample (not the layer) and be lost to
         # the map: let clicks fall through to the map instead.
         for sample, _label in self.legend.items:
             sample.mouseClickEvent = lambda ev: None
+        self.overlays.place()
 
     def set_roads_dimmed(self, dimmed: bool) -> None:
         """Hide the class layer under a distance field (the field draws every arc; item
         opacity on a huge path would force a slow off-screen composition)."""
         for it in self.road_items.values():
             it.setVisible(not dimmed)
+        self.legend.setVisible(not dimmed)  # the classes are not what the map shows then
+        self.overlays.place()
 
     def show_field(self, dist: np.ndarray | None, colormap_name: str = "turbo", unit: str = "",
                    bands: int = 0) -> int:
@@ -407,6 +420,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             else:
                 top = raster._field_scale(dist, bands)[2]
             edges, band_rgb = raster.band_legend(dist, bands, field_lut(colormap_name, 256))
+            self.set_roads_dimmed(True)  # no class items here: hides the class legend
         else:
             bins = field_bins(self.geo, dist, colormap=colormap_name, bands=bands)
             top = bins.max_cost
@@ -425,7 +439,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
                 self.vb.addItem(item)
             self.set_roads_dimmed(True)
         if bands > 0:  # isochrones: one swatch per band, not a continuous bar
-            self.field_legend.show_bands(edges, band_rgb, unit)
+            self.field_legend.show_bands(edges, band_rgb, unit, asked=bands)
         else:
             self.field_legend.show_gradient(field_lut(colormap_name, 256), unit, top)
         return top
@@ -443,6 +457,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self._field = None
             self._colours = raster.lut_argb(rgb)[cls]
             self._recolour()
+            self.set_roads_dimmed(True)
             return
         width = 1.6 if self.geo.num_drawn < 50_000 else 1.0
         order = np.argsort(cls, kind="stable")
@@ -509,10 +524,14 @@ class MapCanvas(pg.GraphicsLayoutWidget):
 
     def set_attribution(self, text: str) -> None:
         self.attribution.setText(text)
-        self._place_attribution()
+        self.attribution.setVisible(bool(text))
+        self.overlays.place()
 
-    def _place_attribution(self, *_) -> None:
-        self.attribution.setPos(6, self.vb.height() - 4)
+    def overlay_rects(self) -> dict[str, QRectF]:
+        """Scene rectangles of what is drawn over the map (legends, bars, attribution)."""
+        out = self.overlays.rects()
+        out["scale bar"] = self.scale_bar.mapRectToScene(self.scale_bar.childrenBoundingRect())
+        return out
 
     # ---- scale bar --------------------------------------------------------------------
     def _update_scale_bar(self, *_) -> None:

@@ -19,6 +19,7 @@ from resources import colormap_lut
 from resources.atomic import atomic_open
 
 from .compare import BeforeAfterTable
+from .map_canvas import format_cost
 from .panels import button_row
 
 
@@ -56,11 +57,12 @@ class ODPanel(QWidget):
         self.lbl = QLabel(OD_PROMPT)
         self.lbl.setWordWrap(True)
         row = button_row(self, ("btn_compute", "Compute matrix", self.computeRequested),
-                         ("btn_load", "Load CSV…", self.loadRequested),
-                         ("btn_clear", "Clear", self.clear),
-                         ("btn_export", "Export CSV…", self.exportRequested))
+                         ("btn_compare", "Before / after edits", self.compareRequested))
+        row2 = button_row(self, ("btn_load", "Load points…", self.loadRequested),
+                          ("btn_export", "Export CSV…", self.exportRequested),
+                          ("btn_clear", "Clear", self.clear))
         self.btn_export.setEnabled(False)
-        row2 = button_row(self, ("btn_compare", "Before / after edits", self.compareRequested))
+        self.btn_load.setToolTip("Add points from a CSV, GeoJSON or GeoPackage file")
         self.btn_compare.setToolTip("The matrix on the unedited and on the edited map (Edit tool), "
                                     "pair by pair")
         self.table = QTableWidget(0, 0)
@@ -96,38 +98,55 @@ class ODPanel(QWidget):
     def node_ids(self) -> list[int]:
         return [int(p.node_id) for p in self.points]
 
+    def marker_labels(self) -> list[str]:
+        """The numbers the map shows on the points (1, 2, ...), as the table's headers;
+        a point named by its file's id column keeps that name after its number."""
+        out = []
+        for i, (p, label) in enumerate(zip(self.points, self.labels, strict=True)):
+            named = str(label) != str(p.node_id)
+            out.append(f"{i + 1} {label}" if named else str(i + 1))
+        return out
+
     def show_matrix(self, matrix: np.ndarray, unit: str) -> None:
-        """Fill the table, each cell's background by its cost (unreachable: grey)."""
+        """Fill the table: headers are the map's marker numbers, cells the cost in a
+        human unit (m/km, s/min), each cell's background by its cost (unreachable: grey);
+        the tooltip has the node ids and the exact cost in the map's unit."""
         self.matrix = matrix
         k = len(self.points)
         labels = [str(v) for v in self.labels]
         self.table.setRowCount(k)
         self.table.setColumnCount(k)
-        self.table.setHorizontalHeaderLabels(labels)
-        self.table.setVerticalHeaderLabels(labels)
+        marks = self.marker_labels()
+        self.table.setHorizontalHeaderLabels(marks)
+        self.table.setVerticalHeaderLabels(marks)
+        for i, text in enumerate(labels):
+            for item in (self.table.horizontalHeaderItem(i), self.table.verticalHeaderItem(i)):
+                item.setToolTip(f"point {i + 1}: {text}")
         reached = matrix[matrix >= 0]
         top = max(int(reached.max()), 1) if reached.size else 1
         lut = colormap_lut("traffic", 256)
         for i in range(k):
             for j in range(k):
                 c = int(matrix[i, j])
-                item = QTableWidgetItem("—" if c < 0 else f"{c:,}")
+                item = QTableWidgetItem("—" if c < 0 else format_cost(c, unit))
                 if c >= 0:
                     r, g, b = (int(v) for v in lut[min(255, c * 255 // top)])
                     item.setBackground(QColor(r, g, b))
                     item.setForeground(QColor("#111111"))
                 else:
                     item.setBackground(QColor("#555555"))
-                item.setToolTip(f"{labels[i]} → {labels[j]}: "
-                                f"{'unreachable' if c < 0 else f'{c} {unit}'}")
+                item.setToolTip(f"{i + 1} → {j + 1} ({labels[i]} → {labels[j]}): "
+                                f"{'unreachable' if c < 0 else f'{c:,} {unit}'}")
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
         self.btn_export.setEnabled(True)
-        self.lbl.setText(f"{k} × {k} costs in {unit} (rows: from, columns: to).")
+        self.lbl.setText(f"{k} × {k} costs between the numbered points (rows: from, "
+                         "columns: to); hover a cell for the exact cost.")
 
     def show_before_after(self, before: np.ndarray, after: np.ndarray, unit: str) -> None:
         """Every pair (from ≠ to): cost on the unedited map, on the edited map, change."""
-        labels = [str(v) for v in self.labels]
+        labels = self.marker_labels()
+        f = format_cost
         rows, signs = [], []
         for i in range(before.shape[0]):
             for j in range(before.shape[1]):
@@ -135,14 +154,16 @@ class ODPanel(QWidget):
                     continue
                 b, a = int(before[i, j]), int(after[i, j])
                 if b >= 0 and a >= 0:
-                    ch, sign = f"{a - b:+,}", (a > b) - (a < b)
+                    d = a - b
+                    ch = ("same" if d == 0 else ("+" if d > 0 else "−") + f(abs(d), unit))
+                    sign = (a > b) - (a < b)
                 else:
                     ch = "same" if b == a else ("cut off" if a < 0 else "now reached")
                     sign = 0 if b == a else (1 if a < 0 else -1)
-                rows.append((labels[i], labels[j], "—" if b < 0 else f"{b:,}", "—" if a < 0 else f"{a:,}", ch))
+                rows.append((labels[i], labels[j], "—" if b < 0 else f(b, unit), "—" if a < 0 else f(a, unit), ch))
                 signs.append(sign)
         self.compare.show_rows(rows, signs)
         worse = sum(1 for s in signs if s > 0)
         better = sum(1 for s in signs if s < 0)
-        self.lbl.setText(f"Before / after edits ({unit}): {worse} pairs worse, {better} better, "
+        self.lbl.setText(f"Before / after edits: {worse} pairs worse, {better} better, "
                          f"{len(rows) - worse - better} unchanged.")

@@ -37,11 +37,27 @@ MODE_COLOURS = {
 }
 
 
+def ms_text(ms: float) -> str:
+    """A time in milliseconds written the same way everywhere in the app (panel, chart,
+    status bar): two decimals below 10 ms, one below 100, none above."""
+    return f"{ms:.2f} ms" if ms < 10 else (f"{ms:.1f} ms" if ms < 100 else f"{ms:,.0f} ms")
+
+
+def decade_label(d: int) -> str:
+    """10**d as a short label: 1, 10, 100, 1k, 10k, 100k, 1M, ..."""
+    v = 10 ** d
+    for div, suf in ((10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if v >= div:
+            return f"{v // div}{suf}"
+    return str(v)
+
+
 def is_superstep(rows: np.ndarray) -> bool:
     """True for a vertex program's telemetry (SUPERSTEP_DTYPE), False for SSSP phase rows."""
     return rows.dtype.names is not None and "superstep" in rows.dtype.names
 
 
+MESSAGE_COLOUR = "#4fc3f7"  # a vertex program's messages (dashed), apart from its active line
 RUN_COLOURS = ["#f39c12", "#3498db", "#e74c3c", "#2ecc71", "#9b59b6", "#1abc9c", "#ecf0f1"]
 # Past this many phases a curve is drawn as the min/max envelope of ENVELOPE_BUCKETS
 # buckets (every spike stays visible; a million points would not be readable or fast).
@@ -87,6 +103,7 @@ class PhaseChart(QWidget):
         super().__init__(parent)
         self.runs: dict[str, np.ndarray] = {}
         self.meta: dict[str, str] = {}
+        self.search_ms: dict[str, float] = {}  # a run's search wall time (its result's)
         self._dirty = False
         self._replay_k: int | None = None
         self._replay_run: str | None = None
@@ -94,23 +111,37 @@ class PhaseChart(QWidget):
         pg.setConfigOptions(antialias=False)
         self.glw = pg.GraphicsLayoutWidget()
         self.glw.setBackground("#1e2127")
-        self.glw.setMinimumHeight(170)  # two readable plots: the dock must not fold them flat
+        self.glw.setMinimumHeight(150)  # two readable plots: the dock must not fold them flat
+        # Side by side, each titled above (a rotated axis title does not fit a short plot:
+        # "frontier (node" at 1024 × 700), x axes linked.
         self.p_frontier = self.glw.addPlot(row=0, col=0)
-        self.p_frontier.setLogMode(y=True)
-        self.p_frontier.setLabel("left", "frontier (nodes)")
+        # log10 values on a linear axis labelled by whole decades only (pyqtgraph's log
+        # axis crowds a short plot with minor-tick labels: "2·10³ 3·10³ ... 8·10³")
         self.p_frontier.showGrid(x=True, y=True, alpha=0.2)
-        self.p_time = self.glw.addPlot(row=1, col=0)
-        self.p_time.setLabel("left", "time (µs)")
-        self.p_time.setLabel("bottom", "phase")
+        self.p_time = self.glw.addPlot(row=0, col=1)
         self.p_time.showGrid(x=True, y=True, alpha=0.2)
         self.p_time.setXLink(self.p_frontier)
-        self.legend = self.p_frontier.addLegend(offset=(-10, 5), labelTextSize="8pt")
-        self.mode_legend = self.p_time.addLegend(offset=(-10, 5), labelTextSize="8pt")
+        for p in (self.p_frontier, self.p_time):
+            p.getAxis("left").enableAutoSIPrefix(False)
+            p.getAxis("bottom").enableAutoSIPrefix(False)
+            p.setDefaultPadding(0.02)
+        self._titles = ("", "")
+        self.set_titles("frontier per phase (nodes, log)", "time per phase (µs)", "phase")
+        self.legend = self.p_frontier.addLegend(offset=(-6, 4), labelTextSize="8pt",
+                                                brush=pg.mkBrush(30, 33, 39, 200))
+        self.mode_legend = self.p_time.addLegend(offset=(-6, 4), labelTextSize="8pt",
+                                                 brush=pg.mkBrush(30, 33, 39, 200))
         self._items: dict[str, tuple] = {}
         self._step_items: dict[str, tuple] = {}  # superstep runs: active, messages, time
 
         self.totals = QLabel("no search yet")
-        self.totals.setWordWrap(True)
+        # A fixed two-line summary: the dock keeps its size whatever the text (it grew
+        # with a long compare summary and never shrank back); the whole text is the tooltip.
+        self.totals.setFixedHeight(2 * self.totals.fontMetrics().lineSpacing() + 4)
+        self.totals.setMinimumWidth(0)
+        from PySide6.QtWidgets import QSizePolicy
+
+        self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.btn_replay = QPushButton("Replay")
         self.btn_replay.setToolTip("Animate the last finished run phase by phase")
         self.btn_compare = QPushButton("Compare strategies")
@@ -132,6 +163,7 @@ class PhaseChart(QWidget):
         lay.addWidget(self.totals)
         lay.addLayout(buttons)
 
+        self._empty_ranges()
         self.timer = QTimer(self)
         self.timer.setInterval(16)  # about one screen refresh
         self.timer.timeout.connect(self._tick)
@@ -141,6 +173,7 @@ class PhaseChart(QWidget):
     def clear(self) -> None:
         self.runs.clear()
         self.meta.clear()
+        self.search_ms.clear()
         self._replay_k = None
         for a, b, c, d in self._items.values():
             for it, plot in ((a, self.p_frontier), (b, self.p_frontier), (c, self.p_time), (d, self.p_time)):
@@ -154,7 +187,15 @@ class PhaseChart(QWidget):
         self.legend.clear()
         self.mode_legend.clear()
         self.totals.setText("no search yet")
+        self._empty_ranges()
         self._dirty = True
+
+    def _empty_ranges(self) -> None:
+        """Round, sparse axes while nothing is shown (1 to 100 nodes, 0 to 10 µs,
+        phases 0 to 10), so the empty chart's tick labels do not crowd each other."""
+        self._decades(0.0, 2.0)
+        self.p_time.setYRange(0, 10, padding=0)
+        self.p_frontier.setXRange(0, 10, padding=0)
 
     def begin_run(self, name: str, supersteps: bool = False) -> None:
         """An empty run ``name``: SSSP phases, or a vertex program's ``supersteps``."""
@@ -167,13 +208,16 @@ class PhaseChart(QWidget):
         self.runs[name] = rows.copy() if old is None or old.size == 0 else np.concatenate([old, rows])
         self._dirty = True
 
-    def set_run(self, name: str, log: PhaseLog | np.ndarray, meta: str = "") -> None:
+    def set_run(self, name: str, log: PhaseLog | np.ndarray, meta: str = "",
+                search_s: float | None = None) -> None:
         """Replace run ``name`` by its final log (the authoritative one from the result):
         a PhaseLog, or a vertex program's telemetry array (SUPERSTEP_DTYPE)."""
         if isinstance(log, np.ndarray) and is_superstep(log):
             self.runs[name] = log.copy()
         else:
             self.runs[name] = np.array(log.rows, dtype=PHASE_DTYPE, copy=True)
+        if search_s is not None:
+            self.search_ms[name] = float(search_s) * 1000.0
         if meta:
             self.meta[name] = meta
             if name in self._items:  # created while the rows streamed in: name it fully now
@@ -225,7 +269,7 @@ class PhaseChart(QWidget):
     def _ensure_step_items(self, name: str, colour: str):
         if name not in self._step_items:
             active = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.5), skipFiniteCheck=True)
-            msgs = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.2, style=Qt.PenStyle.DashLine),
+            msgs = pg.PlotCurveItem(pen=pg.mkPen(MESSAGE_COLOUR, width=1.4, style=Qt.PenStyle.DashLine),
                                     skipFiniteCheck=True)
             t = pg.PlotCurveItem(pen=pg.mkPen(colour, width=1.5), skipFiniteCheck=True)
             self.p_frontier.addItem(active)
@@ -236,6 +280,19 @@ class PhaseChart(QWidget):
             self.legend.addItem(msgs, f"{name}: messages")
         return self._step_items[name]
 
+    def _name_step_lines(self, name: str, active, msgs, same: bool) -> None:
+        """One line "active = messages" when the two counts are equal in every superstep
+        (PageRank: every vertex active sends one message a vertex), else two lines."""
+        msgs.setVisible(not same)
+        listed = any(getattr(s, "item", s) is msgs for s, _l in self.legend.items)
+        if same and listed:
+            self.legend.removeItem(msgs)
+        elif not same and not listed:
+            self.legend.addItem(msgs, f"{name}: messages")
+        for sample, label in self.legend.items:
+            if getattr(sample, "item", sample) is active:
+                label.setText(f"{name}: active = messages" if same else f"{name}: active")
+
     def run_label(self, name: str) -> str:
         """A run as the legend names it: its name and where it ran ("adaptive · cuda")."""
         return f"{name} · {self.meta[name]}" if self.meta.get(name) else name
@@ -243,15 +300,32 @@ class PhaseChart(QWidget):
     def legend_labels(self) -> list[str]:
         return [label.text for _sample, label in self.legend.items]
 
+    def set_titles(self, left: str, right: str, x: str) -> None:
+        """Titles of the two plots and of their x axes (set only when they change)."""
+        if self._titles == (left, right, x):
+            return
+        self._titles = (left, right, x)
+        self.p_frontier.setTitle(left, size="8pt", color="#c8c8c8")
+        self.p_time.setTitle(right, size="8pt", color="#c8c8c8")
+        for p in (self.p_frontier, self.p_time):
+            p.setLabel("bottom", x)
+
     def _label_axes(self) -> None:
         steps = any(is_superstep(r) for r in self.runs.values())
         phases = any(not is_superstep(r) for r in self.runs.values())
-        top = {(True, False): "active / messages", (True, True): "frontier · active / messages"}
-        self.p_frontier.setLabel("left", top.get((steps, phases), "frontier (nodes)"))
-        self.p_time.setLabel("bottom", "superstep" if steps and not phases else "phase")
+        if steps and not phases:
+            self.set_titles("vertices per superstep (log)", "time per superstep (µs)", "superstep")
+        elif steps:
+            self.set_titles("frontier · active / messages (log)", "time per step (µs)", "step")
+        else:
+            self.set_titles("frontier per phase (nodes, log)", "time per phase (µs)", "phase")
 
     def redraw(self) -> None:
         modes_seen: set[int] = set()
+        if self.runs:
+            self.p_time.enableAutoRange()
+            self.p_frontier.enableAutoRange(axis="x")
+        lo_hi: list[float] = []  # the frontier plot's log10 values, for whole decades
         self._label_axes()
         # Compare mode (several SSSP runs): each run one colour, its dots too, and the
         # legend names the runs; launch-mode dots only when one run is shown.
@@ -263,14 +337,23 @@ class PhaseChart(QWidget):
             if is_superstep(rows):
                 a, m, t = self._ensure_step_items(name, colour)
                 x = rows["superstep"].astype(np.float64)
-                a.setData(*envelope(x, np.log10(np.maximum(rows["active"].astype(np.float64), 1.0))))
-                m.setData(*envelope(x, np.log10(np.maximum(rows["messages"].astype(np.float64), 1.0))))
+                ya = np.log10(np.maximum(rows["active"].astype(np.float64), 1.0))
+                if ya.size:
+                    lo_hi += [float(ya.min()), float(ya.max())]
+                a.setData(*envelope(x, ya))
+                ym = np.log10(np.maximum(rows["messages"].astype(np.float64), 1.0))
+                if ym.size:
+                    lo_hi += [float(ym.min()), float(ym.max())]
+                m.setData(*envelope(x, ym))
+                self._name_step_lines(name, a, m, bool(np.array_equal(rows["active"], rows["messages"])))
                 t.setData(*envelope(x, self._time_y(rows["time_us"].astype(np.float64))))
                 continue
             lf, sf, lt, st = self._ensure_items(name, colour)
             x = rows["phase"].astype(np.float64)
             yf = np.log10(np.maximum(rows["frontier"].astype(np.float64), 1.0))  # log axis: no zeros
             yt = self._time_y(rows["time_us"].astype(np.float64))
+            if yf.size:
+                lo_hi += [float(yf.min()), float(yf.max())]
             lf.setData(*envelope(x, yf))  # PlotCurveItem in a log plot wants log values
             lt.setData(*envelope(x, yt))
             if rows.shape[0] > DECIMATE_AT:  # dots would be a solid smear: the envelope only
@@ -284,46 +367,81 @@ class PhaseChart(QWidget):
                 modes_seen.update(int(m) for m in np.unique(rows["mode"]))
             sf.setData(x, yf, brush=brushes)
             st.setData(x, yt, brush=brushes)
+        if lo_hi:
+            self._decades(min(lo_hi), max(lo_hi))
+        self._whole_steps(max((r.shape[0] for r in self.runs.values()), default=0))
         self._update_mode_legend(modes_seen)
         self._update_totals()
 
+    def _whole_steps(self, n: int) -> None:
+        """Phases and supersteps are whole numbers: a short run gets integer ticks (never
+        "phase 1.5"); a long one pyqtgraph's own (round numbers already)."""
+        ticks = None
+        if 0 < n <= 20:
+            step = 1 if n <= 10 else 2
+            ticks = [[(float(i), str(i)) for i in range(0, n, step)], []]
+        for p in (self.p_frontier, self.p_time):
+            p.getAxis("bottom").setTicks(ticks)
+
+    def _decades(self, lo: float, hi: float) -> None:
+        """The log axis spans whole decades (at least one): a flat or short curve would
+        get a sliver of a decade, labelled by crowded minor ticks."""
+        a = int(np.floor(lo))
+        b = max(int(np.ceil(hi)), a + 1)
+        step = max(1, (b - a + 3) // 4)  # at most about four labels
+        self.p_frontier.getAxis("left").setTicks(
+            [[(float(d), decade_label(d)) for d in range(a, b + 1, step)], []])
+        self.p_frontier.setYRange(a, b, padding=0.15)  # end labels inside a short axis
+
     def _update_mode_legend(self, modes: set[int]) -> None:
         self.mode_legend.clear()
+        self.mode_legend.setColumnCount(2 if len(modes) > 2 else 1)
         for m in sorted(modes):
             name = MODE_NAMES[m]
             dot = pg.ScatterPlotItem(size=8, brush=pg.mkBrush(MODE_COLOURS.get(name, "#fff")), pen=None)
             self.mode_legend.addItem(dot, name)
 
     def _update_totals(self) -> None:
+        """Two lines at most under the plots (a short line per run, two runs a line when
+        several are compared); the whole summary is the tooltip (and ``summary()``)."""
         if not self.runs:
             self.totals.setText("no search yet")
+            self.totals.setToolTip("")
             return
-        parts = []
+        short, full = [], []
         for i, (name, rows) in enumerate(self.runs.items()):
             t = rows["time_us"].astype(np.float64)
-            # The run's name in its line colour: the summary doubles as the legend when
-            # the plots are too short for a legend box of several runs.
+            # The run's name in its line colour: the summary doubles as the legend.
             head = f'<b><span style="color:{RUN_COLOURS[i % len(RUN_COLOURS)]}">{name}</span></b>'
-
             t_ms = float(t.sum()) / 1000
-            extra = f" · {self.meta[name]}" if name in self.meta else ""
-            # The summary a long chart cannot show point by point: typical and worst phase.
+            # One definition of times (docs/architecture.md "Numbers the app shows"): the
+            # phases' own time is part of the search's wall time.
+            search = self.search_ms.get(name)
+            of = f" of {ms_text(search)} search" if search is not None else ""
+            where = f" · {self.meta[name]}" if name in self.meta else ""
             spread = (f" · median {np.median(t):.1f} µs, max {t.max():.1f} µs per step"
                       if rows.size else "")
             drawn = (f" · drawn as min/max of {ENVELOPE_BUCKETS:,} buckets"
                      if rows.shape[0] > DECIMATE_AT else "")
             if is_superstep(rows):
-                parts.append(
-                    f"{head}: {rows.shape[0]:,} supersteps · {t_ms:.2f} ms · "
-                    f"{int(rows['messages'].sum()):,} messages · peak active "
-                    f"{int(rows['active'].max()) if rows.size else 0:,}{spread}{drawn}{extra}")
-                continue
-            parts.append(
-                f"{head}: {rows.shape[0]:,} phases · {t_ms:.2f} ms · "
-                f"{int(rows['edges'].sum()):,} arcs relaxed · peak frontier "
-                f"{int(rows['frontier'].max()) if rows.size else 0:,}{spread}{drawn}{extra}"
-            )
-        self.totals.setText("<br>".join(parts))
+                line = (f"{head}{where}: {rows.shape[0]:,} supersteps · {ms_text(t_ms)} in supersteps{of}")
+                more = (f" · {int(rows['messages'].sum()):,} messages · peak active "
+                        f"{int(rows['active'].max()) if rows.size else 0:,}")
+            else:
+                line = f"{head}{where}: {rows.shape[0]:,} phases · {ms_text(t_ms)} in phases{of}"
+                more = (f" · {int(rows['edges'].sum()):,} arcs relaxed · peak frontier "
+                        f"{int(rows['frontier'].max()) if rows.size else 0:,}")
+            short.append(line + (more if len(self.runs) == 1 else ""))
+            full.append(line + more + spread + drawn)
+        per_line = 1 if len(short) <= 2 else 2
+        self.totals.setText("<br>".join(" &nbsp;|&nbsp; ".join(short[k:k + per_line])
+                                        for k in range(0, len(short), per_line)))
+        self._summary = "<br>".join(full)
+        self.totals.setToolTip(self._summary)
+
+    def summary(self) -> str:
+        """The whole summary of the runs shown (the totals line's tooltip)."""
+        return getattr(self, "_summary", self.totals.text())
 
     # ---- replay -----------------------------------------------------------------------
     def replay(self) -> None:

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.jobs.route import FAR_SNAP_M  # the one threshold: `signpost route` warns too
 from maps.errors import MapError
 from maps.network import RoadNetwork
 from maps.points import parse_point
-
-FAR_SNAP_M = 150.0  # a snap farther than this is flagged in the panel
 
 
 def _fmt_m(d: float) -> str:

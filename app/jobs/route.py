@@ -87,9 +87,22 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
     return RouteResult(route, src, dst, route_json(net, route, src, dst, map_path=opts.map_path))
 
 
-# A LON,LAT point snapped farther than this from where it was typed or clicked is named
-# when no route is found (it is likely not where the user meant).
-FAR_SNAP_M = 250.0
+# A LON,LAT point snapped farther than this from where it was typed or clicked is likely
+# not where the user meant: `signpost route` warns on stderr, the app flags it in the
+# Route panel, and an unreachable route names it (one threshold for all three).
+FAR_SNAP_M = 150.0
+
+
+def far_snap_warnings(src, dst) -> list[str]:
+    """One line per point (maps.points.ResolvedPoint) snapped farther than
+    :data:`FAR_SNAP_M` from where it was given: it probably lies outside the map."""
+    out = []
+    for role, pt in (("start", src), ("end", dst)):
+        if pt.snap is not None and pt.snap.distance_m > FAR_SNAP_M:
+            out.append(f"the {role} point {pt.text} is {pt.snap.distance_m:,.0f} m from the "
+                       f"nearest road (outside the map?); the route {'starts' if role == 'start' else 'ends'} "
+                       f"at node {pt.node_id}, {pt.lon:.5f},{pt.lat:.5f}")
+    return out
 
 
 def explain_unreachable(net: RoadNetwork, src, dst) -> str:

@@ -161,3 +161,29 @@ def test_file_weights_are_not_called_generated(capsys):
     info = json.loads(capsys.readouterr().out)
     assert "weights_generated" not in info and info["unit_name"].endswith("own integer weight")
     assert np.isclose(info["length_km"], 0.87)
+
+
+def test_route_warns_about_a_start_outside_the_map(fragmented, capsys):
+    """Issue 27: a point snapped far from where it was given is warned about on stderr
+    (one line per point, naming the distance the snap measured), the route still printed;
+    a point on the map gives no warning."""
+    from maps.load import load_map
+    from maps.projection import to_xy
+    from maps.snap import Snapper
+
+    # 24.942,60.1735: ~390 m north of the main road, ~170 m south of the fragment
+    src, dst = "24.9420,60.1720", "24.944,60.1701"
+    assert main(["route", fragmented, "--from", src, "--to", dst, "--backend", "cpu",
+                 "--no-cache", "--json"]) == 0
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    warn = [ln for ln in cap.err.splitlines() if "warning" in ln]
+    net = load_map(fragmented)
+    x, y = to_xy(np.array([24.942]), np.array([60.172]), net.origin)
+    d = Snapper(net).snap(float(x[0]), float(y[0]), max_distance_m=10_000).distance_m
+    assert d > 150 and out["from"]["snap"]["distance_m"] == pytest.approx(d, abs=0.01)
+    assert len(warn) == 1 and "the start point 24.9420,60.1720" in warn[0]
+    assert f"{d:,.0f} m from the nearest road" in warn[0]
+    assert main(["route", fragmented, "--from", "24.941,60.1701", "--to", dst, "--backend", "cpu",
+                 "--no-cache"]) == 0
+    assert "warning" not in capsys.readouterr().err

@@ -231,6 +231,7 @@ def test_change_view_is_edited_minus_base(qtbot, window, fixture_net):
 
 
 def test_od_and_billboards_before_after(qtbot, window, fixture_net):
+    from app.gui.map_canvas import format_cost
     from app.jobs import billboards, matrix
 
     net = fixture_net
@@ -249,8 +250,10 @@ def test_od_and_billboards_before_after(qtbot, window, fixture_net):
     assert len(rows) == 6 and od.panel.compare.isVisible()
     for (f, t, b, a, _), (i, j) in zip(rows, [(i, j) for i in range(3) for j in range(3) if i != j],
                                        strict=True):
-        assert (int(f), int(t)) == (1000 + nodes[i], 1000 + nodes[j])
-        assert b == f"{int(want_b[i, j]):,}" and a == f"{int(want_a[i, j]):,}"
+        # the map's marker numbers and costs in a human unit (issue 27)
+        assert (int(f), int(t)) == (i + 1, j + 1)
+        assert b == format_cost(int(want_b[i, j]), net.unit)
+        assert a == format_cost(int(want_a[i, j]), net.unit)
     assert int(want_a[0, 1]) > int(want_b[0, 1])  # the closed road made 0 -> 1 longer
     bb = window.tools["billboards"]
     bb.panel.sp_k.setValue(2)

@@ -56,8 +56,9 @@ def test_long_run_drawn_as_envelope_with_summary_and_log_axis(qtbot):
     xs, ys = lt.getData()
     assert len(xs) <= 2 * ENVELOPE_BUCKETS and ys.max() == 5000.0
     assert len(sf.data) == 0  # no dots smeared over a long run
-    text = chart.totals.text()
+    text = chart.summary()  # the whole summary: the line under the plots is its short form
     assert f"{n:,} phases" in text and "median" in text and "min/max" in text
+    assert chart.totals.toolTip() == text and f"{n:,} phases" in chart.totals.text()
     chart.cb_log_time.setChecked(True)
     chart.redraw()
     assert chart.p_time.ctrl.logYCheck.isChecked()

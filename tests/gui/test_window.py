@@ -352,7 +352,9 @@ def test_od_matrix_from_shift_clicks_and_csv(qtbot, window, fixture_net, tmp_pat
     assert len(rows) == 17 and rows[0] == ["from", "to", "cost", "from_id", "to_id"]
     ids = [str(int(net.node_ids[0])), str(int(net.node_ids[333])), "far", "isle, east"]
     assert [r[3] for r in rows[1::4]] == ids and [r[4] for r in rows[1:5]] == ids
-    assert window.tools["od"].panel.table.horizontalHeaderItem(3).text() == "isle, east"
+    # the map's marker number, and the name from the file's id column (issue 27)
+    assert window.tools["od"].panel.table.horizontalHeaderItem(3).text() == "4 isle, east"
+    assert window.tools["od"].panel.table.horizontalHeaderItem(0).text() == "1"
     bad = tmp_path / "bad.csv"
     bad.write_text("name\nfoo\n")
     assert window.tools["od"].load_csv(str(bad)) == 0 and "bad.csv:2" in window.last_error

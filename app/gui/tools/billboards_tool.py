@@ -33,6 +33,15 @@ class BillboardsTool(Tool):
     def map_changed(self, net) -> None:
         self.result = None
 
+    def clear(self) -> None:
+        """No sites on the map or in the table (View → Layers → Clear)."""
+        self.result = None
+        self.win.canvas.show_sites([], [])
+        self.panel.table.setRowCount(0)
+        self.panel.curve.setData([], [])
+        self.panel.btn_export.setEnabled(False)
+        self.panel.lbl.setText("—")
+
     def run(self) -> int:
         """Greedy K billboard sites on the compute worker."""
         win = self.win
@@ -92,6 +101,7 @@ class BillboardsTool(Tool):
         self.result = result
         self.panel.show_result(net, result)
         self.win.canvas.show_sites(net.x[result.sites], net.y[result.sites])
+        self.win.layers.shown("Billboard sites")
         self.win.status(self.panel.lbl.text(), 10000)
 
     def _failed(self, exc) -> None:  # the panel would keep saying "starting…"

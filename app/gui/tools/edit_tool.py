@@ -27,6 +27,7 @@ from resources import colormap_lut
 from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change, palette
 from ..edit_panel import EditLayers, EditPanel
 from ..map_canvas import format_cost
+from ..overlays import field_title
 from .base import Tool
 
 SCENARIO_FILTER = "Scenario (*.geojson *.json);;All files (*)"
@@ -134,6 +135,8 @@ class EditTool(Tool):
         self.layers.map_changed()
         self.panel.show_lost(None, None)
         if net is not None:
+            self.panel.chk_change.setText(
+                f"Change view: {field_title(net.unit, plain=True)} against the unedited map")
             roads = [c for c in net.class_names if c not in ("rail", "transfer")] or list(net.class_names)
             self.panel.set_classes(roads, "residential" if "residential" in roads else None)
         if keep:
@@ -191,7 +194,12 @@ class EditTool(Tool):
         if point.snap is None or self.win.net is None:
             return
         if which == "close":
-            self.toggle_road(int(point.snap.arc))
+            arc = self.arc_under_pointer(seg[0], seg[1])
+            if arc is None:
+                self.win.status("No road under the pointer here: click on a road (zoom in "
+                                "where roads overlap)", 6000)
+                return
+            self.toggle_road(arc)
         elif which == "link":
             s = point.snap
             if self._link_start is None:
@@ -211,6 +219,20 @@ class EditTool(Tool):
         a, b = self.win.snap(x0, y0), self.win.snap(x1, y1)
         if a is not None and b is not None:
             self.add_link((float(a.lon), float(a.lat)), (float(b.lon), float(b.lat)))
+
+    def arc_under_pointer(self, x: float, y: float) -> int | None:
+        """The network arc drawn under the pointer at (x, y) metres at the current zoom
+        (the routed road first where roads overlap; ``app.gui.picking``)."""
+        from ..picking import metres_per_pixel, pick_arc
+
+        win = self.win
+        if win.snapper is None:
+            return None
+        route = win.tools["route"].route
+        on = win.layers.visible("Route and its points") if hasattr(win, "layers") else True
+        got = pick_arc(win.snapper, win.net, x, y, metres_per_pixel(win.canvas.vb),
+                       route.arcs if route is not None and on else None)
+        return None if got is None else got[0]
 
     def closed_pairs(self) -> set[tuple[int, int]]:
         """Node pairs (low, high index) of the roads closed now."""
@@ -356,10 +378,15 @@ class EditTool(Tool):
         self.redraw_edits()
         res = out.result
         route = self.win.tools["route"]
+        previous = route.result
         route.show_result(res, "what-if")
         why = f" ({out.reason})" if out.reason else ""
+        same = (previous is not None and previous.dist.shape == res.dist.shape
+                and bool(np.array_equal(previous.dist, res.dist)))
+        note = ("; this edit changes no cost from A (the road is on no shortest route "
+                "from A)" if same else "")
         self.win.status(f"Edit: {out.method}{why} in {res.elapsed_s * 1000:.1f} ms; "
-                        f"{int(res.reached.sum()):,} nodes reached", 8000)
+                        f"{int(res.reached.sum()):,} nodes reached{note}", 8000)
 
     def _field_changed(self) -> None:
         """A result is on screen for the current state of the graph."""
@@ -435,7 +462,7 @@ class EditTool(Tool):
         geo = win.geo
         win.canvas.show_arc_classes(arc_classes(self.change, geo.tails, geo.heads), palette())
         win.canvas.field_legend.show_diverging(colormap_lut(CHANGE_COLORMAP, 256), win.net.unit,
-                                               self.change.span)
+                                               self.change.span, nothing=self.change.none)
         self.panel.show_lost(win.net, self.change.lost_nodes)
         win.status("Change: " + change_text(self.change, win.net.unit), 8000)
 
@@ -564,5 +591,8 @@ class EditTool(Tool):
 def change_text(ch: Change, unit: str) -> str:
     """A one-line summary of a change view."""
     grew, shrank = int((ch.delta > 0).sum()), int((ch.delta < 0).sum())
+    if ch.none:
+        return ("nothing changed: no node's cost from A differs from the unedited map "
+                "(the edited roads are on no shortest route from A)")
     return (f"{grew:,} nodes slower, {shrank:,} faster (up to {format_cost(ch.span, unit)}); "
             f"{int(ch.lost.sum()):,} became unreachable")

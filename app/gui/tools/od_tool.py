@@ -40,6 +40,7 @@ class ODTool(Tool):
     def clicked(self, which: str, point, seg: tuple) -> None:
         self.panel.add_point(point)
         self._show_points()
+        self.win.layers.shown("OD points")
         self.win.dock(self.name).raise_()
 
     def _show_points(self) -> None:

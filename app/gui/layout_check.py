@@ -1,0 +1,177 @@
+"""Find what a user cannot read in a window: clipped or elided text, widgets squeezed
+below their minimum size, visible siblings that overlap, chart axis titles longer than
+their axis and chart legends that leave their plot.
+
+Used by the screenshot test of every tool (``tests/gui/test_screens.py``) and by
+``scripts/screenshots.py``; each problem is one line naming the widget and its text.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractScrollArea,
+    QComboBox,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QScrollArea,
+    QStyle,
+    QTabBar,
+    QWidget,
+)
+
+SLACK_PX = 2  # rounding of font metrics: a pixel or two is not a clipped glyph
+
+
+def _name(w: QWidget) -> str:
+    text = ""
+    if isinstance(w, (QLabel, QAbstractButton)):
+        text = w.text()
+    return f"{type(w).__name__}{' ' + repr(text[:40]) if text else ''} ({w.objectName() or 'unnamed'})"
+
+
+def _shown(w: QWidget, root: QWidget) -> bool:
+    return w.isVisibleTo(root) and w.isVisible() and w.width() > 0 and w.height() > 0
+
+
+def _in_scroll_area(w: QWidget) -> bool:
+    p = w.parentWidget()
+    while p is not None:
+        if isinstance(p, QScrollArea):
+            return True
+        p = p.parentWidget()
+    return False
+
+
+def _text_clipped(w: QWidget) -> str | None:
+    if isinstance(w, QLabel):
+        if not w.text() or w.pixmap() is not None and not w.pixmap().isNull():
+            return None
+        if w.wordWrap():
+            need = w.heightForWidth(w.width())
+            if need > w.height() + SLACK_PX:
+                return f"wrapped text needs {need} px of height, has {w.height()}"
+            return None
+        need = w.minimumSizeHint().width()
+        if need > w.width() + SLACK_PX:
+            return f"text needs {need} px, has {w.width()}"
+        return None
+    if isinstance(w.parentWidget(), QTabBar):
+        return None  # a tab bar's scroll arrows: drawn by the style at its own size
+    if isinstance(w, (QAbstractButton, QComboBox)):
+        need = w.minimumSizeHint().width()
+        if need > w.width() + SLACK_PX:
+            return f"needs {need} px, has {w.width()}"
+    if isinstance(w, QLineEdit):
+        return None
+    return None
+
+
+def _tabs_clipped(bar: QTabBar) -> list[str]:
+    out = []
+    fm = bar.fontMetrics()
+    for i in range(bar.count()):
+        text = bar.tabText(i)
+        # what the style needs to show the title whole: text + the tab's side padding
+        pad = bar.style().pixelMetric(QStyle.PixelMetric.PM_TabBarTabHSpace, None, bar)
+        need = fm.horizontalAdvance(text) + pad
+        if bar.tabRect(i).width() + SLACK_PX < need:
+            out.append(f"tab {text!r} is elided ({bar.tabRect(i).width()} of {need} px)")
+    return out
+
+
+def _headers_clipped(h: QHeaderView) -> list[str]:
+    out = []
+    model = h.model()
+    if model is None:
+        return out
+    fm = h.fontMetrics()
+    for i in range(h.count()):
+        if h.isSectionHidden(i):
+            continue
+        text = str(model.headerData(i, h.orientation()) or "")
+        if not text:
+            continue
+        need = fm.horizontalAdvance(text) + 8
+        size = h.sectionSize(i)
+        if h.orientation().name == "Horizontal" and size + SLACK_PX < need:
+            out.append(f"header {text!r} cut ({size} of {need} px)")
+    return out
+
+
+def _overlaps(parent: QWidget, root: QWidget) -> list[str]:
+    kids = [c for c in parent.findChildren(QWidget, options=_direct()) if _shown(c, root)
+            and not c.isWindow()]
+    out = []
+    for i, a in enumerate(kids):
+        ra: QRect = a.geometry()
+        for b in kids[i + 1:]:
+            inter = ra.intersected(b.geometry())
+            if inter.width() > SLACK_PX and inter.height() > SLACK_PX:
+                out.append(f"{_name(a)} overlaps {_name(b)}")
+    return out
+
+
+def _direct():
+    from PySide6.QtCore import Qt
+
+    return Qt.FindChildOption.FindDirectChildrenOnly
+
+
+def _plots_clipped(glw) -> list[str]:
+    """pyqtgraph plots: axis titles longer than the axis, legends outside their plot."""
+    out = []
+    for item in glw.scene().items():
+        if isinstance(item, pg.AxisItem) and item.isVisible() and item.label.isVisible():
+            text = item.labelText or ""
+            if not text:
+                continue
+            along = item.height() if item.orientation in ("left", "right") else item.width()
+            need = item.label.boundingRect().width()
+            if along > 0 and need > along + SLACK_PX:
+                out.append(f"axis title {text!r} longer than its axis ({need:.0f} of {along:.0f} px)")
+        if isinstance(item, pg.LegendItem) and item.isVisible() and item.items:
+            parent = item.parentItem()
+            if parent is None:
+                continue
+            box = parent.sceneBoundingRect()
+            r = item.sceneBoundingRect()
+            if not box.adjusted(-SLACK_PX, -SLACK_PX, SLACK_PX, SLACK_PX).contains(r):
+                names = ", ".join(lbl.text for _s, lbl in item.items)
+                out.append(f"legend ({names}) does not fit its plot")
+    return out
+
+
+def problems(root: QWidget) -> list[str]:
+    """Every readability problem among the visible widgets under ``root``."""
+    out: list[str] = []
+    widgets = [root, *root.findChildren(QWidget)]
+    for w in widgets:
+        if not _shown(w, root) or w.isWindow() and w is not root:
+            continue
+        why = _text_clipped(w)
+        if why:
+            out.append(f"{_name(w)}: {why}")
+        if isinstance(w, QTabBar):
+            out += _tabs_clipped(w)
+        if isinstance(w, QHeaderView):
+            out += _headers_clipped(w)
+        if isinstance(w, QAbstractItemView) and w.horizontalScrollBar().maximum() > 0:
+            out.append(f"{_name(w)} needs sideways scrolling to show its columns")
+        if isinstance(w, QScrollArea) and w.widget() is not None:
+            need = w.widget().minimumSizeHint().width()
+            have = w.viewport().width()
+            if need > have + SLACK_PX:
+                out.append(f"{_name(w.widget())} needs {need} px of width, its dock shows {have} "
+                           "(a sideways scroll bar)")
+        if isinstance(w, pg.GraphicsView):
+            out += _plots_clipped(w)
+        if not isinstance(w, (QAbstractScrollArea, QMainWindow)) and (
+                w.layout() is not None or type(w) is QWidget):
+            out += _overlaps(w, root)
+    return sorted(set(out))

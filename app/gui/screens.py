@@ -1,0 +1,118 @@
+"""One representative screen per tool, set up on whatever map the window shows, as a user
+would: a route with its field, a few edits in the change view, billboard sites, an OD
+matrix, the network analysis. ``scripts/screenshots.py`` saves them at two sizes; the
+screenshot tests (``tests/gui/test_screens.py``) check each for clipped widgets.
+
+``wait(predicate, timeout_s)`` is the caller's way of running the event loop until a
+job is done (qtbot.waitUntil in tests, a local loop in the script).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+SIZES = ((1024, 700), (1600, 1000))
+TOOL_ORDER = ("route", "edit", "billboards", "od", "analysis")
+
+Wait = Callable[[Callable[[], bool], float], None]
+
+
+def _points(win, k: int) -> list[tuple[float, float]]:
+    """``k`` well spread road points of the map (x, y metres): nodes nearest to spots on
+    the diagonal of the map's central box."""
+    net = win.net
+    _, label = net.components()
+    main = np.argmax(np.bincount(label))  # points on the main network: every pair reachable
+    ok = np.isfinite(net.x) & np.isfinite(net.y) & (label == main)
+    xs, ys = net.x[ok], net.y[ok]
+    qx = np.quantile(xs, np.linspace(0.2, 0.8, k))
+    qy = np.quantile(ys, np.linspace(0.25, 0.75, k))
+    out = []
+    for a, b in zip(qx, qy, strict=True):
+        i = int(np.argmin(np.hypot(xs - a, ys - b)))
+        out.append((float(xs[i]), float(ys[i])))
+    return out
+
+
+def _idle(win) -> bool:
+    return not win.compute.busy() and win._search_job not in win._handlers
+
+
+def stage(win, tool: str, wait: Wait) -> None:
+    """Put the window in ``tool``'s representative state (its dock raised)."""
+    canvas = win.canvas
+    a, b = _points(win, 2)
+    win.dock(tool).raise_()
+    if tool in ("route", "edit"):
+        canvas.click_at(*a, "left")
+        wait(lambda: _idle(win) and win.tools["route"].result is not None, 60)
+        canvas.click_at(*b, "right")
+        wait(lambda: _idle(win), 60)
+    if tool == "edit":
+        edit = win.tools["edit"]
+        route = win.tools["route"].route
+        if route is not None and len(route.arcs) > 2:
+            edit.toggle_road(int(route.arcs[len(route.arcs) // 2]))
+            wait(lambda: _idle(win), 60)
+        edit.set_change_view(True)
+        wait(lambda: _idle(win), 60)
+    elif tool == "billboards":
+        panel = win.tools["billboards"].panel
+        panel.sp_k.setValue(5)
+        win.tools["billboards"].run()
+        wait(lambda: _idle(win) and win.tools["billboards"].result is not None, 600)
+    elif tool == "od":
+        for p in _points(win, 4):
+            canvas.click_at(*p, "shift")
+        win.tools["od"].run()
+        wait(lambda: _idle(win) and win.tools["od"].panel.matrix is not None, 120)
+    elif tool == "analysis":
+        an = win.tools["analysis"]
+        an.run_mst()
+        wait(lambda: _idle(win) and an.mst_result is not None, 120)
+        an.run_pagerank()
+        wait(lambda: _idle(win) and an.pagerank_result is not None, 120)
+    win.dock(tool).raise_()
+
+
+def readable_parts(win, tool: str) -> list:
+    """The widgets a user reads on ``tool``'s screen: its dock, the phase dock, the status
+    bar, the toolbar and the dock tabs (the other tools' docks are hidden behind tabs)."""
+    from PySide6.QtWidgets import QTabBar, QToolBar
+
+    parts = [win.dock(tool), win.chart_dock, win.statusBar()]
+    parts += [t for t in win.findChildren(QToolBar) if t.isVisible()]
+    parts += [t for t in win.findChildren(QTabBar) if t.isVisible() and t.count() > 1]
+    return parts
+
+
+def tool_problems(win, tool: str) -> list[str]:
+    """Every clipped or overlapping widget of ``tool``'s screen (app.gui.layout_check)."""
+    from .layout_check import problems
+
+    out: list[str] = []
+    for part in readable_parts(win, tool):
+        out += problems(part)
+    out += canvas_problems(win)
+    return sorted(set(out))
+
+
+def canvas_problems(win) -> list[str]:
+    """Map overlays (legends, colour bars, scale bar, attribution) that overlap each
+    other or leave the map."""
+    canvas = win.canvas
+    box = canvas.vb.sceneBoundingRect()
+    named = canvas.overlay_rects()
+    out = []
+    for name, r in named.items():
+        if not box.adjusted(-2, -2, 2, 2).contains(r):
+            out.append(f"map overlay {name} leaves the map")
+    keys = list(named)
+    for i, k in enumerate(keys):
+        for j in keys[i + 1:]:
+            inter = named[k].intersected(named[j])
+            if inter.width() > 2 and inter.height() > 2:
+                out.append(f"map overlay {k} overlaps {j}")
+    return out
