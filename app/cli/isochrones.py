@@ -12,6 +12,7 @@ from app.cli._common import add_command, add_search_arguments, open_map
 
 HELP, DESCRIPTION = resources.cli_help("isochrones")
 OUT_EXT = (".geojson", ".json", ".gpkg")
+MAX_CUTOFF = 1e9  # 25 times round the Earth in metres; 1,900 years in minutes
 
 
 def register(sub) -> None:
@@ -43,8 +44,11 @@ def parse_cutoffs(text: str, option: str) -> list[float]:
             v = float(part)
         except ValueError:
             raise CliError(f"{option} {text!r}: {part.strip()!r} is not a number") from None
-        if not (v > 0 and v < 1e9):
+        if not v > 0:
             raise CliError(f"{option} {text!r}: cutoffs must be numbers > 0")
+        if not v < MAX_CUTOFF:
+            raise CliError(f"{option} {text!r}: {part.strip()} is too large (cutoffs are "
+                           f"below {MAX_CUTOFF:g})")
         vals.append(v)
     return sorted(set(vals))
 
