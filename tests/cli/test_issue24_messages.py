@@ -190,3 +190,18 @@ def test_progress_line_after_ctrl_c_does_not_say_done(capsys, monkeypatch):
     assert err[0].startswith("loading tiny.gr:  50% half")
     assert err[1].startswith("loading tiny.gr: interrupted after ")
     assert not any("done in" in ln for ln in err)
+
+
+# ---- what the CLI fuzzer found once it ran bench and gui -------------------------------------
+def test_bench_negative_seed_is_one_line(tmp_path, capsys):
+    assert main(["bench", "sssp", "--map", TINY, "--seed=-125", "--no-figures", "--backend",
+                 "cpu", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["signpost bench: error: --seed -125: give an integer >= 0"]
+
+
+def test_gui_negative_max_snap_is_refused_like_route(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["gui", TINY, "--max-snap=-5e16", "--screenshot", "x.png"])
+    assert exc.value.code == 2
+    assert "--max-snap: '-5e16': give a distance of 0 metres or more" in capsys.readouterr().err
