@@ -22,7 +22,7 @@ def register(sub) -> None:
     p.add_argument("--from", dest="source", required=True, metavar="P",
                    help="start point: LON,LAT or node:ID")
     by = p.add_mutually_exclusive_group(required=True)
-    by.add_argument("--minutes", metavar="T1,T2,...", help="travel-time cutoffs (time profiles)")
+    by.add_argument("--minutes", metavar="T1,T2,...", help="travel-time cutoffs (a time profile, or --weight in a time unit)")
     by.add_argument("--metres", "--meters", dest="metres", metavar="L1,L2,...",
                     help="road-length cutoffs in metres (any map)")
     by.add_argument("--cost", metavar="C1,C2,...", help="cutoffs in the map's own weight unit")
