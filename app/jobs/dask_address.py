@@ -1,5 +1,6 @@
-"""``--dask`` addresses checked before anything connects: what the value may be
-(:func:`parse_spec`), and a bounded look at the peer (:func:`probe_scheduler`).
+"""``--dask`` values checked before anything connects: what the value may be
+(:func:`parse_spec`), a bounded look at the peer (:func:`probe_scheduler`), and how many
+local workers the machine takes (:func:`_capped`).
 
 Only ``tcp://`` reaches a scheduler (``dask scheduler`` with no TLS): other schemes need
 configuration the command line cannot give (``tls://`` certificates) or name nothing a
@@ -16,6 +17,7 @@ accepts.
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 import struct
@@ -137,3 +139,23 @@ def _read(sock: socket.socket, n: int, left, address: str, timeout: float) -> by
 
 def _printable(data: bytes) -> str:
     return repr(data.decode("latin-1"))
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _capped(n: int | None, have: int, what: str, notes: list[str]) -> int:
+    """Workers for ``local:n`` on a machine with ``have`` cores or GPUs (default: all)."""
+    if n is None:
+        return have
+    if n > have:
+        notes.append(f"--dask local:{n}: this machine has {have} {what}"
+                     f"{'s' if have != 1 else ''}; starting {have} worker"
+                     f"{'s' if have != 1 else ''}")
+        return have
+    return n

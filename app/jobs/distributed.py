@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dask_address import AddressError, parse_spec, probe_scheduler, shown
+from .dask_address import AddressError, _capped, _cores, parse_spec, probe_scheduler, shown
 from .dask_worker import MapRef
 
 __all__ = ["parse_spec", "shown"]  # the address checks, with the cluster for callers
@@ -127,26 +127,6 @@ def connect(spec: str, backend: str = "auto", *, timeout: float | None = None) -
     client = distributed.Client(owned)
     client.wait_for_workers(n)
     return Cluster(client, owned, be, kind, time.perf_counter() - t0, notes)
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-def _capped(n: int | None, have: int, what: str, notes: list[str]) -> int:
-    """Workers for ``local:n`` on a machine with ``have`` cores or GPUs (default: all)."""
-    if n is None:
-        return have
-    if n > have:
-        notes.append(f"--dask local:{n}: this machine has {have} {what}"
-                     f"{'s' if have != 1 else ''}; starting {have} worker"
-                     f"{'s' if have != 1 else ''}")
-        return have
-    return n
 
 
 def _connect_scheduler(distributed, where: str, backend: str, timeout: float,
