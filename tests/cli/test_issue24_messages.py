@@ -205,3 +205,13 @@ def test_gui_negative_max_snap_is_refused_like_route(capsys):
         main(["gui", TINY, "--max-snap=-5e16", "--screenshot", "x.png"])
     assert exc.value.code == 2
     assert "--max-snap: '-5e16': give a distance of 0 metres or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("spec", ["-19", "\x00", "adaptive,nope"])
+def test_bench_unknown_strategy_is_one_line_exit_2(tmp_path, capsys, spec):
+    """It was SystemExit(text): status 1 and no 'error:' prefix."""
+    assert main(["bench", "sssp", "--map", TINY, f"--strategies={spec}", "--no-figures",
+                 "--backend", "cpu", "--sources", "1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("signpost bench: error: --strategies ")
+    assert "unknown strategy" in err[0]
