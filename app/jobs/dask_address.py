@@ -74,7 +74,7 @@ def parse_spec(spec: str) -> tuple[str, int | None]:
     if "@" in netloc:
         raise AddressError(f"--dask {show!r}: a Dask address takes no user name or "
                            "password; give tcp://HOST:PORT")
-    if tail or slash and m is None:
+    if tail or (slash and m is None) or any(c in netloc for c in "?#"):
         raise AddressError(f"--dask {show!r}: give tcp://HOST:PORT, with nothing after "
                            "the port")
     try:

@@ -60,6 +60,7 @@ def one_error_line(capsys, tmp_path, out="m.csv") -> str:
     ("tcp://127.0.0.1:99999", "a port 1-65535"),
     ("tcp://127.0.0.1:١٥", "a port 1-65535"),
     ("tcp://127.0.0.1:1/x", "nothing after the port"),
+    ("tcp://127.0.0.1:1?timeout=5", "nothing after the port"),
     ("local:١٥", "local:N needs a worker count"),
     ("local:-1", "local:N needs a worker count"),
 ])
