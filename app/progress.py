@@ -184,20 +184,27 @@ class Step:
         """Report ``done`` of ``total`` items."""
         self(done / self.total if self.total else None, message)
 
-    def close(self) -> None:
+    def close(self, stopped: BaseException | None = None) -> None:
+        """End the step: its last plain line says "done in", or with ``stopped`` (the
+        exception that ended it: Ctrl-C, an error) "interrupted after"/"stopped after"."""
         if self._bar is not None:
             self._bar.close()
             _active.remove(self)
             self._bar = None
         elif self.shown:
-            self._line(f"done in {_fmt_s(time.perf_counter() - self.t0)}")
+            el = _fmt_s(time.perf_counter() - self.t0)
+            if stopped is None:
+                self._line(f"done in {el}")
+            else:
+                how = "interrupted" if isinstance(stopped, KeyboardInterrupt) else "stopped"
+                self._line(f"{how} after {el}")
             self.shown = False
 
     def __enter__(self) -> Step:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(exc)
 
 
 @contextmanager
@@ -206,8 +213,10 @@ def step(desc: str, **kw) -> Iterator[Step]:
     s = Step(desc, **kw)
     try:
         yield s
-    finally:
-        s.close()
+    except BaseException as exc:  # Ctrl-C, an error, a generator closed early
+        s.close(exc)
+        raise
+    s.close()
 
 
 def track(items: Iterable[T], desc: str, *, total: int | None = None, unit: str = "") -> Iterator[T]:

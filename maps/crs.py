@@ -10,6 +10,7 @@ pyproj is imported only when a file's CRS needs it.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,9 @@ def crs_label(crs: Any) -> str:
     if auth:
         return f"{auth[0]}:{auth[1]}"
     try:
-        proj = crs.to_proj4()
+        with warnings.catch_warnings():  # pyproj warns that PROJ strings lose detail
+            warnings.simplefilter("ignore", UserWarning)
+            proj = crs.to_proj4()
     except Exception:  # noqa: BLE001 (pyproj raises its own types for inexpressible CRSs)
         proj = None
     return proj or crs.to_wkt()
@@ -52,6 +55,12 @@ def crs_label(crs: Any) -> str:
 def is_wgs84(crs: Any) -> bool:
     """True for WGS84 lon/lat in either axis order (EPSG:4326, OGC:CRS84)."""
     return bool(crs.equals(WGS84, ignore_axis_order=True))
+
+
+def is_undefined(crs: Any) -> bool:
+    """True for a CRS that places nothing on the Earth: an engineering (local) CRS such as
+    GDAL's ``LOCAL_CS["Undefined SRS"]``, what it writes for a layer without a CRS."""
+    return "engineering" in str(getattr(crs, "type_name", "")).lower()
 
 
 def _bad_range(x: np.ndarray, y: np.ndarray) -> int:
@@ -81,17 +90,30 @@ def to_lonlat(
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise MapFormatError(f"{where}a coordinate is not a finite number", path=path)
     given = override if override is not None else file_crs
+    crs = None
+    if given is not None:
+        crs = parse_crs(given, path, "--crs: " if override is not None else where)
+        if override is None and is_undefined(crs):
+            given = None  # a file's "undefined" CRS is no CRS
+        elif override is not None and is_undefined(crs):
+            raise MapFormatError(f"--crs {override!r} is a local CRS that places nothing on "
+                                 "the Earth; give a geographic or projected one", path=path)
     if given is None:
         i = _bad_range(x, y)
         if i >= 0:
             raise MapFormatError(
                 f"{where}coordinates such as ({x[i]:.6g}, {y[i]:.6g}) are not lon/lat and the "
-                "file names no coordinate system: give it with --crs (e.g. --crs EPSG:3857)",
+                "file has no CRS; give it with --crs (e.g. --crs EPSG:3857)",
                 path=path,
             )
         return x, y, WGS84
-    crs = parse_crs(given, path, "--crs: " if override is not None else where)
     label = crs_label(crs)
+    if override is not None and crs.is_projected and x.size and _bad_range(x, y) < 0:
+        # every point within ±180/±90 "metres" of the projection's origin: degrees
+        raise MapFormatError(
+            f"--crs {override}: the coordinates, such as ({x[0]:.6g}, {y[0]:.6g}), are "
+            f"lon/lat degrees, not positions in {label}; leave --crs out (or give "
+            "--crs EPSG:4326)", path=path)
     if is_wgs84(crs):
         lon, lat = x, y
     else:

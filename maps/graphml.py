@@ -66,8 +66,9 @@ _TAG_KEYS = ("highway", "railway", "maxspeed", "access", "foot", "junction", "se
 _WKT = re.compile(r"^\s*LINESTRING\s*(?:ZM|Z|M)?\s*\((.*)\)\s*$", re.IGNORECASE | re.DOTALL)
 
 
-def parse_wkt_linestring(text: str) -> np.ndarray:
-    """(k, 2) lon/lat of a WKT ``LINESTRING [Z|M|ZM] (x y [z [m]], ...)``; ValueError if bad."""
+def parse_wkt_linestring(text: str, lonlat: bool = True) -> np.ndarray:
+    """(k, 2) x/y of a WKT ``LINESTRING [Z|M|ZM] (x y [z [m]], ...)``; ValueError if bad
+    (with ``lonlat``, a point outside lon/lat too: a file that names no CRS)."""
     if text.strip().upper().endswith("EMPTY"):
         return np.zeros((0, 2))
     m = _WKT.match(text)
@@ -82,7 +83,7 @@ def parse_wkt_linestring(text: str) -> np.ndarray:
     arr = np.array(pts, dtype=np.float64).reshape(-1, 2)
     if not np.isfinite(arr).all():
         raise ValueError("a WKT coordinate is not finite")
-    if arr.size and (np.abs(arr[:, 0]).max() > 180 or np.abs(arr[:, 1]).max() > 90):
+    if lonlat and arr.size and (np.abs(arr[:, 0]).max() > 180 or np.abs(arr[:, 1]).max() > 90):
         bad = arr[(np.abs(arr[:, 0]) > 180) | (np.abs(arr[:, 1]) > 90)][0]
         raise ValueError(f"WKT point ({bad[0]:g} {bad[1]:g}) is not a lon/lat position")
     return arr
@@ -319,7 +320,8 @@ def load_graphml(
         osmid = d.get("osmid")
         present.add((u, v, _first(osmid) if osmid else ""))
         parsed.append((u, v, key, d, line, directed))
-    geoms = _edge_geometries(parsed, path)
+    # a projected graph (OSMnx project_graph) has its geometries in the graph's CRS too
+    geoms = _edge_geometries(parsed, path, lonlat=file_crs is None and crs is None)
     # Nodes and edge geometries to WGS84 together (one transform).
     counts = [0 if g is None else g.shape[0] for g in geoms]
     xy = np.concatenate([np.column_stack([lon, lat])] + [g for g in geoms if g is not None])
@@ -427,14 +429,15 @@ def load_graphml(
     )  # fmt: skip
 
 
-def _edge_geometries(parsed: list, path: str) -> list[np.ndarray | None]:
-    """Each edge's WKT ``geometry`` as (k, 2) in the file's CRS (None: none)."""
+def _edge_geometries(parsed: list, path: str, lonlat: bool) -> list[np.ndarray | None]:
+    """Each edge's WKT ``geometry`` as (k, 2) in the file's CRS (None: none); ``lonlat``:
+    no CRS is named, so they must be lon/lat."""
     out: list[np.ndarray | None] = []
     for _, _, _, d, line, _ in parsed:
         geom = None
         if d.get("geometry"):
             try:
-                geom = parse_wkt_linestring(d["geometry"])
+                geom = parse_wkt_linestring(d["geometry"], lonlat)
             except ValueError as exc:
                 raise MapFormatError(f"edge geometry: {exc}", path=path, line=line) from None
         out.append(geom)

@@ -28,15 +28,28 @@ def _bad(where: str, msg: str) -> MapFormatError:
 def _check(e: dict[str, np.ndarray], where: str) -> tuple[np.ndarray, np.ndarray]:
     """(forward, backward) passage per edge; MapFormatError naming the first bad edge."""
     ids = e["id"]
-    if np.any(ids == _MISSING):
+    if ids.shape[0] == 0:
+        raise EmptyMapError("the edge table has no rows", path=where)
+    nulls = e.get("nulls")  # bits of the NULL values (maps.postgis); else the sentinels
+
+    def null(col: str, bit: int) -> np.ndarray:
+        if nulls is None:
+            return e[col] == _MISSING if col != "dir" else (
+                np.isnan(e["dir_f"]) | np.isnan(e["dir_b"]))
+        return (nulls & bit) != 0
+
+    if np.any(null("id", 1)):
         raise _bad(where, "an edge has no id (NULL)")
-    for col in ("source", "target"):
-        bad = np.flatnonzero(e[col] == _MISSING)
+    for col, bit in (("source", 2), ("target", 4)):
+        bad = np.flatnonzero(null(col, bit))
         if bad.size:
             raise _bad(where, f"edge id {ids[bad[0]]}: {col} is NULL")
-    bad = np.flatnonzero(np.isnan(e["dir_f"]) | np.isnan(e["dir_b"]))
+    bad = np.flatnonzero(null("dir", 8 | 16))
     if bad.size:
         raise _bad(where, f"edge id {ids[bad[0]]}: cost or reverse_cost is NULL")
+    bad = np.flatnonzero(np.isnan(e["dir_f"]) | np.isnan(e["dir_b"]))
+    if bad.size:  # PostgreSQL's NaN sorts above every number: no cost, refused
+        raise _bad(where, f"edge id {ids[bad[0]]}: cost or reverse_cost is NaN (not a number)")
     fwd, bwd = e["dir_f"] >= 0, e["dir_b"] >= 0
     for name, col, ok in (("cost", "cost", fwd), ("reverse cost", "rev", bwd)):
         vals = e[col]
@@ -56,7 +69,8 @@ def edges_to_network(
 
     fwd, bwd = _check(e, where)
     if not (fwd.any() or bwd.any()):
-        raise EmptyMapError("no edge can be passed in either direction (all costs < 0)",
+        raise EmptyMapError("no edge can be passed in either direction (every cost and "
+                            "reverse_cost < 0)",
                             path=where)
     if progress:
         progress(0.5, f"{e['id'].shape[0]:,} edges")

@@ -39,9 +39,10 @@ from .point_files import (  # noqa: F401  (re-exported: the names callers import
 )
 from .snap import DEFAULT_MAX_DISTANCE_M, Snap, Snapper, check_lonlat
 
-_NODE = re.compile(r"^\s*node\s*:\s*([+-]?\d{1,20})\s*$", re.IGNORECASE)
+# re.ASCII: int() and float() read digits of any script (node:١٥); ids are typed in ASCII
+_NODE = re.compile(r"^\s*node\s*:\s*([+-]?\d{1,20})\s*$", re.IGNORECASE | re.ASCII)
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_LONLAT = re.compile(rf"^\s*({_NUM})\s*,\s*({_NUM})\s*$")
+_LONLAT = re.compile(rf"^\s*({_NUM})\s*,\s*({_NUM})\s*$", re.ASCII)
 # node:NAME for GraphML files whose node ids are not all integers (meta["node_names"]).
 _NODE_NAME = re.compile(r"^\s*node\s*:\s*(\S(?:.*\S)?)\s*$", re.IGNORECASE | re.DOTALL)
 

@@ -257,6 +257,13 @@ def _copy(uri: DbUri, conn: Any, source: _Source, plan: _Plan) -> dict[str, np.n
         fixed += [("source", "i8", i8(plan.source)), ("target", "i8", i8(plan.target)),
                   ("cost", "f8", f8(plan.cost)), ("rev", "f8", f8(plan.rev)),
                   ("dir_f", "f8", f8(plan.dirs[0])), ("dir_b", "f8", f8(plan.dirs[1]))]
+        # which values were NULL, apart from the sentinels (a real -2^63 id, a NaN cost)
+        bits = [(c, b) for c, b in ((plan.ident, 1), (plan.source, 2), (plan.target, 4),
+                                    (plan.cost, 8), (plan.rev, 16), (plan.dirs[0], 8),
+                                    (plan.dirs[1], 16)) if c is not None]
+        fixed.append(("nulls", "i4", q.SQL(" | ").join(
+            q.SQL("(({} IS NULL)::int4 * {})").format(q.Identifier(c), q.Literal(b))
+            for c, b in bits) if bits else q.SQL("0")))
     blob = None
     if plan.geom is not None:
         g = q.Identifier(plan.geom)

@@ -79,8 +79,12 @@ class WeightSpec:
 
     def _value(self, props: Mapping[str, Any] | None, where: str, path: str) -> float:
         v = None if props is None else props.get(self.column)
-        if isinstance(v, (list, tuple)) and v:  # OSMnx merged edges: the first value
-            v = v[0]
+        if isinstance(v, (list, tuple, dict)):  # a JSON list [2] is no cost (GraphML's
+            # OSMnx lists, written as text, are cut to their first value by the reader)
+            shown = str(v)[:40]
+            raise MapFormatError(
+                f"{where}: {self.column} {shown} is a {type(v).__name__}, not a number",
+                path=path)
         if v is None or (isinstance(v, str) and not v.strip()):
             raise MapFormatError(f"{where}: no {self.column!r} value", path=path)
         if isinstance(v, bool):

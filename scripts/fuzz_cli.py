@@ -1,7 +1,8 @@
 """Fuzz every CLI command's argument values: ``python scripts/fuzz_cli.py --examples 1000``.
 
-Runs each command (info, route, sssp, billboards, matrix, mst, pagerank, generate)
-in-process with ``--examples`` hypothesis-drawn argument sets (see ``tests/cli_fuzz.py``)
+Runs each command (info, route, sssp, billboards, matrix, mst, pagerank, generate; matrix
+and billboards with ``--dask`` on local clusters of at most 2 workers; the light
+benchmarks; ``gui`` offscreen with ``--screenshot`` to a temporary file) in-process with ``--examples`` hypothesis-drawn argument sets (see ``tests/cli_fuzz.py``)
 and prints per command the runs, exit-0 and exit-2 counts and any run that ended otherwise
 (a traceback, another status, no error line, or longer than a minute). Exit status 1 when
 a run misbehaved. The suite runs the same engine with a few examples
@@ -65,6 +66,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="signpost-fuzz-"))
     os.environ["SIGNPOST_CACHE_DIR"] = str(work / "cache")
     os.environ["SIGNPOST_MAX_INPUT_MB"] = "2"  # the bomb file decompresses past it
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # gui: no display needed
+    os.environ["SIGNPOST_NO_DIALOGS"] = "1"
     os.chdir(work)
     files = make_files(work / "files")
     cmds = commands(files)

@@ -87,8 +87,14 @@ def make_files(root: Path) -> dict[str, list[str]]:
             os.path.join(str(odd), os.fsdecode(b"\xff-out.csv"))]
     scenarios = [w["scen.geojson"], w["scen_add.geojson"], w["scen_bad.geojson"],
                  w["bigint.geojson"], w["area.geojson"], w["deep_area.geojson"]] + common
+    shots = [str(root / "o" / "shot.png"), str(odd / "shot.png"), str(root / "o" / "shot.jpg"),
+             str(root / "missing" / "shot.png"), str(odd), str(long_dir / "shot.png")]
+    settings = [str(root / "o" / "s.ini"), str(odd / "s.ini"), w["bin.gr"],
+                str(root / "missing" / "s.ini")]
+    folders = [str(root / "o"), str(odd / "bench"), str(long_dir), w["pts.csv"],
+               str(root / "missing" / "bench")]
     return {"map": maps, "points": points, "area": areas, "demand": demands, "out": outs,
-            "scenario": scenarios}
+            "scenario": scenarios, "shot": shots, "settings": settings, "folder": folders}
 
 
 # ---- values ----------------------------------------------------------------------------------
@@ -98,6 +104,19 @@ SPECIAL = ["0", "1", "-1", "2", "3", "nan", "NaN", "inf", "-inf", "1e200", "-1e2
            "node:abc", "node:" + "9" * 25, "node:9000000000000000000", "node:-1",
            "24.94,60.17", "10.0,50.0", "1e308,60", "nan,nan", "200,100", "-0", "1_000",
            "\x00", "--json", "-k"]
+
+
+# --dask values: clusters kept local and small (run_cli caps them at MAX_DASK_WORKERS and
+# the connection at DASK_CONNECT_S); the odd ones must each be one line, no password
+DASK_GOOD = ["local:1", "local:2", "local"]
+DASK_ODD = ["", " ", "tcp://u:s3cret@127.0.0.1:1", "u:s3cret@127.0.0.1:1", "http://127.0.0.1:1",
+            "tls://127.0.0.1:1", "inproc://x", "ws://h:1", "ucx://h:1", "local:0", "local:99999",
+            "local:\u0661", "local:-2", "local:1.5", "tcp://127.0.0.1:1", "127.0.0.1:99999",
+            "tcp://[::1]:1", "tcp://[::1", "tcp://h:1/x", "tcp://:1", "tcp://127.0.0.1:0",
+            "tcp://127.0.0.1", "local:" + "9" * 30]
+MAX_DASK_WORKERS = 2
+DASK_CONNECT_S = 3.0
+SECRET = "s3cret"
 
 
 def numbers() -> st.SearchStrategy[str]:
@@ -157,6 +176,7 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
     files_odd = {**files_odd, "--scenario": S(files["scenario"]),
                  "--close": st.one_of(point(), S(["nodes:1", "arc:1,1", "way:", "way:x",
                                                   "nodes:1,99", "way:" + "9" * 30]))}
+    dask_odd = {"--dask": st.one_of(S(DASK_ODD), value()), **files_odd}
     return {
         "info": Command(["info"], True, {**common, "--json": None}, odd=files_odd),
         "route": Command(["route"], True, {**common, "--from": good_pt, "--to": good_pt,
@@ -188,11 +208,56 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
             "--tol": S(["1e-6", "1e-3"]), "--max-iter": S(["10", "100"]),
             "--backend": S(["cpu"]), "--method": S(["framework", "direct"]),
             "--json": None}, ["--out"], odd=files_odd),
+        "dask": Command(["matrix"], True, {
+            "--from": pts, "--to": pts, "--out": outs, "--backend": S(["cpu"]),
+            "--dask": S(DASK_GOOD), "--chunk": S(["1", "3"]), "-q": None},
+            ["--from", "--to", "--out", "--backend", "--dask"], odd=dask_odd),
+        "dask-billboards": Command(["billboards"], True, {
+            "-k": S(["1", "2"]), "--method": S(["sampled"]), "--epsilon": S(["0.5", "0.9"]),
+            "--delta": S(["0.5"]), "--seed": st.integers(0, 2**32).map(str),
+            "--backend": S(["cpu"]), "--dask": S(DASK_GOOD), "--json": None},
+            ["-k", "--method", "--backend", "--dask"], odd=dask_odd),
+        **bench_commands(files),
+        "gui": Command(["gui"], True, {
+            "--screenshot": S(files["shot"][:1]), "--settings": S(files["settings"][:1]),
+            "--backend": S(["cpu"]), "--profile": S(["length", "walk", "drive"]),
+            "--strategy": S(["auto", "delta", "selection"]), "--size": S(["640x480", "800x600"]),
+            "--max-snap": S(["1000", "inf"]), **edits},
+            ["--screenshot", "--settings", "--backend"],
+            odd={"--screenshot": S(files["shot"]), "--settings": S(files["settings"]),
+                 "--size": st.one_of(S(["0x0", "1x1", "99999x99999", "-5x5", "axb", "800"]),
+                                     value()), **files_odd}),
         "generate": Command(["generate", "ring"], False, {
             "--out": S([files["out"][4], files["out"][5]]),
             "--nodes": S(["10", "25", "64"]), "--seed": st.integers(0, 2**32).map(str),
             "--arcs-per-node": S(["2", "4"]), "--json": None}, ["--out"],
             odd={"--out": S(files["out"])}),
+    }
+
+
+def bench_commands(files: dict[str, list[str]]) -> dict[str, Command]:
+    """The light benchmarks on the fixture maps (never --write-doc/--doc: they write into
+    the checkout; never the generated Kanto map: minutes)."""
+    S = st.sampled_from
+    maps = S(files["map"][:2])
+    odd = {"--map": S(files["map"]), "--out": S(files["folder"])}
+    return {
+        "bench-sssp": Command(["bench", "sssp"], False, {
+            "--map": maps, "--sources": S(["1", "2"]), "--backend": S(["cpu"]),
+            "--strategies": S(["delta", "auto,selection", "adaptive:time"]),
+            "--seed": st.integers(0, 2**32).map(str), "--out": S(files["folder"][:1]),
+            "--budget-s": S(["1", "0.5"]), "--no-figures": None},
+            ["--map", "--out", "--backend", "--no-figures"], odd=odd),
+        "bench-matrix": Command(["bench", "matrix"], False, {
+            "--map": maps, "--sizes": S(["2", "3", "2,3"]), "--backend": S(["cpu"]),
+            "--seed": st.integers(0, 2**32).map(str), "--workers": S(["1"]),
+            "--budget-s": S(["1", "2"]), "--out": S(files["folder"][:1]), "--no-cch": None,
+            "--no-scipy": None}, ["--map", "--out", "--backend", "--no-cch", "--workers"],
+            odd=odd),
+        "bench-load": Command(["bench", "load"], False, {
+            "--map": maps, "--repeat": S(["1"]), "--sources": S(["1", "2"]),
+            "--no-kanto": None, "--seed": st.integers(0, 2**32).map(str),
+            "--no-bf-phases": None}, ["--map", "--no-kanto", "--repeat"], odd=odd),
     }
 
 
@@ -258,6 +323,24 @@ def names_value(err: str, odd: str | None, odd_value: str | None) -> bool:
     return any(s and s in last for s in shown) or not odd_value.strip()
 
 
+@contextlib.contextmanager
+def small_dask():
+    """``--dask local`` starts at most MAX_DASK_WORKERS workers, and a scheduler address
+    is given up after DASK_CONNECT_S, while a fuzzed run lasts."""
+    try:
+        from app.jobs import distributed as dist
+    except ImportError:  # no Dask: --dask says how to install it
+        yield
+        return
+    cores, timeout = dist._cores, dist.CONNECT_TIMEOUT_S
+    dist._cores = lambda: min(MAX_DASK_WORKERS, cores())
+    dist.CONNECT_TIMEOUT_S = DASK_CONNECT_S
+    try:
+        yield
+    finally:
+        dist._cores, dist.CONNECT_TIMEOUT_S = cores, timeout
+
+
 def run_cli(argv: list[str], odd: str | None = None, odd_value: str | None = None) -> Outcome:
     """``app.cli.main(argv)`` with stdout/stderr captured; what went wrong, if anything."""
     from app.cli import main
@@ -269,7 +352,7 @@ def run_cli(argv: list[str], odd: str | None = None, odd_value: str | None = Non
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(TIME_LIMIT_S)
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), small_dask():
             try:
                 rc = main(argv)
             except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
@@ -283,11 +366,13 @@ def run_cli(argv: list[str], odd: str | None = None, odd_value: str | None = Non
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
     text = err.getvalue()
+    if problem is None and SECRET in text + out.getvalue():
+        problem = f"a password is shown: {text[-300:]!r}"
     if problem is None and not slow:
         if rc not in (0, 2):
             problem = f"exit status {rc}"
         elif "Traceback" in text:
-            problem = "a traceback on stderr"
+            problem = "a traceback on stderr: " + text[text.index("Traceback"):][-1200:]
         elif rc == 2:
             last = text.rstrip("\n").rsplit("\n", 1)[-1]
             if "error" not in last:

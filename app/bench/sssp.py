@@ -93,8 +93,8 @@ def _parse_strategy(spec: str):
     name, _, signal = spec.partition(":")
     try:
         get(name)
-    except InvalidArgumentError as exc:
-        raise SystemExit(str(exc)) from None
+    except InvalidArgumentError as exc:  # one line, exit 2 (the CLI prints it)
+        raise InvalidArgumentError(f"--strategies {spec!r}: {exc}") from None
     opts = SSSPOptions(adaptive_signal=signal) if signal else SSSPOptions()
     return name, opts
 

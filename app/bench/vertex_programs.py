@@ -240,23 +240,24 @@ def _graphs(args: argparse.Namespace, wanted_graphs: list[str]):
 
 def _check_args(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     from app.bench.vertex_programs_graphs import SYNTHETIC
+    from app.cli import CliError  # one line, exit 2 (SystemExit(text) exits 1, no 'error:')
 
     wanted = [p for p in args.programs.split(",") if p]
     bad = [p for p in wanted if p not in PROGRAMS]
     if bad:
-        raise SystemExit(f"unknown program {bad[0]!r}; choose from {', '.join(PROGRAMS)}")
+        raise CliError(f"unknown program {bad[0]!r}; choose from {', '.join(PROGRAMS)}")
     graphs = [x for x in args.graphs.split(",") if x]
     bad = [x for x in graphs if x not in SYNTHETIC]
     if bad:
-        raise SystemExit(f"--graphs: unknown graph {bad[0]!r}; choose from "
+        raise CliError(f"--graphs: unknown graph {bad[0]!r}; choose from "
                          f"{', '.join(SYNTHETIC)}")
     if args.scaling:
         lo, _, hi = args.scaling.partition(":")
         if not (lo.isdigit() and (hi or lo).isdigit() and 1 <= int(lo) <= int(hi or lo) <= 30):
-            raise SystemExit(f"--scaling {args.scaling!r}: give LO:HI with 1 <= LO <= HI <= 30")
+            raise CliError(f"--scaling {args.scaling!r}: give LO:HI with 1 <= LO <= HI <= 30")
     for name in ("nodes", "arcs_per_node", "wiki_nodes", "wiki_arcs"):
         if getattr(args, name) < 2:
-            raise SystemExit(f"--{name.replace('_', '-')} {getattr(args, name)}: give at least 2")
+            raise CliError(f"--{name.replace('_', '-')} {getattr(args, name)}: give at least 2")
     return wanted, graphs
 
 
@@ -288,7 +289,9 @@ def _included(folder: str | None) -> tuple[list[dict], list[dict]]:
             with open(path, newline="", encoding="utf-8") as fh:
                 got.append(list(csv.DictReader(fh)))
         except OSError as exc:
-            raise SystemExit(f"--include: cannot read {path}: {exc.strerror or exc}") from exc
+            from app.cli import CliError
+
+            raise CliError(f"--include: cannot read {path}: {exc.strerror or exc}") from None
     print(f"included {len(got[0])} rows of {len(got[1])} graphs from {folder}")
     return got[0], got[1]
 

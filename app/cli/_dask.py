@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
+import os
+import sys
 from collections.abc import Iterator
 
 from app.cli import CliError
 
 DASK_HELP = (
     "run on a Dask cluster: local (one worker per GPU, or per core on the CPU), local:N "
-    "(N workers) or tcp://HOST:PORT (a running 'dask scheduler'); needs signpost[dask]"
+    "(N workers, at most one per GPU or core) or tcp://HOST:PORT (a running 'dask "
+    "scheduler' without TLS; no other scheme); needs signpost[dask]"
 )
+# distributed's loggers: -q leaves only their errors (a Ctrl-C otherwise prints WARNING
+# lines of closing comms and nannies, here and in the worker processes)
+DASK_LOGGERS = ("distributed", "tornado", "bokeh")
 
 
 def add_dask_argument(p: argparse.ArgumentParser) -> None:
@@ -24,21 +31,33 @@ def add_dask_argument(p: argparse.ArgumentParser) -> None:
 def cluster(args: argparse.Namespace) -> Iterator[object | None]:
     """The ``app.jobs.distributed.Cluster`` of ``args.dask`` (None without the option),
     closed at the end; a cluster that cannot be had is a CliError (exit 2)."""
-    if not getattr(args, "dask", None):
+    if getattr(args, "dask", None) is None:
         yield None
         return
     from app.jobs.distributed import DistributedError, connect
 
+    if getattr(args, "quiet", False):
+        quiet_dask()
     try:
         cl = connect(args.dask, args.backend)
     except DistributedError as exc:
         raise CliError(str(exc)) from None
+    for note in cl.notes:
+        print(f"note: {note}", file=sys.stderr)
     try:
         yield cl
     except DistributedError as exc:
         raise CliError(str(exc)) from None
     finally:
         cl.close()
+
+
+def quiet_dask() -> None:
+    """Only errors from distributed, in this process and the worker processes it starts
+    (they read ``DASK_LOGGING__*`` when they import distributed)."""
+    for name in DASK_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+        os.environ[f"DASK_LOGGING__{name.upper()}"] = "error"
 
 
 def describe(cl, shipped: str) -> str:

@@ -35,5 +35,19 @@ def register(sub) -> None:
         bp = bsub.add_parser(name, help=helptext)
         add_output_arguments(bp)
         mod.add_arguments(bp)
-        bp.set_defaults(func=mod.run)
+        bp.set_defaults(func=_checked(mod.run))
     p.set_defaults(func=lambda args: p.print_help() or 2)
+
+
+def _checked(run):
+    """``run`` after the checks every benchmark shares: a --seed numpy accepts (>= 0)."""
+
+    def checked(args) -> int:
+        from app.cli import CliError
+
+        seed = getattr(args, "seed", None)
+        if isinstance(seed, int) and seed < 0:
+            raise CliError(f"--seed {seed}: give an integer >= 0")
+        return run(args)
+
+    return checked

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 
 import resources
-from app.cli._common import SNAP_HELP, add_command, add_edit_arguments, add_gis_arguments
+from app.cli._common import (
+    SNAP_HELP,
+    _snap_limit,
+    add_command,
+    add_edit_arguments,
+    add_gis_arguments,
+)
 
 # argparse help and description: resources/cli_help.json
 HELP, DESCRIPTION = resources.cli_help("gui")
@@ -22,7 +28,7 @@ def register(sub) -> None:
     p.add_argument("--screenshot", metavar="FILE.png", help="save the window once drawn, then exit")
     p.add_argument("--strategy", default=None, choices=STRATEGIES, help="SSSP strategy")
     p.add_argument("--backend", default=None, choices=BACKENDS, help="compute backend")
-    p.add_argument("--max-snap", type=float, default=1000.0, metavar="M", help=SNAP_HELP)
+    p.add_argument("--max-snap", type=_snap_limit, default=1000.0, metavar="M", help=SNAP_HELP)
     p.add_argument("--size", default=None, metavar="WxH", help="window size, e.g. 1600x1000")
     p.add_argument("--settings", default=None, metavar="FILE.ini", help="settings file to use")
     add_gis_arguments(p)

@@ -13,6 +13,7 @@ from app.cli._common import add_command, add_search_arguments, open_map
 LAYER = "isochrones"  # the GeoPackage layer written (other layers are kept)
 HELP, DESCRIPTION = resources.cli_help("isochrones")
 OUT_EXT = (".geojson", ".json", ".gpkg")
+MAX_CUTOFF = 1e9  # 25 times round the Earth in metres; 1,900 years in minutes
 
 
 def register(sub) -> None:
@@ -22,7 +23,7 @@ def register(sub) -> None:
     p.add_argument("--from", dest="source", required=True, metavar="P",
                    help="start point: LON,LAT or node:ID")
     by = p.add_mutually_exclusive_group(required=True)
-    by.add_argument("--minutes", metavar="T1,T2,...", help="travel-time cutoffs (time profiles)")
+    by.add_argument("--minutes", metavar="T1,T2,...", help="travel-time cutoffs (a time profile, or --weight in a time unit)")
     by.add_argument("--metres", "--meters", dest="metres", metavar="L1,L2,...",
                     help="road-length cutoffs in metres (any map)")
     by.add_argument("--cost", metavar="C1,C2,...", help="cutoffs in the map's own weight unit")
@@ -44,8 +45,11 @@ def parse_cutoffs(text: str, option: str) -> list[float]:
             v = float(part)
         except ValueError:
             raise CliError(f"{option} {text!r}: {part.strip()!r} is not a number") from None
-        if not (v > 0 and v < 1e9):
+        if not v > 0:
             raise CliError(f"{option} {text!r}: cutoffs must be numbers > 0")
+        if not v < MAX_CUTOFF:
+            raise CliError(f"{option} {text!r}: {part.strip()} is too large (cutoffs are "
+                           f"below {MAX_CUTOFF:g})")
         vals.append(v)
     return sorted(set(vals))
 

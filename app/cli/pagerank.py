@@ -40,7 +40,9 @@ def check_args(args: argparse.Namespace) -> None:
     """Refuse bad numbers before loading the map, naming the value."""
     if not 0.0 < args.damping < 1.0:
         raise CliError(f"--damping {args.damping!r}: give a value between 0 and 1 (exclusive)")
-    if not args.tol >= 0.0:
+    if not math.isfinite(args.tol):
+        raise CliError(f"--tol {args.tol!r}: the tolerance must be a number (>= 0)")
+    if args.tol < 0.0:
         raise CliError(f"--tol {args.tol!r}: the tolerance must not be negative")
     from gpu_core.programs.api import MAX_ITER
 

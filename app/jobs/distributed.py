@@ -21,11 +21,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .dask_address import AddressError, _capped, _cores, parse_spec, probe_scheduler, shown
 from .dask_worker import MapRef
+
+__all__ = ["parse_spec", "shown"]  # the address checks, with the cluster for callers
 
 INSTALL_HINT = "pip install 'signpost[dask]'"
 CUDA_HINT = "pip install dask-cuda (or 'signpost[cuda13]')"
-CONNECT_TIMEOUT_S = 10.0  # an unreachable scheduler is named within this
+CONNECT_TIMEOUT_S = 10.0  # an unreachable or silent scheduler is named within this, in all
 RETRIES = 2  # a block that raised (not one whose worker died: Dask re-runs those itself)
 BLOCKS_PER_WORKER = 4  # enough blocks to balance uneven workers and show progress
 # Origins per GPU block at least: one GPHAST sweep is 1024 sources wide
@@ -48,25 +51,6 @@ def require_dask():
     return distributed
 
 
-def parse_spec(spec: str) -> tuple[str, int | None]:
-    """``local`` -> ("local", None); ``local:N`` -> ("local", N); an address -> (address,
-    None) (``HOST:PORT`` means ``tcp://HOST:PORT``)."""
-    s = spec.strip()
-    if s == "local":
-        return "local", None
-    if s.startswith("local:"):
-        n = s[len("local:"):]
-        if not n.isdigit() or int(n) < 1:
-            raise DistributedError(f"--dask {spec!r}: local:N needs a worker count N >= 1")
-        return "local", int(n)
-    if "://" in s:
-        return s, None
-    host, sep, port = s.rpartition(":")
-    if sep and host and port.isdigit():
-        return f"tcp://{s}", None
-    raise DistributedError(f"--dask {spec!r}: give local, local:N or tcp://HOST:PORT")
-
-
 @dataclass
 class Cluster:
     """A connected client, the local cluster it owns (if any) and the backend its workers
@@ -77,6 +61,7 @@ class Cluster:
     backend: str  # "cpu" or "cupy"
     kind: str  # "LocalCluster", "LocalCUDACluster" or the scheduler's address
     start_s: float
+    notes: list[str] = field(default_factory=list)  # e.g. a worker count capped
 
     @property
     def workers(self) -> int:
@@ -107,44 +92,65 @@ def _gpu_count() -> int:
 def connect(spec: str, backend: str = "auto", *, timeout: float | None = None) -> Cluster:
     """The cluster ``--dask spec`` names (:func:`parse_spec`). ``local`` starts one worker
     per GPU (LocalCUDACluster) when this machine has GPUs and ``backend`` is not cpu, else
-    a LocalCluster of N single-threaded processes (default: one per core) on the CPU."""
+    a LocalCluster of N single-threaded processes (default: one per core) on the CPU;
+    ``local:N`` asks for more than that: capped, with a note. A scheduler address is
+    probed first (:func:`probe_scheduler`); DistributedError within ``timeout`` seconds in
+    all for anything that is not a Dask scheduler with a worker."""
     distributed = require_dask()
-    where, n = parse_spec(spec)
+    try:
+        where, n = parse_spec(spec)
+    except AddressError as exc:
+        raise DistributedError(str(exc)) from None
     timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
     t0 = time.perf_counter()
     if where != "local":
-        try:
-            client = distributed.Client(where, timeout=timeout)
-        except (OSError, TimeoutError) as exc:
-            raise DistributedError(f"cannot reach the Dask scheduler at {where} within "
-                                   f"{timeout:g} s ({type(exc).__name__})") from None
-        try:
-            client.wait_for_workers(1, timeout=timeout)
-        except (OSError, TimeoutError):
-            client.close()
-            raise DistributedError(f"the Dask scheduler at {where} has no workers") from None
-        return Cluster(client, None, worker_backend(client, backend), where,
-                       time.perf_counter() - t0)
+        return _connect_scheduler(distributed, where, backend, timeout, t0)
     gpus = _gpu_count() if backend != "cpu" else 0
+    notes: list[str] = []
     if gpus:
         try:
             from dask_cuda import LocalCUDACluster
         except ImportError:
             raise DistributedError(f"--dask local on GPUs needs dask-cuda: {CUDA_HINT}; or "
                                    "--backend cpu") from None
+        n = _capped(n, gpus, "GPU", notes)
         with keep_replicas():
-            owned = LocalCUDACluster(n_workers=n or gpus, threads_per_worker=1,
+            owned = LocalCUDACluster(n_workers=n, threads_per_worker=1,
                                      dashboard_address=None)
         kind, be = "LocalCUDACluster", "cupy"
     else:
+        n = _capped(n, _cores(), "core", notes)
         with keep_replicas():
-            owned = distributed.LocalCluster(n_workers=n or os.cpu_count() or 1,
-                                             threads_per_worker=1, processes=True,
-                                             dashboard_address=None)
+            owned = distributed.LocalCluster(n_workers=n, threads_per_worker=1,
+                                             processes=True, dashboard_address=None)
         kind, be = "LocalCluster", "cpu"
     client = distributed.Client(owned)
-    client.wait_for_workers(n or 1)
-    return Cluster(client, owned, be, kind, time.perf_counter() - t0)
+    client.wait_for_workers(n)
+    return Cluster(client, owned, be, kind, time.perf_counter() - t0, notes)
+
+
+def _connect_scheduler(distributed, where: str, backend: str, timeout: float,
+                       t0: float) -> Cluster:
+    """A client of the scheduler at ``where``, its first worker waited for; the whole
+    within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    try:
+        probe_scheduler(where, timeout)
+    except AddressError as exc:
+        raise DistributedError(str(exc)) from None
+    try:
+        client = distributed.Client(where, timeout=max(1.0, deadline - time.monotonic()))
+    except (OSError, TimeoutError) as exc:
+        raise DistributedError(f"cannot reach the Dask scheduler at {where} within "
+                               f"{timeout:g} s ({type(exc).__name__})") from None
+    try:
+        client.wait_for_workers(1, timeout=max(0.5, deadline - time.monotonic()))
+    except (OSError, TimeoutError):
+        client.close()
+        raise DistributedError(f"the Dask scheduler at {where} has no workers (none joined "
+                               f"within {timeout:g} s)") from None
+    return Cluster(client, None, worker_backend(client, backend), where,
+                   time.perf_counter() - t0)
 
 
 def keep_replicas():

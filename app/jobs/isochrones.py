@@ -3,9 +3,10 @@ polygons (what a planner loads into QGIS), not as coloured nodes.
 
 How a polygon is made (shapely on the CPU, in the map's local metric projection ``x/y``):
 
-1. One search from the source: by the map's own weights (``by="cost"``; minutes on a
-   time profile are ``cutoff * 600`` deciseconds) or by length (``by="length"``: every
-   arc weighs its length in decimetres, on any map, one-ways as the profile has them).
+1. One search from the source: by the map's own weights (``by="cost"``; minutes are
+   ``cutoff * 600`` deciseconds on a time profile, in any time unit by
+   :func:`units_per_minute`) or by length (``by="length"``: every arc weighs its length
+   in decimetres, on any map, one-ways as the profile has them).
 2. Every arc ``u→v`` with ``d[u] <= cutoff`` is reachable from its tail for the fraction
    ``min(1, (cutoff - d[u]) / w)`` of its length (costs grow evenly along an arc). The
    arc's drawn geometry (tail, inner points, head) is cut there, interpolating along the
@@ -21,10 +22,14 @@ How a polygon is made (shapely on the CPU, in the map's local metric projection 
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
+
+from maps.weights import unit_scale
 
 from .common import CancelCheck, Progress, report
 
@@ -34,7 +39,6 @@ DEFAULT_BUFFER_M = 50.0
 # Segments per quarter circle of the buffer's round ends: 4 keeps a 50 m band within
 # 2 m of a true circle and makes the buffer ~3x faster than GEOS's default 8.
 QUAD_SEGS = 4
-UNIT_PER_MINUTE = {"ds": 600}  # map units in a minute, for time units
 BY = ("cost", "length")
 
 
@@ -58,14 +62,27 @@ class IsochroneResult:
     timings: dict = field(default_factory=dict)  # search_s, cut_s, buffer_s, ...
 
 
+def units_per_minute(unit: str) -> Fraction | None:
+    """How many integer costs of ``unit`` make a minute, exactly (``ds`` 600, ``s`` 60,
+    ``1e-4 s`` 600000, ``min`` 1, ``h`` 1/60); None when the unit is not a time."""
+    if unit in ("min", "h"):
+        return Fraction(1) if unit == "min" else Fraction(1, 60)
+    sc = unit_scale(unit)
+    if sc is None or sc[0] != "time":
+        return None
+    return Fraction(60 * 10 ** sc[1])
+
+
 def minutes_to_cost(unit: str, minutes: float) -> int:
-    """A cutoff in minutes as an integer cost of ``unit``; ValueError when the unit is no
-    time (the message says which unit the map has)."""
-    per = UNIT_PER_MINUTE.get(unit)
+    """A cutoff in minutes as an integer cost of ``unit``: the largest integer cost within
+    it (costs are integers, so ``cost <= minutes`` holds exactly for these), taking the
+    decimal the user wrote (``0.1`` is a tenth, not the float below it). ValueError when
+    the unit is no time (the message says which unit the map has)."""
+    per = units_per_minute(unit)
     if per is None:
-        raise ValueError(f"minutes need a time profile (walk, drive, multimodal); this map's "
-                         f"weights are in {unit!r}")
-    return int(round(minutes * per))
+        raise ValueError(f"minutes need a time profile (walk, drive, multimodal) or a "
+                         f"--weight in a time unit; this map's weights are in {unit!r}")
+    return math.floor(Fraction(repr(float(minutes))) * per)
 
 
 def length_graph(net):

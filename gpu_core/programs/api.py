@@ -188,7 +188,7 @@ def pagerank(
     check_pagerank_args(damping, tol, max_iter)
     if method not in ("framework", "direct"):
         raise InvalidArgumentError(f"unknown method {method!r}; choose framework or direct")
-    g = CSRGraph.from_any(graph)
+    g = CSRGraph.from_any(graph, allow_negative=True)  # PageRank reads no weight
     n = g.num_nodes
     be, note = choose_backend(backend)
     t0 = time.perf_counter()
@@ -248,7 +248,9 @@ def minimum_spanning_forest(
     method = MST_ALIASES.get(method, method)
     if method not in METHODS_MST:
         raise InvalidArgumentError(f"unknown method {method!r}; choose one of {', '.join(METHODS_MST)}")
-    g = CSRGraph.from_any(graph)
+    # any sign: every method compares edges by their rank in the (w, a, b) order sorted
+    # here (int64), never by a weight packed into a key or summed
+    g = CSRGraph.from_any(graph, allow_negative=True)
     n = g.num_nodes
     be, note = choose_backend(backend)
     t0 = time.perf_counter()

@@ -64,9 +64,26 @@ BAD_GRAPHS = {
 @pytest.mark.parametrize("case", BAD_GRAPHS)
 def test_bad_graphs_are_refused(call, case):
     g, msg = BAD_GRAPHS[case]
+    if case == "negative weight" and call in TAKE_NEGATIVE:
+        pytest.skip("takes negative weights: test_pagerank_and_mst_take_negative_weights")
     with pytest.raises(InvalidArgumentError, match=msg) as exc:
         CALLS[call](g)
     assert isinstance(exc.value, ValueError)
+
+
+TAKE_NEGATIVE = ("pagerank", "mst")  # issue 24: PageRank reads no weight; MST ranks edges
+
+
+def test_pagerank_and_mst_take_negative_weights():
+    g, _ = BAD_GRAPHS["negative weight"]
+    flipped = bad(weights=np.array([1, 5, 1, 1]))  # the same arcs, weights all >= 0
+    np.testing.assert_array_equal(pagerank(g, backend="cpu").rank,
+                                  pagerank(flipped, backend="cpu").rank)
+    for method in ("framework", "direct"):
+        got = minimum_spanning_forest(g, backend="cpu", method=method)
+        # the lightest arc per pair: 0-1 (1), 0-2 (-5), 1-2 (1), 2-3 (1); Kruskal keeps
+        # -5 first, then 0-1 and 2-3 (1-2 would close a cycle)
+        assert got.total_weight == -3 and got.tails.shape[0] == 3
 
 
 def test_a_bad_csrgraph_object_is_refused_too():

@@ -381,3 +381,24 @@ def test_pagerank_stop_rule_on_the_device_matches_the_master(combiner):
         assert gpu.supersteps == cpu.supersteps
         assert np.abs(gpu.rank - cpu.rank).max() <= 1e-12
         np.testing.assert_array_equal(_telemetry(gpu.telemetry), _telemetry(cpu.telemetry))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_negative_weights_mst_and_pagerank_cupy_equal_cpu(seed):
+    """Issue 24: MST takes arcs of any sign (every GPU method compares ranks in the
+    (w, a, b) order), PageRank ignores weights: cupy equals the CPU on signed weights."""
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(2, 300))
+    m = int(rng.integers(1, 5 * n))
+    g = CSRGraph.from_edges(n, rng.integers(0, n, m), rng.integers(0, n, m),
+                            rng.integers(-1000, 1000, m))
+    want = minimum_spanning_forest(g, backend="cpu", method="kruskal")
+    for method in ("framework", "direct"):
+        got = minimum_spanning_forest(g, backend="cupy", method=method)
+        np.testing.assert_array_equal(got.tails, want.tails)
+        np.testing.assert_array_equal(got.heads, want.heads)
+        assert got.total_weight == want.total_weight
+    for method in ("framework", "direct"):
+        a = pagerank(g, backend="cupy", method=method)
+        b = pagerank(g, backend="cpu", method=method)
+        np.testing.assert_allclose(a.rank, b.rank, rtol=0, atol=1e-12)

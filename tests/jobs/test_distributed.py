@@ -428,3 +428,21 @@ def test_parse_spec():
     assert parse_spec("local:3") == ("local", 3)
     assert parse_spec("10.0.0.5:8786") == ("tcp://10.0.0.5:8786", None)
     assert parse_spec("tcp://h:1") == ("tcp://h:1", None)
+
+
+def test_matrix_parquet_same_bytes_on_two_workers(files, cluster, tmp_path, monkeypatch):
+    """Issue 24: Parquet with --dask is one process's file byte for byte (row groups of
+    whole origins, whatever the blocks); small groups here so that there are several."""
+    pytest.importorskip("pyarrow")
+    from app.cli import matrix_out
+
+    monkeypatch.setattr(matrix_out, "ROWS_PER_GROUP", 5 * T)  # 5 origins a group
+    addr = cluster[0].scheduler_address
+    assert matrix(files, tmp_path / "one.parquet", "--chunk", "7") == 0
+    assert matrix(files, tmp_path / "two.parquet", "--dask", addr, "--chunk", "3") == 0
+    one, two = (tmp_path / "one.parquet").read_bytes(), (tmp_path / "two.parquet").read_bytes()
+    assert one == two
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(tmp_path / "one.parquet").metadata
+    assert meta.num_row_groups == -(-F // 5) and meta.num_rows == F * T

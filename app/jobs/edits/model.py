@@ -75,12 +75,12 @@ def _num(v: float) -> str:
 def node_key(text: str) -> int | str:
     """A node id as typed: an int when it reads as one, else the text (GraphML names)."""
     t = text.strip()
-    if re.fullmatch(r"[-+]?\d{1,19}", t):
+    if re.fullmatch(r"[-+]?[0-9]{1,19}", t):  # ASCII digits only: int() reads any script
         return int(t)
     return t
 
 
-_FLOAT = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_FLOAT = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"  # ASCII, as float() is not
 _LONLAT = re.compile(rf"^\s*({_FLOAT})\s*,\s*({_FLOAT})\s*$")
 FORMS = "nodes:A,B, arc:A,B, way:ID or LON,LAT"
 

@@ -231,13 +231,19 @@ class Targets:
 
         self._check_coordinates(label)
         ring = np.asarray(edit.polygon, dtype=np.float64)
-        x, y = to_xy(ring[:, 0], ring[:, 1], self.net.origin)
-        try:
+        try:  # as drawn, in degrees: its own faults named, not the projection's
+            ll = shapely.Polygon(ring)
+            if not ll.is_valid:
+                raise EditError(label, f"the polygon is not valid ({shapely.is_valid_reason(ll)})")
+            x, y = to_xy(ring[:, 0], ring[:, 1], self.net.origin)
             poly = shapely.Polygon(np.column_stack([x, y]))
-            if not poly.is_valid:
-                raise EditError(label, f"the polygon is not valid ({shapely.is_valid_reason(poly)})")
         except shapely.errors.GEOSException as exc:
             raise EditError(label, f"the polygon is not valid ({exc})") from None
+        # one too large for the map's local projection (a continent, the whole world)
+        # folds there: such a polygon is tested in degrees instead
+        degrees = not (poly.is_valid and np.isfinite([x, y]).all())
+        if degrees:
+            poly = ll
         if self._tree is None:
             from maps.snap import arc_polylines
 
@@ -245,19 +251,29 @@ class Targets:
             coords, idx = arc_polylines(self.net, np.arange(m))
             self._lines = shapely.linestrings(coords, indices=idx) if m else np.zeros(0, object)
             self._tree = shapely.STRtree(self._lines)
-        ids = np.sort(self._tree.query(poly, predicate="intersects")).tolist()
+        if degrees:
+            ids = np.flatnonzero(shapely.intersects(
+                shapely.transform(self._lines, self._to_degrees), poly)).tolist()
+        else:
+            ids = np.sort(self._tree.query(poly, predicate="intersects")).tolist()
         st = self.sc.store
         if st.tail:
             state = self.sc.graph.host.state
             for i in range(len(st.tail)):
                 e = st.m + i
-                if state[e] != ARC_DELETED and shapely.intersects(
-                        shapely.LineString(st.polyline(e)), poly):
+                line = shapely.LineString(st.polyline(e))
+                if degrees:
+                    line = shapely.transform(line, self._to_degrees)
+                if state[e] != ARC_DELETED and shapely.intersects(line, poly):
                     ids.append(e)
         ids = self.current(ids)
         if not ids:
             raise EditError(label, "no arc of this map lies inside the polygon")
         return ids
+
+    def _to_degrees(self, xy: np.ndarray) -> np.ndarray:
+        lon, lat = to_lonlat(xy[:, 0], xy[:, 1], self.net.origin)
+        return np.column_stack([lon, lat])
 
     def resolve(self, edit: Edit, label: str) -> list[int]:
         """The current arcs an edit (not ``add``) targets; EditError naming why none."""
