@@ -4,7 +4,9 @@ the GPU (GPHAST). ``api`` builds, saves and loads it; ``contract`` orders and co
 ``cpu`` runs the searches with numba; ``cuda`` (with ``phast.cu``) the GPU sweep."""
 
 from .api import Hierarchy, HierarchyTooDenseError, build_hierarchy, graph_key, road_shaped
+from .keyed import key_graph_fingerprint, key_hierarchy
 
 __all__ = [
-    "Hierarchy", "HierarchyTooDenseError", "build_hierarchy", "graph_key", "road_shaped",
+    "Hierarchy", "HierarchyTooDenseError", "build_hierarchy", "graph_key",
+    "key_graph_fingerprint", "key_hierarchy", "road_shaped",
 ]
