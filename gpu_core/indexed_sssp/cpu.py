@@ -108,10 +108,45 @@ def preds(rptr, rsrc, rw, hb, key, pred):
         pred[v] = p
 
 
+def _renumber(ptr, nbr, w, order, new_of):
+    """A CSR graph (rows by old id) with its rows in ``order`` and neighbours renamed."""
+    cnt = np.diff(ptr)[order]
+    p = np.zeros(order.shape[0] + 1, np.int64)
+    np.cumsum(cnt, out=p[1:])
+    idx = np.repeat(ptr[order] - p[:-1], cnt) + np.arange(int(p[-1]))
+    return p, np.ascontiguousarray(new_of[nbr[idx]], dtype=np.int32), np.ascontiguousarray(w[idx])
+
+
+class Layout:
+    """The hierarchy in the CPU sweep's own vertex order: by level as the sweep ids are,
+    but within a level by graph id instead of rank. Road maps number vertices roughly
+    by place, so a level's consecutive vertices pull from nearby entries of the levels
+    above, and the final gather into graph ids reads one ascending run per level (the
+    sweep is bound by memory latency; any order by level is a valid PHAST order)."""
+
+    def __init__(self, h):
+        n = h.n
+        vertex = np.empty(n, np.int64)  # sweep id -> graph id
+        vertex[h.rank_of] = np.arange(n)
+        level = np.repeat(np.arange(h.levels), np.diff(h.level_ptr))
+        order = np.lexsort((vertex, level))  # new id -> sweep id
+        new_of = np.empty(n, np.int32)  # sweep id -> new id
+        new_of[order] = np.arange(n, dtype=np.int32)
+        self.n = n
+        self.levels = h.levels
+        self.level_ptr = h.level_ptr
+        self.rank_of = np.ascontiguousarray(new_of[h.rank_of])  # graph id -> new id
+        self.up_ptr, self.up_dst, self.up_w = _renumber(h.up_ptr, h.up_dst, h.up_w, order,
+                                                        new_of)
+        self.down_ptr, self.down_src, self.down_w = _renumber(h.down_ptr, h.down_src,
+                                                              h.down_w, order, new_of)
+
+
 class CpuOneToAll:
     """The reusable CPU state of one (key hierarchy, graph) pair; one search at a time."""
 
     def __init__(self, h, rptr: np.ndarray, rsrc: np.ndarray, rw: np.ndarray):
+        h = Layout(h)
         self.h = h
         self.rptr, self.rsrc, self.rw = rptr, rsrc, rw
         n = h.n

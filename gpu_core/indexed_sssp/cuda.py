@@ -40,16 +40,17 @@ class CudaOneToAll:
         self.device = device_id()
         self.h = h
         self.host = CpuOneToAll(h, rptr, rsrc, rw)  # its upward search
+        lay = self.host.h  # the CPU engine's vertex order (cpu.Layout), shared
         n, m_down, m = h.n, int(h.down_src.shape[0]), int(rsrc.shape[0])
         need = (8 * (n + 1) + 12 * m_down + 8 * (n + 1) + 8 * m + 8 * 4 * n + 4 * n
                 + 8 * h.level_ptr.shape[0])
         memory.ensure_free(need, "the indexed search's device buffers")
         with memory.oom_as_typed("the indexed search's device buffers", need):
-            self.level_ptr = cp.asarray(h.level_ptr.astype(np.int64))
-            self.down_ptr = cp.asarray(h.down_ptr.astype(np.int64))
-            self.down_src = cp.asarray(h.down_src.astype(np.int32))
-            self.down_w = cp.asarray(h.down_w.astype(np.int64))
-            self.rank_of = cp.asarray(h.rank_of.astype(np.int32))
+            self.level_ptr = cp.asarray(lay.level_ptr.astype(np.int64))
+            self.down_ptr = cp.asarray(lay.down_ptr.astype(np.int64))
+            self.down_src = cp.asarray(lay.down_src.astype(np.int32))
+            self.down_w = cp.asarray(lay.down_w.astype(np.int64))
+            self.rank_of = cp.asarray(lay.rank_of.astype(np.int32))
             self.rptr = cp.asarray(rptr.astype(np.int64))
             self.rsrc = cp.asarray(rsrc)
             self.rw = cp.asarray(rw)
