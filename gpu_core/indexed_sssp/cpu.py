@@ -78,34 +78,61 @@ def sweep(up, d, down_ptr, down_src, down_w, level_ptr, ticks):
         ticks[lv] = cycles() - t0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _key_of(d, rank_of, hb, unreachable, key, dist, v):
+    x = d[rank_of[v]]
+    if x >= UP_INF:
+        key[v] = KEY_INF
+        dist[v] = unreachable
+    else:
+        key[v] = x
+        dist[v] = x >> hb
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pred_of(rptr, rsrc, rw, hb, key, pred, v):
+    """pred[v] = the smallest u with key[u] + w'(u, v) == key[v] over v's in-arcs (the
+    rule of ``gpu_core.keys``), -1 at sources and unreached vertices."""
+    kv = key[v]
+    p = -1
+    if kv != KEY_INF:
+        one = min(hb, 1)
+        for e in range(rptr[v], rptr[v + 1]):
+            u = rsrc[e]
+            # kv - w' cannot overflow and never equals KEY_INF
+            if key[u] == kv - ((np.int64(rw[e]) << hb) | one) and (p < 0 or u < p):
+                p = u
+    pred[v] = p
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def keys_of(d, rank_of, hb, unreachable, key, dist):
     """key[v] (KEY_INF when unreached) and dist[v] in the graph's ids."""
     for v in prange(key.shape[0]):
-        x = d[rank_of[v]]
-        if x >= UP_INF:
-            key[v] = KEY_INF
-            dist[v] = unreachable
-        else:
-            key[v] = x
-            dist[v] = x >> hb
+        _key_of(d, rank_of, hb, unreachable, key, dist, v)
+
+
+@njit(cache=True, nogil=True)
+def keys_of_seq(d, rank_of, hb, unreachable, key, dist):
+    for v in range(key.shape[0]):
+        _key_of(d, rank_of, hb, unreachable, key, dist, v)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def preds(rptr, rsrc, rw, hb, key, pred):
-    """pred[v] = the smallest u with key[u] + w'(u, v) == key[v] over v's in-arcs (the
-    rule of ``gpu_core.keys``), -1 at sources and unreached vertices."""
-    one = min(hb, 1)
     for v in prange(key.shape[0]):
-        kv = key[v]
-        p = -1
-        if kv != KEY_INF:
-            for e in range(rptr[v], rptr[v + 1]):
-                u = rsrc[e]
-                # kv - w' cannot overflow and never equals KEY_INF
-                if key[u] == kv - ((np.int64(rw[e]) << hb) | one) and (p < 0 or u < p):
-                    p = u
-        pred[v] = p
+        _pred_of(rptr, rsrc, rw, hb, key, pred, v)
+
+
+@njit(cache=True, nogil=True)
+def preds_seq(rptr, rsrc, rw, hb, key, pred):
+    for v in range(key.shape[0]):
+        _pred_of(rptr, rsrc, rw, hb, key, pred, v)
+
+
+# below this many vertices the two passes run on one thread: waking numba's threads
+# costs more than they save (and far more on a loaded machine)
+PARALLEL_MIN_N = 1 << 17
 
 
 def _renumber(ptr, nbr, w, order, new_of):
@@ -182,7 +209,10 @@ class CpuOneToAll:
             finally:
                 reset(self.up, self.touched, reached)
             c2 = cycles()
-            keys_of(self.d, h.rank_of, np.int64(hb), np.int64(unreachable), key, dist)
-            preds(self.rptr, self.rsrc, self.rw, np.int64(hb), key, pred)
+            par = h.n >= PARALLEL_MIN_N
+            (keys_of if par else keys_of_seq)(self.d, h.rank_of, np.int64(hb),
+                                               np.int64(unreachable), key, dist)
+            (preds if par else preds_seq)(self.rptr, self.rsrc, self.rw, np.int64(hb), key,
+                                          pred)
             c3 = cycles()
         return (reached, arcs), c1 - c0, c3 - c2

@@ -150,3 +150,17 @@ def test_without_hop_bits():
     for src in (0, 12345):
         got = sssp(g, src, backend="cpu", index=h)
         assert_same(got, sssp(g, src, backend="cpu"))
+
+
+def test_parallel_passes_equal_the_sequential_ones(monkeypatch):
+    # big maps run the key and predecessor passes on numba's threads (PARALLEL_MIN_N)
+    from gpu_core.indexed_sssp import cpu
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 3000, seed=11, max_weight=2))
+    h = key_hierarchy(g)
+    seq = sssp(g, 7, backend="cpu", index=h)
+    monkeypatch.setattr(cpu, "PARALLEL_MIN_N", 0)
+    par = sssp(g, 7, backend="cpu", index=h)
+    assert_same(par, seq)
+    assert_reference(g, 7, par)
