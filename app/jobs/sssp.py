@@ -40,17 +40,17 @@ def run(net, opts: SsspOptions, *, progress: Progress | None = None,
     gets gpu_core's PhaseLog as phases finish. A negative cycle is named by the map's
     node ids."""
     with cycle_with_file_ids(net):
-        return _run(net, opts, cancel=cancel, on_phase=on_phase)
+        return _run(net, opts, progress=progress, cancel=cancel, on_phase=on_phase)
 
 
-def _run(net, opts: SsspOptions, *, cancel: CancelCheck | None,
+def _run(net, opts: SsspOptions, *, progress: Progress | None, cancel: CancelCheck | None,
          on_phase: Callable | None) -> SSSPResult:
     from gpu_core.backend import resolve_backend
 
     kw = dict(strategy=opts.strategy, on_phase=on_phase, cancel=cancel)
     if opts.options is not None:
         kw["options"] = opts.options
-    index = search_index(net, opts.strategy, opts.index, cancel=cancel)
+    index = search_index(net, opts.strategy, opts.index, progress=progress, cancel=cancel)
     if index is not None:
         kw["index"] = index
     if not opts.cpu_fallback:
@@ -69,14 +69,15 @@ def _run(net, opts: SsspOptions, *, cancel: CancelCheck | None,
         return res
 
 
-def search_index(net, strategy: str, policy: str, *, cancel: CancelCheck | None = None):
+def search_index(net, strategy: str, policy: str, *, progress: Progress | None = None,
+                 cancel: CancelCheck | None = None):
     """The key-weighted hierarchy ``sssp(..., index=)`` takes, or None: only strategy
     ``auto`` uses one (an explicitly chosen strategy runs as chosen)."""
     if strategy != "auto" or policy == "off":
         return None
     from .index import key_hierarchy_for
 
-    return key_hierarchy_for(net, policy=policy, cancel=cancel)[0]
+    return key_hierarchy_for(net, policy=policy, progress=progress, cancel=cancel)[0]
 
 
 def compare(net, opts: SsspOptions, strategies: tuple[str, ...] = COMPARE_STRATEGIES, *,
