@@ -12,6 +12,7 @@ runs at the pinned rate and never touches fresh pages). Imported only when CuPy 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import numpy as np
 
 from ..device import get_kernel, memory
 from ..host.distances import dist_from_keys
-from .cpu import CpuOneToAll
+from .cpu import CpuOneToAll, reset
 
 _SRC = Path(__file__).resolve().with_name("one_to_all.cu")
 BLOCK = 256
@@ -69,6 +70,7 @@ class CudaOneToAll:
         self.grid = sms * per_sm
         self.min_grid = sms
         self.pool: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.lock = threading.Lock()  # one search at a time on these buffers
 
     def _results(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(key, pred) pinned and dist host arrays no result references any more (the
@@ -88,6 +90,10 @@ class CudaOneToAll:
 
     def run(self, sources: np.ndarray, hb: int, unreachable: int):
         """(key, pred, dist, telemetry row values) of one search from ``sources``."""
+        with self.lock:
+            return self._run(sources, hb, unreachable)
+
+    def _run(self, sources: np.ndarray, hb: int, unreachable: int):
         h, eng = self.h, self.host
         n = h.n
         t0 = time.perf_counter()
@@ -95,8 +101,6 @@ class CudaOneToAll:
             reached, arcs = eng.upward(sources)
             verts = eng.touched[:reached].copy()
             costs = eng.up[verts]
-            from .cpu import reset
-
             reset(eng.up, eng.touched, reached)
         self.up_vert[:reached].set(verts)
         self.up_cost[:reached].set(costs)
