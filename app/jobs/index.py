@@ -154,22 +154,27 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
     return out
 
 
-def prepare_search_index(net, *, progress: Progress | None = None,
+def prepare_search_index(net, *, backend: str = "auto", progress: Progress | None = None,
                          cancel: CancelCheck | None = None) -> IndexInfo:
-    """Load or build the search index of ``net`` for later clicks (the app calls this in
-    its worker after a map opens); a graph with no hierarchy to find (not road-shaped,
-    negative arcs) just gets none. Cancelling raises CancelledError."""
+    """Load or build the search index of ``net`` and get its searches ready (the reverse
+    graph, work vectors, device buffers for ``backend``), so later clicks neither wait
+    for a build nor pay the first search's set-up: the app calls this in its worker after
+    a map opens. A graph with no hierarchy to find (not road-shaped, negative arcs) just
+    gets none. Cancelling raises CancelledError."""
     from gpu_core.errors import InvalidArgumentError
     from gpu_core.hierarchy import HierarchyTooDenseError, road_shaped
+    from gpu_core.indexed_sssp import prepare_index
 
     h, info = key_hierarchy_for(net, policy="auto")
-    if h is not None:
-        return info
-    if not road_shaped(net):  # random or social graphs: contracting them takes hours
-        _memo_put(net, (None, IndexInfo()))
-        return IndexInfo()
-    try:
-        return key_hierarchy_for(net, policy="on", progress=progress, cancel=cancel)[1]
-    except (HierarchyTooDenseError, InvalidArgumentError):
-        _memo_put(net, (None, IndexInfo()))
-        return IndexInfo()
+    if h is None:
+        if not road_shaped(net):  # random or social graphs: contracting them takes hours
+            _memo_put(net, (None, IndexInfo()))
+            return IndexInfo()
+        try:
+            h, info = key_hierarchy_for(net, policy="on", progress=progress, cancel=cancel)
+        except (HierarchyTooDenseError, InvalidArgumentError):
+            _memo_put(net, (None, IndexInfo()))
+            return IndexInfo()
+    report(progress, None, "getting the search index ready")
+    prepare_index(h, net, backend)
+    return info

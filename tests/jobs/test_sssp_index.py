@@ -31,8 +31,11 @@ def test_auto_never_builds_then_uses_the_built_index(cache):
     net = generate("grid", 2000, seed=7)
     before = sssp.run(net, sssp.SsspOptions(5, backend="cpu"))
     assert "index" not in before.extra and not list(cache.glob("ch-*.npz"))
-    info = index.prepare_search_index(net)
+    info = index.prepare_search_index(net, backend="cpu")
     assert info.source == "built" and list(cache.glob("ch-*.npz"))
+    h = index.key_hierarchy_for(net)[0]
+    (ready,) = h.__dict__["_one_to_all"]  # checked, with its CPU engine: clicks pay nothing
+    assert ready._cpu is not None
     for src in (5, 1999):
         got = sssp.run(net, sssp.SsspOptions(src, backend="cpu"))
         assert got.extra["index"] == "phast"
