@@ -42,6 +42,8 @@ class _Pair:
         self.weights_ref = weakref.ref(g.weights)
         self.indices_ref = weakref.ref(g.indices)
         n = g.num_nodes
+        # stable: CSR arcs are listed by tail, so each row lists its in-arcs by tail and
+        # the predecessor pass stops at the first tight one (the smallest u)
         order = np.argsort(g.indices, kind="stable")
         self.rptr = np.zeros(n + 1, np.int64)
         np.cumsum(np.bincount(g.indices, minlength=n), out=self.rptr[1:])

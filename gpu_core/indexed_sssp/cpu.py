@@ -92,7 +92,8 @@ def _key_of(d, rank_of, hb, unreachable, key, dist, v):
 @njit(cache=True, nogil=True, inline="always")
 def _pred_of(rptr, rsrc, rw, hb, key, pred, v):
     """pred[v] = the smallest u with key[u] + w'(u, v) == key[v] over v's in-arcs (the
-    rule of ``gpu_core.keys``), -1 at sources and unreached vertices."""
+    rule of ``gpu_core.keys``), -1 at sources and unreached vertices. A row lists its
+    in-arcs by tail (api._Pair), so the first tight one is the answer."""
     kv = key[v]
     p = -1
     if kv != KEY_INF:
@@ -100,8 +101,9 @@ def _pred_of(rptr, rsrc, rw, hb, key, pred, v):
         for e in range(rptr[v], rptr[v + 1]):
             u = rsrc[e]
             # kv - w' cannot overflow and never equals KEY_INF
-            if key[u] == kv - ((np.int64(rw[e]) << hb) | one) and (p < 0 or u < p):
+            if key[u] == kv - ((np.int64(rw[e]) << hb) | one):
                 p = u
+                break
     pred[v] = p
 
 

@@ -7,7 +7,7 @@
 //      (sweep ids are sorted by level, so a level reads only finished levels);
 //   3. key[v] = d[rank_of[v]] in the graph's ids (KEY_INF when unreached);
 //   4. pred[v] = the smallest u with key[u] + w'(u, v) == key[v] over v's in-arcs in the
-//      original graph (the rule of gpu_core/keys.py).
+//      original graph (the rule of gpu_core/keys.py; rows sorted by tail: the first).
 //
 // Values written by other blocks in this launch are read with __ldcg (L2, not a stale
 // L1 line). d needs no initialisation: each entry is written in its own level before any
@@ -59,9 +59,12 @@ extern "C" __global__ void ota_search(
             const i64 e1 = rptr[v + 1];
             for (i64 e = rptr[v]; e < e1; ++e) {
                 const int u = rsrc[e];
-                // kv - w' cannot overflow and never equals KEY_INF
-                if (__ldcg(key + u) == kv - ((((i64)rw[e]) << hb) | one) && (p < 0 || u < p))
+                // kv - w' cannot overflow and never equals KEY_INF; rows list their
+                // in-arcs by tail, so the first tight one is the smallest
+                if (__ldcg(key + u) == kv - ((((i64)rw[e]) << hb) | one)) {
                     p = u;
+                    break;
+                }
             }
         }
         pred[v] = p;
