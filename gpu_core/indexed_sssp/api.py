@@ -103,17 +103,18 @@ def check_index(h, g: CSRGraph, ks: KeySpace) -> _Pair:
 
 def prepare_index(h, graph, backend: str = "auto") -> None:
     """Do now what the first search through ``h`` on ``graph`` would (the index check,
-    the reverse graph, the sweep's vertex order and work vectors; the device buffers when
-    ``backend`` resolves to the GPU): seconds on a country-sized map, so the app runs
-    this in its worker after the map opens and the first click does not pay it."""
+    the reverse graph, the sweep's vertex order and work vectors, numba's cache loads;
+    the device buffers and kernel when ``backend`` resolves to the GPU) by running one
+    search: seconds on a country-sized map, so the app runs this in the background after
+    the map opens and the first click does not pay it."""
     from ..backend import resolve_backend
     from ..sssp.api import prepare_graph
 
     g, ks = prepare_graph(graph)
-    pair = check_index(h, g, ks)
-    pair.cpu()
-    if resolve_backend(backend) == "cupy":
-        pair.cuda()
+    which = resolve_backend(backend)
+    indexed_search(h, g, ks, np.zeros(1, np.int32), "cpu")
+    if which == "cupy":
+        indexed_search(h, g, ks, np.zeros(1, np.int32), which)
 
 
 def indexed_search(h, g: CSRGraph, ks: KeySpace, sources: np.ndarray, which: str, *,
