@@ -108,9 +108,11 @@ def prepare_index(h, graph, backend: str = "auto") -> None:
     search: seconds on a country-sized map, so the app runs this in the background after
     the map opens and the first click does not pay it."""
     from ..backend import resolve_backend
-    from ..sssp.api import prepare_graph
+    from ..keys import key_space_for
 
-    g, ks = prepare_graph(graph)
+    # the same arrays (no copy) as sssp()'s prepare_graph: the state is kept per array
+    g = CSRGraph.from_any(graph)
+    ks = key_space_for(g.weights, g.num_nodes)
     which = resolve_backend(backend)
     indexed_search(h, g, ks, np.zeros(1, np.int32), "cpu")
     if which == "cupy":

@@ -3,21 +3,16 @@ pred and hops bit-identical to the CPU indexed path and to the plain GPU search.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from gpu_core.graph import CSRGraph
 from gpu_core.hierarchy import key_hierarchy
 from gpu_core.sssp import sssp
 from tests.core.families import FAMILIES, FAMILY_NAMES
+from tests.core.test_indexed_sssp import assert_same
 
 cp = pytest.importorskip("cupy")
 pytestmark = pytest.mark.gpu
-
-
-def assert_same(a, b) -> None:
-    for f in ("dist", "pred", "hops", "key"):
-        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
 
 
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
