@@ -87,3 +87,17 @@ def test_sample_map_route_and_field(cache):
         got = sssp.run(net, sssp.SsspOptions(src, backend="cpu"))
         assert got.extra["index"] == "phast"
         same(got, sssp.run(net, sssp.SsspOptions(src, backend="cpu", index="off")))
+
+
+def test_isochrones_by_cost_take_the_index(cache):
+    from app.jobs import isochrones as iso
+    from app.jobs.maps import open_map
+
+    net = open_map(SAMPLE, profile="walk")
+    index.prepare_search_index(net, backend="cpu")
+    src = net.num_nodes // 3
+    opts = iso.IsochroneOptions(src, (1000, 3000), backend="cpu")
+    with_index = iso.run(net, opts)
+    without = iso.run(net, iso.IsochroneOptions(src, (1000, 3000), backend="cpu", index="off"))
+    np.testing.assert_array_equal(with_index.dist, without.dist)
+    assert [p.area for p in with_index.polygons_xy] == [p.area for p in without.polygons_xy]
