@@ -67,7 +67,7 @@ class _Pair:
         from .cuda import CudaOneToAll, device_id
 
         if self._cuda is None or self._cuda.device != device_id():
-            self._cuda = CudaOneToAll(self.h, self.rptr, self.rsrc, self.rw)
+            self._cuda = CudaOneToAll(self.h, self.cpu())
         return self._cuda
 
 

@@ -37,11 +37,12 @@ def device_id() -> int:
 class CudaOneToAll:
     """The device state of one (key hierarchy, graph) pair on the current device."""
 
-    def __init__(self, h, rptr: np.ndarray, rsrc: np.ndarray, rw: np.ndarray):
+    def __init__(self, h, host: CpuOneToAll):
         self.device = device_id()
         self.h = h
-        self.host = CpuOneToAll(h, rptr, rsrc, rw)  # its upward search
-        lay = self.host.h  # the CPU engine's vertex order (cpu.Layout), shared
+        self.host = host  # the pair's CPU engine: its upward search and vertex order
+        lay = host.h  # cpu.Layout
+        rptr, rsrc, rw = host.rptr, host.rsrc, host.rw
         n, m_down, m = h.n, int(h.down_src.shape[0]), int(rsrc.shape[0])
         need = (8 * (n + 1) + 12 * m_down + 8 * (n + 1) + 8 * m + 8 * 4 * n + 4 * n
                 + 8 * h.level_ptr.shape[0])
