@@ -26,6 +26,9 @@ from .cpu import CpuOneToAll, reset
 _SRC = Path(__file__).resolve().with_name("one_to_all.cu")
 BLOCK = 256
 BLOCKS_PER_SM = 4  # more blocks barely help the sweep's small levels and slow each barrier
+# leading sweep levels of at most this many vertices run in block 0 alone, with block
+# barriers instead of grid barriers (0: every level on the whole grid)
+SMALL_LEVEL = BLOCK
 INF = 1 << 62
 POOL = 4  # result triples kept: pinned key and pred, a dist array
 
@@ -69,6 +72,8 @@ class CudaOneToAll:
         regs = max(1, int(self.kern.num_regs))
         per_sm = max(1, min(BLOCKS_PER_SM, 2048 // BLOCK, 65536 // (regs * BLOCK)))
         self.grid = sms * per_sm
+        big = np.flatnonzero(np.diff(lay.level_ptr) > SMALL_LEVEL)
+        self.nsmall = int(big[0]) if big.size else h.levels
         self.min_grid = sms
         self.pool: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.lock = threading.Lock()  # one search at a time on these buffers
@@ -106,7 +111,8 @@ class CudaOneToAll:
         self.up_vert[:reached].set(verts)
         self.up_cost[:reached].set(costs)
         up_us = (time.perf_counter() - t0) * 1e6
-        args = (self.level_ptr, np.int32(h.levels), self.down_ptr, self.down_src,
+        args = (self.level_ptr, np.int32(h.levels), np.int32(self.nsmall), self.down_ptr,
+                self.down_src,
                 self.down_w, self.up_vert, self.up_cost, np.int32(reached), self.up, self.d,
                 self.rank_of, np.int32(n), self.rptr, self.rsrc, self.rw, np.int32(hb),
                 self.key, self.pred, self.bar, self.times)
