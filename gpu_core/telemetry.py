@@ -28,6 +28,10 @@ MODE_NAMES = (
     "repair_seed",  # boundary and improved-head keys of the invalidated part
     "repair_settle",  # the label-correcting search from the seeds
     "repair_pred",  # predecessors of every vertex whose key or in-arcs changed
+    # gpu_core.indexed_sssp: a one-to-all search through the route index
+    "phast_up",  # the upward search from the sources
+    "phast",  # one level of the downward sweep
+    "phast_pred",  # keys and predecessors in the graph's ids
 )
 MODE_CODE = {name: i for i, name in enumerate(MODE_NAMES)}
 

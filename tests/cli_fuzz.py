@@ -180,11 +180,14 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
     return {
         "info": Command(["info"], True, {**common, "--json": None}, odd=files_odd),
         "route": Command(["route"], True, {**common, "--from": good_pt, "--to": good_pt,
-                                           **search, "--json": None, **edits},
+                                           **search, "--json": None, **edits,
+                                           "--index": S(["auto", "on", "off"])},
                          ["--from", "--to"],
                          odd={"--from": point(), "--to": point(), **files_odd}),
         "sssp": Command(["sssp"], True, {**common, "--source": good_pt, "--out": outs,
-                                         **search, **edits}, ["--source", "--out"],
+                                         **search, **edits,
+                                         "--index": S(["auto", "on", "off"])},
+                        ["--source", "--out"],
                         odd={"--source": point(), **files_odd}),
         "billboards": Command(["billboards"], True, {
             **common, "-k": S(["1", "2", "3"]), "--mode": S(["hops", "weighted"]),

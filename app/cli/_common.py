@@ -238,6 +238,18 @@ def add_index_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index", default="auto", choices=("auto", "on", "off"), help=INDEX_HELP)
 
 
+SEARCH_INDEX_HELP = (
+    "search index of --strategy auto (a route index on the map's search keys, built once "
+    "per map and cached; same costs and routes): auto uses one built before, on builds it "
+    "when missing (minutes on a country), off never"
+)
+
+
+def add_search_index_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--index", default="auto", choices=("auto", "on", "off"),
+                   help=SEARCH_INDEX_HELP)
+
+
 
 def edits_note(args: argparse.Namespace) -> str:
     """"; edits changed N arcs" for a summary line when --close/--scenario were given."""

@@ -12,6 +12,7 @@ from app.cli._common import (
     add_command,
     add_edit_arguments,
     add_search_arguments,
+    add_search_index_argument,
     fmt_duration,
     open_map,
     timings,
@@ -28,6 +29,7 @@ def register(sub) -> None:
     p.add_argument("--from", dest="source", required=True, metavar="P", help="start point")
     p.add_argument("--to", dest="target", required=True, metavar="P", help="end point")
     add_search_arguments(p)
+    add_search_index_argument(p)
     add_edit_arguments(p)
     p.add_argument("--json", action="store_true", help="print the route as one JSON object")
     p.add_argument("--out", default=None, metavar="F.csv",
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
     opts = route.RouteOptions(args.source, args.target, strategy=args.strategy,
                               backend=args.backend, max_distance_m=args.max_snap,
-                              map_path=args.map)
+                              map_path=args.map, index=args.index)
     check_texts(args.map, args.source, args.target)
     if args.out and db_out.wanted(args):
         db_out.check(args)

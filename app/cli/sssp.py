@@ -14,6 +14,7 @@ from app.cli._common import (
     add_command,
     add_edit_arguments,
     add_search_arguments,
+    add_search_index_argument,
     edits_note,
     open_map,
     timings,
@@ -34,6 +35,7 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output .csv or .npy, or postgresql://.../db?table=NAME")
     add_search_arguments(p)
+    add_search_index_argument(p)
     add_edit_arguments(p)
     db_out.add_arguments(p)
 
@@ -115,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
     warm_up_search(args, target=False)
     with step("sssp") as p:
         p(None, f"{args.strategy} from node {src.node_id}")
-        res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend), progress=p)
+        res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend,
+                                             index=args.index), progress=p)
     if db_out.wanted(args):
         write_table(args, net, res.dist, res.unreachable)
     else:
@@ -124,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
     t = timings(args)
     print(
         f"{reached:,} of {net.num_nodes:,} nodes reached from node {src.node_id}; "
-        f"max cost {int(res.dist[res.reached].max()):,} {net.unit}; {res.strategy} on {res.backend}, "
+        f"max cost {int(res.dist[res.reached].max()):,} {net.unit}; {res.strategy}"
+        f"{' through the search index' if res.extra.get('index') else ''} on {res.backend}, "
         f"{res.elapsed_s * 1000:.1f} ms (load {t['load_s']:.2f} s, warm-up "
         f"{t['warmup_s'] * 1000:.1f} ms){edits_note(args)}; wrote {out}"
     )

@@ -34,6 +34,9 @@ MODE_COLOURS = {
     "repair_seed": "#d35400",
     "repair_settle": "#27ae60",
     "repair_pred": "#2980b9",
+    "phast_up": "#f1c40f",
+    "phast": "#e67e22",
+    "phast_pred": "#8e44ad",
 }
 
 

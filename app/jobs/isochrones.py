@@ -50,6 +50,7 @@ class IsochroneOptions:
     buffer_m: float = DEFAULT_BUFFER_M
     backend: str = "auto"
     strategy: str = "auto"
+    index: str = "auto"  # the search index by="cost" takes (app.jobs.sssp.search_index)
 
 
 @dataclass
@@ -119,8 +120,12 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
         g, w = net, np.asarray(net.weights, dtype=np.int64)
         unit = net.unit
     if dist is None or opts.by == "length":
+        from .sssp import search_index
+
+        # by length the weights are another graph's: its index is never built
+        index = None if opts.by == "length" else search_index(net, opts.strategy, opts.index)
         dist = sssp(g, opts.source, backend=opts.backend, strategy=opts.strategy,
-                    cancel=cancel).dist
+                    cancel=cancel, index=index).dist
     dist = np.asarray(dist, dtype=np.int64)
     t["search_s"] = time.perf_counter() - t0
     polys = []

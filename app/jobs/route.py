@@ -30,6 +30,7 @@ class RouteOptions:
     backend: str = "auto"
     max_distance_m: float = 1000.0  # --max-snap
     map_path: str | None = None  # the "map" of the JSON (default: the network's path)
+    index: str = "auto"  # the search index (app.jobs.sssp.search_index): auto, on, off
 
 
 @dataclass
@@ -70,13 +71,16 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
     NodeNotFoundError, UnreachableError, GpuCoreError."""
     from gpu_core.sssp import sssp
 
+    from .sssp import search_index
+
     report(progress, None, "snapping the points (road index)")
     src, dst = resolve_texts(net, opts.from_text, opts.to_text,
                              max_distance_m=opts.max_distance_m)
+    index = search_index(net, opts.strategy, opts.index, progress=progress, cancel=cancel)
     report(progress, None, "searching")
     with cycle_with_file_ids(net):
         res = sssp(net, src.node, strategy=opts.strategy, backend=opts.backend,
-                   target=dst.node, cancel=cancel)
+                   target=dst.node, cancel=cancel, index=index)
     if not res.reached[dst.node]:
         raise UnreachableError(
             f"unreachable: no route from {src.text} (node {src.node_id}) to {dst.text} "

@@ -3,6 +3,10 @@
 A GPU failure that is not a cancel or a bad argument reruns the search on the CPU when
 ``cpu_fallback`` is set (the window does: a click must always give a field); the result
 then names why in ``extra["fallback"]``. The result is gpu_core's ``SSSPResult``.
+
+Strategy ``auto`` searches through the map's search index when one exists
+(``app.jobs.index.key_hierarchy_for``: policy ``index``; ``auto`` never builds one, so a
+click never waits; the same dist, pred and hops; ``extra["index"]`` says so).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ class SsspOptions:
     backend: str = "auto"
     options: SSSPOptions | None = None  # adaptive thresholds and signal
     cpu_fallback: bool = False
+    index: str = "auto"  # the search index: auto (when built before), on (build), off
 
 
 def run(net, opts: SsspOptions, *, progress: Progress | None = None,
@@ -35,16 +40,19 @@ def run(net, opts: SsspOptions, *, progress: Progress | None = None,
     gets gpu_core's PhaseLog as phases finish. A negative cycle is named by the map's
     node ids."""
     with cycle_with_file_ids(net):
-        return _run(net, opts, cancel=cancel, on_phase=on_phase)
+        return _run(net, opts, progress=progress, cancel=cancel, on_phase=on_phase)
 
 
-def _run(net, opts: SsspOptions, *, cancel: CancelCheck | None,
+def _run(net, opts: SsspOptions, *, progress: Progress | None, cancel: CancelCheck | None,
          on_phase: Callable | None) -> SSSPResult:
     from gpu_core.backend import resolve_backend
 
     kw = dict(strategy=opts.strategy, on_phase=on_phase, cancel=cancel)
     if opts.options is not None:
         kw["options"] = opts.options
+    index = search_index(net, opts.strategy, opts.index, progress=progress, cancel=cancel)
+    if index is not None:
+        kw["index"] = index
     if not opts.cpu_fallback:
         return sssp(net, opts.source, backend=opts.backend, **kw)
     which = resolve_backend(opts.backend)
@@ -61,6 +69,17 @@ def _run(net, opts: SsspOptions, *, cancel: CancelCheck | None,
         return res
 
 
+def search_index(net, strategy: str, policy: str, *, progress: Progress | None = None,
+                 cancel: CancelCheck | None = None):
+    """The key-weighted hierarchy ``sssp(..., index=)`` takes, or None: only strategy
+    ``auto`` uses one (an explicitly chosen strategy runs as chosen)."""
+    if strategy != "auto" or policy == "off":
+        return None
+    from .index import key_hierarchy_for
+
+    return key_hierarchy_for(net, policy=policy, progress=progress, cancel=cancel)[0]
+
+
 def compare(net, opts: SsspOptions, strategies: tuple[str, ...] = COMPARE_STRATEGIES, *,
             cancel: CancelCheck | None = None, on_phase: Callable | None = None,
             on_start: Callable[[str], None] | None = None) -> dict[str, SSSPResult]:
@@ -70,5 +89,6 @@ def compare(net, opts: SsspOptions, strategies: tuple[str, ...] = COMPARE_STRATE
         if on_start is not None:
             on_start(s)
         out[s] = run(net, SsspOptions(opts.source, s, opts.backend, opts.options,
-                                      opts.cpu_fallback), cancel=cancel, on_phase=on_phase)
+                                      opts.cpu_fallback, opts.index), cancel=cancel,
+                     on_phase=on_phase)
     return out

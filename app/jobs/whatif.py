@@ -92,6 +92,8 @@ def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOpt
         extra["whatif"] = method
     base = None
     if base_graph is not None:
+        from .sssp import search_index  # the map as loaded may have its search index
+
         base = sssp(base_graph, opts.source, strategy=opts.strategy, backend=opts.backend,
-                    cancel=cancel)
+                    cancel=cancel, index=search_index(base_graph, opts.strategy, "auto"))
     return WhatIfResult(res, method, reason, base)

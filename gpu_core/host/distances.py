@@ -17,9 +17,12 @@ def _dist(key, hop_bits, unreachable, out):
         out[i] = unreachable if k == _KEY_INF else k >> hop_bits
 
 
-def dist_from_keys(key: np.ndarray, hop_bits: int, unreachable: int) -> np.ndarray:
-    """int64 distances: ``key >> hop_bits``, ``unreachable`` where the key is KEY_INF."""
-    out = np.empty(key.shape[0], np.int64)
+def dist_from_keys(key: np.ndarray, hop_bits: int, unreachable: int,
+                   out: np.ndarray | None = None) -> np.ndarray:
+    """int64 distances: ``key >> hop_bits``, ``unreachable`` where the key is KEY_INF
+    (into ``out`` when given)."""
+    if out is None:
+        out = np.empty(key.shape[0], np.int64)
     if key.shape[0] < 1 << 15:  # small maps: numpy is quicker than waking the threads
         np.right_shift(key, hop_bits, out=out)
         np.putmask(out, key == _KEY_INF, unreachable)

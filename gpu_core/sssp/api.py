@@ -17,6 +17,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from ..telemetry import PhaseLog
 from ..validate import check_vertex, check_vertices
 from .negative import check_strategy, negative_cycle_error
 from .registry import STRATEGIES, get
+
+if TYPE_CHECKING:
+    from ..hierarchy.api import Hierarchy
 
 log = logging.getLogger(__name__)
 
@@ -162,8 +166,16 @@ def sssp(
     target: int | None = None,
     on_phase: PhaseCallback | None = None,
     cancel: CancelCheck | None = None,
+    index: Hierarchy | None = None,
 ) -> SSSPResult:
     """Shortest paths from ``source`` (a vertex index or a set of them) to every vertex.
+
+    ``index``: a route index built on this graph's key weights
+    (``gpu_core.hierarchy.key_hierarchy``). Strategy ``auto`` then runs the search
+    through it (``gpu_core.indexed_sssp``: the same dist, pred and hops; phases are the
+    sweep's levels, modes ``phast_up``/``phast``/``phast_pred``; ``extra["index"]``
+    says so); an explicitly chosen strategy ignores it, and so does a graph with negative
+    arcs. An index made for another graph raises InvalidArgumentError.
 
     ``target`` (or ``options.target``) stops the search once that vertex is settled;
     then only vertices with cost <= the target's are reported, the rest UNREACHABLE.
@@ -190,11 +202,22 @@ def sssp(
     # would be wrong, so the search runs to the end (and _finish filters nothing)
     run_opts = dataclasses.replace(opts, target=None) if ks.negative else opts
     t0 = time.perf_counter()
-    key, pred, phases = run_backend(which, g, sources, entry.name, run_opts, ks,
-                                    on_phase=on_phase, cancel=cancel)
+    dist = None
+    if index is not None and entry.name == "auto" and not ks.negative:
+        from ..indexed_sssp import indexed_search
+
+        key, pred, dist, phases = indexed_search(index, g, ks, sources, which,
+                                                 on_phase=on_phase, cancel=cancel)
+    else:
+        key, pred, phases = run_backend(which, g, sources, entry.name, run_opts, ks,
+                                        on_phase=on_phase, cancel=cancel)
     elapsed = time.perf_counter() - t0
     device = describe_backend("cpu" if backend == "cpu" else "auto")
-    return _finish(key, pred, phases, ks, strategy, which, device, sources, opts.target, elapsed)
+    res = _finish(key, pred, phases, ks, strategy, which, device, sources, opts.target,
+                  elapsed, dist)
+    if dist is not None:
+        res.extra["index"] = "phast"
+    return res
 
 
 def run_backend(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
@@ -243,7 +266,8 @@ def warm_up(strategies: Sequence[str] | None = None, backend: str = "cpu", *,
 
 
 def _finish(
-    key, pred, phases, ks: KeySpace, strategy, which, device, sources, target, elapsed
+    key, pred, phases, ks: KeySpace, strategy, which, device, sources, target, elapsed,
+    dist=None,
 ) -> SSSPResult:
     key = np.asarray(key, dtype=np.int64)
     pred = np.asarray(pred, dtype=np.int32)
@@ -252,9 +276,11 @@ def _finish(
         unsettled = key > key[target]
         key = np.where(unsettled, KEY_INF, key)
         pred = np.where(unsettled, NO_PRED, pred)
+        dist = None
     # dist = key >> hop_bits, UNREACHABLE where KEY_INF (after every search: one parallel
-    # pass on big maps)
-    dist = dist_from_keys(key, ks.hop_bits, ks.unreachable)
+    # pass on big maps); the indexed search makes it in its own key pass
+    if dist is None:
+        dist = dist_from_keys(key, ks.hop_bits, ks.unreachable)
     return SSSPResult(
         dist=dist,
         pred=pred,

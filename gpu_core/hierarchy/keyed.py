@@ -1,0 +1,62 @@
+"""The route index on KEY weights (``gpu_core.keys``: w' = w << hop_bits | 1), so that one
+PHAST sweep gives every vertex's composite key, the lexicographic (cost, hops) minimum:
+what ``gpu_core.indexed_sssp`` needs to reproduce ``sssp()``'s dist, pred and hops.
+
+:func:`key_hierarchy` is the ONE place that makes such a hierarchy. Today it runs the
+classic CH build (``build_hierarchy``) on the key-weighted graph; once the Customizable
+CH lands it becomes that index's cheap re-customization with the key weights. Callers rely
+only on the :class:`~gpu_core.hierarchy.api.Hierarchy` dataclass and on
+``h.graph_key == key_graph_fingerprint(graph)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import InvalidArgumentError, NegativeWeightsError
+from ..graph import CSRGraph, GraphLike
+from ..keys import KeySpace, key_space_for
+from .api import Hierarchy, ProgressCallback, build_hierarchy, graph_key
+
+# keys (and so every sweep value) must stay below the hierarchy's INF = 2^62
+KEY_LIMIT = 1 << 62
+
+
+class KeyGraph(CSRGraph):
+    """A CSRGraph whose weights are the int64 key weights (beyond the kernels' int32:
+    only the hierarchy build reads it, so it is marked checked and reverses in int64)."""
+
+    def __init__(self, g: CSRGraph, ks: KeySpace):
+        super().__init__(g.indptr, g.indices, ks.key_weights(g.weights))
+        self._checked = True  # CSRGraph.from_any passes it through as it is
+
+    def reverse(self) -> CSRGraph:
+        order = np.argsort(self.indices, kind="stable")
+        ptr = np.zeros(self.num_nodes + 1, np.int64)
+        np.cumsum(np.bincount(self.indices, minlength=self.num_nodes), out=ptr[1:])
+        return CSRGraph(ptr, self.arc_sources()[order], self.weights[order])
+
+
+def key_graph_fingerprint(g: CSRGraph, ks: KeySpace | None = None) -> str:
+    """Fingerprint of the key-weighted graph (``api.graph_key`` over indptr, indices and
+    the int64 key weights): names its cache entry and ties a hierarchy to it."""
+    return graph_key(KeyGraph(g, ks or key_space_for(g.weights, g.num_nodes)))
+
+
+def key_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = None,
+                  cancel: Callable[[], bool] | None = None) -> Hierarchy:
+    """A hierarchy of ``graph`` on its key weights (non-negative weights only).
+
+    Raises NegativeWeightsError, InvalidArgumentError for keys that could reach 2^62,
+    HierarchyTooDenseError for graphs that are not road-shaped, CancelledError."""
+    g = CSRGraph.from_any(graph)
+    n = g.num_nodes
+    if g.num_arcs and int(g.weights.min()) < 0:  # a checked CSRGraph keeps its sign
+        raise NegativeWeightsError(f"a route index needs non-negative weights (this graph "
+                                   f"has an arc of weight {int(g.weights.min())})")
+    kg = KeyGraph(g, key_space_for(g.weights, n))
+    if kg.num_arcs and max(n - 1, 1) * int(kg.weights.max()) >= KEY_LIMIT:
+        raise InvalidArgumentError("key costs of this graph may reach 2^62: no key index")
+    return build_hierarchy(kg, progress=progress, cancel=cancel)

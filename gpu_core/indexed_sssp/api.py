@@ -1,0 +1,177 @@
+"""One-to-all searches through the route index (issue 26): ``sssp()``'s exact answer
+(keys, so dist and hops, and the predecessors on the original arcs) from an upward
+search plus one PHAST sweep of a hierarchy built on the KEY weights
+(``gpu_core.hierarchy.key_hierarchy``).
+
+Why it is bit-identical to every ``sssp()`` strategy: on the key weights
+w' = w << hop_bits | 1 the sweep's cost of v is the least key over all paths, i.e. the
+lexicographic (cost, hops) minimum, exactly the key the strategies converge to; the
+predecessor is then picked by the rule of ``gpu_core.keys`` over v's in-arcs in the
+original graph (``pred[v]`` = the smallest u with key[u] + w'(u, v) == key[v]), one
+parallel pass. Shortcuts never reach the result: only keys leave the sweep.
+
+``sssp(graph, s, index=h)`` calls :func:`indexed_search` when the strategy is ``auto``
+and the graph has no negative arcs; an explicitly chosen strategy ignores the index.
+The index is checked once per graph: a hierarchy made for another graph (or on plain
+weights) is refused with InvalidArgumentError. Per-(index, graph) state (the reverse
+graph, the CPU work vectors, the device buffers) is kept on the hierarchy object.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import CancelledError, InvalidArgumentError
+from ..graph import CSRGraph
+from ..keys import KeySpace
+from ..telemetry import MODE_CODE, PhaseLog
+
+_lock = threading.Lock()
+
+
+class _Pair:
+    """What one key hierarchy keeps for one graph: the graph's in-arcs (tail ids and
+    plain weights, rows by head) and the lazily made CPU / CUDA engines."""
+
+    def __init__(self, h, g: CSRGraph):
+        self.weights_ref = weakref.ref(g.weights)
+        self.indices_ref = weakref.ref(g.indices)
+        n = g.num_nodes
+        # stable: CSR arcs are listed by tail, so each row lists its in-arcs by tail and
+        # the predecessor pass stops at the first tight one (the smallest u)
+        order = np.argsort(g.indices, kind="stable")
+        self.rptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(g.indices, minlength=n), out=self.rptr[1:])
+        self.rsrc = np.ascontiguousarray(g.arc_sources()[order], dtype=np.int32)
+        self.rw = np.ascontiguousarray(g.weights[order], dtype=np.int32)
+        self.h = h
+        self._cpu = None
+        self._cuda = None
+
+    def matches(self, g: CSRGraph) -> bool:
+        return self.weights_ref() is g.weights and self.indices_ref() is g.indices
+
+    def cpu(self):
+        if self._cpu is None:
+            from .cpu import CpuOneToAll
+
+            self._cpu = CpuOneToAll(self.h, self.rptr, self.rsrc, self.rw)
+        return self._cpu
+
+    def cuda(self):
+        from .cuda import CudaOneToAll, device_id
+
+        if self._cuda is None or self._cuda.device != device_id():
+            self._cuda = CudaOneToAll(self.h, self.cpu())
+        return self._cuda
+
+
+def check_index(h, g: CSRGraph, ks: KeySpace) -> _Pair:
+    """The per-graph state of key hierarchy ``h`` for ``g``, checked once per graph:
+    InvalidArgumentError when ``h`` was not built on this graph's key weights."""
+    from ..hierarchy.api import Hierarchy
+
+    if not isinstance(h, Hierarchy):
+        raise InvalidArgumentError(f"index must be a gpu_core.hierarchy.Hierarchy, not "
+                                   f"{type(h).__name__}")
+    with _lock:
+        pairs = h.__dict__.setdefault("_one_to_all", [])
+        for p in pairs:
+            if p.matches(g):
+                return p
+        if h.n != g.num_nodes:
+            raise InvalidArgumentError(f"the route index has {h.n:,} nodes, the graph "
+                                       f"{g.num_nodes:,}: it was built for another graph")
+        if ks.negative:
+            raise InvalidArgumentError("the route index cannot serve a graph with negative arcs")
+        from ..hierarchy.keyed import key_graph_fingerprint
+
+        if h.graph_key != key_graph_fingerprint(g, ks):
+            raise InvalidArgumentError(
+                "the route index was not built on this graph's key weights (make it with "
+                "gpu_core.hierarchy.key_hierarchy for this very graph)")
+        pairs[:] = [p for p in pairs if p.weights_ref() is not None][-3:]
+        p = _Pair(h, g)
+        pairs.append(p)
+        return p
+
+
+def prepare_index(h, graph, backend: str = "auto") -> None:
+    """Do now what the first search through ``h`` on ``graph`` would (the index check,
+    the reverse graph, the sweep's vertex order and work vectors, numba's cache loads;
+    the device buffers and kernel when ``backend`` resolves to the GPU) by running one
+    search: seconds on a country-sized map, so the app runs this in the background after
+    the map opens and the first click does not pay it."""
+    from ..backend import resolve_backend
+    from ..keys import key_space_for
+
+    # the same arrays (no copy) as sssp()'s prepare_graph: the state is kept per array
+    g = CSRGraph.from_any(graph)
+    ks = key_space_for(g.weights, g.num_nodes)
+    which = resolve_backend(backend)
+    indexed_search(h, g, ks, np.zeros(1, np.int32), "cpu")
+    if which == "cupy":
+        indexed_search(h, g, ks, np.zeros(1, np.int32), which)
+
+
+def indexed_search(h, g: CSRGraph, ks: KeySpace, sources: np.ndarray, which: str, *,
+                   on_phase: Callable[[PhaseLog], None] | None = None,
+                   cancel: Callable[[], bool] | None = None,
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, PhaseLog]:
+    """(key int64, pred int32, dist int64, PhaseLog) of the search from ``sources``
+    (distinct graph ids) on backend ``which``: ``sssp()``'s keys and predecessors.
+    Telemetry: one ``phast_up`` row (the upward search), one ``phast`` row per sweep
+    level (frontier = the level's vertices, edges = its downward arcs), one
+    ``phast_pred`` row (keys and predecessors in the graph's ids)."""
+    pair = check_index(h, g, ks)
+    if cancel is not None and cancel():
+        raise CancelledError("indexed search cancelled before it started")
+    if which == "cupy":
+        key, pred, dist, rows = pair.cuda().run(sources, ks.hop_bits, ks.unreachable)
+    else:
+        from ..repair.buffers import take
+
+        key, pred, dist = take(g.num_nodes)
+        rows = _cpu_run(pair, h, sources, ks, key, pred, dist)
+    log = _log(h, g, *rows)
+    if on_phase is not None:
+        on_phase(log)
+    return key, pred, dist, log
+
+
+def _cpu_run(pair: _Pair, h, sources, ks: KeySpace, key, pred, dist):
+    from ..host.clock import cycles_per_us
+
+    eng = pair.cpu()
+    t0 = time.perf_counter()
+    (reached, arcs), t_up, t_pred = eng.run(sources, ks.hop_bits, ks.unreachable, key,
+                                            pred, dist)
+    cpu = cycles_per_us()
+    if cpu > 0:
+        return reached, arcs, t_up / cpu, eng.ticks[: h.levels] / cpu, t_pred / cpu
+    # no cycle counter (not x86-64): the wall time shared by the work of each row
+    work = np.concatenate([[arcs], np.diff(h.down_ptr[h.level_ptr]), [2 * pair.rsrc.size]])
+    us = (time.perf_counter() - t0) * 1e6 * (work + 1) / (work + 1).sum()
+    return reached, arcs, us[0], us[1:-1], us[-1]
+
+
+def _log(h, g: CSRGraph, reached: int, arcs: int, up_us: float, level_us,
+         pred_us: float) -> PhaseLog:
+    nlev = h.levels
+    lp = h.level_ptr
+    frontier = np.empty(nlev + 2, np.int64)
+    edges = np.empty(nlev + 2, np.int64)
+    t = np.empty(nlev + 2, np.float64)
+    mode = np.full(nlev + 2, MODE_CODE["phast"], np.uint8)
+    frontier[0], edges[0], t[0], mode[0] = reached, arcs, up_us, MODE_CODE["phast_up"]
+    frontier[1:-1] = np.diff(lp)
+    edges[1:-1] = np.diff(h.down_ptr[lp])
+    t[1:-1] = level_us
+    frontier[-1], edges[-1], t[-1] = g.num_nodes, g.num_arcs, pred_us
+    mode[-1] = MODE_CODE["phast_pred"]
+    return PhaseLog.from_columns(frontier, edges, t, mode)
