@@ -127,6 +127,35 @@ def _save(obj, path: str) -> str:
         return ""  # an unwritable cache folder only costs the next job a rebuild
 
 
+def _fitting_topology(g, net, own: str):
+    """(a cached topology that every arc of ``g`` lies on, or None; why the unedited map's
+    did not fit): the map's own (``own``, its topology key) or, for an edited map, the
+    unedited map's (``net.meta["index_topology"]``)."""
+    from gpu_core.hierarchy import slots_for
+
+    base = str((getattr(net, "meta", None) or {}).get("index_topology", ""))
+    reason = ""
+    for tkey in dict.fromkeys(k for k in (own, base) if k):
+        t = _cached_topology(tkey)
+        if t is None:
+            continue
+        slots = slots_for(t, g)
+        if isinstance(slots, str):
+            reason = slots
+            continue
+        return t, reason
+    return None, reason
+
+
+def _new_topology(g, cancel, progress):
+    """Build the CCH topology of ``g`` and keep it (file and memory) for later indexes."""
+    from gpu_core.hierarchy import build_topology
+
+    t = build_topology(g, cancel=cancel, progress=progress)
+    _remember(t, _save(t, topology_path(t.key)))
+    return t
+
+
 def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
                   progress: Progress | None = None, cancel: CancelCheck | None = None,
                   backend: str = "cpu"):
@@ -139,7 +168,6 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         customize,
         graph_key,
         road_shaped,
-        slots_for,
         topology_key,
     )
     from gpu_core.hierarchy.order import metis_available
@@ -159,16 +187,9 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         except (OSError, ValueError):
             _discard(path)  # damaged or stale: rebuilt below
     own = topology_key(g)
-    base = str((getattr(net, "meta", None) or {}).get("index_topology", ""))
-    reason = ""
-    for tkey in dict.fromkeys(k for k in (own, base) if k):
-        t = _cached_topology(tkey)
-        if t is None:
-            continue
-        slots = slots_for(t, g)
-        if isinstance(slots, str):
-            reason = slots
-            continue
+    t, reason = _fitting_topology(g, net, own)
+    if t is not None:
+        tkey = t.key
         report(progress, 0.0, "customizing the route index")
         h = customize(t, g, backend=backend, cancel=cancel)
         # the unedited map's own index is kept; an edited map's is redone when needed
@@ -182,10 +203,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         report(progress, f, f"building the route index: {m}")
 
     if metis_available():
-        from gpu_core.hierarchy import build_topology
-
-        t = build_topology(g, cancel=cancel, progress=lambda f, m: step(0.8 * f, m))
-        _remember(t, _save(t, topology_path(t.key)))
+        t = _new_topology(g, cancel, lambda f, m: step(0.8 * f, m))
         h = build_hierarchy(g, method="cch", topology=t, backend=backend, cancel=cancel,
                             progress=lambda f, m: step(0.8 + 0.2 * f, m))
     else:
@@ -262,7 +280,15 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
         _memo_put(net, (None, IndexInfo()))
         return None, IndexInfo()
     report(progress, 0.0, "building the route index for searches (once per map)")
-    h = key_hierarchy(g, cancel=cancel,
+    from gpu_core.hierarchy import topology_key
+    from gpu_core.hierarchy.order import metis_available
+
+    # the key graph has the map's arcs: the plain index's topology serves both
+    t, _ = _fitting_topology(g, net, topology_key(g))
+    if t is None and metis_available():
+        t = _new_topology(g, cancel, lambda f, m: report(progress, 0.8 * f,
+                                                         f"building the route index: {m}"))
+    h = key_hierarchy(g, cancel=cancel, topology=t,
                       progress=lambda f, m: report(progress, f, "building the route index"))
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)

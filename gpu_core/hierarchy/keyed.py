@@ -3,8 +3,9 @@ PHAST sweep gives every vertex's composite key, the lexicographic (cost, hops) m
 what ``gpu_core.indexed_sssp`` needs to reproduce ``sssp()``'s dist, pred and hops.
 
 :func:`key_hierarchy` is the ONE place that makes such a hierarchy. Today it runs the
-classic CH build (``build_hierarchy``) on the key-weighted graph; once the Customizable
-CH lands it becomes that index's cheap re-customization with the key weights. Callers rely
+route index build (``build_hierarchy``) on the key-weighted graph; given the map's CCH
+topology (the key graph has the same arcs, so the plain index's topology serves) it is
+only a customization with the key weights, seconds instead of a build. Callers rely
 only on the :class:`~gpu_core.hierarchy.api.Hierarchy` dataclass and on
 ``h.graph_key == key_graph_fingerprint(graph)``.
 """
@@ -46,8 +47,10 @@ def key_graph_fingerprint(g: CSRGraph, ks: KeySpace | None = None) -> str:
 
 
 def key_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = None,
-                  cancel: Callable[[], bool] | None = None) -> Hierarchy:
-    """A hierarchy of ``graph`` on its key weights (non-negative weights only).
+                  cancel: Callable[[], bool] | None = None, topology=None,
+                  backend: str = "cpu") -> Hierarchy:
+    """A hierarchy of ``graph`` on its key weights (non-negative weights only); with
+    ``topology`` (a :class:`~.cch.Topology` of the graph's arcs) a customization only.
 
     Raises NegativeWeightsError, InvalidArgumentError for keys that could reach 2^62,
     HierarchyTooDenseError for graphs that are not road-shaped, CancelledError."""
@@ -59,4 +62,6 @@ def key_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = None,
     kg = KeyGraph(g, key_space_for(g.weights, n))
     if kg.num_arcs and max(n - 1, 1) * int(kg.weights.max()) >= KEY_LIMIT:
         raise InvalidArgumentError("key costs of this graph may reach 2^62: no key index")
-    return build_hierarchy(kg, progress=progress, cancel=cancel)
+    return build_hierarchy(kg, method="cch" if topology is not None else "auto",
+                           topology=topology, backend=backend, progress=progress,
+                           cancel=cancel)
