@@ -177,6 +177,13 @@ class MapLoading:
                 warm_up(backend)
             except GpuCoreError:
                 pass
+            try:  # the billboards tool is the first a user tries: its kernels too
+                from app.jobs.billboards import BillboardsOptions
+                from app.jobs.billboards import warm_up as warm_billboards
+
+                warm_billboards(BillboardsOptions(k=1, backend=backend))
+            except GpuCoreError:
+                pass
             return (net, make_snapper(net)) if build_snapper else None
 
         self._after_job = self.loader.submit(Job(fn, kind="after-load"))
