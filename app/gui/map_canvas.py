@@ -99,6 +99,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     destinationDragged = Signal(float, float)  # live while the destination marker moves
     destinationDropped = Signal(float, float)
     sourceDropped = Signal(float, float)
+    sourceDragged = Signal(float, float)  # live while the source marker moves
     cursorMoved = Signal(float, float)  # x, y metres
     linkDragStarted = Signal(float, float)  # click mode "link": a left drag began here
     linkDragged = Signal(float, float, float, float)  # ... and ended: x0, y0, x1, y1 metres
@@ -152,6 +153,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.dest_marker.sigPositionChangeFinished.connect(
             lambda m: self.destinationDropped.emit(m.pos().x(), m.pos().y())
         )
+        self.source_marker.sigPositionChanged.connect(self._source_moving)
         self.source_marker.sigPositionChangeFinished.connect(
             lambda m: self.sourceDropped.emit(m.pos().x(), m.pos().y())
         )
@@ -189,6 +191,10 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     def _dest_moving(self, m) -> None:
         if not self._moving_programmatically:
             self.destinationDragged.emit(m.pos().x(), m.pos().y())
+
+    def _source_moving(self, m) -> None:
+        if not self._moving_programmatically:
+            self.sourceDragged.emit(m.pos().x(), m.pos().y())
 
     def set_marker(self, which: str, x: float | None, y: float | None = None) -> None:
         """Place (or hide, with x None) the "source" or "destination" marker."""
