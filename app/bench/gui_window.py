@@ -106,7 +106,12 @@ def measure_window(path: str, args) -> dict:
         row["stall_click_ms"] = max(stalls)
         row.update(_drag(win, net, hb, fields, args))
         hb.stop()
+        hb.timer.deleteLater()
         win.close()
+        win.deleteLater()  # now, not at interpreter exit (pyqtgraph items then can crash)
+        from PySide6.QtCore import QCoreApplication, QEvent
+
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     return row
 
 

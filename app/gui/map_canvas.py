@@ -323,19 +323,22 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.set_marker("source", None)
         self.set_marker("destination", None)
 
-    def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None) -> MapGeometry:
-        """Draw a new map (one path per road class) and fit the view to it."""
+    def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None,
+                    prepared: dict | None = None) -> MapGeometry:
+        """Draw a new map (one path per road class) and fit the view to it. ``prepared``:
+        :func:`prepare_drawing` of the same map and geometry, made off the GUI thread."""
         self.clear_map()
         self.net = net
         self.geo = geo if geo is not None else build_geometry(net)
-        n_seg = int((self.geo.pt_count - 1).sum())
-        self.raster_mode = n_seg >= raster.RASTER_MIN_SEGMENTS
+        if prepared is None:
+            prepared = prepare_drawing(net, self.geo)
+        self.raster_mode = "seg" in prepared
         if self.raster_mode:
-            self.seg = raster.build_segments(net, self.geo)
+            self.seg = prepared["seg"]
             self._colours = self.seg.road_colour
             self.raster_item = RasterItem()
             self.vb.addItem(self.raster_item)
-        self.draw_roads()
+        self.draw_roads(prepared.get("paths"))
         st = self.geo.stations
         if st.size:
             self.station_item.setData(net.x[st], net.y[st])
@@ -349,22 +352,25 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.render_raster()
         return self.geo
 
-    def draw_roads(self) -> None:
-        """(Re)build the road layer: one item per (kind, class)."""
+    def draw_roads(self, paths: list | None = None) -> None:
+        """(Re)build the road layer: one item per (kind, class); ``paths``: the
+        (style, QPainterPath) pairs of :func:`prepare_drawing`, else made here."""
         assert self.net is not None and self.geo is not None
         for it in self.road_items.values():
             self.vb.removeItem(it)
         self.road_items.clear()
         self.legend.clear()
-        for style, sel in class_groups(self.net, self.geo):
+        if paths is None:
+            paths = [(style, None if self.raster_mode else make_path(*self.geo.gather(sel)))
+                     for style, sel in class_groups(self.net, self.geo)]
+        for style, path in paths:
             key = style.name
             if key in self.road_styles:  # same class name in two kinds: keep both
                 key = f"{key} ({len(self.road_styles)})"
             self.road_styles[key] = style
             if self.raster_mode:
                 continue  # drawn by the raster; the styles still feed the legend
-            x, y, c = self.geo.gather(sel)
-            item = PathItem(make_path(x, y, c), style.colour, style.width, style.dash, z=style.z)
+            item = PathItem(path, style.colour, style.width, style.dash, z=style.z)
             self.road_items[key] = item
             self.vb.addItem(item)
         # Legend: widest classes first, a handful is enough.
@@ -530,6 +536,18 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.scale_bar.size = float(size)
         self.scale_bar.text.setText(pg.siFormat(size, suffix="m"))
         self.scale_bar.updateBar()
+
+
+def prepare_drawing(net: RoadNetwork, geo: MapGeometry) -> dict:
+    """What :meth:`MapCanvas.set_network` draws, made where it is called (the loader thread
+    for a map being opened, so the window does not freeze): big maps, the raster's
+    segments (``{"seg": SegmentSet}``); others, one path per road class (``{"paths":
+    [(LayerStyle, QPainterPath)]}``; QPainterPath is reentrant: any thread may build one)."""
+    n_seg = int((geo.pt_count - 1).sum())
+    if n_seg >= raster.RASTER_MIN_SEGMENTS:
+        styles = [(style, None) for style, _ in class_groups(net, geo)]
+        return {"seg": raster.build_segments(net, geo), "paths": styles}
+    return {"paths": [(style, make_path(*geo.gather(sel))) for style, sel in class_groups(net, geo)]}
 
 
 def format_cost(value: float, unit: str) -> str:
