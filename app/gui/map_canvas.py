@@ -51,6 +51,11 @@ class PathItem(QGraphicsPathItem):
         self.setZValue(z)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self._rect = path.controlPointRect()
+        self.lod_hidden = False  # left out at this scale: not painted, still in the bounds
+
+    def paint(self, p, *args) -> None:
+        if not self.lod_hidden:  # (hiding the item would move the view's auto-range)
+            super().paint(p, *args)
 
     def boundingRect(self) -> QRectF:  # the pen is cosmetic: no margin in data units
         return self._rect
@@ -172,6 +177,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.vb.sigResized.connect(self._place_attribution)
         self.vb.sigRangeChanged.connect(self._update_scale_bar)
         self.vb.sigRangeChanged.connect(self._schedule_raster)
+        self.vb.sigRangeChanged.connect(self._apply_lod)
         self.vb.sigResized.connect(self._schedule_raster)
         self.scene().sigMouseClicked.connect(self._clicked)
         self.scene().sigMouseMoved.connect(self._moved)
@@ -388,8 +394,27 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     def set_roads_dimmed(self, dimmed: bool) -> None:
         """Hide the class layer under a distance field (the field draws every arc; item
         opacity on a huge path would force a slow off-screen composition)."""
-        for it in self.road_items.values():
+        self._roads_dimmed = dimmed
+        self._apply_lod()
+
+    def _apply_lod(self, *_) -> None:
+        """Vector maps: the class paths shown at this scale (``raster.lod_min_z``: minor
+        classes only when zoomed in); the raster applies the same rule when it renders."""
+        if self.raster_mode or not self.road_items:
+            return
+        try:
+            m_px = self.vb.viewRect().width() / max(self.vb.width(), 1.0)
+        except RuntimeError:  # the view is being destroyed
+            return
+        road_z = [st.z for st in self.road_styles.values() if st.z < raster.RAIL_Z]
+        min_z = raster.lod_min_z(m_px, max(road_z, default=0))
+        dimmed = getattr(self, "_roads_dimmed", False)
+        for key, it in self.road_items.items():
             it.setVisible(not dimmed)
+            hide = self.road_styles[key].z < min_z
+            if hide != it.lod_hidden:
+                it.lod_hidden = hide
+                it.update()
 
     def show_field(self, dist: np.ndarray | None, colormap_name: str = "turbo", unit: str = "",
                    bands: int = 0) -> int:
@@ -491,8 +516,9 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         ph = max(int(round(pw * rect.height() / max(rect.width(), 1e-9))), 1)
         if ph > 8 * max(int(self.vb.height() * dpr), 1):  # degenerate view: do not allocate
             return
+        min_z = raster.lod_min_z(rect.width() / pw, self.seg.z_max)
         self._ids = raster.render_ids(self.seg, (rect.x(), rect.y(), rect.width(), rect.height()),
-                                      (pw, ph), self._ids)
+                                      (pw, ph), self._ids, min_z=min_z)
         self._ids_rect = QRectF(rect)
         self._recolour()
 
