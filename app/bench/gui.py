@@ -324,9 +324,31 @@ def run(args: argparse.Namespace) -> int:
     for c in clicks:
         print(f"click-to-route on {c['map']} (CPU, whole window): median {c['click_to_route_ms']:.0f} ms, "
               f"max {c['click_max_ms']:.0f} ms over {args.clicks} clicks")
+    goals = goal_table(rows, windows)
+    print(goals)
     if args.write_doc:
-        write_doc(rows, clicks, args, window_table(windows, drags))
+        write_doc(rows, clicks, args, window_table(windows, drags) + "\n" + goals)
     return 0
+
+
+def goal_table(rows: list[dict], windows: list[dict]) -> str:
+    """Issue 27's measured goals, met or not, per map of this run (CPU)."""
+    checks = [("stall_open_ms", "no GUI stall > 50 ms while opening", 50, "ms", False),
+              ("open_drawn_s", "map drawn <= 2 s", 2, "s", False),
+              ("open_clicks_s", "clicks accepted <= 3 s", 3, "s", False),
+              ("stall_click_ms", "no GUI stall > 50 ms per click", 50, "ms", False),
+              ("drag_fps", "dragging: >= 5 fields / s", 5, "/s", True),
+              ("stall_drag_ms", "no GUI stall > 50 ms while dragging", 50, "ms", False),
+              ("redraw_ms", "full redraw <= 30 ms", 30, "ms", False)]
+    out = ["| map | goal | measured | met |", "|---|---|---|---|"]
+    for i, w in enumerate(windows):
+        r = {**(rows[i] if i < len(rows) else {}), **w}
+        for key, what, lim, unit, at_least in checks:
+            if key in r:
+                v = r[key]
+                ok = v >= lim if at_least else v <= lim
+                out.append(f"| {w['map']} | {what} | {v:.3g} {unit} | {'yes' if ok else '**no**'} |")
+    return "\n".join(out) + "\n"
 
 
 WINDOW_COLS = [
