@@ -152,6 +152,13 @@ class GridSnapper(Snapper):
             path=self.net.source_path or None)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _box(ax, ay, bx, by, x0, y0, c):
+    """(i0, i1, j0, j1): the cells a segment's bounding box touches."""
+    return (int((min(ax, bx) - x0) // c), int((max(ax, bx) - x0) // c),
+            int((min(ay, by) - y0) // c), int((max(ay, by) - y0) // c))
+
+
 @njit(cache=True, nogil=True)
 def _grid(ax, ay, bx, by, x0, y0, c, nx, ny):
     """(cell_start, cell_seg): the segments listed per cell of their bounding box, in
@@ -159,10 +166,7 @@ def _grid(ax, ay, bx, by, x0, y0, c, nx, ny):
     m = ax.shape[0]
     start = np.zeros(nx * ny + 1, np.int64)
     for s in range(m):
-        i0 = int((min(ax[s], bx[s]) - x0) // c)
-        i1 = int((max(ax[s], bx[s]) - x0) // c)
-        j0 = int((min(ay[s], by[s]) - y0) // c)
-        j1 = int((max(ay[s], by[s]) - y0) // c)
+        i0, i1, j0, j1 = _box(ax[s], ay[s], bx[s], by[s], x0, y0, c)
         for j in range(j0, j1 + 1):
             for i in range(i0, i1 + 1):
                 start[j * nx + i + 1] += 1
@@ -171,10 +175,7 @@ def _grid(ax, ay, bx, by, x0, y0, c, nx, ny):
     fill = start[:-1].copy()
     seg = np.empty(start[nx * ny], np.int64)
     for s in range(m):
-        i0 = int((min(ax[s], bx[s]) - x0) // c)
-        i1 = int((max(ax[s], bx[s]) - x0) // c)
-        j0 = int((min(ay[s], by[s]) - y0) // c)
-        j1 = int((max(ay[s], by[s]) - y0) // c)
+        i0, i1, j0, j1 = _box(ax[s], ay[s], bx[s], by[s], x0, y0, c)
         for j in range(j0, j1 + 1):
             for i in range(i0, i1 + 1):
                 k = j * nx + i
