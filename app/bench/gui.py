@@ -316,7 +316,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_window:
         for p in [*paths, *tmp_maps]:
             print(f"window: {os.path.basename(p)}", flush=True)
-            windows.append(measure_window(p, args))
+            label = "kanto (generated)" if p in tmp_maps else os.path.basename(p)
+            windows.append({**measure_window(p, args), "map": label})
     for p in tmp_maps:
         os.unlink(p)
     text = table(rows) + "\n\n" + window_table(windows, drags)
@@ -387,8 +388,8 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
     lines = [
         "# GUI side of click-to-route",
         "",
-        "Command: `signpost bench gui --write-doc` "
-        f"(repeat {args.repeat}, image {args.size}, offscreen Qt).",
+        f"Command: `signpost bench gui --write-doc --repeat {args.repeat} --clicks {args.clicks} "
+        f"--drag-frames {args.drag_frames}` (image {args.size}, offscreen Qt).",
         f"Machine: {os.cpu_count()} cores ({cpu}), no GPU ({describe_backend('auto')}), "
         f"Python {platform.python_version()}; load average during the run "
         f"{os.getloadavg()[0]:.1f} (other work shared the 2 cores: expect noise).",
