@@ -19,7 +19,7 @@ from maps.pg_conn import is_db_uri, redact
 
 from . import chrome
 from .geometry import build_geometry
-from .map_canvas import prepare_drawing
+from .road_paths import prepare_drawing
 from .workers import Job, JobContext
 
 BIG_MAP_ARCS = 500_000  # above this the snapping index is built after the map is shown

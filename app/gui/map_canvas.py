@@ -20,6 +20,7 @@ from maps.network import RoadNetwork
 from . import raster
 from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins, field_lut
 from .overlays import CanvasNotice, FieldLegend
+from .road_paths import make_path, prepare_drawing
 
 NO_COORDINATES = (
     "This map has no coordinates (a DIMACS .gr without its .co file, or a PACE graph),\n"
@@ -28,12 +29,6 @@ NO_COORDINATES = (
 )
 
 _DASH = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine}
-
-
-def make_path(x: np.ndarray, y: np.ndarray, connect: np.ndarray) -> QPainterPath:
-    if x.size == 0:
-        return QPainterPath()
-    return pg.arrayToQPath(x, y, connect=connect, finiteCheck=False)
 
 
 class PathItem(QGraphicsPathItem):
@@ -562,18 +557,6 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.scale_bar.size = float(size)
         self.scale_bar.text.setText(pg.siFormat(size, suffix="m"))
         self.scale_bar.updateBar()
-
-
-def prepare_drawing(net: RoadNetwork, geo: MapGeometry) -> dict:
-    """What :meth:`MapCanvas.set_network` draws, made where it is called (the loader thread
-    for a map being opened, so the window does not freeze): big maps, the raster's
-    segments (``{"seg": SegmentSet}``); others, one path per road class (``{"paths":
-    [(LayerStyle, QPainterPath)]}``; QPainterPath is reentrant: any thread may build one)."""
-    n_seg = int((geo.pt_count - 1).sum())
-    if n_seg >= raster.RASTER_MIN_SEGMENTS:
-        styles = [(style, None) for style, _ in class_groups(net, geo)]
-        return {"seg": raster.build_segments(net, geo), "paths": styles}
-    return {"paths": [(style, make_path(*geo.gather(sel))) for style, sel in class_groups(net, geo)]}
 
 
 def format_cost(value: float, unit: str) -> str:
