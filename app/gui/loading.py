@@ -19,6 +19,7 @@ from maps.pg_conn import is_db_uri, redact
 
 from . import chrome
 from .geometry import build_geometry
+from .road_paths import prepare_drawing
 from .workers import Job, JobContext
 
 BIG_MAP_ARCS = 500_000  # above this the snapping index is built after the map is shown
@@ -76,9 +77,10 @@ class MapLoading:
                 raise CancelledError("load cancelled")
             ctx.progress(0.95, "preparing the drawing")
             geo = build_geometry(net)
+            prepared = prepare_drawing(net, geo)  # paths / raster segments: not in the GUI thread
             # Big maps: show the map first, build the snapping index right after.
             snapper = make_snapper(net) if net.num_arcs <= BIG_MAP_ARCS else None
-            return net, geo, snapper
+            return net, geo, snapper, prepared
 
         self._load_path = redact(path)  # shown, remembered: never a password
         self._load_job = 0  # a superseded load is told cancelled inside submit(): unheard
@@ -102,16 +104,17 @@ class MapLoading:
                 self.snapper = result[1]
                 self._snapper_pending = False
                 self.status("Ready: left click sets the source, right click the destination", 5000)
+                self._warm_up(self.net)  # clicks first, then the kernels
             return
         if jid != self._load_job:
             return
         self._loading = False
         self._idle_progress()
-        net, geo, snapper = result
+        net, geo, snapper, prepared = result
         path = self._load_path or ""
         if not net.source_path:
             net.source_path = path
-        self.set_network(net, geo, snapper, defer_snapper=snapper is None)
+        self.set_network(net, geo, snapper, defer_snapper=snapper is None, prepared=prepared)
         self.map_path = path
         self.settings.add_recent(path)
         chrome.fill_recent(self)
@@ -159,9 +162,19 @@ class MapLoading:
         self.btn_cancel.setVisible(busy)
 
     def _after_load(self, net: RoadNetwork, build_snapper: bool) -> None:
-        """On the loader thread: compile the CPU kernels of the chosen strategy on a tiny
-        graph (so the first click does not wait for numba) and, for big maps, build the
-        snapping index (one job: a second one would supersede the first)."""
+        """On the loader thread, after a map is shown: for big maps the snapping index
+        first (clicks are accepted once it is there), then :meth:`_warm_up` (one job at a
+        time: a second submit would supersede the first)."""
+        if build_snapper:
+            self._after_job = self.loader.submit(
+                Job(lambda ctx: (net, make_snapper(net)), kind="after-load"))
+        else:
+            self._warm_up(net)
+
+    def _warm_up(self, net: RoadNetwork) -> None:
+        """On the loader thread: compile the CPU kernels of the chosen strategy, of the
+        what-if repair and of the billboards on tiny graphs, so the first click or tool
+        run does not wait for numba."""
         strategy, backend = self.algo_panel.strategy, self.algo_panel.backend
 
         def fn(ctx: JobContext):
@@ -177,9 +190,16 @@ class MapLoading:
                 warm_up(backend)
             except GpuCoreError:
                 pass
-            return (net, make_snapper(net)) if build_snapper else None
+            try:  # the billboards tool is the first a user tries: its kernels too
+                from app.jobs.billboards import BillboardsOptions
+                from app.jobs.billboards import warm_up as warm_billboards
 
-        self._after_job = self.loader.submit(Job(fn, kind="after-load"))
+                warm_billboards(BillboardsOptions(k=1, backend=backend))
+            except GpuCoreError:
+                pass
+            return None
+
+        self._after_job = self.loader.submit(Job(fn, kind="warm-up"))
 
     def _profile_changed(self, profile: str) -> None:
         if self.net is not None and self.net.source_path and os.path.exists(self.net.source_path):

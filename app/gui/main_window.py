@@ -223,9 +223,10 @@ class MainWindow(MapLoading, QMainWindow):
         box.open()
 
     def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None, snapper=None,
-                    *, defer_snapper: bool = False) -> None:
+                    *, defer_snapper: bool = False, prepared: dict | None = None) -> None:
         """Show ``net`` (drawn, snappable, searchable); any search on the old map is dropped.
-        ``defer_snapper``: build the snapping index on the loader thread afterwards."""
+        ``defer_snapper``: build the snapping index on the loader thread afterwards;
+        ``prepared``: the drawing made there (``map_canvas.prepare_drawing``)."""
         self.compute.cancel()
         self._search_job = -1
         self._handlers = {}  # the old map's job ends unheard: nothing waits for it now
@@ -233,7 +234,7 @@ class MainWindow(MapLoading, QMainWindow):
         self.net = net
         self.map_path = net.source_path or None
         self.graph = CSRGraph.from_any(net)
-        self.geo = self.canvas.set_network(net, geo)
+        self.geo = self.canvas.set_network(net, geo, prepared)
         self._snapper_pending = defer_snapper and snapper is None
         self.snapper = snapper if (snapper is not None or defer_snapper) else make_snapper(net)
         self._after_load(net, build_snapper=self._snapper_pending)

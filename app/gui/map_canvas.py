@@ -20,6 +20,7 @@ from maps.network import RoadNetwork
 from . import raster
 from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins, field_lut
 from .overlays import OVERLAY_Z, CanvasNotice, FieldLegend, OverlayStack, class_legend_entries
+from .road_paths import make_path, prepare_drawing
 
 NO_COORDINATES = (
     "This map has no coordinates (a DIMACS .gr without its .co file, or a PACE graph),\n"
@@ -28,12 +29,6 @@ NO_COORDINATES = (
 )
 
 _DASH = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine}
-
-
-def make_path(x: np.ndarray, y: np.ndarray, connect: np.ndarray) -> QPainterPath:
-    if x.size == 0:
-        return QPainterPath()
-    return pg.arrayToQPath(x, y, connect=connect, finiteCheck=False)
 
 
 class PathItem(QGraphicsPathItem):
@@ -51,6 +46,11 @@ class PathItem(QGraphicsPathItem):
         self.setZValue(z)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self._rect = path.controlPointRect()
+        self.lod_hidden = False  # left out at this scale: not painted, still in the bounds
+
+    def paint(self, p, *args) -> None:
+        if not self.lod_hidden:  # (hiding the item would move the view's auto-range)
+            super().paint(p, *args)
 
     def boundingRect(self) -> QRectF:  # the pen is cosmetic: no margin in data units
         return self._rect
@@ -99,6 +99,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     destinationDragged = Signal(float, float)  # live while the destination marker moves
     destinationDropped = Signal(float, float)
     sourceDropped = Signal(float, float)
+    sourceDragged = Signal(float, float)  # live while the source marker moves
     cursorMoved = Signal(float, float)  # x, y metres
     linkDragStarted = Signal(float, float)  # click mode "link": a left drag began here
     linkDragged = Signal(float, float, float, float)  # ... and ended: x0, y0, x1, y1 metres
@@ -152,6 +153,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.dest_marker.sigPositionChangeFinished.connect(
             lambda m: self.destinationDropped.emit(m.pos().x(), m.pos().y())
         )
+        self.source_marker.sigPositionChanged.connect(self._source_moving)
         self.source_marker.sigPositionChangeFinished.connect(
             lambda m: self.sourceDropped.emit(m.pos().x(), m.pos().y())
         )
@@ -173,6 +175,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.overlays.add("attribution", self.attribution, "bottom-left")
         self.vb.sigRangeChanged.connect(self._update_scale_bar)
         self.vb.sigRangeChanged.connect(self._schedule_raster)
+        self.vb.sigRangeChanged.connect(self._apply_lod)
         self.vb.sigResized.connect(self._schedule_raster)
         self.scene().sigMouseClicked.connect(self._clicked)
         self.scene().sigMouseMoved.connect(self._moved)
@@ -192,6 +195,10 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     def _dest_moving(self, m) -> None:
         if not self._moving_programmatically:
             self.destinationDragged.emit(m.pos().x(), m.pos().y())
+
+    def _source_moving(self, m) -> None:
+        if not self._moving_programmatically:
+            self.sourceDragged.emit(m.pos().x(), m.pos().y())
 
     def set_marker(self, which: str, x: float | None, y: float | None = None) -> None:
         """Place (or hide, with x None) the "source" or "destination" marker."""
@@ -326,19 +333,22 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.set_marker("source", None)
         self.set_marker("destination", None)
 
-    def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None) -> MapGeometry:
-        """Draw a new map (one path per road class) and fit the view to it."""
+    def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None,
+                    prepared: dict | None = None) -> MapGeometry:
+        """Draw a new map (one path per road class) and fit the view to it. ``prepared``:
+        :func:`prepare_drawing` of the same map and geometry, made off the GUI thread."""
         self.clear_map()
         self.net = net
         self.geo = geo if geo is not None else build_geometry(net)
-        n_seg = int((self.geo.pt_count - 1).sum())
-        self.raster_mode = n_seg >= raster.RASTER_MIN_SEGMENTS
+        if prepared is None:
+            prepared = prepare_drawing(net, self.geo)
+        self.raster_mode = "seg" in prepared
         if self.raster_mode:
-            self.seg = raster.build_segments(net, self.geo)
+            self.seg = prepared["seg"]
             self._colours = self.seg.road_colour
             self.raster_item = RasterItem()
             self.vb.addItem(self.raster_item)
-        self.draw_roads()
+        self.draw_roads(prepared.get("paths"))
         st = self.geo.stations
         if st.size:
             self.station_item.setData(net.x[st], net.y[st])
@@ -352,22 +362,25 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.render_raster()
         return self.geo
 
-    def draw_roads(self) -> None:
-        """(Re)build the road layer: one item per (kind, class)."""
+    def draw_roads(self, paths: list | None = None) -> None:
+        """(Re)build the road layer: one item per (kind, class); ``paths``: the
+        (style, QPainterPath) pairs of :func:`prepare_drawing`, else made here."""
         assert self.net is not None and self.geo is not None
         for it in self.road_items.values():
             self.vb.removeItem(it)
         self.road_items.clear()
         self.legend.clear()
-        for style, sel in class_groups(self.net, self.geo):
+        if paths is None:
+            paths = [(style, None if self.raster_mode else make_path(*self.geo.gather(sel)))
+                     for style, sel in class_groups(self.net, self.geo)]
+        for style, path in paths:
             key = style.name
             if key in self.road_styles:  # same class name in two kinds: keep both
                 key = f"{key} ({len(self.road_styles)})"
             self.road_styles[key] = style
             if self.raster_mode:
                 continue  # drawn by the raster; the styles still feed the legend
-            x, y, c = self.geo.gather(sel)
-            item = PathItem(make_path(x, y, c), style.colour, style.width, style.dash, z=style.z)
+            item = PathItem(path, style.colour, style.width, style.dash, z=style.z)
             self.road_items[key] = item
             self.vb.addItem(item)
         # Legend: every class drawn, grouped by look, most important first (issue 27).
@@ -387,10 +400,29 @@ class MapCanvas(pg.GraphicsLayoutWidget):
     def set_roads_dimmed(self, dimmed: bool) -> None:
         """Hide the class layer under a distance field (the field draws every arc; item
         opacity on a huge path would force a slow off-screen composition)."""
-        for it in self.road_items.values():
-            it.setVisible(not dimmed)
+        self._roads_dimmed = dimmed
         self.legend.setVisible(not dimmed)  # the classes are not what the map shows then
         self.overlays.place()
+        self._apply_lod()
+
+    def _apply_lod(self, *_) -> None:
+        """Vector maps: the class paths shown at this scale (``raster.lod_min_z``: minor
+        classes only when zoomed in); the raster applies the same rule when it renders."""
+        if self.raster_mode or not self.road_items:
+            return
+        try:
+            m_px = self.vb.viewRect().width() / max(self.vb.width(), 1.0)
+        except RuntimeError:  # the view is being destroyed
+            return
+        road_z = [st.z for st in self.road_styles.values() if st.z < raster.RAIL_Z]
+        min_z = raster.lod_min_z(m_px, max(road_z, default=0))
+        dimmed = getattr(self, "_roads_dimmed", False)
+        for key, it in self.road_items.items():
+            it.setVisible(not dimmed)
+            hide = self.road_styles[key].z < min_z
+            if hide != it.lod_hidden:
+                it.lod_hidden = hide
+                it.update()
 
     def show_field(self, dist: np.ndarray | None, colormap_name: str = "turbo", unit: str = "",
                    bands: int = 0) -> int:
@@ -494,8 +526,9 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         ph = max(int(round(pw * rect.height() / max(rect.width(), 1e-9))), 1)
         if ph > 8 * max(int(self.vb.height() * dpr), 1):  # degenerate view: do not allocate
             return
+        min_z = raster.lod_min_z(rect.width() / pw, self.seg.z_max)
         self._ids = raster.render_ids(self.seg, (rect.x(), rect.y(), rect.width(), rect.height()),
-                                      (pw, ph), self._ids)
+                                      (pw, ph), self._ids, min_z=min_z)
         self._ids_rect = QRectF(rect)
         self._recolour()
 

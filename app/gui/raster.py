@@ -19,6 +19,23 @@ from .geometry import MapGeometry, class_groups
 
 # Above this many drawn segments the canvas switches from vector paths to the raster.
 RASTER_MIN_SEGMENTS = 250_000
+# Class-based level of detail (issue 27): (metres per pixel at most, lowest class z drawn);
+# coarser views draw z >= LOD_COARSE_Z only. z is the road style's (resources/road_styles:
+# footway/path/track 1, service 2, residential 3, tertiary 5, secondary 6, primary 7, ...).
+LOD_Z = ((2.5, 0), (8.0, 2), (25.0, 3), (80.0, 5))
+LOD_COARSE_Z = 6
+RAIL_Z = 10  # rail, light rail, subway, tram, transfers: never left out
+
+
+def lod_min_z(metres_per_px: float, z_max: int) -> int:
+    """The lowest class z drawn at this scale: minor classes only when zoomed in, never
+    above the map's highest class (a map of one class is always drawn whole)."""
+    z = LOD_COARSE_Z
+    for limit, zmin in LOD_Z:
+        if metres_per_px <= limit:
+            z = zmin
+            break
+    return min(z, z_max)
 
 
 def argb(hex_colour: str, alpha: int = 255) -> int:
@@ -45,10 +62,19 @@ class SegmentSet:
     thick: np.ndarray  # uint8: 1 or 2 px
     road_colour: np.ndarray  # uint32 ARGB per drawn arc (class colours)
     dim_colour: np.ndarray  # uint32 ARGB per drawn arc (roads under a distance field)
+    z_first: np.ndarray = None  # int64 [z]: first segment of class z or above (z 0..15)
 
     @property
     def size(self) -> int:
         return int(self.x0.shape[0])
+
+    @property
+    def z_max(self) -> int:
+        """The highest road class z with segments (rail and transfers, z >= RAIL_Z, are
+        drawn at every scale and do not count)."""
+        zs = np.flatnonzero(np.diff(np.append(self.z_first, self.size)) > 0)
+        zs = zs[zs < RAIL_Z]
+        return int(zs[-1]) if zs.size else 0
 
 
 def build_segments(net, geo: MapGeometry) -> SegmentSet:
@@ -58,13 +84,18 @@ def build_segments(net, geo: MapGeometry) -> SegmentSet:
     dim = np.zeros(nd, dtype=np.uint32)
     width = np.ones(nd, dtype=np.uint8)
     order_parts = []
-    for style, sel in class_groups(net, geo):
+    part_z = []
+    for style, sel in class_groups(net, geo):  # lowest z first
         road[sel] = argb(style.colour)
         dim[sel] = argb(style.colour, 70)
         width[sel] = 2 if style.width >= 2.0 else 1
         order_parts.append(sel)
+        part_z.append(min(max(style.z, 0), 15))
     order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
     counts = geo.pt_count[order] - 1  # segments per polyline
+    seg_z = np.repeat(np.repeat(np.array(part_z, dtype=np.int64),
+                                [p.size for p in order_parts]), counts)
+    z_first = np.searchsorted(seg_z, np.arange(16))  # seg_z ascends with the draw order
     starts = geo.pt_start[order]
     total = int(counts.sum())
     ends = np.cumsum(counts)
@@ -79,6 +110,7 @@ def build_segments(net, geo: MapGeometry) -> SegmentSet:
         thick=width[arc],
         road_colour=road,
         dim_colour=dim,
+        z_first=z_first,
     )
 
 
@@ -245,11 +277,13 @@ def field_arc_colours(geo: MapGeometry, seg: SegmentSet, dist: np.ndarray, lut: 
 
 
 def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: tuple[int, int],
-               out: np.ndarray | None = None) -> np.ndarray:
+               out: np.ndarray | None = None, min_z: int = 0) -> np.ndarray:
     """Which drawn arc (index + 1, 0 = none) shows in each pixel of ``rect`` = (x, y, w, h).
 
     Done once per view change; recolouring (a new distance field) is then a gather over
-    pixels (:func:`colourise`), not a new pass over millions of segments.
+    pixels (:func:`colourise`), not a new pass over millions of segments. ``min_z``: only
+    classes of that z or above (level of detail, :func:`lod_min_z`): the segments are in
+    z order, so that is a tail of the arrays, not a copy.
     """
     w, h = size
     if out is None or out.shape != (h, w):
@@ -258,7 +292,9 @@ def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: t
         out.fill(0)
     x, y, rw, _ = rect
     scale = w / max(rw, 1e-9)
-    draw_segments(out, seg.x0, seg.y0, seg.x1, seg.y1, seg.arc, seg.thick, float(x), float(y), float(scale))
+    a = int(seg.z_first[min(max(min_z, 0), 15)]) if seg.z_first is not None else 0
+    draw_segments(out, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
+                  float(x), float(y), float(scale))
     return out
 
 

@@ -58,13 +58,15 @@ def check_texts(path: str, *texts: str) -> None:
 
 
 def make_snapper(net: RoadNetwork):
-    """A maps.snap.Snapper, or None when the map cannot be snapped to (no coordinates, no
-    road arcs): then only typed node:ID points work."""
+    """A snapping index (``snap_index.GridSnapper``: a maps.snap.Snapper's answers, built
+    in a fraction of the STRtree's time), or None when the map cannot be snapped to (no
+    coordinates, no road arcs): then only typed node:ID points work."""
     from maps.errors import PointError
-    from maps.snap import Snapper
+
+    from .snap_index import GridSnapper
 
     try:
-        return Snapper(net)
+        return GridSnapper(net)
     except PointError:
         return None
 

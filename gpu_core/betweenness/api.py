@@ -32,14 +32,30 @@ Event = BillboardProgress | BillboardResult
 EXACT_WORK_LIMIT = {"cpu": 6e8, "cupy": 3e11}
 
 
+# Bytes of kept tight-arc bits (one bit per arc per source) a K > 1 CPU greedy may hold:
+# rounds after the first replay them instead of searching again (``cpu`` module doc).
+CPU_KEEP_BYTES = 512 << 20
+
+
 class CpuEngine:
     """One greedy round on the CPU (numba), over chunks of sources."""
 
     name = "cpu"
     kernel = "cpu"
 
-    def __init__(self, g: CSRGraph, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray):
+    def __init__(self, g: CSRGraph, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
+                 keep: bool = False):
         self.g, self.w, self.unit, self.a, self.b = g, w, unit, a, b
+        n = g.num_nodes
+        nb = (g.num_arcs + 7) // 8
+        srcs = np.flatnonzero(a > 0)
+        self.row_of = np.full(n, -1, dtype=np.int64)
+        self.kept = np.zeros(n, dtype=np.bool_)
+        if keep and srcs.size * nb <= CPU_KEEP_BYTES:
+            self.row_of[srcs] = np.arange(srcs.size)
+            self.store = np.empty((srcs.size, nb), dtype=np.uint8)
+        else:
+            self.store = np.empty((0, nb), dtype=np.uint8)
 
     def chunk_size(self, total: int) -> int:
         from .cpu import LANES
@@ -52,12 +68,13 @@ class CpuEngine:
 
         g = self.g
         return round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b,
-                           sources.astype(np.int32), LANES)
+                           sources.astype(np.int32), LANES, self.store, self.row_of,
+                           self.kept)
 
 
 def _engine(g, w, unit, a, b, backend: str, kernel: str, cache: bool = False):
     if backend == "cpu":
-        return CpuEngine(g, w, unit, a, b)
+        return CpuEngine(g, w, unit, a, b, keep=cache)
     from .cuda import CudaEngine
 
     return CudaEngine(g, w, unit, a, b, kernel, use_cache=cache)

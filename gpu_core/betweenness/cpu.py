@@ -7,6 +7,12 @@ b_w / sigma_w + dbar[w]`` and the gain ``a_s * sbar[v] * dbar[v]`` (eq. 4 rewrit
 the total counts, so no second count per child is needed). See ``common`` for the
 definitions. Sources are split over a fixed number of lanes so the float sums have the
 same order whatever the thread count.
+
+The tight arcs of a source's search (``dist[u] + w == dist[x]``) do not depend on R, so a
+greedy of K > 1 rounds keeps them as one bit per arc per source (``store``): rounds after
+the first replay sigma/sbar over that DAG in a topological order (Kahn) instead of a new
+Dijkstra. Path counts are sums of the same integers, and the back-trace sums each row's
+arcs in CSR order over children already final, so the gains are bit-for-bit the same.
 """
 
 from __future__ import annotations
@@ -85,9 +91,58 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
 
 
 @njit(cache=True, nogil=True)
-def _backtrace(indptr, indices, w, s, a_s, b, in_r, dist, sigma, sbar, order, cnt, dbar, net,
+def _record_tight(indptr, indices, w, dist, order, cnt, bits):
+    """Set bit e of ``bits`` for every tight arc e of the search (w >= 1: no self-loop)."""
+    bits[:] = 0
+    for i in range(cnt):
+        u = order[i]
+        du = dist[u]
+        for e in range(indptr[u], indptr[u + 1]):
+            if du + w[e] == dist[indices[e]]:
+                bits[e >> 3] |= np.uint8(1 << (e & 7))
+
+
+@njit(cache=True, nogil=True)
+def _replay(indptr, indices, s, bits, in_r, sigma, sbar, indeg, order):
+    """sigma/sbar of source s over its kept tight-arc DAG (Kahn's order into ``order``);
+    returns the number of vertices reached, as ``_search`` does."""
+    n = indptr.shape[0] - 1
+    for v in range(n):
+        sigma[v] = 0.0
+        sbar[v] = 0.0
+        indeg[v] = 0
+    for u in range(n):
+        for e in range(indptr[u], indptr[u + 1]):
+            if bits[e >> 3] & (1 << (e & 7)):
+                indeg[indices[e]] += 1
+    sigma[s] = 1.0
+    sbar[s] = 0.0 if in_r[s] else 1.0
+    order[0] = s
+    head = 0
+    cnt = 1
+    while head < cnt:
+        u = order[head]
+        head += 1
+        su = sigma[u]
+        bu = sbar[u]
+        for e in range(indptr[u], indptr[u + 1]):
+            if bits[e >> 3] & (1 << (e & 7)):
+                x = indices[e]
+                sigma[x] += su
+                if not in_r[x]:
+                    sbar[x] += bu
+                indeg[x] -= 1
+                if indeg[x] == 0:
+                    order[cnt] = x
+                    cnt += 1
+    return cnt
+
+
+@njit(cache=True, nogil=True)
+def _backtrace(indptr, indices, s, a_s, b, in_r, bits, sigma, sbar, order, cnt, dbar, net,
                pl):
-    """Back-trace of one source; adds gains/losses to ``net`` and pairs lost to ``pl``.
+    """Back-trace of one source over its tight arcs ``bits``; adds gains/losses to ``net``
+    and pairs lost to ``pl``.
 
     Returns (sb_s, pairs_s): this source's share of SB(R) and of the pair count P(R).
     """
@@ -96,19 +151,20 @@ def _backtrace(indptr, indices, w, s, a_s, b, in_r, dist, sigma, sbar, order, cn
     for i in range(cnt - 1, -1, -1):
         v = order[i]
         d = 0.0
-        dv = dist[v]
         for e in range(indptr[v], indptr[v + 1]):
             x = indices[e]
-            if not in_r[x] and dist[x] != INF and dv + w[e] == dist[x]:
+            if not in_r[x] and bits[e >> 3] & (1 << (e & 7)):
                 d += b[x] / sigma[x] + dbar[x]
         dbar[v] = d
         if v != s and not in_r[v]:
             net[v] += a_s * sbar[v] * d
             # pair (s, v): covered share leaves the sum if v joins R
-            c = (sigma[v] - sbar[v]) / sigma[v]
-            net[v] -= a_s * b[v] * c
+            net[v] -= a_s * b[v] * ((sigma[v] - sbar[v]) / sigma[v])
             pl[v] += a_s * b[v]
-            sb += b[v] * c
+    # this source's sums in vertex order: the same whichever order the search settled
+    for v in range(indptr.shape[0] - 1):
+        if sigma[v] > 0.0 and v != s and not in_r[v]:
+            sb += b[v] * ((sigma[v] - sbar[v]) / sigma[v])
             pairs += b[v]
     net[s] -= a_s * sb  # pairs (s, t) leave the sum if s joins R
     pl[s] += a_s * pairs
@@ -116,10 +172,16 @@ def _backtrace(indptr, indices, w, s, a_s, b, in_r, dist, sigma, sbar, order, cn
 
 
 @njit(cache=True, parallel=True)
-def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes):
-    """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials."""
+def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, store, row_of, kept):
+    """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials.
+
+    ``store`` (rows of (m + 7) // 8 bytes), ``row_of[s]`` (store row of source s, -1:
+    none) and ``kept[s]`` (its row holds s's tight arcs): a source with a kept row is
+    replayed, one with a row and none searched and kept; ``store`` of 0 rows: no keeping.
+    """
     n = indptr.shape[0] - 1
     m = indices.shape[0]
+    nb = (m + 7) >> 3
     net2 = np.zeros((lanes, n))
     pl2 = np.zeros((lanes, n))
     sb2 = np.zeros(lanes)
@@ -131,15 +193,25 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes):
         sbar = np.empty(n)
         dbar = np.empty(n)
         order = np.empty(n, np.int32)
+        indeg = np.empty(n, np.int32)
         heap_k = np.empty(m + 1, np.int64)
         heap_v = np.empty(m + 1, np.int32)
+        scratch = np.empty(nb, np.uint8)
         for j in range(lane, ns, lanes):
             s = sources[j]
             if in_r[s] or a[s] == 0.0:
                 continue
-            cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
-                          heap_k, heap_v)
-            x, y = _backtrace(indptr, indices, w, s, a[s], b, in_r, dist, sigma, sbar,
+            r = row_of[s] if store.shape[0] > 0 else -1
+            bits = store[r] if r >= 0 else scratch
+            if r >= 0 and kept[s]:
+                cnt = _replay(indptr, indices, s, bits, in_r, sigma, sbar, indeg, order)
+            else:
+                cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
+                              heap_k, heap_v)
+                _record_tight(indptr, indices, w, dist, order, cnt, bits)
+                if r >= 0:
+                    kept[s] = True
+            x, y = _backtrace(indptr, indices, s, a[s], b, in_r, bits, sigma, sbar,
                               order, cnt, dbar, net2[lane], pl2[lane])
             sb2[lane] += x
             pp2[lane] += y

@@ -55,7 +55,11 @@ class RouteTool(Tool):
         self.panel.clearRequested.connect(self.clear_route)
         self.panel.pointsEdited.connect(self.route_between)
         canvas = window.canvas
+        self._drag_next = None  # the latest dragged source waiting for the search in flight
+        self._drag_job = -1  # the search of a dragged source (in flight while the window
+        # holds its handlers: until drawn, failed, cancelled or superseded)
         canvas.destinationDragged.connect(self._dest_dragged)
+        canvas.sourceDragged.connect(self._src_dragged)
         canvas.destinationDropped.connect(lambda x, y: window.on_map_click(x, y, "destination"))
         canvas.sourceDropped.connect(lambda x, y: window.on_map_click(x, y, "source"))
         window.algo_panel.displayChanged.connect(self.redraw_field)
@@ -96,6 +100,8 @@ class RouteTool(Tool):
             sx, sy = float(net.x[node]), float(net.y[node])
         canvas.set_marker(which, sx, sy)
         self.win.layers.shown("Route and its points")
+        if which == "source":  # a click or drop: no dragged position waits any more
+            self._drag_next, self._drag_job = None, -1
         if snap_seg:
             self._snap_segs[which] = snap_seg
         else:
@@ -126,6 +132,30 @@ class RouteTool(Tool):
         if int(s.node) != self.target:
             self.target, self.dst_point = int(s.node), click_point(self.win.net, s)
             self.update_route()
+
+    def _src_dragged(self, x: float, y: float) -> None:
+        """The field follows the dragged source: one search at a time in the worker; while
+        one runs only the latest position waits (older ones are dropped), and it starts
+        when that search is drawn. The marker stays under the pointer (not moved to the
+        snapped point until the drop, which sets the source as a click does)."""
+        win = self.win
+        snapper = win.snapper
+        if win.net is None or snapper is None:
+            return
+        try:
+            s = snapper.snap(float(x), float(y), max_distance_m=win.snap_max_m)
+        except PointError:
+            return
+        point = click_point(win.search_net(), s)
+        if self._drag_job in win._handlers:
+            self._drag_next = point
+        elif int(point.node) != self.source:
+            self._drag_search(point)
+
+    def _drag_search(self, point) -> None:
+        self._drag_next = None
+        self.source, self.src_point = int(point.node), point
+        self._drag_job = self.run_search()
 
     def route_between(self, from_text: str, to_text: str) -> bool:
         """Route between typed points (LON,LAT or node:ID), as clicks would; False (and
@@ -207,6 +237,11 @@ class RouteTool(Tool):
         self.win.status(f"Reached {reached:,} of {self.win.net.num_nodes:,} nodes: search "
                         f"{ms_text(res.elapsed_s * 1000)}, {len(res.phases):,} phases; "
                         f"drawn in {draw_ms:.0f} ms", 8000)
+        nxt, self._drag_job = self._drag_next, -1
+        if nxt is not None and int(nxt.node) != self.source:
+            self._drag_search(nxt)  # the latest dragged position, the others dropped
+        else:
+            self._drag_next = None
 
     def show_result(self, res, run: str, isochrones: bool = True) -> int:
         """Make ``res`` the search on screen (chart run ``run``, field, route); returns

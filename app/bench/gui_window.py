@@ -1,0 +1,174 @@
+"""``signpost bench gui``, the window part (issue 27): how long the GUI thread stalls while
+a map opens, on clicks and while the source is dragged, measured with a 10 ms heartbeat
+timer on the GUI thread (its longest gap, less the 10 ms period), click -> field drawn,
+and the field updates per second while the source is dragged. The drag's Qt-free part
+(search + colouring the pixels of a window-sized view) is :func:`drag_frames`: it runs
+where Qt cannot (the GPU machine), so the GPU search and the GUI side are measured apart
+and together there.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+
+import numpy as np
+
+HEARTBEAT_MS = 10
+
+
+class Heartbeat:
+    """A 10 ms QTimer on the GUI thread; ``stall_ms()`` is the longest gap between two
+    ticks since the last ``reset()``, less the period (what the user felt as frozen)."""
+
+    def __init__(self):
+        from PySide6.QtCore import QTimer
+
+        self.timer = QTimer()
+        self.timer.setInterval(HEARTBEAT_MS)
+        self.timer.timeout.connect(self._tick)
+        self.reset()
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.worst = max(self.worst, now - self.last)
+        self.last = now
+
+    def reset(self) -> None:
+        self.last = time.perf_counter()
+        self.worst = 0.0
+
+    def stall_ms(self) -> float:
+        self._tick()
+        return max(self.worst * 1e3 - HEARTBEAT_MS, 0.0)
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+
+def _wait(cond, timeout_s: float) -> bool:
+    """Run the event loop until ``cond()`` or the timeout; True when it held."""
+    from PySide6.QtCore import QCoreApplication
+
+    end = time.perf_counter() + timeout_s
+    while not cond():
+        if time.perf_counter() > end:
+            return False
+        QCoreApplication.processEvents()
+        time.sleep(0.001)
+    return True
+
+
+def measure_window(path: str, args) -> dict:
+    """Open ``path`` in the real window (CPU backend), click and drag; see the module doc."""
+    from app.gui.main_window import MainWindow
+    from app.gui.settings import Settings
+
+    os.environ["SIGNPOST_NO_DIALOGS"] = "1"
+    row: dict = {"map": os.path.basename(path)}
+    with tempfile.TemporaryDirectory() as tmp:
+        win = MainWindow(Settings(os.path.join(tmp, "s.ini")), open_sample=False)
+        win.resize(*(int(v) for v in args.size.lower().split("x")))
+        win.algo_panel.cb_backend.setCurrentText("cpu")
+        win.show()
+        hb = Heartbeat()
+        loaded = []
+        win.mapLoaded.connect(lambda *_: loaded.append(time.perf_counter()))
+        t0 = time.perf_counter()
+        win.open_map(path)
+        _wait(lambda: bool(loaded), 600)
+        row["open_drawn_s"] = loaded[0] - t0 if loaded else float("nan")
+        _wait(lambda: win.snapper is not None or not win._snapper_pending, 600)
+        row["open_clicks_s"] = time.perf_counter() - t0
+        _wait(lambda: not win.loader.busy(), 600)  # the after-load warm-up
+        row["stall_open_ms"] = hb.stall_ms()
+        net = win.net
+        rng = np.random.default_rng(args.seed + 2)
+        road = np.unique(net.arc_sources()[net.edge_kind == 0])
+        fields = []
+        win.fieldChanged.connect(lambda: fields.append(time.perf_counter()))
+        clicks, stalls = [], []
+        for k in range(args.clicks + 1):  # the first click loads kernels: not counted
+            a = int(rng.choice(road))
+            n0 = len(fields)
+            hb.reset()
+            t1 = time.perf_counter()
+            win.canvas.click_at(float(net.x[a]), float(net.y[a]), "left")
+            _wait(lambda n0=n0: len(fields) > n0, 600)
+            win.repaint()
+            if k:
+                clicks.append(time.perf_counter() - t1)
+                stalls.append(hb.stall_ms())
+        row["click_field_ms"] = statistics.median(clicks) * 1e3
+        row["stall_click_ms"] = max(stalls)
+        row.update(_drag(win, net, hb, fields, args))
+        hb.stop()
+        hb.timer.deleteLater()
+        win.close()
+        win.deleteLater()  # now, not at interpreter exit (pyqtgraph items then can crash)
+        from PySide6.QtCore import QCoreApplication, QEvent
+
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    return row
+
+
+def _drag(win, net, hb, fields, args) -> dict:
+    """Move the source marker along a route at 60 Hz for ``args.drag_s`` seconds (the
+    canvas's sourceDragged signal, as a mouse drag emits it); count fields drawn."""
+    from app.jobs.route import read_route
+
+    tool = win.tools["route"]
+    res = tool.result
+    far = int(np.argmax(res.dist))
+    path = read_route(net, res, tool.source, far)
+    xs, ys = np.asarray(path.xs), np.asarray(path.ys)
+    frames = max(int(args.drag_s * 60), 2)
+    k = np.linspace(0, xs.size - 1, frames).astype(int)
+    n0 = len(fields)
+    hb.reset()
+    t0 = time.perf_counter()
+    for i in range(frames):
+        win.canvas.sourceDragged.emit(float(xs[k[i]]), float(ys[k[i]]))
+        _wait(lambda i=i: time.perf_counter() - t0 >= (i + 1) / 60, 1.0)
+    _wait(lambda: tool._drag_job not in win._handlers, 600)
+    dt = time.perf_counter() - t0
+    return {"drag_fps": (len(fields) - n0) / dt, "stall_drag_ms": hb.stall_ms()}
+
+
+def drag_frames(net, backend: str, frames: int, size=(1600, 1000), seed: int = 1) -> dict:
+    """The Qt-free part of a drag frame: one search from a source moving along the map and
+    the field coloured over a window-sized pixel→arc image of the whole map (the raster
+    level of detail; ``app.gui.raster``). Median ms of each and of both."""
+    from app.gui.geometry import build_geometry, field_lut
+    from app.gui.raster import build_segments, field_image, lut_argb, render_ids
+    from gpu_core.sssp import sssp
+
+    geo = build_geometry(net)
+    seg = build_segments(net, geo)
+    w, h = size
+    x0, x1, y0, y1 = net.x.min(), net.x.max(), net.y.min(), net.y.max()
+    span = max(x1 - x0, (y1 - y0) * w / h)
+    ids = render_ids(seg, (float(x0), float(y0), float(span), float(span * h / w)), (w, h))
+    lut = lut_argb(field_lut("turbo", 256))
+    rng = np.random.default_rng(seed)
+    start = int(rng.integers(net.num_nodes))
+    sssp(net, start, strategy="auto", backend=backend)  # kernels loaded
+    out = None
+    ts_s, ts_c = [], []
+    v = start
+    for _ in range(frames):
+        nb = net.indices[net.indptr[v]:net.indptr[v + 1]]
+        v = int(nb[rng.integers(nb.size)]) if nb.size else int(rng.integers(net.num_nodes))
+        t0 = time.perf_counter()
+        res = sssp(net, v, strategy="auto", backend=backend)
+        t1 = time.perf_counter()
+        out, _ = field_image(ids, geo, seg, res.dist, lut, 0, out)
+        t2 = time.perf_counter()
+        ts_s.append(t1 - t0)
+        ts_c.append(t2 - t1)
+    s, c = statistics.median(ts_s) * 1e3, statistics.median(ts_c) * 1e3
+    return {"backend": backend, "search_ms": s, "colour_ms": c, "frame_ms": s + c,
+            "fps": 1e3 / (s + c)}
