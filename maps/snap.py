@@ -106,6 +106,15 @@ class Snapper:
         self.lines = shapely.linestrings(coords, indices=idx)
         self.tree = shapely.STRtree(self.lines)
 
+    def arcs_within(self, x: float, y: float, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """(positions in ``self.arcs``, distances m) of the road arcs drawn within
+        ``radius`` metres of map point (x, y): what a click at some zoom may mean."""
+        import shapely
+
+        pt = shapely.Point(float(x), float(y))
+        hit = self.tree.query(pt, predicate="dwithin", distance=radius)
+        return hit, shapely.distance(self.lines[hit], pt)
+
     def snap(self, x: float, y: float, *, max_distance_m: float = DEFAULT_MAX_DISTANCE_M) -> Snap:
         """The nearest point on a road arc to map point (x, y) metres; PointError when it
         is farther than ``max_distance_m``."""

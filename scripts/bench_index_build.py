@@ -60,8 +60,8 @@ def main() -> None:
         t = build_topology(g)
         for prune in (False, True):
             h = customize(t, g, prune=prune)
-            out(map=name, method="cch" + ("+prune" if prune else ""),
-                total_s=t.order_s + t.topology_s + h.customize_s, **h.summary(),
+            out(**{**h.summary(), "map": name, "method": "cch" + ("+prune" if prune else ""),
+                   "total_s": t.order_s + t.topology_s + h.customize_s},
                 core=t.core, sweep_ms_per_source=_sweep_ms(h, src))
         closed = _closed(g, 10, 1)
         for prune in (False, True):
@@ -72,7 +72,7 @@ def main() -> None:
                 recustomize_10_closures_s=best)
         if a.ch:
             h = build_hierarchy(g, method="ch")
-            out(map=name, method="ch", total_s=h.build_s, **h.summary(),
+            out(**{**h.summary(), "map": name, "method": "ch", "total_s": h.build_s},
                 sweep_ms_per_source=_sweep_ms(h, src))
 
 

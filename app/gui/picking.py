@@ -34,15 +34,10 @@ def pick_arc(snapper, net, x: float, y: float, m_per_px: float,
              route_arcs: np.ndarray | None = None) -> tuple[int, float] | None:
     """(network arc, distance m) under the pointer at (x, y) metres with ``m_per_px``
     metres a pixel, or None when no road is drawn within :data:`PICK_PX` pixels."""
-    import shapely
-
-    radius = PICK_PX * m_per_px
-    pt = shapely.Point(float(x), float(y))
-    hit = snapper.tree.query(pt, predicate="dwithin", distance=radius)
+    hit, dist = snapper.arcs_within(x, y, PICK_PX * m_per_px)
     if hit.size == 0:
         return None
     arcs = snapper.arcs[hit]
-    dist = shapely.distance(snapper.lines[hit], pt)
     on_route = np.zeros(arcs.size, dtype=bool)
     if route_arcs is not None and len(route_arcs):
         # both directions of a routed street count as the route

@@ -131,7 +131,8 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
         from .sssp import search_index
 
         # by length the weights are another graph's: its index is never built
-        index = None if opts.by == "length" else search_index(net, opts.strategy, opts.index)
+        index = None if opts.by == "length" else search_index(
+            net, opts.strategy, opts.index, backend=opts.backend)
         dist = sssp(g, opts.source, backend=opts.backend, strategy=opts.strategy,
                     cancel=cancel, index=index).dist
     dist = np.asarray(dist, dtype=np.int64)

@@ -76,7 +76,8 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
     report(progress, None, "snapping the points (road index)")
     src, dst = resolve_texts(net, opts.from_text, opts.to_text,
                              max_distance_m=opts.max_distance_m)
-    index = search_index(net, opts.strategy, opts.index, progress=progress, cancel=cancel)
+    index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
+                         progress=progress, cancel=cancel)
     report(progress, None, "searching")
     with cycle_with_file_ids(net):
         res = sssp(net, src.node, strategy=opts.strategy, backend=opts.backend,

@@ -138,6 +138,22 @@ class GridSnapper(Snapper):
         return Snap(k, px, py, float(lon[0]), float(lat[0]), float(dd[j]), frac,
                     tail if frac <= 0.5 else head)
 
+    def arcs_within(self, x: float, y: float, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`Snapper.arcs_within` over the grid: the cells within ``radius``."""
+        ci = min(max(int((x - self.x0) // self.c), 0), self.nx - 1)
+        cj = min(max(int((y - self.y0) // self.c), 0), self.ny - 1)
+        rings = [self._ring(ci, cj, r) for r in range(int(radius // self.c) + 2)]
+        segs = np.unique(np.concatenate(rings)) if rings else np.zeros(0, np.int64)
+        if segs.size == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        d, _ = self._dist(segs, x, y)
+        keep = d <= radius
+        pos, d = self.seg_arc[segs[keep]], d[keep]
+        order = np.lexsort((d, pos))  # per arc its nearest segment first
+        pos, d = pos[order], d[order]
+        first = np.r_[True, pos[1:] != pos[:-1]] if pos.size else np.zeros(0, bool)
+        return pos[first].astype(np.int64), d[first]
+
     def _arc_segs(self, pos: int) -> np.ndarray:
         """Segment ids of the arc at position ``pos`` of ``self.arcs``."""
         a = int(self.first_seg[pos])

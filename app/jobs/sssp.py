@@ -50,7 +50,8 @@ def _run(net, opts: SsspOptions, *, progress: Progress | None, cancel: CancelChe
     kw = dict(strategy=opts.strategy, on_phase=on_phase, cancel=cancel)
     if opts.options is not None:
         kw["options"] = opts.options
-    index = search_index(net, opts.strategy, opts.index, progress=progress, cancel=cancel)
+    index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
+                         progress=progress, cancel=cancel)
     if index is not None:
         kw["index"] = index
     if not opts.cpu_fallback:
@@ -69,12 +70,20 @@ def _run(net, opts: SsspOptions, *, progress: Progress | None, cancel: CancelChe
         return res
 
 
-def search_index(net, strategy: str, policy: str, *, progress: Progress | None = None,
-                 cancel: CancelCheck | None = None):
+def search_index(net, strategy: str, policy: str, *, backend: str = "auto",
+                 progress: Progress | None = None, cancel: CancelCheck | None = None):
     """The key-weighted hierarchy ``sssp(..., index=)`` takes, or None: only strategy
-    ``auto`` uses one (an explicitly chosen strategy runs as chosen)."""
+    ``auto`` uses one (an explicitly chosen strategy runs as chosen). Under policy
+    ``auto`` the GPU keeps its one-launch search: there the index's sweep is slower on
+    road maps (one level per grid barrier: docs/perf/sssp_index.md), on the CPU 3-6x
+    faster; ``on`` takes it on either backend."""
     if strategy != "auto" or policy == "off":
         return None
+    if policy == "auto":
+        from gpu_core.backend import resolve_backend
+
+        if resolve_backend(backend) == "cupy":
+            return None
     from .index import key_hierarchy_for
 
     return key_hierarchy_for(net, policy=policy, progress=progress, cancel=cancel)[0]

@@ -95,5 +95,6 @@ def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOpt
         from .sssp import search_index  # the map as loaded may have its search index
 
         base = sssp(base_graph, opts.source, strategy=opts.strategy, backend=opts.backend,
-                    cancel=cancel, index=search_index(base_graph, opts.strategy, "auto"))
+                    cancel=cancel, index=search_index(base_graph, opts.strategy, "auto",
+                                                     backend=opts.backend))
     return WhatIfResult(res, method, reason, base)
