@@ -56,3 +56,24 @@ def test_too_far_is_one_clear_error():
         g.snap(float(net.x.max()) + 5000, float(net.y.max()), max_distance_m=1000)
     with pytest.raises(PointError, match="not finite"):
         g.snap(float("nan"), 0.0)
+
+
+@pytest.mark.parametrize("radius", [0.5, 15.0, 120.0])
+def test_arcs_within_a_radius_as_the_strtree(radius):
+    """The click picking's query (app/gui/picking.py) gives the STRtree's arcs and
+    distances on the grid too."""
+    net = load_map(SAMPLE)
+    g, s = GridSnapper(net), Snapper(net)
+    rng = np.random.default_rng(11)
+    pts = np.column_stack([rng.uniform(net.x.min(), net.x.max(), 60),
+                           rng.uniform(net.y.min(), net.y.max(), 60)])
+    for x, y in pts:
+        pg_, dg = g.arcs_within(x, y, radius)
+        ps, ds = s.arcs_within(x, y, radius)
+        order = np.argsort(ps)
+        # a segment exactly at the radius may fall either side of it by rounding
+        inside = ds[order] < radius * (1 - 1e-9)
+        got = dict(zip(pg_.tolist(), dg.tolist(), strict=True))
+        for p, d in zip(ps[order][inside].tolist(), ds[order][inside].tolist(), strict=True):
+            assert got[p] == pytest.approx(d, rel=1e-9, abs=1e-9)
+        assert set(got) <= set(ps.tolist()) | {p for p, d in got.items() if d >= radius * (1 - 1e-9)}
