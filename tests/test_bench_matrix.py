@@ -17,6 +17,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from app.bench.matrix import node_sets
 from app.cli import main
+from gpu_core.hierarchy.few import choose_query
 from gpu_core.reference import scipy_csr
 
 FAKE_CCH = '''
@@ -110,14 +111,17 @@ def test_bench_matrix_cpu_every_query_and_peer(tmp_path, capsys, monkeypatch) ->
     assert rc == 0, out
     assert rows[0]["method"].startswith("route index") and rows[0]["status"] == "built"
     assert rows[0]["prep_s"] and "build_s" in rows[0]["note"]
+    n = int(rows[0]["note"].split("nodes ")[1].split(",")[0])
+    rule = {k: "auto->" + choose_query(n, int(k), int(k), "cpu") for k in ("20", "33")}
+    assert rule == {"20": "auto->rphast", "33": "auto->phast"}  # 33 > n / 20 targets
     body = [(r["size"], r["method"].split(" (")[0], r["query"]) for r in rows[1:]]
     assert body == [(k, m, q) for k in ("20", "33") for m, q in (
-        ("scipy Dijkstra", "-"), ("ours", "-"), ("ours", "auto->buckets"), ("ours", "phast"),
+        ("scipy Dijkstra", "-"), ("ours", "-"), ("ours", rule[k]), ("ours", "phast"),
         ("ours", "rphast"), ("ours", "buckets"), ("RoutingKit CCH", "-"),
         ("pandana CH", "-"))]
     by = {(r["size"], r["method"].split(" (")[0], r["query"]): r for r in rows[1:]}
     assert by[("33", "scipy Dijkstra", "-")]["status"] == "reference"
-    for q in ("-", "auto->buckets", "phast", "rphast", "buckets"):  # entry by entry vs scipy
+    for q in ("-", rule["33"], "phast", "rphast", "buckets"):  # entry by entry vs scipy
         r = by[("33", "ours", q)]
         assert r["status"] == "ok" and r["rows_done"] == "33", r
     cch = by[("33", "RoutingKit CCH", "-")]

@@ -107,13 +107,19 @@ class _Job:
         self.n = int(self.indptr.shape[0] - 1)
         self.src, self.tgt = z["src"], z["tgt"]
         self.workers = int(z["workers"])
-        self.deadline = time.perf_counter() + float(z["budget_s"])
+        self.budget_s = float(z["budget_s"])
+        self.deadline = time.perf_counter() + self.budget_s
         self.lat = z["lat"] if "lat" in z else None
         self.lon = z["lon"] if "lon" in z else None
         k, t = len(self.src), len(self.tgt)
         self.out = np.lib.format.open_memmap(folder / "matrix.npy", "w+", np.int64, (k, t))
         self.out[:] = -1
         self.done = np.lib.format.open_memmap(folder / "done.npy", "w+", np.uint8, (k,))
+
+    def begin_queries(self) -> None:
+        """The budget covers the queries: preprocessing is timed apart (and bounded by the
+        parent's timeout)."""
+        self.deadline = time.perf_counter() + self.budget_s
 
     def tails(self) -> np.ndarray:
         return np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.indptr))
@@ -200,6 +206,7 @@ def peer_cch(job: _Job) -> dict:
     t1 = time.perf_counter()
     metric = rk.CCHMetric(cch, job.weights.tolist())
     t2 = time.perf_counter()
+    job.begin_queries()
     targets = job.tgt.tolist()
     k, nthreads = len(job.src), max(1, job.workers)
 
@@ -234,6 +241,7 @@ def peer_pandana(job: _Job) -> dict:
     net = Network(pd.Series(x), pd.Series(y), pd.Series(tail), pd.Series(job.indices), w,
                   twoway=False)
     t1 = time.perf_counter()
+    job.begin_queries()
     k, t = len(job.src), len(job.tgt)
     rows = max(1, PANDANA_PAIRS // max(1, t))
     for r0 in range(0, k, rows):

@@ -27,13 +27,17 @@ from .cpu import _upward_many, _upward_one
 
 QUERIES = ("auto", "phast", "rphast", "buckets")
 
-# The selection rule (measured on NE/FLA/COL, docs/perf/few_to_few.md): buckets while the
-# pairs are few, rphast while the targets' search spaces cover a small part of the graph,
-# else the full sweep. A target's backward search space is a few hundred vertices on road
-# maps, their union grows slower than the target count.
-BUCKET_MAX_PAIRS = 40_000  # sources x targets up to which the buckets win
-RPHAST_MAX_TARGETS_PER_NODE = 1 / 500  # targets <= n / 500: the restricted sweep wins
-GPU_RPHAST_MAX_TARGETS_PER_NODE = 1 / 500  # the same bound for the GPU's restricted sweep
+# The selection rule (measured on COL/FLA/NE, docs/perf/few_to_few.md). On the CPU the
+# restricted sweep beat the buckets at every shape measured (1x10 to 1000x1000: the
+# buckets' per-source scans of the top vertices' full buckets cost about what the
+# restricted sweep costs, and building them is dearer), so "auto" never picks them (they
+# stay as an explicit query); it beat the full sweep by 10-200x while the targets' union
+# of search spaces stays a small part of the graph. On the GPU the restricted sweep runs
+# the same level kernels over fewer vertices; the bound is set low so that large target
+# sets keep the full GPHAST sweep they were tuned on.
+BUCKET_MAX_PAIRS = 0  # sources x targets up to which auto picks the buckets
+RPHAST_MAX_TARGETS_PER_NODE = 1 / 20  # CPU: targets <= n / 20: the restricted sweep
+GPU_RPHAST_MAX_TARGETS_PER_NODE = 1 / 1000  # GPU: targets <= n / 1000
 
 
 def choose_query(n: int, sources: int, targets: int | None, backend: str) -> str:
@@ -41,7 +45,7 @@ def choose_query(n: int, sources: int, targets: int | None, backend: str) -> str
     on an ``n``-vertex index, on ``backend`` ("cpu" or "cupy": no buckets on the GPU)."""
     if targets is None or targets >= n:
         return "phast"
-    if backend == "cpu" and sources * targets <= BUCKET_MAX_PAIRS:
+    if backend == "cpu" and 0 < sources * targets <= BUCKET_MAX_PAIRS:
         return "buckets"
     bound = RPHAST_MAX_TARGETS_PER_NODE if backend == "cpu" else GPU_RPHAST_MAX_TARGETS_PER_NODE
     return "rphast" if targets <= n * bound else "phast"

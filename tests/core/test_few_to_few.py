@@ -113,19 +113,22 @@ def test_restricted_selection_is_closed_and_small():
 def test_selection_rule():
     n = 1_000_000
     assert few.choose_query(n, 100, None, "cpu") == "phast"  # all vertices
-    assert few.choose_query(n, 100, 100, "cpu") == "buckets"
+    assert few.choose_query(n, 100, 100, "cpu") == "rphast"
     assert few.choose_query(n, 1000, 1000, "cpu") == "rphast"
-    assert few.choose_query(n, 10_000, 10_000, "cpu") == "phast"
-    assert few.choose_query(n, 100, 100, "cupy") == "rphast"  # no buckets on the GPU
-    assert few.choose_query(n, 10_000, 10_000, "cupy") == "phast"
+    assert few.choose_query(n, 100, 100, "cupy") == "rphast"
+    assert few.choose_query(n, 10_000, 10_000, "cupy") == "phast"  # GPHAST as tuned
     assert few.choose_query(50, 5, 60, "cpu") == "phast"  # targets >= n
     # the boundaries are the documented constants
     pairs = few.BUCKET_MAX_PAIRS
-    assert few.choose_query(n, pairs // 100, 100, "cpu") == "buckets"
+    if pairs:
+        assert few.choose_query(n, max(1, pairs // 100), 100, "cpu") == "buckets"
     assert few.choose_query(n, pairs // 100 + 1, 100, "cpu") == "rphast"
-    tmax = int(n * few.RPHAST_MAX_TARGETS_PER_NODE)
-    assert few.choose_query(n, pairs, tmax, "cpu") == "rphast"
-    assert few.choose_query(n, pairs, tmax + 1, "cpu") == "phast"
+    for backend, bound in (("cpu", few.RPHAST_MAX_TARGETS_PER_NODE),
+                           ("cupy", few.GPU_RPHAST_MAX_TARGETS_PER_NODE)):
+        tmax = int(n * bound)
+        assert few.choose_query(n, pairs + 1, tmax, backend) == "rphast"
+        assert few.choose_query(n, pairs + 1, tmax + 1, backend) == "phast"
+    assert few.choose_query(n, 1, 1, "cupy") != "buckets"  # buckets are CPU only
 
 
 def test_auto_reports_the_rule_and_bad_queries_refused():
