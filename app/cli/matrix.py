@@ -325,6 +325,8 @@ def _run(args: argparse.Namespace, cl) -> int:
     if stats.get("index", "none") != "none":  # the index's time apart from the search's
         how = "loaded from the cache" if stats["index"] == "cache" else "built"
         idx = f"; route index {how} in {stats['index_s']:.2f} s, not counted"
+        if "query" in stats:  # how the index was searched (issue 26)
+            idx += f"; query {stats['query']}"
         el -= t_index
     if cl is not None:  # from the first block submitted to the file written
         from ._dask import describe
