@@ -104,8 +104,9 @@ class Sweeper:
         K, dev, f = self.K, self.dev, self.mod.get_function
         d.fill(INF if suffix == "" else 0x7FFFFFFF)
         cnt = int(verts.shape[0])
-        f("phast_scatter" + suffix)(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
-                                    (col, verts, dists, np.int64(cnt), d, np.int32(K)))
+        if cnt:  # a restricted sweep may keep no entry of a batch (nothing reaches a target)
+            f("phast_scatter" + suffix)(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
+                                        (col, verts, dists, np.int64(cnt), d, np.int32(K)))
         level = f("phast_level" + suffix)
         w = dev["w32"] if suffix else dev["w"]
         lp = self.lp
@@ -137,8 +138,9 @@ class RestrictedSweeper(Sweeper):
         super().__init__(r, K)
 
     def _spaces(self, sources: np.ndarray):
-        h = self.full
-        return self.h.local_spaces(*upward_searches(h, h.rank_of[sources]))
+        from .few import source_spaces
+
+        return self.h.local_spaces(*source_spaces(self.full, sources))
 
 
 def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,

@@ -52,22 +52,45 @@ def choose_query(n: int, sources: int, targets: int | None, backend: str) -> str
 
 
 # ---- the searches -------------------------------------------------------------------------
-def backward_spaces(h, targets_sweep: np.ndarray):
-    """(offsets [T+1], vertices, costs to the target) of each target's backward upward
-    search (sweep ids), concatenated."""
-    seeds = np.ascontiguousarray(targets_sweep, dtype=np.int32)
-    T = seeds.shape[0]
-    counts = np.zeros(T, np.int64)
-    nth = max(1, min(get_num_threads(), T))
-    args = (seeds, h.down_ptr, h.down_src, h.down_w, h.n)  # the backward upward graph
+SEARCHES_PER_THREAD = 16  # each thread's search state is O(n): few searches, few threads
+
+
+def search_threads(searches: int) -> int:
+    """Threads for ``searches`` upward searches: every thread allocates and fills O(n)
+    state first (12 MB on NE), which costs more than a dozen searches of a few hundred
+    vertices, so a small job takes fewer threads than the machine has."""
+    return max(1, min(get_num_threads(), searches // SEARCHES_PER_THREAD))
+
+
+def _spaces(seeds: np.ndarray, ptr, nbr, wt, n: int):
+    """(counts, vertices, costs) of the upward searches from ``seeds`` (sweep ids) over
+    one direction's arcs, concatenated: one pass counts, the second fills."""
+    seeds = np.ascontiguousarray(seeds, dtype=np.int32)
+    S = seeds.shape[0]
+    counts = np.zeros(S, np.int64)
+    nth = search_threads(S)
+    args = (seeds, ptr, nbr, wt, n)
     _upward_many(*args, counts, np.empty(0, np.int32), np.empty(0, np.int64),
                  np.empty(0, np.int64), False, nth)
-    offsets = np.zeros(T + 1, np.int64)
+    offsets = np.zeros(S + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
     verts = np.empty(int(offsets[-1]), np.int32)
     dists = np.empty(int(offsets[-1]), np.int64)
     _upward_many(*args, counts, verts, dists, offsets, True, nth)
-    return offsets, verts, dists
+    return counts, verts, dists
+
+
+def source_spaces(h, sources: np.ndarray):
+    """(column, sweep id, cost) of the sources' (graph ids) upward search entries (the
+    GPU's restricted sweep scatters these)."""
+    counts, verts, dists = _spaces(h.rank_of[sources], h.up_ptr, h.up_dst, h.up_w, h.n)
+    return np.repeat(np.arange(counts.shape[0], dtype=np.int32), counts), verts, dists
+
+
+def backward_spaces(h, targets_sweep: np.ndarray):
+    """(counts, vertices, costs to the target) of each target's (sweep id) backward
+    upward search: over the downward in-arcs read from the head."""
+    return _spaces(targets_sweep, h.down_ptr, h.down_src, h.down_w, h.n)
 
 
 # ---- buckets ------------------------------------------------------------------------------
@@ -83,8 +106,8 @@ class Buckets:
 
 def make_buckets(h, targets: np.ndarray) -> Buckets:
     """Buckets of ``targets`` (graph ids; duplicates each get their column)."""
-    offsets, verts, dists = backward_spaces(h, h.rank_of[targets])
-    col = np.repeat(np.arange(targets.shape[0], dtype=np.int32), np.diff(offsets))
+    counts, verts, dists = backward_spaces(h, h.rank_of[targets])
+    col = np.repeat(np.arange(targets.shape[0], dtype=np.int32), counts)
     order = np.argsort(verts, kind="stable")
     ptr = np.zeros(h.n + 1, np.int64)
     np.cumsum(np.bincount(verts, minlength=h.n), out=ptr[1:])
@@ -123,7 +146,7 @@ def bucket_block(h, b: Buckets, sources: np.ndarray) -> np.ndarray:
     if sources.shape[0]:
         _bucket_rows(np.ascontiguousarray(h.rank_of[sources], dtype=np.int32), h.up_ptr,
                      h.up_dst, h.up_w, h.n, b.ptr, b.col, b.cost, out,
-                     max(1, min(get_num_threads(), int(sources.shape[0]))))
+                     search_threads(int(sources.shape[0])))
     out[out >= INF] = -1
     return out
 
@@ -173,10 +196,9 @@ class Restricted:
     def levels(self) -> int:
         return int(self.level_ptr.shape[0] - 1)
 
-    def local_spaces(self, offsets, verts, dists):
+    def local_spaces(self, col, verts, dists):
         """(column, local vertex, cost) of the sources' upward search entries that lie in
         the selection (the others cannot reach a target downward)."""
-        col = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int32), np.diff(offsets))
         lv = self.loc[verts]
         keep = lv >= 0
         return col[keep], lv[keep], dists[keep]
@@ -241,7 +263,7 @@ def rphast_block(h, r: Restricted, sources: np.ndarray) -> np.ndarray:
     if k:
         _rphast_rows(np.ascontiguousarray(h.rank_of[sources], dtype=np.int32), h.up_ptr,
                      h.up_dst, h.up_w, h.n, r.loc, r.n, r.down_ptr, r.down_src, r.down_w,
-                     r.rows, out, max(1, min(get_num_threads(), k)))
+                     r.rows, out, search_threads(k))
     return out
 
 

@@ -151,3 +151,25 @@ def test_auto_reports_the_rule_and_bad_queries_refused():
     empty = multi_source_sssp(g, src, targets=[], backend="cpu", variant="phast",
                               hierarchy=h, query="rphast").dist
     assert empty.shape == (len(src), 0)
+
+
+def test_restricted_arrays_the_gpu_sweeps_give_scipys_costs():
+    """What the GPU's RestrictedSweeper consumes (the restricted CSR and levels, the
+    sources' entries in local ids), swept level by level on the host as its kernels do."""
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 3600, seed=8))
+    h = build_hierarchy(g)
+    r = np.random.default_rng(6)
+    src, tgt = r.integers(0, g.num_nodes, 30), r.integers(0, g.num_nodes, 12)
+    sub = few.restrict(h, tgt)
+    col, lv, cost = sub.local_spaces(*few.source_spaces(h, src))
+    d = np.full((sub.n, len(src)), few.INF, np.int64)
+    d[lv, col] = cost
+    for lo, hi in zip(sub.level_ptr[:-1], sub.level_ptr[1:], strict=True):
+        for v in range(lo, hi):  # a level reads earlier levels only
+            for e in range(sub.down_ptr[v], sub.down_ptr[v + 1]):
+                assert sub.down_src[e] < lo
+                d[v] = np.minimum(d[v], d[sub.down_src[e]] + sub.down_w[e])
+    got = d[sub.rows].T
+    np.testing.assert_array_equal(np.where(got >= few.INF, -1, got), oracle(g, src, tgt))
