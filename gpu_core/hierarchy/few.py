@@ -93,6 +93,14 @@ def backward_spaces(h, targets_sweep: np.ndarray):
     return _spaces(targets_sweep, h.down_ptr, h.down_src, h.down_w, h.n)
 
 
+@njit(cache=True)
+def _search_state(n, arcs):
+    """One thread's upward-search state: costs (INF; a search resets what it touched),
+    touched list, lazy heap of at most ``arcs`` + 1 entries, its unused position slot."""
+    return (np.full(n, INF, np.int64), np.empty(n, np.int32), np.empty(arcs + 1, np.int64),
+            np.empty(arcs + 1, np.int32), np.empty(1, np.int64))
+
+
 # ---- buckets ------------------------------------------------------------------------------
 @dataclass
 class Buckets:
@@ -120,13 +128,8 @@ def _bucket_rows(seeds, up_ptr, up_dst, up_w, n, bptr, bcol, bcost, out, nthread
     sources split over the threads in prange chunks."""
     S = seeds.shape[0]
     per = (S + nthreads - 1) // nthreads
-    m = up_dst.shape[0]
     for t in prange(nthreads):
-        dist = np.full(n, INF, np.int64)
-        touched = np.empty(n, np.int32)
-        hk = np.empty(m + 1, np.int64)
-        hv = np.empty(m + 1, np.int32)
-        pos = np.empty(1, np.int64)
+        dist, touched, hk, hv, pos = _search_state(n, up_dst.shape[0])
         for i in range(t * per, min(S, (t + 1) * per)):
             nt = _upward_one(seeds[i], up_ptr, up_dst, up_w, dist, touched, hk, hv, pos)
             for k in range(nt):
@@ -227,13 +230,8 @@ def _rphast_rows(seeds, up_ptr, up_dst, up_w, n, loc, m, dptr, dsrc, dw, rows, o
     restricted sweep over that row (it stays in the core's cache); sources in prange."""
     S = seeds.shape[0]
     per = (S + nthreads - 1) // nthreads
-    mu = up_dst.shape[0]
     for t in prange(nthreads):
-        dist = np.full(n, INF, np.int64)
-        touched = np.empty(n, np.int32)
-        hk = np.empty(mu + 1, np.int64)
-        hv = np.empty(mu + 1, np.int32)
-        pos = np.empty(1, np.int64)
+        dist, touched, hk, hv, pos = _search_state(n, up_dst.shape[0])
         row = np.full(m, INF, np.int64)
         for i in range(t * per, min(S, (t + 1) * per)):
             nt = _upward_one(seeds[i], up_ptr, up_dst, up_w, dist, touched, hk, hv, pos)
