@@ -117,6 +117,7 @@ def test_selection_rule():
     assert few.choose_query(n, 1000, 1000, "cpu") == "rphast"
     assert few.choose_query(n, 100, 100, "cupy") == "rphast"
     assert few.choose_query(n, 10_000, 10_000, "cupy") == "phast"  # GPHAST as tuned
+    assert few.choose_query(1_427_876, 1000, 1000, "cupy") == "phast"  # Kanto goal row
     assert few.choose_query(50, 5, 60, "cpu") == "phast"  # targets >= n
     # the boundaries are the documented constants
     pairs = few.BUCKET_MAX_PAIRS
