@@ -1,18 +1,23 @@
-"""``signpost bench matrix``: OD matrices side by side (issue 12's goal table).
+"""``signpost bench matrix``: OD matrices side by side (issues 12 and 26).
 
-    signpost bench matrix --map NE.gr.xz --sizes 1000,10000 --backend cupy --out bench_out/
+    signpost bench matrix --map NE.gr.xz --sizes 100,1000 --backend cpu --out bench_out/
 
 For each size K: K seeded random sources and K targets (distinct while K <= n), then in
 one run: ours (``gpu_core.multi_source.iter_distance_rows``, every variant the API lists
 in ``multi_source.VARIANTS``; on the CPU backend, where the others are all scipy, ``auto``
-and ``phast``; ``phast`` sweeps a route index built once first, its build its own row),
-scipy's Dijkstra on all CPU cores (``dijkstra(indices=chunk)`` in forked worker
-processes writing into one shared matrix) and RoutingKit's CCH when the optional
-``routingkit-cch`` package is importable (the ``bench`` extra; skipped with a line
-otherwise): order + CCH build and customization are reported apart from the queries
-(one ``CCHOneToMany`` per thread, all threads). Every matrix is compared with scipy's
-entry by entry (exit status 1 on a mismatch); a method past ``--budget-s`` is stopped and
-its total extrapolated from the rows done. Prints a table and writes ``matrix_bench.csv``.
+and ``phast``), and ``phast`` once per query of ``--queries`` (``auto``: the selection
+rule; ``phast``, ``rphast``, ``buckets``: issue 26's few-to-few queries) over the route
+index, loaded from the cache beside the load cache or built once (``app.jobs.index``; its
+build, and the order/topology/customization times when its summary has them, reported
+apart). The peers each run in a child process (``app.bench.peers``): scipy's Dijkstra on
+all CPU cores, RoutingKit's CCH (``routingkit-cch``; without coordinates a METIS nested
+dissection order through ``pymetis``) and pandana's CH, the ``bench`` extra; a peer that
+is missing, refuses the map, crashes or passes ``--peer-timeout-s`` is a row saying so and
+the other rows stand. Their preprocessing, customization and queries are reported apart,
+and ``peer_over_ours`` is a peer's query time over ours (``phast``/``auto``: the rule).
+Every matrix is compared with scipy's entry by entry (exit status 1 on a mismatch); a
+method past ``--budget-s`` is stopped and its total extrapolated from the rows done.
+Prints a table and writes ``matrix_bench.csv``.
 
 Ours is timed from the call to the last row on the host (chunks streamed; the device graph
 and the kernels are made by a warm-up on 8 sources first, reported as ``first call``).
@@ -22,16 +27,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import mmap
-import multiprocessing
 import os
+import tempfile
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
 
 import numpy as np
 
-SCIPY_CHUNK = 8  # sources per worker task
+QUERIES = ("auto", "phast", "rphast", "buckets")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,12 +46,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="seed of the node sets (and generators)")
     p.add_argument("--variants", default=None,
                    help="comma-separated multi-source variants (default: all the API lists)")
+    p.add_argument("--queries", default=None,
+                   help="comma-separated route-index queries of the phast variant: auto, "
+                        "phast, rphast, buckets (default: all the backend runs)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                    help="CPU processes/threads for scipy and the CCH (default: all cores)")
     p.add_argument("--budget-s", type=float, default=300.0,
                    help="stop a method after this long and extrapolate from its rows done")
+    p.add_argument("--peer-timeout-s", type=float, default=None,
+                   help="kill a peer's child process after this long (default: 2 x budget "
+                        "+ 600 s for its preprocessing)")
     p.add_argument("--no-scipy", action="store_true", help="skip scipy (and the check)")
     p.add_argument("--no-cch", action="store_true", help="skip RoutingKit's CCH")
+    p.add_argument("--no-pandana", action="store_true", help="skip pandana")
     p.add_argument("--out", default="bench_out", help="folder for matrix_bench.csv")
 
 
@@ -60,24 +70,25 @@ def node_sets(n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return pick().astype(np.int32), pick().astype(np.int32)
 
 
-def shared_matrix(rows: int, cols: int) -> np.ndarray:
-    """An int64 matrix in anonymous shared memory: forked workers write into it."""
-    buf = mmap.mmap(-1, max(1, rows * cols * 8))
-    return np.frombuffer(buf, dtype=np.int64, count=rows * cols).reshape(rows, cols)
-
-
 class Row(dict):
-    """One table row: method, variant, seconds (or extrapolated), status, notes."""
+    """One table row: method, variant, query, seconds (or extrapolated), status, notes."""
+
+
+def _f(x: float | None) -> str:
+    return "" if x is None else f"{x:.3f}"
 
 
 def _row(k: int, method: str, variant: str, secs: float | None, done: int, status: str,
-         prep_s: float | None = None, note: str = "") -> Row:
+         prep_s: float | None = None, note: str = "", query: str = "-",
+         customize_s: float | None = None) -> Row:
     total = None if secs is None or done == 0 else secs * k / done
-    return Row(size=k, method=method, variant=variant, rows_done=done,
-               seconds="" if secs is None else f"{secs:.3f}",
-               est_total_s="" if total is None else f"{total:.3f}",
+    row = Row(size=k, method=method, variant=variant, query=query, rows_done=done,
+               seconds=_f(secs), est_total_s=_f(total),
                ms_per_source="" if total is None else f"{total / k * 1e3:.3f}",
-               prep_s="" if prep_s is None else f"{prep_s:.3f}", status=status, note=note)
+               prep_s=_f(prep_s), customize_s=_f(customize_s), peer_over_ours="",
+               status=status, note=note)
+    row.total = total  # unrounded, for the ratios
+    return row
 
 
 def _check(ref: np.ndarray | None, ref_done: np.ndarray | None, got: np.ndarray, r0: int,
@@ -100,15 +111,22 @@ def _variants(backend: str, spec: str | None) -> tuple[str, ...]:
     return api.VARIANTS if backend == "cupy" else ("auto", "phast")
 
 
+def _queries(backend: str, spec: str | None) -> tuple[str, ...]:
+    if spec:
+        return tuple(q for q in spec.split(",") if q)
+    return QUERIES if backend == "cpu" else tuple(q for q in QUERIES if q != "buckets")
+
+
 def bench_ours(g, src, tgt, backend: str, variant: str, budget_s: float, ref, ref_done,
-               k: int, hierarchy=None) -> list[Row]:
+               k: int, hierarchy=None, query: str = "auto") -> list[Row]:
     from gpu_core.errors import CancelledError
     from gpu_core.multi_source import iter_distance_rows
 
     t0 = time.perf_counter()
-    h = hierarchy if variant == "phast" else None  # built once, timed apart (index row)
+    h = hierarchy if variant == "phast" else None  # had once, timed apart (index row)
+    kw = {"query": query} if h is not None else {}
     for _ in iter_distance_rows(g, src[:8], targets=tgt, backend=backend, variant=variant,
-                                hierarchy=h):
+                                hierarchy=h, **kw):
         pass  # warm-up: kernels, device graph
     first = time.perf_counter() - t0
     deadline = time.perf_counter() + budget_s
@@ -118,7 +136,8 @@ def bench_ours(g, src, tgt, backend: str, variant: str, budget_s: float, ref, re
     try:
         for r0, block in iter_distance_rows(g, src, targets=tgt, backend=backend,
                                             variant=variant, stats=stats, hierarchy=h,
-                                            cancel=lambda: time.perf_counter() > deadline):
+                                            cancel=lambda: time.perf_counter() > deadline,
+                                            **kw):
             _check(ref, ref_done, np.asarray(block), r0, bad)
             done = r0 + block.shape[0]
     except CancelledError:
@@ -129,159 +148,112 @@ def bench_ours(g, src, tgt, backend: str, variant: str, budget_s: float, ref, re
     elif ref is None and status == "ok":
         status = "unchecked"
     name = f"ours ({stats.get('backend', backend)})"
+    ran = str(stats.get("query", "-"))
+    q = ran if query == "auto" or ran == "-" else query
+    if query == "auto" and h is not None:
+        q = f"auto->{ran}"
     return [_row(k, name, str(stats.get("variant", variant)), secs, done, status,
-                 note=f"first call {first:.2f} s (8 sources)")]
+                 note=f"first call {first:.2f} s (8 sources)", query=q)]
 
 
-# ---- scipy on all cores -------------------------------------------------------------------
-_JOB: dict = {}  # set before the fork: the workers inherit it
+# ---- the peers, each in a child process (app.bench.peers) ---------------------------------
+PEER_NAMES = {"scipy": "scipy Dijkstra", "cch": "RoutingKit CCH", "pandana": "pandana CH"}
 
 
-def _scipy_chunk(lo: int, hi: int) -> None:
-    from scipy.sparse.csgraph import dijkstra
+def bench_peer(name: str, folder: Path, net, g, src, tgt, args, ref, ref_done, k: int):
+    """(row, matrix, finished rows) of peer ``name`` run in a child process."""
+    from .peers import run_peer
 
-    from gpu_core.reference import scipy_rows
-
-    j = _JOB
-    d = dijkstra(j["mat"], directed=True, indices=j["src"][lo:hi])
-    j["out"][lo:hi] = scipy_rows(d[:, j["tgt"]])
-    j["done"][lo:hi] = 1
-
-
-def bench_scipy(g, src, tgt, workers: int, budget_s: float, k: int):
-    """(row, matrix, finished-rows mask) of scipy's Dijkstra over ``workers`` processes."""
-    from gpu_core.reference import scipy_csr
-
-    out = shared_matrix(k, len(tgt))
-    done_buf = mmap.mmap(-1, max(1, k))
-    done = np.frombuffer(done_buf, dtype=np.uint8, count=k)
-    _JOB.update(mat=scipy_csr(g), src=src, tgt=tgt, out=out, done=done)
-    status = "reference"
-    t0 = time.perf_counter()
-    deadline = t0 + budget_s
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx) as ex:
-        pending = {ex.submit(_scipy_chunk, lo, min(lo + SCIPY_CHUNK, k))
-                   for lo in range(0, k, SCIPY_CHUNK)}
-        while pending:
-            finished, pending = wait(pending, timeout=max(0.0, deadline - time.perf_counter()),
-                                     return_when=FIRST_COMPLETED)
-            for f in finished:
-                f.result()
-            if time.perf_counter() > deadline and pending:
-                for f in pending:
-                    f.cancel()
-                status = "budget"
-                break
-    secs = time.perf_counter() - t0
-    _JOB.clear()
-    mask = done.astype(bool)
-    row = _row(k, f"scipy Dijkstra ({workers} processes)", "-", secs, int(mask.sum()), status)
-    return row, out, mask
+    timeout = args.peer_timeout_s or 2 * args.budget_s + 600
+    res = run_peer(name, folder / name, g, src, tgt, workers=args.workers,
+                   budget_s=args.budget_s, timeout_s=timeout,
+                   lat=getattr(net, "lat", None), lon=getattr(net, "lon", None))
+    t = res.times
+    status, note = res.status, res.note
+    if res.reason:
+        note = f"{res.reason}; {note}" if note else res.reason
+    if name == "scipy" and status == "ok":
+        status = "reference"
+    elif ref is not None and res.done is not None and status in ("ok", "budget", "timeout"):
+        ok = ref_done & res.done
+        bad = np.flatnonzero(ok)[(np.asarray(ref)[ok] != np.asarray(res.matrix)[ok]).any(
+            axis=1)].tolist()
+        if bad:
+            status = f"MISMATCH rows {bad[:3]}"
+    elif ref is None and status == "ok":
+        status = "unchecked"
+    secs = t.get("query_s")
+    row = _row(k, f"{PEER_NAMES[name]} (child process)", "-", secs,
+               res.rows_done if secs is not None else 0, status, prep_s=t.get("prep_s"),
+               note=note, customize_s=t.get("customize_s"))
+    return row, res.matrix, None if res.done is None else np.asarray(res.done)
 
 
-# ---- RoutingKit CCH -----------------------------------------------------------------------
-def bench_cch(net, g, src, tgt, workers: int, budget_s: float, ref, ref_done, k: int,
-              cache: dict) -> Row:
-    """RoutingKit's CCH (PyPI ``routingkit-cch``): preprocessing (order + CCH) and
-    customization once per map (``cache``), then K one-to-many sweeps on ``workers``
-    threads, one ``CCHOneToMany`` each."""
-    try:
-        import routingkit_cch as rk
-    except ImportError:
-        return _row(k, "RoutingKit CCH", "-", None, 0, "skipped",
-                    note="routingkit-cch not installed (pip install '.[bench]')")
-    tail = g.arc_sources().tolist()
-    head = g.indices.tolist()
-    if "metric" not in cache:
-        t0 = time.perf_counter()
-        lat, lon = getattr(net, "lat", None), getattr(net, "lon", None)
-        if lat is not None and np.isfinite(lat).all() and np.isfinite(lon).all():
-            order = rk.compute_order_inertial(g.num_nodes, tail, head,
-                                              lat.astype(np.float32).tolist(),
-                                              lon.astype(np.float32).tolist())
-            cache["order"] = "inertial (nested dissection)"
-        else:
-            order = rk.compute_order_degree(g.num_nodes, tail, head)
-            cache["order"] = "degree (no coordinates)"
-        cch = rk.CCH(order, tail, head, False)
-        t1 = time.perf_counter()
-        metric = rk.CCHMetric(cch, g.weights.tolist())
-        t2 = time.perf_counter()
-        cache.update(cch=cch, metric=metric, prep=t1 - t0, custom=t2 - t1)
-    metric = cache["metric"]
-    targets = tgt.tolist()
-    out = np.full((k, len(targets)), -1, dtype=np.int64)
-    cdone = np.zeros(k, dtype=bool)
-    deadline = time.perf_counter() + budget_s
-    nthreads = max(1, workers)
+def _ratios(rows: list[Row]) -> None:
+    """peer_over_ours: each peer's (extrapolated) query time over ours by the rule."""
+    ours = [r for r in rows if r["method"].startswith("ours") and r.total]
+    best = next((r for r in ours if r["query"].startswith("auto")), ours[0] if ours else None)
+    if best is None:
+        return
+    for r in rows:
+        if "child process" in r["method"] and r.total:
+            r["peer_over_ours"] = f"{r.total / best.total:.2f}"
 
-    def part(w: int) -> int:
-        q = rk.CCHOneToMany(metric, targets)
-        rows = 0
-        for i in range(w, k, nthreads):
-            if time.perf_counter() > deadline:
-                break
-            out[i] = [-1 if d is None else d for d in q.distances_from(int(src[i]))]
-            cdone[i] = True
-            rows += 1
-        return rows
+
+def _index_row(net, g) -> tuple[object, Row]:
+    """The route index from the cache (or built and cached once), its row: how it was had,
+    its build and, when its summary has them, order/topology/customization apart."""
+    from app.jobs.index import hierarchy_for
 
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(nthreads) as ex:
-        done = sum(ex.map(part, range(nthreads)))
+    h, info = hierarchy_for(g, policy="on")
     secs = time.perf_counter() - t0
-    bad: list[int] = []
-    status = "ok" if done == k else "budget"
-    if ref is not None:
-        ok = ref_done & cdone
-        diff = (ref[ok] != out[ok]).any(axis=1)
-        bad = np.flatnonzero(ok)[diff].tolist()
-    if bad:
-        status = f"MISMATCH rows {bad[:3]}"
-    return _row(k, f"RoutingKit CCH ({nthreads} threads)", cache["order"], secs, done, status,
-                prep_s=cache["prep"] + cache["custom"],
-                note=f"order+CCH {cache['prep']:.2f} s, customization {cache['custom']:.2f} s")
+    summ = h.summary()
+    parts = {k: summ[k] for k in ("order_s", "topology_s", "customize_s") if k in summ}
+    note = ", ".join(f"{k} {v}" for k, v in summ.items())
+    row = _row(1, "route index (CPU, once per map)", "phast", secs, 1, info.source,
+               prep_s=summ.get("build_s"), note=note, customize_s=parts.get("customize_s"))
+    return h, row
 
 
 # ---- the run ------------------------------------------------------------------------------
 def _print(rows: list[Row]) -> None:
-    cols = ("size", "method", "variant", "est_total_s", "ms_per_source", "rows_done",
-            "prep_s", "status", "note")
+    cols = ("size", "method", "variant", "query", "est_total_s", "ms_per_source",
+            "rows_done", "prep_s", "customize_s", "peer_over_ours", "status", "note")
     width = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
     print("  ".join(c.ljust(width[c]) for c in cols))
     for r in rows:
         print("  ".join(str(r[c]).ljust(width[c]) for c in cols), flush=True)
 
 
-def _index_rows(g, backend: str, rows: list[Row]):
-    """The route index: its build (order, topology and customization apart in the note)
-    and, for the customizable one, a re-customization after 10 closures."""
-    from gpu_core.hierarchy import build_hierarchy, build_topology, recustomize
-    from gpu_core.hierarchy.order import metis_available
+def _recustomize_rows(g, backend: str) -> list[Row]:
+    """Re-customizations of the index after 10 closures (CPU, and ``backend``), over the
+    map's cached CCH topology (none without one: the witness CH has no metric to redo)."""
+    from app.jobs.index import _cached_topology
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import recustomize, topology_key
 
-    t0 = time.perf_counter()
-    t = build_topology(g) if metis_available() else None
-    h = build_hierarchy(g, method="cch" if t is not None else "ch", topology=t)
-    build = time.perf_counter() - t0
-    rows.append(_row(1, "route index build (CPU, once per map)", "phast", build, 1, "ok",
-                     prep_s=build, note=str(h.summary())))
-    _print(rows[-1:])
-    if t is not None:
-        from gpu_core.graph import CSRGraph
+    t = _cached_topology(topology_key(g))
+    if t is None:
+        return []
+    keep = np.ones(g.num_arcs, bool)
+    keep[np.random.default_rng(1).integers(0, g.num_arcs, 10)] = False
+    closed = CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
+                                 g.weights[keep])
+    rows = []
+    for be in dict.fromkeys(("cpu", backend)):
+        recustomize(t, closed, backend=be)  # warm-up (kernels, device copy of t)
+        h2 = recustomize(t, closed, backend=be)
+        rows.append(_row(1, f"route index re-customization after 10 closures ({be})",
+                         "phast", h2.customize_s, 1, "ok", prep_s=h2.customize_s,
+                         customize_s=h2.customize_s,
+                         note="customize_s: slots, weights, triangles, sweep layout"))
+    return rows
 
-        keep = np.ones(g.num_arcs, bool)
-        keep[np.random.default_rng(1).integers(0, g.num_arcs, 10)] = False
-        closed = CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
-                                     g.weights[keep])
-        for be in dict.fromkeys(("cpu", backend)):
-            recustomize(t, closed, backend=be)  # warm-up (kernels, device copy of t)
-            h2 = recustomize(t, closed, backend=be)
-            rows.append(_row(1, f"route index re-customization after 10 closures ({be})",
-                             "phast", h2.customize_s, 1, "ok", prep_s=h2.customize_s,
-                             note="customize_s: slots, weights, triangles, sweep layout"))
-            _print(rows[-1:])
-    return h
+
+def _peers(args) -> tuple[str, ...]:
+    return tuple(p for p, off in (("cch", args.no_cch), ("pandana", args.no_pandana))
+                 if not off)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -301,24 +273,32 @@ def run(args: argparse.Namespace) -> int:
           f"(loaded in {time.perf_counter() - t0:.1f} s); backend {backend}: "
           f"{describe_backend(backend)}; {args.workers} CPU workers")
     rows: list[Row] = []
-    cch_cache: dict = {}
     failed = False
     hierarchy = None
     if "phast" in _variants(backend, args.variants):
-        hierarchy = _index_rows(g, backend, rows)
+        hierarchy, row = _index_row(net, g)
+        rows += [row, *_recustomize_rows(g, backend)]
+        _print(rows)
     for k in [int(s) for s in args.sizes.split(",") if s.strip()]:
         src, tgt = node_sets(g.num_nodes, k, args.seed + k)
         ref = ref_done = None
         size_rows: list[Row] = []
-        if not args.no_scipy:
-            row, ref, ref_done = bench_scipy(g, src, tgt, args.workers, args.budget_s, k)
-            size_rows.append(row)
-        for v in _variants(backend, args.variants):
-            size_rows += bench_ours(g, src, tgt, backend, v, args.budget_s, ref, ref_done, k,
-                                    hierarchy)
-        if not args.no_cch:
-            size_rows.append(bench_cch(net, g, src, tgt, args.workers, args.budget_s, ref,
-                                       ref_done, k, cch_cache))
+        with tempfile.TemporaryDirectory(dir=out, prefix="peers-") as tmp:
+            if not args.no_scipy:
+                row, ref, ref_done = bench_peer("scipy", Path(tmp), net, g, src, tgt, args,
+                                                None, None, k)
+                size_rows.append(row)
+                if ref is None:
+                    ref_done = None
+            for v in _variants(backend, args.variants):
+                for q in _queries(backend, args.queries) if v == "phast" else ("auto",):
+                    size_rows += bench_ours(g, src, tgt, backend, v, args.budget_s, ref,
+                                            ref_done, k, hierarchy, q)
+            for p in _peers(args):
+                size_rows.append(bench_peer(p, Path(tmp), net, g, src, tgt, args, ref,
+                                            ref_done, k)[0])
+            ref = ref_done = None  # the memmaps go with the folder
+        _ratios(size_rows)
         failed |= any(r["status"].startswith("MISMATCH") for r in size_rows)
         rows += size_rows
         _print(size_rows)

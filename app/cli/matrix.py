@@ -326,6 +326,8 @@ def _run(args: argparse.Namespace, cl) -> int:
         how = {"cache": "loaded from the cache", "customized": "re-customized"}.get(
             stats["index"], stats["index"])
         idx = f"; route index {how} in {stats['index_s']:.2f} s, not counted"
+        if "query" in stats:  # how the index was searched (issue 26)
+            idx += f"; query {stats['query']}"
         el -= t_index
     if cl is not None:  # from the first block submitted to the file written
         from ._dask import describe

@@ -31,16 +31,20 @@ class MatrixResult:
 def run(net, opts: MatrixOptions, *, progress: Progress | None = None,
         cancel: CancelCheck | None = None) -> MatrixResult:
     """The whole matrix (``net``: a RoadNetwork or a CSRGraph)."""
-    from gpu_core.multi_source import distance_matrix
+    from gpu_core.multi_source import multi_source_sssp
 
     refuse_negative(net, "a distance matrix")
     h, info = _index(net, opts, progress, cancel)
-    m = distance_matrix(net, np.asarray(opts.sources, dtype=np.int64),
-                        np.asarray(opts.targets, dtype=np.int64), backend=opts.backend,
-                        variant=opts.variant, chunk=opts.chunk, cancel=cancel,
-                        on_progress=lambda d, t: report(progress, d / max(t, 1), ""),
-                        hierarchy=h)
-    return MatrixResult(np.asarray(m), info.as_dict())
+    res = multi_source_sssp(net, np.asarray(opts.sources, dtype=np.int64),
+                            targets=np.asarray(opts.targets, dtype=np.int64),
+                            backend=opts.backend, variant=opts.variant, chunk=opts.chunk,
+                            cancel=cancel,
+                            on_progress=lambda d, t: report(progress, d / max(t, 1), ""),
+                            hierarchy=h)
+    stats = info.as_dict()
+    if "query" in res.extra:  # how the route index was searched (phast, rphast, buckets)
+        stats["query"] = res.extra["query"]
+    return MatrixResult(np.asarray(res.dist), stats)
 
 
 def _index(net, opts: MatrixOptions, progress, cancel):

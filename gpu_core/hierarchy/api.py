@@ -168,15 +168,38 @@ def _levels(n, rank, dn_ptr, dn_src) -> np.ndarray:
 
 def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, which: str, *,
               chunk: int | None = None, cancel: Callable[[], bool] | None = None,
-              stats: dict | None = None):
+              stats: dict | None = None, query: str = "auto"):
     """(first row, int64 block [k, cols]) for consecutive batches of ``sources`` (graph
-    ids; ``which`` a resolved backend), -1 where unreachable."""
+    ids; ``which`` a resolved backend), -1 where unreachable. ``query``: "phast" (sweep
+    every vertex), "rphast" (sweep the targets' part), "buckets" (CPU only) or "auto"
+    (``few.choose_query`` by size); ``stats["query"]`` says which ran."""
+    from .few import QUERIES, choose_query
+
+    if query not in QUERIES:
+        raise InvalidArgumentError(f"unknown query {query!r}; choose one of {', '.join(QUERIES)}")
+    if targets is None and query != "auto" and query != "phast":
+        raise InvalidArgumentError(f"the {query} query needs targets")
+    if which == "cupy" and query == "buckets":
+        raise InvalidArgumentError("the buckets query runs on the CPU backend only")
+    if query == "auto":
+        query = choose_query(h.n, int(sources.shape[0]),
+                             None if targets is None else int(targets.shape[0]), which)
+    if stats is not None:
+        stats.update(query=query)
+    if targets is not None and targets.shape[0] == 0:  # no columns: nothing to sweep
+        yield 0, np.empty((int(sources.shape[0]), 0), np.int64)
+        return
     if which == "cupy":
         from .cuda import iter_rows as cuda_rows
 
-        yield from cuda_rows(h, sources, targets, cancel=cancel, stats=stats)
+        yield from cuda_rows(h, sources, targets, cancel=cancel, stats=stats,
+                             restricted=query == "rphast")
         return
-    from ..errors import CancelledError
+    if query != "phast":
+        from .few import cpu_rows
+
+        yield from cpu_rows(h, sources, targets, query, chunk, cancel, CPU_SWEEP_BYTES)
+        return
     from .cpu import sweep_block
 
     ncols = h.n if targets is None else int(targets.shape[0])

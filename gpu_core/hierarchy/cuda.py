@@ -74,9 +74,8 @@ class Sweeper:
     def sweep(self, sources: np.ndarray) -> None:
         """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
         h = self.h
-        s = int(sources.shape[0])
-        offsets, verts, dists = upward_searches(h, h.rank_of[sources])
-        col = cp.asarray(np.repeat(np.arange(s, dtype=np.int32), np.diff(offsets)))
+        col, verts, dists = self._spaces(sources)
+        col = cp.asarray(col)
         verts_d, dists_d = cp.asarray(verts), cp.asarray(dists)
         narrow = self.d32 is not None and (dists.size == 0 or int(dists.max()) < BIG32)
         if narrow:
@@ -94,12 +93,20 @@ class Sweeper:
         self.d = self.d64
         self.sweeps += 1
 
+    def _spaces(self, sources: np.ndarray):
+        """(column, sweep id, cost) of each source's upward search entries (host arrays)."""
+        h = self.h
+        offsets, verts, dists = upward_searches(h, h.rank_of[sources])
+        col = np.repeat(np.arange(int(sources.shape[0]), dtype=np.int32), np.diff(offsets))
+        return col, verts, dists
+
     def _run(self, d, suffix: str, col, verts, dists) -> None:
         K, dev, f = self.K, self.dev, self.mod.get_function
         d.fill(INF if suffix == "" else 0x7FFFFFFF)
         cnt = int(verts.shape[0])
-        f("phast_scatter" + suffix)(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
-                                    (col, verts, dists, np.int64(cnt), d, np.int32(K)))
+        if cnt:  # a restricted sweep may keep no entry of a batch (nothing reaches a target)
+            f("phast_scatter" + suffix)(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
+                                        (col, verts, dists, np.int64(cnt), d, np.int32(K)))
         level = f("phast_level" + suffix)
         w = dev["w32"] if suffix else dev["w"]
         lp = self.lp
@@ -121,17 +128,41 @@ class Sweeper:
                                      np.int32(self.K), out))
 
 
+class RestrictedSweeper(Sweeper):
+    """GPHAST over a target set's restricted sweep (``few.Restricted``: the same level
+    kernels on the compact sub-range); the upward searches run on the full index and keep
+    only the entries inside the selection."""
+
+    def __init__(self, h, r, K: int):
+        self.full = h
+        super().__init__(r, K)
+
+    def _spaces(self, sources: np.ndarray):
+        from .few import source_spaces
+
+        return self.h.local_spaces(*source_spaces(self.full, sources))
+
+
 def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
               cancel: Callable[[], bool] | None = None, stats: dict | None = None,
-              ) -> Iterator[tuple[int, np.ndarray]]:
-    """(first row, int64 block [k, cols]) for consecutive batches of ``sources``."""
-    n = h.n
-    ncols = n if targets is None else int(targets.shape[0])
-    rows_host = h.rank_of if targets is None else h.rank_of[targets]
-    rows = cp.asarray(rows_host.astype(np.int32))
+              restricted: bool = False) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, int64 block [k, cols]) for consecutive batches of ``sources``;
+    ``restricted``: sweep only the targets' part of the index (RPHAST)."""
     S = int(sources.shape[0])
-    K = batch_width(n, ncols, S)
-    sw = Sweeper(h, K)
+    if restricted:
+        from .few import restrict
+
+        r = restrict(h, targets)
+        rows_host, n = r.rows, r.n
+        K = batch_width(n, int(targets.shape[0]), S)
+        sw = RestrictedSweeper(h, r, K)
+    else:
+        rows_host = h.rank_of if targets is None else h.rank_of[targets]
+        n = h.n
+        K = batch_width(n, n if targets is None else int(targets.shape[0]), S)
+        sw = Sweeper(h, K)
+    ncols = int(rows_host.shape[0])
+    rows = cp.asarray(rows_host.astype(np.int32))
     out = cp.empty((K, ncols), dtype=cp.int64)
     for r0 in range(0, S, K):
         if cancel is not None and cancel():
@@ -142,4 +173,4 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
         yield r0, cp.asnumpy(out[: src.shape[0]])
     if stats is not None:
         stats.update(K=K, sweeps=sw.sweeps, levels=h.levels, wide_sweeps=sw.wide_sweeps,
-                     bits=32 if sw.d.dtype == cp.int32 else 64)
+                     bits=32 if sw.d.dtype == cp.int32 else 64, swept_nodes=n)

@@ -110,11 +110,15 @@ def iter_distance_rows(
     cancel: CancelCheck | None = None,
     stats: dict | None = None,
     hierarchy=None,
+    query: str = "auto",
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Yield (first row, int64 block [k, cols]) in source order, chunk by chunk.
 
     The whole matrix is never held: this is what the CLI and ``all_pairs`` stream from.
-    ``stats`` (a dict) receives the backend, variant and, on the GPU, P/phases/launches.
+    ``stats`` (a dict) receives the backend, variant and, on the GPU, P/phases/launches;
+    with the route index also ``query``: how the index was searched (``query`` "auto"
+    picks by size, ``gpu_core.hierarchy.few.choose_query``; "phast", "rphast" or
+    "buckets" force one; the answers are the same).
     """
     g = CSRGraph.from_any(graph)
     n = g.num_nodes
@@ -148,7 +152,7 @@ def iter_distance_rows(
             raise InvalidArgumentError(
                 f"the hierarchy has {hierarchy.n} vertices, the graph {n}")
         yield from phast_rows(hierarchy, src, tgt, which, chunk=chunk, cancel=cancel,
-                              stats=stats)
+                              stats=stats, query=query)
         return
     if which == "cupy":
         from ..device.memory import oom_as_typed
@@ -176,6 +180,7 @@ def multi_source_sssp(
     out: np.ndarray | None = None,
     max_bytes: int | None = None,
     hierarchy=None,
+    query: str = "auto",
 ) -> MultiSourceResult:
     """Exact costs from every source to every vertex (or to ``targets``).
 
@@ -205,7 +210,7 @@ def multi_source_sssp(
     t0 = time.perf_counter()
     for r0, block in iter_distance_rows(g, src, targets=tgt, backend=backend, variant=variant,
                                         chunk=chunk, cancel=cancel, stats=stats,
-                                        hierarchy=hierarchy):
+                                        hierarchy=hierarchy, query=query):
         out[r0 : r0 + block.shape[0]] = block
         if on_progress is not None:
             on_progress(r0 + block.shape[0], S)
@@ -236,12 +241,13 @@ def distance_matrix(
     out: np.ndarray | None = None,
     max_bytes: int | None = None,
     hierarchy=None,
+    query: str = "auto",
 ) -> np.ndarray:
     """int64 [len(from_idx), len(to_idx)] costs, -1 where unreachable."""
     return multi_source_sssp(
         graph, from_idx, targets=to_idx, backend=backend, variant=variant, chunk=chunk,
         on_progress=on_progress, cancel=cancel, out=out, max_bytes=max_bytes,
-        hierarchy=hierarchy,
+        hierarchy=hierarchy, query=query,
     ).dist
 
 

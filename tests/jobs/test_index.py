@@ -24,7 +24,14 @@ def test_matrix_with_index_equals_without(cache):
     assert off.stats["index"] == "none"
     on = matrix.run(net, matrix.MatrixOptions(src, tgt, backend="cpu", index="on"))
     assert on.stats["index"] == "built"
+    assert "query" not in off.stats
+    assert on.stats["query"] == "rphast"  # the selection rule: 50 targets <= n / 20
     np.testing.assert_array_equal(on.matrix, off.matrix)
+    many = tuple(int(x) for x in r.integers(0, net.num_nodes, net.num_nodes // 20 + 1))
+    m_on = matrix.run(net, matrix.MatrixOptions(src[:5], many, backend="cpu", index="on"))
+    assert m_on.stats["query"] == "phast"  # more targets: the full sweep
+    m_off = matrix.run(net, matrix.MatrixOptions(src[:5], many, backend="cpu", index="off"))
+    np.testing.assert_array_equal(m_on.matrix, m_off.matrix)
     assert list(cache.glob("ch-*.npz"))
     again = matrix.run(net, matrix.MatrixOptions(src, tgt, backend="cpu"))  # auto: cached
     assert again.stats["index"] == "cache"
@@ -69,7 +76,7 @@ def test_cli_matrix_index_on_equals_off(cache, tmp_path, capsys):
                      "--backend", "cpu", "--index", ix]) == 0
         outs[ix] = np.load(out)
     text = capsys.readouterr().out
-    assert "(phast)" in text and "route index built" in text
+    assert "(phast)" in text and "route index built" in text and "query rphast" in text
     np.testing.assert_array_equal(outs["on"], outs["off"])
 
 

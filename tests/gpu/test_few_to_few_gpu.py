@@ -1,0 +1,61 @@
+"""The GPU's restricted GPHAST sweep (RPHAST, issue 26) equals scipy entry by entry."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpu_core.graph import CSRGraph
+from gpu_core.hierarchy import build_hierarchy
+from gpu_core.multi_source import multi_source_sssp
+from tests.core.families import FAMILIES, FAMILY_NAMES
+from tests.core.test_few_to_few import oracle
+
+cp = pytest.importorskip("cupy")
+pytestmark = pytest.mark.gpu
+
+from gpu_core.hierarchy import cuda as hcuda  # noqa: E402  (needs CuPy)
+
+
+def gpu_rows(g, h, src, tgt, query="rphast"):
+    r = multi_source_sssp(g, src, targets=tgt, backend="cupy", variant="phast", hierarchy=h,
+                          query=query)
+    assert r.extra["query"] == query
+    return r.dist
+
+
+@pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
+def test_families(name, make):
+    g = make(seed=9)
+    h = build_hierarchy(g)
+    r = np.random.default_rng(2)
+    src, tgt = r.integers(0, g.num_nodes, 40), r.integers(0, g.num_nodes, 17)
+    np.testing.assert_array_equal(gpu_rows(g, h, src, tgt), oracle(g, src, tgt))
+
+
+def test_grid_batches_duplicates_and_source_as_target(monkeypatch):
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 20000, seed=6))
+    h = build_hierarchy(g)
+    r = np.random.default_rng(8)
+    src, tgt = r.integers(0, g.num_nodes, 150), r.integers(0, g.num_nodes, 30)
+    src[4] = src[1]
+    tgt[3] = tgt[9]
+    tgt[0] = src[0]
+    monkeypatch.setattr(hcuda, "K_MAX", 64)  # several restricted sweeps, a partial last one
+    want = oracle(g, src, tgt)
+    np.testing.assert_array_equal(gpu_rows(g, h, src, tgt), want)
+    np.testing.assert_array_equal(gpu_rows(g, h, src, tgt, "phast"), want)
+
+
+def test_wide_costs_sweep_again_in_64_bits():
+    # weights near 2^29: paths of a few arcs pass 2^30, the 32-bit sweep's bound
+    r = np.random.default_rng(4)
+    n = 300
+    t, hd = r.integers(0, n, 1200), r.integers(0, n, 1200)
+    w = r.integers(1 << 28, 1 << 29, 1200)
+    g = CSRGraph.from_edges(n, t, hd, w)
+    h = build_hierarchy(g)
+    src, tgt = r.integers(0, n, 50), r.integers(0, n, 12)
+    np.testing.assert_array_equal(gpu_rows(g, h, src, tgt), oracle(g, src, tgt))
