@@ -131,6 +131,18 @@ def order_core(ptr: np.ndarray, adj: np.ndarray, *, seed: int = 1, depth: int | 
     k = ptr.shape[0] - 1
     depth = split_depth(k) if depth is None else depth
     workers = min(os.cpu_count() or 1, 2 ** depth) if workers is None else workers
+    if workers > 1 and depth > 0:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return _order_core(ptr, adj, seed, depth, workers, cancel, stats)
+        except (BrokenProcessPool, OSError):  # no fork here (a killed worker, no memory)
+            pass
+    return _order_core(ptr, adj, seed, depth, 1, cancel, stats)
+
+
+def _order_core(ptr, adj, seed, depth, workers, cancel, stats):
+    k = ptr.shape[0] - 1
     ex = None
     if workers > 1 and depth > 0:
         import multiprocessing
