@@ -247,7 +247,3 @@ def keep(t, base_up, base_down, up, down, h) -> None:
     """Remember a full customization of ``t`` for the next partial one."""
     t._metric = Metric(base_up, base_down, up, down, h)
 
-
-def forget(t) -> None:
-    """Drop the kept metric of ``t`` (its memory: four int64 arrays per edge)."""
-    t._metric = None
