@@ -170,7 +170,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
             reason = slots
             continue
         report(progress, 0.0, "customizing the route index")
-        h = customize(t, g, backend=backend, cancel=cancel)
+        h = customize(t, g, backend=backend, cancel=cancel, key=key)
         # the unedited map's own index is kept; an edited map's is redone when needed
         saved = _save(h, path) if tkey == own else ""
         return h, IndexInfo("customized", time.perf_counter() - t0, saved, h.summary())

@@ -185,7 +185,7 @@ def customize_metric(t: Topology, graph, *, backend: str = "cpu",
 
 def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | None = None,
               cancel: Callable[[], bool] | None = None, prune: bool = False,
-              reuse: bool = True):
+              reuse: bool = True, key: str | None = None):
     """The :class:`~.api.Hierarchy` of ``graph``'s weights over topology ``t`` (the graph's
     arcs must all lie on edges of ``t``: InvalidArgumentError naming one otherwise).
     ``prune``: drop the arcs that lie on no shortest path (``metric.prune``): off by
@@ -195,7 +195,8 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
     Unpruned, the customized metric is kept on ``t`` (``partial.Metric``) and, with
     ``reuse``, the next customization of ``t`` that changes few input weights (closures,
     reopenings, new weights) updates only the edges they reach (``partial``; on the CPU,
-    whatever ``backend``: a few edges cost less than a device pass), with the same result."""
+    whatever ``backend``: a few edges cost less than a device pass), with the same result.
+    ``key``: the graph's ``graph_key`` when the caller has it (saves hashing it again)."""
     from .model import graph_key
 
     g = CSRGraph.from_any(graph)
@@ -226,7 +227,7 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
         up, down = customize_metric(t, g, backend=backend, slots=slots)
         _stop(cancel)
         h = to_hierarchy(t, up, down, prune=prune)
-    h.graph_key = graph_key(g)
+    h.graph_key = key or graph_key(g)
     h.customize_s = time.perf_counter() - t0
     h.order_s, h.topology_s = t.order_s, t.topology_s
     h.build_s = h.order_s + h.topology_s + h.customize_s
