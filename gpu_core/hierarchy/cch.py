@@ -242,9 +242,9 @@ def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, r
     import copy
 
     from . import partial
-    from .metric import initial_parallel
+    from .metric import initial
 
-    base_up, base_down = initial_parallel(t.edges, g.indptr, slots, g.weights)
+    base_up, base_down = initial(t.edges, slots, g.weights)
     with partial.lock_for(t):
         if reuse:
             done = partial.try_partial(t, base_up, base_down)

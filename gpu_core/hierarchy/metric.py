@@ -43,29 +43,6 @@ def initial(m_edges, slots, weights):
     return up, down
 
 
-@njit(cache=True, parallel=True)
-def initial_parallel(m_edges, indptr, slots, weights):
-    """``initial`` in parallel over the graph's tails: every arc on one edge and direction
-    leaves the same vertex (the edge's lower or upper end), so no two threads write one
-    slot."""
-    up = np.full(m_edges, INF, np.int64)
-    down = np.full(m_edges, INF, np.int64)
-    for u in prange(indptr.shape[0] - 1):
-        for a in range(indptr[u], indptr[u + 1]):
-            s = slots[a]
-            if s < 0:
-                continue
-            e = s >> 1
-            w = np.int64(weights[a])
-            if s & 1:
-                if w < down[e]:
-                    down[e] = w
-            else:
-                if w < up[e]:
-                    up[e] = w
-    return up, down
-
-
 @njit(cache=True, nogil=True)
 def _vertex(u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
     """Every lower triangle of u's upward edges."""
@@ -265,5 +242,5 @@ def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray, keep=None) -> tuple:
     return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr
 
 
-__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "initial_parallel", "prune",
-           "sweep_layout", "triangles"]
+__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "prune", "sweep_layout",
+           "triangles"]

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from gpu_core.graph import CSRGraph
 from gpu_core.hierarchy.cch import build_topology, customize, customize_metric, to_hierarchy
-from tests.core.families import FAMILIES, FAMILY_NAMES
 from tests.core.test_cch import phast_rows, scipy_rows
 
 pytest.importorskip("pymetis")
@@ -115,16 +114,3 @@ def test_many_changes_customize_in_full():
     h = customize(t, g2)
     assert h.customized == "full"
     _assert_same_as_full(t, g2, h)
-
-
-@pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
-def test_parallel_input_weights_equal_serial(name, make):
-    from gpu_core.hierarchy.cch import slots_for
-    from gpu_core.hierarchy.metric import initial, initial_parallel
-
-    g = make(seed=9)
-    t = build_topology(g)
-    s = slots_for(t, g)
-    for a, b in zip(initial(t.edges, s, g.weights), initial_parallel(t.edges, g.indptr, s,
-                                                                     g.weights), strict=True):
-        np.testing.assert_array_equal(a, b)
