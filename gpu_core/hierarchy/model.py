@@ -51,8 +51,6 @@ class Hierarchy:
             out.update(method="cch", cch_edges=self.cch_edges, order_s=round(self.order_s, 3),
                        topology_s=round(self.topology_s, 3),
                        customize_s=round(self.customize_s, 3))
-            if getattr(self, "customized", ""):  # "full" or "partial (N edges changed)"
-                out["customized"] = self.customized
         return out
 
     def save(self, path: str | os.PathLike) -> None:
