@@ -84,3 +84,22 @@ def test_split_depth_grows_with_the_core():
     assert dissect.split_depth(dissect.SPLIT_MIN - 1) == 0
     assert dissect.split_depth(dissect.SPLIT_MIN) == 1
     assert dissect.split_depth(10**9) == dissect.MAX_DEPTH
+
+
+def test_order_from_a_worker_thread_after_numba_threads():
+    """As in the GUI: the build runs in a worker thread of a process whose numba threads
+    have run already; the forked workers give the same order."""
+    import threading
+
+    from gpu_core.hierarchy.chordal import arc_slots  # a parallel numba kernel
+
+    ptr, adj = _grid_core(2000, 2)
+    k = ptr.shape[0] - 1
+    arc_slots(k, ptr, adj, np.arange(k, dtype=np.int32), ptr, adj)
+    box = {}
+    th = threading.Thread(target=lambda: box.update(v=dissect.order_core(
+        ptr, adj, depth=2, workers=2)))
+    th.start()
+    th.join(120)
+    assert not th.is_alive()
+    np.testing.assert_array_equal(box["v"], dissect.order_core(ptr, adj, depth=2, workers=1))
