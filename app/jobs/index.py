@@ -191,10 +191,12 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
     if t is not None:
         tkey = t.key
         report(progress, 0.0, "customizing the route index")
-        h = customize(t, g, backend=backend, cancel=cancel)
+        h = customize(t, g, backend=backend, cancel=cancel, key=key)
         # the unedited map's own index is kept; an edited map's is redone when needed
         saved = _save(h, path) if tkey == own else ""
-        return h, IndexInfo("customized", time.perf_counter() - t0, saved, h.summary())
+        # "full" or "partial (N edges changed)": the topology's kept metric was reused
+        summary = {**h.summary(), "customized": getattr(h, "customized", "full")}
+        return h, IndexInfo("customized", time.perf_counter() - t0, saved, summary)
     if policy == "auto" and (sources < AUTO_MIN_SOURCES or not road_shaped(net)):
         return None, IndexInfo()
     report(progress, 0.0, "building the route index (once per map)")

@@ -72,13 +72,16 @@ def build_hierarchy(graph: GraphLike, *, method: str = "auto",
 
 def recustomize(topology, graph: GraphLike, *, backend: str = "cpu",
                 progress: ProgressCallback | None = None,
-                cancel: Callable[[], bool] | None = None) -> Hierarchy:
+                cancel: Callable[[], bool] | None = None, reuse: bool = True) -> Hierarchy:
     """The hierarchy of ``graph`` (an edited map: closures, reopenings, new weights) over a
     kept :class:`~.cch.Topology` (``backend``: cpu, cupy or auto); InvalidArgumentError
-    when an arc lies on no edge of it (an added road: build a new topology)."""
+    when an arc lies on no edge of it (an added road: build a new topology). With
+    ``reuse``, a few changed weights against the topology's last customization update
+    only the edges they reach (``partial``)."""
     from .cch import customize
 
-    return customize(topology, graph, backend=backend, progress=progress, cancel=cancel)
+    return customize(topology, graph, backend=backend, progress=progress, cancel=cancel,
+                     reuse=reuse)
 
 
 def _build_cch(graph, progress, cancel, topology, backend) -> Hierarchy:

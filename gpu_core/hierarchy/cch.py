@@ -184,12 +184,19 @@ def customize_metric(t: Topology, graph, *, backend: str = "cpu",
 
 
 def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | None = None,
-              cancel: Callable[[], bool] | None = None, prune: bool = False):
+              cancel: Callable[[], bool] | None = None, prune: bool = False,
+              reuse: bool = True, key: str | None = None):
     """The :class:`~.api.Hierarchy` of ``graph``'s weights over topology ``t`` (the graph's
     arcs must all lie on edges of ``t``: InvalidArgumentError naming one otherwise).
     ``prune``: drop the arcs that lie on no shortest path (``metric.prune``): off by
     default, as on COL it cut only 19% of the arcs (6% of the CPU sweep) for 4x the
-    customization time (docs/perf/index_build.md)."""
+    customization time (docs/perf/index_build.md).
+
+    Unpruned, the customized metric is kept on ``t`` (``partial.Metric``) and, with
+    ``reuse``, the next customization of ``t`` that changes few input weights (closures,
+    reopenings, new weights) updates only the edges they reach (``partial``; on the CPU,
+    whatever ``backend``: a few edges cost less than a device pass), with the same result.
+    ``key``: the graph's ``graph_key`` when the caller has it (saves hashing it again)."""
     from .model import graph_key
 
     g = CSRGraph.from_any(graph)
@@ -199,14 +206,16 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
 
         backend = resolve_backend("auto")
     slots = None
-    if backend != "cupy":  # the device finds the slots (and a misfit) itself
+    if backend != "cupy" or not prune:  # the device finds the slots (and a misfit) itself
         slots = slots_for(t, g)
         if isinstance(slots, str):
             raise InvalidArgumentError(slots)
     _stop(cancel)
     if progress is not None:
         progress(0.0, "customizing the route index")
-    if backend == "cupy" and prune:  # prune on the device too: only arrays come back
+    if not prune:
+        h = _customize_kept(t, g, slots, backend, reuse, cancel)
+    elif backend == "cupy":  # prune on the device too: only arrays come back
         from .metric import hierarchy_arrays
         from .metric_cuda import customize_pruned_device
         from .model import Hierarchy
@@ -218,11 +227,45 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
         up, down = customize_metric(t, g, backend=backend, slots=slots)
         _stop(cancel)
         h = to_hierarchy(t, up, down, prune=prune)
-    h.graph_key = graph_key(g)
+    h.graph_key = key or graph_key(g)
     h.customize_s = time.perf_counter() - t0
     h.order_s, h.topology_s = t.order_s, t.topology_s
     h.build_s = h.order_s + h.topology_s + h.customize_s
     return h
+
+
+def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, reuse: bool,
+                    cancel):
+    """Unpruned customization through the metric kept on ``t``: partial when it allows,
+    else in full (then kept for the next one). Returns a Hierarchy of its own (the kept
+    one's arrays shared: no Hierarchy array is written once built)."""
+    import copy
+
+    from . import partial
+    from .metric import initial
+
+    base_up, base_down = initial(t.edges, slots, g.weights)
+    with partial.lock_for(t):
+        if reuse:
+            done = partial.try_partial(t, base_up, base_down)
+            if done is not None:
+                done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
+                return done[0]
+        if backend == "cupy":
+            from .metric_cuda import customize_device
+
+            up, down = customize_device(t, g)
+        else:
+            from .metric import triangles
+
+            up, down = base_up.copy(), base_down.copy()
+            triangles(t, up, down)
+        _stop(cancel)
+        h = to_hierarchy(t, up, down)
+        partial.keep(t, base_up, base_down, up, down, h)
+        out = copy.copy(h)
+        out.customized = "full"
+        return out
 
 
 def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool = False):

@@ -17,7 +17,7 @@ which a vertex comes after every lower neighbour: elimination-tree heights
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .order import sort_unique
 
@@ -157,14 +157,14 @@ def find_edge(up_ptr, up_nb, x, y):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def arc_slots(n, indptr, indices, rank, up_ptr, up_nb):
     """For every arc u->v of a CSR graph: 2*edge (upward, rank u < rank v) or 2*edge + 1
     (downward); -1 for a self-loop; -2 for an arc on no edge of the topology (then the
     graph does not fit it)."""
     m = indices.shape[0]
     out = np.empty(m, np.int64)
-    for u in range(n):
+    for u in prange(n):  # each arc's slot is its own: parallel (a re-customization's share)
         ru = rank[u]
         for a in range(indptr[u], indptr[u + 1]):
             rv = rank[indices[a]]

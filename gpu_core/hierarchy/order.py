@@ -8,7 +8,8 @@
    degree-2 vertex joins its two neighbours (its fill edge), which never raises a degree,
    so the adjacency shrinks in place.
 3. The rest (the "core", with those fill edges) is ordered by METIS node nested dissection
-   (``pymetis.nested_dissection``): separators last.
+   (``pymetis.nested_dissection``): separators last; a large core is first split in this
+   process and its parts ordered in parallel (``dissect.py``).
 
 The order: eliminated low-degree vertices first (round by round), the core after in
 METIS's order. ``rank[v]`` is v's position. Without pymetis :func:`nested_dissection_order`
@@ -241,12 +242,16 @@ def _core_csr(n, start, deg, adj, gone, core_id):
 
 def nested_dissection_order(n: int, ptr: np.ndarray, adj: np.ndarray, *,
                             seed: int = 1, stats: dict | None = None,
-                            cancel: Callable[[], bool] | None = None) -> np.ndarray:
+                            cancel: Callable[[], bool] | None = None,
+                            depth: int | None = None,
+                            workers: int | None = None) -> np.ndarray:
     """rank int32 [n] (vertex -> elimination position) of an undirected simple graph
-    (:func:`undirected`).
-    ``stats`` receives ``core`` (vertices METIS ordered) and ``rounds``."""
+    (:func:`undirected`). ``depth``: how often the core is split before METIS orders the
+    parts in parallel (``dissect.order_core``; by default by its size) in ``workers`` processes
+    (``os.cpu_count()`` by default). ``stats`` receives ``core`` (vertices METIS ordered),
+    ``rounds`` and ``order_core``'s."""
     try:
-        import pymetis
+        import pymetis  # noqa: F401
     except ImportError:
         raise MetisUnavailableError(
             "the customizable route index needs pymetis (pip install pymetis); "
@@ -260,10 +265,10 @@ def nested_dissection_order(n: int, ptr: np.ndarray, adj: np.ndarray, *,
     k = cptr.shape[0] - 1
     core_vertices = np.flatnonzero(~gone).astype(np.int32)  # core id -> vertex
     if k > 1 and cadj.shape[0] > 0:
-        opts = pymetis.Options()
-        opts.seed = seed
-        perm, _ = pymetis.nested_dissection(pymetis.CSRAdjacency(cptr, cadj), options=opts)
-        core_order = core_vertices[np.asarray(perm, dtype=np.int64)]
+        from .dissect import order_core
+
+        core_order = core_vertices[order_core(cptr, cadj, seed=seed, depth=depth,
+                                              cancel=cancel, stats=stats, workers=workers)]
     else:
         core_order = core_vertices
     order = np.concatenate([elim, core_order]).astype(np.int32)

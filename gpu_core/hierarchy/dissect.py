@@ -1,0 +1,199 @@
+"""Nested dissection of the core graph with METIS, its top levels split in this process so
+that the rest runs in parallel worker processes (METIS itself is one thread).
+
+The core is split ``depth`` times: each split is a METIS bisection (``pymetis.part_graph``
+into 2), whose cut edges are covered by a minimum vertex cover (Koenig: a maximum matching
+of the bipartite cut graph): those vertices are the separator, ordered after both halves.
+The ``2**depth`` remaining parts are ordered by ``pymetis.nested_dissection`` side by side
+in forked workers (``os.cpu_count()`` of them). The split depends on the graph's size only,
+never on the core count, so the order is the same on every machine.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import CancelledError
+
+# Split once per this many core vertices (up to MAX_DEPTH times): below it one METIS call
+# takes well under a second and a split costs more than it saves.
+SPLIT_MIN = 60_000
+MAX_DEPTH = 3
+
+
+def split_depth(k: int) -> int:
+    """How many times a core of ``k`` vertices is split (0: METIS orders it whole)."""
+    d = 0
+    while d < MAX_DEPTH and k >= SPLIT_MIN * (2 ** d):
+        d += 1
+    return d
+
+
+def induced(ptr: np.ndarray, adj: np.ndarray, verts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (ptr, adj) of the subgraph induced by ``verts`` (ascending), in their positions."""
+    k = ptr.shape[0] - 1
+    new = np.full(k, -1, np.int64)
+    new[verts] = np.arange(verts.shape[0])
+    deg = np.diff(ptr)
+    rows = np.repeat(np.arange(k), deg)
+    keep = (new[rows] >= 0) & (new[adj] >= 0)
+    cnt = np.bincount(new[rows[keep]], minlength=verts.shape[0])
+    sub_ptr = np.zeros(verts.shape[0] + 1, np.int64)
+    np.cumsum(cnt, out=sub_ptr[1:])
+    return sub_ptr, new[adj[keep]].astype(np.int32)
+
+
+def separator(ptr: np.ndarray, adj: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """A minimum vertex cover (ascending vertex ids) of the edges between part 0 and part 1."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    rows = np.repeat(np.arange(ptr.shape[0] - 1), np.diff(ptr))
+    cut = (part[rows] == 0) & (part[adj] == 1)
+    a, b = rows[cut], adj[cut].astype(np.int64)
+    if a.shape[0] == 0:
+        return np.empty(0, np.int64)
+    left, ai = np.unique(a, return_inverse=True)
+    right, bi = np.unique(b, return_inverse=True)
+    m = csr_matrix((np.ones(ai.shape[0], np.int8), (ai, bi)),
+                   shape=(left.shape[0], right.shape[0]))
+    m.sum_duplicates()
+    mate = maximum_bipartite_matching(m, perm_type="column")  # left -> right or -1
+    mate_r = np.full(right.shape[0], -1, np.int64)
+    matched = np.flatnonzero(mate >= 0)
+    mate_r[mate[matched]] = matched
+    # Koenig: Z = reachable from unmatched left vertices by alternating paths
+    zl = mate < 0
+    zr = np.zeros(right.shape[0], bool)
+    frontier = np.flatnonzero(zl)
+    while frontier.shape[0]:
+        nb = np.unique(np.concatenate([m.indices[m.indptr[x]:m.indptr[x + 1]] for x in frontier]))
+        nb = nb[~zr[nb]]
+        zr[nb] = True
+        nxt = mate_r[nb]
+        nxt = nxt[(nxt >= 0)]
+        nxt = nxt[~zl[nxt]]
+        zl[nxt] = True
+        frontier = nxt
+    return np.sort(np.concatenate([left[~zl], right[zr]]))
+
+
+def _nd(args) -> np.ndarray:
+    """METIS's nested dissection order (positions) of one CSR part."""
+    import pymetis
+
+    ptr, adj, seed = args
+    k = ptr.shape[0] - 1
+    if k <= 1 or adj.shape[0] == 0:
+        return np.arange(k, dtype=np.int64)
+    opts = pymetis.Options()
+    opts.seed = seed
+    perm, _ = pymetis.nested_dissection(pymetis.CSRAdjacency(ptr, adj), options=opts)
+    return np.asarray(perm, dtype=np.int64)
+
+
+def _split(args):
+    """One split of a CSR part: (separator, [(local ids, ptr, adj) of both sides])."""
+    import pymetis
+
+    ptr, adj, seed = args
+    k = ptr.shape[0] - 1
+    if k < 2 or adj.shape[0] == 0:
+        part = np.zeros(k, np.int64)
+    else:
+        opts = pymetis.Options()
+        opts.seed = seed
+        _, p = pymetis.part_graph(2, adjacency=pymetis.CSRAdjacency(ptr, adj), options=opts)
+        part = np.asarray(p, dtype=np.int64)
+    sep = separator(ptr, adj, part)
+    insep = np.zeros(k, bool)
+    insep[sep] = True
+    sides = []
+    for side in (0, 1):
+        loc = np.flatnonzero((part == side) & ~insep)
+        sides.append((loc, *induced(ptr, adj, loc)))
+    return sep, sides
+
+
+def order_core(ptr: np.ndarray, adj: np.ndarray, *, seed: int = 1, depth: int | None = None,
+               workers: int | None = None, cancel: Callable[[], bool] | None = None,
+               stats: dict | None = None) -> np.ndarray:
+    """Positions of the core's vertices in elimination order (int64 [k]): nested dissection,
+    the top ``depth`` levels (:func:`split_depth` by default) split level by level, the
+    ``2**depth`` parts then ordered by METIS, each step's parts side by side in ``workers``
+    processes (``os.cpu_count()``; 1: all in this process). ``stats`` receives ``depth``,
+    ``metis_cpu_s`` (the CPU seconds of every split and part) and ``critical_cpu_s`` (the
+    largest of each step's, summed: the time with a worker per part)."""
+    k = ptr.shape[0] - 1
+    depth = split_depth(k) if depth is None else depth
+    workers = min(os.cpu_count() or 1, 2 ** depth) if workers is None else workers
+    if workers > 1 and depth > 0:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return _order_core(ptr, adj, seed, depth, workers, cancel, stats)
+        except (BrokenProcessPool, OSError):  # no fork here (a killed worker, no memory)
+            pass
+    return _order_core(ptr, adj, seed, depth, 1, cancel, stats)
+
+
+def _order_core(ptr, adj, seed, depth, workers, cancel, stats):
+    k = ptr.shape[0] - 1
+    ex = None
+    if workers > 1 and depth > 0:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ex = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    try:
+        def pmap(fn, items):
+            if cancel is not None and cancel():
+                raise CancelledError("building the route index was cancelled")
+            got = list(ex.map(_TIMED[fn], items)) if ex is not None else [
+                _TIMED[fn](x) for x in items]
+            cpu[0] += sum(c for _, c in got)
+            cpu[1] += max((c for _, c in got), default=0.0)
+            return [r for r, _ in got]
+
+        cpu = [0.0, 0.0]
+
+        level = [(np.arange(k, dtype=np.int64), ptr, adj)]  # (core ids, CSR) per part
+        seps = []  # per split level: each part's separator (core ids)
+        for _ in range(depth):
+            done = pmap(_split, [(p, a, seed) for _, p, a in level])
+            nxt, sl = [], []
+            for (verts, _, _), (sep, sides) in zip(level, done, strict=True):
+                sl.append(verts[sep])
+                nxt.extend((verts[loc], p2, a2) for loc, p2, a2 in sides)
+            seps.append(sl)
+            level = nxt
+        orders = [v[o] for (v, _, _), o in zip(
+            level, pmap(_nd, [(p, a, seed) for _, p, a in level]), strict=True)]
+    finally:
+        if ex is not None:
+            ex.shutdown(cancel_futures=True)
+    if stats is not None:
+        stats.update(depth=depth, metis_cpu_s=cpu[0], critical_cpu_s=cpu[1])
+    for d in range(depth - 1, -1, -1):  # post-order: both halves, then their separator
+        orders = [np.concatenate([orders[2 * i], orders[2 * i + 1], s])
+                  for i, s in enumerate(seps[d])]
+    return orders[0]
+
+
+def _split_timed(args):
+    """(``_split(args)``, the CPU seconds it took in its process)."""
+    c0 = time.process_time()
+    return _split(args), time.process_time() - c0
+
+
+def _nd_timed(args):
+    """(``_nd(args)``, the CPU seconds it took in its process)."""
+    c0 = time.process_time()
+    return _nd(args), time.process_time() - c0
+
+
+_TIMED = {_split: _split_timed, _nd: _nd_timed}
