@@ -33,12 +33,12 @@ QUERIES = ("auto", "phast", "rphast", "buckets")
 # restricted sweep costs, and building them is dearer), so "auto" never picks them (they
 # stay as an explicit query); it beat the full sweep by 10-200x while the targets' union
 # of search spaces stays a small part of the graph. On the GPU the restricted sweep runs
-# the same level kernels over fewer vertices; not yet timed on a GPU, so the bound is set
-# low: 100 targets on NE take it, the goal table's 1000 x 1000 on the Kanto-sized map
-# (1.43M vertices) and 10,000 x 10,000 on NE keep the full GPHAST sweep they were tuned on.
+# the same level kernels over fewer vertices, but a launch per level costs the same, and
+# on an H100 it never won clearly (NE 100/1000/10,000 targets: docs/perf/few_to_few.md),
+# so auto keeps the full GPHAST sweep there; "rphast" stays an explicit query.
 BUCKET_MAX_PAIRS = 0  # sources x targets up to which auto picks the buckets
 RPHAST_MAX_TARGETS_PER_NODE = 1 / 20  # CPU: targets <= n / 20: the restricted sweep
-GPU_RPHAST_MAX_TARGETS_PER_NODE = 1 / 2000  # GPU: targets <= n / 2000
+GPU_RPHAST_MAX_TARGETS_PER_NODE = 0.0  # GPU: never by auto (see above)
 
 
 def choose_query(n: int, sources: int, targets: int | None, backend: str) -> str:
@@ -49,7 +49,7 @@ def choose_query(n: int, sources: int, targets: int | None, backend: str) -> str
     if backend == "cpu" and 0 < sources * targets <= BUCKET_MAX_PAIRS:
         return "buckets"
     bound = RPHAST_MAX_TARGETS_PER_NODE if backend == "cpu" else GPU_RPHAST_MAX_TARGETS_PER_NODE
-    return "rphast" if targets <= n * bound else "phast"
+    return "rphast" if 0 < targets <= n * bound else "phast"
 
 
 # ---- the searches -------------------------------------------------------------------------
