@@ -61,7 +61,7 @@ class CSRGraph:
 
     @classmethod
     def from_edges(cls, n: int, tails, heads, weights) -> CSRGraph:
-        """CSR from arc lists (rows sorted by weight then head, like ``maps.build``)."""
+        """CSR from arc lists (rows sorted by weight then head, like ``maps.model.build``)."""
         tails = np.asarray(tails, dtype=np.int64)
         heads = np.asarray(heads, dtype=np.int64)
         w = np.asarray(weights, dtype=np.int64)

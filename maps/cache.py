@@ -42,7 +42,7 @@ from resources.atomic import atomic_open
 
 from .errors import MapError, MapFormatError
 from .load import companion_files, loader_modules
-from .network import RoadNetwork
+from .model.network import RoadNetwork
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import MapFormatError, ProfileError, UnknownFormatError
-from .network import RoadNetwork
+from .model.network import RoadNetwork
 
 # Progress callback: (fraction 0..1, message). Cancel check: returns True to stop.
 Progress = Callable[[float, str], None]
@@ -58,35 +58,35 @@ class FormatSpec:
 # Order: how the "unknown map format" message lists them (no suffix is in two lines).
 FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("osm", (".osm.pbf", ".pbf", ".osm", ".osm.bz2", ".osm.gz"),
-               ".osm.pbf, .osm, .osm.bz2", "osm:load_osm"),
-    FormatSpec("dimacs", (".gr", ".gr.gz"), ".gr (+.co), .gr.gz", "dimacs:load_dimacs",
-               own_weights=True, sniff="dimacs:sniff_kind", companions="dimacs:co_files"),
-    FormatSpec("pace", (".gr.xz",), ".gr.xz (PACE)", "dimacs:load_pace",
-               own_weights=True, sniff="dimacs:sniff_kind"),
-    FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "graphml:load_graphml"),
-    FormatSpec("geojson", (".geojson", ".json"), ".geojson", "geojson:load_geojson"),
-    FormatSpec("gpkg", (".gpkg",), ".gpkg", "gpkg:load_gpkg"),
+               ".osm.pbf, .osm, .osm.bz2", "formats.osm:load_osm"),
+    FormatSpec("dimacs", (".gr", ".gr.gz"), ".gr (+.co), .gr.gz", "formats.dimacs:load_dimacs",
+               own_weights=True, sniff="formats.dimacs:sniff_kind", companions="formats.dimacs:co_files"),
+    FormatSpec("pace", (".gr.xz",), ".gr.xz (PACE)", "formats.dimacs:load_pace",
+               own_weights=True, sniff="formats.dimacs:sniff_kind"),
+    FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "formats.graphml:load_graphml"),
+    FormatSpec("geojson", (".geojson", ".json"), ".geojson", "formats.geojson:load_geojson"),
+    FormatSpec("gpkg", (".gpkg",), ".gpkg", "formats.gpkg:load_gpkg"),
     # With the gis extra (pyogrio, pyarrow):
-    FormatSpec("shapefile", (".shp", ".shp.zip"), ".shp, .shp.zip", "ogr:load_ogr",
-               companions="ogr:shapefile_parts"),
-    FormatSpec("flatgeobuf", (".fgb",), ".fgb", "ogr:load_ogr"),
-    FormatSpec("gml", (".gml",), ".gml", "ogr:load_ogr"),
-    FormatSpec("filegdb", (".gdb",), ".gdb (File Geodatabase folder)", "ogr:load_ogr",
+    FormatSpec("shapefile", (".shp", ".shp.zip"), ".shp, .shp.zip", "formats.ogr:load_ogr",
+               companions="formats.ogr:shapefile_parts"),
+    FormatSpec("flatgeobuf", (".fgb",), ".fgb", "formats.ogr:load_ogr"),
+    FormatSpec("gml", (".gml",), ".gml", "formats.ogr:load_ogr"),
+    FormatSpec("filegdb", (".gdb",), ".gdb (File Geodatabase folder)", "formats.ogr:load_ogr",
                cached=False),  # a folder: the cache keys files' bytes
     FormatSpec("geoparquet", (".parquet", ".geoparquet"), ".parquet (GeoParquet)",
-               "ogr:load_ogr"),
+               "formats.ogr:load_ogr"),
     FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
                own_weights=True, cached=False),
-    # A pgRouting edge table: postgresql://...?table=NAME (maps/pg_conn.py, maps/postgis.py)
+    # A pgRouting edge table: postgresql://...?table=NAME (maps/postgis/conn.py, maps/postgis/read.py)
     FormatSpec("postgis", (), "postgresql://...?table=NAME (pgRouting edges)",
-               "postgis:load_postgis", own_weights=True, cached=False, uri=True),
+               "postgis.read:load_postgis", own_weights=True, cached=False, uri=True),
 )  # fmt: skip
 _BY_KIND = {spec.kind: spec for spec in FORMATS}
 
 
 def find_format(path: str) -> FormatSpec | None:
     """The format ``path``'s name says, or None."""
-    from .pg_conn import is_db_uri
+    from .postgis.conn import is_db_uri
 
     if is_db_uri(path):
         return _BY_KIND["postgis"]
@@ -128,16 +128,19 @@ def loader_modules() -> tuple[str, ...]:
     todo += [getattr(s, f).split(":")[0] for s in FORMATS
              for f in ("reader", "sniff", "companions") if getattr(s, f)]  # fmt: skip
     seen: set[str] = set()
-    while todo:
+    while todo:  # dotted names below maps ("formats.osm"); packages count as their modules
         name = todo.pop()
-        file = here / f"{name}.py"
+        file = here.joinpath(*name.split(".")).with_suffix(".py")
         if name in seen or not file.is_file():
             continue
         seen.add(name)
+        pkg = name.split(".")[:-1]
         for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                todo += [node.module] if node.module else [a.name for a in node.names]
-    return tuple(sorted(f"{name}.py" for name in seen))
+            if isinstance(node, ast.ImportFrom) and node.level >= 1:
+                base = pkg[: len(pkg) - (node.level - 1)]
+                mod = [*base, *node.module.split(".")] if node.module else base
+                todo += [".".join(mod)] + [".".join([*mod, a.name]) for a in node.names]
+    return tuple(sorted(name.replace(".", "/") + ".py" for name in seen))
 
 
 def load_map(
@@ -159,13 +162,13 @@ def load_map(
     """Load ``path`` as a :class:`RoadNetwork` with integer weights of ``profile``.
 
     ``layer`` names the line layer of a multi-layer file (else its only line layer),
-    ``crs`` overrides the file's coordinate system (``maps.crs``), ``weight`` /
-    ``weight_unit`` make an edge attribute the cost (``maps.weights``; the profile then
+    ``crs`` overrides the file's coordinate system (``maps.geo.crs``), ``weight`` /
+    ``weight_unit`` make an edge attribute the cost (``maps.model.weights``; the profile then
     only picks roads and directions, and without one every line is used in the
     directions of its ``oneway``), ``split_crossings`` nodes lines where they cross.
     An option the format's reader does not take fails naming it. ``path`` may also be a
     ``postgresql://...?table=NAME`` URI of a pgRouting edge table, or one without
-    ``table`` plus ``sql``, a query returning its columns (``maps.postgis``).
+    ``table`` plus ``sql``, a query returning its columns (``maps.postgis.read``).
 
     ``profile`` is one of PROFILES for geographic formats (default "length") and must be
     None or "file" for DIMACS/PACE graphs, whose weights come from the file (PACE files
@@ -175,16 +178,16 @@ def load_map(
     """
     path = os.fspath(path)
     spec = format_spec(path)
-    from .pg_conn import redact
+    from .postgis.conn import redact
 
     shown = redact(path)  # a URI's password never reaches a message
     if not spec.uri and not os.path.exists(path):
         raise MapFormatError("no such file", path=path)
-    from .weights import weight_spec
+    from .model.weights import weight_spec
 
     wspec = weight_spec(weight, weight_unit, by_profile=profile is not None)
     if wspec is not None and profile is None and not spec.own_weights:
-        profile = "length"  # unused: every line, by its oneway (maps.weights)
+        profile = "length"  # unused: every line, by its oneway (maps.model.weights)
     if spec.own_weights:
         if profile not in (None, "file"):
             raise ProfileError(

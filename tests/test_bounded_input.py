@@ -56,7 +56,7 @@ def test_decompression_stops_at_the_limit(tmp_path, monkeypatch, capsys, name, p
 
 
 def test_limit_is_configurable(tmp_path, monkeypatch):
-    from maps.dimacs import load_dimacs
+    from maps.formats.dimacs import load_dimacs
 
     p = tmp_path / "b.gr.gz"
     p.write_bytes(gzip.compress(bomb_gr()))

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from maps.areas import nodes_within, read_area
-from maps.build import build_network
 from maps.errors import MapFormatError
+from maps.model.build import build_network
+from maps.points.areas import nodes_within, read_area
 from maps.samples import SAMPLE_MAP
 
 # A box over the south-west part of the Helsinki sample.

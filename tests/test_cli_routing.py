@@ -12,7 +12,7 @@ import pytest
 from scipy.sparse.csgraph import dijkstra
 
 from app.cli import main
-from maps.osm import load_osm
+from maps.formats.osm import load_osm
 from maps.samples import SAMPLE_MAP
 from tests.conftest import FIXTURES
 

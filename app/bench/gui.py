@@ -2,7 +2,7 @@
 
 With the search result computed beforehand (one CPU search per map; the GPU search time
 is measured by ``signpost bench sssp``), it times what the GUI adds to a click: snapping
-the click to the nearest road (``maps.snap``), reading the route from the predecessor
+the click to the nearest road (``maps.points.snap``), reading the route from the predecessor
 array, colouring the distance field (bands of arcs + building their paths), and a full
 redraw of the map (roads + field + route rendered into a window-sized image). On the
 sample map it also times the whole click-to-route through the real window on the CPU:
@@ -349,7 +349,7 @@ def write_doc(rows, clicks, args) -> None:
         "- *CPU search* is one `gpu_core.sssp(strategy='auto', backend='cpu')` after a warm-up; "
         "the GPU search time of the same map is in `docs/perf/sssp_gpu.md` (measured there on "
         "an H100/H200): the goal is GUI side per click + GPU search < 50 ms on the 1.43M map.",
-        "- *prep snap index* is `maps.snap.Snapper` (shapely STRtree over every road arc); it "
+        "- *prep snap index* is `maps.points.snap.Snapper` (shapely STRtree over every road arc); it "
         "runs once per map in the loader thread.",
     ]
     DOC.parent.mkdir(parents=True, exist_ok=True)

@@ -185,7 +185,7 @@ def run(args) -> int:
         except MapError as exc:
             print(f"  skipped: {exc}")
     if (args.kanto or not args.map) and not args.no_kanto:
-        from maps.dimacs import write_dimacs
+        from maps.formats.dimacs import write_dimacs
         from maps.generate import KANTO_DEFAULT_NODES, kanto
 
         n = args.kanto_nodes or KANTO_DEFAULT_NODES
@@ -243,7 +243,7 @@ Measured by `{cmd}` on {machine()}
 
 The development machine is shared with other jobs, so single timings vary by tens of
 percent; the ratios within one row (load vs cached load) are the point. PACE graphs
-(`.gr.xz`) are weighted with seed 1 (`maps.dimacs.pace_weights`).
+(`.gr.xz`) are weighted with seed 1 (`maps.formats.dimacs.pace_weights`).
 
 {md}
 """

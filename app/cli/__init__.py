@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 def _hide_passwords(args: argparse.Namespace) -> None:
     """A database URI in MAP or --out keeps its password only in ``args.<name>_uri``
     (``_common.secret`` reads it); ``args.<name>``, which messages print, loses it."""
-    from maps.pg_conn import is_db_uri, redact
+    from maps.postgis.conn import is_db_uri, redact
 
     for name in ("map", "out"):
         value = getattr(args, name, None)

@@ -132,7 +132,7 @@ def open_map(args: argparse.Namespace):
 
     edits = edit_arguments(args)  # bad specs and files fail before the map loads
     t0 = time.perf_counter()
-    from maps.pg_conn import is_db_uri
+    from maps.postgis.conn import is_db_uri
 
     shown = args.map if is_db_uri(args.map) else os.path.basename(args.map)
     with step(f"loading {shown}") as p:

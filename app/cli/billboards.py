@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     from app.jobs import billboards
     from app.progress import step
     from gpu_core.graph import CSRGraph
-    from maps.points import node_index, read_demand
+    from maps.points.resolve import node_index, read_demand
 
     _check_out(args)
     net = open_map(args)
@@ -124,7 +124,7 @@ def _run(args: argparse.Namespace, cl) -> int:
         raise CliError(f"-k {args.k} is larger than the {g.num_nodes} vertices of {args.map}")
     cand = billboards.candidate_mask(net, args.candidates)
     if args.within:
-        from maps.areas import nodes_within, read_area
+        from maps.points.areas import nodes_within, read_area
 
         inside = nodes_within(net, read_area(args.within), path=args.within)
         cand = inside if cand is None else cand & inside

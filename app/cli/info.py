@@ -24,7 +24,7 @@ def register(sub) -> None:
 
 def describe(net) -> dict[str, Any]:
     """The facts ``info`` prints, as a JSON-ready dict."""
-    from maps.network import KIND_NAMES
+    from maps.model.network import KIND_NAMES
 
     n, m = net.num_nodes, net.num_arcs
     count, label = net.components()

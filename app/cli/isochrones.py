@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from app.jobs import isochrones as iso
     from app.jobs.common import unit_info
     from app.jobs.maps import resolve_texts
-    from maps.vector_out import write_features
+    from maps.outputs.vector import write_features
 
     if db_out.wanted(args):
         db_out.check(args)

@@ -85,7 +85,7 @@ def write_table(args: argparse.Namespace, net, dist: np.ndarray, unreachable: in
     """``--out postgresql://...``: the CSV's rows, plus each node's point when the map
     has coordinates."""
     from app.cli import db_out
-    from maps.pg_write import Geometry
+    from maps.postgis.write import Geometry
 
     labels = net.node_labels()
     cols = [("node_id", db_out.id_type(labels)), ("cost", "bigint")]

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.billboards import DEFAULT_MODE
-from maps.network import KIND_ROAD, RoadNetwork
+from maps.model.network import KIND_ROAD, RoadNetwork
 from resources.atomic import atomic_open
 
 from .compare import BeforeAfterTable

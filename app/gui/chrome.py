@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton, QToolBar
 
 import resources
-from maps.network import RoadNetwork
+from maps.model.network import RoadNetwork
 
 
 def sample_map_path() -> str | None:

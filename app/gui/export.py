@@ -16,7 +16,7 @@ import numpy as np
 from app.jobs.route import Route, route_lonlat
 from gpu_core.keys import UNREACHABLE, UNREACHABLE_NEG
 from gpu_core.telemetry import PhaseLog
-from maps.network import RoadNetwork
+from maps.model.network import RoadNetwork
 from resources.atomic import atomic_open, atomic_paths
 
 

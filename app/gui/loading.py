@@ -14,8 +14,8 @@ from gpu_core.errors import CancelledError, GpuCoreError
 from gpu_core.graph import CSRGraph
 from gpu_core.sssp import sssp
 from maps.errors import LayerChoiceError, MapError
-from maps.network import RoadNetwork
-from maps.pg_conn import is_db_uri, redact
+from maps.model.network import RoadNetwork
+from maps.postgis.conn import is_db_uri, redact
 
 from . import chrome
 from .geometry import build_geometry

@@ -50,7 +50,7 @@ class ODPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.points: list = []  # maps.points.ResolvedPoint
+        self.points: list = []  # maps.points.resolve.ResolvedPoint
         self.labels: list = []  # each point's id: its file's id column, else the node id
         self.matrix: np.ndarray | None = None
         self.lbl = QLabel(OD_PROMPT)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from maps.errors import MapError
-from maps.network import RoadNetwork
-from maps.points import parse_point
+from maps.model.network import RoadNetwork
+from maps.points.resolve import parse_point
 
 FAR_SNAP_M = 150.0  # a snap farther than this is flagged in the panel
 
@@ -19,7 +19,7 @@ def _fmt_m(d: float) -> str:
 
 
 def snap_text(src, dst) -> str:
-    """'from 12 m, to 632 m (far from the road)' for two maps.points.ResolvedPoint (or
+    """'from 12 m, to 632 m (far from the road)' for two maps.points.resolve.ResolvedPoint (or
     None); node:ID points did not snap."""
     parts = []
     for name, p in (("from", src), ("to", dst)):

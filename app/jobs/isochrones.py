@@ -140,7 +140,7 @@ def to_lonlat_geometry(geom, origin: tuple[float, float]):
     map's own CRS would come back in, were output asked in it.)"""
     import shapely
 
-    from maps.projection import to_lonlat
+    from maps.geo.projection import to_lonlat
 
     def f(xy: np.ndarray) -> np.ndarray:
         lon, lat = to_lonlat(xy[:, 0], xy[:, 1], origin)

@@ -12,7 +12,7 @@ import pytest
 
 from app.cli import main
 from app.jobs.edits import Edit, write_scenario
-from maps.dimacs import write_dimacs
+from maps.formats.dimacs import write_dimacs
 from maps.generate import generate
 from tests.conftest import FIXTURES
 

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.jobs.edits import Edit
 from gpu_core.sssp import sssp
-from maps.network import KIND_TRANSFER
+from maps.model.network import KIND_TRANSFER
 from tests.gui.helpers import mouse_click_map, run_search_to
 
 ISLAND = 606  # first node of the fixture's detached island (fixture_map.py)

@@ -25,7 +25,7 @@ def tiny():
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory):
-    from maps.dimacs import write_dimacs
+    from maps.formats.dimacs import write_dimacs
     from maps.generate import generate
 
     path = tmp_path_factory.mktemp("jobs") / "g.gr"

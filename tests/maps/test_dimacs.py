@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maps.dimacs import (
+from maps.errors import MapError, MapFormatError, ProfileError, UnknownFormatError
+from maps.formats.dimacs import (
     _parse_gr,
     _parse_gr_slow,
     format_int_rows,
@@ -19,7 +20,6 @@ from maps.dimacs import (
     pace_weights,
     write_dimacs,
 )
-from maps.errors import MapError, MapFormatError, ProfileError, UnknownFormatError
 from maps.load import load_map
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "dimacs"

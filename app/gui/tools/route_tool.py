@@ -39,7 +39,7 @@ class RouteTool(Tool):
         super().__init__(window)
         self.source: int | None = None  # node indices of the current points
         self.target: int | None = None
-        self.src_point = None  # maps.points.ResolvedPoint (for the route JSON)
+        self.src_point = None  # maps.points.resolve.ResolvedPoint (for the route JSON)
         self.dst_point = None
         self.result = None  # gpu_core SSSPResult on screen
         self.route: Route | None = None
@@ -361,7 +361,7 @@ class RouteTool(Tool):
             if self.isochrones is None:
                 raise InvalidArgumentError("no isochrone polygons to export: turn them on "
                                            "with isochrone bands and click a source")
-            from maps.vector_out import write_features
+            from maps.outputs.vector import write_features
 
             res = self.isochrones[0]
             props = [{"cost": c, "unit": res.unit, "label": t}
