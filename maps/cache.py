@@ -41,7 +41,7 @@ import numpy as np
 from resources.atomic import atomic_open
 
 from .errors import MapError, MapFormatError
-from .load import companion_files, loader_modules
+from .formats.registry import companion_files, loader_modules
 from .model.network import RoadNetwork
 
 log = logging.getLogger(__name__)
@@ -262,7 +262,7 @@ def code_fingerprint() -> str:
     """BLAKE2b of the loader modules' source (read once per process). Any edit to them (a
     new road speed, a parser fix) must not be hidden by entries built by the old code."""
     h = hashlib.blake2b(digest_size=16)
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent  # maps/: loader_modules() names files below it
     for name in loader_modules():
         try:
             h.update(name.encode() + b"\0" + (here / name).read_bytes())

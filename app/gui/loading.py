@@ -183,7 +183,7 @@ class MapLoading:
 
     def _profile_changed(self, profile: str) -> None:
         if self.net is not None and self.net.source_path and os.path.exists(self.net.source_path):
-            from maps.load import detect_format
+            from maps.formats.registry import detect_format
 
             try:
                 fmt = detect_format(self.net.source_path)

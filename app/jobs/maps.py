@@ -41,7 +41,7 @@ def open_map(
 def profile_for(path: str, profile: str | None) -> str | None:
     """``profile``, or None for a graph whose weights come from the file (DIMACS, PACE,
     the cache); UnknownFormatError for a file no reader knows."""
-    from maps.load import detect_format
+    from maps.formats.registry import detect_format
 
     return None if detect_format(path) in FILE_WEIGHT_FORMATS else profile
 
@@ -50,7 +50,7 @@ def check_texts(path: str, *texts: str) -> None:
     """Typed points checked before the map is loaded (``node:1.7``, a 30-digit id, LON,LAT
     off the globe): PointError naming the first bad one. Named nodes (``node:NAME``) only
     for formats that can have them (GraphML, or the cache of one)."""
-    from maps.load import find_format
+    from maps.formats.registry import find_format
     from maps.points.resolve import check_points
 
     spec = find_format(path)

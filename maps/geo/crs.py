@@ -54,6 +54,17 @@ def is_wgs84(crs: Any) -> bool:
     return bool(crs.equals(WGS84, ignore_axis_order=True))
 
 
+_WGS84_NAMES = ("EPSG:4326", "OGC:1.3:CRS84", "OGC:CRS84", "CRS84", "WGS84",
+          "+PROJ=LONGLAT +DATUM=WGS84 +NO_DEFS", "+PROJ=LONGLAT +ELLPS=WGS84 +DATUM=WGS84 +NO_DEFS")
+
+
+def is_wgs84_name(crs: Any) -> bool:
+    """True for no CRS (RFC 7946: WGS84), EPSG:4326, OGC CRS84 and the PROJ lon/lat
+    string, however written: the CRS hook's test (pyproj replaces it with a transform)."""
+    return crs is None or str(crs).strip().replace("urn:ogc:def:crs:", "").upper().replace(
+        "::", ":") in _WGS84_NAMES
+
+
 def _bad_range(x: np.ndarray, y: np.ndarray) -> int:
     """Index of the first point outside lon -180..180 / lat -90..90, else -1."""
     bad = np.flatnonzero((np.abs(x) > 180.0) | (np.abs(y) > 90.0))

@@ -25,21 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from .profiles import WEIGHT_UNITS  # noqa: F401  (re-exported: RoadNetwork.unit is a key)
+
 # Edge kinds (edge_kind values).
 KIND_ROAD = 0
 KIND_RAIL = 1
 KIND_TRANSFER = 2
 KIND_NAMES = ("road", "rail", "transfer")
-
-# Units a network's integer weights can be in.
-WEIGHT_UNITS = {
-    "dm": "decimetres (length)",
-    "ds": "deciseconds (travel time)",
-    "unit": "the source file's own integer weight",
-    # Scales a --weight column may take (maps.model.weights; others are named like "1e-4 s").
-    "s": "seconds", "cs": "centiseconds", "ms": "milliseconds", "us": "microseconds",
-    "m": "metres", "cm": "centimetres", "mm": "millimetres", "um": "micrometres",
-}  # fmt: skip
 
 
 @dataclass
@@ -135,19 +127,19 @@ class RoadNetwork:
             raise ValueError(f"{vals.shape[0]} values for {self.num_nodes} nodes")
         return dict(zip(self.source_ids(np.arange(self.num_nodes)), vals.tolist(), strict=True))
 
-    # ---- the Python GIS stack (maps.formats.networkx_io) ---------------------------------------
+    # ---- the Python GIS stack (maps.outputs.gis_stack) ---------------------------------
     # Imported by absolute name: exporting a network does not decide what a file loads to,
-    # so it stays out of the load cache's key (maps.load.loader_modules follows the
+    # so it stays out of the load cache's key (maps.formats.registry.loader_modules follows the
     # relative imports of the loaders).
     def to_networkx(self):
-        """A networkx MultiDiGraph keyed by the source's node ids (``maps.formats.networkx_io``)."""
-        from maps.formats.networkx_io import to_networkx
+        """A networkx MultiDiGraph keyed by the source's node ids (``maps.outputs.gis_stack``)."""
+        from maps.outputs.gis_stack import to_networkx
 
         return to_networkx(self)
 
     def to_geodataframes(self):
         """(nodes, edges) GeoDataFrames (geopandas, the ``gis`` extra)."""
-        from maps.formats.networkx_io import to_geodataframes
+        from maps.outputs.gis_stack import to_geodataframes
 
         return to_geodataframes(self)
 

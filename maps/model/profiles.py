@@ -46,7 +46,17 @@ import numpy as np
 from ..errors import ProfileError
 
 PROFILES = ("length", "walk", "drive", "multimodal")
-# The unit of each profile's weights (keys of maps.model.network.WEIGHT_UNITS).
+# Units a network's integer weights can be in.
+WEIGHT_UNITS = {
+    "dm": "decimetres (length)",
+    "ds": "deciseconds (travel time)",
+    "unit": "the source file's own integer weight",
+    # Scales a --weight column may take (maps.model.weights; others are named like "1e-4 s").
+    "s": "seconds", "cs": "centiseconds", "ms": "milliseconds", "us": "microseconds",
+    "m": "metres", "cm": "centimetres", "mm": "millimetres", "um": "micrometres",
+}  # fmt: skip
+
+# The unit of each profile's weights (keys of WEIGHT_UNITS).
 UNITS = {"length": "dm", "walk": "ds", "drive": "ds", "multimodal": "ds"}
 
 WALK_SPEED_KMH = 5.0
@@ -325,6 +335,4 @@ def is_station(tags: Mapping[str, str], *, on_rail: bool) -> bool:
 
 def describe(profile: str) -> str:
     """One line for CLI output: the profile and its unit."""
-    from .network import WEIGHT_UNITS
-
     return f"{profile} ({WEIGHT_UNITS[unit_of(profile)]})"

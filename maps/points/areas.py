@@ -107,12 +107,12 @@ def _check_rings(gj: dict, path: str, where: str) -> None:
 def _gpkg_area(path: str):
     import shapely
 
+    from ..geo.crs import is_wgs84_name
     from .gpkg_features import read_gpkg_features
-    from .resolve import is_wgs84
 
     crs, feats = read_gpkg_features(path, ("POLYGON", "MULTIPOLYGON"), "polygon",
                                     error=MapFormatError)
-    if not is_wgs84(crs):  # the CRS hook of maps.points.resolve.to_wgs84, for areas
+    if not is_wgs84_name(crs):  # the CRS hook of maps.points.resolve.to_wgs84, for areas
         raise MapFormatError(f"the polygons are in {crs}; give them in WGS84 lon/lat "
                              "(EPSG:4326)", path=path)
     polys = [shapely.make_valid(g) for g, _ in feats if not g.is_empty]

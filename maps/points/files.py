@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import PointError
+from ..geo.crs import is_wgs84_name
 
 LON_NAMES = ("lon", "lng", "long", "longitude")
 LAT_NAMES = ("lat", "latitude")
@@ -145,21 +146,10 @@ def _gpkg_table(path: str) -> PointTable:
     return _point_table(path, found, crs)
 
 
-_WGS84 = ("EPSG:4326", "OGC:1.3:CRS84", "OGC:CRS84", "CRS84", "WGS84",
-          "+PROJ=LONGLAT +DATUM=WGS84 +NO_DEFS", "+PROJ=LONGLAT +ELLPS=WGS84 +DATUM=WGS84 +NO_DEFS")
-
-
-def is_wgs84(crs) -> bool:
-    """True for no CRS (RFC 7946: WGS84), EPSG:4326, OGC CRS84 and the PROJ lon/lat
-    string, however written: the CRS hook's test (pyproj replaces it with a transform)."""
-    return crs is None or str(crs).strip().replace("urn:ogc:def:crs:", "").upper().replace(
-        "::", ":") in _WGS84
-
-
 def to_wgs84(xy: np.ndarray, crs: str | None, path: str) -> np.ndarray:
     """Point coordinates in a file's CRS as WGS84 lon/lat (pyproj through
     :func:`maps.geo.crs.to_lonlat`); PointError naming the file for a CRS it cannot read."""
-    if is_wgs84(crs) or xy.size == 0:
+    if is_wgs84_name(crs) or xy.size == 0:
         return xy
     from ..errors import MapFormatError
     from ..geo.crs import to_lonlat

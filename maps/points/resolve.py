@@ -33,7 +33,6 @@ from .files import (  # noqa: F401  (re-exported: the names callers import from 
     PointTable,
     TableRow,
     geojson_crs,
-    is_wgs84,
     read_table,
     to_wgs84,
 )

@@ -1,5 +1,6 @@
-"""gpu_core's layout rules: no import cycles, every SSSP strategy declared once and
-resolvable on both backends, every CUDA source shipped as package data."""
+"""Layout rules: no import cycle in app, gpu_core, maps or resources (function-level
+imports included); every SSSP strategy declared once and resolvable on both backends;
+every CUDA source shipped as package data."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from gpu_core.sssp import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "gpu_core"
+PACKAGES = ("app", "gpu_core", "maps", "resources")
 
 
 def _module_name(p: Path) -> str:
@@ -21,13 +23,28 @@ def _module_name(p: Path) -> str:
     return name.removesuffix(".__init__")
 
 
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` except those under ``if TYPE_CHECKING:`` (imports for
+    annotations only, never run)."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def _import_graph() -> dict[str, set[str]]:
-    """Every import (module level or inside functions) between gpu_core modules."""
-    mods = {_module_name(p): p for p in CORE.rglob("*.py")}
+    """Every import (module level or inside functions) between modules of PACKAGES."""
+    mods = {_module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for m, p in mods.items():
         pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+        for node in _runtime_nodes(ast.parse(p.read_text(encoding="utf-8"))):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -40,6 +57,15 @@ def _import_graph() -> dict[str, set[str]]:
                 targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
             edges[m] |= {t for t in targets if t in mods and t != m}
     return edges
+
+
+def test_import_graph_sees_every_package_and_inner_imports():
+    edges = _import_graph()
+    assert {m.split(".")[0] for m in edges} == set(PACKAGES)
+    # a function-level import counts: RoadNetwork.to_networkx imports its exporter inside
+    assert "maps.outputs.gis_stack" in edges["maps.model.network"]
+    # an import under TYPE_CHECKING does not: the exporter only annotates with RoadNetwork
+    assert "maps.model.network" not in edges["maps.outputs.gis_stack"]
 
 
 def test_no_import_cycles():

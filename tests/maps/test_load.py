@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from maps.errors import UnknownFormatError
-from maps.load import FORMATS, companion_files, detect_format, format_spec, loader_modules
+from maps.formats.registry import (
+    FORMATS,
+    companion_files,
+    detect_format,
+    format_spec,
+    loader_modules,
+)
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 
