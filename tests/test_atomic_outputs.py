@@ -131,7 +131,7 @@ def test_sssp_out_failing_midway_keeps_the_old_file(tmp_path, capsys, monkeypatc
 
 
 def test_generate_never_leaves_a_gr_without_its_co(tmp_path, capsys, monkeypatch):
-    import maps.formats.dimacs as dimacs
+    import maps.outputs.dimacs as dimacs
 
     real = dimacs._write
     calls = []

@@ -185,8 +185,8 @@ def run(args) -> int:
         except MapError as exc:
             print(f"  skipped: {exc}")
     if (args.kanto or not args.map) and not args.no_kanto:
-        from maps.formats.dimacs import write_dimacs
         from maps.generate import KANTO_DEFAULT_NODES, kanto
+        from maps.outputs.dimacs import write_dimacs
 
         n = args.kanto_nodes or KANTO_DEFAULT_NODES
         with tempfile.TemporaryDirectory(prefix="signpost-bench-kanto-") as d:

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             write_cache(net, out)
             written = [out]
         else:
-            from maps.formats.dimacs import write_dimacs
+            from maps.outputs.dimacs import write_dimacs
 
             note = f"signpost generate {args.kind} --seed {args.seed}"
             written = write_dimacs(net, out, comment=note)

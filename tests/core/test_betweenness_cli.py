@@ -11,8 +11,8 @@ from app.cli import main
 
 @pytest.fixture(scope="module")
 def small_map(tmp_path_factory):
-    from maps.formats.dimacs import write_dimacs
     from maps.generate import generate
+    from maps.outputs.dimacs import write_dimacs
 
     path = tmp_path_factory.mktemp("bb") / "g.gr"
     write_dimacs(generate("grid", n=144, seed=3), str(path))

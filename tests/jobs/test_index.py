@@ -53,7 +53,7 @@ def test_corrupt_index_is_rebuilt(cache):
 
 def test_cli_matrix_index_on_equals_off(cache, tmp_path, capsys):
     from app.cli import main
-    from maps.formats.dimacs import write_dimacs
+    from maps.outputs.dimacs import write_dimacs
 
     net = generate("grid", 2000, seed=5)
     gr = tmp_path / "g.gr"

@@ -25,8 +25,8 @@ def tiny():
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory):
-    from maps.formats.dimacs import write_dimacs
     from maps.generate import generate
+    from maps.outputs.dimacs import write_dimacs
 
     path = tmp_path_factory.mktemp("jobs") / "g.gr"
     write_dimacs(generate("grid", n=100, seed=3), str(path))
