@@ -9,7 +9,7 @@ every capability.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -28,6 +28,8 @@ class CSRGraph:
     indptr: np.ndarray
     indices: np.ndarray
     weights: np.ndarray
+    # set by from_any once check_csr passed: a graph passed again is not re-checked
+    _checked: bool = field(default=False, init=False, repr=False, compare=False)
 
     @property
     def num_nodes(self) -> int:

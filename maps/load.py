@@ -9,6 +9,7 @@ import inspect
 import logging
 import os
 from collections.abc import Callable
+from typing import Any
 
 from .cache import cached
 from .errors import MapFormatError, ProfileError
@@ -88,7 +89,7 @@ def load_map(
         "cancel": cancel,
     }
     # Options only some readers take: given to one that does not, they fail.
-    extra = {"layer": layer, "crs": crs, "weight": wspec, "split_crossings": split_crossings,
+    extra: dict[str, Any] = {"layer": layer, "crs": crs, "weight": wspec, "split_crossings": split_crossings,
              "sql": sql}
     given = {k: v for k, v in extra.items() if v not in (None, False)}
     options.update(given)

@@ -67,7 +67,7 @@ def sweep_stale(folder: str | os.PathLike, *, older_than_s: float = STALE_AFTER_
     removed = 0
     now = time.time()
     try:
-        entries = list(os.scandir(folder))
+        entries = list(os.scandir(os.fspath(folder)))
     except OSError:
         return 0
     for e in entries:

@@ -94,7 +94,7 @@ def graph_key(g: CSRGraph) -> str:
     """A fingerprint of the CSR arrays (a saved hierarchy is only valid for its graph)."""
     h = hashlib.blake2b(digest_size=16)
     for a in (g.indptr, g.indices, g.weights):
-        h.update(np.ascontiguousarray(a).view(np.uint8))
+        h.update(np.ascontiguousarray(a).view(np.uint8).data)
     return h.hexdigest()
 
 

@@ -64,7 +64,7 @@ class MultiSourceResult:
     extra: dict = field(default_factory=dict)
 
 
-def _human(nbytes: int) -> str:
+def _human(nbytes: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if nbytes < 1024 or unit == "TiB":
             return f"{nbytes:.1f} {unit}" if unit != "B" else f"{nbytes} B"

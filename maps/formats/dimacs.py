@@ -270,8 +270,9 @@ def _p_line(
 def _check_count(
     n: int | None, m: int | None, rows: int, data: bytes, path: str, p_line: int,
     problem: bytes, item: str,
-) -> None:  # fmt: skip
-    """MapFormatError when the file had no p line or not the M ``item`` lines it announced."""
+) -> int:  # fmt: skip
+    """N of the p line; MapFormatError when the file had no p line or not the M ``item``
+    lines it announced."""
     if n is None:
         last = max(1, data.count(b"\n"))
         raise MapFormatError(f"missing 'p {problem.decode()} N M' line", path=path, line=last)
@@ -279,6 +280,7 @@ def _check_count(
         raise MapFormatError(
             f"the p line announces {m} {item}s but the file has {rows}", path=path, line=p_line
         )
+    return n
 
 
 # ---- DIMACS .gr ----------------------------------------------------------------------------
@@ -319,7 +321,7 @@ def _parse_gr_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]
             lines.append(lineno)
         else:
             raise MapFormatError(f"unknown line type {_show(kind)}", path=path, line=lineno)
-    _check_count(n, m, len(rows), data, path, p_line, b"sp", "arc")
+    n = _check_count(n, m, len(rows), data, path, p_line, b"sp", "arc")
     arcs = np.array(rows, dtype=np.int64).reshape(-1, 3)
     return n, arcs, np.array(lines, dtype=np.int64)
 
@@ -492,7 +494,7 @@ def _parse_pace_slow(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarra
         v = _int_token(tok[1], "node", path, lineno, lo=1, hi=n + 1)
         rows.append((u, v))
         lines.append(lineno)
-    _check_count(n, m, len(rows), data, path, p_line, b"tw", "edge")
+    n = _check_count(n, m, len(rows), data, path, p_line, b"tw", "edge")
     return n, np.array(rows, dtype=np.int64).reshape(-1, 2), np.array(lines, dtype=np.int64)
 
 

@@ -268,7 +268,7 @@ def _gpkg_blob(coords, srs_id: int, *, multi: bool, z: bool) -> bytes:
     return header + line_wkb(pts, multi=multi, z=z)
 
 
-def line_wkb(coords: Sequence[Sequence[float]], *, multi: bool = False, z: bool = False) -> bytes:
+def line_wkb(coords: Sequence[Sequence[float]] | np.ndarray, *, multi: bool = False, z: bool = False) -> bytes:
     """Little-endian ISO WKB of one line (a MultiLineString of it when ``multi``; a zero Z
     coordinate when ``z``)."""
     import shapely

@@ -203,7 +203,7 @@ class _Reader:
 
     def end(self, tag: str) -> None:
         tag = tag.rsplit(":", 1)[-1]
-        if tag == "default" and self._in_default:
+        if tag == "default" and self._in_default and self._key_id is not None:
             self.defaults[self._key_id] = "".join(self._text)
             self._in_default = False
         elif tag == "key":
@@ -349,7 +349,7 @@ def load_graphml(
         oneway = _truthy(d.get("oneway"))
         if not directed and oneway:
             tags["oneway"] = "yes"
-        fwd, bwd, cls, kind, speed = line_directions(profile, tags, by_profile)
+        fwd, bwd, cls, arc_kind, speed = line_directions(profile, tags, by_profile)
         if directed:
             # The file gives this direction; the profile decides only whether the road is
             # usable (one-way rules are already in the edge list).
@@ -394,7 +394,7 @@ def load_graphml(
                 heads.append(b)
                 lengths.append(length)
                 speeds.append(speed)
-                kinds.append(kind)
+                kinds.append(arc_kind)
                 cls_names.append(cls)
                 sids.append(sid)
                 arc_geoms.append(g)

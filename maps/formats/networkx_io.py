@@ -103,11 +103,13 @@ def from_edges(u: Sequence, v: Sequence, weight: Sequence | None = None, *,
         if lon.shape[0] != ids.size:
             raise ValueError(f"x/y have {lon.shape[0]} values for {ids.size} nodes")
     if weight is None:
-        if lon is None:
+        if lon is None or lat is None:
             raise ValueError("give weight, or x and y to weigh arcs by their length")
         weight_name = "length"
-        weight = haversine_m(lon[tails], lat[tails], lon[heads], lat[heads])
-    w, unit, meta = integer_weights(np.asarray(weight, dtype=np.float64), weight_name)
+        values = haversine_m(lon[tails], lat[tails], lon[heads], lat[heads])
+    else:
+        values = np.asarray(weight, dtype=np.float64)
+    w, unit, meta = integer_weights(np.asarray(values, dtype=np.float64), weight_name)
     if not directed:
         tails, heads, w = (np.concatenate([tails, heads]), np.concatenate([heads, tails]),
                            np.concatenate([w, w]))

@@ -106,7 +106,7 @@ def _collect(
     weight: WeightSpec | None,
     file_crs: Any,
     geometry: Sequence[bytes | None],
-    ids: Sequence[Any],
+    ids: Sequence[Any] | np.ndarray,
     columns: list[str],
     fields: Sequence[Sequence[Any]],
 ) -> LineSet:

@@ -31,7 +31,8 @@ def wkb_lines(
     arr = np.empty(len(blobs), dtype=object)
     arr[:] = list(blobs)
     geoms = shapely.from_wkb(arr, on_invalid="ignore")
-    bad = np.flatnonzero(np.equal(geoms, None) & ~np.equal(arr, None))
+    given = np.fromiter((b is not None for b in arr), dtype=bool, count=arr.size)
+    bad = np.flatnonzero(shapely.is_missing(geoms) & given)
     if bad.size:
         i = int(bad[0])
         try:

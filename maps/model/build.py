@@ -126,7 +126,7 @@ def build_network(
     if edge_length is None:
         # Straight-line length through the inner points.
         length = np.hypot(x[heads] - x[tails], y[heads] - y[tails])
-        if geom_indptr is not None and geom_xy.shape[0]:
+        if geom_indptr is not None and geom_xy is not None and geom_xy.shape[0]:
             length = polyline_lengths(x, y, tails, heads, geom_indptr, geom_xy)
         edge_len = length.astype(np.float32)
     else:

@@ -203,7 +203,7 @@ def orient(
     tails = np.concatenate([pieces.a_node[f], pieces.b_node[b]])
     heads = np.concatenate([pieces.b_node[f], pieces.a_node[b]])
     geometry = [geom[i] for i in f.tolist()]
-    geometry += [None if geom[i] is None else geom[i][::-1] for i in b.tolist()]
+    geometry += [None if (g := geom[i]) is None else g[::-1] for i in b.tolist()]
     return np.concatenate([f, b]), tails, heads, geometry
 
 
@@ -262,7 +262,7 @@ def assemble(
         weights, unit = P.arc_weights(profile, np.asarray(lengths, dtype=np.float64), speeds), None
     else:
         weights, unit, profile = weighted
-    arcs = Arcs(
+    xy_arcs = Arcs(
         tails=tails,
         heads=heads,
         weights=weights,
@@ -274,10 +274,10 @@ def assemble(
     )
     n = lon.shape[0]
     if contract:
-        kept, arcs = contract_chains(n, arcs, np.column_stack([x, y]))
+        kept, xy_arcs = contract_chains(n, xy_arcs, np.column_stack([x, y]))
         lon, lat, node_ids = lon[kept], lat[kept], node_ids[kept]
     return network_from_arcs(
-        arcs, node_ids=node_ids, lon=lon, lat=lat, origin=origin, profile=profile,
+        xy_arcs, node_ids=node_ids, lon=lon, lat=lat, origin=origin, profile=profile,
         class_names=class_names, path=path, meta={**meta, "contracted": bool(contract)},
         unit=unit,
     )  # fmt: skip

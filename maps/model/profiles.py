@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from typing import overload
 
 import numpy as np
 
@@ -287,6 +288,10 @@ def cost_units(profile: str, length_m: float, speed: float) -> float:
     return length_m * 36.0 / speed  # deciseconds: m / (km/h / 3.6) s * 10
 
 
+@overload
+def to_weight(x: float) -> int: ...
+@overload
+def to_weight(x: np.ndarray) -> np.ndarray: ...
 def to_weight(x: float | np.ndarray) -> int | np.ndarray:
     """The rounding rule of every profile: max(1, round(x)), as int64 (a cost beyond 2^62,
     from an absurd length, stays 2^62: build_network then calls it too large, where the

@@ -70,7 +70,7 @@ class WeightSpec:
             raise MapFormatError(exc.detail, path=path, line=line) from None
 
     def _value(self, props: Mapping[str, Any] | None, where: str, path: str) -> float:
-        v = None if props is None else props.get(self.column)
+        v: Any = None if props is None else props.get(self.column)
         if isinstance(v, (list, tuple)) and v:  # OSMnx merged edges: the first value
             v = v[0]
         if v is None or (isinstance(v, str) and not v.strip()):

@@ -40,12 +40,12 @@ def to_networkx(net: RoadNetwork) -> Any:
     for i, nid in enumerate(labels):
         G.add_node(nid, **({"x": float(net.lon[i]), "y": float(net.lat[i])} if coords else {}))
     tails = net.arc_sources()
-    has_geom = net.geom_indptr is not None
+    gi = net.geom_indptr
     for a in range(net.num_arcs):
         t, h = int(tails[a]), int(net.indices[a])
         d = {"length": float(net.edge_length[a]), "weight": int(net.weights[a]),
              "osmid": int(net.edge_source_id[a])}
-        if coords and has_geom and net.geom_indptr[a + 1] > net.geom_indptr[a]:
+        if coords and gi is not None and gi[a + 1] > gi[a]:
             d["geometry"] = shapely.LineString(_arc_lonlat(net, a, t, h))
         G.add_edge(labels[t], labels[h], **d)
     return G

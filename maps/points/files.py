@@ -85,7 +85,7 @@ def read_table(path: str) -> PointTable:
         parsed = list(csv.reader(lines, delimiter=delim))
     except csv.Error as exc:  # e.g. a field over the csv module's size limit
         raise PointError(f"unreadable CSV: {exc}", path=path) from None
-    rows = []
+    rows: list[TableRow] = []
     for lineno, row in enumerate(parsed[k + 1:], start=k + 2):
         if any(c.strip() for c in row):  # blank lines are not rows
             rows.append(TableRow(lineno, len(rows), tuple(row)))
@@ -115,7 +115,7 @@ def _geojson_table(path: str, text: str) -> PointTable:
         props = f.get("properties") if isinstance(f, dict) else None
         props = props if isinstance(props, dict) else {}
         kind = gj.get("type") if isinstance(gj, dict) else None
-        coords = gj.get("coordinates") if kind in ("Point", "MultiPoint") else None
+        coords = gj.get("coordinates") if isinstance(gj, dict) and kind in ("Point", "MultiPoint") else None
         for c in ([coords] if kind == "Point" else coords or []):
             if not isinstance(c, (list, tuple)) or len(c) < 2:
                 raise PointError(f"point {len(found)}: coordinates {c!r} are not [lon, lat]",

@@ -196,6 +196,7 @@ def resolve_point(
             path=net.source_path or None,
         )
     snapper = snapper or Snapper(net)
+    assert p.lon is not None and p.lat is not None  # parse_point: not a node, so lon/lat
     try:
         s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
     except PointError as exc:
@@ -513,7 +514,7 @@ def _pick_columns(t: PointTable, net: RoadNetwork) -> tuple[str | None, tuple[in
     has_ll = lon is not None and lat is not None
     if node is not None and (not has_ll or not net.has_coordinates):
         return "node", (node,)
-    if has_ll:
+    if lon is not None and lat is not None:
         return "lonlat", (lon, lat)
     return None, ()
 

@@ -77,7 +77,7 @@ def arc_polylines(net: RoadNetwork, arcs: np.ndarray) -> tuple[np.ndarray, np.nd
     coords[ends - 1, 0] = net.x[heads]
     coords[ends - 1, 1] = net.y[heads]
     total_inner = int(inner.sum())
-    if total_inner:
+    if total_inner and net.geom_xy is not None:  # inner points only come with geom_xy
         within = np.arange(total_inner) - np.repeat(np.cumsum(inner) - inner, inner)
         src = np.repeat(gstart, inner) + within
         dst = np.repeat(starts + 1, inner) + within

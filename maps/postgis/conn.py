@@ -131,7 +131,7 @@ def _guess(conninfo: str) -> tuple[str | None, str | None]:
         d = {}
     host = d.get("host") or d.get("service") and f"service {d['service']}" or os.environ.get("PGHOST")
     db = d.get("dbname") or os.environ.get("PGDATABASE")
-    return host, db
+    return (None if host is None else str(host)), (None if db is None else str(db))
 
 
 def need_psycopg() -> Any:

@@ -98,7 +98,7 @@ def edges_to_network(
     inner = [ll[a + 1:z] if z - a > 1 else None for a, z in zip(first.tolist(), last.tolist(),
                                                                   strict=True)]
     geom = [inner[i] for i in f.tolist()]
-    geom += [None if inner[i] is None else inner[i][::-1] for i in b.tolist()]
+    geom += [None if (g := inner[i]) is None else g[::-1] for i in b.tolist()]
     m = tails.shape[0]
     arc_len = np.concatenate([length[f], length[b]])
     net = assemble(

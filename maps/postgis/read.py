@@ -128,7 +128,7 @@ class _Source:
             text = sql.strip().rstrip(";").strip()
             if not text:
                 raise DatabaseError(f"{describe(uri, conn)}: --sql is empty")
-            self.from_ = q.SQL("({}) AS signpost_q").format(q.SQL(text))
+            self.from_: q.Composable = q.SQL("({}) AS signpost_q").format(q.SQL(text))
             self.oid = None
             return
         ident = q.Identifier(*uri.table_ident())
@@ -254,6 +254,7 @@ def _copy(uri: DbUri, conn: Any, source: _Source, plan: _Plan) -> dict[str, np.n
     if plan.lines:
         fixed.append(("cost", "f8", f8(plan.cost)))
     else:
+        assert plan.source and plan.target  # an edge table's plan names both (_plan)
         fixed += [("source", "i8", i8(plan.source)), ("target", "i8", i8(plan.target)),
                   ("cost", "f8", f8(plan.cost)), ("rev", "f8", f8(plan.rev)),
                   ("dir_f", "f8", f8(plan.dirs[0])), ("dir_b", "f8", f8(plan.dirs[1]))]
@@ -294,6 +295,7 @@ def pgrouting_query(path: str, weight: WeightSpec | None = None) -> str:
             if plan.lines:
                 raise DatabaseError(f"{describe(uri, conn)}: pgRouting needs source and "
                                     "target columns")
+            assert plan.ident and plan.source and plan.target and plan.cost  # (_plan)
             rev = q.Identifier(plan.rev) if plan.rev else q.SQL("-1")
             return q.SQL("SELECT {} AS id, {} AS source, {} AS target, {} AS cost, {} AS "
                          "reverse_cost FROM {}").format(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,10 @@ from ...telemetry import MODE_CODE, PhaseLog
 from ..negative import check_strategy
 from ..registry import get
 from .phases import pred_from_keys
+
+if TYPE_CHECKING:  # annotations only: sssp.api imports this driver
+    from ...graph import CSRGraph
+    from ..api import SSSPOptions
 
 # phases.M_* index -> MODE_CODE (order of phases.M_CONV..M_CPU)
 MODES = np.array(
@@ -49,14 +54,14 @@ def zeros(n: int, dtype) -> np.ndarray:
 class CpuSearch:
     """What a strategy's ``setup`` gets: the graph, the keys, the options, the buffers."""
 
-    g: object  # the CSRGraph (params.default_delta reads it)
+    g: CSRGraph  # params.default_delta reads it
     indptr: np.ndarray
     indices: np.ndarray
     weights: np.ndarray
     hb: int  # hop bits of the key space
     key: np.ndarray  # int64 keys: KEY_INF, 0 at the sources
     src: np.ndarray  # int32 distinct sources
-    opts: object  # SSSPOptions
+    opts: SSSPOptions
     target: int  # -1: none
     cpu: float  # cycle-counter ticks per microsecond (0.0: no counter)
     budget: int  # ticks per batch
