@@ -1,6 +1,6 @@
 """Timings of the mutable graph: one batch of arc edits and compact() on a large graph.
 
-    python -m gpu_core.dynamic.bench [--nodes 1500000] [--edits 10000] [--backend auto]
+    python -m app.bench.dynamic [--nodes 1500000] [--edits 10000] [--backend auto]
 
 Prints a small table (milliseconds, medians over ``--repeats`` batches). The graph is a
 road-like grid (4-neighbour, both directions, weights 1..1000) of about ``--nodes``
@@ -18,9 +18,9 @@ import time
 
 import numpy as np
 
-from ..backend import describe_backend, resolve_backend
-from ..graph import CSRGraph
-from .api import MutableGraph
+from gpu_core.backend import describe_backend, resolve_backend
+from gpu_core.dynamic.api import MutableGraph
+from gpu_core.graph import CSRGraph
 
 
 def grid_graph(nodes: int, seed: int = 0) -> CSRGraph:
@@ -97,7 +97,7 @@ def run(nodes: int, edits: int, repeats: int, backend: str) -> list[tuple[str, f
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m gpu_core.dynamic.bench", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m app.bench.dynamic", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=1_500_000)
     ap.add_argument("--edits", type=int, default=10_000)

@@ -220,7 +220,7 @@ def measure_click(path: str, args) -> dict:
             loop.exec()
             signal.disconnect(loop.quit)
 
-        win.open_map(path)
+        win.show_map(path)
         wait(win.mapLoaded)
         while win.loader.busy():  # the after-load warm-up (kernels, snapping index), as
             wait(win.loader.finished_job, 5.0)  # `signpost gui --route` waits for it too

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from app.cli._common import Timer, add_command, open_map
+from app.cli._common import Timer, add_command, map_from_args
 from app.jobs.common import json_safe, unit_info
 
 
@@ -73,7 +73,7 @@ def describe(net) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     with Timer() as t:
-        net = open_map(args)
+        net = map_from_args(args)
     info = describe(net)
     info["load_s"] = round(t.s, 3)
     info = json_safe(info)

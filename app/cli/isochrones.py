@@ -8,7 +8,7 @@ import json
 
 import resources
 from app.cli import CliError, db_out
-from app.cli._common import add_command, add_search_arguments, open_map
+from app.cli._common import add_command, add_search_arguments, map_from_args
 
 HELP, DESCRIPTION = resources.cli_help("isochrones")
 OUT_EXT = (".geojson", ".json", ".gpkg")
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         check_out(args.out, OUT_EXT)
     if not args.buffer > 0 or args.buffer > 100_000:
         raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0")
-    net = open_map(args)
+    net = map_from_args(args)
     if not net.has_coordinates:
         raise CliError(f"{args.map}: this map has no coordinates, so it has no polygons")
     if args.minutes is not None:

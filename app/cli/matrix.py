@@ -262,7 +262,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     from gpu_core.multi_source import available_memory
     from maps.points.resolve import read_points
 
-    from ._common import edits_note, open_map
+    from ._common import edits_note, map_from_args
 
     out = args.out
     low = out.lower()
@@ -277,7 +277,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     if args.chunk is not None and args.chunk < 1:
         raise CliError(f"--chunk must be >= 1, got {args.chunk}")
     t0 = time.perf_counter()
-    net = open_map(args)
+    net = map_from_args(args)
     box: list = []  # one Snapper for both files
     src, dst = (read_points(p, net, max_distance_m=args.max_snap, snapper_box=box,
                             id_column=args.id_column)

@@ -117,4 +117,4 @@ class DatabaseDialog(QDialog):
         if uri is None:
             return
         super().accept()
-        self.win.open_map(uri)
+        self.win.show_map(uri)

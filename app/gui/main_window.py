@@ -155,7 +155,7 @@ class MainWindow(MapLoading, QMainWindow):
         if open_sample:
             p = sample_map_path()
             if p:
-                QTimer.singleShot(0, lambda: self.open_map(p))
+                QTimer.singleShot(0, lambda: self.show_map(p))
             else:
                 self.status("No sample map is bundled; open a map with File → Open")
 

@@ -118,12 +118,6 @@ def preload(ref: MapRef, graph=None, hierarchy=None, warm: tuple | None = None) 
     return wm.stats()
 
 
-def map_stats(key: str) -> dict | None:
-    """This worker's stats of map ``key`` (run through ``client.run``), None if not held."""
-    wm = _maps().get(key)
-    return None if wm is None else wm.stats()
-
-
 def resolved_backend(backend: str) -> str:
     """The backend ``backend`` resolves to on this worker."""
     from gpu_core.backend import resolve_backend

@@ -17,7 +17,7 @@ import numpy as np
 from ..device import device_graph, get_module, memory
 from ..errors import InvalidArgumentError
 from ..graph import CSRGraph
-from .shape import choose_kernel, graph_shape
+from .kernel_choice import choose_kernel, graph_shape
 
 HERE = Path(__file__).resolve().parent
 

@@ -3,7 +3,7 @@ and the per-graph structures every GPU path of this package reuses.
 
 The structures a program derives from a map (its simple digraph, the transposed CSR, the
 undirected edges in Kruskal's order) are built once per graph and device and kept on the
-graph's :class:`~gpu_core.device.graph.DeviceGraph` (``derived``), so a repeated call on
+graph's :class:`~gpu_core.device.csr.DeviceGraph` (``derived``), so a repeated call on
 the same map does no host sorting and no upload. Results equal the CPU oracles
 (``direct.pagerank_csr``: the flow of each rank summed in scipy's order, the same
 stopping rule, ``tests/gpu/test_direct_gpu.py``; ``direct.kruskal_mask``: the same edge
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..device import get_kernel as _device_kernel
-from ..device.graph import device_graph
+from ..device.csr import device_graph
 from ..device.memory import ensure_free, oom_as_typed
 from ..graph import CSRGraph
 from .direct import undirected_edges

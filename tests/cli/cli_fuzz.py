@@ -1,4 +1,4 @@
-"""The CLI argument fuzzer shared by ``tests/test_cli_fuzz.py`` (a modest count, in the
+"""The CLI argument fuzzer shared by ``tests/cli/test_cli_fuzz.py`` (a modest count, in the
 suite) and ``scripts/fuzz_cli.py`` (1,000+ argument sets per command).
 
 Every command runs in-process through ``app.cli.main`` with hypothesis-drawn argument
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 TIME_LIMIT_S = 30  # a run longer than this is stopped and counted as slow
 
 

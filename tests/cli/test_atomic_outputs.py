@@ -12,7 +12,7 @@ import pytest
 from app.cli import main
 from resources.atomic import PREFIX, atomic_open, atomic_paths, sweep_stale, write_atomic
 
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 TINY = FIX / "dimacs" / "tiny.gr"
 
 

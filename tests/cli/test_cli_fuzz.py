@@ -3,7 +3,7 @@
 A modest number of hypothesis-drawn argument sets per command (``SIGNPOST_CLI_FUZZ``,
 default 25) run in-process; ``python scripts/fuzz_cli.py --examples 1000`` runs the full
 count. Each run must end with exit status 0 or 2, no traceback, and a status 2 with one
-``error:`` line (tests/cli_fuzz.py says exactly what is checked).
+``error:`` line (tests/cli/cli_fuzz.py says exactly what is checked).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.cli_fuzz import argv_for, commands, make_files, run_cli
+from tests.cli.cli_fuzz import argv_for, commands, make_files, run_cli
 
 N = int(os.environ.get("SIGNPOST_CLI_FUZZ", "25"))
 

@@ -275,7 +275,7 @@ def test_profile_reload_keeps_the_edits(qtbot, make_window):
     w.algo_panel.cb_profile.setCurrentText("walk")
     w.algo_panel.cb_profile.blockSignals(False)
     with qtbot.waitSignal(w.mapLoaded, timeout=60000):
-        w.open_map(sample, "walk")
+        w.show_map(sample, "walk")
     net = w.net
     tool = w.tools["edit"]
     t, h = int(net.arc_sources()[0]), int(net.indices[0])

@@ -16,9 +16,9 @@ import pytest
 from app.cli import main
 from maps.errors import MapFormatError
 
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 TINY = FIX / "dimacs" / "tiny.gr"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

@@ -53,7 +53,7 @@ def test_route_in_the_app_on_osm2pgrouting_table_equals_pgrouting(qtbot, make_wi
 
     win = make_window()
     with qtbot.waitSignal(win.mapLoaded, timeout=30000):
-        win.open_map(helsinki)
+        win.show_map(helsinki)
     net = win.net
     import numpy as np
 

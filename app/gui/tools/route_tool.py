@@ -167,9 +167,9 @@ class RouteTool(Tool):
         canvas.show_field(None)
 
     # ---- searching ----------------------------------------------------------------------
-    def _options(self, strategy: str) -> sssp.SsspOptions:
+    def _options(self, strategy: str) -> sssp.SsspJobOptions:
         ap = self.win.algo_panel
-        return sssp.SsspOptions(int(self.source), strategy, ap.backend, ap.options(), cpu_fallback=True)
+        return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(), cpu_fallback=True)
 
     def run_search(self) -> int:
         """Start the search from ``self.source`` (superseding any running one)."""

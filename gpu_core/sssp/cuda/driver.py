@@ -45,12 +45,3 @@ def run(g, sources, strategy: str, opts, ks: KeySpace, *, on_phase=None, cancel=
     with oom_as_typed(f"the {strategy} search", n * 40):
         key, pred = search(g, src.astype(np.int32), ks, opts, rec)
     return key, pred, rec.log()
-
-
-def launch_overhead_note() -> str:
-    """How phase times are measured on this backend (for reports)."""
-    return (
-        "host-driven strategies: perf_counter around the phase's launches and a stream "
-        "synchronize (statistics arrive in host-mapped memory); auto: %globaltimer on "
-        "the device between phase starts"
-    )
