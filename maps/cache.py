@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 from .errors import MapError, MapFormatError
 from .formats.registry import companion_files, loader_modules

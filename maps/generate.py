@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from resources.host import available_memory
+from osutil.memory import available_memory
 
 from .errors import MapError
 from .geo.projection import EARTH_RADIUS_M

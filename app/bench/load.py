@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from app.bench import MAP_COLS
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "maps_load.md"
 

@@ -264,7 +264,7 @@ def _print(rows, shown, net, machine) -> None:
 
 
 def _write_doc(path, rows, shown, net, machine, args) -> None:
-    from resources.atomic import atomic_open
+    from osutil.atomic import atomic_open
 
     lines = [f"Table `{shown.rsplit('table=', 1)[-1]}`: {net.num_nodes:,} vertices, "
              f"{net.num_arcs:,} arcs ({net.meta.get('edges', 0):,} edges). Machine: {machine}.",

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from resources.atomic import atomic_open, atomic_paths
+from osutil.atomic import atomic_open, atomic_paths
 
 
 def _default_strategies() -> tuple[str, ...]:

@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from app.bench.vertex_programs_rows import Row, bf_rows, mst_rows, pagerank_rows
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 PROGRAMS = ("mst", "pagerank", "bf")
 OVER_CAP = "over cap"  # the check column of a row stopped by --time-cap

@@ -1,5 +1,5 @@
 """Output files of the CLI: checked before the work starts, then written whole or not at
-all through :mod:`resources.atomic` (the one writer); a write error is one CliError line."""
+all through :mod:`osutil.atomic` (the one writer); a write error is one CliError line."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from app.cli import CliError
-from resources.atomic import atomic_paths
+from osutil.atomic import atomic_paths
 
 
 def check_out(path: str, exts: tuple[str, ...], option: str = "--out") -> str:
@@ -28,7 +28,7 @@ def check_out(path: str, exts: tuple[str, ...], option: str = "--out") -> str:
 @contextlib.contextmanager
 def out_paths(paths: Sequence[str], shown: str | None = None) -> Iterator[list[str]]:
     """Temporary names for ``paths``, renamed onto them together at the end
-    (:func:`resources.atomic.atomic_paths`); OSError becomes CliError naming the file
+    (:func:`osutil.atomic.atomic_paths`); OSError becomes CliError naming the file
     (``shown``, default its repr)."""
     try:
         with atomic_paths(paths) as temps:

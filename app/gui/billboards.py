@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.jobs.billboards import DEFAULT_MODE
 from maps.model.network import KIND_ROAD, RoadNetwork
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 from .compare import BeforeAfterTable
 from .panels import button_row, form_panel

@@ -17,7 +17,7 @@ from app.jobs.route import Route, route_lonlat
 from gpu_core.keys import UNREACHABLE, UNREACHABLE_NEG
 from gpu_core.telemetry import PhaseLog
 from maps.model.network import RoadNetwork
-from resources.atomic import atomic_open, atomic_paths
+from osutil.atomic import atomic_open, atomic_paths
 
 
 def route_geojson(net: RoadNetwork, route: Route, path: str | os.PathLike) -> None:

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from osutil.atomic import atomic_open
 from resources import colormap_lut
-from resources.atomic import atomic_open
 
 from .compare import BeforeAfterTable
 from .panels import button_row

@@ -128,7 +128,7 @@ def resolved_backend(backend: str) -> str:
 def block_budget(backend: str) -> int:
     """Bytes one block's result may take on this worker: an eighth of the host memory
     available, and on the GPU half the free device memory (where its rows are made)."""
-    from resources.host import available_memory
+    from osutil.memory import available_memory
 
     budget = available_memory() // 8
     if resolved_backend(backend) == "cupy":

@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 
-from resources.atomic import atomic_paths
+from osutil.atomic import atomic_paths
 
 from ..formats.dimacs import co_files
 from ..model.network import RoadNetwork

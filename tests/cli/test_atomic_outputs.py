@@ -1,4 +1,4 @@
-"""Issue 14 item 1: every output is written whole or not at all (resources.atomic)."""
+"""Issue 14 item 1: every output is written whole or not at all (osutil.atomic)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from resources.atomic import PREFIX, atomic_open, atomic_paths, sweep_stale, write_atomic
+from osutil.atomic import PREFIX, atomic_open, atomic_paths, sweep_stale, write_atomic
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 TINY = FIX / "dimacs" / "tiny.gr"

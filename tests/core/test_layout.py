@@ -1,4 +1,4 @@
-"""Layout rules: no import cycle in app, gpu_core, maps or resources (function-level
+"""Layout rules: no import cycle in app, gpu_core, maps, osutil or resources (function-level
 imports included); every SSSP strategy declared once and resolvable on both backends;
 every CUDA source shipped as package data."""
 
@@ -15,7 +15,7 @@ from gpu_core.sssp import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "gpu_core"
-PACKAGES = ("app", "gpu_core", "maps", "resources")
+PACKAGES = ("app", "gpu_core", "maps", "osutil", "resources")
 
 
 def _module_name(p: Path) -> str:
