@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..backend import describe_backend, resolve_backend
-from ..errors import NegativeCycleError
+from ..errors import InvalidArgumentError, NegativeCycleError
 from ..graph import CSRGraph, GraphLike
 from ..host.distances import dist_from_keys
 from ..keys import KEY_INF, NO_PRED, KeySpace, key_space_for
@@ -152,6 +152,17 @@ def _as_sources(source: int | Sequence[int] | np.ndarray, n: int) -> np.ndarray:
     return np.unique(check_vertices(source, n, "source", allow_empty=False))
 
 
+ADAPTIVE_SIGNALS = ("time", "frontier")
+
+
+def _check_options(opts: SSSPOptions) -> None:
+    """InvalidArgumentError for an option value no strategy takes."""
+    if opts.adaptive_signal not in ADAPTIVE_SIGNALS:
+        raise InvalidArgumentError(
+            f"adaptive_signal {opts.adaptive_signal!r}: choose 'time' or 'frontier'"
+        )
+
+
 def sssp(
     graph: GraphLike,
     source: int | Sequence[int] | np.ndarray,
@@ -183,6 +194,7 @@ def sssp(
         opts = dataclasses.replace(opts, target=check_vertex(target, n, "target"))
     elif opts.target is not None:
         check_vertex(opts.target, n, "target")
+    _check_options(opts)
     check_strategy(entry.name, ks.negative)
     sources = _as_sources(source, n)
     which = resolve_backend(backend)
@@ -190,8 +202,8 @@ def sssp(
     # would be wrong, so the search runs to the end (and _finish filters nothing)
     run_opts = dataclasses.replace(opts, target=None) if ks.negative else opts
     t0 = time.perf_counter()
-    key, pred, phases = run_backend(which, g, sources, entry.name, run_opts, ks,
-                                    on_phase=on_phase, cancel=cancel)
+    key, pred, phases = _run_checked(which, g, sources, entry.name, run_opts, ks,
+                                     on_phase=on_phase, cancel=cancel)
     elapsed = time.perf_counter() - t0
     device = describe_backend("cpu" if backend == "cpu" else "auto")
     return _finish(key, pred, phases, ks, strategy, which, device, sources, opts.target, elapsed)
@@ -202,8 +214,28 @@ def run_backend(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
                 cancel: CancelCheck | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
     """(key, pred, PhaseLog) of one search on backend ``which`` ("cpu" or "cupy"): the
     backend driver's ``run``, without the result assembly of :func:`sssp` (benchmarks time
-    this). A negative cycle the backend detected is located here (NegativeCycleError with
-    its arc), the same way for both backends."""
+    this). Its inputs are validated here, as :func:`sssp` validates its own: the drivers
+    trust them. With negative arcs a target is ignored (no key is final before the end)."""
+    entry = get(strategy)
+    g = CSRGraph.from_any(g, allow_negative=True)  # no copy, no check for a checked graph
+    n = g.num_nodes
+    if opts.target is not None:
+        check_vertex(opts.target, n, "target")
+    _check_options(opts)
+    check_strategy(entry.name, ks.negative)
+    if ks.negative:
+        opts = dataclasses.replace(opts, target=None)
+    return _run_checked(which, g, _as_sources(sources, n), entry.name, opts, ks,
+                        on_phase=on_phase, cancel=cancel)
+
+
+def _run_checked(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
+                 opts: SSSPOptions, ks: KeySpace, *, on_phase: PhaseCallback | None = None,
+                 cancel: CancelCheck | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
+    """:func:`run_backend` on validated inputs (distinct int32 sources in range, a target
+    in range or None, a strategy that takes these weights, a checked CSRGraph). A negative
+    cycle the backend detected is located here (NegativeCycleError with its arc), the same
+    way for both backends."""
     if which == "cupy":
         from .cuda.driver import run
     else:
