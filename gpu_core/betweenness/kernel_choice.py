@@ -13,12 +13,11 @@ from ..shape import GraphShape, graph_shape
 __all__ = ["EDGE_MAX_DIAMETER", "EDGE_MIN_DEGREE", "GraphShape", "choose_kernel", "graph_shape"]
 
 # The seed's rule: edge-based for small-diameter, high-degree graphs (Twitter), else
-# work-efficient. Measured on an H200 (docs/perf/billboards.md) our work-efficient kernel
-# was never slower: road grid 31K round 1 11.5x faster than edge-based, Andorra 3.4x,
-# Twitter-sized R-MAT equal in round 1 (0.115 vs 0.114 s) and 2.2x over K = 10 (it keeps
-# per-source rows across rounds), complete graph K_1000 1.3x in round 1. So the edge branch
-# is switched off (EDGE_MAX_DIAMETER = -1); set the two thresholds to re-enable it on a
-# device/graph where edge-based wins (e.g. 3 and 64.0).
+# work-efficient. Measured (docs/perf/billboards.md), our work-efficient kernel was never
+# slower, on road grids, a real road map, a Twitter-sized R-MAT (it keeps per-source rows
+# across rounds) and a complete graph. So the edge branch is switched off
+# (EDGE_MAX_DIAMETER = -1); set the two thresholds to re-enable it on a device/graph where
+# edge-based wins (e.g. 3 and 64.0).
 EDGE_MAX_DIAMETER = -1
 EDGE_MIN_DEGREE = 64.0
 

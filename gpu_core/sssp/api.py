@@ -49,13 +49,12 @@ class AutoTuning:
     block: int = 256  # threads per block of the persistent kernels
     lanes: int = 4  # threads per work item (a vertex's arcs side by side)
     # read a head's key before its atomicMin (nearfar only; auto_bf always prechecks).
-    # Off: one dependent L2 read less per hop; H200 sweep 2026-11-22: kanto device 8.23 vs
-    # 8.90 ms, same relaxations (docs/perf/sssp_gpu.md)
+    # Off: one dependent L2 read less per hop, same relaxations (measured: docs/perf/tuning_defaults.md)
     precheck: bool = False
     stage: bool = True  # nearfar: stage far-bucket pushes in shared memory (sssp_auto.cu)
     blocks_per_sm: int = 2
     local_rounds: int = 64  # nearfar; bf uses bf_local_rounds
-    bf_local_rounds: int = 32  # H200 sweep 2026-11-22: NE device 6.74 ms vs 7.75 with 64
+    bf_local_rounds: int = 32  # faster than 64 on road maps (docs/perf/tuning_defaults.md)
     launch_phases: int = 8192  # phases per persistent launch (cancel/on_phase between them)
     batch_phases: int = 64  # one-phase launches queued per read-back when not cooperative
     cooperative: bool = True
@@ -73,8 +72,8 @@ class SSSPOptions:
     delta: int | None = None  # bucket width in cost units for "delta" (None: chosen from the graph)
     switch_up_us: float = 350.0  # adaptive, seed 001: frontier -> full when mean phase time exceeds
     switch_down_us: float = 330.0  # adaptive, seed 001: full -> frontier when it falls below
-    # "frontier" (our signal: the frontier size UPDATE counts anyway, no extra pass) won on
-    # the H200 (docs/perf/sssp_gpu.md); "time" is seed 001's host-measured phase time.
+    # "frontier" (our signal: the frontier size UPDATE counts anyway, no extra pass) won
+    # (docs/perf/sssp_gpu.md); "time" is seed 001's host-measured phase time.
     adaptive_signal: str = "frontier"
     frontier_fraction: float = (
         0.02  # "frontier" signal: full launch when frontier > this share of |V|
@@ -84,9 +83,8 @@ class SSSPOptions:
     # phases (cancel / on_phase between launches)
     adaptive_launch_phases: int = 1024
     # adaptive_fused (one grid barrier per phase, no UPDATE pass) instead of adaptive_device
-    # (two barriers): both exact and tested; fused measured slower on kanto (82 vs 69 ms on
-    # the H200, docs/perf/sssp_gpu.md: its full phases pay a stamp atomic per improved
-    # head), so off unless SIGNPOST_ADAPTIVE_FUSED=1
+    # (two barriers): both exact and tested; fused measured slower (docs/perf/tuning_defaults.md: its full phases
+    # pay a stamp atomic per improved head), so off unless SIGNPOST_ADAPTIVE_FUSED=1
     adaptive_fused: bool = field(default_factory=_env_fused)
     # what "auto" runs on the CPU: "delta" (near-far, default delta; the fastest measured,
     # docs/perf/sssp_cpu.md) or "heap" (sequential binary-heap Dijkstra, for comparison)
