@@ -115,8 +115,14 @@ def rewrite_relative(text: str, module: str, *, moved_from: str | None = None) -
     return text
 
 
+# the shared helpers that left resources/ (a package of static files now)
+_OSUTIL = re.compile(r"(?<![\w.])resources\.(atomic|host)\b")
+
+
 def rewrite(text: str) -> str:
     """Absolute references to moved maps modules, rewritten (idempotent)."""
+    text = _OSUTIL.sub(lambda m: "osutil." + {"atomic": "atomic", "host": "memory"}[m.group(1)],
+                       text)
     text = _DOTTED.sub(_dotted, text)
     text = _PATHS.sub(lambda m: "maps/" + MOVES[m.group(1)].replace(".", "/") + ".py", text)
     return _FROM_MAPS.sub(_from_maps, text)
