@@ -13,6 +13,8 @@ SAMPLE=$ROOT/maps/samples/helsinki.osm.pbf
 FX=$ROOT/tests/fixtures
 F=$OUT/files
 export QT_QPA_PLATFORM=offscreen SIGNPOST_CACHE_DIR=$OUT/.cache
+# the checkout's packages, not an installed copy (each call runs in the output folder)
+export PYTHONPATH=$ROOT${PYTHONPATH:+:$PYTHONPATH}
 
 n=0
 run() {  # run NAME ARGS...: one signpost call, its streams and status kept under NAME
