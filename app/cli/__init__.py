@@ -14,12 +14,10 @@ import signal
 import sys
 import threading
 
+from app.cli.errors import CliError  # noqa: F401  (re-exported: app.cli.CliError)
+
 # Sub-command modules, in the order `signpost --help` lists them.
 COMMANDS = ("info", "route", "sssp", "isochrones", "billboards", "matrix", "mst", "pagerank", "generate", "bench", "gui")
-
-
-class CliError(Exception):
-    """A usage error found after parsing (bad combination of options, unwritable file)."""
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
-from app.cli import CliError
+from app.cli.errors import CliError
 from osutil.atomic import atomic_paths
 
 
