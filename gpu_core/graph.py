@@ -9,7 +9,7 @@ every capability.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -28,6 +28,8 @@ class CSRGraph:
     indptr: np.ndarray
     indices: np.ndarray
     weights: np.ndarray
+    # set by from_any once check_csr passed: a graph passed again is not re-checked
+    _checked: bool = field(default=False, init=False, repr=False, compare=False)
 
     @property
     def num_nodes(self) -> int:
@@ -61,7 +63,7 @@ class CSRGraph:
 
     @classmethod
     def from_edges(cls, n: int, tails, heads, weights) -> CSRGraph:
-        """CSR from arc lists (rows sorted by weight then head, like ``maps.build``)."""
+        """CSR from arc lists (rows sorted by weight then head, like ``maps.model.build``)."""
         tails = np.asarray(tails, dtype=np.int64)
         heads = np.asarray(heads, dtype=np.int64)
         w = np.asarray(weights, dtype=np.int64)

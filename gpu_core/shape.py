@@ -1,6 +1,6 @@
 """The graph's shape: hop diameter estimate and mean degree. Road maps have hop depths in
 the thousands, random and social graphs a few dozen; kernels and indexes are chosen by it
-(``betweenness.shape.choose_kernel``, ``hierarchy.api.road_shaped``), not by size.
+(``betweenness.kernel_choice.choose_kernel``, ``hierarchy.api.road_shaped``), not by size.
 """
 
 from __future__ import annotations

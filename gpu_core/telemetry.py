@@ -89,7 +89,7 @@ class PhaseLog:
         text = buf.getvalue()
         if path_or_buf is None:
             return text
-        from resources.atomic import atomic_open
+        from osutil.atomic import atomic_open
 
         with atomic_open(path_or_buf, "w") as fh:
             fh.write(text)

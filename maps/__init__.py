@@ -14,8 +14,15 @@ from .errors import (
     UnknownFormatError,
     UnreachableError,
 )
-from .network import KIND_NAMES, KIND_RAIL, KIND_ROAD, KIND_TRANSFER, WEIGHT_UNITS, RoadNetwork
-from .networkx_io import from_edges, from_networkx
+from .formats.networkx_io import from_edges, from_networkx
+from .model.network import (
+    KIND_NAMES,
+    KIND_RAIL,
+    KIND_ROAD,
+    KIND_TRANSFER,
+    WEIGHT_UNITS,
+    RoadNetwork,
+)
 
 __all__ = [
     "EmptyMapError",

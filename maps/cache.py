@@ -38,11 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 from .errors import MapError, MapFormatError
-from .load import companion_files, loader_modules
-from .network import RoadNetwork
+from .formats.registry import companion_files, loader_modules
+from .model.network import RoadNetwork
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def write_cache(net: RoadNetwork, path: str | os.PathLike, *, key: str = "") -> 
     crc = 0
     chunks: list[bytes | memoryview] = []
     for _name, arr in arrays:
-        mv = memoryview(arr).cast("B") if arr.size else memoryview(b"")
+        mv = arr.data.cast("B") if arr.size else memoryview(b"")
         pad = b"\0" * (-arr.nbytes % _ALIGN)
         crc = zlib.crc32(pad, zlib.crc32(mv, crc))
         chunks += [mv, pad]
@@ -201,11 +201,12 @@ def read_cache(path: str | os.PathLike, *, expect_key: str | None = None) -> Roa
     return net
 
 
-def _arrays_from(header: dict, buf: bytearray, bad) -> dict[str, np.ndarray | None]:
+def _arrays_from(header: dict, buf: bytearray, bad) -> dict[str, Any]:
+    # Any: RoadNetwork's keyword arguments, arrays or None (optional ones), checked here
     descr = header.get("arrays")
     if not isinstance(descr, list):
         raise bad("array table missing")
-    out: dict[str, np.ndarray | None] = {k: None for k in _OPTIONAL}
+    out: dict[str, Any] = {k: None for k in _OPTIONAL}
     for d in descr:
         try:
             name, dtype, shape = d["name"], np.dtype(d["dtype"]), tuple(int(s) for s in d["shape"])
@@ -262,7 +263,7 @@ def code_fingerprint() -> str:
     """BLAKE2b of the loader modules' source (read once per process). Any edit to them (a
     new road speed, a parser fix) must not be hidden by entries built by the old code."""
     h = hashlib.blake2b(digest_size=16)
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent  # maps/: loader_modules() names files below it
     for name in loader_modules():
         try:
             h.update(name.encode() + b"\0" + (here / name).read_bytes())

@@ -25,12 +25,12 @@ import math
 
 import numpy as np
 
-from resources.host import available_memory
+from osutil.memory import available_memory
 
-from .build import build_network, build_two_way
 from .errors import MapError
-from .network import KIND_RAIL, KIND_ROAD, RoadNetwork
-from .projection import EARTH_RADIUS_M
+from .geo.projection import EARTH_RADIUS_M
+from .model.build import build_network, build_two_way
+from .model.network import KIND_RAIL, KIND_ROAD, RoadNetwork
 
 KINDS = ("kanto", "random", "rmat", "ring", "complete", "grid")
 

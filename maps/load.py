@@ -1,145 +1,30 @@
-"""Open any supported map file, through the cache when possible.
-
-:data:`FORMATS` is the one table of map formats: how a file is recognised (its name's
-ending, then optionally its content), which reader loads it, and whether its weights
-come from the file. ``load_map``, ``detect_format``, the cache key (``maps.cache``) and
-the "unknown map format" message all read it. A new format is a reader module in
-``maps/`` plus one line here.
+"""Open any supported map file, through the cache when possible: the file's format
+(``maps.formats.registry.FORMATS``) names its reader, ``load_map`` calls it with the options
+its signature names.
 """
 
 from __future__ import annotations
 
-import ast
-import functools
-import importlib
 import inspect
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from .errors import MapFormatError, ProfileError, UnknownFormatError
-from .network import RoadNetwork
+from .cache import cached
+from .errors import MapFormatError, ProfileError
+from .formats.registry import by_kind, format_spec
+from .model.network import RoadNetwork
 
 # Progress callback: (fraction 0..1, message). Cancel check: returns True to stop.
 Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
 
 PROFILES = ("length", "walk", "drive", "multimodal")
-
-log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class FormatSpec:
-    """One map format. Functions are named ``"module:function"`` within ``maps`` and
-    imported only when a file needs them (osmium, sqlite3, expat stay unloaded)."""
-
-    kind: str  # detect_format's answer; part of the cache key
-    suffixes: tuple[str, ...]  # lower-case endings of the file name
-    shown: str  # how the "unknown map format" message lists it
-    # reader(path, **options): gets those of load_map's profile, contract, seed, progress
-    # and cancel that its signature names.
-    reader: str
-    own_weights: bool = False  # weights come from the file: profile None or "file" only
-    sniff: str | None = None  # (path, kind) -> the kind whose reader reads this content
-    companions: str | None = None  # (path) -> other files it reads (their bytes key the cache)
-    cached: bool = True  # load_map keeps the result in the .spn cache
-    uri: bool = False  # a URI, not a file: the reader gets use_cache and keys its own cache
-
-    def function(self, field: str) -> Callable[..., Any]:
-        """The function ``field`` ("reader", "sniff" or "companions") names, imported now."""
-        module, name = getattr(self, field).split(":")
-        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
-
-
-# Order: how the "unknown map format" message lists them (no suffix is in two lines).
-FORMATS: tuple[FormatSpec, ...] = (
-    FormatSpec("osm", (".osm.pbf", ".pbf", ".osm", ".osm.bz2", ".osm.gz"),
-               ".osm.pbf, .osm, .osm.bz2", "osm:load_osm"),
-    FormatSpec("dimacs", (".gr", ".gr.gz"), ".gr (+.co), .gr.gz", "dimacs:load_dimacs",
-               own_weights=True, sniff="dimacs:sniff_kind", companions="dimacs:co_files"),
-    FormatSpec("pace", (".gr.xz",), ".gr.xz (PACE)", "dimacs:load_pace",
-               own_weights=True, sniff="dimacs:sniff_kind"),
-    FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "graphml:load_graphml"),
-    FormatSpec("geojson", (".geojson", ".json"), ".geojson", "geojson:load_geojson"),
-    FormatSpec("gpkg", (".gpkg",), ".gpkg", "gpkg:load_gpkg"),
-    # With the gis extra (pyogrio, pyarrow):
-    FormatSpec("shapefile", (".shp", ".shp.zip"), ".shp, .shp.zip", "ogr:load_ogr",
-               companions="ogr:shapefile_parts"),
-    FormatSpec("flatgeobuf", (".fgb",), ".fgb", "ogr:load_ogr"),
-    FormatSpec("gml", (".gml",), ".gml", "ogr:load_ogr"),
-    FormatSpec("filegdb", (".gdb",), ".gdb (File Geodatabase folder)", "ogr:load_ogr",
-               cached=False),  # a folder: the cache keys files' bytes
-    FormatSpec("geoparquet", (".parquet", ".geoparquet"), ".parquet (GeoParquet)",
-               "ogr:load_ogr"),
-    FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
-               own_weights=True, cached=False),
-    # A pgRouting edge table: postgresql://...?table=NAME (maps/pg_conn.py, maps/postgis.py)
-    FormatSpec("postgis", (), "postgresql://...?table=NAME (pgRouting edges)",
-               "postgis:load_postgis", own_weights=True, cached=False, uri=True),
-)  # fmt: skip
-_BY_KIND = {spec.kind: spec for spec in FORMATS}
 # Formats read through maps.source, within $SIGNPOST_MAX_INPUT_MB (and OSM XML)
 _READ_BOUNDED = frozenset({"dimacs", "pace", "graphml", "geojson"})
 
-
-def find_format(path: str) -> FormatSpec | None:
-    """The format ``path``'s name says, or None."""
-    from .pg_conn import is_db_uri
-
-    if is_db_uri(path):
-        return _BY_KIND["postgis"]
-    low = path.lower().rstrip("/\\")  # a .gdb folder may end in a separator
-    return next((spec for spec in FORMATS if low.endswith(spec.suffixes)), None)
-
-
-def format_spec(path: str) -> FormatSpec:
-    """The format ``path``'s name says; UnknownFormatError listing the readable ones."""
-    spec = find_format(path)
-    if spec is None:
-        shown = [spec.shown for spec in FORMATS]
-        raise UnknownFormatError(
-            f"unknown map format; Signpost reads {', '.join(shown[:-1])} and {shown[-1]}",
-            path=path,
-        )
-    return spec
-
-
-def detect_format(path: str) -> str:
-    """The kind of map ``path``'s name says ("osm", "dimacs", ...)."""
-    return format_spec(path).kind
-
-
-def companion_files(path: str) -> list[str]:
-    """Existing files whose content changes what ``path`` loads to (a DIMACS .co)."""
-    spec = find_format(path)
-    if spec is None or spec.companions is None:
-        return []
-    return [c for c in spec.function("companions")(path) if os.path.exists(c)]
-
-
-@functools.lru_cache(maxsize=1)
-def loader_modules() -> tuple[str, ...]:
-    """The ``maps`` modules whose code decides what a file loads to: this table, every
-    function it names and what they import from ``maps``, transitively (file names)."""
-    here = Path(__file__).resolve().parent
-    todo = [Path(__file__).stem]
-    todo += [getattr(s, f).split(":")[0] for s in FORMATS
-             for f in ("reader", "sniff", "companions") if getattr(s, f)]  # fmt: skip
-    seen: set[str] = set()
-    while todo:
-        name = todo.pop()
-        file = here / f"{name}.py"
-        if name in seen or not file.is_file():
-            continue
-        seen.add(name)
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                todo += [node.module] if node.module else [a.name for a in node.names]
-    return tuple(sorted(f"{name}.py" for name in seen))
+log = logging.getLogger(__name__)
 
 
 def load_map(
@@ -161,13 +46,13 @@ def load_map(
     """Load ``path`` as a :class:`RoadNetwork` with integer weights of ``profile``.
 
     ``layer`` names the line layer of a multi-layer file (else its only line layer),
-    ``crs`` overrides the file's coordinate system (``maps.crs``), ``weight`` /
-    ``weight_unit`` make an edge attribute the cost (``maps.weights``; the profile then
+    ``crs`` overrides the file's coordinate system (``maps.geo.crs``), ``weight`` /
+    ``weight_unit`` make an edge attribute the cost (``maps.model.weights``; the profile then
     only picks roads and directions, and without one every line is used in the
     directions of its ``oneway``), ``split_crossings`` nodes lines where they cross.
     An option the format's reader does not take fails naming it. ``path`` may also be a
     ``postgresql://...?table=NAME`` URI of a pgRouting edge table, or one without
-    ``table`` plus ``sql``, a query returning its columns (``maps.postgis``).
+    ``table`` plus ``sql``, a query returning its columns (``maps.postgis.read``).
 
     ``profile`` is one of PROFILES for geographic formats (default "length") and must be
     None or "file" for DIMACS/PACE graphs, whose weights come from the file (PACE files
@@ -177,7 +62,7 @@ def load_map(
     """
     path = os.fspath(path)
     spec = format_spec(path)
-    from .pg_conn import redact
+    from .postgis.conn import redact
 
     shown = redact(path)  # a URI's password never reaches a message
     if not spec.uri and not os.path.exists(path):
@@ -187,11 +72,11 @@ def load_map(
 
         check_map_file(path, bounded=spec.kind in _READ_BOUNDED
                        or (spec.kind == "osm" and not path.lower().endswith(".pbf")))
-    from .weights import weight_spec
+    from .model.weights import weight_spec
 
     wspec = weight_spec(weight, weight_unit, by_profile=profile is not None)
     if wspec is not None and profile is None and not spec.own_weights:
-        profile = "length"  # unused: every line, by its oneway (maps.weights)
+        profile = "length"  # unused: every line, by its oneway (maps.model.weights)
     if spec.own_weights:
         if profile not in (None, "file"):
             raise ProfileError(
@@ -211,7 +96,7 @@ def load_map(
         "cancel": cancel,
     }
     # Options only some readers take: given to one that does not, they fail.
-    extra = {"layer": layer, "crs": crs, "weight": wspec, "split_crossings": split_crossings,
+    extra: dict[str, Any] = {"layer": layer, "crs": crs, "weight": wspec, "split_crossings": split_crossings,
              "sql": sql}
     given = {k: v for k, v in extra.items() if v not in (None, False)}
     options.update(given)
@@ -224,7 +109,7 @@ def load_map(
                  f"{os.path.getsize(path):,}", profile, ", contract" if contract else "")
 
     def build() -> RoadNetwork:
-        reader_spec = _BY_KIND[spec.function("sniff")(path, spec.kind)] if spec.sniff else spec
+        reader_spec = by_kind(spec.function("sniff")(path, spec.kind)) if spec.sniff else spec
         read = reader_spec.function("reader")
         log.debug("reader %s", reader_spec.reader)
         takes = inspect.signature(read).parameters
@@ -242,8 +127,6 @@ def load_map(
 
     if not (use_cache and spec.cached):
         return build()
-    from .cache import cached
-
     key = {"profile": profile, "contract": contract, "seed": seed, "fmt": spec.kind}
     if given:  # only then: the keys of existing entries stay as they were
         key.update({k: (v.column, v.dimension, v.factor, v.by_profile) if k == "weight" else v

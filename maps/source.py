@@ -32,7 +32,7 @@ import select
 import stat
 import zlib
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from .errors import MapError, MapFormatError
 
@@ -166,7 +166,8 @@ class _Prefixed(io.RawIOBase):
             b[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
-        return self._rest.readinto(b)
+        # BinaryIO's stub lacks readinto; every binary file object here has it
+        return cast(io.BufferedIOBase, self._rest).readinto(b)
 
 
 def _decompressed(fh: BinaryIO) -> tuple[BinaryIO, bool]:

@@ -40,7 +40,7 @@ def load(spec: str) -> CSRGraph:
 
         return CSRGraph.from_any(generate("kanto"))
     if spec in ("fla", "ne"):
-        from maps.dimacs import load_pace
+        from maps.formats.dimacs import load_pace
 
         path = REPO.parent / "shared" / "maps" / f"{spec.upper()}.gr.xz"
         return CSRGraph.from_any(load_pace(path))

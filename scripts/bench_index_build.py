@@ -5,7 +5,7 @@ full, and partial from the map's kept metric).
 
     python scripts/bench_index_build.py /work/shared/maps/COL.gr.xz [...] [--ch] [--backend cupy]
 
-PACE .gr.xz maps are weighted as maps/dimacs.py's ``load_pace`` does (seed 1). One line of
+PACE .gr.xz maps are weighted as maps/formats/dimacs.py's ``load_pace`` does (seed 1). One line of
 JSON per measurement on stdout.
 """
 

@@ -2,11 +2,11 @@
 
 Runs each command (info, route, sssp, billboards, matrix, mst, pagerank, generate; matrix
 and billboards with ``--dask`` on local clusters of at most 2 workers; the light
-benchmarks; ``gui`` offscreen with ``--screenshot`` to a temporary file) in-process with ``--examples`` hypothesis-drawn argument sets (see ``tests/cli_fuzz.py``)
+benchmarks; ``gui`` offscreen with ``--screenshot`` to a temporary file) in-process with ``--examples`` hypothesis-drawn argument sets (see ``tests/cli/cli_fuzz.py``)
 and prints per command the runs, exit-0 and exit-2 counts and any run that ended otherwise
 (a traceback, another status, no error line, or longer than a minute). Exit status 1 when
 a run misbehaved. The suite runs the same engine with a few examples
-(``tests/test_cli_fuzz.py``).
+(``tests/cli/test_cli_fuzz.py``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def fuzz_command(cmd, files, examples: int, seed_value: int):
     """(counts, misbehaving runs, vague error lines) of ``examples`` runs of ``cmd``."""
     from hypothesis import HealthCheck, given, seed, settings
 
-    from tests.cli_fuzz import argv_for, run_cli
+    from tests.cli.cli_fuzz import argv_for, run_cli
 
     counts: Counter = Counter()
     problems: list = []
@@ -61,7 +61,7 @@ def main() -> int:
                     "that name neither the odd value nor its file")
     args = ap.parse_args()
 
-    from tests.cli_fuzz import commands, make_files
+    from tests.cli.cli_fuzz import commands, make_files
 
     work = Path(tempfile.mkdtemp(prefix="signpost-fuzz-"))
     os.environ["SIGNPOST_CACHE_DIR"] = str(work / "cache")

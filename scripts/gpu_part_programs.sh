@@ -51,7 +51,7 @@ grep '^SUMMARY' "$OUT/programs.log" | sed 's/^SUMMARY /programs: /' >> "$OUT/sum
 grep -q '^SUMMARY vertex-programs' "$OUT/programs.log" \
   || echo "programs: bench stopped by its ${LIMIT} s timeout; CSV/PNG in $OUT/programs hold the graphs it finished" \
   >> "$OUT/summary.txt"
-timeout 120 $PY -m gpu_core.dynamic.bench --backend cupy 2>&1 | tee "$OUT/dynamic.log"
+timeout 120 $PY -m app.bench.dynamic --backend cupy 2>&1 | tee "$OUT/dynamic.log"
 apply=$(grep '^apply one batch' "$OUT/dynamic.log" | awk '{print $(NF-1)}')
 if [ -n "$apply" ]; then
   verdict=$(awk -v a="$apply" 'BEGIN { print (a <= 1.0) ? "met" : "not met" }')

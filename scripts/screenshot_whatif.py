@@ -61,7 +61,7 @@ def main() -> int:
         win.algo_panel.cb_profile.setCurrentText(args.profile)
         win.algo_panel.cb_profile.blockSignals(False)
         win.show()
-        win.open_map(sample_map_path(), args.profile)
+        win.show_map(sample_map_path(), args.profile)
         wait(win.mapLoaded)
         while win.loader.busy():
             settle(100)

@@ -67,7 +67,7 @@ def main() -> int:
                 win.algo_panel.cb_profile.blockSignals(False)
                 win.show()
                 win.default_layout()
-                win.open_map(sample_map_path(), args.profile)
+                win.show_map(sample_map_path(), args.profile)
                 wait(lambda win=win: win.net is not None and not win.loader.busy(), 300)
                 stage(win, tool, wait)
                 settle(400)

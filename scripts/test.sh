@@ -6,6 +6,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$ROOT/scripts/_venv.sh" test
 cd "$ROOT"
 export QT_QPA_PLATFORM=offscreen
-.venv/bin/ruff check app gpu_core maps resources tests scripts
+.venv/bin/ruff check app gpu_core maps osutil resources tests scripts
+.venv/bin/mypy  # type checks of gpu_core, maps, resources ([tool.mypy] in pyproject.toml)
 .venv/bin/lint-imports --no-cache  # layer contracts in pyproject.toml [tool.importlinter]
 exec .venv/bin/python -m pytest -q "$@"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu_core.graph import CSRGraph
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 GPU_VARIANTS = ("one_at_a_time", "task_parallel", "task_parallel_noshared", "batched")
 COLUMNS = GPU_VARIANTS + ("fw_gpu", "cpu_dijkstra")

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from resources.atomic import atomic_open, atomic_paths
+from osutil.atomic import atomic_open, atomic_paths
 
 KERNEL_LIST = ("edge", "vertex", "work_efficient")
 

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "edits.md"
 

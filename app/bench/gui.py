@@ -2,7 +2,7 @@
 
 With the search result computed beforehand (one CPU search per map; the GPU search time
 is measured by ``signpost bench sssp``), it times what the GUI adds to a click: snapping
-the click to the nearest road (``maps.snap``), reading the route from the predecessor
+the click to the nearest road (``maps.points.snap``), reading the route from the predecessor
 array, colouring the distance field (bands of arcs + building their paths), and a full
 redraw of the map (roads + field + route rendered into a window-sized image). On the
 sample map it also times the whole click-to-route through the real window on the CPU:
@@ -225,7 +225,7 @@ def measure_click(path: str, args) -> dict:
             loop.exec()
             signal.disconnect(loop.quit)
 
-        win.open_map(path)
+        win.show_map(path)
         wait(win.mapLoaded)
         while win.loader.busy():  # the after-load warm-up (kernels, snapping index), as
             wait(win.loader.finished_job, 5.0)  # `signpost gui --route` waits for it too

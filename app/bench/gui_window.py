@@ -78,7 +78,7 @@ def measure_window(path: str, args) -> dict:
         loaded = []
         win.mapLoaded.connect(lambda *_: loaded.append(time.perf_counter()))
         t0 = time.perf_counter()
-        win.open_map(path)
+        win.show_map(path)
         _wait(lambda: bool(loaded), 600)
         row["open_drawn_s"] = loaded[0] - t0 if loaded else float("nan")
         _wait(lambda: win.snapper is not None or not win._snapper_pending, 600)

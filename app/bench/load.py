@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from app.bench import MAP_COLS
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "maps_load.md"
 
@@ -185,8 +185,8 @@ def run(args) -> int:
         except MapError as exc:
             print(f"  skipped: {exc}")
     if (args.kanto or not args.map) and not args.no_kanto:
-        from maps.dimacs import write_dimacs
         from maps.generate import KANTO_DEFAULT_NODES, kanto
+        from maps.outputs.dimacs import write_dimacs
 
         n = args.kanto_nodes or KANTO_DEFAULT_NODES
         with tempfile.TemporaryDirectory(prefix="signpost-bench-kanto-") as d:
@@ -243,7 +243,7 @@ Measured by `{cmd}` on {machine()}
 
 The development machine is shared with other jobs, so single timings vary by tens of
 percent; the ratios within one row (load vs cached load) are the point. PACE graphs
-(`.gr.xz`) are weighted with seed 1 (`maps.dimacs.pace_weights`).
+(`.gr.xz`) are weighted with seed 1 (`maps.formats.dimacs.pace_weights`).
 
 {md}
 """

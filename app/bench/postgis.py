@@ -17,7 +17,7 @@ pgRouting on the same table, side by side in one run.
 
 The edges pgRouting reads are the ones Signpost read (``SELECT id, source, target, cost,
 reverse_cost``, or ``--weight COL``). Integer costs must be equal; float costs (made
-integers at one power-of-ten scale, ``maps.weights``) equal to within half a unit of that
+integers at one power-of-ten scale, ``maps.model.weights``) equal to within half a unit of that
 scale per arc (for routes of up to 100 arcs). Prints a table; ``--doc F.md`` writes it as
 Markdown with the machine. Exit status 1 when a cost differs.
 """
@@ -73,8 +73,8 @@ def _pgr(conn, query: str, params, budget_s: float):
 def run(args: argparse.Namespace) -> int:
     from gpu_core.backend import cupy_status
     from maps.load import load_map
-    from maps.pg_conn import connect, parse_uri, redact
-    from maps.postgis import pgrouting_query
+    from maps.postgis.conn import connect, parse_uri, redact
+    from maps.postgis.read import pgrouting_query
 
     uri = parse_uri(args.dsn)
     shown = redact(args.dsn)
@@ -133,13 +133,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _spec(weight: str):
-    from maps.weights import weight_spec
+    from maps.model.weights import weight_spec
 
     return weight_spec(weight)
 
 
 def _scale(net) -> float:
-    from maps.weights import unit_scale
+    from maps.model.weights import unit_scale
 
     sc = unit_scale(net.unit)
     return 10.0 ** -(sc[1] if sc else 0)
@@ -264,7 +264,7 @@ def _print(rows, shown, net, machine) -> None:
 
 
 def _write_doc(path, rows, shown, net, machine, args) -> None:
-    from resources.atomic import atomic_open
+    from osutil.atomic import atomic_open
 
     lines = [f"Table `{shown.rsplit('table=', 1)[-1]}`: {net.num_nodes:,} vertices, "
              f"{net.num_arcs:,} arcs ({net.meta.get('edges', 0):,} edges). Machine: {machine}.",

@@ -10,7 +10,7 @@ Figure 5-1: Dijkstra with an open-node pool (numba) against the GPU evaluation-v
 Dijkstra (``eval_dijkstra``) on the DIMACS maps at hand. Only COL and FLA are available
 (``../shared/maps``); NY, BAY and NW are not, and the bench says so. Those files are
 PACE-2016 conversions without weights, so they get seeded uniform 1..1000 weights
-(``maps.dimacs.load_pace``, seed 1), not the DIMACS distances the thesis used: the
+(``maps.formats.dimacs.load_pace``, seed 1), not the DIMACS distances the thesis used: the
 speed-ups are comparable in kind, not in value. ``--map`` adds any other map file.
 
 Beside them: our strategy on the CPU backend and scipy (Dijkstra, the check). Without CuPy

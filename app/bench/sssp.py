@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from resources.atomic import atomic_open, atomic_paths
+from osutil.atomic import atomic_open, atomic_paths
 
 
 def _default_strategies() -> tuple[str, ...]:
@@ -76,7 +76,7 @@ def _load(spec: str, seed: int):
         return generate(parts[1], n=n, seed=seed), spec
     path = Path(spec)
     if path.name.endswith((".gr.xz", ".gr.gz")) and path.exists():
-        from maps.dimacs import load_pace
+        from maps.formats.dimacs import load_pace
 
         try:
             return load_pace(path, seed=1), f"{path.name} (PACE, weights 1..1000 seed 1)"

@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from app.bench.vertex_programs_rows import Row, bf_rows, mst_rows, pagerank_rows
-from resources.atomic import atomic_open
+from osutil.atomic import atomic_open
 
 PROGRAMS = ("mst", "pagerank", "bf")
 OVER_CAP = "over cap"  # the check column of a row stopped by --time-cap
@@ -178,12 +178,12 @@ def _same(a, b) -> bool:
 
 def _edit_costs(g, backend: str, edits: int, seed: int) -> tuple[str, str]:
     """(edit_batch_ms, compact_ms) of the mutable graph of ``g``: one batch of ``edits``
-    mixed arc edits (``gpu_core.dynamic.bench.edit_batch``), then ``compact()`` (on the
+    mixed arc edits (``app.bench.dynamic.edit_batch``), then ``compact()`` (on the
     GPU: to device arrays, no host copy). Empty strings when skipped."""
     if edits <= 0 or g.num_arcs == 0:
         return "", ""
+    from app.bench.dynamic import edit_batch
     from gpu_core.dynamic import MutableGraph
-    from gpu_core.dynamic.bench import edit_batch
 
     rng = np.random.default_rng(seed)
     mg = MutableGraph(g, backend=backend, reserve_arcs=edits + 1024)

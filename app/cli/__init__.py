@@ -14,12 +14,10 @@ import signal
 import sys
 import threading
 
+from app.cli.errors import CliError  # noqa: F401  (re-exported: app.cli.CliError)
+
 # Sub-command modules, in the order `signpost --help` lists them.
 COMMANDS = ("info", "route", "sssp", "isochrones", "billboards", "matrix", "mst", "pagerank", "generate", "bench", "gui")
-
-
-class CliError(Exception):
-    """A usage error found after parsing (bad combination of options, unwritable file)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 def _hide_passwords(args: argparse.Namespace) -> None:
     """A database URI in MAP or --out keeps its password only in ``args.<name>_uri``
     (``_common.secret`` reads it); ``args.<name>``, which messages print, loses it."""
-    from maps.pg_conn import is_db_uri, redact
+    from maps.postgis.conn import is_db_uri, redact
 
     for name in ("map", "out"):
         value = getattr(args, name, None)

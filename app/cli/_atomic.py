@@ -1,5 +1,5 @@
 """Output files of the CLI: checked before the work starts, then written whole or not at
-all through :mod:`resources.atomic` (the one writer); a write error is one CliError line.
+all through :mod:`osutil.atomic` (the one writer); a write error is one CliError line.
 
 The ``--out`` policy of a run lives here, once (issue 24): :func:`command_outputs`, set
 around every command by ``app.cli._dispatch``, refuses an ``--out`` that is one of the
@@ -23,8 +23,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TextIO
 
-from app.cli import CliError
-from resources.atomic import atomic_paths
+from app.cli.errors import CliError
+from osutil.atomic import atomic_paths
 
 IF_EXISTS_FILE_DEFAULT = "replace"
 APPENDABLE = (".csv", ".gpkg")
@@ -57,7 +57,7 @@ def _same(a: str, b: str) -> bool:
 
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     """(option, path) of every input file ``args`` names (database URIs left out)."""
-    from maps.pg_conn import is_db_uri
+    from maps.postgis.conn import is_db_uri
 
     found = []
     for option, name in INPUT_OPTIONS:
@@ -66,7 +66,7 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
             found.append((option, value))
             if name == "map":
                 with contextlib.suppress(Exception):
-                    from maps.load import companion_files
+                    from maps.formats.registry import companion_files
 
                     found += [(f"{option}'s companion", c) for c in companion_files(value)]
     return found
@@ -83,7 +83,7 @@ def command_outputs(args: argparse.Namespace) -> Iterator[None]:
     for the writers below while the command runs. CliError, one line, when an output is
     an input, ``--if-exists fail`` meets an existing file, or ``append`` a format that
     cannot grow."""
-    from maps.pg_conn import is_db_uri
+    from maps.postgis.conn import is_db_uri
 
     inputs = _inputs(args)
     for out_opt, name in OUTPUT_OPTIONS:
@@ -145,7 +145,7 @@ def check_out(path: str, exts: tuple[str, ...], option: str = "--out", *,
         raise CliError(f"{option} {path!r}: folder {parent} does not exist")
     pol = _policy(path)
     if ext == ".gpkg" and layer is not None and pol is not None and os.path.lexists(path):
-        from maps.vector_out import gpkg_layers
+        from maps.outputs.vector import gpkg_layers
 
         layers = gpkg_layers(path)
         if layers is None and pol.if_exists != "replace":
@@ -158,7 +158,7 @@ def check_out(path: str, exts: tuple[str, ...], option: str = "--out", *,
             raise CliError(f"{option} {path!r} has a layer {layer!r} (--if-exists fail); "
                            "choose replace or append")
         if layers is not None and layer in layers and pol.if_exists == "append":
-            from maps.vector_out import gpkg_geometry
+            from maps.outputs.vector import gpkg_geometry
 
             geom = gpkg_geometry(path, layer)
             if geom != ("geom", "MULTIPOLYGON"):
@@ -208,7 +208,7 @@ def _ends_with_newline(path: str) -> bool:
 @contextlib.contextmanager
 def out_paths(paths: Sequence[str], shown: str | None = None) -> Iterator[list[str]]:
     """Temporary names for ``paths``, renamed onto them together at the end
-    (:func:`resources.atomic.atomic_paths`); OSError becomes CliError naming the file
+    (:func:`osutil.atomic.atomic_paths`); OSError becomes CliError naming the file
     (``shown``, default its repr). The run's ``--out`` under ``--if-exists append`` (a
     CSV) gets the old rows, then the new ones, renamed over it in one step."""
     try:
@@ -236,7 +236,7 @@ def write_file_atomic(path: str, write: Callable[[str], None]) -> None:
     its own layer and the file's other layers stay (module doc)."""
     keep = False
     if path.lower().endswith(".gpkg") and os.path.isfile(path):
-        from maps.vector_out import gpkg_layers
+        from maps.outputs.vector import gpkg_layers
 
         keep = gpkg_layers(path) is not None
     with out_paths([path]) as (tmp,):

@@ -123,7 +123,7 @@ def map_options(args: argparse.Namespace) -> dict:
     }
 
 
-def open_map(args: argparse.Namespace):
+def map_from_args(args: argparse.Namespace):
     """Load ``args.map`` with the map options of ``args`` (:func:`add_map_arguments`), with a
     progress bar (``app.progress``); ``args.timings["load_s"]`` gets the seconds taken.
     With ``--scenario`` / ``--close`` (:func:`add_edit_arguments`) the edited map is
@@ -132,7 +132,7 @@ def open_map(args: argparse.Namespace):
 
     edits = edit_arguments(args)  # bad specs and files fail before the map loads
     t0 = time.perf_counter()
-    from maps.pg_conn import is_db_uri
+    from maps.postgis.conn import is_db_uri
 
     shown = args.map if is_db_uri(args.map) else os.path.basename(args.map)
     with step(f"loading {shown}") as p:
@@ -152,7 +152,7 @@ def open_map(args: argparse.Namespace):
 
 def add_edit_arguments(p: argparse.ArgumentParser) -> None:
     """--close SPEC (repeatable) and --scenario FILE.geojson: what-if edits applied to the
-    map before the work (``app.jobs.edits``; :func:`open_map` applies them)."""
+    map before the work (``app.jobs.edits``; :func:`map_from_args` applies them)."""
     from resources import option_help
 
     p.add_argument("--close", action="append", default=None, metavar="SPEC",

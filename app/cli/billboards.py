@@ -109,14 +109,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, cl) -> int:
-    from app.cli._common import edits_note, open_map, timings, timings_json
+    from app.cli._common import edits_note, map_from_args, timings, timings_json
     from app.jobs import billboards
     from app.progress import step
     from gpu_core.graph import CSRGraph
-    from maps.points import node_index, read_demand
+    from maps.points.resolve import node_index, read_demand
 
     _check_out(args)
-    net = open_map(args)
+    net = map_from_args(args)
     t_load = timings(args)["load_s"]
     billboards.refuse_negative(net, "billboard placement")
     g = CSRGraph.from_any(net)
@@ -124,7 +124,7 @@ def _run(args: argparse.Namespace, cl) -> int:
         raise CliError(f"-k {args.k} is larger than the {g.num_nodes} vertices of {args.map}")
     cand = billboards.candidate_mask(net, args.candidates)
     if args.within:
-        from maps.areas import nodes_within, read_area
+        from maps.points.areas import nodes_within, read_area
 
         inside = nodes_within(net, read_area(args.within), path=args.within)
         cand = inside if cand is None else cand & inside

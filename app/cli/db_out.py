@@ -1,7 +1,7 @@
 """``--out postgresql://.../db?table=NAME``: a command's CSV rows as a database table.
 
 The commands keep one row producer: what they write to ``F.csv`` goes, header and all,
-into ``maps.pg_write.answer_table`` (one transaction, a temporary name renamed at commit),
+into ``maps.postgis.write.answer_table`` (one transaction, a temporary name renamed at commit),
 plus a ``geom`` column in the map's SRID (a database map's, else 4326) where the rows
 have a place. :func:`check` runs before the work, so a wrong URI or an existing table
 (``--if-exists fail``) stops it at once.
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator, Sequence
 
 from app.cli._common import secret
-from maps.pg_write import IF_EXISTS, Geometry
+from maps.postgis.write import IF_EXISTS, Geometry
 
 IF_EXISTS_HELP = ("when --out exists: fail, replace it or append (a table: default fail; "
                   "a file: default replace, append adds rows under a .csv's same header or "
@@ -33,7 +33,7 @@ def table_mode(args: argparse.Namespace) -> str:
 
 def wanted(args: argparse.Namespace) -> bool:
     """Whether ``--out`` names a database table."""
-    from maps.pg_conn import is_db_uri
+    from maps.postgis.conn import is_db_uri
 
     out = getattr(args, "out", None)
     return out is not None and is_db_uri(secret(args, "out"))
@@ -41,7 +41,7 @@ def wanted(args: argparse.Namespace) -> bool:
 
 def check(args: argparse.Namespace) -> None:
     """Before the work: the database answers and the table may be written."""
-    from maps.pg_write import check_target
+    from maps.postgis.write import check_target
 
     check_target(secret(args, "out"), table_mode(args))
 
@@ -56,7 +56,7 @@ def srid_of(net) -> int:
 def table(args: argparse.Namespace, net, columns: Sequence[tuple[str, str]],
           geometry: Geometry | None = None) -> Iterator:
     """A sink for the CSV text (header first) that becomes ``--out``'s table."""
-    from maps.pg_write import answer_table
+    from maps.postgis.write import answer_table
 
     notes: list[str] = []
     with answer_table(secret(args, "out"), columns, if_exists=table_mode(args),

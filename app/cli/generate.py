@@ -46,14 +46,14 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     net = generate(args.kind, n=args.nodes, seed=args.seed, **opts)
     t1 = time.perf_counter()
-    try:  # both writers go through resources.atomic: whole files or none
+    try:  # both writers go through osutil.atomic: whole files or none
         if low.endswith(".spn"):
             from maps.cache import write_cache
 
             write_cache(net, out)
             written = [out]
         else:
-            from maps.dimacs import write_dimacs
+            from maps.outputs.dimacs import write_dimacs
 
             note = f"signpost generate {args.kind} --seed {args.seed}"
             written = write_dimacs(net, out, comment=note)

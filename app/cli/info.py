@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from app.cli._common import Timer, add_command, open_map
+from app.cli._common import Timer, add_command, map_from_args
 from app.jobs.common import json_safe, unit_info
 
 
@@ -24,7 +24,7 @@ def register(sub) -> None:
 
 def describe(net) -> dict[str, Any]:
     """The facts ``info`` prints, as a JSON-ready dict."""
-    from maps.network import KIND_NAMES
+    from maps.model.network import KIND_NAMES
 
     n, m = net.num_nodes, net.num_arcs
     count, label = net.components()
@@ -73,7 +73,7 @@ def describe(net) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     with Timer() as t:
-        net = open_map(args)
+        net = map_from_args(args)
     info = describe(net)
     info["load_s"] = round(t.s, 3)
     info = json_safe(info)

@@ -8,7 +8,7 @@ import json
 
 import resources
 from app.cli import CliError, db_out
-from app.cli._common import add_command, add_search_arguments, open_map
+from app.cli._common import add_command, add_search_arguments, map_from_args
 
 LAYER = "isochrones"  # the GeoPackage layer written (other layers are kept)
 HELP, DESCRIPTION = resources.cli_help("isochrones")
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from app.jobs import isochrones as iso
     from app.jobs.common import unit_info
     from app.jobs.maps import resolve_texts
-    from maps.vector_out import write_features
+    from maps.outputs.vector import write_features
 
     if db_out.wanted(args):
         db_out.check(args)
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         check_out(args.out, OUT_EXT, layer=LAYER)
     if not args.buffer > 0 or args.buffer > 100_000:
         raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0")
-    net = open_map(args)
+    net = map_from_args(args)
     if not net.has_coordinates:
         raise CliError(f"{args.map}: this map has no coordinates, so it has no polygons")
     if args.minutes is not None:

@@ -2,7 +2,7 @@
 
 Inputs: a CSV with a ``lon,lat`` header and one point per row (or a ``node`` header and
 one node id of the map per row, for maps without coordinates), or GeoJSON / GeoPackage
-points. Points are snapped like routes (``maps.points``/``maps.snap``: nearest road arc,
+points. Points are snapped like routes (``maps.points.resolve``/``maps.points.snap``: nearest road arc,
 its nearer end node). An id column (--id-column; default the first column that is neither
 lon/lat nor node) names each point in the output. Output: ``.csv`` with header
 ``from,to,cost,from_id,to_id`` and one row per pair (``from``/``to`` = the 0-based
@@ -260,9 +260,9 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, cl) -> int:
     from app.jobs import matrix
     from gpu_core.multi_source import available_memory
-    from maps.points import read_points
+    from maps.points.resolve import read_points
 
-    from ._common import edits_note, open_map
+    from ._common import edits_note, map_from_args
 
     out = args.out
     low = out.lower()
@@ -277,7 +277,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     if args.chunk is not None and args.chunk < 1:
         raise CliError(f"--chunk must be >= 1, got {args.chunk}")
     t0 = time.perf_counter()
-    net = open_map(args)
+    net = map_from_args(args)
     box: list = []  # one Snapper for both files
     src, dst = (read_points(p, net, max_distance_m=args.max_snap, snapper_box=box,
                             id_column=args.id_column)

@@ -9,7 +9,7 @@ from typing import Any
 import resources
 from app.cli import CliError
 from app.cli._atomic import check_out, write_text_atomic
-from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, open_map
+from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, map_from_args
 from app.jobs.common import json_safe, unit_info
 from app.jobs.mst import write_csv, write_geojson
 
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from app.progress import step
 
     ext = check_out(args.out, OUT_EXT) if args.out else None
-    net = open_map(args)
+    net = map_from_args(args)
     if ext == ".geojson" and not net.has_coordinates:
         raise CliError(f"--out {args.out!r}: this map has no coordinates; write .csv instead")
     with Timer() as t, step("mst") as p:

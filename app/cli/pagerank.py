@@ -10,7 +10,7 @@ from typing import Any
 import resources
 from app.cli import CliError
 from app.cli._atomic import check_out, write_text_atomic
-from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, open_map
+from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, map_from_args
 from app.jobs.common import json_safe
 from app.jobs.pagerank import write_csv
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_args(args)
     check_out(args.out, (".csv",))
-    net = open_map(args)
+    net = map_from_args(args)
     opts = PageRankOptions(damping=args.damping, tol=args.tol, max_iter=args.max_iter,
                            backend=args.backend, method=args.method)
     with Timer() as t, step("pagerank") as p:

@@ -14,7 +14,7 @@ from app.cli._common import (
     add_search_arguments,
     add_search_index_argument,
     fmt_duration,
-    open_map,
+    map_from_args,
     timings,
     timings_json,
     warm_up_search,
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         from app.cli._atomic import check_out
 
         check_out(args.out, (".csv",))
-    net = open_map(args)
+    net = map_from_args(args)
     warm_up_search(args, target=True)
     with step("route") as p:
         found = route.run(net, opts, progress=p)

@@ -16,7 +16,7 @@ from app.cli._common import (
     add_search_arguments,
     add_search_index_argument,
     edits_note,
-    open_map,
+    map_from_args,
     timings,
     warm_up_search,
 )
@@ -87,7 +87,7 @@ def write_table(args: argparse.Namespace, net, dist: np.ndarray, unreachable: in
     """``--out postgresql://...``: the CSV's rows, plus each node's point when the map
     has coordinates."""
     from app.cli import db_out
-    from maps.pg_write import Geometry
+    from maps.postgis.write import Geometry
 
     labels = net.node_labels()
     cols = [("node_id", db_out.id_type(labels)), ("cost", "bigint")]
@@ -112,13 +112,13 @@ def run(args: argparse.Namespace) -> int:
     elif not os.path.isdir(parent := os.path.dirname(os.path.abspath(out))):
         raise CliError(f"--out {out!r}: folder {parent} does not exist")
     check_texts(args.map, args.source)
-    net = open_map(args)
+    net = map_from_args(args)
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
     warm_up_search(args, target=False)
     with step("sssp") as p:
         p(None, f"{args.strategy} from node {src.node_id}")
-        res = sssp.run(net, sssp.SsspOptions(src.node, args.strategy, args.backend,
-                                             index=args.index), progress=p)
+        res = sssp.run(net, sssp.SsspJobOptions(src.node, args.strategy, args.backend,
+                                                index=args.index), progress=p)
     if db_out.wanted(args):
         write_table(args, net, res.dist, res.unreachable)
     else:

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.billboards import DEFAULT_MODE
-from maps.network import KIND_ROAD, RoadNetwork
-from resources.atomic import atomic_open
+from maps.model.network import KIND_ROAD, RoadNetwork
+from osutil.atomic import atomic_open
 
 from .compare import BeforeAfterTable
 from .panels import button_row, form_panel

@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton, QToolBar
 
 import resources
-from maps.network import RoadNetwork
+from maps.model.network import RoadNetwork
 
 
 def sample_map_path() -> str | None:
@@ -82,7 +82,7 @@ def build_menus(win) -> None:
     win.a_open_db = m_file.addAction("Open &database…", win.open_database_dialog)
     win.m_recent = m_file.addMenu("Open &recent")
     fill_recent(win)
-    a_sample = m_file.addAction("Open the &sample map", lambda: win.open_map(sample_map_path() or ""))
+    a_sample = m_file.addAction("Open the &sample map", lambda: win.show_map(sample_map_path() or ""))
     a_sample.setEnabled(sample_map_path() is not None)
     m_exp = m_file.addMenu(icon("export"), "&Export")
     for key, (text, _) in win.export_kinds().items():
@@ -149,7 +149,7 @@ def fill_recent(win) -> None:
     win.m_recent.clear()
     files = win.settings.recent_files()
     for p in files:
-        win.m_recent.addAction(p, lambda p=p: win.open_map(p))
+        win.m_recent.addAction(p, lambda p=p: win.show_map(p))
     win.m_recent.setEnabled(bool(files))
 
 

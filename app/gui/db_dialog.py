@@ -1,5 +1,5 @@
 """File → Open database…: a connection string, then a picker of the tables that look
-like road networks (``maps.pg_catalog``: pgRouting edges or line geometry). Listing runs
+like road networks (``maps.postgis.catalog``: pgRouting edges or line geometry). Listing runs
 on the window's compute worker; the chosen table loads like a map file
 (``postgresql://...?table=NAME``). No password is kept: what the window remembers (the
 recent-files list, its title) is the URI without it."""
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from maps.pg_conn import redact
+from maps.postgis.conn import redact
 
 PLACEHOLDER = "postgresql://user@host:5432/database  (or ?host=/run/postgresql, ?service=name)"
 
@@ -27,7 +27,7 @@ def _tables_job(uri: str):
     """The worker's job: the network-like tables of ``uri`` (plain data)."""
 
     def fn(ctx):
-        from maps.pg_catalog import network_tables
+        from maps.postgis.catalog import network_tables
 
         ctx.progress(None, "listing tables")
         return network_tables(uri)
@@ -117,4 +117,4 @@ class DatabaseDialog(QDialog):
         if uri is None:
             return
         super().accept()
-        self.win.open_map(uri)
+        self.win.show_map(uri)

@@ -16,8 +16,8 @@ import numpy as np
 from app.jobs.route import Route, route_lonlat
 from gpu_core.keys import UNREACHABLE, UNREACHABLE_NEG
 from gpu_core.telemetry import PhaseLog
-from maps.network import RoadNetwork
-from resources.atomic import atomic_open, atomic_paths
+from maps.model.network import RoadNetwork
+from osutil.atomic import atomic_open, atomic_paths
 
 
 def route_geojson(net: RoadNetwork, route: Route, path: str | os.PathLike) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maps.network import KIND_RAIL, KIND_TRANSFER, RoadNetwork
+from maps.model.network import KIND_RAIL, KIND_TRANSFER, RoadNetwork
 from resources import colormap_lut, road_styles
 
 

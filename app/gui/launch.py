@@ -139,7 +139,7 @@ def run_gui(args: argparse.Namespace) -> int:
         win.compute.failed_job.connect(lambda _j, _k, exc: fail(str(exc)))
     from app.jobs.maps import gis_options
 
-    win.open_map(path, args.profile or None, **gis_options(args))
+    win.show_map(path, args.profile or None, **gis_options(args))
     rc = app.exec()
     win.shutdown_workers()
     win.settings.sync()

@@ -14,8 +14,8 @@ from gpu_core.errors import CancelledError, GpuCoreError
 from gpu_core.graph import CSRGraph
 from gpu_core.sssp import sssp
 from maps.errors import LayerChoiceError, MapError
-from maps.network import RoadNetwork
-from maps.pg_conn import is_db_uri, redact
+from maps.model.network import RoadNetwork
+from maps.postgis.conn import is_db_uri, redact
 
 from . import chrome
 from .geometry import build_geometry
@@ -46,7 +46,7 @@ class MapLoading:
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open map", "", OPEN_FILTER)
         if path:
-            self.open_map(path)
+            self.show_map(path)
 
     def open_database_dialog(self, uri: str = ""):
         """File → Open database… (non-blocking; returns the dialog, tests drive it)."""
@@ -58,7 +58,7 @@ class MapLoading:
         dlg.open()
         return dlg
 
-    def open_map(self, path: str, profile: str | None = None, **gis) -> int:
+    def show_map(self, path: str, profile: str | None = None, **gis) -> int:
         """Load ``path`` on the loader thread; the current map stays until it succeeds.
         ``gis``: ``maps.load.load_map``'s layer, crs, weight, ... (kept for reloads with
         another profile of the same file). What-if edits are not applied here: the Edit
@@ -140,7 +140,7 @@ class MapLoading:
         dlg.setComboBoxItems(layers)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         gis = {k: v for k, v in self._load_gis.items() if k != "layer"}
-        dlg.textValueSelected.connect(lambda name: self.open_map(path, None, layer=name, **gis))
+        dlg.textValueSelected.connect(lambda name: self.show_map(path, None, layer=name, **gis))
         dlg.rejected.connect(lambda: self.mapLoadFailed.emit("no layer chosen"))
         self.layer_dialog = dlg
         dlg.open()
@@ -203,7 +203,7 @@ class MapLoading:
 
     def _profile_changed(self, profile: str) -> None:
         if self.net is not None and self.net.source_path and os.path.exists(self.net.source_path):
-            from maps.load import detect_format
+            from maps.formats.registry import detect_format
 
             try:
                 fmt = detect_format(self.net.source_path)
@@ -212,7 +212,7 @@ class MapLoading:
             if fmt in FILE_WEIGHT_FORMATS:
                 self.status(f"profile {profile} does not apply to a {fmt} graph (weights come from the file)", 5000)
                 return
-            self.open_map(self.net.source_path, profile, **self._load_gis)
+            self.show_map(self.net.source_path, profile, **self._load_gis)
         self.settings.set_algorithm(self.algo_panel.values())
 
     # ---- drag and drop ----------------------------------------------------------------
@@ -223,5 +223,5 @@ class MapLoading:
     def dropEvent(self, ev) -> None:
         urls = [u.toLocalFile() for u in ev.mimeData().urls() if u.isLocalFile()]
         if urls:
-            self.open_map(urls[0])
+            self.show_map(urls[0])
             ev.acceptProposedAction()

@@ -35,8 +35,8 @@ from app.jobs.maps import (
 from gpu_core.errors import GpuCoreError, InvalidArgumentError
 from gpu_core.graph import CSRGraph
 from maps.errors import MapError, PointError
-from maps.network import RoadNetwork
-from maps.projection import to_lonlat, to_xy
+from maps.geo.projection import to_lonlat, to_xy
+from maps.model.network import RoadNetwork
 
 from . import chrome, export
 from .chrome import attribution_for, sample_map_path
@@ -159,7 +159,7 @@ class MainWindow(MapLoading, QMainWindow):
         if open_sample:
             p = sample_map_path()
             if p:
-                QTimer.singleShot(0, lambda: self.open_map(p))
+                QTimer.singleShot(0, lambda: self.show_map(p))
             else:
                 self.status("No sample map is bundled; open a map with File → Open")
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
-from maps.network import RoadNetwork
+from maps.model.network import RoadNetwork
 
 from . import raster
 from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins, field_lut
@@ -581,7 +581,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
 def format_cost(value: float, unit: str) -> str:
     """Cost with its unit, human scale: lengths (dm, a --weight column's cm, ...) → m/km,
     times (ds, cs, ...) → s/min/h."""
-    from maps.weights import unit_scale
+    from maps.model.weights import unit_scale
 
     dim, k = unit_scale(unit) or (None, 0)
     if dim == "length":

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from osutil.atomic import atomic_open
 from resources import colormap_lut
-from resources.atomic import atomic_open
 
 from .compare import BeforeAfterTable
 from .map_canvas import format_cost
@@ -51,7 +51,7 @@ class ODPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.points: list = []  # maps.points.ResolvedPoint
+        self.points: list = []  # maps.points.resolve.ResolvedPoint
         self.labels: list = []  # each point's id: its file's id column, else the node id
         self.matrix: np.ndarray | None = None
         self.lbl = QLabel(OD_PROMPT)

@@ -102,7 +102,7 @@ class FieldLegend:
 
 def field_title(unit: str, plain: bool = False) -> str:
     """What a field of costs in ``unit`` measures ("travel time from A")."""
-    from maps.weights import unit_scale
+    from maps.model.weights import unit_scale
 
     dim = (unit_scale(unit) or (None, 0))[0]
     what = {"time": "travel time", "length": "distance"}.get(dim, f"cost ({unit})" if unit else "cost")

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from gpu_core.backend import BACKENDS
 from gpu_core.sssp import STRATEGIES, SSSPOptions
 from maps.load import PROFILES
-from maps.weights import seconds_of
+from maps.model.weights import seconds_of
 from resources import colormap_names
 
 from .map_canvas import format_cost

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QPainterPath
 
-from maps.network import RoadNetwork
+from maps.model.network import RoadNetwork
 
 from . import raster
 from .geometry import MapGeometry, class_groups

@@ -9,8 +9,8 @@ import numpy as np
 
 from app.jobs.route import FAR_SNAP_M  # the one threshold: `signpost route` warns too
 from maps.errors import MapError
-from maps.network import RoadNetwork
-from maps.points import parse_point
+from maps.model.network import RoadNetwork
+from maps.points.resolve import parse_point
 
 
 def _fmt_m(d: float) -> str:
@@ -18,7 +18,7 @@ def _fmt_m(d: float) -> str:
 
 
 def snap_text(src, dst) -> str:
-    """'from 12 m, to 632 m (far from the road)' for two maps.points.ResolvedPoint (or
+    """'from 12 m, to 632 m (far from the road)' for two maps.points.resolve.ResolvedPoint (or
     None); node:ID points did not snap."""
     parts = []
     for name, p in (("from", src), ("to", dst)):

@@ -47,7 +47,7 @@ class Settings:
         return [str(p) for p in (v or [])]
 
     def add_recent(self, path: str) -> list[str]:
-        from maps.pg_conn import is_db_uri, redact
+        from maps.postgis.conn import is_db_uri, redact
 
         path = redact(path) if is_db_uri(path) else os.path.abspath(path)  # no password
         files = [p for p in self.recent_files() if p != path]
@@ -61,7 +61,7 @@ class Settings:
         return str(self.q.value("database/last", "") or "")
 
     def set_last_database(self, uri: str) -> None:
-        from maps.pg_conn import redact
+        from maps.postgis.conn import redact
 
         self.q.setValue("database/last", redact(uri))
 

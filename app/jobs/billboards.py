@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from maps.errors import MapError
-from maps.network import RoadNetwork
+from maps.model.network import RoadNetwork
 
 from .common import CancelCheck, Progress, refuse_negative, report
 
@@ -132,7 +132,7 @@ def warm_up(opts: BillboardsOptions) -> float:
 def candidate_mask(net: RoadNetwork, which: str) -> np.ndarray | None:
     """Bool mask of the nodes a site may use (None: all). ``road``: nodes at a road arc;
     ``no-rail``: nodes at no rail arc (stations joined by transfer links stay allowed)."""
-    from maps.network import KIND_RAIL, KIND_ROAD
+    from maps.model.network import KIND_RAIL, KIND_ROAD
 
     if which == "all":
         return None

@@ -34,7 +34,7 @@ def unit_info(net) -> dict[str, Any]:
     """``unit`` and its readable ``unit_name`` of a network's weights, and
     ``weights_generated`` (how) for a map whose weights Signpost made up (a PACE file
     carries none): such weights are never presented as the file's own."""
-    from maps.network import WEIGHT_UNITS
+    from maps.model.network import WEIGHT_UNITS
 
     generated = generated_weights(net)
     if generated:

@@ -118,12 +118,6 @@ def preload(ref: MapRef, graph=None, hierarchy=None, warm: tuple | None = None) 
     return wm.stats()
 
 
-def map_stats(key: str) -> dict | None:
-    """This worker's stats of map ``key`` (run through ``client.run``), None if not held."""
-    wm = _maps().get(key)
-    return None if wm is None else wm.stats()
-
-
 def resolved_backend(backend: str) -> str:
     """The backend ``backend`` resolves to on this worker."""
     from gpu_core.backend import resolve_backend
@@ -134,7 +128,7 @@ def resolved_backend(backend: str) -> str:
 def block_budget(backend: str) -> int:
     """Bytes one block's result may take on this worker: an eighth of the host memory
     available, and on the GPU half the free device memory (where its rows are made)."""
-    from resources.host import available_memory
+    from osutil.memory import available_memory
 
     budget = available_memory() // 8
     if resolved_backend(backend) == "cupy":

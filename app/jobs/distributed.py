@@ -398,7 +398,7 @@ def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 
     (a GPU's efficient width), no more than a block's rows fit the smallest worker budget
     (``dask_worker.block_budget``: host memory, and the GPU's free memory) and the client's
     buffer of a window of blocks."""
-    from resources.host import available_memory
+    from osutil.memory import available_memory
 
     from .dask_worker import block_budget
 

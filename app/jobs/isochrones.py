@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from maps.weights import unit_scale
+from maps.model.weights import unit_scale
 
 from .common import CancelCheck, Progress, report
 
@@ -218,7 +218,7 @@ def to_lonlat_geometry(geom, origin: tuple[float, float]):
     map's own CRS would come back in, were output asked in it.)"""
     import shapely
 
-    from maps.projection import to_lonlat
+    from maps.geo.projection import to_lonlat
 
     def f(xy: np.ndarray) -> np.ndarray:
         lon, lat = to_lonlat(xy[:, 0], xy[:, 1], origin)

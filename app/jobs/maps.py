@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from maps.network import RoadNetwork
-from maps.points import ResolvedPoint
+from maps.model.network import RoadNetwork
+from maps.points.resolve import ResolvedPoint
 
 from .common import CancelCheck, Progress
 
@@ -41,7 +41,7 @@ def open_map(
 def profile_for(path: str, profile: str | None) -> str | None:
     """``profile``, or None for a graph whose weights come from the file (DIMACS, PACE,
     the cache); UnknownFormatError for a file no reader knows."""
-    from maps.load import detect_format
+    from maps.formats.registry import detect_format
 
     return None if detect_format(path) in FILE_WEIGHT_FORMATS else profile
 
@@ -50,15 +50,15 @@ def check_texts(path: str, *texts: str) -> None:
     """Typed points checked before the map is loaded (``node:1.7``, a 30-digit id, LON,LAT
     off the globe): PointError naming the first bad one. Named nodes (``node:NAME``) only
     for formats that can have them (GraphML, or the cache of one)."""
-    from maps.load import find_format
-    from maps.points import check_points
+    from maps.formats.registry import find_format
+    from maps.points.resolve import check_points
 
     spec = find_format(path)
     check_points(spec is None or spec.kind in ("graphml", "cache"), *texts)
 
 
 def make_snapper(net: RoadNetwork):
-    """A snapping index (``snap_index.GridSnapper``: a maps.snap.Snapper's answers, built
+    """A snapping index (``snap_index.GridSnapper``: a maps.points.snap.Snapper's answers, built
     in a fraction of the STRtree's time), or None when the map cannot be snapped to (no
     coordinates, no road arcs): then only typed node:ID points work."""
     from maps.errors import PointError
@@ -76,8 +76,8 @@ def resolve_texts(net: RoadNetwork, *texts: str, max_distance_m: float = 1000.0,
     """Typed points (LON,LAT or node:ID) → ResolvedPoints, sharing one Snapper (built only
     when a LON,LAT point needs it and none was given)."""
     from maps.errors import PointError
-    from maps.points import parse_point, resolve_point
-    from maps.snap import Snapper
+    from maps.points.resolve import parse_point, resolve_point
+    from maps.points.snap import Snapper
 
     def lonlat(t: str) -> bool:
         try:
@@ -91,7 +91,7 @@ def resolve_texts(net: RoadNetwork, *texts: str, max_distance_m: float = 1000.0,
 
 
 def click_point(net: RoadNetwork, snap) -> ResolvedPoint:
-    """A clicked point (a maps.snap.Snap) as the ResolvedPoint `signpost route` would make
+    """A clicked point (a maps.points.snap.Snap) as the ResolvedPoint `signpost route` would make
     from the same LON,LAT text."""
     i = int(snap.node)
     text = f"{snap.lon:.7f},{snap.lat:.7f}"

@@ -16,7 +16,7 @@ import numpy as np
 
 from gpu_core.keys import NO_PRED, UNREACHABLE, UNREACHABLE_NEG
 from maps.errors import UnreachableError
-from maps.network import RoadNetwork
+from maps.model.network import RoadNetwork
 
 from .common import CancelCheck, Progress, cycle_with_file_ids, json_safe, report, unit_info
 from .maps import resolve_texts
@@ -60,7 +60,7 @@ class Route:
 @dataclass
 class RouteResult:
     route: Route
-    source: Any  # maps.points.ResolvedPoint
+    source: Any  # maps.points.resolve.ResolvedPoint
     target: Any
     json: dict  # the `signpost route --json` object
 
@@ -99,7 +99,7 @@ FAR_SNAP_M = 150.0
 
 
 def far_snap_warnings(src, dst) -> list[str]:
-    """One line per point (maps.points.ResolvedPoint) snapped farther than
+    """One line per point (maps.points.resolve.ResolvedPoint) snapped farther than
     :data:`FAR_SNAP_M` from where it was given: it probably lies outside the map."""
     out = []
     for role, pt in (("start", src), ("end", dst)):
@@ -111,10 +111,10 @@ def far_snap_warnings(src, dst) -> list[str]:
 
 
 def explain_unreachable(net: RoadNetwork, src, dst) -> str:
-    """Why ``src`` cannot reach ``dst`` (maps.points.ResolvedPoint): the parts of the
+    """Why ``src`` cannot reach ``dst`` (maps.points.resolve.ResolvedPoint): the parts of the
     network each lies on, with the size of a fragment cut off from the main part, how far
     a point was snapped when that is far, and a hint when LON,LAT look swapped."""
-    from maps.points import swapped_hint
+    from maps.points.resolve import swapped_hint
 
     _, label = net.components()
     sizes = np.bincount(label)
@@ -214,7 +214,7 @@ def read_route(net: RoadNetwork, result, source: int, target: int) -> Route:
 
 def route_lonlat(net: RoadNetwork, route: Route) -> list[list[float]]:
     """[lon, lat] of the route polyline (inner points unprojected), for exports."""
-    from maps.projection import to_lonlat
+    from maps.geo.projection import to_lonlat
 
     if net.geom_xy is None or not route.xs.size or route.xs.shape[0] == route.nodes.shape[0]:
         return [[float(a), float(b)] for a, b in zip(net.lon[route.nodes], net.lat[route.nodes], strict=False)]
@@ -227,7 +227,7 @@ def path_lonlat(net: RoadNetwork, route: Route) -> list[list[float]]:
     arc's inner points between, rounded to 7 decimals ([] without coordinates)."""
     if not net.has_coordinates or len(route.nodes) == 0:
         return []
-    from maps.projection import to_lonlat
+    from maps.geo.projection import to_lonlat
 
     pts: list[list[float]] = [[float(net.lon[route.nodes[0]]), float(net.lat[route.nodes[0]])]]
     for k, a in enumerate(route.arcs.tolist()):
@@ -243,7 +243,7 @@ def path_lonlat(net: RoadNetwork, route: Route) -> list[list[float]]:
 
 def travel_time_s(unit: str, cost: int) -> float | None:
     """Seconds for a cost in a time unit (deciseconds, or a --weight column's), else None."""
-    from maps.weights import seconds_of
+    from maps.model.weights import seconds_of
 
     return seconds_of(unit, cost)
 
@@ -259,7 +259,7 @@ def route_json(net: RoadNetwork, route: Route, src, dst, *, map_path: str | None
     ``from``/``to`` (input, node, node_id, lon, lat, snap), ``strategy``, ``backend``,
     ``device``, ``search_ms``, ``phases``; ``edits`` (arcs changed) on a map edited by
     ``app.jobs.edits``. Routes start and end at the snapped arcs'
-    nearer endpoints. ``src``/``dst`` are maps.points.ResolvedPoint.
+    nearer endpoints. ``src``/``dst`` are maps.points.resolve.ResolvedPoint.
     """
     res = route.result
     nodes = np.asarray(route.nodes, dtype=np.int64)

@@ -2,7 +2,7 @@
 the 1.43M-node map): every drawn segment of every road arc is listed in the cells of a
 uniform grid that its bounding box touches (one argsort), and a query scans rings of cells
 about the point until no unseen cell can hold anything nearer. Answers are
-:class:`maps.snap.Snapper`'s: the nearest arc (ties within a relative 1e-9 of the
+:class:`maps.points.snap.Snapper`'s: the nearest arc (ties within a relative 1e-9 of the
 distance to the lowest arc index), the nearest point on it and its fraction along the
 drawn length. No shapely; the grid is built by two numba passes (count, fill).
 """
@@ -15,9 +15,9 @@ import numpy as np
 from numba import njit
 
 from maps.errors import PointError
-from maps.network import KIND_ROAD, RoadNetwork
-from maps.projection import to_lonlat
-from maps.snap import DEFAULT_MAX_DISTANCE_M, Snap, Snapper, _fmt_m, arc_polylines
+from maps.geo.projection import to_lonlat
+from maps.model.network import KIND_ROAD, RoadNetwork
+from maps.points.snap import DEFAULT_MAX_DISTANCE_M, Snap, Snapper, _fmt_m, arc_polylines
 
 TIE_RTOL = 1e-9
 SEGMENTS_PER_CELL = 2.0  # grid cells ~ segments / 2: a few segments per cell

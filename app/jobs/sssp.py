@@ -15,17 +15,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpu_core.errors import CancelledError, InvalidArgumentError, NegativeCycleError
-from gpu_core.sssp import SSSPOptions, SSSPResult, sssp
+from gpu_core.sssp import COMPARE_STRATEGIES, SSSPOptions, SSSPResult, sssp
 
 from .common import CancelCheck, Progress, cycle_with_file_ids
 
-SsspResult = SSSPResult
-# Strategies the window's "Compare strategies" runs side by side (seed 001's figure).
-COMPARE_STRATEGIES = ("conventional", "selection", "adaptive", "auto")
+__all__ = ["COMPARE_STRATEGIES", "SsspJobOptions", "compare", "run"]
+# COMPARE_STRATEGIES: what the window's "Compare strategies" runs side by side (seed 001's
+# figure), the registry's entries marked compare=True.
 
 
 @dataclass(frozen=True)
-class SsspOptions:
+class SsspJobOptions:
+    """One SSSP job: the source node, the strategy and backend, gpu_core's
+    :class:`~gpu_core.sssp.SSSPOptions` (the algorithm's own knobs) and whether a GPU
+    failure reruns on the CPU."""
+
     source: int  # node index (resolve typed points with app.jobs.maps.resolve_texts)
     strategy: str = "auto"
     backend: str = "auto"
@@ -34,7 +38,7 @@ class SsspOptions:
     index: str = "auto"  # the search index: auto (when built before), on (build), off
 
 
-def run(net, opts: SsspOptions, *, progress: Progress | None = None,
+def run(net, opts: SsspJobOptions, *, progress: Progress | None = None,
         cancel: CancelCheck | None = None, on_phase: Callable | None = None) -> SSSPResult:
     """sssp on the chosen backend (``net``: a RoadNetwork or a CSRGraph); ``on_phase``
     gets gpu_core's PhaseLog as phases finish. A negative cycle is named by the map's
@@ -43,7 +47,7 @@ def run(net, opts: SsspOptions, *, progress: Progress | None = None,
         return _run(net, opts, progress=progress, cancel=cancel, on_phase=on_phase)
 
 
-def _run(net, opts: SsspOptions, *, progress: Progress | None, cancel: CancelCheck | None,
+def _run(net, opts: SsspJobOptions, *, progress: Progress | None, cancel: CancelCheck | None,
          on_phase: Callable | None) -> SSSPResult:
     from gpu_core.backend import resolve_backend
 
@@ -89,7 +93,7 @@ def search_index(net, strategy: str, policy: str, *, backend: str = "auto",
     return key_hierarchy_for(net, policy=policy, progress=progress, cancel=cancel)[0]
 
 
-def compare(net, opts: SsspOptions, strategies: tuple[str, ...] = COMPARE_STRATEGIES, *,
+def compare(net, opts: SsspJobOptions, strategies: tuple[str, ...] = COMPARE_STRATEGIES, *,
             cancel: CancelCheck | None = None, on_phase: Callable | None = None,
             on_start: Callable[[str], None] | None = None) -> dict[str, SSSPResult]:
     """The same search once per strategy (``on_start(strategy)`` before each)."""
@@ -97,7 +101,7 @@ def compare(net, opts: SsspOptions, strategies: tuple[str, ...] = COMPARE_STRATE
     for s in strategies:
         if on_start is not None:
             on_start(s)
-        out[s] = run(net, SsspOptions(opts.source, s, opts.backend, opts.options,
-                                      opts.cpu_fallback, opts.index), cancel=cancel,
+        out[s] = run(net, SsspJobOptions(opts.source, s, opts.backend, opts.options,
+                                         opts.cpu_fallback, opts.index), cancel=cancel,
                      on_phase=on_phase)
     return out

@@ -16,8 +16,8 @@ Definitions (endpoints, directedness, ties, zero weights): see ``common``'s docs
 
 from .api import billboards, group_betweenness, path_sampler, place_billboards, sample_size
 from .common import KERNELS, METHODS, MODES, BillboardProgress, BillboardResult
+from .kernel_choice import GraphShape, choose_kernel, graph_shape
 from .sampling import PathSampler, SamplePlan, draw_block
-from .shape import GraphShape, choose_kernel, graph_shape
 
 __all__ = [
     "BillboardProgress",

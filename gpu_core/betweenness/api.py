@@ -27,8 +27,8 @@ from .sampling import PathSampler, sample_size, sampled_billboards
 Event = BillboardProgress | BillboardResult
 
 # method="auto": exact when K·sources·arcs (arc visits of the exact greedy) stays below
-# this per backend (about 30 s at the measured rates: ~2e7/s on 2 CPU cores, ~1e10/s on
-# an H200 with the work-efficient kernel); beyond it the sampled greedy runs.
+# this per backend (about 30 s at the measured arc-visit rates, docs/perf/tuning_defaults.md); beyond it the
+# sampled greedy runs.
 EXACT_WORK_LIMIT = {"cpu": 6e8, "cupy": 3e11}
 
 

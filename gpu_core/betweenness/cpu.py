@@ -227,21 +227,6 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, store, row
     return net, pl, sb, pp
 
 
-@njit(cache=True)
-def search_one(indptr, indices, w, unit, s):
-    """(dist, sigma, order[:cnt]) of one source with nothing in R (used by sampling)."""
-    n = indptr.shape[0] - 1
-    m = indices.shape[0]
-    dist = np.empty(n, np.int64)
-    sigma = np.empty(n)
-    sbar = np.empty(n)
-    order = np.empty(n, np.int32)
-    in_r = np.zeros(n, np.bool_)
-    cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
-                  np.empty(m + 1, np.int64), np.empty(m + 1, np.int32))
-    return dist, sigma, order[:cnt]
-
-
 _M = np.uint64(1000003)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..device import device_graph, get_module, memory
 from ..errors import InvalidArgumentError
 from ..graph import CSRGraph
-from .shape import choose_kernel, graph_shape
+from .kernel_choice import choose_kernel, graph_shape
 
 HERE = Path(__file__).resolve().parent
 
@@ -163,8 +163,8 @@ class CudaEngine:
         need = srcs.size * (42 * n + 8) + 64 * n
         free, _ = memory.free_memory()
         # CuPy's pool keeps freed blocks (earlier scratch, other jobs): they are ours to
-        # reuse, and the device's free count leaves them out (on an 80 GB H100 the 31K
-        # grid's 38 GB of rows were refused for that alone)
+        # reuse, and the device's free count leaves them out (rows that fit were refused
+        # for that alone)
         free += int(cp.get_default_memory_pool().free_bytes())
         if not self.use_cache or need > min(CACHE_BUDGET, int(free * 0.7)):
             self._cache = False

@@ -5,7 +5,7 @@ cache (``graph``).
 Importing this package does not import CuPy; the functions do, when called.
 """
 
-from .graph import DeviceGraph, device_graph
+from .csr import DeviceGraph, device_graph
 from .kernels import get_kernel, get_module
 from .memory import current_device_id, ensure_free, free_memory, oom_as_typed
 

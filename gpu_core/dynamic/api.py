@@ -369,7 +369,7 @@ class MutableGraph:
         if self._csr is None or self._csr_version != self.version:
             self._csr = None  # free the stale one first
             if self.device is not None:
-                from ..device.graph import DeviceCSRGraph
+                from ..device.csr import DeviceCSRGraph
 
                 indptr, indices, weights, ids = self.device.compact_device()
                 # sorted_csr orders each row by weight: the seed-004 layout as is

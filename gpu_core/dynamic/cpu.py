@@ -225,7 +225,7 @@ class HostArcs:
 
     def out_arcs(self, v: int) -> np.ndarray:
         """Live out-arc ids of v: its base row, then its inserted arcs (newest first)."""
-        ids = []
+        ids: list[int] = []
         if v < self.n0:
             ids.extend(range(int(self.base_indptr[v]), int(self.base_indptr[v + 1])))
         e = int(self.first_extra[v])

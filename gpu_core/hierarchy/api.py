@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from .model import (  # noqa: F401  (re-exported: consumers import them from here)
     FORMAT,

@@ -74,7 +74,7 @@ def topology_key(g: CSRGraph) -> str:
     """A fingerprint of the graph's arcs without their weights (a new weight keeps it)."""
     h = hashlib.blake2b(digest_size=16, person=b"cch-topology")
     for a in (g.indptr, g.indices):
-        h.update(np.ascontiguousarray(a).view(np.uint8))
+        h.update(np.ascontiguousarray(a).view(np.uint8).data)
     return h.hexdigest()
 
 
@@ -241,13 +241,13 @@ def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, r
     one's arrays shared: no Hierarchy array is written once built)."""
     import copy
 
-    from . import partial
     from .metric import initial
+    from .partial import keep, lock_for, try_partial
 
     base_up, base_down = initial(t.edges, slots, g.weights)
-    with partial.lock_for(t):
+    with lock_for(t):
         if reuse:
-            done = partial.try_partial(t, base_up, base_down)
+            done = try_partial(t, base_up, base_down)
             if done is not None:
                 done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
                 return done[0]
@@ -262,7 +262,7 @@ def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, r
             triangles(t, up, down)
         _stop(cancel)
         h = to_hierarchy(t, up, down)
-        partial.keep(t, base_up, base_down, up, down, h)
+        keep(t, base_up, base_down, up, down, h)
         out = copy.copy(h)
         out.customized = "full"
         return out

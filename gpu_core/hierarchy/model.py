@@ -44,7 +44,7 @@ class Hierarchy:
         return int(self.level_ptr.shape[0] - 1)
 
     def summary(self) -> dict:
-        out = {"nodes": self.n, "levels": self.levels, "shortcuts": self.shortcuts,
+        out: dict = {"nodes": self.n, "levels": self.levels, "shortcuts": self.shortcuts,
                "up_arcs": int(self.up_dst.shape[0]), "down_arcs": int(self.down_src.shape[0]),
                "build_s": round(self.build_s, 3)}
         if self.method == "cch":
@@ -88,7 +88,7 @@ def graph_key(g: CSRGraph) -> str:
     """A fingerprint of the CSR arrays (a saved hierarchy is only valid for its graph)."""
     h = hashlib.blake2b(digest_size=16)
     for a in (g.indptr, g.indices, g.weights):
-        h.update(np.ascontiguousarray(a).view(np.uint8))
+        h.update(np.ascontiguousarray(a).view(np.uint8).data)
     return h.hexdigest()
 
 
@@ -138,7 +138,7 @@ def content_hash(obj) -> str:
         h.update(f.name.encode())
         if isinstance(v, np.ndarray):
             h.update(str(v.dtype).encode() + str(v.shape).encode())
-            h.update(np.ascontiguousarray(v).view(np.uint8))
+            h.update(np.ascontiguousarray(v).view(np.uint8).data)
         else:
             h.update(repr(v).encode())
     return h.hexdigest()

@@ -64,7 +64,7 @@ class MultiSourceResult:
     extra: dict = field(default_factory=dict)
 
 
-def _human(nbytes: int) -> str:
+def _human(nbytes: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if nbytes < 1024 or unit == "TiB":
             return f"{nbytes:.1f} {unit}" if unit != "B" else f"{nbytes} B"
@@ -74,7 +74,7 @@ def _human(nbytes: int) -> str:
 
 def available_memory() -> int:
     """Bytes of host memory available now (tests monkeypatch this name)."""
-    from resources.host import available_memory as host_available
+    from osutil.memory import available_memory as host_available
 
     return host_available()
 
@@ -274,7 +274,7 @@ def all_pairs(
     if out_path is None:
         return multi_source_sssp(g, np.arange(n), backend=backend, variant=variant, chunk=chunk,
                                  on_progress=on_progress, cancel=cancel, max_bytes=max_bytes).dist
-    from resources.atomic import atomic_paths
+    from osutil.atomic import atomic_paths
 
     path = os.fspath(out_path)
     with atomic_paths([path]) as (tmp,):  # a cancelled run leaves the old file, no temp
@@ -288,5 +288,5 @@ def all_pairs(
 
 def open_npy_memmap(tmp: str, shape: tuple[int, int], dtype=np.int64) -> np.memmap:
     """A writable .npy memmap (int64, or int32 when the caller knows the costs fit) in
-    ``tmp`` (a temporary of resources.atomic)."""
+    ``tmp`` (a temporary of osutil.atomic)."""
     return np.lib.format.open_memmap(tmp, mode="w+", dtype=dtype, shape=shape)

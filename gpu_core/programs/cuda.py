@@ -178,7 +178,7 @@ class CudaEngine:
         if graph is None:
             arrays, m = build()
         else:
-            from ..device.graph import device_graph
+            from ..device.csr import device_graph
 
             cached, m = device_graph(graph).derived(f"vp:{program.name}", build)
             memory.ensure_free(max(m, 1) * ARC_BYTES + max(self.n, 1) * 8 * 4,

@@ -65,7 +65,7 @@ def pagerank_cuda(tails, heads, n: int, damping: float, tol: float, max_iter: in
     if graph is None:
         outdeg = degrees()
     else:
-        from ..device.graph import device_graph
+        from ..device.csr import device_graph
 
         outdeg = device_graph(graph).derived("vp:pagerank:outdeg", degrees)
     st = (x, outdeg, cp.asarray([damping, 1.0 / n]))

@@ -3,7 +3,7 @@ and the per-graph structures every GPU path of this package reuses.
 
 The structures a program derives from a map (its simple digraph, the transposed CSR, the
 undirected edges in Kruskal's order) are built once per graph and device and kept on the
-graph's :class:`~gpu_core.device.graph.DeviceGraph` (``derived``), so a repeated call on
+graph's :class:`~gpu_core.device.csr.DeviceGraph` (``derived``), so a repeated call on
 the same map does no host sorting and no upload. Results equal the CPU oracles
 (``direct.pagerank_csr``: the flow of each rank summed in scipy's order, the same
 stopping rule, ``tests/gpu/test_direct_gpu.py``; ``direct.kruskal_mask``: the same edge
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..device import get_kernel as _device_kernel
-from ..device.graph import device_graph
+from ..device.csr import device_graph
 from ..device.memory import ensure_free, oom_as_typed
 from ..graph import CSRGraph
 from .direct import undirected_edges
@@ -121,14 +121,14 @@ class _NoCooperativeLaunch(Exception):
 SMEM_PER_VERTEX = {2: 16, 1: 8, 0: 0}
 PERSISTENT_BLOCKS = (1024, 512, 256)  # block sizes tried, largest first
 SMEM_OPTIN_ATTR = 97  # cudaDevAttrMaxSharedMemoryPerBlockOptin
-# direct.cu's PRD_* switches of the default path (H100, NE, 100 iterations: y through L1
-# 3.19 ms, through L2 3.61 ms). Mode 0 (nothing in shared memory) is always built with
-# PRD_X2 as well: two global rank buffers 5.15 ms, one updated in place 24.1 ms; not in the
-# other modes' build, where it costs registers (a few bytes spilled at 32).
+# direct.cu's PRD_* switches of the default path (y read through L1: faster than L2). Mode 0
+# (nothing in shared memory) is always built with PRD_X2 as well (two global rank buffers:
+# far faster than one updated in place); not in the other modes' build, where it costs
+# registers (a few bytes spilled at 32). Figures: docs/perf/tuning_defaults.md.
 PERSISTENT_DEFINES: tuple[str, ...] = ("PRD_Y_CACHED",)
-# rows of more in-arcs are summed by a warp, not one thread (a skewed graph's hub of 10^5
-# in-arcs took 28 ms an iteration on one thread: rev-WikiTalk's stand-in, H100); the
-# kernel has that path (PRD_HUBS) only where the graph has such rows
+# rows of more in-arcs are summed by a warp, not one thread (one thread on a skewed graph's
+# hub of 10^5 in-arcs dominated the iteration: docs/perf/tuning_defaults.md); the kernel has that path (PRD_HUBS)
+# only where the graph has such rows
 HUB_MIN = 256
 
 

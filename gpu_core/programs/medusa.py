@@ -160,7 +160,7 @@ def _static_layout(g: CSRGraph, key: str, arcs, extra: int):
     (:func:`upload_layout`, timed apart). Returns (device arrays, build seconds)."""
     import cupy as cp
 
-    from ..device.graph import device_graph
+    from ..device.csr import device_graph
 
     return device_graph(g).derived(key, lambda: _upload(cp, g.num_nodes, *arcs(), extra))
 

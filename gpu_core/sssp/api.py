@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..backend import describe_backend, resolve_backend
-from ..errors import NegativeCycleError
+from ..errors import InvalidArgumentError, NegativeCycleError
 from ..graph import CSRGraph, GraphLike
 from ..host.distances import dist_from_keys
 from ..keys import KEY_INF, NO_PRED, KeySpace, key_space_for
@@ -53,13 +53,12 @@ class AutoTuning:
     block: int = 256  # threads per block of the persistent kernels
     lanes: int = 4  # threads per work item (a vertex's arcs side by side)
     # read a head's key before its atomicMin (nearfar only; auto_bf always prechecks).
-    # Off: one dependent L2 read less per hop; H200 sweep 2026-11-22: kanto device 8.23 vs
-    # 8.90 ms, same relaxations (docs/perf/sssp_gpu.md)
+    # Off: one dependent L2 read less per hop, same relaxations (measured: docs/perf/tuning_defaults.md)
     precheck: bool = False
     stage: bool = True  # nearfar: stage far-bucket pushes in shared memory (sssp_auto.cu)
     blocks_per_sm: int = 2
     local_rounds: int = 64  # nearfar; bf uses bf_local_rounds
-    bf_local_rounds: int = 32  # H200 sweep 2026-11-22: NE device 6.74 ms vs 7.75 with 64
+    bf_local_rounds: int = 32  # faster than 64 on road maps (docs/perf/tuning_defaults.md)
     launch_phases: int = 8192  # phases per persistent launch (cancel/on_phase between them)
     batch_phases: int = 64  # one-phase launches queued per read-back when not cooperative
     cooperative: bool = True
@@ -77,8 +76,8 @@ class SSSPOptions:
     delta: int | None = None  # bucket width in cost units for "delta" (None: chosen from the graph)
     switch_up_us: float = 350.0  # adaptive, seed 001: frontier -> full when mean phase time exceeds
     switch_down_us: float = 330.0  # adaptive, seed 001: full -> frontier when it falls below
-    # "frontier" (our signal: the frontier size UPDATE counts anyway, no extra pass) won on
-    # the H200 (docs/perf/sssp_gpu.md); "time" is seed 001's host-measured phase time.
+    # "frontier" (our signal: the frontier size UPDATE counts anyway, no extra pass) won
+    # (docs/perf/sssp_gpu.md); "time" is seed 001's host-measured phase time.
     adaptive_signal: str = "frontier"
     frontier_fraction: float = (
         0.02  # "frontier" signal: full launch when frontier > this share of |V|
@@ -88,9 +87,8 @@ class SSSPOptions:
     # phases (cancel / on_phase between launches)
     adaptive_launch_phases: int = 1024
     # adaptive_fused (one grid barrier per phase, no UPDATE pass) instead of adaptive_device
-    # (two barriers): both exact and tested; fused measured slower on kanto (82 vs 69 ms on
-    # the H200, docs/perf/sssp_gpu.md: its full phases pay a stamp atomic per improved
-    # head), so off unless SIGNPOST_ADAPTIVE_FUSED=1
+    # (two barriers): both exact and tested; fused measured slower (docs/perf/tuning_defaults.md: its full phases
+    # pay a stamp atomic per improved head), so off unless SIGNPOST_ADAPTIVE_FUSED=1
     adaptive_fused: bool = field(default_factory=_env_fused)
     # what "auto" runs on the CPU: "delta" (near-far, default delta; the fastest measured,
     # docs/perf/sssp_cpu.md) or "heap" (sequential binary-heap Dijkstra, for comparison)
@@ -156,6 +154,17 @@ def _as_sources(source: int | Sequence[int] | np.ndarray, n: int) -> np.ndarray:
     return np.unique(check_vertices(source, n, "source", allow_empty=False))
 
 
+ADAPTIVE_SIGNALS = ("time", "frontier")
+
+
+def _check_options(opts: SSSPOptions) -> None:
+    """InvalidArgumentError for an option value no strategy takes."""
+    if opts.adaptive_signal not in ADAPTIVE_SIGNALS:
+        raise InvalidArgumentError(
+            f"adaptive_signal {opts.adaptive_signal!r}: choose 'time' or 'frontier'"
+        )
+
+
 def sssp(
     graph: GraphLike,
     source: int | Sequence[int] | np.ndarray,
@@ -195,6 +204,7 @@ def sssp(
         opts = dataclasses.replace(opts, target=check_vertex(target, n, "target"))
     elif opts.target is not None:
         check_vertex(opts.target, n, "target")
+    _check_options(opts)
     check_strategy(entry.name, ks.negative)
     sources = _as_sources(source, n)
     which = resolve_backend(backend)
@@ -209,8 +219,8 @@ def sssp(
         key, pred, dist, phases = indexed_search(index, g, ks, sources, which,
                                                  on_phase=on_phase, cancel=cancel)
     else:
-        key, pred, phases = run_backend(which, g, sources, entry.name, run_opts, ks,
-                                        on_phase=on_phase, cancel=cancel)
+        key, pred, phases = _run_checked(which, g, sources, entry.name, run_opts, ks,
+                                         on_phase=on_phase, cancel=cancel)
     elapsed = time.perf_counter() - t0
     device = describe_backend("cpu" if backend == "cpu" else "auto")
     res = _finish(key, pred, phases, ks, strategy, which, device, sources, opts.target,
@@ -225,8 +235,28 @@ def run_backend(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
                 cancel: CancelCheck | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
     """(key, pred, PhaseLog) of one search on backend ``which`` ("cpu" or "cupy"): the
     backend driver's ``run``, without the result assembly of :func:`sssp` (benchmarks time
-    this). A negative cycle the backend detected is located here (NegativeCycleError with
-    its arc), the same way for both backends."""
+    this). Its inputs are validated here, as :func:`sssp` validates its own: the drivers
+    trust them. With negative arcs a target is ignored (no key is final before the end)."""
+    entry = get(strategy)
+    g = CSRGraph.from_any(g, allow_negative=True)  # no copy, no check for a checked graph
+    n = g.num_nodes
+    if opts.target is not None:
+        check_vertex(opts.target, n, "target")
+    _check_options(opts)
+    check_strategy(entry.name, ks.negative)
+    if ks.negative:
+        opts = dataclasses.replace(opts, target=None)
+    return _run_checked(which, g, _as_sources(sources, n), entry.name, opts, ks,
+                        on_phase=on_phase, cancel=cancel)
+
+
+def _run_checked(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
+                 opts: SSSPOptions, ks: KeySpace, *, on_phase: PhaseCallback | None = None,
+                 cancel: CancelCheck | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
+    """:func:`run_backend` on validated inputs (distinct int32 sources in range, a target
+    in range or None, a strategy that takes these weights, a checked CSRGraph). A negative
+    cycle the backend detected is located here (NegativeCycleError with its arc), the same
+    way for both backends."""
     if which == "cupy":
         from .cuda.driver import run
     else:

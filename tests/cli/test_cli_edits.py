@@ -12,8 +12,8 @@ import pytest
 
 from app.cli import main
 from app.jobs.edits import Edit, write_scenario
-from maps.dimacs import write_dimacs
 from maps.generate import generate
+from maps.outputs.dimacs import write_dimacs
 from tests.conftest import FIXTURES
 
 GRAPHML = FIXTURES / "graphml" / "osmnx_small.graphml"

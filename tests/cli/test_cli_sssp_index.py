@@ -8,8 +8,8 @@ import json
 import pytest
 
 from app.cli import main
-from maps.dimacs import write_dimacs
 from maps.generate import generate
+from maps.outputs.dimacs import write_dimacs
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 
 from app.cli import main
 from maps.errors import MapFormatError
-from maps.weights import FLOAT_REL_TOL, MAX_DIGITS, exact_scale, scale_values, unit_scale
+from maps.model.weights import FLOAT_REL_TOL, MAX_DIGITS, exact_scale, scale_values, unit_scale
 
 A, B, C, D, E = (24.940, 60.17), (24.941, 60.17), (24.942, 60.17), (24.943, 60.17), (24.944, 60.17)
 
@@ -58,10 +58,10 @@ def test_issue_map_without_the_huge_arc_routes_exactly(tmp_path, capsys) -> None
 
 
 def test_pgrouting_float_costs_are_exact_or_refused() -> None:
-    """The pgRouting conversion (``maps.pg_edges``) directly: no PostgreSQL server here."""
+    """The pgRouting conversion (``maps.postgis.edges``) directly: no PostgreSQL server here."""
     from types import SimpleNamespace
 
-    from maps.pg_edges import edges_to_network
+    from maps.postgis.edges import edges_to_network
 
     def edges(costs):
         n = len(costs)

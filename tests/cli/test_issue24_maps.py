@@ -119,7 +119,7 @@ def test_isochrones_minutes_in_any_time_unit(tmp_path, capsys, unit, seconds, ti
                  str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
     (row,) = summary["isochrones"]
-    from maps.weights import unit_scale
+    from maps.model.weights import unit_scale
 
     dim, k = unit_scale(row["unit"])
     assert dim == "time" and row["minutes"] == minutes

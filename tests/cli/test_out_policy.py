@@ -168,7 +168,7 @@ def test_isochrones_into_the_maps_geopackage_keeps_its_layers(city, capsys) -> N
 
 
 def test_an_interrupted_geopackage_write_leaves_the_old_file(city, capsys, monkeypatch) -> None:
-    import maps.vector_out
+    import maps.outputs.vector
 
     assert main(_iso(city)) == 0
     before = _digest(city)
@@ -180,8 +180,8 @@ def test_an_interrupted_geopackage_write_leaves_the_old_file(city, capsys, monke
             raise KeyboardInterrupt
         return real(geom, srs_id)
 
-    real = maps.vector_out.gpkg_blob
-    monkeypatch.setattr(maps.vector_out, "gpkg_blob", interrupted)
+    real = maps.outputs.vector.gpkg_blob
+    monkeypatch.setattr(maps.outputs.vector, "gpkg_blob", interrupted)
     assert main(_iso(city, "--if-exists", "append")) == 130
     assert _digest(city) == before
     assert sorted(p.name for p in city.parent.iterdir() if p.name.startswith(".signpost-tmp")) == []

@@ -152,7 +152,7 @@ def test_verbose_logs_file_format_size_and_cache(tmp_path, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "maps.cache: cache hit" in err and "reader" not in err  # no debug at -v
     assert main([*argv, "-vv", "--no-cache"]) == 0
-    assert "maps.load: reader dimacs:load_dimacs" in capsys.readouterr().err
+    assert "maps.load: reader formats.dimacs:load_dimacs" in capsys.readouterr().err
     assert main(argv) == 0
     assert capsys.readouterr().err == ""  # not verbose: no records
 

@@ -99,7 +99,7 @@ def test_swapped_point_with_latitude_out_of_range_gets_the_hint(capsys):
 
 def test_swapped_hint_helper():
     from maps.load import load_map
-    from maps.points import swapped_hint
+    from maps.points.resolve import swapped_hint
 
     net = load_map(str(FIXTURES / "dimacs" / "tiny.gr"), use_cache=False)  # lon 139.7, lat 35.68
     assert "139.701,35.681 lies inside" in swapped_hint(net, "35.681,139.701")
@@ -135,7 +135,7 @@ def test_route_without_coordinates_says_no_geometry(no_coordinates, capsys):
 
 
 def test_pace_weights_are_presented_as_generated(capsys):
-    from maps.dimacs import pace_weights
+    from maps.formats.dimacs import pace_weights
 
     assert main(["info", PACE, "--json", "--no-cache"]) == 0
     info = json.loads(capsys.readouterr().out)
@@ -167,9 +167,9 @@ def test_route_warns_about_a_start_outside_the_map(fragmented, capsys):
     """Issue 27: a point snapped far from where it was given is warned about on stderr
     (one line per point, naming the distance the snap measured), the route still printed;
     a point on the map gives no warning."""
+    from maps.geo.projection import to_xy
     from maps.load import load_map
-    from maps.projection import to_xy
-    from maps.snap import Snapper
+    from maps.points.snap import Snapper
 
     # 24.942,60.1735: ~390 m north of the main road, ~170 m south of the fragment
     src, dst = "24.9420,60.1720", "24.944,60.1701"

@@ -1,7 +1,7 @@
 """Small graph families for core tests (shared by every engineer's tests).
 
 Each factory takes a seed and returns a small :class:`gpu_core.graph.CSRGraph` (rows
-sorted by tail, weight, head, as ``maps.build`` does). Vertex 0 is always a meaningful
+sorted by tail, weight, head, as ``maps.model.build`` does). Vertex 0 is always a meaningful
 source: for ``isolated_source`` it has no out-arcs, for ``disconnected`` it reaches only
 its own component. Use ``FAMILIES`` to parametrize::
 

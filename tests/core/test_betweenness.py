@@ -290,7 +290,7 @@ def test_bad_input():
 
 
 def test_shape_rule(monkeypatch):
-    from gpu_core.betweenness import shape
+    from gpu_core.betweenness import kernel_choice
 
     road = fam.road_grid(30, 30, seed=1)
     dense = fam.complete(seed=1, n=80)
@@ -300,7 +300,7 @@ def test_shape_rule(monkeypatch):
     # measured: work-efficient everywhere (edge branch off by default)
     for g in (road, dense, fam.rmat(seed=1, scale=9, edge_factor=24)):
         assert choose_kernel(graph_shape(g)) == "work_efficient"
-    monkeypatch.setattr(shape, "EDGE_MAX_DIAMETER", 3)
+    monkeypatch.setattr(kernel_choice, "EDGE_MAX_DIAMETER", 3)
     assert choose_kernel(graph_shape(dense)) == "edge"
     assert choose_kernel(graph_shape(road)) == "work_efficient"
 

@@ -11,8 +11,8 @@ from app.cli import main
 
 @pytest.fixture(scope="module")
 def small_map(tmp_path_factory):
-    from maps.dimacs import write_dimacs
     from maps.generate import generate
+    from maps.outputs.dimacs import write_dimacs
 
     path = tmp_path_factory.mktemp("bb") / "g.gr"
     write_dimacs(generate("grid", n=144, seed=3), str(path))
@@ -91,7 +91,7 @@ def test_fixed_candidates_and_demand_options(small_map, tmp_path, capsys):
 
 
 def test_candidates_road_and_no_rail_on_a_road_rail_map(capsys):
-    from maps.network import KIND_RAIL
+    from maps.model.network import KIND_RAIL
     from maps.samples import SAMPLE_MAP
 
     rc = main(["billboards", str(SAMPLE_MAP), "-k", "2", "--profile", "multimodal", "--json",

@@ -218,7 +218,7 @@ def test_empty_batch_and_cupy_unavailable():
 
 
 def test_bench_runs_small(capsys):
-    from gpu_core.dynamic.bench import main
+    from app.bench.dynamic import main
 
     assert main(["--nodes", "400", "--edits", "50", "--repeats", "1", "--backend", "cpu"]) == 0
     out = capsys.readouterr().out

@@ -1,5 +1,6 @@
-"""gpu_core's layout rules: no import cycles, every SSSP strategy declared once and
-resolvable on both backends, every CUDA source shipped as package data."""
+"""Layout rules: no import cycle in app, gpu_core, maps, osutil or resources (function-level
+imports included); every SSSP strategy declared once and resolvable on both backends;
+every CUDA source shipped as package data."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from gpu_core.sssp import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "gpu_core"
+PACKAGES = ("app", "gpu_core", "maps", "osutil", "resources")
 
 
 def _module_name(p: Path) -> str:
@@ -21,13 +23,28 @@ def _module_name(p: Path) -> str:
     return name.removesuffix(".__init__")
 
 
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` except those under ``if TYPE_CHECKING:`` (imports for
+    annotations only, never run)."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def _import_graph() -> dict[str, set[str]]:
-    """Every import (module level or inside functions) between gpu_core modules."""
-    mods = {_module_name(p): p for p in CORE.rglob("*.py")}
+    """Every import (module level or inside functions) between modules of PACKAGES."""
+    mods = {_module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for m, p in mods.items():
         pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+        for node in _runtime_nodes(ast.parse(p.read_text(encoding="utf-8"))):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -40,6 +57,65 @@ def _import_graph() -> dict[str, set[str]]:
                 targets = [mod] + [f"{mod}.{a.name}" for a in node.names]
             edges[m] |= {t for t in targets if t in mods and t != m}
     return edges
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    """Names a module binds at its top level (defs, classes, assignments, imports), also
+    inside top-level if/try blocks."""
+    names: set[str] = set()
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for tgt in targets:
+                names |= {n.id for n in ast.walk(tgt) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.If, ast.Try)):
+            todo += node.body + node.orelse + getattr(node, "finalbody", [])
+            todo += [s for h in getattr(node, "handlers", []) for s in h.body]
+    return names
+
+
+def test_every_import_between_our_packages_resolves():
+    """A relative import or an import of our packages names a module that exists and names
+    it defines: after files move (maps by role), an import merged in from elsewhere that
+    still points at the old place fails here, not at run time."""
+    files = {_module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
+    trees = {m: ast.parse(p.read_text(encoding="utf-8")) for m, p in files.items()}
+    bad = []
+    for m, p in files.items():
+        pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
+        for node in ast.walk(trees[m]):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = pkg.split(".")[: len(pkg.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif (node.module or "").split(".")[0] in PACKAGES:
+                target = node.module or ""
+            else:
+                continue
+            if target not in files:
+                bad.append(f"{p.relative_to(ROOT)}:{node.lineno}: no module {target}")
+                continue
+            defined = _bound_names(trees[target])
+            for a in node.names:
+                if a.name != "*" and a.name not in defined and f"{target}.{a.name}" not in files:
+                    bad.append(f"{p.relative_to(ROOT)}:{node.lineno}: {target} has no {a.name}")
+    assert not bad, "\n".join(bad)
+
+
+def test_import_graph_sees_every_package_and_inner_imports():
+    edges = _import_graph()
+    assert {m.split(".")[0] for m in edges} == set(PACKAGES)
+    # a function-level import counts: RoadNetwork.to_networkx imports its exporter inside
+    assert "maps.outputs.gis_stack" in edges["maps.model.network"]
+    # an import under TYPE_CHECKING does not: the exporter only annotates with RoadNetwork
+    assert "maps.model.network" not in edges["maps.outputs.gis_stack"]
 
 
 def test_no_import_cycles():

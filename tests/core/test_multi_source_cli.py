@@ -193,7 +193,7 @@ def _points_gpkg(path, rows):
     """A GeoPackage point layer in EPSG:4326 (columns name, pop)."""
     import shapely
 
-    from maps.vector_out import gpkg_blob, write_gpkg_polygons
+    from maps.outputs.vector import gpkg_blob, write_gpkg_polygons
 
     write_gpkg_polygons(str(path), [], [], table="unused")  # the gpkg_* tables
     import sqlite3

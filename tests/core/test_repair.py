@@ -263,7 +263,7 @@ def test_result_arrays_are_recycled_only_when_nothing_holds_them(monkeypatch):
 def test_closing_and_reopening_rail_arcs():
     """Rail lines of the generated Kanto-like map (long cheap arcs many routes use)."""
     from maps.generate import generate
-    from maps.network import KIND_RAIL
+    from maps.model.network import KIND_RAIL
 
     net = generate("kanto", 4000, seed=2, rail_lines=3)
     rail = np.flatnonzero(net.edge_kind == KIND_RAIL)

@@ -13,7 +13,7 @@ from gpu_core.graph import CSRGraph
 from gpu_core.keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 from gpu_core.params import default_delta
 from gpu_core.reference import predecessors_from_keys, reference_sssp, scipy_distances
-from gpu_core.sssp import STRATEGIES, SSSPOptions, sssp, warm_up
+from gpu_core.sssp import STRATEGIES, SSSPOptions, run_backend, sssp, warm_up
 from gpu_core.sssp.cpu import driver as sssp_cpu
 
 from . import phase_oracle
@@ -255,12 +255,17 @@ def test_bad_arguments() -> None:
     ks = key_space_for(g.weights, g.num_nodes)
     with pytest.raises(InvalidArgumentError, match="strategy"):
         sssp(g, 0, strategy="nope", backend="cpu")
+    # run_backend (what benchmarks call) validates as sssp does; the drivers trust it
     with pytest.raises(InvalidArgumentError, match="strategy 'nope'"):
-        sssp_cpu.run(g, np.array([0], np.int32), "nope", SSSPOptions(), ks)
+        run_backend("cpu", g, np.array([0], np.int32), "nope", SSSPOptions(), ks)
     with pytest.raises(InvalidArgumentError, match="source 120"):
         sssp(g, 120, backend="cpu")
-    with pytest.raises(InvalidArgumentError, match="source -1"):
-        sssp_cpu.run(g, np.array([-1]), "auto", SSSPOptions(), ks)
+    with pytest.raises(InvalidArgumentError, match=r"source\[0\] = -1 is outside"):
+        run_backend("cpu", g, np.array([-1]), "auto", SSSPOptions(), ks)
+    with pytest.raises(InvalidArgumentError, match="target 500"):
+        run_backend("cpu", g, np.array([0]), "auto", SSSPOptions(target=500), ks)
+    with pytest.raises(InvalidArgumentError, match="adaptive_signal"):
+        run_backend("cpu", g, np.array([0]), "delta", SSSPOptions(adaptive_signal="x"), ks)
     with pytest.raises(InvalidArgumentError, match="target"):
         sssp(g, 0, backend="cpu", target=500)
     with pytest.raises(InvalidArgumentError, match="delta"):

@@ -97,7 +97,7 @@ def test_framework_repeats_on_the_cached_graph(seed):
 def test_direct_pagerank_launch_fallback(seed):
     """The launch-per-iteration path (used where cooperative launches are refused) gives
     what the persistent launch gives: scipy's ranks and iterations."""
-    from gpu_core.device.graph import device_graph
+    from gpu_core.device.csr import device_graph
     from gpu_core.programs.direct_cuda import _pagerank_launches, _PageRankGraph
 
     g = _random_graph(200 + seed)
@@ -112,7 +112,7 @@ def _persistent_equals_scipy(g: CSRGraph, override, defines=(), tol=1e-8, max_it
                              hub_min=None):
     """The persistent kernel with a forced (block, blocks per SM, shared-memory mode),
     PRD_* switches and hub threshold equals the CPU's power iteration."""
-    from gpu_core.device.graph import device_graph
+    from gpu_core.device.csr import device_graph
     from gpu_core.programs.direct_cuda import HUB_MIN, _pagerank_persistent, _PageRankGraph
 
     want = pagerank_csr(g, 0.85, tol, max_iter)

@@ -123,7 +123,7 @@ def test_full_device_raises_typed_oom(monkeypatch):
 
 
 def test_bench_runs_small_on_the_device(capsys):
-    from gpu_core.dynamic.bench import main
+    from app.bench.dynamic import main
 
     assert main(["--nodes", "2500", "--edits", "500", "--repeats", "2", "--backend", "cupy"]) == 0
     out = capsys.readouterr().out
@@ -133,7 +133,7 @@ def test_bench_runs_small_on_the_device(capsys):
 def test_compact_stays_on_the_device():
     """compact() on CUDA: a DeviceCSRGraph over the device compaction; device_graph()
     reuses its arrays (no upload) and a search on it reads no host copy of the rows."""
-    from gpu_core.device.graph import DeviceCSRGraph, device_graph
+    from gpu_core.device.csr import DeviceCSRGraph, device_graph
     from gpu_core.graph import CSRGraph
 
     g = make_graph("grid_road", 2)

@@ -307,7 +307,7 @@ def test_big_map_auto_and_adaptive(name, path):
 
         g = generate("kanto", n=200_000, seed=1)
     else:
-        from maps.dimacs import load_pace
+        from maps.formats.dimacs import load_pace
 
         g = load_pace(path, seed=1)
     g = CSRGraph.from_any(g)

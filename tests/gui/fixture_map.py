@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from maps.build import build_network
-from maps.network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER, RoadNetwork
-from maps.projection import to_lonlat
+from maps.geo.projection import to_lonlat
+from maps.model.build import build_network
+from maps.model.network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER, RoadNetwork
 
 COLS, ROWS = 30, 20
 STEP_M = 100.0

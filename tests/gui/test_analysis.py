@@ -127,7 +127,7 @@ def test_exports_written_and_parseable(qtbot, window, analysis, fixture_net, tmp
 
 
 def test_map_without_coordinates_runs(qtbot, make_window, tmp_path):
-    from maps.dimacs import load_dimacs
+    from maps.formats.dimacs import load_dimacs
 
     gr = tmp_path / "tiny.gr"
     shutil.copy("tests/fixtures/dimacs/tiny.gr", gr)  # no .co beside it: no coordinates

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.jobs.edits import Edit
 from gpu_core.sssp import sssp
-from maps.network import KIND_TRANSFER
+from maps.model.network import KIND_TRANSFER
 from tests.gui.helpers import mouse_click_map, run_search_to
 
 ISLAND = 606  # first node of the fixture's detached island (fixture_map.py)
@@ -278,7 +278,7 @@ def test_profile_reload_keeps_the_edits(qtbot, make_window):
     w.algo_panel.cb_profile.setCurrentText("walk")
     w.algo_panel.cb_profile.blockSignals(False)
     with qtbot.waitSignal(w.mapLoaded, timeout=60000):
-        w.open_map(sample, "walk")
+        w.show_map(sample, "walk")
     net = w.net
     tool = w.tools["edit"]
     t, h = int(net.arc_sources()[0]), int(net.indices[0])

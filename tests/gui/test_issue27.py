@@ -146,13 +146,13 @@ def test_od_table_uses_marker_numbers_and_units(qtbot, window, fixture_net):
 # ---- 7: the edge under the pointer at this zoom; an edit that changes nothing says so --
 def test_pick_prefers_the_routed_road_at_coarse_zoom():
     from app.gui.picking import pick_arc
-    from maps.build import build_network
-    from maps.snap import Snapper
+    from maps.model.build import build_network
+    from maps.points.snap import Snapper
 
     # a primary street (0-1) and a footway (2-3) drawn 3 m beside it
     x = np.array([0.0, 200.0, 0.0, 200.0])
     y = np.array([0.0, 0.0, 3.0, 3.0])
-    from maps.projection import to_lonlat
+    from maps.geo.projection import to_lonlat
 
     lon, lat = to_lonlat(x, y, (24.9, 60.1))
     net = build_network(tails=np.array([0, 1, 2, 3]), heads=np.array([1, 0, 3, 2]),
@@ -174,7 +174,7 @@ def test_pick_prefers_the_routed_road_at_coarse_zoom():
 
 
 def test_close_by_click_and_an_edit_that_changes_nothing(qtbot, window, fixture_net):
-    from maps.network import KIND_ROAD
+    from maps.model.network import KIND_ROAD
 
     net = fixture_net
     _search(qtbot, window, float(net.x[0]), float(net.y[0]))

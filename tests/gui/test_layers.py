@@ -14,7 +14,7 @@ def test_layer_picker_loads_the_chosen_layer(qtbot, make_window, tmp_path, monke
     p = _multi_layer_gpkg(tmp_path / "city.gpkg", lines, props)
     w = make_window()
     monkeypatch.delenv("SIGNPOST_NO_DIALOGS")
-    w.open_map(str(p))
+    w.show_map(str(p))
     qtbot.waitUntil(lambda: w.layer_dialog is not None, timeout=30000)
     dlg = w.layer_dialog
     assert [dlg.comboBoxItems()[i] for i in range(2)] == ["paths", "streets"]

@@ -89,7 +89,7 @@ class _Log:  # the PhaseLog face set_run reads
 def test_map_without_coordinates_says_so(qtbot, make_window, tmp_path):
     import shutil
 
-    from maps.dimacs import load_dimacs
+    from maps.formats.dimacs import load_dimacs
 
     gr = tmp_path / "tiny.gr"
     shutil.copy("tests/fixtures/dimacs/tiny.gr", gr)  # no .co: no coordinates
@@ -105,7 +105,7 @@ def test_map_without_coordinates_says_so(qtbot, make_window, tmp_path):
 
 
 def test_pace_weights_are_not_presented_as_the_files(qtbot, make_window):
-    from maps.dimacs import load_pace
+    from maps.formats.dimacs import load_pace
 
     net = load_pace("tests/fixtures/dimacs/tiny.gr.xz")
     w = make_window(net)

@@ -201,12 +201,12 @@ def test_failed_load_keeps_previous_map(qtbot, window, fixture_net, tmp_path):
     bad.write_text("p sp 3 2\na 1 2 x\n")
     title = window.windowTitle()
     with qtbot.waitSignal(window.mapLoadFailed, timeout=20000) as sig:
-        window.open_map(str(bad))
+        window.show_map(str(bad))
     assert "broken.gr" in sig.args[0]
     assert window.net is fixture_net and window.windowTitle() == title
     assert "broken.gr" in window.last_error
     with qtbot.waitSignal(window.mapLoadFailed, timeout=20000):
-        window.open_map(str(tmp_path / "map.unknownext"))
+        window.show_map(str(tmp_path / "map.unknownext"))
     assert window.net is fixture_net
 
 
@@ -218,7 +218,7 @@ def test_open_sample_map_in_worker(qtbot, make_window):
         pytest.skip("no sample map bundled")
     w = make_window()
     with qtbot.waitSignal(w.mapLoaded, timeout=60000):
-        w.open_map(path)
+        w.show_map(path)
     assert w.net.num_nodes > 100 and "helsinki" in w.windowTitle().lower()
     assert w.settings.recent_files()[0].endswith("helsinki.osm.pbf")
     assert w.canvas.road_items
@@ -370,7 +370,7 @@ def test_big_map_snapping_index_built_after_the_map_shows(qtbot, make_window, mo
     monkeypatch.setattr(loading, "BIG_MAP_ARCS", 10)
     w = make_window()
     with qtbot.waitSignal(w.mapLoaded, timeout=60000):
-        w.open_map(path)
+        w.show_map(path)
     assert w.net is not None  # drawn before the index exists
     qtbot.waitUntil(lambda: w.snapper is not None, timeout=30000)
     assert not w._snapper_pending

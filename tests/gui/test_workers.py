@@ -60,8 +60,8 @@ def test_superseded_load_is_not_a_failure(qtbot, window):
     qtbot.waitUntil(lambda: not window.loader.busy(), timeout=30000)
     window.loader.submit(Job(hold, kind="hold"))
     assert started.wait(5)
-    window.open_map(path)  # pending behind the held job ...
-    window.open_map(path)  # ... and superseded here: cancelled, but not a failed load
+    window.show_map(path)  # pending behind the held job ...
+    window.show_map(path)  # ... and superseded here: cancelled, but not a failed load
     assert failures == [] and window.progress.isVisible()
     with qtbot.waitSignal(window.mapLoaded, timeout=60000):
         release.set()

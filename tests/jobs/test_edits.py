@@ -21,8 +21,8 @@ from app.jobs.edits import (
 )
 from app.jobs.maps import open_map
 from gpu_core.sssp import sssp
-from maps.build import build_network
-from maps.profiles import arc_weight, to_weight
+from maps.model.build import build_network
+from maps.model.profiles import arc_weight, to_weight
 from tests.conftest import FIXTURES
 
 TINY = str(FIXTURES / "dimacs" / "tiny.gr")

@@ -61,7 +61,7 @@ def test_corrupt_index_is_rebuilt(cache):
 
 def test_cli_matrix_index_on_equals_off(cache, tmp_path, capsys):
     from app.cli import main
-    from maps.dimacs import write_dimacs
+    from maps.outputs.dimacs import write_dimacs
 
     net = generate("grid", 2000, seed=5)
     gr = tmp_path / "g.gr"
@@ -163,7 +163,7 @@ def test_damaged_files_are_rebuilt(cache, damage):
 
 def test_cli_matrix_close_recustomizes(cache, tmp_path, capsys):
     from app.cli import main
-    from maps.dimacs import write_dimacs
+    from maps.outputs.dimacs import write_dimacs
 
     pytest.importorskip("pymetis")
     net = generate("grid", 1500, seed=11)

@@ -10,8 +10,8 @@ import shapely
 from scipy.sparse.csgraph import dijkstra
 
 from app.jobs import isochrones as iso
-from maps.build import build_network
 from maps.generate import grid
+from maps.model.build import build_network
 
 ORIGIN = (139.0, 35.0)
 

@@ -15,7 +15,7 @@ from scipy.sparse.csgraph import dijkstra
 from app.cli import main
 from app.jobs import isochrones as iso
 from app.jobs.maps import open_map, resolve_texts
-from maps.build import build_network
+from maps.model.build import build_network
 
 SAMPLE = str(Path(__file__).resolve().parents[2] / "maps" / "samples" / "helsinki.osm.pbf")
 ORIGIN = (24.9, 60.2)
@@ -45,7 +45,7 @@ def test_a_cutoff_mid_arc_cuts_along_the_drawn_geometry(by, cuts):
     assert all(poly.contains(shapely.Point(p)) for p in inside)
     assert not any(poly.contains(shapely.Point(p)) for p in outside)
     # the same test in lon/lat as written
-    from maps.projection import to_lonlat
+    from maps.geo.projection import to_lonlat
 
     lon, lat = to_lonlat(np.array([300.0, 300.0]), np.array([199.0, 200 + b + 1]), ORIGIN)
     assert res.polygons[-1].contains(shapely.Point(lon[0], lat[0]))

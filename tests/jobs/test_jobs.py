@@ -25,8 +25,8 @@ def tiny():
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory):
-    from maps.dimacs import write_dimacs
     from maps.generate import generate
+    from maps.outputs.dimacs import write_dimacs
 
     path = tmp_path_factory.mktemp("jobs") / "g.gr"
     write_dimacs(generate("grid", n=100, seed=3), str(path))
@@ -50,7 +50,7 @@ def test_route_job_is_the_cli_json(tiny, capsys):
 
 def test_route_read_back_from_a_search_matches_path_nodes(grid):
     _, net = grid
-    res = sssp.run(net, sssp.SsspOptions(0, backend="cpu"))
+    res = sssp.run(net, sssp.SsspJobOptions(0, backend="cpu"))
     for t in (7, 55, 99):
         r = route.read_route(net, res, 0, t)
         assert list(r.nodes) == list(res.path_to(t))
@@ -69,7 +69,7 @@ def test_unreachable_route_says_why():
 
 def test_sssp_job_matches_scipy_and_the_cli(grid, tmp_path, capsys):
     path, net = grid
-    res = sssp.run(net, sssp.SsspOptions(5, strategy="adaptive", backend="cpu"))
+    res = sssp.run(net, sssp.SsspJobOptions(5, strategy="adaptive", backend="cpu"))
     ref = dijkstra(net.to_scipy(), indices=5)
     np.testing.assert_array_equal(res.dist, np.where(np.isinf(ref), -1, ref).astype(np.int64))
     out = tmp_path / "s.npy"
@@ -82,7 +82,7 @@ def test_sssp_job_matches_scipy_and_the_cli(grid, tmp_path, capsys):
 def test_sssp_compare_runs_every_strategy(grid):
     _, net = grid
     started = []
-    runs = sssp.compare(net, sssp.SsspOptions(0, backend="cpu"), on_start=started.append)
+    runs = sssp.compare(net, sssp.SsspJobOptions(0, backend="cpu"), on_start=started.append)
     assert tuple(started) == sssp.COMPARE_STRATEGIES == tuple(runs)
     first = runs[sssp.COMPARE_STRATEGIES[0]].dist
     assert all(np.array_equal(r.dist, first) for r in runs.values())

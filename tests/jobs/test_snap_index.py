@@ -1,4 +1,4 @@
-"""The grid snapping index (app/jobs/snap_index.py) against maps.snap.Snapper (shapely's
+"""The grid snapping index (app/jobs/snap_index.py) against maps.points.snap.Snapper (shapely's
 STRtree) and a brute-force nearest segment: same distance, node and point; the arc the
 same or its reverse twin (both directions of a street lie at one distance: Snapper's GEOS
 distances differ in the last bit between them, the grid takes the lowest index)."""
@@ -14,7 +14,7 @@ from app.jobs.snap_index import GridSnapper
 from maps.errors import PointError
 from maps.generate import grid
 from maps.load import load_map
-from maps.snap import Snapper
+from maps.points.snap import Snapper
 
 SAMPLE = str(Path(__file__).resolve().parents[2] / "maps" / "samples" / "helsinki.osm.pbf")
 

@@ -29,7 +29,7 @@ def same(a, b) -> None:
 
 def test_auto_never_builds_then_uses_the_built_index(cache):
     net = generate("grid", 2000, seed=7)
-    before = sssp.run(net, sssp.SsspOptions(5, backend="cpu"))
+    before = sssp.run(net, sssp.SsspJobOptions(5, backend="cpu"))
     assert "index" not in before.extra and not list(cache.glob("ch-*.npz"))
     info = index.prepare_search_index(net, backend="cpu")
     assert info.source == "built" and list(cache.glob("ch-*.npz"))
@@ -37,13 +37,13 @@ def test_auto_never_builds_then_uses_the_built_index(cache):
     (ready,) = h.__dict__["_one_to_all"]  # checked, with its CPU engine: clicks pay nothing
     assert ready._cpu is not None
     for src in (5, 1999):
-        got = sssp.run(net, sssp.SsspOptions(src, backend="cpu"))
+        got = sssp.run(net, sssp.SsspJobOptions(src, backend="cpu"))
         assert got.extra["index"] == "phast"
-        same(got, sssp.run(net, sssp.SsspOptions(src, backend="cpu", index="off")))
+        same(got, sssp.run(net, sssp.SsspJobOptions(src, backend="cpu", index="off")))
         key, dist, pred = reference_sssp(net, src)
         np.testing.assert_array_equal(got.dist, dist)
         np.testing.assert_array_equal(got.pred, pred)
-    explicit = sssp.run(net, sssp.SsspOptions(5, "delta", backend="cpu"))
+    explicit = sssp.run(net, sssp.SsspJobOptions(5, "delta", backend="cpu"))
     assert "index" not in explicit.extra
     same(explicit, before)
 
@@ -84,9 +84,9 @@ def test_sample_map_route_and_field(cache):
     np.testing.assert_array_equal(with_index.route.nodes, without.route.nodes)
     assert with_index.route.cost == without.route.cost
     for src in (0, 10, net.num_nodes - 1):
-        got = sssp.run(net, sssp.SsspOptions(src, backend="cpu"))
+        got = sssp.run(net, sssp.SsspJobOptions(src, backend="cpu"))
         assert got.extra["index"] == "phast"
-        same(got, sssp.run(net, sssp.SsspOptions(src, backend="cpu", index="off")))
+        same(got, sssp.run(net, sssp.SsspJobOptions(src, backend="cpu", index="off")))
 
 
 def test_isochrones_by_cost_take_the_index(cache):

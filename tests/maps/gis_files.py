@@ -95,7 +95,7 @@ def write_graphml(path: str | os.PathLike, lines, props, *, crs: str | None,
     """The grid as an undirected OSMnx-style GraphML: nodes at grid points (x/y in the
     ``projected`` coordinates when given), one edge per block with its length (m, from
     the lon/lat) and travel_time (s), the graph's ``crs`` attribute when given."""
-    from maps.projection import haversine_m
+    from maps.geo.projection import haversine_m
 
     pts = projected if projected is not None else lines
     ids: dict[tuple, int] = {}

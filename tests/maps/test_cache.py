@@ -12,8 +12,8 @@ import pytest
 from maps import cache as C
 from maps.cache import cached, read_cache, write_cache
 from maps.errors import MapFormatError
+from maps.formats.graphml import load_graphml
 from maps.generate import generate
-from maps.graphml import load_graphml
 from maps.load import load_map
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
@@ -67,7 +67,7 @@ def test_cached_builds_once_and_rebuilds_on_change(tmp_path, cache_dir) -> None:
     calls = []
 
     def build():
-        from maps.dimacs import load_dimacs
+        from maps.formats.dimacs import load_dimacs
 
         calls.append(1)
         return load_dimacs(src)

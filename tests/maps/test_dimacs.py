@@ -10,17 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maps.dimacs import (
+from maps.errors import MapError, MapFormatError, ProfileError, UnknownFormatError
+from maps.formats.dimacs import (
     _parse_gr,
     _parse_gr_slow,
-    format_int_rows,
     load_dimacs,
     load_pace,
     pace_weights,
-    write_dimacs,
 )
-from maps.errors import MapError, MapFormatError, ProfileError, UnknownFormatError
 from maps.load import load_map
+from maps.outputs.dimacs import format_int_rows, write_dimacs
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "dimacs"
 

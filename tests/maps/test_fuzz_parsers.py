@@ -16,11 +16,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from maps.dimacs import load_dimacs, load_pace
 from maps.errors import MapError
-from maps.geojson import load_geojson
-from maps.gpkg import load_gpkg, write_gpkg
-from maps.graphml import load_graphml
+from maps.formats.dimacs import load_dimacs, load_pace
+from maps.formats.geojson import load_geojson
+from maps.formats.gpkg import load_gpkg, write_gpkg
+from maps.formats.graphml import load_graphml
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 # SIGNPOST_FUZZ_EXAMPLES=2000 runs a longer, randomised search (CI: 40, fixed examples).
@@ -217,7 +217,7 @@ def _fuzz_gis(ext: str):
 
     if VALID[ext] is None:
         pytest.skip("needs the gis extra")
-    from maps.ogr import load_ogr
+    from maps.formats.ogr import load_ogr
 
     @SETTINGS
     @given(data=mutated(VALID[ext]))

@@ -15,11 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from maps.cache import read_cache, write_cache
-from maps.dimacs import load_dimacs
 from maps.errors import MapError
-from maps.graphml import load_graphml
+from maps.formats.dimacs import load_dimacs
+from maps.formats.graphml import load_graphml
 from maps.load import load_map
-from maps.points import read_demand, read_points, read_table
+from maps.points.resolve import read_demand, read_points, read_table
 from tests.maps.test_fuzz_parsers import SETTINGS, VALID, mutated
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
@@ -90,7 +90,7 @@ AREA = b'{"type":"Polygon","coordinates":[[[139.69,35.67],[139.71,35.67],[139.71
 @given(st.one_of(mutated(AREA), truncated(AREA)))
 def test_area(data) -> None:
     pytest.importorskip("shapely")
-    from maps.areas import read_area
+    from maps.points.areas import read_area
 
     _try(read_area, data, "a.geojson")
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from app.cli import main
-from maps.dimacs import load_dimacs
 from maps.errors import MapError
+from maps.formats.dimacs import load_dimacs
 from maps.generate import (
     KANTO_ARCS,
     KANTO_DEFAULT_NODES,
@@ -16,7 +16,7 @@ from maps.generate import (
     kanto_weights,
 )
 from maps.load import load_map
-from maps.network import KIND_RAIL
+from maps.model.network import KIND_RAIL
 
 
 def symmetric(net) -> bool:

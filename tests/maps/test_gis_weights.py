@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 
 from maps.errors import MapError, MapFormatError
 from maps.load import load_map
-from maps.weights import FLOAT_REL_TOL, MAX_DIGITS, apportion, scale_values, seconds_of, unit_scale
+from maps.model.weights import (
+    FLOAT_REL_TOL,
+    MAX_DIGITS,
+    apportion,
+    scale_values,
+    seconds_of,
+    unit_scale,
+)
 from tests.maps.gis_files import grid_lines, project, write_graphml, write_lines
 from tests.maps.test_gis_crs import corner_cost
 
@@ -108,7 +115,7 @@ def test_bad_weight_names_file_layer_and_feature(tmp_path, fmt, value, needle) -
 
 
 def test_weight_option_checks() -> None:
-    from maps.weights import weight_spec
+    from maps.model.weights import weight_spec
 
     with pytest.raises(MapFormatError, match="--weight-unit needs --weight"):
         weight_spec(None, "s")

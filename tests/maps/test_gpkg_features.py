@@ -1,5 +1,5 @@
-"""GeoPackage point and polygon layers read with shapely (maps.gpkg_features), written by
-maps.vector_out: areas for --within and points for matrix/--demand/the OD tool."""
+"""GeoPackage point and polygon layers read with shapely (maps.points.gpkg_features), written by
+maps.outputs.vector: areas for --within and points for matrix/--demand/the OD tool."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import sqlite3
 import pytest
 import shapely
 
-from maps.areas import read_area
 from maps.errors import MapFormatError, PointError
-from maps.gpkg_features import read_gpkg_features
-from maps.vector_out import write_gpkg_polygons
+from maps.outputs.vector import write_gpkg_polygons
+from maps.points.areas import read_area
+from maps.points.gpkg_features import read_gpkg_features
 
 
 def test_polygons_round_trip_and_union(tmp_path):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from maps.errors import EmptyMapError, MapFormatError
-from maps.graphml import load_graphml, parse_wkt_linestring
+from maps.formats.graphml import load_graphml, parse_wkt_linestring
 from maps.load import load_map
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "graphml" / "osmnx_small.graphml"

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from maps.errors import UnknownFormatError
-from maps.load import FORMATS, companion_files, detect_format, format_spec, loader_modules
+from maps.formats.registry import (
+    FORMATS,
+    companion_files,
+    detect_format,
+    format_spec,
+    loader_modules,
+)
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -57,9 +63,10 @@ def test_companions_and_loader_modules(tmp_path) -> None:
     assert companion_files(str(gr)) == [str(tmp_path / "t.co")]
     assert companion_files(str(tmp_path / "t.gr.xz")) == []
     mods = loader_modules()
-    for name in ("load.py", "cache.py", "osm.py", "dimacs.py", "lines.py", "profiles.py"):
+    for name in ("load.py", "cache.py", "formats/osm.py", "formats/dimacs.py", "model/lines.py",
+                 "model/profiles.py"):
         assert name in mods
-    assert "points.py" not in mods and "snap.py" not in mods
+    assert "points/resolve.py" not in mods and "points/snap.py" not in mods
 
 
 @pytest.mark.parametrize("uri", ["postgresql://u@h/db?table=ways", "POSTGRES:///db",

@@ -8,9 +8,9 @@ import pytest
 from scipy.sparse.csgraph import dijkstra
 
 from maps.errors import EmptyMapError, LoadCancelled, MapFormatError, ProfileError
-from maps.network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER
-from maps.osm import RAIL_COPY_OFFSET, load_osm
-from maps.projection import haversine_m
+from maps.formats.osm import RAIL_COPY_OFFSET, load_osm
+from maps.geo.projection import haversine_m
+from maps.model.network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER
 from maps.samples import SAMPLE_MAP
 from tests.conftest import FIXTURES
 

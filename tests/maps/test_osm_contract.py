@@ -1,4 +1,4 @@
-"""maps.contract: merging degree-2 chains keeps every cost between kept nodes."""
+"""maps.model.chains: merging degree-2 chains keeps every cost between kept nodes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import dijkstra
 
-from maps.contract import Arcs, contract_chains
+from maps.model.chains import Arcs, contract_chains
 
 
 def make_arcs(edges: list[tuple[int, int, int]], cls: list[int] | None = None) -> Arcs:

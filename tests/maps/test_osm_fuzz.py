@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maps.errors import MapError
-from maps.osm import load_osm
+from maps.formats.osm import load_osm
 from tests.conftest import FIXTURES
 
 VALID = (FIXTURES / "osm" / "small.osm").read_bytes()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from maps.pg_conn import DatabaseError, is_db_uri, parse_uri, redact, scrub
+from maps.postgis.conn import DatabaseError, is_db_uri, parse_uri, redact, scrub
 
 
 def test_table_is_taken_out_and_libpq_parameters_pass_through() -> None:

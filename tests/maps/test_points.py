@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maps.build import build_network
 from maps.errors import MapError, NodeNotFoundError, PointError
-from maps.osm import load_osm
-from maps.points import parse_point, resolve_point
+from maps.formats.osm import load_osm
+from maps.model.build import build_network
+from maps.points.resolve import parse_point, resolve_point
 from tests.conftest import FIXTURES
 
 
@@ -126,14 +126,14 @@ def _write(tmp_path, name, text):
      "node\n2\n3\n"],
 )  # fmt: skip
 def test_read_points_by_header_name(walk, tmp_path, text):
-    from maps.points import read_points
+    from maps.points.resolve import read_points
 
     got = read_points(_write(tmp_path, "p.csv", text), walk)
     assert list(got.nodes) == [walk.index_of(2), walk.index_of(3)]
 
 
 def test_read_points_geojson(walk, tmp_path):
-    from maps.points import read_point_texts, read_points
+    from maps.points.resolve import read_point_texts, read_points
 
     doc = {"type": "FeatureCollection", "features": [
         {"type": "Feature", "geometry": {"type": "Point", "coordinates": [10.0012, 50.00001]}},
@@ -154,7 +154,7 @@ def test_read_points_geojson(walk, tmp_path):
      (b"\xff\xfe\x00", "p.csv: not a UTF-8 text file")],
 )  # fmt: skip
 def test_read_points_errors_name_file_line_and_row(walk, tmp_path, text, needle):
-    from maps.points import read_points
+    from maps.points.resolve import read_points
 
     with pytest.raises(PointError) as exc:
         read_points(_write(tmp_path, "p.csv", text), walk)
@@ -162,7 +162,7 @@ def test_read_points_errors_name_file_line_and_row(walk, tmp_path, text, needle)
 
 
 def test_read_point_texts(tmp_path):
-    from maps.points import read_point_texts
+    from maps.points.resolve import read_point_texts
 
     path = _write(tmp_path, "p.csv", "point,lon,lat,node_id\nnode:7,,,\n,1,2,\n,,,9\n")
     assert read_point_texts(path) == [(2, "node:7"), (3, "1,2"), (4, "node:9")]
@@ -173,7 +173,7 @@ def test_read_point_texts(tmp_path):
 
 
 def test_read_demand(walk, tmp_path):
-    from maps.points import read_demand
+    from maps.points.resolve import read_demand
 
     a, b = read_demand(_write(tmp_path, "d.csv", "node,origin,destination\n2,1,0\n3,0,2.5\n"), walk)
     assert a[walk.index_of(2)] == 1 and b[walk.index_of(3)] == 2.5 and a.sum() == 1
@@ -192,7 +192,7 @@ def test_read_demand_takes_lonlat_rows_and_geojson_points(walk, tmp_path):
     """--demand reads the same point files as matrix: lon,lat rows snap like route's."""
     import json
 
-    from maps.points import read_demand, read_points
+    from maps.points.resolve import read_demand, read_points
 
     lon, lat = float(walk.lon[10]), float(walk.lat[10])
     node = read_points(_write(tmp_path, "p.csv", f"lon,lat\n{lon},{lat}\n"), walk).nodes[0]
@@ -216,7 +216,7 @@ def test_geojson_points_in_web_mercator_snap_like_wgs84(tmp_path):
     from pyproj import Transformer
 
     from maps.load import load_map
-    from maps.points import read_points
+    from maps.points.resolve import read_points
 
     net = load_map(os.path.join(os.path.dirname(__file__), "../../maps/samples/helsinki.osm.pbf"))
     lonlat = [(24.925, 60.163), (24.955, 60.175), (24.94, 60.17)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from maps import profiles as P
 from maps.errors import ProfileError
+from maps.model import profiles as P
 
 
 def test_units():

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from maps.build import build_network
 from maps.errors import PointError
-from maps.network import KIND_ROAD
-from maps.osm import load_osm
-from maps.projection import to_xy
-from maps.snap import Snapper
+from maps.formats.osm import load_osm
+from maps.geo.projection import to_xy
+from maps.model.build import build_network
+from maps.model.network import KIND_ROAD
+from maps.points.snap import Snapper
 from tests.conftest import FIXTURES
 
 SMALL = FIXTURES / "osm" / "small.osm"

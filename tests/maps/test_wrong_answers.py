@@ -10,7 +10,7 @@ import pytest
 
 from maps.errors import MapError, MapFormatError
 from maps.load import load_map
-from maps.points import resolve_point
+from maps.points.resolve import resolve_point
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 

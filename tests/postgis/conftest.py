@@ -56,7 +56,7 @@ def grid_table(pg) -> tuple[str, object]:
     """A generated grid (integer weights 1..1000) written as a pgRouting table in UTM
     zone 54N (EPSG:32654), and the network it came from."""
     from maps.generate import grid
-    from maps.pg_write import write_network
+    from maps.postgis.write import write_network
 
     net = grid(900, seed=5)
     write_network(net, table(pg, "grid_utm"), srid=32654)

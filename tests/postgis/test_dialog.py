@@ -48,12 +48,12 @@ def test_a_bad_connection_is_one_line_without_the_password(qtbot, make_window, p
 
 def test_route_in_the_app_on_osm2pgrouting_table_equals_pgrouting(qtbot, make_window,  # noqa: F811
                                                                    helsinki, pg) -> None:
-    from maps.weights import unit_scale
+    from maps.model.weights import unit_scale
     from tests.gui.helpers import run_search_to
 
     win = make_window()
     with qtbot.waitSignal(win.mapLoaded, timeout=30000):
-        win.open_map(helsinki)
+        win.show_map(helsinki)
     net = win.net
     import numpy as np
 

@@ -109,7 +109,7 @@ def test_if_exists_fail_replace_append(pg, grid_table, tmp_path, capsys) -> None
 
 
 def test_a_failed_write_leaves_nothing(pg) -> None:
-    from maps.pg_write import answer_table
+    from maps.postgis.write import answer_table
 
     sql(pg, "DROP TABLE IF EXISTS ans_fail")
     with pytest.raises(KeyboardInterrupt), answer_table(

@@ -89,7 +89,7 @@ def test_osm2pgrouting_helsinki_routes_as_pgrouting_does(helsinki, pg, weight) -
     rng = np.random.default_rng(3)
     src = int(net.node_ids[rng.choice(main_part)])
     targets = [int(net.node_ids[i]) for i in rng.choice(main_part, 25, replace=False)]
-    from maps.weights import unit_scale
+    from maps.model.weights import unit_scale
 
     scale = 10.0 ** -unit_scale(net.unit)[1]  # what one integer unit is
     d = _dist(net, src)
@@ -119,7 +119,7 @@ def test_sql_query_and_read_only(pg, grid_table) -> None:
     part = load_map(pg, sql="SELECT id, source, target, cost, reverse_cost, geom "
                             "FROM grid_utm WHERE source <= 450;")
     assert 0 < part.num_arcs < whole.num_arcs and part.has_coordinates
-    from maps.pg_conn import DatabaseError
+    from maps.postgis.conn import DatabaseError
 
     sql(pg, "CREATE SEQUENCE IF NOT EXISTS ro_probe")
     with pytest.raises(DatabaseError, match="read-only transaction"):
@@ -225,7 +225,7 @@ def test_a_table_of_plain_lines_is_noded_like_a_gis_file(helsinki, pg) -> None:
     src, targets = verts[0][0], [v for v, _, _ in verts[1::500]]
     theirs = _pgr_costs(pg, "SELECT gid AS id, source, target, length_m AS cost, length_m AS "
                         "reverse_cost FROM ways", src, targets)
-    from maps.weights import unit_scale
+    from maps.model.weights import unit_scale
 
     scale = 10.0 ** -unit_scale(net.unit)[1]
     d = dijkstra(net.to_scipy(), indices=node[src])

@@ -474,7 +474,7 @@ class EditTool(Tool):
         from app.jobs import sssp
 
         self._base_pending = source
-        opts = sssp.SsspOptions(int(source), win.algo_panel.strategy, self._backend(), cpu_fallback=True)
+        opts = sssp.SsspJobOptions(int(source), win.algo_panel.strategy, self._backend(), cpu_fallback=True)
         graph = win.graph
 
         def fn(ctx):

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from app.jobs import matrix
 from gpu_core.errors import InvalidArgumentError
 from maps.errors import MapError
-from maps.points import read_point_rows
+from maps.points.resolve import read_point_rows
 
 from ..compare import before_after_job
 from ..od import ODPanel, write_matrix_csv
@@ -55,7 +55,7 @@ class ODTool(Tool):
             self.load_csv(path)
 
     def load_csv(self, path: str) -> int:
-        """Add the points of a file (maps.points.read_point_texts); errors go to a dialog."""
+        """Add the points of a file (maps.points.resolve.read_point_texts); errors go to a dialog."""
         win = self.win
         if win.net is None:
             win.status("Open a map first", 5000)

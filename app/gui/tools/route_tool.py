@@ -41,7 +41,7 @@ class RouteTool(Tool):
         super().__init__(window)
         self.source: int | None = None  # node indices of the current points
         self.target: int | None = None
-        self.src_point = None  # maps.points.ResolvedPoint (for the route JSON)
+        self.src_point = None  # maps.points.resolve.ResolvedPoint (for the route JSON)
         self.dst_point = None
         self.result = None  # gpu_core SSSPResult on screen
         self.route: Route | None = None
@@ -200,9 +200,9 @@ class RouteTool(Tool):
         canvas.show_field(None)
 
     # ---- searching ----------------------------------------------------------------------
-    def _options(self, strategy: str) -> sssp.SsspOptions:
+    def _options(self, strategy: str) -> sssp.SsspJobOptions:
         ap = self.win.algo_panel
-        return sssp.SsspOptions(int(self.source), strategy, ap.backend, ap.options(), cpu_fallback=True)
+        return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(), cpu_fallback=True)
 
     def run_search(self) -> int:
         """Start the search from ``self.source`` (superseding any running one)."""
@@ -408,7 +408,7 @@ class RouteTool(Tool):
             if self.isochrones is None:
                 raise InvalidArgumentError("no isochrone polygons to export: turn them on "
                                            "with isochrone bands and click a source")
-            from maps.vector_out import write_features
+            from maps.outputs.vector import write_features
 
             res = self.isochrones[0]
             props = [{"cost": c, "unit": res.unit, "label": t}

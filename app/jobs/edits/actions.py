@@ -1,6 +1,6 @@
 """What each action does to the target arcs, as edits of a Stage's batch: close, open,
 remove, set_cost, set_speed_kmh, and add (a new link, splitting the roads its ends snap
-to mid-arc). Costs follow the map's profile (``maps.profiles``) and unit."""
+to mid-arc). Costs follow the map's profile (``maps.model.profiles``) and unit."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import numpy as np
 
 from gpu_core.dynamic import ARC_DISABLED, ARC_LIVE
 from maps.errors import ProfileError
-from maps.network import KIND_ROAD, WEIGHT_UNITS
-from maps.profiles import PROFILES, arc_weight, to_weight
-from maps.projection import to_xy
-from maps.weights import unit_scale
+from maps.geo.projection import to_xy
+from maps.model.network import KIND_ROAD, WEIGHT_UNITS
+from maps.model.profiles import PROFILES, arc_weight, to_weight
+from maps.model.weights import unit_scale
 
 from .model import Edit, EditError
 from .stage import Stage

@@ -154,8 +154,8 @@ def feature_of(edit: Edit) -> dict[str, Any]:
 
 
 def write_scenario(path: str | os.PathLike, edits: Sequence[Edit]) -> None:
-    """Write ``edits`` as a scenario file (whole or not at all: resources.atomic)."""
-    from resources.atomic import write_atomic
+    """Write ``edits`` as a scenario file (whole or not at all: osutil.atomic)."""
+    from osutil.atomic import write_atomic
 
     doc = {"type": "FeatureCollection", "features": [feature_of(e) for e in edits]}
     text = json.dumps(doc, indent=1, allow_nan=False) + "\n"

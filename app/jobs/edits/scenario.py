@@ -17,8 +17,8 @@ from gpu_core.dynamic import (
     MutableGraph,
 )
 from gpu_core.errors import InvalidArgumentError
-from maps.network import RoadNetwork
-from maps.projection import to_lonlat
+from maps.geo.projection import to_lonlat
+from maps.model.network import RoadNetwork
 
 from .actions import add_link, apply_action
 from .model import Edit, EditError, check_edit
@@ -69,7 +69,7 @@ class Scenario:
     leaves the graph, the edits and every index as they were.
 
     ``max_snap_m``: how far a point may lie from the road it addresses (the CLI's
-    --max-snap). ``snapper``: a maps.snap.Snapper of ``net`` to reuse (the GUI has one).
+    --max-snap). ``snapper``: a maps.points.snap.Snapper of ``net`` to reuse (the GUI has one).
     """
 
     def __init__(self, net: RoadNetwork, *, backend: str = "auto",

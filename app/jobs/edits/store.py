@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from maps.network import RoadNetwork
+from maps.model.network import RoadNetwork
 
 
 class ArcStore:

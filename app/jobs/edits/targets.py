@@ -13,8 +13,8 @@ import numpy as np
 
 from gpu_core.dynamic import ARC_DELETED
 from maps.errors import MapError, PointError
-from maps.network import KIND_ROAD
-from maps.projection import haversine_m, to_lonlat, to_xy
+from maps.geo.projection import haversine_m, to_lonlat, to_xy
+from maps.model.network import KIND_ROAD
 
 from .model import Edit, EditError
 
@@ -153,7 +153,7 @@ class Targets:
     # ---- points ---------------------------------------------------------------------------
     def _base_snapper(self, label: str):
         if self._snapper is None:
-            from maps.snap import Snapper
+            from maps.points.snap import Snapper
 
             try:
                 self._snapper = Snapper(self.net)
@@ -245,7 +245,7 @@ class Targets:
         if degrees:
             poly = ll
         if self._tree is None:
-            from maps.snap import arc_polylines
+            from maps.points.snap import arc_polylines
 
             m = self.net.num_arcs
             coords, idx = arc_polylines(self.net, np.arange(m))

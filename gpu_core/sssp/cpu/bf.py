@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...errors import InvalidArgumentError
 from ...host.clock import _readcyclecounter
 from ...host.csr import INF
 from .driver import MODES, CpuSearch, zeros
@@ -140,11 +139,7 @@ def _setup(s: CpuSearch, strat: int):
     sched = zeros(n, np.bool_)
     s.st[0] = src.size
     s.st[1] = 1  # adaptive starts with the frontier list (seed 001: sch = true)
-    use_frontier = opts.adaptive_signal == "frontier" or cpu <= 0
-    if opts.adaptive_signal not in ("time", "frontier"):
-        raise InvalidArgumentError(
-            f"adaptive_signal {opts.adaptive_signal!r}: choose 'time' or 'frontier'"
-        )
+    use_frontier = opts.adaptive_signal == "frontier" or cpu <= 0  # (checked at the API)
     up = int(opts.switch_up_us * cpu)
     down = int(opts.switch_down_us * cpu)
     thr = int(opts.frontier_fraction * n)

@@ -16,17 +16,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...errors import CancelledError, InvalidArgumentError, NegativeCycleError
+from ...errors import CancelledError, NegativeCycleError
 from ...host.clock import cycles_per_us
 from ...keys import KEY_INF, NO_PRED, KeySpace
 from ...params import CPU_BATCH_US
 from ...telemetry import MODE_CODE, PhaseLog
-from ..negative import check_strategy
 from ..registry import get
 from .phases import pred_from_keys
+
+if TYPE_CHECKING:  # annotations only: sssp.api imports this driver
+    from ...graph import CSRGraph
+    from ..api import SSSPOptions
 
 # phases.M_* index -> MODE_CODE (order of phases.M_CONV..M_CPU)
 MODES = np.array(
@@ -49,14 +53,14 @@ def zeros(n: int, dtype) -> np.ndarray:
 class CpuSearch:
     """What a strategy's ``setup`` gets: the graph, the keys, the options, the buffers."""
 
-    g: object  # the CSRGraph (params.default_delta reads it)
+    g: CSRGraph  # params.default_delta reads it
     indptr: np.ndarray
     indices: np.ndarray
     weights: np.ndarray
     hb: int  # hop bits of the key space
     key: np.ndarray  # int64 keys: KEY_INF, 0 at the sources
     src: np.ndarray  # int32 distinct sources
-    opts: object  # SSSPOptions
+    opts: SSSPOptions
     target: int  # -1: none
     cpu: float  # cycle-counter ticks per microsecond (0.0: no counter)
     budget: int  # ticks per batch
@@ -76,27 +80,16 @@ def _graph_arrays(g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-def _check_sources(sources, n: int) -> np.ndarray:
-    src = np.atleast_1d(np.asarray(sources, dtype=np.int64))
-    if src.size == 0:
-        raise InvalidArgumentError("no source given")
-    if src.min() < 0 or src.max() >= n:
-        bad = int(src[(src < 0) | (src >= n)][0])
-        raise InvalidArgumentError(f"source {bad} is outside 0..{n - 1}")
-    return np.unique(src).astype(np.int32)
-
-
 def run(g, sources, strategy, opts, ks: KeySpace, *, on_phase=None, cancel=None):
-    """(key int64[n], pred int32[n], PhaseLog) of one search; see ``gpu_core.sssp.sssp``."""
-    check_strategy(strategy, ks.negative)
+    """(key int64[n], pred int32[n], PhaseLog) of one search; see ``gpu_core.sssp.sssp``.
+    Trusts its inputs (``api.sssp`` / ``api.run_backend`` validated them): distinct int32
+    sources in range, a target in range or None, a strategy that takes these weights."""
     setup: Callable = get(strategy).entry("cpu")
     indptr, indices, weights = _graph_arrays(g)
     n = indptr.shape[0] - 1
-    src = _check_sources(sources, n)
+    src = np.asarray(sources, dtype=np.int32)
     # with negative arcs no key is final early: no early exit at a target (api.sssp)
-    target = -1 if getattr(opts, "target", None) is None or ks.negative else int(opts.target)
-    if target >= n or target < -1:
-        raise InvalidArgumentError(f"target {target} is outside 0..{n - 1}")
+    target = -1 if opts.target is None or ks.negative else int(opts.target)
     key = np.full(n, KEY_INF, dtype=np.int64)
     key[src] = 0
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...device import get_kernel
 from ...errors import NegativeCycleError
-from .bf import run_bf
+from .bf import ADAPTIVE, run_bf
 from .context import HERE, Ctx, Recorder, coop_launch
 
 _AD_MODES = ("conventional", "selection", "switch")
@@ -81,4 +81,4 @@ def adaptive(g, sources, ks, opts, rec: Recorder):
     """The adaptive search: (key, pred) on the host."""
     ctx = Ctx(g, sources, ks, opts)
     on_device = opts.adaptive_signal == "frontier" and ctx.target < 0
-    return ctx.finish(run_bf(ctx, "adaptive", rec, run_on_device if on_device else None))
+    return ctx.finish(run_bf(ctx, ADAPTIVE, rec, run_on_device if on_device else None))

@@ -10,10 +10,11 @@ arcs (``ctx.bias``) a phase n that still lowers a key raises NegativeCycleError.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InvalidArgumentError, NegativeCycleError
+from ...errors import NegativeCycleError
 from .context import (
     BLOCK,
     ST_EDGES,
@@ -28,22 +29,34 @@ from .context import (
 )
 
 
-def run_bf(ctx: Ctx, strategy: str, rec: Recorder, device_run=None):
-    """The host-driven Jacobi phases of ``strategy``; C, the final device keys.
+@dataclass(frozen=True)
+class BfVariant:
+    """How one Bellman-Ford strategy runs its phases: the registry names the entry point
+    (``bf:selection``), this says what it does, so no code here reads strategy names."""
+
+    lists: bool = False  # relax from the frontier list (seed 001's selection)
+    adapts: bool = False  # switch between full and list phases by a signal (adaptive)
+    queue: bool = False  # flag array compacted to the changed vertices (seed 004)
+
+
+CONVENTIONAL = BfVariant()
+SELECTION = BfVariant(lists=True)
+ADAPTIVE = BfVariant(lists=True, adapts=True)
+QUEUE = BfVariant(queue=True)
+
+
+def run_bf(ctx: Ctx, variant: BfVariant, rec: Recorder, device_run=None):
+    """The host-driven Jacobi phases of ``variant``; C, the final device keys.
 
     ``device_run`` (adaptive with the frontier signal) takes over after the arrays are
     set up: ``device_run(ctx, rec, lin, lout, C, U, mask, stamp, cnt, thr) -> C``."""
-    n, dg, kw, opts = ctx.n, ctx.dg, ctx.kw, ctx.opts
-    if opts.adaptive_signal not in ("time", "frontier"):
-        raise InvalidArgumentError(
-            f"adaptive_signal {opts.adaptive_signal!r}: choose 'time' or 'frontier'"
-        )
+    n, dg, kw, opts = ctx.n, ctx.dg, ctx.kw, ctx.opts  # opts checked at the API
     lin = ctx.alloc(n, np.int32, "frontier list")
     lout = ctx.alloc(n, np.int32, "next frontier list")
     C, U, mask = ctx.keys(True, True, lin)
     stamp = ctx.zeros_i32(n, "scheduled stamps")
     flag = None
-    if strategy == "bellman_ford_queue":
+    if variant.queue:
         flag = ctx.alloc(n, np.uint8, "update flags")
         flag.fill(0)
     relax_full, update_full = ctx.k("relax_full"), ctx.k("update_full")
@@ -55,7 +68,7 @@ def run_bf(ctx: Ctx, strategy: str, rec: Recorder, device_run=None):
     mir = ctx.mirror_ptr
     null = np.uint64(0)
     cnt = int(ctx.src.size)  # size of the current frontier
-    list_mode = strategy in ("selection", "adaptive", "bellman_ford_queue")
+    list_mode = variant.lists or variant.queue
     switch_pending = False
     thr = int(opts.frontier_fraction * n)
     prev_dt = None
@@ -63,7 +76,7 @@ def run_bf(ctx: Ctx, strategy: str, rec: Recorder, device_run=None):
         return device_run(ctx, rec, lin, lout, C, U, mask, stamp, cnt, thr)
     for p, st, st_next in ctx.phases(rec):
         t0 = time.perf_counter()
-        if strategy == "bellman_ford_queue":
+        if variant.queue:
             relax_flag((grid(cnt),), blk,
                        (np.int32(cnt), lin, dg.indptr, dg.indices, kw, C, U, flag, st))
             compact(gn, blk, (n32, flag, np.int32(1), np.int32(1), C, U, lout, st[ST_LIST:],
@@ -90,10 +103,10 @@ def run_bf(ctx: Ctx, strategy: str, rec: Recorder, device_run=None):
         m = ctx.mirror
         frontier, edges = int(m[fslot]), int(m[ST_EDGES])
         rec.add(frontier, edges, dt, mode)
-        if list_mode or strategy == "bellman_ford_queue":
+        if list_mode or variant.queue:
             lin, lout = lout, lin
         cnt = frontier
-        if strategy == "adaptive":
+        if variant.adapts:
             # seed 001: mean of this and the previous phase time against two thresholds
             # (hysteresis), or our frontier signal (UPDATE's count, known for free)
             if opts.adaptive_signal == "frontier":
@@ -118,16 +131,17 @@ def run_bf(ctx: Ctx, strategy: str, rec: Recorder, device_run=None):
     return C
 
 
-def _search(strategy: str):
+def _search(name: str, variant: BfVariant):
     def search(g, sources, ks, opts, rec: Recorder):
         ctx = Ctx(g, sources, ks, opts)
-        return ctx.finish(run_bf(ctx, strategy, rec))
+        return ctx.finish(run_bf(ctx, variant, rec))
 
-    search.__name__ = strategy
-    search.__doc__ = f"The {strategy} search: (key, pred) on the host."
+    search.__name__ = name
+    search.__doc__ = f"The {name} search: (key, pred) on the host."
     return search
 
 
-conventional = _search("conventional")
-selection = _search("selection")
-bellman_ford_queue = _search("bellman_ford_queue")
+# the registry's CUDA entry points ("bf:conventional" ...)
+conventional = _search("conventional", CONVENTIONAL)
+selection = _search("selection", SELECTION)
+bellman_ford_queue = _search("bellman_ford_queue", QUEUE)

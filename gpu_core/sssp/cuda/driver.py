@@ -2,7 +2,8 @@
 
 ``run(g, sources, strategy, opts, ks, *, on_phase, cancel) -> (key, pred, PhaseLog)``
 (numpy int64 / int32 on the host), the same contract and phase semantics as the CPU
-driver. It validates, checks the workspace fits, and calls the strategy's registry entry
+driver. It trusts its inputs (``api.sssp`` / ``api.run_backend`` validated them), checks
+the workspace fits, and calls the strategy's registry entry
 (``registry.Strategy.cuda``): ``search(g, sources, ks, opts, rec) -> (key, pred)`` on the
 current device, with ``rec`` (``context.Recorder``) collecting the phases. The strategies
 live one family per module here (``bf``, ``adaptive``, ``delta``, ``eval``, ``auto``),
@@ -15,42 +16,24 @@ from __future__ import annotations
 import numpy as np
 
 from ...device.memory import ensure_free, oom_as_typed
-from ...errors import InvalidArgumentError
 from ...graph import CSRGraph
 from ...keys import KeySpace
-from ..negative import check_strategy
 from ..registry import get
 from .context import Recorder, cupy_module
 
 
-def run(g, sources, strategy: str, opts, ks: KeySpace, *, on_phase=None, cancel=None):
-    """(key int64[n], pred int32[n], PhaseLog) of one search on the current CUDA device."""
+def run(g: CSRGraph, sources: np.ndarray, strategy: str, opts, ks: KeySpace, *,
+        on_phase=None, cancel=None):
+    """(key int64[n], pred int32[n], PhaseLog) of one search on the current CUDA device;
+    ``sources`` distinct int32 ids in range, ``opts.target`` in range or None."""
     entry = get(strategy)
-    check_strategy(strategy, ks.negative)
-    g = CSRGraph.from_any(g, allow_negative=True)
     n = g.num_nodes
-    src = np.unique(np.atleast_1d(np.asarray(sources, dtype=np.int64)))
-    if src.size == 0:
-        raise InvalidArgumentError("no source given")
-    if src.min() < 0 or src.max() >= n:
-        bad = int(src[(src < 0) | (src >= n)][0])
-        raise InvalidArgumentError(f"source {bad} is outside 0..{n - 1}")
-    if opts.target is not None and not (0 <= int(opts.target) < n):
-        raise InvalidArgumentError(f"target {opts.target} is outside 0..{n - 1}")
+    src = np.asarray(sources, dtype=np.int32)
     cupy_module()  # BackendUnavailableError when CuPy cannot be imported
     search = entry.entry("cupy")
     # workspace estimate: keys, tentative keys, lists, stamps, flags, pred (+ graph if new)
     ensure_free(n * (8 + 8 + 4 + 4 + 4 + 4 + 4 + 1 + 1), f"the {strategy} search workspace")
     rec = Recorder(strategy, on_phase, cancel)
     with oom_as_typed(f"the {strategy} search", n * 40):
-        key, pred = search(g, src.astype(np.int32), ks, opts, rec)
+        key, pred = search(g, src, ks, opts, rec)
     return key, pred, rec.log()
-
-
-def launch_overhead_note() -> str:
-    """How phase times are measured on this backend (for reports)."""
-    return (
-        "host-driven strategies: perf_counter around the phase's launches and a stream "
-        "synchronize (statistics arrive in host-mapped memory); auto: %globaltimer on "
-        "the device between phase starts"
-    )

@@ -458,8 +458,7 @@ extern "C" __global__ void __launch_bounds__(AUTO_BS) auto_nf(
     }
     __syncthreads();
     // rounds 1..R-1 as in drain_local, but written out: built through drain_local's lambda
-    // this kernel compiled differently and its device time on the Kanto-sized map was 9%
-    // longer (H100, side by side with the code before, 2026-11-25; docs/perf/sssp_gpu.md)
+    // this kernel compiled differently and ran slower (docs/perf/tuning_defaults.md)
     for (int r = 1; r < local_rounds; ++r) {
       int rq = (r - 1) & 1, wq = r & 1;
       int nq = min(sqn[rq], AUTO_SQ);

@@ -1,0 +1,137 @@
+"""The one table of map formats, :data:`FORMATS`: how a file is recognised (its name's
+ending, then optionally its content), which reader loads it, and whether its weights come
+from the file. ``maps.load.load_map``, ``detect_format``, the cache key (``maps.cache``)
+and the "unknown map format" message all read it. A new format is a reader module in
+``maps/formats/`` plus one line here.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UnknownFormatError
+
+_MAPS = __package__.rsplit(".", 1)[0]  # reader names are relative to maps
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """One map format. Functions are named ``"module:function"`` within ``maps`` and
+    imported only when a file needs them (osmium, sqlite3, expat stay unloaded)."""
+
+    kind: str  # detect_format's answer; part of the cache key
+    suffixes: tuple[str, ...]  # lower-case endings of the file name
+    shown: str  # how the "unknown map format" message lists it
+    # reader(path, **options): gets those of load_map's profile, contract, seed, progress
+    # and cancel that its signature names.
+    reader: str
+    own_weights: bool = False  # weights come from the file: profile None or "file" only
+    sniff: str | None = None  # (path, kind) -> the kind whose reader reads this content
+    companions: str | None = None  # (path) -> other files it reads (their bytes key the cache)
+    cached: bool = True  # load_map keeps the result in the .spn cache
+    uri: bool = False  # a URI, not a file: the reader gets use_cache and keys its own cache
+
+    def function(self, field: str) -> Callable[..., Any]:
+        """The function ``field`` ("reader", "sniff" or "companions") names, imported now."""
+        module, name = getattr(self, field).split(":")
+        return getattr(importlib.import_module(f"{_MAPS}.{module}"), name)
+
+
+# Order: how the "unknown map format" message lists them (no suffix is in two lines).
+FORMATS: tuple[FormatSpec, ...] = (
+    FormatSpec("osm", (".osm.pbf", ".pbf", ".osm", ".osm.bz2", ".osm.gz"),
+               ".osm.pbf, .osm, .osm.bz2", "formats.osm:load_osm"),
+    FormatSpec("dimacs", (".gr", ".gr.gz"), ".gr (+.co), .gr.gz", "formats.dimacs:load_dimacs",
+               own_weights=True, sniff="formats.dimacs:sniff_kind", companions="formats.dimacs:co_files"),
+    FormatSpec("pace", (".gr.xz",), ".gr.xz (PACE)", "formats.dimacs:load_pace",
+               own_weights=True, sniff="formats.dimacs:sniff_kind"),
+    FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "formats.graphml:load_graphml"),
+    FormatSpec("geojson", (".geojson", ".json"), ".geojson", "formats.geojson:load_geojson"),
+    FormatSpec("gpkg", (".gpkg",), ".gpkg", "formats.gpkg:load_gpkg"),
+    # With the gis extra (pyogrio, pyarrow):
+    FormatSpec("shapefile", (".shp", ".shp.zip"), ".shp, .shp.zip", "formats.ogr:load_ogr",
+               companions="formats.ogr:shapefile_parts"),
+    FormatSpec("flatgeobuf", (".fgb",), ".fgb", "formats.ogr:load_ogr"),
+    FormatSpec("gml", (".gml",), ".gml", "formats.ogr:load_ogr"),
+    FormatSpec("filegdb", (".gdb",), ".gdb (File Geodatabase folder)", "formats.ogr:load_ogr",
+               cached=False),  # a folder: the cache keys files' bytes
+    FormatSpec("geoparquet", (".parquet", ".geoparquet"), ".parquet (GeoParquet)",
+               "formats.ogr:load_ogr"),
+    FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
+               own_weights=True, cached=False),
+    # A pgRouting edge table: postgresql://...?table=NAME (maps/postgis/conn.py, maps/postgis/read.py)
+    FormatSpec("postgis", (), "postgresql://...?table=NAME (pgRouting edges)",
+               "postgis.read:load_postgis", own_weights=True, cached=False, uri=True),
+)  # fmt: skip
+_BY_KIND = {spec.kind: spec for spec in FORMATS}
+
+
+def by_kind(kind: str) -> FormatSpec:
+    """The format named ``kind`` (a sniff function's answer)."""
+    return _BY_KIND[kind]
+
+
+def find_format(path: str) -> FormatSpec | None:
+    """The format ``path``'s name says, or None."""
+    from ..postgis.conn import is_db_uri
+
+    if is_db_uri(path):
+        return _BY_KIND["postgis"]
+    low = path.lower().rstrip("/\\")  # a .gdb folder may end in a separator
+    return next((spec for spec in FORMATS if low.endswith(spec.suffixes)), None)
+
+
+def format_spec(path: str) -> FormatSpec:
+    """The format ``path``'s name says; UnknownFormatError listing the readable ones."""
+    spec = find_format(path)
+    if spec is None:
+        shown = [spec.shown for spec in FORMATS]
+        raise UnknownFormatError(
+            f"unknown map format; Signpost reads {', '.join(shown[:-1])} and {shown[-1]}",
+            path=path,
+        )
+    return spec
+
+
+def detect_format(path: str) -> str:
+    """The kind of map ``path``'s name says ("osm", "dimacs", ...)."""
+    return format_spec(path).kind
+
+
+def companion_files(path: str) -> list[str]:
+    """Existing files whose content changes what ``path`` loads to (a DIMACS .co)."""
+    spec = find_format(path)
+    if spec is None or spec.companions is None:
+        return []
+    return [c for c in spec.function("companions")(path) if os.path.exists(c)]
+
+
+@functools.lru_cache(maxsize=1)
+def loader_modules() -> tuple[str, ...]:
+    """The ``maps`` modules whose code decides what a file loads to: this table, every
+    function it names and what they import from ``maps``, transitively (file names)."""
+    here = Path(__file__).resolve().parents[1]
+    todo = ["load", "formats.registry"]  # load_map and this table decide too
+    todo += [getattr(s, f).split(":")[0] for s in FORMATS
+             for f in ("reader", "sniff", "companions") if getattr(s, f)]  # fmt: skip
+    seen: set[str] = set()
+    while todo:  # dotted names below maps ("formats.osm"); packages count as their modules
+        name = todo.pop()
+        file = here.joinpath(*name.split(".")).with_suffix(".py")
+        if name in seen or not file.is_file():
+            continue
+        seen.add(name)
+        pkg = name.split(".")[:-1]
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level >= 1:
+                base = pkg[: len(pkg) - (node.level - 1)]
+                mod = [*base, *node.module.split(".")] if node.module else base
+                todo += [".".join(mod)] + [".".join([*mod, a.name]) for a in node.names]
+    return tuple(sorted(name.replace(".", "/") + ".py" for name in seen))

@@ -1,0 +1,1 @@
+"""Coordinates and geometry: projection, the file CRS → WGS84 transform, WKB lines, splitting at crossings."""

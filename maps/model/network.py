@@ -1,0 +1,185 @@
+"""The one map representation every loader produces: :class:`RoadNetwork`.
+
+The graph is a directed CSR in the seeds' Va/Ea/Wa form: the arcs leaving node ``u`` are
+``indices[indptr[u]:indptr[u+1]]`` (Ea) with weights ``weights[...]`` (Wa), ``indptr`` is
+Va with one extra entry. Node and arc indices are int32; weights are int32 integers in
+the unit named by ``unit`` (``WEIGHT_UNITS`` says what each unit is), so every distance is
+an exact integer (int64). Weights are non-negative except in DIMACS ``.gr`` files that
+carry negative arcs (``has_negative``): only the label-correcting strategies search those.
+
+Per-node arrays: projected ``x``/``y`` in metres (a local transverse Mercator about
+``origin``), ``lon``/``lat`` in degrees (NaN when the source has no coordinates, e.g. a
+DIMACS graph without its .co file), and ``node_ids``, the id in the source file.
+
+Per-arc arrays (same order as ``indices``): ``edge_kind`` (road/rail/transfer),
+``edge_class`` (an index into ``class_names``, e.g. "motorway", "rail"), ``edge_length``
+(metres, float32), ``edge_source_id`` (the OSM way id, GraphML edge key, or the line
+number for DIMACS; -1 when none). Optional drawing geometry for contracted arcs:
+``geom_indptr`` (arcs+1) into ``geom_xy`` (k×2, metres), the inner points of each arc.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .profiles import WEIGHT_UNITS  # noqa: F401  (re-exported: RoadNetwork.unit is a key)
+
+# Edge kinds (edge_kind values).
+KIND_ROAD = 0
+KIND_RAIL = 1
+KIND_TRANSFER = 2
+KIND_NAMES = ("road", "rail", "transfer")
+
+
+@dataclass
+class RoadNetwork:
+    """A routable map: CSR arcs with integer weights plus coordinates and attributes."""
+
+    indptr: np.ndarray  # Va, int32, n+1
+    indices: np.ndarray  # Ea, int32, m
+    weights: np.ndarray  # Wa, int32 >= 0, m
+    unit: str  # key of WEIGHT_UNITS
+    profile: str  # weight profile that produced the weights ("length", "walk", ..., "file")
+    x: np.ndarray  # float64 metres, n
+    y: np.ndarray  # float64 metres, n
+    lon: np.ndarray  # float64 degrees, n (NaN when unknown)
+    lat: np.ndarray  # float64 degrees, n (NaN when unknown)
+    node_ids: np.ndarray  # int64, n: ids in the source file
+    edge_kind: np.ndarray  # uint8, m
+    edge_class: np.ndarray  # uint8, m: index into class_names
+    edge_length: np.ndarray  # float32 metres, m
+    edge_source_id: np.ndarray  # int64, m
+    class_names: list[str] = field(default_factory=lambda: ["road"])
+    geom_indptr: np.ndarray | None = None  # int64, m+1 (None: straight arcs)
+    geom_xy: np.ndarray | None = None  # float64 (k, 2) metres
+    origin: tuple[float, float] = (0.0, 0.0)  # (lon0, lat0) of the projection
+    name: str = ""
+    source_path: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+    _id_index: dict[int, int] | None = field(default=None, repr=False, compare=False)
+
+    # ---- sizes -------------------------------------------------------------------------
+    @property
+    def num_nodes(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+    @property
+    def num_arcs(self) -> int:
+        return int(self.indices.shape[0])
+
+    @property
+    def has_coordinates(self) -> bool:
+        return self.num_nodes > 0 and bool(np.isfinite(self.lon).all())
+
+    # ---- arcs --------------------------------------------------------------------------
+    def arc_sources(self) -> np.ndarray:
+        """The tail node of every arc (int32, m): the CSR expanded to COO."""
+        deg = np.diff(self.indptr)
+        return np.repeat(np.arange(self.num_nodes, dtype=np.int32), deg)
+
+    def arc_between(self, u: int, v: int) -> int:
+        """Index of the lightest arc u→v (ties: the first), or -1 when there is none."""
+        lo, hi = int(self.indptr[u]), int(self.indptr[u + 1])
+        hits = np.nonzero(self.indices[lo:hi] == v)[0]
+        if hits.size == 0:
+            return -1
+        w = self.weights[lo + hits]
+        return int(lo + hits[int(np.argmin(w))])
+
+    # ---- ids ---------------------------------------------------------------------------
+    def index_of(self, node_id: int) -> int:
+        """Internal index of the node whose source-file id is ``node_id``."""
+        from ..errors import NodeNotFoundError
+
+        if self._id_index is None:
+            self._id_index = {int(v): i for i, v in enumerate(self.node_ids.tolist())}
+        try:
+            return self._id_index[int(node_id)]
+        except KeyError:
+            raise NodeNotFoundError(
+                f"node id {node_id} is not in the map", path=self.source_path or None
+            ) from None
+
+    def node_labels(self) -> np.ndarray:
+        """Each node's id as written in the source file, for output: ``node_ids``, or the
+        names of a GraphML file whose ids are not all integers (``meta["node_names"]``,
+        where ``node_ids`` are 1..N in file order), as an object array of str."""
+        names = self.meta.get("node_names")
+        if not names:
+            return self.node_ids
+        return np.asarray(names, dtype=object)[self.node_ids - 1]
+
+    def source_ids(self, indices) -> list:
+        """The source file's ids of node ``indices`` (a sequence or array), as Python ints
+        (or str for a GraphML file with non-integer ids): results keyed the user's way."""
+        labels = self.node_labels()
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        got = labels[idx].tolist()
+        return got if labels.dtype == object else [int(v) for v in got]
+
+    def by_source_id(self, values) -> dict:
+        """A per-node array (distances, ranks, ...) as {source id: value}; -1 / NaN kept."""
+        vals = np.asarray(values)
+        if vals.shape[0] != self.num_nodes:
+            raise ValueError(f"{vals.shape[0]} values for {self.num_nodes} nodes")
+        return dict(zip(self.source_ids(np.arange(self.num_nodes)), vals.tolist(), strict=True))
+
+    # ---- the Python GIS stack (maps.outputs.gis_stack) ---------------------------------
+    # Imported by absolute name: exporting a network does not decide what a file loads to,
+    # so it stays out of the load cache's key (maps.formats.registry.loader_modules follows the
+    # relative imports of the loaders).
+    def to_networkx(self):
+        """A networkx MultiDiGraph keyed by the source's node ids (``maps.outputs.gis_stack``)."""
+        from maps.outputs.gis_stack import to_networkx
+
+        return to_networkx(self)
+
+    def to_geodataframes(self):
+        """(nodes, edges) GeoDataFrames (geopandas, the ``gis`` extra)."""
+        from maps.outputs.gis_stack import to_geodataframes
+
+        return to_geodataframes(self)
+
+    # ---- derived -----------------------------------------------------------------------
+    @property
+    def has_negative(self) -> bool:
+        """True when some arc weight is negative (a DIMACS .gr may have them)."""
+        return bool(self.num_arcs and int(self.weights.min()) < 0)
+
+    def components(self) -> tuple[int, np.ndarray]:
+        """Weakly connected components: (count, label per node)."""
+        from scipy.sparse.csgraph import connected_components
+
+        return connected_components(self.to_scipy(), directed=True, connection="weak")
+
+    def to_scipy(self, *, weights: bool = True):
+        """The graph as a scipy CSR matrix (duplicate arcs: scipy keeps the smallest)."""
+        from scipy.sparse import csr_matrix
+
+        n = self.num_nodes
+        data = self.weights.astype(np.float64) if weights else np.ones(self.num_arcs)
+        return csr_matrix((data, self.indices, self.indptr), shape=(n, n))
+
+    def validate(self) -> None:
+        """Check the CSR invariants; raises MapFormatError naming the first violation."""
+        from ..errors import MapFormatError
+
+        n, m = self.num_nodes, self.num_arcs
+        p = self.source_path or None
+        if self.indptr.dtype != np.int32 or self.indices.dtype != np.int32:
+            raise MapFormatError("indptr/indices must be int32", path=p)
+        if self.weights.dtype != np.int32:
+            raise MapFormatError("weights must be int32", path=p)
+        if self.indptr[0] != 0 or self.indptr[-1] != m or np.any(np.diff(self.indptr) < 0):
+            raise MapFormatError("indptr is not a valid CSR offset array", path=p)
+        if m and (self.indices.min() < 0 or self.indices.max() >= n):
+            raise MapFormatError("an arc points outside the node range", path=p)
+        for name in ("x", "y", "lon", "lat", "node_ids"):
+            if getattr(self, name).shape[0] != n:
+                raise MapFormatError(f"{name} has the wrong length", path=p)
+        for name in ("edge_kind", "edge_class", "edge_length", "edge_source_id"):
+            if getattr(self, name).shape[0] != m:
+                raise MapFormatError(f"{name} has the wrong length", path=p)

@@ -1,0 +1,1 @@
+"""Vector outputs written by maps (GeoJSON / GeoPackage polygons)."""

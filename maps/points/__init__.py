@@ -1,0 +1,1 @@
+"""Points: typed ``LON,LAT`` / ``node:ID``, point files, snapping, polygon areas."""
