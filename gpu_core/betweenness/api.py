@@ -32,8 +32,10 @@ Event = BillboardProgress | BillboardResult
 EXACT_WORK_LIMIT = {"cpu": 6e8, "cupy": 3e11}
 
 
-# Bytes of kept tight-arc bits (one bit per arc per source) a K > 1 CPU greedy may hold:
-# rounds after the first replay them instead of searching again (``cpu`` module doc).
+# Bytes of kept tight-arc DAGs (settle order, out-degrees, heads: ~5 bytes per vertex per
+# source on roads; 150 MB on the sample map) a K > 1 CPU greedy may hold: rounds after the
+# first replay them instead of searching again (``cpu`` module doc). Sources beyond it are
+# searched afresh each round.
 CPU_KEEP_BYTES = 512 << 20
 
 
@@ -47,15 +49,15 @@ class CpuEngine:
                  keep: bool = False):
         self.g, self.w, self.unit, self.a, self.b = g, w, unit, a, b
         n = g.num_nodes
-        nb = (g.num_arcs + 7) // 8
-        srcs = np.flatnonzero(a > 0)
-        self.row_of = np.full(n, -1, dtype=np.int64)
+        # kept DAGs store vertices as uint16 and tight out-degrees as uint8
+        deg_max = int(np.diff(g.indptr).max()) if n else 0
+        self.keep = keep and n < (1 << 16) and deg_max < (1 << 8)
         self.kept = np.zeros(n, dtype=np.bool_)
-        if keep and srcs.size * nb <= CPU_KEEP_BYTES:
-            self.row_of[srcs] = np.arange(srcs.size)
-            self.store = np.empty((srcs.size, nb), dtype=np.uint8)
-        else:
-            self.store = np.empty((0, nb), dtype=np.uint8)
+        self.off = np.zeros((n, 4), dtype=np.int64)  # order/deg offset, length; heads'
+        self.kept_bytes = 0
+        self._pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._sizes = [0, 0]  # vertex entries and heads in the pools and pieces
+        self.pools = (np.empty(0, np.uint16), np.empty(0, np.uint8), np.empty(0, np.uint16))
 
     def chunk_size(self, total: int) -> int:
         from .cpu import LANES
@@ -67,9 +69,47 @@ class CpuEngine:
         from .cpu import LANES, round_gains
 
         g = self.g
-        return round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b,
-                           sources.astype(np.int32), LANES, self.store, self.row_of,
-                           self.kept)
+        n, m = g.num_nodes, g.num_arcs
+        srcs = sources.astype(np.int32)
+        if self._pieces and self.kept[srcs].any():
+            self._join()
+        # (the last chunk kept may pass the budget by its own size)
+        record = self.keep and self.kept_bytes < CPU_KEEP_BYTES and not self.kept[srcs].all()
+        rows = srcs.size if record else 0
+        c_order = np.empty((rows, n), np.uint16)
+        c_deg = np.empty((rows, n), np.uint8)
+        c_heads = np.empty((rows, m), np.uint16)
+        c_len = np.zeros((rows, 2), np.int64)
+        out = round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b, srcs,
+                          LANES, self.kept, *self.pools, self.off, c_order, c_deg, c_heads,
+                          c_len)
+        if record:
+            self._keep(srcs, c_order, c_deg, c_heads, c_len)
+        return out
+
+    def _keep(self, srcs, c_order, c_deg, c_heads, c_len) -> None:
+        """Append the searched sources' DAGs (rows of the chunk buffers) to the pieces."""
+        got = c_len[:, 0] > 0
+        cnt, nh = c_len[got, 0], c_len[got, 1]
+        vo = self._sizes[0] + np.concatenate(([0], np.cumsum(cnt)[:-1]))
+        ho = self._sizes[1] + np.concatenate(([0], np.cumsum(nh)[:-1]))
+        n, m = c_order.shape[1], c_heads.shape[1]
+        vmask = np.arange(n) < cnt[:, None]
+        hmask = np.arange(m) < nh[:, None]
+        piece = (c_order[got][vmask], c_deg[got][vmask], c_heads[got][hmask])
+        self.kept_bytes += sum(x.nbytes for x in piece)
+        s = srcs[got]
+        self.off[s] = np.stack([vo, cnt, ho, nh], axis=1)
+        self.kept[s] = True
+        self._pieces.append(piece)
+        self._sizes[0] += int(cnt.sum())
+        self._sizes[1] += int(nh.sum())
+
+    def _join(self) -> None:
+        """Concatenate the pieces kept since the last round into the pools."""
+        self.pools = tuple(np.concatenate([self.pools[i]] + [x[i] for x in self._pieces])
+                           for i in range(3))
+        self._pieces = []
 
 
 def _engine(g, w, unit, a, b, backend: str, kernel: str, cache: bool = False):

@@ -9,10 +9,12 @@ definitions. Sources are split over a fixed number of lanes so the float sums ha
 same order whatever the thread count.
 
 The tight arcs of a source's search (``dist[u] + w == dist[x]``) do not depend on R, so a
-greedy of K > 1 rounds keeps them as one bit per arc per source (``store``): rounds after
-the first replay sigma/sbar over that DAG in a topological order (Kahn) instead of a new
-Dijkstra. Path counts are sums of the same integers, and the back-trace sums each row's
-arcs in CSR order over children already final, so the gains are bit-for-bit the same.
+greedy of K > 1 rounds keeps each source's tight-arc DAG in flat arrays (settle order,
+tight out-degree per position, heads in CSR order: about 5 bytes per vertex on a road
+map): rounds after the first push sigma/sbar over it in settle order and back-trace it in
+reverse, with no heap and no scan of non-tight arcs. Path counts are summed in the same
+order as the search's, and the back-trace sums each row's arcs in CSR order over children
+already final, so the gains are bit-for-bit those of a fresh search.
 """
 
 from __future__ import annotations
@@ -91,69 +93,64 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
 
 
 @njit(cache=True, nogil=True)
-def _record_tight(indptr, indices, w, dist, order, cnt, bits):
-    """Set bit e of ``bits`` for every tight arc e of the search (w >= 1: no self-loop)."""
-    bits[:] = 0
+def _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads):
+    """The search's tight-arc DAG in settle order: ``deg[i]`` tight arcs leave ``order[i]``,
+    their heads follow one another in ``heads`` in CSR order; returns the number of heads."""
+    t = 0
     for i in range(cnt):
         u = order[i]
         du = dist[u]
+        c = 0
         for e in range(indptr[u], indptr[u + 1]):
-            if du + w[e] == dist[indices[e]]:
-                bits[e >> 3] |= np.uint8(1 << (e & 7))
+            x = indices[e]
+            if du + w[e] == dist[x]:
+                heads[t] = x
+                t += 1
+                c += 1
+        deg[i] = c
+    return t
 
 
 @njit(cache=True, nogil=True)
-def _replay(indptr, indices, s, bits, in_r, sigma, sbar, indeg, order):
-    """sigma/sbar of source s over its kept tight-arc DAG (Kahn's order into ``order``);
-    returns the number of vertices reached, as ``_search`` does."""
-    n = indptr.shape[0] - 1
-    for v in range(n):
+def _replay(s, in_r, order, deg, heads, cnt, sigma, sbar):
+    """sigma/sbar of source s pushed over its kept DAG in settle order: each count is the
+    sum of its tails' counts in the order the Dijkstra added them (bit-for-bit equal)."""
+    for v in range(sigma.shape[0]):
         sigma[v] = 0.0
         sbar[v] = 0.0
-        indeg[v] = 0
-    for u in range(n):
-        for e in range(indptr[u], indptr[u + 1]):
-            if bits[e >> 3] & (1 << (e & 7)):
-                indeg[indices[e]] += 1
     sigma[s] = 1.0
     sbar[s] = 0.0 if in_r[s] else 1.0
-    order[0] = s
-    head = 0
-    cnt = 1
-    while head < cnt:
-        u = order[head]
-        head += 1
+    t = 0
+    for i in range(cnt):
+        u = order[i]
         su = sigma[u]
         bu = sbar[u]
-        for e in range(indptr[u], indptr[u + 1]):
-            if bits[e >> 3] & (1 << (e & 7)):
-                x = indices[e]
-                sigma[x] += su
-                if not in_r[x]:
-                    sbar[x] += bu
-                indeg[x] -= 1
-                if indeg[x] == 0:
-                    order[cnt] = x
-                    cnt += 1
-    return cnt
+        for j in range(t, t + deg[i]):
+            x = heads[j]
+            sigma[x] += su
+            if not in_r[x]:
+                sbar[x] += bu
+        t += deg[i]
 
 
 @njit(cache=True, nogil=True)
-def _backtrace(indptr, indices, s, a_s, b, in_r, bits, sigma, sbar, order, cnt, dbar, net,
-               pl):
-    """Back-trace of one source over its tight arcs ``bits``; adds gains/losses to ``net``
-    and pairs lost to ``pl``.
+def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dbar, net, pl):
+    """Back-trace of one source over its tight DAG (reverse settle order); adds gains/losses
+    to ``net`` and pairs lost to ``pl``.
 
     Returns (sb_s, pairs_s): this source's share of SB(R) and of the pair count P(R).
     """
     sb = 0.0
     pairs = 0.0
+    t = nheads
     for i in range(cnt - 1, -1, -1):
         v = order[i]
+        c = deg[i]
+        t -= c
         d = 0.0
-        for e in range(indptr[v], indptr[v + 1]):
-            x = indices[e]
-            if not in_r[x] and bits[e >> 3] & (1 << (e & 7)):
+        for j in range(t, t + c):  # the row's tight arcs in CSR order
+            x = heads[j]
+            if not in_r[x]:
                 d += b[x] / sigma[x] + dbar[x]
         dbar[v] = d
         if v != s and not in_r[v]:
@@ -162,7 +159,7 @@ def _backtrace(indptr, indices, s, a_s, b, in_r, bits, sigma, sbar, order, cnt, 
             net[v] -= a_s * b[v] * ((sigma[v] - sbar[v]) / sigma[v])
             pl[v] += a_s * b[v]
     # this source's sums in vertex order: the same whichever order the search settled
-    for v in range(indptr.shape[0] - 1):
+    for v in range(sigma.shape[0]):
         if sigma[v] > 0.0 and v != s and not in_r[v]:
             sb += b[v] * ((sigma[v] - sbar[v]) / sigma[v])
             pairs += b[v]
@@ -172,47 +169,65 @@ def _backtrace(indptr, indices, s, a_s, b, in_r, bits, sigma, sbar, order, cnt, 
 
 
 @njit(cache=True, parallel=True)
-def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, store, row_of, kept):
+def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_order, p_deg,
+                p_heads, p_off, c_order, c_deg, c_heads, c_len):
     """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials.
 
-    ``store`` (rows of (m + 7) // 8 bytes), ``row_of[s]`` (store row of source s, -1:
-    none) and ``kept[s]`` (its row holds s's tight arcs): a source with a kept row is
-    replayed, one with a row and none searched and kept; ``store`` of 0 rows: no keeping.
+    A source s with ``kept[s]`` is replayed from the pools: its settle order and tight
+    out-degrees at ``p_order/p_deg[p_off[s, 0]:][:p_off[s, 1]]``, its DAG's heads at
+    ``p_heads[p_off[s, 2]:][:p_off[s, 3]]``. Any other source is searched; with chunk
+    buffers (``c_order`` of ``sources.size`` rows, else 0 rows) source j's DAG is written
+    to row j of ``c_order/c_deg/c_heads`` and its lengths to ``c_len[j]`` (for the caller
+    to keep).
     """
     n = indptr.shape[0] - 1
     m = indices.shape[0]
-    nb = (m + 7) >> 3
     net2 = np.zeros((lanes, n))
     pl2 = np.zeros((lanes, n))
     sb2 = np.zeros(lanes)
     pp2 = np.zeros(lanes)
     ns = sources.shape[0]
+    record = c_order.shape[0] > 0
     for lane in prange(lanes):
         dist = np.empty(n, np.int64)
         sigma = np.empty(n)
         sbar = np.empty(n)
         dbar = np.empty(n)
         order = np.empty(n, np.int32)
-        indeg = np.empty(n, np.int32)
+        deg = np.empty(n, np.int32)
+        heads = np.empty(m, np.int32)
         heap_k = np.empty(m + 1, np.int64)
         heap_v = np.empty(m + 1, np.int32)
-        scratch = np.empty(nb, np.uint8)
         for j in range(lane, ns, lanes):
             s = sources[j]
             if in_r[s] or a[s] == 0.0:
                 continue
-            r = row_of[s] if store.shape[0] > 0 else -1
-            bits = store[r] if r >= 0 else scratch
-            if r >= 0 and kept[s]:
-                cnt = _replay(indptr, indices, s, bits, in_r, sigma, sbar, indeg, order)
+            if kept[s]:
+                ov, cnt, oh, nh = p_off[s, 0], p_off[s, 1], p_off[s, 2], p_off[s, 3]
+                o_s = p_order[ov:ov + cnt]
+                d_s = p_deg[ov:ov + cnt]
+                h_s = p_heads[oh:oh + nh]
+                _replay(s, in_r, o_s, d_s, h_s, cnt, sigma, sbar)
+                x, y = _backtrace(s, a[s], b, in_r, o_s, d_s, h_s, cnt, nh, sigma, sbar,
+                                  dbar, net2[lane], pl2[lane])
             else:
                 cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
                               heap_k, heap_v)
-                _record_tight(indptr, indices, w, dist, order, cnt, bits)
-                if r >= 0:
-                    kept[s] = True
-            x, y = _backtrace(indptr, indices, s, a[s], b, in_r, bits, sigma, sbar,
-                              order, cnt, dbar, net2[lane], pl2[lane])
+                if record:
+                    o_c = c_order[j]
+                    d_c = c_deg[j]
+                    h_c = c_heads[j]
+                    for i in range(cnt):
+                        o_c[i] = order[i]
+                    nh = _tight_dag(indptr, indices, w, dist, order, cnt, d_c, h_c)
+                    c_len[j, 0] = cnt
+                    c_len[j, 1] = nh
+                    x, y = _backtrace(s, a[s], b, in_r, o_c, d_c, h_c, cnt, nh, sigma, sbar,
+                                      dbar, net2[lane], pl2[lane])
+                else:
+                    nh = _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads)
+                    x, y = _backtrace(s, a[s], b, in_r, order, deg, heads, cnt, nh, sigma,
+                                      sbar, dbar, net2[lane], pl2[lane])
             sb2[lane] += x
             pp2[lane] += y
     net = np.zeros(n)
