@@ -58,6 +58,7 @@ class CpuEngine:
         self._pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._sizes = [0, 0]  # vertex entries and heads in the pools and pieces
         self.pools = (np.empty(0, np.uint16), np.empty(0, np.uint8), np.empty(0, np.uint16))
+        self.buckets = 0 if unit else _dial_buckets(g, w)
 
     def chunk_size(self, total: int) -> int:
         from .cpu import LANES
@@ -82,7 +83,7 @@ class CpuEngine:
         c_len = np.zeros((rows, 2), np.int64)
         out = round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b, srcs,
                           LANES, self.kept, *self.pools, self.off, c_order, c_deg, c_heads,
-                          c_len)
+                          c_len, self.buckets)
         if record:
             self._keep(srcs, c_order, c_deg, c_heads, c_len)
         return out
@@ -110,6 +111,23 @@ class CpuEngine:
         self.pools = tuple(np.concatenate([self.pools[i]] + [x[i] for x in self._pieces])
                            for i in range(3))
         self._pieces = []
+
+
+def _dial_buckets(g: CSRGraph, w: np.ndarray) -> int:
+    """Bucket count of the CPU's Dial queue (0: a heap). Dial steps once per distance value
+    up to the farthest vertex, a heap log n times per vertex: buckets when the arcs are
+    short (< 2^16) and one source's eccentricity (twice it bounds the others' on a
+    two-way road map) stays below 16·n·log2 n steps."""
+    if w.size == 0 or int(w.max()) >= 1 << 16:
+        return 0
+    from .cpu import search_one
+
+    n = g.num_nodes
+    dist, _, order = search_one(g.indptr, g.indices, w, False, int(g.indices[0]))
+    ecc = int(dist[order[-1]])
+    if 2 * ecc > 16 * n * max(np.log2(n), 1.0):
+        return 0
+    return 1 << int(w.max()).bit_length()
 
 
 def _engine(g, w, unit, a, b, backend: str, kernel: str, cache: bool = False):

@@ -93,6 +93,65 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
 
 
 @njit(cache=True, nogil=True)
+def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, enext, ev):
+    """Dijkstra from s with Dial's circular buckets (``bhead.size`` a power of two above
+    the largest arc length): the same distances and counts as ``_search``; returns the
+    number of settled vertices. Each bucket holds one distance, so the queue costs one
+    step per distance value up to the farthest vertex instead of a heap's log n."""
+    n = indptr.shape[0] - 1
+    mask = bhead.shape[0] - 1
+    for v in range(n):
+        dist[v] = INF
+        sigma[v] = 0.0
+        sbar[v] = 0.0
+    for i in range(bhead.shape[0]):
+        bhead[i] = -1
+    dist[s] = 0
+    sigma[s] = 1.0
+    sbar[s] = 0.0 if in_r[s] else 1.0
+    ev[0] = s
+    enext[0] = -1
+    bhead[0] = 0
+    ne = 1
+    pending = 1
+    d = 0
+    cnt = 0
+    while pending > 0:
+        bi = d & mask
+        q = bhead[bi]
+        if q < 0:
+            d += 1
+            continue
+        bhead[bi] = enext[q]
+        pending -= 1
+        u = ev[q]
+        if dist[u] != d:
+            continue  # stale entry (pushes only on strict improvement)
+        order[cnt] = u
+        cnt += 1
+        su = sigma[u]
+        bu = sbar[u]
+        for e in range(indptr[u], indptr[u + 1]):
+            x = indices[e]
+            nd = d + w[e]
+            if nd < dist[x]:
+                dist[x] = nd
+                sigma[x] = su
+                sbar[x] = 0.0 if in_r[x] else bu
+                b = nd & mask
+                ev[ne] = x
+                enext[ne] = bhead[b]
+                bhead[b] = ne
+                ne += 1
+                pending += 1
+            elif nd == dist[x]:
+                sigma[x] += su
+                if not in_r[x]:
+                    sbar[x] += bu
+    return cnt
+
+
+@njit(cache=True, nogil=True)
 def _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads):
     """The search's tight-arc DAG in settle order: ``deg[i]`` tight arcs leave ``order[i]``,
     their heads follow one another in ``heads`` in CSR order; returns the number of heads."""
@@ -170,7 +229,7 @@ def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dba
 
 @njit(cache=True, parallel=True)
 def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_order, p_deg,
-                p_heads, p_off, c_order, c_deg, c_heads, c_len):
+                p_heads, p_off, c_order, c_deg, c_heads, c_len, buckets):
     """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials.
 
     A source s with ``kept[s]`` is replayed from the pools: its settle order and tight
@@ -178,7 +237,8 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_or
     ``p_heads[p_off[s, 2]:][:p_off[s, 3]]``. Any other source is searched; with chunk
     buffers (``c_order`` of ``sources.size`` rows, else 0 rows) source j's DAG is written
     to row j of ``c_order/c_deg/c_heads`` and its lengths to ``c_len[j]`` (for the caller
-    to keep).
+    to keep). ``buckets`` > 0 (a power of two above the largest arc length): searches by
+    ``_search_dial``, else by a heap (or a BFS when ``unit``).
     """
     n = indptr.shape[0] - 1
     m = indices.shape[0]
@@ -198,6 +258,8 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_or
         heads = np.empty(m, np.int32)
         heap_k = np.empty(m + 1, np.int64)
         heap_v = np.empty(m + 1, np.int32)
+        bhead = np.empty(buckets, np.int32)
+        enext = np.empty(m + 1 if buckets > 0 else 0, np.int32)
         for j in range(lane, ns, lanes):
             s = sources[j]
             if in_r[s] or a[s] == 0.0:
@@ -211,8 +273,12 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_or
                 x, y = _backtrace(s, a[s], b, in_r, o_s, d_s, h_s, cnt, nh, sigma, sbar,
                                   dbar, net2[lane], pl2[lane])
             else:
-                cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
-                              heap_k, heap_v)
+                if buckets > 0:
+                    cnt = _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r,
+                                       bhead, enext, heap_v)
+                else:
+                    cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order,
+                                  in_r, heap_k, heap_v)
                 if record:
                     o_c = c_order[j]
                     d_c = c_deg[j]
