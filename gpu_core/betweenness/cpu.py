@@ -195,7 +195,9 @@ def _replay(s, in_r, order, deg, heads, cnt, sigma, sbar):
 @njit(cache=True, nogil=True)
 def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dbar, net, pl):
     """Back-trace of one source over its tight DAG (reverse settle order); adds gains/losses
-    to ``net`` and pairs lost to ``pl``.
+    to ``net`` and pairs lost to ``pl``. ``dbar[x]`` ends holding x's term of its parents'
+    sums (the same float as summing b_x / sigma_x + dbar_x there), ``sbar`` the covered
+    share of each pair (s, v).
 
     Returns (sb_s, pairs_s): this source's share of SB(R) and of the pair count P(R).
     """
@@ -208,19 +210,20 @@ def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dba
         t -= c
         d = 0.0
         for j in range(t, t + c):  # the row's tight arcs in CSR order
-            x = heads[j]
-            if not in_r[x]:
-                d += b[x] / sigma[x] + dbar[x]
-        dbar[v] = d
+            d += dbar[heads[j]]
         if v != s and not in_r[v]:
             net[v] += a_s * sbar[v] * d
             # pair (s, v): covered share leaves the sum if v joins R
-            net[v] -= a_s * b[v] * ((sigma[v] - sbar[v]) / sigma[v])
+            cov = (sigma[v] - sbar[v]) / sigma[v]
+            net[v] -= a_s * b[v] * cov
             pl[v] += a_s * b[v]
+            sbar[v] = cov  # for the sums below
+        # what a parent adds for v (0 for a site): b_v / sigma_v + dbar[v]
+        dbar[v] = 0.0 if in_r[v] else b[v] / sigma[v] + d
     # this source's sums in vertex order: the same whichever order the search settled
     for v in range(sigma.shape[0]):
         if sigma[v] > 0.0 and v != s and not in_r[v]:
-            sb += b[v] * ((sigma[v] - sbar[v]) / sigma[v])
+            sb += b[v] * sbar[v]
             pairs += b[v]
     net[s] -= a_s * sb  # pairs (s, t) leave the sum if s joins R
     pl[s] += a_s * pairs
