@@ -57,6 +57,7 @@ class CpuEngine:
         self.kept_bytes = 0
         self._pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._sizes = [0, 0]  # vertex entries and heads in the pools and pieces
+        self._buf = None  # chunk buffers of the searched sources' DAGs
         self.pools = (np.empty(0, np.uint16), np.empty(0, np.uint8), np.empty(0, np.uint16))
         self.buckets = 0 if unit else _dial_buckets(g, w)
 
@@ -77,9 +78,10 @@ class CpuEngine:
         # (the last chunk kept may pass the budget by its own size)
         record = self.keep and self.kept_bytes < CPU_KEEP_BYTES and not self.kept[srcs].all()
         rows = srcs.size if record else 0
-        c_order = np.empty((rows, n), np.uint16)
-        c_deg = np.empty((rows, n), np.uint8)
-        c_heads = np.empty((rows, m), np.uint16)
+        if self._buf is None or self._buf[0].shape[0] < rows:  # reused: no page faults
+            self._buf = (np.empty((rows, n), np.uint16), np.empty((rows, n), np.uint8),
+                         np.empty((rows, m), np.uint16))
+        c_order, c_deg, c_heads = (x[:rows] for x in self._buf)
         c_len = np.zeros((rows, 2), np.int64)
         out = round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b, srcs,
                           LANES, self.kept, *self.pools, self.off, c_order, c_deg, c_heads,
@@ -95,9 +97,9 @@ class CpuEngine:
         vo = self._sizes[0] + np.concatenate(([0], np.cumsum(cnt)[:-1]))
         ho = self._sizes[1] + np.concatenate(([0], np.cumsum(nh)[:-1]))
         n, m = c_order.shape[1], c_heads.shape[1]
-        vmask = np.arange(n) < cnt[:, None]
-        hmask = np.arange(m) < nh[:, None]
-        piece = (c_order[got][vmask], c_deg[got][vmask], c_heads[got][hmask])
+        vmask = np.arange(n) < c_len[:, :1]  # rows not searched have length 0
+        hmask = np.arange(m) < c_len[:, 1:]
+        piece = (c_order[vmask], c_deg[vmask], c_heads[hmask])
         self.kept_bytes += sum(x.nbytes for x in piece)
         s = srcs[got]
         self.off[s] = np.stack([vo, cnt, ho, nh], axis=1)
