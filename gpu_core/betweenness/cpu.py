@@ -19,8 +19,11 @@ already final, so the gains are bit-for-bit those of a fresh search.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..host.csr import INF
 from ..host.heap import sift_down, sift_up
@@ -230,10 +233,11 @@ def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dba
     return a_s * sb, a_s * pairs
 
 
-@njit(cache=True, parallel=True)
-def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_order, p_deg,
-                p_heads, p_off, c_order, c_deg, c_heads, c_len, buckets):
-    """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials.
+@njit(cache=True, nogil=True)
+def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept, p_order,
+               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, buckets, net, pl):
+    """Lane ``lane`` of a greedy round: the sources ``sources[lane::lanes]`` in order, their
+    gains/losses added to ``net`` and pairs lost to ``pl``; returns their (SB(R), P(R)).
 
     A source s with ``kept[s]`` is replayed from the pools: its settle order and tight
     out-degrees at ``p_order/p_deg[p_off[s, 0]:][:p_off[s, 1]]``, its DAG's heads at
@@ -245,69 +249,98 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_or
     """
     n = indptr.shape[0] - 1
     m = indices.shape[0]
-    net2 = np.zeros((lanes, n))
-    pl2 = np.zeros((lanes, n))
-    sb2 = np.zeros(lanes)
-    pp2 = np.zeros(lanes)
     ns = sources.shape[0]
     record = c_order.shape[0] > 0
-    for lane in prange(lanes):
-        dist = np.empty(n, np.int64)
-        sigma = np.empty(n)
-        sbar = np.empty(n)
-        dbar = np.empty(n)
-        order = np.empty(n, np.int32)
-        deg = np.empty(n, np.int32)
-        heads = np.empty(m, np.int32)
-        heap_k = np.empty(m + 1, np.int64)
-        heap_v = np.empty(m + 1, np.int32)
-        bhead = np.empty(buckets, np.int32)
-        enext = np.empty(m + 1 if buckets > 0 else 0, np.int32)
-        for j in range(lane, ns, lanes):
-            s = sources[j]
-            if in_r[s] or a[s] == 0.0:
-                continue
-            if kept[s]:
-                ov, cnt, oh, nh = p_off[s, 0], p_off[s, 1], p_off[s, 2], p_off[s, 3]
-                o_s = p_order[ov:ov + cnt]
-                d_s = p_deg[ov:ov + cnt]
-                h_s = p_heads[oh:oh + nh]
-                _replay(s, in_r, o_s, d_s, h_s, cnt, sigma, sbar)
-                x, y = _backtrace(s, a[s], b, in_r, o_s, d_s, h_s, cnt, nh, sigma, sbar,
-                                  dbar, net2[lane], pl2[lane])
+    sb = 0.0
+    pp = 0.0
+    dist = np.empty(n, np.int64)
+    sigma = np.empty(n)
+    sbar = np.empty(n)
+    dbar = np.empty(n)
+    order = np.empty(n, np.int32)
+    deg = np.empty(n, np.int32)
+    heads = np.empty(m, np.int32)
+    heap_k = np.empty(m + 1, np.int64)
+    heap_v = np.empty(m + 1, np.int32)
+    bhead = np.empty(buckets, np.int32)
+    enext = np.empty(m + 1 if buckets > 0 else 0, np.int32)
+    for j in range(lane, ns, lanes):
+        s = sources[j]
+        if in_r[s] or a[s] == 0.0:
+            continue
+        if kept[s]:
+            ov, cnt, oh, nh = p_off[s, 0], p_off[s, 1], p_off[s, 2], p_off[s, 3]
+            o_s = p_order[ov:ov + cnt]
+            d_s = p_deg[ov:ov + cnt]
+            h_s = p_heads[oh:oh + nh]
+            _replay(s, in_r, o_s, d_s, h_s, cnt, sigma, sbar)
+            x, y = _backtrace(s, a[s], b, in_r, o_s, d_s, h_s, cnt, nh, sigma, sbar,
+                              dbar, net, pl)
+        else:
+            if buckets > 0:
+                cnt = _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r,
+                                   bhead, enext, heap_v)
             else:
-                if buckets > 0:
-                    cnt = _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r,
-                                       bhead, enext, heap_v)
-                else:
-                    cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order,
-                                  in_r, heap_k, heap_v)
-                if record:
-                    o_c = c_order[j]
-                    d_c = c_deg[j]
-                    h_c = c_heads[j]
-                    for i in range(cnt):
-                        o_c[i] = order[i]
-                    nh = _tight_dag(indptr, indices, w, dist, order, cnt, d_c, h_c)
-                    c_len[j, 0] = cnt
-                    c_len[j, 1] = nh
-                    x, y = _backtrace(s, a[s], b, in_r, o_c, d_c, h_c, cnt, nh, sigma, sbar,
-                                      dbar, net2[lane], pl2[lane])
-                else:
-                    nh = _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads)
-                    x, y = _backtrace(s, a[s], b, in_r, order, deg, heads, cnt, nh, sigma,
-                                      sbar, dbar, net2[lane], pl2[lane])
-            sb2[lane] += x
-            pp2[lane] += y
+                cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order,
+                              in_r, heap_k, heap_v)
+            if record:
+                o_c = c_order[j]
+                d_c = c_deg[j]
+                h_c = c_heads[j]
+                for i in range(cnt):
+                    o_c[i] = order[i]
+                nh = _tight_dag(indptr, indices, w, dist, order, cnt, d_c, h_c)
+                c_len[j, 0] = cnt
+                c_len[j, 1] = nh
+                x, y = _backtrace(s, a[s], b, in_r, o_c, d_c, h_c, cnt, nh, sigma, sbar,
+                                  dbar, net, pl)
+            else:
+                nh = _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads)
+                x, y = _backtrace(s, a[s], b, in_r, order, deg, heads, cnt, nh, sigma,
+                                  sbar, dbar, net, pl)
+        sb += x
+        pp += y
+    return sb, pp
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_order, p_deg,
+                p_heads, p_off, c_order, c_deg, c_heads, c_len, buckets):
+    """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials.
+
+    The ``lanes`` (``lane_gains``) run on ``numba.get_num_threads()`` Python threads (the
+    kernels release the GIL): a lane waits in a queue, not in a spinning OpenMP barrier, so
+    a preempted thread on a busy machine holds up no other. Lanes are summed in lane
+    order: the same floats whatever the thread count. See ``lane_gains`` for the rest.
+    """
+    n = indptr.shape[0] - 1
+    net2 = np.zeros((lanes, n))
+    pl2 = np.zeros((lanes, n))
+
+    def lane(i: int) -> tuple[float, float]:
+        return lane_gains(indptr, indices, w, unit, in_r, a, b, sources, i, lanes, kept,
+                          p_order, p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len,
+                          buckets, net2[i], pl2[i])
+
+    threads = min(numba.get_num_threads(), lanes)
+    if threads <= 1:
+        parts = [lane(i) for i in range(lanes)]
+    else:
+        pool = _POOLS.get(threads)
+        if pool is None:
+            pool = _POOLS[threads] = ThreadPoolExecutor(threads, "billboards")
+        parts = list(pool.map(lane, range(lanes)))
     net = np.zeros(n)
     pl = np.zeros(n)
     sb = 0.0
     pp = 0.0
-    for lane in range(lanes):
-        net += net2[lane]
-        pl += pl2[lane]
-        sb += sb2[lane]
-        pp += pp2[lane]
+    for i in range(lanes):
+        net += net2[i]
+        pl += pl2[i]
+        sb += parts[i][0]
+        pp += parts[i][1]
     return net, pl, sb, pp
 
 
