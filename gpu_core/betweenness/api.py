@@ -96,10 +96,9 @@ class CpuEngine:
         cnt, nh = c_len[got, 0], c_len[got, 1]
         vo = self._sizes[0] + np.concatenate(([0], np.cumsum(cnt)[:-1]))
         ho = self._sizes[1] + np.concatenate(([0], np.cumsum(nh)[:-1]))
-        n, m = c_order.shape[1], c_heads.shape[1]
-        vmask = np.arange(n) < c_len[:, :1]  # rows not searched have length 0
-        hmask = np.arange(m) < c_len[:, 1:]
-        piece = (c_order[vmask], c_deg[vmask], c_heads[hmask])
+        from .cpu import pack_rows
+
+        piece = pack_rows(c_order, c_deg, c_heads, c_len)
         self.kept_bytes += sum(x.nbytes for x in piece)
         s = srcs[got]
         self.off[s] = np.stack([vo, cnt, ho, nh], axis=1)
