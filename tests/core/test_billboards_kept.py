@@ -85,3 +85,22 @@ def test_sample_map_k5_equals_the_code_before():
     assert [float(x).hex() for x in r.gains] == exp["gains"]
     assert [float(x).hex() for x in r.pairs] == exp["pairs"]
     assert float(r.base_group_betweenness).hex() == exp["base_group_betweenness"]
+
+
+def test_bench_cpu_rounds(tmp_path, capsys):
+    """``signpost bench billboards --cpu-rounds``: one line per thread count, the sites of
+    place_billboards, the summary file written."""
+    from app.bench.billboards import _load
+    from app.cli import main
+
+    summary = tmp_path / "s.txt"
+    rc = main(["bench", "billboards", "--cpu-rounds", "--map", "gen:grid:100", "--k-max", "3",
+               "--summary", str(summary)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    g, _ = _load("gen:grid:100")
+    sites = place_billboards(g, 3, mode="weighted", backend="cpu", method="exact").sites
+    lines = [ln for ln in out.splitlines() if ln.startswith("billboards cpu gen:grid:100")]
+    assert lines and all(ln.endswith(f"sites {sites.tolist()}") for ln in lines)
+    assert "threads=1:" in lines[0]
+    assert summary.read_text().count("billboards cpu") == len(lines)
