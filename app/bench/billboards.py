@@ -62,6 +62,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only the issue-5 goals: near-far sweep (--nf-factors) on round 1 of "
                    "the first --map and on one sampling chunk of --ne, then the exact K=--k-max "
                    "greedy (all sources, per-round times) and the sampled --ne run to the end")
+    p.add_argument("--cpu-rounds", action="store_true",
+                   help="only the exact CPU greedy K=--k-max on every source of each --map "
+                   "(default the sample map): numba cache load, wall and CPU s per round, "
+                   "one thread and the default count (issue 27)")
     p.add_argument("--nf-factors", default="0,2,4,8",
                    help="near-far steps (x mean arc length; 0 = Bellman-Ford) for --goals")
     p.add_argument("--out", default="bench_out/billboards", help="folder for CSV/PNG")
@@ -340,6 +344,10 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "goals", False):
         return goals(args)
+    if getattr(args, "cpu_rounds", False):
+        from .billboards_cpu import cpu_rounds
+
+        return cpu_rounds(args, _load, _say_to(args.summary))
     from gpu_core.betweenness import graph_shape, place_billboards
 
     os.makedirs(args.out, exist_ok=True)
@@ -520,6 +528,18 @@ def run(args: argparse.Namespace) -> int:
             for line in summary:
                 fh.write(f"[{device}] {line}\n")
     return 0
+
+
+def _say_to(summary: str | None):
+    """print(line), and append it to the ``--summary`` file when one is given."""
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+        if summary:
+            with open(summary, "a") as fh:
+                fh.write(line + "\n")
+
+    return say
 
 
 def main(argv: list[str] | None = None) -> int:

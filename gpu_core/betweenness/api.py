@@ -32,8 +32,10 @@ Event = BillboardProgress | BillboardResult
 EXACT_WORK_LIMIT = {"cpu": 6e8, "cupy": 3e11}
 
 
-# Bytes of kept tight-arc bits (one bit per arc per source) a K > 1 CPU greedy may hold:
-# rounds after the first replay them instead of searching again (``cpu`` module doc).
+# Bytes of kept tight-arc DAGs (settle order, out-degrees, heads: ~5 bytes per vertex per
+# source on roads; 150 MB on the sample map) a K > 1 CPU greedy may hold: rounds after the
+# first replay them instead of searching again (``cpu`` module doc). Sources beyond it are
+# searched afresh each round.
 CPU_KEEP_BYTES = 512 << 20
 
 
@@ -47,15 +49,17 @@ class CpuEngine:
                  keep: bool = False):
         self.g, self.w, self.unit, self.a, self.b = g, w, unit, a, b
         n = g.num_nodes
-        nb = (g.num_arcs + 7) // 8
-        srcs = np.flatnonzero(a > 0)
-        self.row_of = np.full(n, -1, dtype=np.int64)
+        # kept DAGs store vertices as uint16 and tight out-degrees as uint8
+        deg_max = int(np.diff(g.indptr).max()) if n else 0
+        self.keep = keep and n < (1 << 16) and deg_max < (1 << 8)
         self.kept = np.zeros(n, dtype=np.bool_)
-        if keep and srcs.size * nb <= CPU_KEEP_BYTES:
-            self.row_of[srcs] = np.arange(srcs.size)
-            self.store = np.empty((srcs.size, nb), dtype=np.uint8)
-        else:
-            self.store = np.empty((0, nb), dtype=np.uint8)
+        self.off = np.zeros((n, 4), dtype=np.int64)  # order/deg offset, length; heads'
+        self.kept_bytes = 0
+        self._pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._sizes = [0, 0]  # vertex entries and heads in the pools and pieces
+        self._buf = None  # chunk buffers of the searched sources' DAGs
+        self.pools = (np.empty(0, np.uint16), np.empty(0, np.uint8), np.empty(0, np.uint16))
+        self.buckets = 0 if unit else _dial_buckets(g, w)
 
     def chunk_size(self, total: int) -> int:
         from .cpu import LANES
@@ -67,9 +71,64 @@ class CpuEngine:
         from .cpu import LANES, round_gains
 
         g = self.g
-        return round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b,
-                           sources.astype(np.int32), LANES, self.store, self.row_of,
-                           self.kept)
+        n, m = g.num_nodes, g.num_arcs
+        srcs = sources.astype(np.int32)
+        if self._pieces and self.kept[srcs].any():
+            self._join()
+        # (the last chunk kept may pass the budget by its own size)
+        record = self.keep and self.kept_bytes < CPU_KEEP_BYTES and not self.kept[srcs].all()
+        rows = srcs.size if record else 0
+        if self._buf is None or self._buf[0].shape[0] < rows:  # reused: no page faults
+            self._buf = (np.empty((rows, n), np.uint16), np.empty((rows, n), np.uint8),
+                         np.empty((rows, m), np.uint16))
+        c_order, c_deg, c_heads = (x[:rows] for x in self._buf)
+        c_len = np.zeros((rows, 2), np.int64)
+        out = round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b, srcs,
+                          LANES, self.kept, *self.pools, self.off, c_order, c_deg, c_heads,
+                          c_len, self.buckets)
+        if record:
+            self._keep(srcs, c_order, c_deg, c_heads, c_len)
+        return out
+
+    def _keep(self, srcs, c_order, c_deg, c_heads, c_len) -> None:
+        """Append the searched sources' DAGs (rows of the chunk buffers) to the pieces."""
+        got = c_len[:, 0] > 0
+        cnt, nh = c_len[got, 0], c_len[got, 1]
+        vo = self._sizes[0] + np.concatenate(([0], np.cumsum(cnt)[:-1]))
+        ho = self._sizes[1] + np.concatenate(([0], np.cumsum(nh)[:-1]))
+        from .cpu import pack_rows
+
+        piece = pack_rows(c_order, c_deg, c_heads, c_len)
+        self.kept_bytes += sum(x.nbytes for x in piece)
+        s = srcs[got]
+        self.off[s] = np.stack([vo, cnt, ho, nh], axis=1)
+        self.kept[s] = True
+        self._pieces.append(piece)
+        self._sizes[0] += int(cnt.sum())
+        self._sizes[1] += int(nh.sum())
+
+    def _join(self) -> None:
+        """Concatenate the pieces kept since the last round into the pools."""
+        self.pools = tuple(np.concatenate([self.pools[i]] + [x[i] for x in self._pieces])
+                           for i in range(3))
+        self._pieces = []
+
+
+def _dial_buckets(g: CSRGraph, w: np.ndarray) -> int:
+    """Bucket count of the CPU's Dial queue (0: a heap). Dial steps once per distance value
+    up to the farthest vertex, a heap log n times per vertex: buckets when the arcs are
+    short (< 2^16) and one source's eccentricity (twice it bounds the others' on a
+    two-way road map) stays below 16·n·log2 n steps."""
+    if w.size == 0 or int(w.max()) >= 1 << 16:
+        return 0
+    from .cpu import search_one
+
+    n = g.num_nodes
+    dist, _, order = search_one(g.indptr, g.indices, w, False, int(g.indices[0]))
+    ecc = int(dist[order[-1]])
+    if 2 * ecc > 16 * n * max(np.log2(n), 1.0):
+        return 0
+    return 1 << int(w.max()).bit_length()
 
 
 def _engine(g, w, unit, a, b, backend: str, kernel: str, cache: bool = False):

@@ -9,16 +9,21 @@ definitions. Sources are split over a fixed number of lanes so the float sums ha
 same order whatever the thread count.
 
 The tight arcs of a source's search (``dist[u] + w == dist[x]``) do not depend on R, so a
-greedy of K > 1 rounds keeps them as one bit per arc per source (``store``): rounds after
-the first replay sigma/sbar over that DAG in a topological order (Kahn) instead of a new
-Dijkstra. Path counts are sums of the same integers, and the back-trace sums each row's
-arcs in CSR order over children already final, so the gains are bit-for-bit the same.
+greedy of K > 1 rounds keeps each source's tight-arc DAG in flat arrays (settle order,
+tight out-degree per position, heads in CSR order: about 5 bytes per vertex on a road
+map): rounds after the first push sigma/sbar over it in settle order and back-trace it in
+reverse, with no heap and no scan of non-tight arcs. Path counts are summed in the same
+order as the search's, and the back-trace sums each row's arcs in CSR order over children
+already final, so the gains are bit-for-bit those of a fresh search.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..host.csr import INF
 from ..host.heap import sift_down, sift_up
@@ -91,139 +96,276 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
 
 
 @njit(cache=True, nogil=True)
-def _record_tight(indptr, indices, w, dist, order, cnt, bits):
-    """Set bit e of ``bits`` for every tight arc e of the search (w >= 1: no self-loop)."""
-    bits[:] = 0
-    for i in range(cnt):
-        u = order[i]
-        du = dist[u]
-        for e in range(indptr[u], indptr[u + 1]):
-            if du + w[e] == dist[indices[e]]:
-                bits[e >> 3] |= np.uint8(1 << (e & 7))
-
-
-@njit(cache=True, nogil=True)
-def _replay(indptr, indices, s, bits, in_r, sigma, sbar, indeg, order):
-    """sigma/sbar of source s over its kept tight-arc DAG (Kahn's order into ``order``);
-    returns the number of vertices reached, as ``_search`` does."""
+def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, enext, ev):
+    """Dijkstra from s with Dial's circular buckets (``bhead.size`` a power of two above
+    the largest arc length): the same distances and counts as ``_search``; returns the
+    number of settled vertices. Each bucket holds one distance, so the queue costs one
+    step per distance value up to the farthest vertex instead of a heap's log n."""
     n = indptr.shape[0] - 1
+    mask = bhead.shape[0] - 1
     for v in range(n):
+        dist[v] = INF
         sigma[v] = 0.0
         sbar[v] = 0.0
-        indeg[v] = 0
-    for u in range(n):
-        for e in range(indptr[u], indptr[u + 1]):
-            if bits[e >> 3] & (1 << (e & 7)):
-                indeg[indices[e]] += 1
+    for i in range(bhead.shape[0]):
+        bhead[i] = -1
+    dist[s] = 0
     sigma[s] = 1.0
     sbar[s] = 0.0 if in_r[s] else 1.0
-    order[0] = s
-    head = 0
-    cnt = 1
-    while head < cnt:
-        u = order[head]
-        head += 1
+    ev[0] = s
+    enext[0] = -1
+    bhead[0] = 0
+    ne = 1
+    pending = 1
+    d = 0
+    cnt = 0
+    while pending > 0:
+        bi = d & mask
+        q = bhead[bi]
+        if q < 0:
+            d += 1
+            continue
+        bhead[bi] = enext[q]
+        pending -= 1
+        u = ev[q]
+        if dist[u] != d:
+            continue  # stale entry (pushes only on strict improvement)
+        order[cnt] = u
+        cnt += 1
         su = sigma[u]
         bu = sbar[u]
         for e in range(indptr[u], indptr[u + 1]):
-            if bits[e >> 3] & (1 << (e & 7)):
-                x = indices[e]
+            x = indices[e]
+            nd = d + w[e]
+            if nd < dist[x]:
+                dist[x] = nd
+                sigma[x] = su
+                sbar[x] = 0.0 if in_r[x] else bu
+                b = nd & mask
+                ev[ne] = x
+                enext[ne] = bhead[b]
+                bhead[b] = ne
+                ne += 1
+                pending += 1
+            elif nd == dist[x]:
                 sigma[x] += su
                 if not in_r[x]:
                     sbar[x] += bu
-                indeg[x] -= 1
-                if indeg[x] == 0:
-                    order[cnt] = x
-                    cnt += 1
     return cnt
 
 
 @njit(cache=True, nogil=True)
-def _backtrace(indptr, indices, s, a_s, b, in_r, bits, sigma, sbar, order, cnt, dbar, net,
-               pl):
-    """Back-trace of one source over its tight arcs ``bits``; adds gains/losses to ``net``
-    and pairs lost to ``pl``.
+def _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads):
+    """The search's tight-arc DAG in settle order: ``deg[i]`` tight arcs leave ``order[i]``,
+    their heads follow one another in ``heads`` in CSR order; returns the number of heads."""
+    t = 0
+    for i in range(cnt):
+        u = order[i]
+        du = dist[u]
+        c = 0
+        for e in range(indptr[u], indptr[u + 1]):
+            x = indices[e]
+            if du + w[e] == dist[x]:
+                heads[t] = x
+                t += 1
+                c += 1
+        deg[i] = c
+    return t
+
+
+@njit(cache=True, nogil=True)
+def _replay(s, in_r, order, deg, heads, cnt, sigma, sbar):
+    """sigma/sbar of source s pushed over its kept DAG in settle order: each count is the
+    sum of its tails' counts in the order the Dijkstra added them (bit-for-bit equal)."""
+    for v in range(sigma.shape[0]):
+        sigma[v] = 0.0
+        sbar[v] = 0.0
+    sigma[s] = 1.0
+    sbar[s] = 0.0 if in_r[s] else 1.0
+    t = 0
+    for i in range(cnt):
+        u = order[i]
+        su = sigma[u]
+        bu = sbar[u]
+        for j in range(t, t + deg[i]):
+            x = heads[j]
+            sigma[x] += su
+            if not in_r[x]:
+                sbar[x] += bu
+        t += deg[i]
+
+
+@njit(cache=True, nogil=True)
+def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dbar, net, pl):
+    """Back-trace of one source over its tight DAG (reverse settle order); adds gains/losses
+    to ``net`` and pairs lost to ``pl``. ``dbar[x]`` ends holding x's term of its parents'
+    sums (the same float as summing b_x / sigma_x + dbar_x there), ``sbar`` the covered
+    share of each pair (s, v).
 
     Returns (sb_s, pairs_s): this source's share of SB(R) and of the pair count P(R).
     """
     sb = 0.0
     pairs = 0.0
+    t = nheads
     for i in range(cnt - 1, -1, -1):
         v = order[i]
+        c = deg[i]
+        t -= c
         d = 0.0
-        for e in range(indptr[v], indptr[v + 1]):
-            x = indices[e]
-            if not in_r[x] and bits[e >> 3] & (1 << (e & 7)):
-                d += b[x] / sigma[x] + dbar[x]
-        dbar[v] = d
+        for j in range(t, t + c):  # the row's tight arcs in CSR order
+            d += dbar[heads[j]]
         if v != s and not in_r[v]:
             net[v] += a_s * sbar[v] * d
             # pair (s, v): covered share leaves the sum if v joins R
-            net[v] -= a_s * b[v] * ((sigma[v] - sbar[v]) / sigma[v])
+            cov = (sigma[v] - sbar[v]) / sigma[v]
+            net[v] -= a_s * b[v] * cov
             pl[v] += a_s * b[v]
+            sbar[v] = cov  # for the sums below
+        # what a parent adds for v (0 for a site): b_v / sigma_v + dbar[v]
+        dbar[v] = 0.0 if in_r[v] else b[v] / sigma[v] + d
     # this source's sums in vertex order: the same whichever order the search settled
-    for v in range(indptr.shape[0] - 1):
+    for v in range(sigma.shape[0]):
         if sigma[v] > 0.0 and v != s and not in_r[v]:
-            sb += b[v] * ((sigma[v] - sbar[v]) / sigma[v])
+            sb += b[v] * sbar[v]
             pairs += b[v]
     net[s] -= a_s * sb  # pairs (s, t) leave the sum if s joins R
     pl[s] += a_s * pairs
     return a_s * sb, a_s * pairs
 
 
-@njit(cache=True, parallel=True)
-def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, store, row_of, kept):
-    """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials.
+@njit(cache=True, nogil=True)
+def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept, p_order,
+               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, buckets, net, pl):
+    """Lane ``lane`` of a greedy round: the sources ``sources[lane::lanes]`` in order, their
+    gains/losses added to ``net`` and pairs lost to ``pl``; returns their (SB(R), P(R)).
 
-    ``store`` (rows of (m + 7) // 8 bytes), ``row_of[s]`` (store row of source s, -1:
-    none) and ``kept[s]`` (its row holds s's tight arcs): a source with a kept row is
-    replayed, one with a row and none searched and kept; ``store`` of 0 rows: no keeping.
+    A source s with ``kept[s]`` is replayed from the pools: its settle order and tight
+    out-degrees at ``p_order/p_deg[p_off[s, 0]:][:p_off[s, 1]]``, its DAG's heads at
+    ``p_heads[p_off[s, 2]:][:p_off[s, 3]]``. Any other source is searched; with chunk
+    buffers (``c_order`` of ``sources.size`` rows, else 0 rows) source j's DAG is written
+    to row j of ``c_order/c_deg/c_heads`` and its lengths to ``c_len[j]`` (for the caller
+    to keep). ``buckets`` > 0 (a power of two above the largest arc length): searches by
+    ``_search_dial``, else by a heap (or a BFS when ``unit``).
     """
     n = indptr.shape[0] - 1
     m = indices.shape[0]
-    nb = (m + 7) >> 3
+    ns = sources.shape[0]
+    record = c_order.shape[0] > 0
+    sb = 0.0
+    pp = 0.0
+    dist = np.empty(n, np.int64)
+    sigma = np.empty(n)
+    sbar = np.empty(n)
+    dbar = np.empty(n)
+    order = np.empty(n, np.int32)
+    deg = np.empty(n, np.int32)
+    heads = np.empty(m, np.int32)
+    heap_k = np.empty(m + 1, np.int64)
+    heap_v = np.empty(m + 1, np.int32)
+    bhead = np.empty(buckets, np.int32)
+    enext = np.empty(m + 1 if buckets > 0 else 0, np.int32)
+    for j in range(lane, ns, lanes):
+        s = sources[j]
+        if in_r[s] or a[s] == 0.0:
+            continue
+        if kept[s]:
+            ov, cnt, oh, nh = p_off[s, 0], p_off[s, 1], p_off[s, 2], p_off[s, 3]
+            o_s = p_order[ov:ov + cnt]
+            d_s = p_deg[ov:ov + cnt]
+            h_s = p_heads[oh:oh + nh]
+            _replay(s, in_r, o_s, d_s, h_s, cnt, sigma, sbar)
+            x, y = _backtrace(s, a[s], b, in_r, o_s, d_s, h_s, cnt, nh, sigma, sbar,
+                              dbar, net, pl)
+        else:
+            if buckets > 0:
+                cnt = _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r,
+                                   bhead, enext, heap_v)
+            else:
+                cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order,
+                              in_r, heap_k, heap_v)
+            if record:
+                o_c = c_order[j]
+                d_c = c_deg[j]
+                h_c = c_heads[j]
+                for i in range(cnt):
+                    o_c[i] = order[i]
+                nh = _tight_dag(indptr, indices, w, dist, order, cnt, d_c, h_c)
+                c_len[j, 0] = cnt
+                c_len[j, 1] = nh
+                x, y = _backtrace(s, a[s], b, in_r, o_c, d_c, h_c, cnt, nh, sigma, sbar,
+                                  dbar, net, pl)
+            else:
+                nh = _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads)
+                x, y = _backtrace(s, a[s], b, in_r, order, deg, heads, cnt, nh, sigma,
+                                  sbar, dbar, net, pl)
+        sb += x
+        pp += y
+    return sb, pp
+
+
+@njit(cache=True, nogil=True)
+def pack_rows(c_order, c_deg, c_heads, c_len):
+    """The chunk buffers' DAG rows, back to back (rows of length 0 skipped): (order, deg,
+    heads) flat arrays for the kept pools."""
+    nv = 0
+    nh = 0
+    for j in range(c_len.shape[0]):
+        nv += c_len[j, 0]
+        nh += c_len[j, 1]
+    order = np.empty(nv, c_order.dtype)
+    deg = np.empty(nv, c_deg.dtype)
+    heads = np.empty(nh, c_heads.dtype)
+    pv = 0
+    ph = 0
+    for j in range(c_len.shape[0]):
+        cv = c_len[j, 0]
+        ch = c_len[j, 1]
+        order[pv:pv + cv] = c_order[j, :cv]
+        deg[pv:pv + cv] = c_deg[j, :cv]
+        heads[ph:ph + ch] = c_heads[j, :ch]
+        pv += cv
+        ph += ch
+    return order, deg, heads
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_order, p_deg,
+                p_heads, p_off, c_order, c_deg, c_heads, c_len, buckets):
+    """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials.
+
+    The ``lanes`` (``lane_gains``) run on ``numba.get_num_threads()`` Python threads (the
+    kernels release the GIL): a lane waits in a queue, not in a spinning OpenMP barrier, so
+    a preempted thread on a busy machine holds up no other. Lanes are summed in lane
+    order: the same floats whatever the thread count. See ``lane_gains`` for the rest.
+    """
+    n = indptr.shape[0] - 1
     net2 = np.zeros((lanes, n))
     pl2 = np.zeros((lanes, n))
-    sb2 = np.zeros(lanes)
-    pp2 = np.zeros(lanes)
-    ns = sources.shape[0]
-    for lane in prange(lanes):
-        dist = np.empty(n, np.int64)
-        sigma = np.empty(n)
-        sbar = np.empty(n)
-        dbar = np.empty(n)
-        order = np.empty(n, np.int32)
-        indeg = np.empty(n, np.int32)
-        heap_k = np.empty(m + 1, np.int64)
-        heap_v = np.empty(m + 1, np.int32)
-        scratch = np.empty(nb, np.uint8)
-        for j in range(lane, ns, lanes):
-            s = sources[j]
-            if in_r[s] or a[s] == 0.0:
-                continue
-            r = row_of[s] if store.shape[0] > 0 else -1
-            bits = store[r] if r >= 0 else scratch
-            if r >= 0 and kept[s]:
-                cnt = _replay(indptr, indices, s, bits, in_r, sigma, sbar, indeg, order)
-            else:
-                cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
-                              heap_k, heap_v)
-                _record_tight(indptr, indices, w, dist, order, cnt, bits)
-                if r >= 0:
-                    kept[s] = True
-            x, y = _backtrace(indptr, indices, s, a[s], b, in_r, bits, sigma, sbar,
-                              order, cnt, dbar, net2[lane], pl2[lane])
-            sb2[lane] += x
-            pp2[lane] += y
+
+    def lane(i: int) -> tuple[float, float]:
+        return lane_gains(indptr, indices, w, unit, in_r, a, b, sources, i, lanes, kept,
+                          p_order, p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len,
+                          buckets, net2[i], pl2[i])
+
+    threads = min(numba.get_num_threads(), lanes)
+    if threads <= 1:
+        parts = [lane(i) for i in range(lanes)]
+    else:
+        pool = _POOLS.get(threads)
+        if pool is None:
+            pool = _POOLS[threads] = ThreadPoolExecutor(threads, "billboards")
+        parts = list(pool.map(lane, range(lanes)))
     net = np.zeros(n)
     pl = np.zeros(n)
     sb = 0.0
     pp = 0.0
-    for lane in range(lanes):
-        net += net2[lane]
-        pl += pl2[lane]
-        sb += sb2[lane]
-        pp += pp2[lane]
+    for i in range(lanes):
+        net += net2[i]
+        pl += pl2[i]
+        sb += parts[i][0]
+        pp += parts[i][1]
     return net, pl, sb, pp
 
 

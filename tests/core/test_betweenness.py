@@ -390,7 +390,7 @@ def test_cpu_sampling_split_over_threads_equals_one_call(monkeypatch):
 @pytest.mark.parametrize("mode", ["hops", "weighted"])
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_kept_tight_arcs_equal_fresh_searches(monkeypatch, seed, mode):
-    """Rounds replayed from the kept tight-arc bits give bit-for-bit the gains of a fresh
+    """Rounds replayed from the kept tight-arc DAGs give bit-for-bit the gains of a fresh
     search per round (zero-weight and parallel arcs, demand and a fixed site included)."""
     from gpu_core.betweenness import api as bb_api
 

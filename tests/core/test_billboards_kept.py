@@ -1,0 +1,106 @@
+"""The CPU exact greedy's fast paths (kept tight-arc DAGs, Dial's buckets, threads, a
+keep budget that runs out) against the plain path and against the code before them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from gpu_core.betweenness import api as bb_api
+from gpu_core.betweenness import place_billboards
+from gpu_core.graph import CSRGraph
+from tests.core import families as fam
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _same(x, y) -> None:
+    assert list(x.sites) == list(y.sites)
+    assert x.gains.tolist() == y.gains.tolist()
+    assert x.pairs.tolist() == y.pairs.tolist()
+    assert x.group_betweenness.tolist() == y.group_betweenness.tolist()
+
+
+def _graph(seed: int, wmax: int) -> CSRGraph:
+    return fam.random_sparse(seed=seed, n=80, avg_deg=4, wmax=wmax)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dial_buckets_equal_heap(monkeypatch, seed):
+    """Dial's bucket queue gives the heap's counts and so bit for bit its gains."""
+    g = _graph(seed, 40)
+    assert bb_api._dial_buckets(g, g.weights.astype(np.int64)) > 0
+    kw = dict(mode="weighted", backend="cpu", method="exact", fixed=[3])
+    dial = place_billboards(g, 4, **kw)
+    monkeypatch.setattr(bb_api, "_dial_buckets", lambda g, w: 0)
+    _same(dial, place_billboards(g, 4, **kw))
+
+
+def test_long_arcs_use_the_heap():
+    """Arcs of 2^16 or more (or composite keys) leave the search to the heap."""
+    g = _graph(0, 4)
+    w = g.weights.astype(np.int64) * 70000
+    assert bb_api._dial_buckets(g, w) == 0
+
+
+@pytest.mark.parametrize("mode", ["hops", "weighted"])
+def test_keep_budget_running_out_mid_round(monkeypatch, mode):
+    """Sources past the keep budget are searched again each round: same result."""
+    g = _graph(4, 9)
+    kw = dict(mode=mode, backend="cpu", method="exact")
+    full = place_billboards(g, 4, **kw)
+    monkeypatch.setattr(bb_api, "CPU_KEEP_BYTES", 2000)  # a few sources' DAGs only
+    _same(full, place_billboards(g, 4, **kw))
+
+
+def test_same_bits_whatever_the_thread_count():
+    """Lanes and their reduction order are fixed: one thread or all give equal bits."""
+    g = _graph(5, 30)
+    kw = dict(mode="weighted", backend="cpu", method="exact")
+    many = place_billboards(g, 4, **kw)
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        one = place_billboards(g, 4, **kw)
+    finally:
+        numba.set_num_threads(before)
+    _same(many, one)
+
+
+def test_sample_map_k5_equals_the_code_before():
+    """The app's first tool on the sample map: the sites and gains (bit for bit) of the
+    code before the kept DAGs and Dial's queue, written by scripts/billboards_expectation.py
+    from commit d2fe593 (tight arcs kept as bits, heap Dijkstra)."""
+    from maps.load import load_map
+
+    exp = json.loads((ROOT / "tests/fixtures/billboards/helsinki_k5.json").read_text())
+    g = CSRGraph.from_any(load_map(str(ROOT / exp["map"])))
+    assert (g.num_nodes, g.num_arcs) == (exp["nodes"], exp["arcs"])
+    r = place_billboards(g, exp["k"], mode=exp["mode"], backend="cpu", method="exact")
+    assert r.sites.tolist() == exp["sites"]
+    assert [float(x).hex() for x in r.gains] == exp["gains"]
+    assert [float(x).hex() for x in r.pairs] == exp["pairs"]
+    assert float(r.base_group_betweenness).hex() == exp["base_group_betweenness"]
+
+
+def test_bench_cpu_rounds(tmp_path, capsys):
+    """``signpost bench billboards --cpu-rounds``: one line per thread count, the sites of
+    place_billboards, the summary file written."""
+    from app.bench.billboards import _load
+    from app.cli import main
+
+    summary = tmp_path / "s.txt"
+    rc = main(["bench", "billboards", "--cpu-rounds", "--map", "gen:grid:100", "--k-max", "3",
+               "--summary", str(summary)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    g, _ = _load("gen:grid:100")
+    sites = place_billboards(g, 3, mode="weighted", backend="cpu", method="exact").sites
+    lines = [ln for ln in out.splitlines() if ln.startswith("billboards cpu gen:grid:100")]
+    assert lines and all(ln.endswith(f"sites {sites.tolist()}") for ln in lines)
+    assert "threads=1:" in lines[0]
+    assert summary.read_text().count("billboards cpu") == len(lines)
