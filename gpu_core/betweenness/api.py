@@ -57,8 +57,9 @@ class CpuEngine:
         self.kept_bytes = 0
         self._pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._sizes = [0, 0]  # vertex entries and heads in the pools and pieces
-        self._buf = None  # chunk buffers of the searched sources' DAGs
-        self.pools = (np.empty(0, np.uint16), np.empty(0, np.uint8), np.empty(0, np.uint16))
+        self._buf: tuple | None = None  # chunk buffers of the searched sources' DAGs
+        self.pools: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.empty(0, np.uint16), np.empty(0, np.uint8), np.empty(0, np.uint16))
         self.buckets = 0 if unit else _dial_buckets(g, w)
 
     def chunk_size(self, total: int) -> int:
@@ -109,8 +110,9 @@ class CpuEngine:
 
     def _join(self) -> None:
         """Concatenate the pieces kept since the last round into the pools."""
-        self.pools = tuple(np.concatenate([self.pools[i]] + [x[i] for x in self._pieces])
-                           for i in range(3))
+        order, deg, heads = (np.concatenate([self.pools[i]] + [x[i] for x in self._pieces])
+                             for i in range(3))
+        self.pools = (order, deg, heads)
         self._pieces = []
 
 

@@ -448,3 +448,18 @@ def sample_paths(indptr, indices, w, unit, rindptr, rindices, rw, sources, targe
                 cnt += 1
                 step += 1
     return out_s[:cnt], out_v[:cnt], reach
+
+
+def search_one(indptr, indices, w, unit, s):
+    """(dist, sigma, order[:cnt]) of one source with nothing in R (the Dial queue's eccentricity probe: api._dial_buckets)."""
+    n = indptr.shape[0] - 1
+    m = indices.shape[0]
+    dist = np.empty(n, np.int64)
+    sigma = np.empty(n)
+    sbar = np.empty(n)
+    order = np.empty(n, np.int32)
+    in_r = np.zeros(n, np.bool_)
+    cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
+                  np.empty(m + 1, np.int64), np.empty(m + 1, np.int32))
+    return dist, sigma, order[:cnt]
+
