@@ -453,7 +453,12 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         f"{args.drag_s:g} s. *open: drawn* = from `open_map` to the map shown; *clicks "
         "accepted* = to the snapping index ready. *click -> field* = a left click to the "
         "new field painted (median). *drag: fields / s* = distance fields drawn per second "
-        "while dragging (one search in flight, the latest position waits).",
+        "while dragging (one search in flight, the latest position waits). Unless "
+        "`--no-index`, the route index is made ready first as the app does after a map "
+        "opens (Search → Build route index: built, or loaded from the cache, on its own "
+        "worker): *index ready* is from asking to the status bar's \"route index ready\", "
+        "with the longest stall meanwhile; *click search* says how the clicks searched "
+        "(phast: through the index) and *click: search* their median search time.",
         "",
         "The second table is the drag frame without Qt (`app.bench.gui_window.drag_frames`): "
         "one search from a source walking along the map plus colouring the pixels of a "
