@@ -145,7 +145,7 @@ def _drag(win, net, hb, fields, args) -> dict:
     for i in range(frames):
         win.canvas.sourceDragged.emit(float(xs[k[i]]), float(ys[k[i]]))
         _wait(lambda i=i: time.perf_counter() - t0 >= (i + 1) / 60, 1.0)
-    _wait(lambda: tool._drag_job not in win._handlers, 600)
+    _wait(lambda: tool._drag_job not in win._handlers and not tool._drag_held, 600)
     dt = time.perf_counter() - t0
     return {"drag_fps": (len(fields) - n0) / dt, "stall_drag_ms": hb.stall_ms()}
 

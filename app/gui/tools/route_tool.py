@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from app.jobs import sssp
@@ -27,6 +27,9 @@ from .base import Tool, job
 # While the source is dragged the phase chart is redrawn at most this often (its redraw
 # is GUI-thread work that would otherwise come with every field; the drop redraws it).
 CHART_DRAG_S = 0.5
+# At most this many fields a second while dragging: on small maps the search takes well
+# under a millisecond and back-to-back fields would keep the GUI thread drawing.
+DRAG_MAX_FPS = 12
 
 
 class RouteTool(Tool):
@@ -55,6 +58,8 @@ class RouteTool(Tool):
         self._chart_t = 0.0  # when the chart last showed a search (drags throttle it)
         self._field_image = None  # the worker's colouring of the result being drawn
         self._in_drag = False
+        self._drag_held = False  # a dragged position waits for DRAG_MAX_FPS
+        self._drag_t = 0.0  # when the last drag search started
         self.isochrones = None  # (IsochroneResult, labels) on screen
         self._iso_layer = None  # IsochroneLayer, made on first use
         self.fragments = Fragments()
@@ -84,6 +89,7 @@ class RouteTool(Tool):
         return scroll
 
     def map_changed(self, net) -> None:
+        self._drag_next, self._drag_held = None, False
         self.source = self.target = None
         self.src_point = self.dst_point = None
         self._snap_segs = {}
@@ -109,7 +115,7 @@ class RouteTool(Tool):
         canvas.set_marker(which, sx, sy)
         self.win.layers.shown("Route and its points")
         if which == "source":  # a click or drop: no dragged position waits any more
-            self._drag_next, self._drag_job = None, -1
+            self._drag_next, self._drag_job, self._drag_held = None, -1, False
         if snap_seg:
             self._snap_segs[which] = snap_seg
         else:
@@ -155,13 +161,25 @@ class RouteTool(Tool):
         except PointError:
             return
         point = click_point(win.search_net(), s)
-        if self._drag_job in win._handlers:
+        if self._drag_job in win._handlers or self._drag_held:
             self._drag_next = point
         elif int(point.node) != self.source:
-            self._drag_search(point)
+            self._drag_next = point
+            self._drag_after_gap()
+
+    def _drag_after_gap(self) -> None:
+        """Search ``_drag_next`` now, or once 1 / DRAG_MAX_FPS s passed since the last
+        drag search started (the GUI thread gets a breath between fields)."""
+        wait = self._drag_t + 1.0 / DRAG_MAX_FPS - time.perf_counter()
+        if wait > 0:
+            self._drag_held = True
+            QTimer.singleShot(int(wait * 1000) + 1, self._drag_release)
+        else:
+            self._drag_release()
 
     def _drag_search(self, point) -> None:
         self._drag_next = None
+        self._drag_t = time.perf_counter()
         self.source, self.src_point = int(point.node), point
         self._in_drag = True  # run_search's default: a dragged source
         try:
@@ -282,9 +300,16 @@ class RouteTool(Tool):
         self.win.status(f"Reached {reached:,} of {self.win.net.num_nodes:,} nodes: search "
                         f"{ms_text(res.elapsed_s * 1000)}, {len(res.phases):,} phases; "
                         f"drawn in {draw_ms:.0f} ms", 8000)
-        nxt, self._drag_job = self._drag_next, -1
+        self._drag_job = -1
+        if self._drag_next is not None:
+            self._drag_after_gap()
+
+    def _drag_release(self) -> None:
+        """Search the latest dragged position (the ones before it were dropped)."""
+        self._drag_held = False
+        nxt = self._drag_next
         if nxt is not None and int(nxt.node) != self.source:
-            self._drag_search(nxt)  # the latest dragged position, the others dropped
+            self._drag_search(nxt)
         else:
             self._drag_next = None
 
