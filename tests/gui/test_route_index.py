@@ -131,7 +131,7 @@ def test_cancel_stops_the_build_cleanly(qtbot, make_window, road_net, monkeypatc
 
 def test_edit_recustomizes_and_equals_a_fresh_search(qtbot, make_window, road_net):
     win = make_window(road_net)
-    ri, route, edit = win.route_index, win.tools["route"], win.tools["edit"]
+    ri, edit = win.route_index, win.tools["edit"]
     win.a_build_index.trigger()
     qtbot.waitUntil(lambda: ri.state == "ready", timeout=180000)
     src = 0
