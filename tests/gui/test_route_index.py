@@ -74,6 +74,9 @@ def test_background_build_then_clicks_use_the_index(qtbot, make_window, road_net
     assert ri.state in ("building", "ready") and not win.compute.busy()
     qtbot.waitUntil(lambda: ri.state == "ready", timeout=180000)
     assert ri.label.text() == "route index ready" and not ri.bar.isVisible()
+    # the after-load warm-up also found the map's fragments (not the first click)
+    qtbot.waitUntil(lambda: win.tools["route"].fragments.labels is not None, timeout=60000)
+    assert win.tools["route"].fragments.labels.shape[0] == road_net.num_nodes
     net = road_net
     for node in (0, net.num_nodes // 2, net.num_nodes - 1):
         res = _search(qtbot, win, node)
