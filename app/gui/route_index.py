@@ -7,7 +7,8 @@ the plain search meanwhile; then every click and drag searches through it
 The status bar shows the build's progress with an ETA and a small button that cancels it
 (the window's Cancel and Esc stop searches, not this). Search → Build route index builds
 it on any map; "Build route index automatically" (on by default) builds it when a map of
-at least ``AUTO_MIN_NODES`` nodes opens (graphs that are not road-shaped get none).
+at least ``AUTO_MIN_NODES`` nodes opens and searches run on the CPU (graphs that are not
+road-shaped get none).
 
 What-if edits (closures, reopenings, new weights) re-customize the map's index over its
 topology for the edited graph (``app.jobs.edit_index``), also here; until that is done
@@ -96,8 +97,18 @@ class RouteIndex(QObject):
         self._hold = self.info = self.edit_info = self._edit_graph = None
         self._edit_pending = False
         self._set("none", "")
-        if self.auto() and net is not None and net.num_nodes >= AUTO_MIN_NODES:
+        if self.auto() and net is not None and net.num_nodes >= AUTO_MIN_NODES and self._helps():
             self.build(auto=True)
+
+    def _helps(self) -> bool:
+        """Whether clicks would search through an index: on the CPU (3-6x faster); the
+        GPU keeps its one-launch search under policy auto (app.jobs.sssp.search_index)."""
+        from gpu_core.backend import resolve_backend
+
+        try:
+            return resolve_backend(self.win.algo_panel.backend) != "cupy"
+        except Exception:  # a backend that cannot be had: the search reports it
+            return True
 
     def build(self, auto: bool = False) -> int:
         """Load or build the map's search index in the background; returns the job id
