@@ -14,7 +14,8 @@ What-if edits (closures, reopenings, new weights) re-customize the map's index o
 topology for the edited graph (``app.jobs.edit_index``), also here; until that is done
 the edited map searches without an index. Undo / redo reuse the indexes of recent edit
 states. The edited graph is taken in the GUI thread once its search is drawn (its
-compaction is then cached), so this worker never reads the mutable graph itself.
+compaction is then cached: ``MutableGraph.cached_graph``), so neither thread compacts it
+here and this worker never reads the mutable graph itself.
 """
 
 from __future__ import annotations
@@ -181,7 +182,11 @@ class RouteIndex(QObject):
         sc = self.win.scenario
         if sc is None or not sc.edits or self._hold is None:
             return 0
-        g = sc.graph.graph()  # the compaction its search just used (cached until the next edit)
+        # the compaction its search just used; none yet (a result restored by undo/redo
+        # without a search): the next search makes it in the worker, then this runs again
+        g = sc.graph.cached_graph()
+        if g is None:
+            return 0
         hit = _memo_get(g)
         if g is self._edit_graph or (hit is not None and hit[0] is not None):
             return 0
@@ -252,8 +257,8 @@ class RouteIndex(QObject):
             self.label.setToolTip(info.reason)
         else:
             if sc is not None and sc.edits:  # the compaction searches read, if made anew
-                cur = sc.graph.graph()
-                if cur is not g and cur.num_arcs == g.num_arcs:
+                cur = sc.graph.cached_graph()
+                if cur is not None and cur is not g and cur.num_arcs == g.num_arcs:
                     _memo_put(cur, hit)
             self.label.setText("route index ready (edited map)")
             self.label.setToolTip(f"Re-customized for the edits in {info.seconds:.2f} s "
