@@ -64,54 +64,83 @@ def _wait(cond, timeout_s: float) -> bool:
 
 def measure_window(path: str, args) -> dict:
     """Open ``path`` in the real window (CPU backend), click and drag; see the module doc."""
-    from app.gui.main_window import MainWindow
     from app.gui.settings import Settings
 
     os.environ["SIGNPOST_NO_DIALOGS"] = "1"
     row: dict = {"map": os.path.basename(path)}
     with tempfile.TemporaryDirectory() as tmp:
-        win = MainWindow(Settings(os.path.join(tmp, "s.ini")), open_sample=False)
-        win.resize(*(int(v) for v in args.size.lower().split("x")))
-        win.algo_panel.cb_backend.setCurrentText("cpu")
-        win.show()
-        hb = Heartbeat()
-        loaded = []
-        win.mapLoaded.connect(lambda *_: loaded.append(time.perf_counter()))
-        t0 = time.perf_counter()
-        win.show_map(path)
-        _wait(lambda: bool(loaded), 600)
-        row["open_drawn_s"] = loaded[0] - t0 if loaded else float("nan")
-        _wait(lambda: win.snapper is not None or not win._snapper_pending, 600)
-        row["open_clicks_s"] = time.perf_counter() - t0
-        _wait(lambda: not win.loader.busy(), 600)  # the after-load warm-up
-        row["stall_open_ms"] = hb.stall_ms()
-        net = win.net
-        rng = np.random.default_rng(args.seed + 2)
-        road = np.unique(net.arc_sources()[net.edge_kind == 0])
-        fields = []
-        win.fieldChanged.connect(lambda: fields.append(time.perf_counter()))
-        clicks, stalls = [], []
-        for k in range(args.clicks + 1):  # the first click loads kernels: not counted
-            a = int(rng.choice(road))
-            n0 = len(fields)
-            hb.reset()
-            t1 = time.perf_counter()
-            win.canvas.click_at(float(net.x[a]), float(net.y[a]), "left")
-            _wait(lambda n0=n0: len(fields) > n0, 600)
-            win.repaint()
-            if k:
-                clicks.append(time.perf_counter() - t1)
-                stalls.append(hb.stall_ms())
-        row["click_field_ms"] = statistics.median(clicks) * 1e3
-        row["stall_click_ms"] = max(stalls)
-        row.update(_drag(win, net, hb, fields, args))
-        hb.stop()
-        hb.timer.deleteLater()
-        win.close()
-        win.deleteLater()  # now, not at interpreter exit (pyqtgraph items then can crash)
-        from PySide6.QtCore import QCoreApplication, QEvent
+        settings = Settings(os.path.join(tmp, "s.ini"))
+        cache = os.environ.get("SIGNPOST_CACHE_DIR")
+        if not getattr(args, "index", True):  # no index: none built, none found in the cache
+            settings.q.setValue("index/auto", "false")
+            os.environ["SIGNPOST_CACHE_DIR"] = tmp
+        try:
+            return _measure(path, args, settings, row)
+        finally:
+            if cache is None:
+                os.environ.pop("SIGNPOST_CACHE_DIR", None)
+            else:
+                os.environ["SIGNPOST_CACHE_DIR"] = cache
 
-        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+def _measure(path: str, args, settings, row: dict) -> dict:
+    """measure_window in ``settings`` (a window of its own, closed at the end)."""
+    from app.gui.main_window import MainWindow
+
+    win = MainWindow(settings, open_sample=False)
+    win.resize(*(int(v) for v in args.size.lower().split("x")))
+    win.algo_panel.cb_backend.setCurrentText("cpu")
+    win.show()
+    hb = Heartbeat()
+    loaded = []
+    win.mapLoaded.connect(lambda *_: loaded.append(time.perf_counter()))
+    t0 = time.perf_counter()
+    win.show_map(path)
+    _wait(lambda: bool(loaded), 600)
+    row["open_drawn_s"] = loaded[0] - t0 if loaded else float("nan")
+    _wait(lambda: win.snapper is not None or not win._snapper_pending, 600)
+    row["open_clicks_s"] = time.perf_counter() - t0
+    _wait(lambda: not win.loader.busy(), 600)  # the after-load warm-up
+    row["stall_open_ms"] = hb.stall_ms()
+    if getattr(args, "index", True):  # the route index, built or loaded in the background
+        ri = win.route_index
+        hb.reset()
+        t_i = time.perf_counter()
+        ri.build()
+        _wait(lambda: ri.state != "building", 1800)
+        row["index_ready_s"] = time.perf_counter() - t_i
+        row["stall_index_ms"] = hb.stall_ms()
+        row["index"] = ri.state if ri.info is None else f"{ri.state} ({ri.info.source})"
+    net = win.net
+    rng = np.random.default_rng(args.seed + 2)
+    road = np.unique(net.arc_sources()[net.edge_kind == 0])
+    fields = []
+    win.fieldChanged.connect(lambda: fields.append(time.perf_counter()))
+    clicks, stalls, searches = [], [], []
+    for k in range(args.clicks + 1):  # the first click loads kernels: not counted
+        a = int(rng.choice(road))
+        n0 = len(fields)
+        hb.reset()
+        t1 = time.perf_counter()
+        win.canvas.click_at(float(net.x[a]), float(net.y[a]), "left")
+        _wait(lambda n0=n0: len(fields) > n0, 600)
+        win.repaint()
+        if k:
+            clicks.append(time.perf_counter() - t1)
+            stalls.append(hb.stall_ms())
+            searches.append(win.tools["route"].result.elapsed_s)
+    row["click_field_ms"] = statistics.median(clicks) * 1e3
+    row["click_search_ms"] = statistics.median(searches) * 1e3
+    row["search"] = win.tools["route"].result.extra.get("index", "plain")
+    row["stall_click_ms"] = max(stalls)
+    row.update(_drag(win, net, hb, fields, args))
+    hb.stop()
+    hb.timer.deleteLater()
+    win.close()
+    win.deleteLater()  # now, not at interpreter exit (pyqtgraph items then can crash)
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     return row
 
 
@@ -133,15 +162,18 @@ def _drag(win, net, hb, fields, args) -> dict:
     for i in range(frames):
         win.canvas.sourceDragged.emit(float(xs[k[i]]), float(ys[k[i]]))
         _wait(lambda i=i: time.perf_counter() - t0 >= (i + 1) / 60, 1.0)
-    _wait(lambda: tool._drag_job not in win._handlers, 600)
+    _wait(lambda: tool._drag_job not in win._handlers and not tool._drag_held, 600)
     dt = time.perf_counter() - t0
     return {"drag_fps": (len(fields) - n0) / dt, "stall_drag_ms": hb.stall_ms()}
 
 
-def drag_frames(net, backend: str, frames: int, size=(1600, 1000), seed: int = 1) -> dict:
+def drag_frames(net, backend: str, frames: int, size=(1600, 1000), seed: int = 1,
+                index: bool = False) -> dict:
     """The Qt-free part of a drag frame: one search from a source moving along the map and
     the field coloured over a window-sized pixel→arc image of the whole map (the raster
-    level of detail; ``app.gui.raster``). Median ms of each and of both."""
+    level of detail; ``app.gui.raster``). Median ms of each and of both. ``index``:
+    search through the map's route index (loaded, or built once first: its seconds are
+    in ``index_s``)."""
     from app.gui.geometry import build_geometry, field_lut
     from app.gui.raster import build_segments, field_image, lut_argb, render_ids
     from gpu_core.sssp import sssp
@@ -155,7 +187,16 @@ def drag_frames(net, backend: str, frames: int, size=(1600, 1000), seed: int = 1
     lut = lut_argb(field_lut("turbo", 256))
     rng = np.random.default_rng(seed)
     start = int(rng.integers(net.num_nodes))
-    sssp(net, start, strategy="auto", backend=backend)  # kernels loaded
+    kw: dict = {}
+    row: dict = {"index": "plain"}
+    if index:
+        from app.jobs.index import key_hierarchy_for
+
+        h, info = key_hierarchy_for(net, policy="on")
+        if h is not None:
+            kw["index"] = h
+            row = {"index": f"phast ({info.source} {info.seconds:.0f} s)"}
+    sssp(net, start, strategy="auto", backend=backend, **kw)  # kernels loaded
     out = None
     ts_s, ts_c = [], []
     v = start
@@ -163,12 +204,12 @@ def drag_frames(net, backend: str, frames: int, size=(1600, 1000), seed: int = 1
         nb = net.indices[net.indptr[v]:net.indptr[v + 1]]
         v = int(nb[rng.integers(nb.size)]) if nb.size else int(rng.integers(net.num_nodes))
         t0 = time.perf_counter()
-        res = sssp(net, v, strategy="auto", backend=backend)
+        res = sssp(net, v, strategy="auto", backend=backend, **kw)
         t1 = time.perf_counter()
         out, _ = field_image(ids, geo, seg, res.dist, lut, 0, out)
         t2 = time.perf_counter()
         ts_s.append(t1 - t0)
         ts_c.append(t2 - t1)
     s, c = statistics.median(ts_s) * 1e3, statistics.median(ts_c) * 1e3
-    return {"backend": backend, "search_ms": s, "colour_ms": c, "frame_ms": s + c,
+    return {**row, "backend": backend, "search_ms": s, "colour_ms": c, "frame_ms": s + c,
             "fps": 1e3 / (s + c)}

@@ -107,6 +107,16 @@ def build_menus(win) -> None:
     m_search.addAction(icon("compare"), "C&ompare strategies", route.compare_strategies)
     m_search.addAction(icon("swap"), "&Swap source and destination", route.swap)
     m_search.addAction(icon("clear"), "C&lear route", route.clear_route)
+    m_search.addSeparator()  # the route index (app/gui/route_index.py)
+    win.a_build_index = m_search.addAction("Build route &index",
+                                           lambda: win.route_index.build())
+    win.a_build_index.setToolTip("Build (or load) the route index of this map in the "
+                                 "background: clicks and drags then search through it")
+    win.a_auto_index = m_search.addAction("Build route index &automatically")
+    win.a_auto_index.setCheckable(True)
+    win.a_auto_index.setChecked(win.route_index.auto())
+    win.a_auto_index.setToolTip("Build the route index when a road map of 50,000 nodes or more opens")
+    win.a_auto_index.toggled.connect(win.route_index.set_auto)
 
     m_view = mb.addMenu("&View")
     m_view.addAction("&Fit map", win.fit_map).setShortcut(QKeySequence("Ctrl+0"))

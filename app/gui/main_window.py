@@ -46,6 +46,7 @@ from .loading import MapLoading
 from .map_canvas import MapCanvas
 from .panels import AlgorithmPanel
 from .phase_chart import PhaseChart
+from .route_index import RouteIndex
 from .settings import Settings
 from .tools import TOOLS
 from .workers import Job, JobContext, JobRunner
@@ -144,6 +145,7 @@ class MainWindow(MapLoading, QMainWindow):
 
         self.layers = build_layers(self)  # show / hide / clear each tool's results
         chrome.build_status_bar(self)
+        self.route_index = RouteIndex(self)  # built in the background (its own worker)
         chrome.build_menus(self)
         geom, state = self.settings.geometry()
         if geom is not None:
@@ -240,6 +242,7 @@ class MainWindow(MapLoading, QMainWindow):
         self._after_load(net, build_snapper=self._snapper_pending)
         for tool in self.tools.values():
             tool.map_changed(net)
+        self.route_index.map_changed(net)
         self.chart.clear()
         self.canvas.set_attribution(attribution_for(net))
         name = net.name or os.path.basename(net.source_path) or "map"
@@ -409,7 +412,8 @@ class MainWindow(MapLoading, QMainWindow):
     # ---- shutdown ---------------------------------------------------------------------
     def shutdown_workers(self) -> None:
         """Cancel and join every worker thread (no "QThread destroyed while running")."""
-        stopped = self.compute.shutdown() & self.loader.shutdown()  # both, always
+        # all of them, always
+        stopped = self.compute.shutdown() & self.loader.shutdown() & self.route_index.shutdown()
         if stopped:  # the workers are joined: collecting anywhere is safe again
             self.gc_guard.release()
 

@@ -425,10 +425,11 @@ class MapCanvas(pg.GraphicsLayoutWidget):
                 it.update()
 
     def show_field(self, dist: np.ndarray | None, colormap_name: str = "turbo", unit: str = "",
-                   bands: int = 0) -> int:
+                   bands: int = 0, image: tuple | None = None) -> int:
         """Colour the network by distance ``dist`` (None removes the field); returns the
         largest reached cost. Vector maps: one path per colour band; raster maps: a
-        recolouring of the pixel→arc image."""
+        recolouring of the pixel→arc image (``image``: (ids, rect, ARGB, top) coloured in
+        the worker, used while the view still shows those ids)."""
         for it in self.field_items:
             self.vb.removeItem(it)
         self.field_items.clear()
@@ -447,7 +448,9 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self._field = (dist, lut, bands)
             self._colours = None
             if self._ids is not None:
-                img, top = raster.field_image(self._ids, self.geo, self.seg, dist, lut, bands)
+                img, top = (image[2:] if image is not None and image[0] is self._ids
+                            and image[1] == self._ids_rect else
+                            raster.field_image(self._ids, self.geo, self.seg, dist, lut, bands))
                 self.raster_item.set_image(img, self._ids_rect)
             else:
                 top = raster._field_scale(dist, bands)[2]

@@ -39,6 +39,10 @@ class Fragments:
         self.labels: np.ndarray | None = None
         self.sizes: np.ndarray | None = None
 
+    def compute(self, net: RoadNetwork) -> None:
+        """Find the parts now (a worker does, after a map opens)."""
+        self._compute(net)
+
     def _compute(self, net: RoadNetwork) -> None:
         if self.labels is not None and self.labels.shape[0] == net.num_nodes:
             return

@@ -19,6 +19,7 @@ re-customize when cached; build when the graph is road-shaped and the job has at
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -222,10 +223,12 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
 # weights and indices arrays, as gpu_core.sssp.prepare_graph does), so a click hashes
 # nothing; a build in this process (policy "on") updates the memo.
 _key_memo: dict[int, tuple] = {}
+_memo_lock = threading.Lock()  # the app's compute and index workers both use it
 
 
 def _memo_get(net):
-    hit = _key_memo.get(id(net.weights))
+    with _memo_lock:
+        hit = _key_memo.get(id(net.weights))
     if hit is not None and hit[0]() is net.weights and hit[1]() is net.indices:
         return hit[2]
     return None
@@ -238,9 +241,15 @@ def _memo_put(net, value) -> None:
         refs = (weakref.ref(net.weights), weakref.ref(net.indices))
     except TypeError:
         return
-    if len(_key_memo) > 8:
-        _key_memo.clear()
-    _key_memo[id(net.weights)] = (*refs, value)
+    with _memo_lock:
+        _key_memo.pop(id(net.weights), None)  # re-inserted last: the newest
+        _key_memo[id(net.weights)] = (*refs, value)
+        # drop the entries of freed graphs, then the oldest (an edit session makes one
+        # per edit state; the window keeps the map's own index and registers it again)
+        for k in [k for k, v in _key_memo.items() if v[0]() is None or v[1]() is None]:
+            del _key_memo[k]
+        while len(_key_memo) > 8:
+            del _key_memo[next(iter(_key_memo))]
 
 
 def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = None,

@@ -77,8 +77,12 @@ def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOpt
     if reason:
         if progress is not None:
             progress(None, "searching the edited network")
+        from .sssp import search_index  # the edited map's re-customized index, if made
+
         res = sssp(graph, opts.source, strategy=opts.strategy, backend=opts.backend,
-                   on_phase=on_phase, cancel=cancel)
+                   on_phase=on_phase, cancel=cancel,
+                   index=search_index(graph, opts.strategy, "auto",
+                                      backend=opts.backend))
         method = "fresh"
     else:
         if progress is not None:

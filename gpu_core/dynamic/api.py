@@ -398,6 +398,13 @@ class MutableGraph:
         it stays on the device."""
         return self._compaction()[0]
 
+    def cached_graph(self) -> CSRGraph | None:
+        """``graph()`` when this version's compaction is already made (no work), else None
+        (the app's GUI thread asks, and leaves the compaction to a worker)."""
+        if self._csr is not None and self._csr_version == self.version:
+            return self._csr[0]
+        return None
+
     def as_csr_graph(self) -> CSRGraph:
         """``CSRGraph.from_any(mg)``: the compaction itself, so no copy is made."""
         return self.graph()

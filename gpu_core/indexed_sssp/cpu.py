@@ -140,13 +140,27 @@ def preds_seq(rptr, rsrc, rw, hb, key, pred):
 PARALLEL_MIN_N = 1 << 17
 
 
+@njit(cache=True, nogil=True)
+def _gather_rows(ptr, nbr, w, order, new_of, p, out_nbr, out_w):
+    for i in range(order.shape[0]):
+        a, q = ptr[order[i]], p[i]
+        for k in range(p[i + 1] - q):
+            out_nbr[q + k] = new_of[nbr[a + k]]
+            out_w[q + k] = w[a + k]
+
+
 def _renumber(ptr, nbr, w, order, new_of):
-    """A CSR graph (rows by old id) with its rows in ``order`` and neighbours renamed."""
+    """A CSR graph (rows by old id) with its rows in ``order`` and neighbours renamed.
+    The gather runs in numba without the GIL: numpy's fancy indexing of millions of arcs
+    held it for 0.3-0.5 s on a 1.43M-node map, freezing the app's GUI thread while its
+    index worker got a search ready."""
     cnt = np.diff(ptr)[order]
     p = np.zeros(order.shape[0] + 1, np.int64)
     np.cumsum(cnt, out=p[1:])
-    idx = np.repeat(ptr[order] - p[:-1], cnt) + np.arange(int(p[-1]))
-    return p, np.ascontiguousarray(new_of[nbr[idx]], dtype=np.int32), np.ascontiguousarray(w[idx])
+    out_nbr = np.empty(int(p[-1]), np.int32)
+    out_w = np.empty(int(p[-1]), w.dtype)
+    _gather_rows(ptr, nbr, w, order, new_of, p, out_nbr, out_w)
+    return p, out_nbr, out_w
 
 
 class Layout:

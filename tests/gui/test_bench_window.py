@@ -30,3 +30,10 @@ def test_drag_frames_measure_search_and_colouring():
     assert out["search_ms"] > 0 and out["colour_ms"] > 0
     assert np.isclose(out["frame_ms"], out["search_ms"] + out["colour_ms"])
     assert np.isclose(out["fps"], 1e3 / out["frame_ms"])
+
+
+def test_drag_frames_through_the_route_index(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))
+    out = drag_frames(grid(900, seed=2), "cpu", frames=3, size=(320, 200), index=True)
+    assert out["index"].startswith("phast (built")  # searched through the index built first
+    assert out["search_ms"] > 0 and np.isclose(out["frame_ms"], out["search_ms"] + out["colour_ms"])

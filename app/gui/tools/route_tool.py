@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from app.jobs import sssp
@@ -22,6 +23,13 @@ from ..panels import RoutePanel
 from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
 from .base import Tool, job
+
+# While the source is dragged the phase chart is redrawn at most this often (its redraw
+# is GUI-thread work that would otherwise come with every field; the drop redraws it).
+CHART_DRAG_S = 0.5
+# At most this many fields a second while dragging: on small maps the search takes well
+# under a millisecond and back-to-back fields would keep the GUI thread drawing.
+DRAG_MAX_FPS = 12
 
 
 class RouteTool(Tool):
@@ -47,6 +55,11 @@ class RouteTool(Tool):
         self.route: Route | None = None
         self._snap_segs: dict[str, tuple] = {}
         self._search_t0 = 0.0
+        self._chart_t = 0.0  # when the chart last showed a search (drags throttle it)
+        self._field_image = None  # the worker's colouring of the result being drawn
+        self._in_drag = False
+        self._drag_held = False  # a dragged position waits for DRAG_MAX_FPS
+        self._drag_t = 0.0  # when the last drag search started
         self.isochrones = None  # (IsochroneResult, labels) on screen
         self._iso_layer = None  # IsochroneLayer, made on first use
         self.fragments = Fragments()
@@ -76,6 +89,7 @@ class RouteTool(Tool):
         return scroll
 
     def map_changed(self, net) -> None:
+        self._drag_next, self._drag_held = None, False
         self.source = self.target = None
         self.src_point = self.dst_point = None
         self._snap_segs = {}
@@ -101,7 +115,7 @@ class RouteTool(Tool):
         canvas.set_marker(which, sx, sy)
         self.win.layers.shown("Route and its points")
         if which == "source":  # a click or drop: no dragged position waits any more
-            self._drag_next, self._drag_job = None, -1
+            self._drag_next, self._drag_job, self._drag_held = None, -1, False
         if snap_seg:
             self._snap_segs[which] = snap_seg
         else:
@@ -147,15 +161,31 @@ class RouteTool(Tool):
         except PointError:
             return
         point = click_point(win.search_net(), s)
-        if self._drag_job in win._handlers:
+        if self._drag_job in win._handlers or self._drag_held:
             self._drag_next = point
         elif int(point.node) != self.source:
-            self._drag_search(point)
+            self._drag_next = point
+            self._drag_after_gap()
+
+    def _drag_after_gap(self) -> None:
+        """Search ``_drag_next`` now, or once 1 / DRAG_MAX_FPS s passed since the last
+        drag search started (the GUI thread gets a breath between fields)."""
+        wait = self._drag_t + 1.0 / DRAG_MAX_FPS - time.perf_counter()
+        if wait > 0:
+            self._drag_held = True
+            QTimer.singleShot(int(wait * 1000) + 1, self._drag_release)
+        else:
+            self._drag_release()
 
     def _drag_search(self, point) -> None:
         self._drag_next = None
+        self._drag_t = time.perf_counter()
         self.source, self.src_point = int(point.node), point
-        self._drag_job = self.run_search()
+        self._in_drag = True  # run_search's default: a dragged source
+        try:
+            self._drag_job = self.run_search()
+        finally:
+            self._in_drag = False
 
     def route_between(self, from_text: str, to_text: str) -> bool:
         """Route between typed points (LON,LAT or node:ID), as clicks would; False (and
@@ -204,52 +234,95 @@ class RouteTool(Tool):
         ap = self.win.algo_panel
         return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(), cpu_fallback=True)
 
-    def run_search(self) -> int:
-        """Start the search from ``self.source`` (superseding any running one)."""
+    def run_search(self, drag: bool | None = None) -> int:
+        """Start the search from ``self.source`` (superseding any running one). ``drag``
+        (default: whether the source is being dragged): no live phase rows, the chart
+        redrawn only now and then."""
         win = self.win
+        drag = self._in_drag if drag is None else drag
         opts = self._options(win.algo_panel.strategy)
         self.result = None
         self.route = None
         win.canvas.show_route(None)
-        win.chart.clear()
-        win.chart.begin_run(opts.strategy)
+        live = not drag or self._chart_due()
+        if live:
+            win.chart.clear()
+            win.chart.begin_run(opts.strategy)
         self._search_t0 = time.perf_counter()
         graph, sc = win.search_graph(), win.scenario
-        run = job(sssp.run, graph, opts, phases=True)
-        if graph is not win.graph and sc is not None:
-            def run(ctx, _run=run):  # the edited map: its network (for routes) made here too
-                res = _run(ctx)
-                sc.network()
-                return res
+        edited = graph is not win.graph and sc is not None
+        search, paint = job(sssp.run, graph, opts, phases=not drag), self._worker_field()
 
-            run.__name__ = "sssp"
+        def run(ctx):
+            res = search(ctx)
+            if edited:  # the edited map: its network (for routes) made here too
+                sc.network()
+            if paint is not None:  # the field's pixels coloured here, not in the GUI thread
+                res.extra["_field_image"] = paint(res.dist)
+            return res
+
+        run.__name__ = "sssp"
         jid = win.submit(run, self._search_done, tag=opts.strategy, busy=True)
         win.status(f"Searching from node {int(win.net.node_ids[opts.source])} "
                    f"({opts.strategy}, {opts.backend})…")
         return jid
 
+    def _worker_field(self):
+        """On raster maps, a function colouring the pixels of the view now on screen by a
+        distance array (run in the worker), or None (vector maps, change view, no field)."""
+        from .. import raster
+        from ..geometry import field_lut
+
+        win, canvas = self.win, self.win.canvas
+        v = win.algo_panel.values()
+        if (not canvas.raster_mode or canvas._ids is None or win.field_painter is not None
+                or not v["show_field"]):
+            return None
+        ids, rect, geo, seg = canvas._ids, QRectF(canvas._ids_rect), canvas.geo, canvas.seg
+        lut, bands = raster.lut_argb(field_lut(v["colormap"], 256)), v["isochrone_bands"]
+
+        def paint(dist):
+            return (ids, rect, *raster.field_image(ids, geo, seg, dist, lut, bands))
+
+        return paint
+
+    def _chart_due(self) -> bool:
+        return time.perf_counter() - self._chart_t >= CHART_DRAG_S
+
     def _search_done(self, res) -> None:
         wall = time.perf_counter() - self._search_t0
-        reached = self.show_result(res, res.strategy)
+        drag = self._drag_job != -1
+        self._field_image = res.extra.pop("_field_image", None)
+        reached = self.show_result(res, res.strategy, chart=not drag or self._chart_due())
         # One definition (docs/architecture.md): search time = the search call's wall
         # time (as `signpost route`'s search_ms); the rest until now is the app's drawing.
         draw_ms = max(wall - res.elapsed_s, 0.0) * 1000
         self.win.status(f"Reached {reached:,} of {self.win.net.num_nodes:,} nodes: search "
                         f"{ms_text(res.elapsed_s * 1000)}, {len(res.phases):,} phases; "
                         f"drawn in {draw_ms:.0f} ms", 8000)
-        nxt, self._drag_job = self._drag_next, -1
+        self._drag_job = -1
+        if self._drag_next is not None:
+            self._drag_after_gap()
+
+    def _drag_release(self) -> None:
+        """Search the latest dragged position (the ones before it were dropped)."""
+        self._drag_held = False
+        nxt = self._drag_next
         if nxt is not None and int(nxt.node) != self.source:
-            self._drag_search(nxt)  # the latest dragged position, the others dropped
+            self._drag_search(nxt)
         else:
             self._drag_next = None
 
-    def show_result(self, res, run: str, isochrones: bool = True) -> int:
-        """Make ``res`` the search on screen (chart run ``run``, field, route); returns
-        the nodes reached. A what-if edit's repaired result comes here too."""
+    def show_result(self, res, run: str, isochrones: bool = True, chart: bool = True) -> int:
+        """Make ``res`` the search on screen (chart run ``run`` unless not ``chart``,
+        field, route); returns the nodes reached. A what-if edit's repaired result comes
+        here too."""
         win = self.win
         self.result = res
         strategy = getattr(res, "strategy", run)
-        win.chart.set_run(run, res.phases, res.backend, search_s=res.elapsed_s)
+        if chart:
+            win.chart.set_run(run, res.phases, res.backend, search_s=res.elapsed_s)
+            self._chart_t = time.perf_counter()
         reached = int(res.reached.sum())
         how = res.extra.get("whatif", "") if isinstance(getattr(res, "extra", None), dict) else ""
         self.panel.show_search(
@@ -313,7 +386,9 @@ class RouteTool(Tool):
         elif win.field_painter is not None:
             win.field_painter()
         else:
-            win.canvas.show_field(self.result.dist, v["colormap"], win.net.unit, v["isochrone_bands"])
+            win.canvas.show_field(self.result.dist, v["colormap"], win.net.unit,
+                                  v["isochrone_bands"], image=self._field_image)
+        self._field_image = None  # made for this result's first drawing only
         win.settings.set_algorithm(v)
         if isochrones:
             self.redraw_isochrones(v)
