@@ -272,7 +272,7 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
     meta = getattr(net, "meta", None) or {}
     if policy == "auto" and "edits" in meta:  # an edited map: its index is never cached
         return None, IndexInfo()
-    g = CSRGraph.from_any(net)
+    g = CSRGraph.from_any(net, allow_negative=True)  # a map with negative arcs has none
     if g.num_arcs and int(g.weights.min()) < 0:
         _memo_put(net, (None, IndexInfo()))
         return None, IndexInfo()
