@@ -17,7 +17,7 @@ if [ -f .gpu_maps/NE.gr.xz ]; then
     | tail -n 30 | sed 's/^/matrix NE: /' >> "$OUT/summary.txt"
 fi
 if [ "$MODE" = full ]; then
-  timeout 400 $PY -m app.bench.matrix --map gen:kanto --sizes 1000 "${COMMON[@]}" \
+  timeout 400 $PY -m app.bench.matrix --map gen:kanto --sizes 1000 "${COMMON[@]}" --no-recustomize \
     --out "$OUT/matrix_kanto" 2>&1 | tee "$OUT/matrix_kanto.log" | grep -v "^ *$" \
     | tail -n 14 | sed 's/^/matrix Kanto: /' >> "$OUT/summary.txt"
 fi

@@ -59,6 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-scipy", action="store_true", help="skip scipy (and the check)")
     p.add_argument("--no-cch", action="store_true", help="skip RoutingKit's CCH")
     p.add_argument("--no-pandana", action="store_true", help="skip pandana")
+    p.add_argument("--no-recustomize", action="store_true",
+                   help="skip the re-customization rows (full and partial, per backend)")
     p.add_argument("--out", default="bench_out", help="folder for matrix_bench.csv")
 
 
@@ -281,7 +283,7 @@ def run(args: argparse.Namespace) -> int:
     hierarchy = None
     if "phast" in _variants(backend, args.variants):
         hierarchy, row = _index_row(net, g)
-        rows += [row, *_recustomize_rows(g, backend)]
+        rows += [row, *([] if args.no_recustomize else _recustomize_rows(g, backend))]
         _print(rows)
     for k in [int(s) for s in args.sizes.split(",") if s.strip()]:
         src, tgt = node_sets(g.num_nodes, k, args.seed + k)
