@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["_summary", "tidy_h100", "maps_load", "maps_osm", "sssp_gpu", "sssp_cpu", "billboards", "apsp", "many_source", "seed004", "matrix_bench", "few_to_few", "edits", "dask", "postgis", "vertex_programs", "isochrones", "gui"]
+ORDER = ["_summary", "tidy_h100", "maps_load", "maps_osm", "sssp_gpu", "sssp_cpu", "billboards", "apsp", "many_source", "seed004", "matrix_bench", "few_to_few", "route_index_h100", "edits", "dask", "postgis", "vertex_programs", "isochrones", "gui"]
 
 
 def main() -> None:
