@@ -5,7 +5,7 @@ map on the CPU, no new order or topology), never a build. Added roads do not fit
 edited map then searches without an index (still exact, only slower).
 
 The result is registered for the graph the searches read (``app.jobs.index``'s memo, by
-the identity of its arrays), so ``SsspOptions(index="auto")`` picks it up. The last few
+the identity of its arrays), so ``SsspJobOptions(index="auto")`` picks it up. The last few
 are kept by the key graph's fingerprint: undoing an edit goes back to the earlier metric
 without customizing again.
 """

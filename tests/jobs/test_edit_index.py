@@ -42,12 +42,12 @@ def test_closures_recustomize_and_equal_a_fresh_search():
     sc.apply(_close(net, arc))
     sc.apply(_close(net, int(net.indptr[7])))
     # before: the edited map has no index (auto never builds one)
-    assert "index" not in sssp.run(sc.graph, sssp.SsspOptions(far, backend="cpu")).extra
+    assert "index" not in sssp.run(sc.graph, sssp.SsspJobOptions(far, backend="cpu")).extra
     h, info = edit_index.edited_key_index(sc.graph, sc.base_topology_key(), backend="cpu")
     assert h is not None and info.source == "customized", info.reason
     g = sc.graph.graph()
     for src in (0, far, 1234):
-        got = sssp.run(sc.graph, sssp.SsspOptions(src, backend="cpu"))
+        got = sssp.run(sc.graph, sssp.SsspJobOptions(src, backend="cpu"))
         assert got.extra.get("index") == "phast"
         fresh = core_sssp(g, src, backend="cpu")
         for f in ("dist", "pred", "hops"):
@@ -74,4 +74,4 @@ def test_no_topology_or_an_added_road_gives_no_index():
     sc.apply(Edit("add", line=((lon, lat), (lon2, lat2)), value=5.0, label="add a bridge"))
     h, info = edit_index.edited_key_index(sc.graph, sc.base_topology_key(), backend="cpu")
     assert h is None and info.reason
-    assert "index" not in sssp.run(sc.graph, sssp.SsspOptions(0, backend="cpu")).extra
+    assert "index" not in sssp.run(sc.graph, sssp.SsspJobOptions(0, backend="cpu")).extra
