@@ -15,21 +15,16 @@ from ..host.heap import pop_min, sift_up
 from .contract import INF
 
 
-@njit(cache=True)
-def _upward_one(s, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
-    """Dijkstra from s in the upward graph; returns how many vertices it reached (their ids
-    in ``touched``, distances in ``dist``; the caller resets ``dist``)."""
-    nt = 0
-    dist[s] = 0
-    touched[nt] = s
-    nt += 1
-    size = 0
-    sift_up(hk, hv, pos, False, size, np.int64(0), np.int32(s))
-    size += 1
+@njit(cache=True, nogil=True)
+def _settle(size, nt, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
+    """Dijkstra in the upward graph from the ``size`` entries already in the heap (their
+    vertices the first ``nt`` of ``touched``); returns (vertices reached, arcs scanned)."""
+    arcs = 0
     while size > 0:
         d, x, size = pop_min(hk, hv, pos, False, size)
         if d > dist[x]:
             continue
+        arcs += up_ptr[x + 1] - up_ptr[x]
         for e in range(up_ptr[x], up_ptr[x + 1]):
             y = up_dst[e]
             nd = d + up_w[e]
@@ -40,7 +35,35 @@ def _upward_one(s, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
                 dist[y] = nd
                 sift_up(hk, hv, pos, False, size, nd, np.int32(y))
                 size += 1
-    return nt
+    return nt, arcs
+
+
+@njit(cache=True, nogil=True)
+def upward(src, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
+    """Dijkstra from every vertex of ``src`` (sweep ids, cost 0) in the upward graph;
+    ``dist`` (INF outside the search) receives the costs. Returns (vertices reached, arcs
+    scanned); their ids are ``touched[:reached]`` (the caller resets ``dist``)."""
+    nt = 0
+    size = 0
+    for i in range(src.shape[0]):
+        s = src[i]
+        if dist[s] != 0:
+            dist[s] = 0
+            touched[nt] = s
+            nt += 1
+            sift_up(hk, hv, pos, False, size, np.int64(0), np.int32(s))
+            size += 1
+    return _settle(size, nt, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos)
+
+
+@njit(cache=True)
+def _upward_one(s, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
+    """Dijkstra from s in the upward graph; returns how many vertices it reached (their ids
+    in ``touched``, distances in ``dist``; the caller resets ``dist``)."""
+    touched[0] = s
+    dist[s] = 0
+    sift_up(hk, hv, pos, False, 0, np.int64(0), np.int32(s))
+    return _settle(1, 1, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos)[0]
 
 
 @njit(cache=True, parallel=True)

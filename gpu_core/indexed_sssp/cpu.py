@@ -16,44 +16,10 @@ import numpy as np
 from numba import njit, prange
 
 from ..hierarchy.contract import INF as UP_INF
+from ..hierarchy.cpu import upward  # the upward search, shared with PHAST's
 from ..host.clock import cycles
-from ..host.heap import pop_min, sift_up
 
 KEY_INF = np.iinfo(np.int64).max
-
-
-@njit(cache=True, nogil=True)
-def upward(src, up_ptr, up_dst, up_w, up, touched, hk, hv, pos):
-    """Dijkstra from every vertex of ``src`` (sweep ids, cost 0) in the upward graph;
-    ``up`` (INF outside the search) receives the costs. Returns (vertices reached, arcs
-    scanned); their ids are ``touched[:reached]``."""
-    nt = 0
-    size = 0
-    for i in range(src.shape[0]):
-        s = src[i]
-        if up[s] != 0:
-            up[s] = 0
-            touched[nt] = s
-            nt += 1
-            sift_up(hk, hv, pos, False, size, np.int64(0), np.int32(s))
-            size += 1
-    arcs = 0
-    while size > 0:
-        d, x, size = pop_min(hk, hv, pos, False, size)
-        if d > up[x]:
-            continue
-        arcs += up_ptr[x + 1] - up_ptr[x]
-        for e in range(up_ptr[x], up_ptr[x + 1]):
-            y = up_dst[e]
-            nd = d + up_w[e]
-            if nd < up[y]:
-                if up[y] == UP_INF:
-                    touched[nt] = y
-                    nt += 1
-                up[y] = nd
-                sift_up(hk, hv, pos, False, size, nd, np.int32(y))
-                size += 1
-    return nt, arcs
 
 
 @njit(cache=True, nogil=True)
