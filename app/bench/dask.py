@@ -77,7 +77,7 @@ def _write_npy(path: Path, rows, F: int, T: int, narrow: bool) -> None:
 def _row(**kw) -> dict:
     base = {"job": "", "size": "", "workers": "", "cluster": "", "start_s": "", "ship_s": "",
             "worker_load_s": "", "worker_index_s": "", "worker_warm_s": "", "seconds": "",
-            "speedup": "", "same": "", "note": ""}
+            "speedup": "", "same": "", "note": "", "worker_busy": ""}
     base.update({k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in kw.items()})
     return base
 
@@ -92,6 +92,17 @@ def _print(rows: list[dict]) -> None:
 
 def _per_worker(stats: dict, key: str) -> str:
     return " ".join(f"{s[key]:.2f}" for s in stats.values())
+
+
+def _busy(busy: dict, seconds: float) -> str:
+    """Where each worker's part of the timed run went: seconds per kind of work
+    (``dask_worker.take_busy``) and ``wait``, the run's seconds outside its tasks (blocks
+    not yet given to it, the client's rounds); workers separated by " | "."""
+    parts = []
+    for kinds in busy.values():
+        text = " ".join(f"{k} {v:.2f}" for k, v in sorted(kinds.items()) if k != "tasks")
+        parts.append(f"{text} wait {max(0.0, seconds - kinds.get('tasks', 0.0)):.2f}")
+    return " | ".join(parts)
 
 
 def _matrix_rows(net, src, tgt, args, out: Path, clusters) -> list[dict]:
@@ -134,7 +145,8 @@ def _matrix_rows(net, src, tgt, args, out: Path, clusters) -> list[dict]:
                               speedup=f"{base / secs:.2f}x", same="yes" if same else "NO",
                               note=f"{st['dask_output']}; {st['dask_blocks']} blocks of "
                                    f"{st['dask_block_rows']}; map "
-                                   f"{next(iter(ws.values()))['how']}"))
+                                   f"{next(iter(ws.values()))['how']}",
+                              worker_busy=_busy(st.get("dask_busy", {}), secs)))
             got.unlink()
     one.unlink()
     return table
@@ -191,7 +203,8 @@ def _billboard_rows(net, args, clusters) -> list[dict]:
     _free_device()
     table = [_row(job=f"billboards K={args.billboards} eps={args.epsilon}",
                   workers="one process", seconds=ref.time_s,
-                  note=f"{ref.billboards.samples} samples, {ref.billboards.kernel}")]
+                  note=f"{ref.billboards.samples} samples, {ref.billboards.kernel}; "
+                       + _phases(ref.billboards))]
     modes = (True, False) if args.billboards_paths == "both" else (
         args.billboards_paths == "kept",)
     for cl in clusters():
@@ -207,8 +220,16 @@ def _billboard_rows(net, args, clusters) -> list[dict]:
                               start_s=cl.start_s, ship_s=time.perf_counter() - t0 - got.time_s,
                               seconds=got.time_s, speedup=f"{ref.time_s / got.time_s:.2f}x",
                               same="yes" if same else "NO",
-                              note=f"{d['paths']}; {d['blocks']} blocks{rounds}; {d['map']}"))
+                              note=f"{d['paths']}; {d['blocks']} blocks{rounds}; "
+                                   f"{_phases(got.billboards)}; {d['map']}",
+                              worker_busy=_busy(d.get("busy", {}), got.time_s)))
     return table
+
+
+def _phases(result) -> str:
+    """'sample 30.12 s, select 1.05 s': the sampled greedy's two phases (client's view)."""
+    ph = getattr(result, "phase_s", {}) or {}
+    return ", ".join(f"{k} {v:.2f} s" for k, v in ph.items())
 
 
 def run(args: argparse.Namespace) -> int:

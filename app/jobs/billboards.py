@@ -95,6 +95,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
         if keep_paths:
             done.dask.update(rounds_s=[round(x, 4) for x in draw.round_s],
                              redrawn=draw.redrawn, moved=draw.moved)
+        done.dask["busy"] = draw.busy
     return done
 
 

@@ -43,22 +43,37 @@ class WorkerMap:
     blocks: int = 0
     warm_s: float = 0.0
     gpu_free_gib: float | None = None  # the device memory free after the warm-up
+    busy: dict = field(default_factory=dict)  # seconds per kind of work since take_busy()
 
     def stats(self) -> dict:
         return {"pid": os.getpid(), "how": self.how, "load_s": round(self.load_s, 3),
                 "index_s": round(self.index_s, 3), "warm_s": round(self.warm_s, 3),
                 "blocks": self.blocks, "gpu_free_gib": self.gpu_free_gib}
 
+    def add(self, kind: str, t0: float) -> None:
+        """Count the seconds since ``t0`` as work of ``kind`` (see :func:`take_busy`)."""
+        self.busy[kind] = self.busy.get(kind, 0.0) + time.perf_counter() - t0
+
 
 _LOCAL: dict = {}  # outside a worker (tests call the tasks directly)
 
 
-def _maps() -> dict:
+def _this_worker(worker=None):
+    """The Dask worker running this code (``worker`` when ``client.run`` passed it), or
+    None outside one (tests calling the tasks directly)."""
+    if worker is not None:
+        return worker
     try:
         from distributed import get_worker
 
-        worker = get_worker()
+        return get_worker()
     except (ImportError, ValueError):
+        return None
+
+
+def _maps(worker=None) -> dict:
+    worker = _this_worker(worker)
+    if worker is None:
         return _LOCAL
     held = getattr(worker, "_signpost_maps", None)
     if held is None:
@@ -110,12 +125,28 @@ def preload(ref: MapRef, graph=None, hierarchy=None, warm: tuple | None = None) 
         else:
             sample_block(ref, graph, hierarchy, warm[1], one, one.reshape(1, 1), 1, 0)
         wm.blocks -= 1  # not one of the job's
+        wm.busy = {}
         wm.warm_s = time.perf_counter() - t0
     if resolved_backend(ref.backend) == "cupy":  # what the blocks' chunks are sized by
         import cupy as cp
 
         wm.gpu_free_gib = round(cp.cuda.runtime.memGetInfo()[0] / 2**30, 1)
     return wm.stats()
+
+
+def take_busy(dask_worker=None) -> dict:
+    """Seconds this worker spent per kind of work since the last call (then zeroed), for
+    the per-worker breakdown of a run (``client.run(take_busy)``): ``rows`` (matrix rows
+    computed), ``write`` (rows written into the .npy), ``sync`` (flushed to disk),
+    ``draw`` (sampled paths drawn and kept), ``rounds`` (greedy rounds' counts), and
+    ``tasks`` (every block task, end to end: what is not in it is time the worker waited
+    for work)."""
+    out: dict = {}
+    for wm in _maps(dask_worker).values():
+        if isinstance(wm, WorkerMap):
+            out = {k: round(v, 3) for k, v in wm.busy.items()}
+            wm.busy = {}
+    return out
 
 
 def resolved_backend(backend: str) -> str:
@@ -144,28 +175,74 @@ def matrix_block(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarra
     ``narrow`` (every cost fits; half the bytes to send back), else int64."""
     from gpu_core.multi_source import iter_distance_rows
 
+    t0 = time.perf_counter()
     wm = worker_map(ref, graph, hierarchy)
     out = np.empty((sources.shape[0], targets.shape[0]), dtype=np.int32 if narrow else np.int64)
     for r0, rows in iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
                                        variant=variant, hierarchy=wm.hierarchy):
         out[r0 : r0 + rows.shape[0]] = rows
     wm.blocks += 1
+    wm.add("rows", t0)
+    wm.add("tasks", t0)
     return out
 
 
 def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
                          targets: np.ndarray, narrow: bool, path: str, first: int) -> int:
-    """:func:`matrix_block` written straight into rows ``first``.. of the ``.npy`` file
-    ``path`` (the client made it; this worker sees it), flushed; returns the block's
-    unreachable count (all that goes back). Run again, it writes the same bytes."""
-    rows = matrix_block(ref, graph, hierarchy, variant, sources, targets, narrow)
-    mm = np.lib.format.open_memmap(path, mode="r+")
+    """The rows of :func:`matrix_block` written straight into rows ``first``.. of the
+    ``.npy`` file ``path`` (the client made it; this worker sees it) as each sweep's chunk
+    comes (``os.pwrite`` at the rows' offset: no mapping, no block-sized buffer), then
+    flushed to disk (``fdatasync``, as the one-process writer's final flush; here it runs
+    beside the other workers' searches); returns the block's unreachable count (all that
+    goes back). Run again, it writes the same bytes."""
+    from gpu_core.multi_source import iter_distance_rows
+
+    t_task = time.perf_counter()
+    wm = worker_map(ref, graph, hierarchy)
+    dtype = np.dtype(np.int32 if narrow else np.int64)
+    row_bytes = int(targets.shape[0]) * dtype.itemsize
+    unreachable = 0
+    fd = os.open(path, os.O_WRONLY)
     try:
-        mm[first:first + rows.shape[0]] = rows
-        mm.flush()
+        start = npy_data_offset(path)
+        rows_it = iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
+                                     variant=variant, hierarchy=wm.hierarchy)
+        while True:
+            t0 = time.perf_counter()
+            got = next(rows_it, None)
+            wm.add("rows", t0)
+            if got is None:
+                break
+            r0, rows = got
+            t0 = time.perf_counter()
+            unreachable += int((rows < 0).sum())
+            buf = np.ascontiguousarray(rows, dtype=dtype)
+            _pwrite_all(fd, memoryview(buf).cast("B"), start + (first + r0) * row_bytes)
+            wm.add("write", t0)
+        t0 = time.perf_counter()
+        os.fdatasync(fd)
+        wm.add("sync", t0)
     finally:
-        del mm
-    return int((rows < 0).sum())
+        os.close(fd)
+    wm.blocks += 1
+    wm.add("tasks", t_task)
+    return unreachable
+
+
+def npy_data_offset(path: str) -> int:
+    """Where the array data of the ``.npy`` file ``path`` starts (after its header)."""
+    with open(path, "rb") as fh:
+        fmt = np.lib.format
+        major, _ = fmt.read_magic(fh)
+        (fmt.read_array_header_1_0 if major == 1 else fmt.read_array_header_2_0)(fh)
+        return fh.tell()
+
+
+def _pwrite_all(fd: int, data: memoryview, offset: int) -> None:
+    """Write all of ``data`` at ``offset`` (pwrite may write less than asked)."""
+    while len(data):
+        n = os.pwrite(fd, data, offset)
+        data, offset = data[n:], offset + n
 
 
 def _sampler(ref: MapRef, graph, hierarchy, mode: str):
@@ -185,9 +262,12 @@ def sample_block(ref: MapRef, graph, hierarchy, mode: str, srcs: np.ndarray,
     (sample numbers, vertices, reached count, sampler kernel)."""
     from gpu_core.betweenness import draw_block
 
+    t0 = time.perf_counter()
     wm, sampler = _sampler(ref, graph, hierarchy, mode)
     es, ev, reached = draw_block(sampler, srcs, tgts, hash_seed, base)
     wm.blocks += 1
+    wm.add("draw", t0)
+    wm.add("tasks", t0)
     return es, ev, reached, sampler.kernel
 
 
@@ -204,13 +284,10 @@ class KeptBlock:
     applied: int = 0
 
 
-def _runs() -> dict:
+def _runs(worker=None) -> dict:
     """run id -> {block: KeptBlock} on this worker (beside its maps)."""
-    try:
-        from distributed import get_worker
-
-        worker = get_worker()
-    except (ImportError, ValueError):
+    worker = _this_worker(worker)
+    if worker is None:
         return _LOCAL.setdefault("_runs", {})
     held = getattr(worker, "_signpost_runs", None)
     if held is None:
@@ -239,6 +316,7 @@ def _kept_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: tuple[
     kept = _runs().setdefault(run, {})
     if i in kept:
         return kept[i], False
+    t0 = time.perf_counter()
     wm, sampler = _sampler(ref, graph, hierarchy, mode)
     es, ev, reached = draw_block(sampler, plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed,
                                  lo, host=False)
@@ -247,6 +325,7 @@ def _kept_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: tuple[
     kept[i] = block = KeptBlock(cover, {"reached": reached, "entries": int(es.size),
                                         "base": base, "kernel": sampler.kernel})
     wm.blocks += 1
+    wm.add("draw", t0)
     return block, True
 
 
@@ -255,7 +334,9 @@ def keep_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: tuple[i
     """Draw block ``span`` of ``run`` and keep its paths here: its reached pairs, entries,
     samples covered by the fixed sites, the sampler's kernel, and this worker's address
     (where the greedy rounds send their counts tasks)."""
+    t0 = time.perf_counter()
     block, _ = _kept_block(ref, graph, hierarchy, mode, run, tuple(span), plan, in_r)
+    worker_map(ref, graph, hierarchy).add("tasks", t0)
     return {**block.figures, "worker": _address()}
 
 
@@ -267,7 +348,9 @@ def block_counts(ref: MapRef, graph, hierarchy, mode: str, run: str, spans: list
     (``Cover.counts``, the one-process greedy's). Returns (this worker's address, the
     blocks' summed counts as int32 [n] on the host: every count is at most the sample
     count, below 2^31; blocks drawn again)."""
-    n = worker_map(ref, graph, hierarchy).graph.num_nodes
+    t0 = time.perf_counter()
+    wm = worker_map(ref, graph, hierarchy)
+    n = wm.graph.num_nodes
     total = None
     redrawn = 0
     for span in spans:
@@ -281,10 +364,13 @@ def block_counts(ref: MapRef, graph, hierarchy, mode: str, run: str, spans: list
     if total is None:
         return _address(), np.zeros(n, dtype=np.int32), 0
     out = total.astype(np.int32)
-    return _address(), out if isinstance(out, np.ndarray) else out.get(), redrawn
+    out = out if isinstance(out, np.ndarray) else out.get()
+    wm.add("rounds", t0)
+    wm.add("tasks", t0)
+    return _address(), out, redrawn
 
 
-def drop_run(run: str) -> int:
+def drop_run(run: str, dask_worker=None) -> int:
     """Free this worker's blocks of ``run`` (run through ``client.run`` at the end);
     returns how many it held."""
-    return len(_runs().pop(run, {}))
+    return len(_runs(dask_worker).pop(run, {}))

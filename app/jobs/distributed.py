@@ -30,7 +30,8 @@ INSTALL_HINT = "pip install 'signpost[dask]'"
 CUDA_HINT = "pip install dask-cuda (or 'signpost[cuda13]')"
 CONNECT_TIMEOUT_S = 10.0  # an unreachable or silent scheduler is named within this, in all
 RETRIES = 2  # a block that raised (not one whose worker died: Dask re-runs those itself)
-BLOCKS_PER_WORKER = 4  # enough blocks to balance uneven workers and show progress
+BLOCKS_PER_WORKER = 4  # the client's window of matrix blocks, per worker
+MOST_BLOCKS_PER_WORKER = 8  # the finest split :func:`split_rows` considers
 # Origins per GPU block at least: one GPHAST sweep is 1024 sources wide
 # (gpu_core.hierarchy.cuda.K_MAX); without the index the batched variant runs 128 per
 # launch on road maps, so a few launches per block.
@@ -114,13 +115,13 @@ def connect(spec: str, backend: str = "auto", *, timeout: float | None = None) -
             raise DistributedError(f"--dask local on GPUs needs dask-cuda: {CUDA_HINT}; or "
                                    "--backend cpu") from None
         n = _capped(n, gpus, "GPU", notes)
-        with keep_replicas():
+        with local_cluster_config():
             owned = LocalCUDACluster(n_workers=n, threads_per_worker=1,
                                      dashboard_address=None)
         kind, be = "LocalCUDACluster", "cupy"
     else:
         n = _capped(n, _cores(), "core", notes)
-        with keep_replicas():
+        with local_cluster_config():
             owned = distributed.LocalCluster(n_workers=n, threads_per_worker=1,
                                              processes=True, dashboard_address=None)
         kind, be = "LocalCluster", "cpu"
@@ -153,16 +154,31 @@ def _connect_scheduler(distributed, where: str, backend: str, timeout: float,
                    time.perf_counter() - t0)
 
 
-def keep_replicas():
-    """Dask config for a scheduler started inside it: no active memory manager. Its
-    default policy drops the extra copies of broadcast data (the shipped map, the targets,
-    the billboards' sample plan) that no task is waiting for, and the worker left holding
-    the only copy may be the one that dies; then nothing can be re-run. A scheduler
-    started elsewhere (``dask scheduler``) keeps its own setting: start it with
-    ``DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START=False`` for the same."""
+def local_cluster_config():
+    """Dask config for the clusters started here (``connect("local...")``), a context
+    manager around their start:
+
+    * no active memory manager: its default policy drops the extra copies of broadcast
+      data (the shipped map, the targets, the billboards' sample plan) that no task is
+      waiting for, and the worker left holding the only copy may be the one that dies;
+      then nothing can be re-run. A scheduler started elsewhere (``dask scheduler``) keeps
+      its own setting: start it with
+      ``DASK_DISTRIBUTED__SCHEDULER__ACTIVE_MEMORY_MANAGER__START=False`` for the same.
+    * no statistical profiler on the workers: it samples the task thread's stack every
+      10 ms under the GIL, a tax on the many short kernel launches of a GPU block, for a
+      dashboard these clusters do not open (``dashboard_address=None``).
+    * the workers' environment without ``MALLOC_TRIM_THRESHOLD_``: setting it turns off
+      glibc's adaptive mmap threshold, so every array over 128 kB is mapped and faulted in
+      afresh; a worker then runs numpy-heavy blocks slower than one process does. The
+      single-thread BLAS/OpenMP settings stay (one worker per core on the CPU)."""
     import dask
 
-    return dask.config.set({"distributed.scheduler.active-memory-manager.start": False})
+    return dask.config.set({
+        "distributed.scheduler.active-memory-manager.start": False,
+        "distributed.worker.profile.enabled": False,
+        "distributed.nanny.pre-spawn-environ": {
+            "OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+    })
 
 
 def worker_backend(client, backend: str) -> str:
@@ -203,6 +219,18 @@ class Shipment:
             text += ("; GPU memory free " + ", ".join(f"{s['gpu_free_gib']}" for s in st)
                      + " GiB")
         return text
+
+
+def busy_by_worker(client) -> dict:
+    """Each worker's seconds per kind of work since the last call (``dask_worker.take_busy``:
+    rows, write, sync, draw, rounds, tasks), keyed by worker address; {} when a worker
+    cannot be asked (closed or lost)."""
+    from .dask_worker import take_busy
+
+    try:
+        return dict(client.run(take_busy))
+    except (OSError, RuntimeError, TimeoutError):
+        return {}
 
 
 def _on_every_worker(client, path: str | None) -> bool:
@@ -354,6 +382,8 @@ def matrix_rows(client, net, sources: np.ndarray, targets: np.ndarray, *, backen
     for i, part in ordered_results(client, submit, mp.count, window=mp.window,
                                    on_done=on_block):
         yield i * rows, part.astype(np.int64, copy=False)
+    if stats is not None:
+        stats["dask_busy"] = busy_by_worker(client)
 
 
 ROWS_SHIPPED = "rows shipped to the client"
@@ -389,13 +419,16 @@ def matrix_to_npy(client, net, sources: np.ndarray, targets: np.ndarray, path: s
 
     if stats is not None:
         stats["dask_submit_t"] = time.perf_counter()
-    return sum(int(u) for _, u in ordered_results(client, submit, mp.count, window=mp.count,
-                                                   on_done=on_block))
+    unreachable = sum(int(u) for _, u in ordered_results(client, submit, mp.count,
+                                                         window=mp.count, on_done=on_block))
+    if stats is not None:
+        stats["dask_busy"] = busy_by_worker(client)
+    return unreachable
 
 
 def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 1) -> int:
-    """Origins per block: about BLOCKS_PER_WORKER blocks per worker but at least ``least``
-    (a GPU's efficient width), no more than a block's rows fit the smallest worker budget
+    """Origins per block: :func:`split_rows` in whole multiples of ``least`` (a GPU's
+    efficient width), no more than a block's rows fit the smallest worker budget
     (``dask_worker.block_budget``: host memory, and the GPU's free memory) and the client's
     buffer of a window of blocks."""
     from osutil.memory import available_memory
@@ -406,8 +439,28 @@ def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 
     budget = min(client.run(block_budget, backend).values())
     window = BLOCKS_PER_WORKER * workers
     fit = min(budget // per_row, available_memory() // 4 // (window * per_row))
-    even = max(-(-F // (BLOCKS_PER_WORKER * workers)), least)
-    return int(max(1, min(even, fit)))
+    rows = split_rows(F, least, workers)
+    if fit < rows:  # memory bounds the block: whole GPU batches still, where they fit
+        rows = fit // least * least if fit >= least else fit
+    return int(max(1, rows))
+
+
+def split_rows(total: int, width: int, workers: int) -> int:
+    """Rows per block for ``total`` rows on ``workers`` equal workers, in whole batches of
+    ``width`` (a GPU sweep's sources; 1 on the CPU): the split whose busiest worker has
+    the fewest batches (a block ending in a part-filled batch costs nearly a whole one),
+    and among those within 1% of it the finest, up to MOST_BLOCKS_PER_WORKER blocks per
+    worker (progress, and less to redo when a worker dies). E.g. 225 sweeps on 4 GPUs:
+    12 blocks of 19 (57 sweeps the busiest) rather than 16 of 15 (60)."""
+    units = -(-max(total, 1) // max(width, 1))
+    best: list[tuple[int, int]] = []  # (busiest worker's batches, batches per block)
+    for m in range(1, MOST_BLOCKS_PER_WORKER + 1):
+        per = -(-units // (workers * m))
+        count = -(-units // per)
+        best.append((-(-count // workers) * per, per))
+    least_load = min(load for load, _ in best)
+    per = min(p for load, p in best if load <= least_load * 1.01)
+    return per * max(width, 1)
 
 
 class _WorkerDraw:
@@ -419,8 +472,11 @@ class _WorkerDraw:
         self.client, self.mode, self.block = client, mode, block
         self.ship = ship_map(client, net, backend, hierarchy, index_path,
                              warm=("sample", mode))
+        # the indexed GPU sampler draws GPU_MIN_BLOCK_INDEX pairs a sweep: whole sweeps a block
+        self.width = GPU_MIN_BLOCK_INDEX if backend == "cupy" and hierarchy is not None else 1
         self.kernel = f"dask {backend}"
         self.blocks = 0
+        self.busy: dict = {}  # worker -> seconds per kind of work (busy_by_worker)
 
 
 class SampledDraw(_WorkerDraw):
@@ -436,7 +492,7 @@ class SampledDraw(_WorkerDraw):
 
         L = plan.size
         workers = max(1, len(self.ship.workers))
-        rows = self.block or max(1, -(-L // (BLOCKS_PER_WORKER * workers)))
+        rows = self.block or split_rows(L, self.width, workers)
         count = -(-L // rows)
         self.blocks = count
 
@@ -450,6 +506,7 @@ class SampledDraw(_WorkerDraw):
                                                             window=count):
             self.kernel = f"dask {kernel}"
             yield min(L, (i + 1) * rows), es, ev, reached
+        self.busy = busy_by_worker(self.client)
 
 
 class KeptDraw(_WorkerDraw):
@@ -481,7 +538,7 @@ class KeptDraw(_WorkerDraw):
 
         L = plan.size
         workers = max(1, len(self.ship.workers))
-        rows = self.block or max(1, -(-L // (BLOCKS_PER_WORKER * workers)))
+        rows = self.block or split_rows(L, self.width, workers)
         self.spans = [(i, lo, min(L, lo + rows)) for i, lo in enumerate(range(0, L, rows))]
         self.blocks = len(self.spans)
         client = self.client
@@ -537,6 +594,7 @@ class KeptDraw(_WorkerDraw):
         """Free the workers' blocks of this run."""
         from .dask_worker import drop_run
 
+        self.busy = busy_by_worker(self.client)
         try:
             self.client.run(drop_run, self.run)
         except (OSError, RuntimeError, TimeoutError):  # a closed client or a lost worker

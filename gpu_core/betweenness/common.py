@@ -92,6 +92,8 @@ class BillboardResult:
     delta: float = 0.0
     rounds_time_s: list = field(default_factory=list)
     notes: str = ""
+    # sampled mode: seconds drawing the paths ("sample") and choosing the sites ("select")
+    phase_s: dict = field(default_factory=dict)
 
 
 def search_weights(g: CSRGraph, mode: str) -> np.ndarray:

@@ -317,6 +317,7 @@ def sampled_billboards(
                 cover.mark(chosen[-1])
             return cover.counts(n)
 
+    t_select = time.perf_counter()
     elig = xp.asarray(eligible.copy())
     sites: list[int] = []
     cov: list[int] = []
@@ -353,6 +354,7 @@ def sampled_billboards(
         rounds_time_s=[time.perf_counter() - t0],
         notes=f"{L} sources x {T} targets; entries {entries}; {note}"
         f"bound = eps/2*A*B + endpoint slack ({slack:.6g})",
+        phase_s={"sample": t_select - t0, "select": time.perf_counter() - t_select},
     )
 
 

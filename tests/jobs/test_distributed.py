@@ -9,6 +9,7 @@ user passes ``tcp://HOST:PORT``); one test starts its own through ``--dask local
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import socket
@@ -27,9 +28,9 @@ N, F, T = 3000, 37, 23  # map nodes, origins, destinations
 
 @pytest.fixture(scope="module")
 def cluster():
-    from app.jobs.distributed import keep_replicas
+    from app.jobs.distributed import local_cluster_config
 
-    with keep_replicas():  # as connect() starts them: a kill loses no broadcast data
+    with local_cluster_config():  # as connect() starts them: a kill loses no broadcast data
         lc = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                       dashboard_address=":0")
     client = distributed.Client(lc)
@@ -131,6 +132,9 @@ def test_matrix_npy_written_by_workers_one_killed(files, cluster, tmp_path):
     np.save(tmp_path / "one.npy", want)
     assert (tmp_path / "one.npy").read_bytes() == open(path, "rb").read()
     assert stats["dask_output"] == "rows written by workers" and stats["dask_blocks"] == 60
+    # the per-worker breakdown: a surviving worker computed, wrote and flushed rows
+    kinds = [set(b) for b in stats["dask_busy"].values()]
+    assert any({"rows", "write", "sync", "tasks"} <= k for k in kinds), stats["dask_busy"]
     _await_two_workers(client, killed[0])
 
 
@@ -178,6 +182,9 @@ def test_sampled_billboards_same_sites_and_gains(files, cluster, capsys):
     assert two["dask"]["workers"] == 2 and two["dask"]["blocks"] >= 2
     assert two["dask"]["paths"] == "paths kept on workers"
     assert len(two["dask"]["rounds_s"]) == 4
+    busy = two["dask"]["busy"]  # where each worker's time went: drawing, then the rounds
+    assert len(busy) == 2 and all({"draw", "rounds", "tasks"} <= set(b) for b in busy.values())
+    assert all(b["tasks"] >= b["draw"] for b in busy.values())
     assert one["sites"] == two["sites"]
     for key in ("gains", "group_betweenness", "coverage", "pairs"):
         assert one[key] == two[key], key
@@ -446,3 +453,44 @@ def test_matrix_parquet_same_bytes_on_two_workers(files, cluster, tmp_path, monk
 
     meta = pq.ParquetFile(tmp_path / "one.parquet").metadata
     assert meta.num_row_groups == -(-F // 5) and meta.num_rows == F * T
+
+
+@pytest.mark.parametrize("version", [(1, 0), (2, 0)])
+def test_npy_data_offset_finds_the_rows(tmp_path, version):
+    """The workers' pwrite lands where numpy reads the rows, whatever the header version."""
+    from app.jobs.dask_worker import _pwrite_all, npy_data_offset
+
+    path = tmp_path / "m.npy"
+    with open(path, "wb") as fh:
+        np.lib.format.write_array(fh, np.zeros((3, 4), np.int32), version=version)
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        row = np.arange(4, dtype=np.int32) + 7
+        _pwrite_all(fd, memoryview(row).cast("B"), npy_data_offset(str(path)) + 2 * 16)
+    finally:
+        os.close(fd)
+    got = np.load(path)
+    np.testing.assert_array_equal(got[2], row)
+    assert not got[:2].any()
+
+
+@pytest.mark.parametrize("total,width,workers", [(230191, 1024, 1), (230191, 1024, 2),
+                                                 (230191, 1024, 4), (30000, 1024, 4),
+                                                 (788, 1, 2), (1, 1, 4), (5, 1, 8)])
+def test_split_rows_busiest_worker_least(total, width, workers):
+    """Blocks are whole batches, and no split of up to 8 blocks a worker leaves the busiest
+    worker 1% fewer batches (brute force over every block size)."""
+    from app.jobs.distributed import split_rows
+
+    rows = split_rows(total, width, workers)
+    assert rows % width == 0
+    units = -(-total // width)
+
+    def blocks(per: int) -> int:
+        return math.ceil(units / per)
+
+    def busiest(per: int) -> int:
+        return math.ceil(blocks(per) / workers) * per
+
+    every = [busiest(per) for per in range(1, units + 1) if blocks(per) <= 8 * workers]
+    assert busiest(rows // width) <= min(every) * 1.01
