@@ -65,13 +65,15 @@ def _load(spec: str, seed: int):
 
 
 def _write_npy(path: Path, rows, F: int, T: int, narrow: bool) -> None:
+    """As ``signpost matrix --out M.npy`` writes it (``npy_rows.NpyRows``, flushed)."""
+    from app.jobs.npy_rows import NpyRows
     from gpu_core.multi_source import open_npy_memmap
 
-    mm = open_npy_memmap(str(path), (F, T), np.int32 if narrow else np.int64)
-    for r0, block in rows:
-        mm[r0:r0 + block.shape[0]] = block
-    mm.flush()
-    del mm
+    open_npy_memmap(str(path), (F, T), np.int32 if narrow else np.int64)  # header, size
+    with NpyRows(str(path)) as out:
+        for r0, block in rows:
+            out.put(r0, block)
+        out.finish()
 
 
 def _row(**kw) -> dict:
@@ -113,10 +115,10 @@ def _matrix_rows(net, src, tgt, args, out: Path, clusters) -> list[dict]:
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(tgt.tolist()), args.backend,
                                 index=args.index)
     stats: dict = {}
-    rows = matrix.iter_rows(net, opts, stats=stats)  # the index is had here, not timed
+    rows = matrix.iter_rows(net, opts, stats=stats, narrow=narrow)  # the index: not timed
     warm = matrix.MatrixOptions(opts.sources[:1], opts.targets[:1], args.backend,
                                 index=args.index)
-    for _ in matrix.iter_rows(net, warm):  # kernels, device graph (the index is cached now)
+    for _ in matrix.iter_rows(net, warm, narrow=narrow):  # kernels, device graph, index
         pass
     one = out / f"matrix_{F}_one.npy"
     t0 = time.perf_counter()

@@ -156,15 +156,15 @@ def _with_block_progress(rows, F: int, T: int, workers: int, hook: list):
         yield from rows
 
 
-def _rows(net, opts, cl, stats: dict, F: int, T: int):
+def _rows(net, opts, cl, stats: dict, F: int, T: int, narrow: bool = False):
     """The matrix's blocks of rows in source order, with a progress bar (the route index
-    had first, under its own bar)."""
+    had first, under its own bar); ``narrow``: int32 blocks (a .npy of int32)."""
     from app.jobs import matrix
     from app.progress import step
 
     if cl is None:
         with step("route index") as p:  # a one-time build on a new map: its own bar
-            it = matrix.iter_rows(net, opts, stats=stats, progress=p)
+            it = matrix.iter_rows(net, opts, stats=stats, progress=p, narrow=narrow)
         return _with_progress(it, F, T)
     hook: list = []  # the bar's callback, set when the rows start
     with step("route index") as p:
@@ -226,13 +226,15 @@ def _write_rows(low: str, tmp: str, rows, shape: tuple[int, int], dtype, from_id
     from .matrix_out import CsvRows, ParquetRows
 
     unreachable = 0
-    if low.endswith(".npy"):
-        mm = open_npy_memmap(tmp, shape, dtype)
-        for r0, block in rows:
-            mm[r0 : r0 + block.shape[0]] = block
-            unreachable += int((block < 0).sum())
-        mm.flush()
+    if low.endswith(".npy"):  # written behind the search of the next rows
+        from app.jobs.npy_rows import NpyRows
+
+        mm = open_npy_memmap(tmp, shape, dtype)  # the header and the file's size
         del mm
+        with NpyRows(tmp) as out:
+            for r0, block in rows:
+                out.put(r0, block)
+            unreachable = out.finish()
     elif low.endswith(".parquet"):
         pq = ParquetRows(tmp, from_ids, to_ids, max_cost)
         for r0, block in rows:
@@ -310,7 +312,7 @@ def _run(args: argparse.Namespace, cl) -> int:
             unreachable = _npy_by_workers(net, opts, cl, tmp, (F, T), dtype, stats)
         if unreachable is None:
             t_index = time.perf_counter()
-            rows = _rows(net, opts, cl, stats, F, T)
+            rows = _rows(net, opts, cl, stats, F, T, narrow and low.endswith(".npy"))
             t_index = time.perf_counter() - t_index
             # the rows closed first (a Dask run cancels its outstanding blocks while its
             # client is still open)

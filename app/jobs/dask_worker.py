@@ -191,58 +191,34 @@ def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: n
                          targets: np.ndarray, narrow: bool, path: str, first: int) -> int:
     """The rows of :func:`matrix_block` written straight into rows ``first``.. of the
     ``.npy`` file ``path`` (the client made it; this worker sees it) as each sweep's chunk
-    comes (``os.pwrite`` at the rows' offset: no mapping, no block-sized buffer), then
-    flushed to disk (``fdatasync``, as the one-process writer's final flush; here it runs
-    beside the other workers' searches); returns the block's unreachable count (all that
+    comes (``npy_rows.NpyRows``: written behind the next chunk's search), then flushed to
+    disk, as the one-process writer does; returns the block's unreachable count (all that
     goes back). Run again, it writes the same bytes."""
     from gpu_core.multi_source import iter_distance_rows
 
+    from .npy_rows import NpyRows
+
     t_task = time.perf_counter()
     wm = worker_map(ref, graph, hierarchy)
-    dtype = np.dtype(np.int32 if narrow else np.int64)
-    row_bytes = int(targets.shape[0]) * dtype.itemsize
-    unreachable = 0
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        start = npy_data_offset(path)
+    with NpyRows(path, first) as out:
         rows_it = iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
-                                     variant=variant, hierarchy=wm.hierarchy)
+                                     variant=variant, hierarchy=wm.hierarchy, narrow=narrow)
         while True:
             t0 = time.perf_counter()
             got = next(rows_it, None)
             wm.add("rows", t0)
             if got is None:
                 break
-            r0, rows = got
             t0 = time.perf_counter()
-            unreachable += int((rows < 0).sum())
-            buf = np.ascontiguousarray(rows, dtype=dtype)
-            _pwrite_all(fd, memoryview(buf).cast("B"), start + (first + r0) * row_bytes)
-            wm.add("write", t0)
+            out.put(*got)
+            wm.add("wait_write", t0)  # the previous chunk's write not done yet
         t0 = time.perf_counter()
-        os.fdatasync(fd)
+        unreachable = out.finish()
         wm.add("sync", t0)
-    finally:
-        os.close(fd)
+        wm.busy["write"] = wm.busy.get("write", 0.0) + out.write_s
     wm.blocks += 1
     wm.add("tasks", t_task)
     return unreachable
-
-
-def npy_data_offset(path: str) -> int:
-    """Where the array data of the ``.npy`` file ``path`` starts (after its header)."""
-    with open(path, "rb") as fh:
-        fmt = np.lib.format
-        major, _ = fmt.read_magic(fh)
-        (fmt.read_array_header_1_0 if major == 1 else fmt.read_array_header_2_0)(fh)
-        return fh.tell()
-
-
-def _pwrite_all(fd: int, data: memoryview, offset: int) -> None:
-    """Write all of ``data`` at ``offset`` (pwrite may write less than asked)."""
-    while len(data):
-        n = os.pwrite(fd, data, offset)
-        data, offset = data[n:], offset + n
 
 
 def _sampler(ref: MapRef, graph, hierarchy, mode: str):

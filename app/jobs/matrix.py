@@ -60,9 +60,11 @@ def _index(net, opts: MatrixOptions, progress, cancel):
 
 def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
               stats: dict | None = None, progress: Progress | None = None,
-              client=None, on_block=None) -> Iterator[tuple[int, np.ndarray]]:
+              client=None, on_block=None, narrow: bool = False,
+              ) -> Iterator[tuple[int, np.ndarray]]:
     """(first row, block of rows) chunk by chunk; ``stats`` receives backend, variant and
     how the route index was had (its load or build time apart from the search).
+    ``narrow``: int32 blocks (every cost fits; made so on the GPU), in this process only.
 
     ``client`` (a ``distributed.Client``): the rows are computed by its workers in blocks
     of ``opts.chunk`` origins (default: sized to the workers) and come back in source
@@ -79,7 +81,7 @@ def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
     return iter_distance_rows(net, np.asarray(opts.sources, dtype=np.int32),
                               targets=np.asarray(opts.targets, dtype=np.int32),
                               backend=opts.backend, variant=opts.variant, chunk=opts.chunk,
-                              cancel=cancel, stats=stats, hierarchy=h)
+                              cancel=cancel, stats=stats, hierarchy=h, narrow=narrow)
 
 
 def _distributed_setup(net, opts: MatrixOptions, client, stats, progress, cancel) -> dict:

@@ -171,11 +171,12 @@ def _levels(n, rank, dn_ptr, dn_src) -> np.ndarray:
 
 def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, which: str, *,
               chunk: int | None = None, cancel: Callable[[], bool] | None = None,
-              stats: dict | None = None, query: str = "auto"):
+              stats: dict | None = None, query: str = "auto", narrow: bool = False):
     """(first row, int64 block [k, cols]) for consecutive batches of ``sources`` (graph
     ids; ``which`` a resolved backend), -1 where unreachable. ``query``: "phast" (sweep
     every vertex), "rphast" (sweep the targets' part), "buckets" (CPU only) or "auto"
-    (``few.choose_query`` by size); ``stats["query"]`` says which ran."""
+    (``few.choose_query`` by size); ``stats["query"]`` says which ran. ``narrow``: int32
+    blocks (the caller knows every cost fits; made on the device by the GPU sweep)."""
     from .few import QUERIES, choose_query
 
     if query not in QUERIES:
@@ -189,19 +190,21 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
                              None if targets is None else int(targets.shape[0]), which)
     if stats is not None:
         stats.update(query=query)
+    out = np.int32 if narrow else np.int64
     if targets is not None and targets.shape[0] == 0:  # no columns: nothing to sweep
-        yield 0, np.empty((int(sources.shape[0]), 0), np.int64)
+        yield 0, np.empty((int(sources.shape[0]), 0), out)
         return
     if which == "cupy":
         from .cuda import iter_rows as cuda_rows
 
         yield from cuda_rows(h, sources, targets, cancel=cancel, stats=stats,
-                             restricted=query == "rphast")
+                             restricted=query == "rphast", narrow=narrow)
         return
     if query != "phast":
         from .few import cpu_rows
 
-        yield from cpu_rows(h, sources, targets, query, chunk, cancel, CPU_SWEEP_BYTES)
+        for r0, block in cpu_rows(h, sources, targets, query, chunk, cancel, CPU_SWEEP_BYTES):
+            yield r0, block.astype(out, copy=False)
         return
     from .cpu import sweep_block
 
@@ -210,7 +213,7 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
     for r0 in range(0, int(sources.shape[0]), step):
         if cancel is not None and cancel():
             raise CancelledError("many-source search cancelled")
-        yield r0, sweep_block(h, sources[r0 : r0 + step], targets)
+        yield r0, sweep_block(h, sources[r0 : r0 + step], targets).astype(out, copy=False)
 
 
 CPU_SWEEP_BYTES = 512 << 20  # the CPU sweep's [n, k] cost block stays near this size

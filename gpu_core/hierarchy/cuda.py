@@ -145,9 +145,11 @@ class RestrictedSweeper(Sweeper):
 
 def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
               cancel: Callable[[], bool] | None = None, stats: dict | None = None,
-              restricted: bool = False) -> Iterator[tuple[int, np.ndarray]]:
+              restricted: bool = False, narrow: bool = False,
+              ) -> Iterator[tuple[int, np.ndarray]]:
     """(first row, int64 block [k, cols]) for consecutive batches of ``sources``;
-    ``restricted``: sweep only the targets' part of the index (RPHAST)."""
+    ``restricted``: sweep only the targets' part of the index (RPHAST); ``narrow``: int32
+    blocks, narrowed on the device (the caller knows every cost fits)."""
     S = int(sources.shape[0])
     if restricted:
         from .few import restrict
@@ -170,7 +172,8 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
         src = sources[r0 : r0 + K]
         sw.sweep(src)
         sw.extract(rows, int(src.shape[0]), out)
-        yield r0, cp.asnumpy(out[: src.shape[0]])
+        got = out[: src.shape[0]]
+        yield r0, cp.asnumpy(got.astype(cp.int32) if narrow else got)
     if stats is not None:
         stats.update(K=K, sweeps=sw.sweeps, levels=h.levels, wide_sweeps=sw.wide_sweeps,
                      bits=32 if sw.d.dtype == cp.int32 else 64, swept_nodes=n)

@@ -111,8 +111,11 @@ def iter_distance_rows(
     stats: dict | None = None,
     hierarchy=None,
     query: str = "auto",
+    narrow: bool = False,
 ) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield (first row, int64 block [k, cols]) in source order, chunk by chunk.
+    """Yield (first row, int64 block [k, cols]) in source order, chunk by chunk; int32
+    blocks with ``narrow`` (the caller knows every cost fits, e.g. the weights sum below
+    2^31; on the GPU with the index they are narrowed there: half the bytes to the host).
 
     The whole matrix is never held: this is what the CLI and ``all_pairs`` stream from.
     ``stats`` (a dict) receives the backend, variant and, on the GPU, P/phases/launches;
@@ -152,19 +155,25 @@ def iter_distance_rows(
             raise InvalidArgumentError(
                 f"the hierarchy has {hierarchy.n} vertices, the graph {n}")
         yield from phast_rows(hierarchy, src, tgt, which, chunk=chunk, cancel=cancel,
-                              stats=stats, query=query)
+                              stats=stats, query=query, narrow=narrow)
         return
     if which == "cupy":
         from ..device.memory import oom_as_typed
         from .cuda import iter_rows as cuda_rows
 
         with oom_as_typed(f"the {v} many-source search"):  # an allocation the estimate missed
-            yield from cuda_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
+            blocks = cuda_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
+            yield from _narrowed(blocks, narrow)
     else:
         from .cpu import iter_rows as cpu_rows
 
-        yield from cpu_rows(g, src, tgt, chunk, one_at_a_time=v == "one_at_a_time",
-                                 cancel=cancel)
+        yield from _narrowed(cpu_rows(g, src, tgt, chunk, one_at_a_time=v == "one_at_a_time",
+                                      cancel=cancel), narrow)
+
+
+def _narrowed(blocks, narrow: bool):
+    for r0, block in blocks:
+        yield r0, block.astype(np.int32) if narrow else block
 
 
 def multi_source_sssp(

@@ -111,6 +111,21 @@ def test_streamed_rows_in_order():
     np.testing.assert_array_equal(np.concatenate([b for _, b in blocks]), reference_rows(g, src))
 
 
+@pytest.mark.parametrize("variant", ["auto", "phast"])
+def test_narrow_rows_are_the_same_costs_in_int32(variant):
+    """``narrow`` (the caller knows every cost fits) gives int32 blocks of the same costs,
+    -1 where unreachable, with and without the route index."""
+    g = random_sparse(seed=8, n=40)
+    src, tgt = [0, 39, 5, 5, 12], [1, 2, 30, 0]
+    wide = np.concatenate([b for _, b in iter_distance_rows(g, src, targets=tgt, backend="cpu",
+                                                            variant=variant, chunk=2)])
+    got = [b for _, b in iter_distance_rows(g, src, targets=tgt, backend="cpu",
+                                            variant=variant, chunk=2, narrow=True)]
+    assert all(b.dtype == np.int32 for b in got)
+    np.testing.assert_array_equal(np.concatenate(got), wide)
+    assert wide.dtype == np.int64
+
+
 @pytest.mark.parametrize(
     "kwargs,match",
     [

@@ -44,6 +44,23 @@ def test_road_grid_many_batches(monkeypatch):
     np.testing.assert_array_equal(got[:20], rows(g, None, "cpu", src[:20], tgt, "auto"))
 
 
+@pytest.mark.parametrize("query", ["phast", "rphast"])
+def test_narrow_rows_made_on_the_device(query):
+    """``narrow``: int32 blocks from the GPU sweep, the int64 costs exactly (-1 stays)."""
+    from gpu_core.multi_source import iter_distance_rows
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 5000, seed=3))
+    h = build_hierarchy(g)
+    r = np.random.default_rng(6)
+    src, tgt = r.integers(0, g.num_nodes, 90), r.integers(0, g.num_nodes, 40)
+    kw = dict(targets=tgt, backend="cupy", hierarchy=h, query=query)
+    wide = np.vstack([b for _, b in iter_distance_rows(g, src, **kw)])
+    got = [b for _, b in iter_distance_rows(g, src, narrow=True, **kw)]
+    assert all(b.dtype == np.int32 for b in got)
+    np.testing.assert_array_equal(np.vstack(got), wide)
+
+
 def _sampled(g, hierarchy, **kw):
     from gpu_core.betweenness import BillboardResult, billboards
 

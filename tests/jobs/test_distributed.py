@@ -458,7 +458,7 @@ def test_matrix_parquet_same_bytes_on_two_workers(files, cluster, tmp_path, monk
 @pytest.mark.parametrize("version", [(1, 0), (2, 0)])
 def test_npy_data_offset_finds_the_rows(tmp_path, version):
     """The workers' pwrite lands where numpy reads the rows, whatever the header version."""
-    from app.jobs.dask_worker import _pwrite_all, npy_data_offset
+    from app.jobs.npy_rows import npy_data_offset, pwrite_all
 
     path = tmp_path / "m.npy"
     with open(path, "wb") as fh:
@@ -466,7 +466,7 @@ def test_npy_data_offset_finds_the_rows(tmp_path, version):
     fd = os.open(path, os.O_WRONLY)
     try:
         row = np.arange(4, dtype=np.int32) + 7
-        _pwrite_all(fd, memoryview(row).cast("B"), npy_data_offset(str(path)) + 2 * 16)
+        pwrite_all(fd, memoryview(row).cast("B"), npy_data_offset(str(path)) + 2 * 16)
     finally:
         os.close(fd)
     got = np.load(path)
@@ -494,3 +494,21 @@ def test_split_rows_busiest_worker_least(total, width, workers):
 
     every = [busiest(per) for per in range(1, units + 1) if blocks(per) <= 8 * workers]
     assert busiest(rows // width) <= min(every) * 1.01
+
+
+def _worker_settings() -> tuple:
+    import dask
+
+    return (os.environ.get("NUMBA_NUM_THREADS"), os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+            dask.config.get("distributed.worker.profile.enabled"))
+
+
+def test_local_cluster_workers_share_the_cores_without_profiler():
+    """``--dask local:2``: each worker's numba pool gets half the cores (not all of them,
+    twice over), no statistical profiler, and glibc's adaptive mmap threshold."""
+    from app.jobs.dask_address import _cores
+    from app.jobs.distributed import connect
+
+    with connect("local:2", "cpu") as cl:
+        got = set(cl.client.run(_worker_settings).values())
+    assert got == {(str(max(1, _cores() // 2)), None, False)}

@@ -1,0 +1,102 @@
+"""Rows of a distance matrix written into a ``.npy`` file while the next rows are computed.
+
+One writer for every place a matrix goes to ``.npy``: ``signpost matrix --out M.npy`` in one
+process, the Dask workers that write their blocks in place (``dask_worker``) and the bench's
+one-process baseline, so that their times compare the searches, not three writers. Rows go
+in with ``os.pwrite`` at their offset (no memory map: no page faults, no file-sized
+mapping), from a background thread, so the disk copy of one chunk overlaps the GPU search
+of the next; at most one chunk waits (bounded memory). ``finish`` flushes the file to disk
+(``fdatasync``) and returns the unreachable count.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
+
+
+def npy_data_offset(path: str) -> int:
+    """Where the array data of the ``.npy`` file ``path`` starts (after its header)."""
+    with open(path, "rb") as fh:
+        fmt = np.lib.format
+        major, _ = fmt.read_magic(fh)
+        (fmt.read_array_header_1_0 if major == 1 else fmt.read_array_header_2_0)(fh)
+        return fh.tell()
+
+
+def pwrite_all(fd: int, data: memoryview, offset: int) -> None:
+    """Write all of ``data`` at ``offset`` (pwrite may write less than asked)."""
+    while len(data):
+        n = os.pwrite(fd, data, offset)
+        data, offset = data[n:], offset + n
+
+
+class NpyRows:
+    """Write row blocks into the existing ``.npy`` file ``path`` (made with
+    ``gpu_core.multi_source.open_npy_memmap``: its header says the dtype and shape); row
+    ``r0`` of :meth:`put` lands at file row ``first + r0``. A context manager: leaving it
+    without :meth:`finish` (an error) waits for the write in flight and closes the file."""
+
+    def __init__(self, path: str, first: int = 0):
+        mm = np.load(path, mmap_mode="r")
+        self.dtype, self.cols, self.total = mm.dtype, int(mm.shape[1]), int(mm.shape[0])
+        del mm
+        self.start = npy_data_offset(path)
+        self.first = first
+        self.unreachable = 0
+        self.write_s = 0.0  # seconds the background thread spent converting and writing
+        self._fd = os.open(path, os.O_WRONLY)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="npy-rows")
+        self._pending: Future | None = None
+
+    def put(self, r0: int, block: np.ndarray) -> None:
+        """Queue ``block`` (any integer dtype, -1 unreachable) for rows ``r0``..; waits
+        for the previous block's write first."""
+        if self.first + r0 + block.shape[0] > self.total or block.shape[1] != self.cols:
+            raise ValueError(f"rows {self.first + r0}..{self.first + r0 + block.shape[0]} "
+                             f"x {block.shape[1]} do not fit the {self.total} x {self.cols} file")
+        self._wait()
+        self._pending = self._pool.submit(self._write, r0, block)
+
+    def _write(self, r0: int, block: np.ndarray) -> None:
+        import time
+
+        t0 = time.perf_counter()
+        buf = np.ascontiguousarray(block, dtype=self.dtype)
+        self.unreachable += int(np.count_nonzero(buf < 0))
+        row_bytes = self.cols * self.dtype.itemsize
+        pwrite_all(self._fd, memoryview(buf).cast("B"), self.start + (self.first + r0) * row_bytes)
+        self.write_s += time.perf_counter() - t0
+
+    def _wait(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.result()
+
+    def finish(self, sync: bool = True) -> int:
+        """Wait for the last write, flush the file to disk (``sync``) and close it; the
+        unreachable pairs written."""
+        try:
+            self._wait()
+            if sync:
+                os.fdatasync(self._fd)
+        finally:
+            self.close()
+        return self.unreachable
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            try:
+                self._wait()
+            finally:
+                self._pool.shutdown(wait=True)
+                os.close(self._fd)
+                self._fd = -1
+
+    def __enter__(self) -> NpyRows:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
