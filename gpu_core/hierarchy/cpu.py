@@ -8,6 +8,8 @@ vertex pulling from its in-arcs, completes every distance (Delling et al., PHAST
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import get_num_threads, njit, prange
 
@@ -66,48 +68,90 @@ def _upward_one(s, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
     return _settle(1, 1, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos)[0]
 
 
-@njit(cache=True, parallel=True)
-def _upward_many(sources, up_ptr, up_dst, up_w, n, counts, verts, dists, offsets, fill,
-                 nthreads):
-    """Two passes (``fill`` False: count; True: write at ``offsets``) over all sources."""
-    per = (sources.shape[0] + nthreads - 1) // nthreads
-    m = up_dst.shape[0]
-    for t in prange(nthreads):
-        dist = np.full(n, INF, np.int64)
-        touched = np.empty(n, np.int32)
-        hk = np.empty(m + 1, np.int64)
-        hv = np.empty(m + 1, np.int32)
-        pos = np.empty(1, np.int64)
-        for i in range(t * per, min(sources.shape[0], (t + 1) * per)):
-            nt = _upward_one(sources[i], up_ptr, up_dst, up_w, dist, touched, hk, hv, pos)
-            if fill:
-                o = offsets[i]
-                for k in range(nt):
-                    verts[o + k] = touched[k]
-                    dists[o + k] = dist[touched[k]]
-            else:
-                counts[i] = nt
-            for k in range(nt):
-                dist[touched[k]] = INF
+@njit(cache=True, nogil=True)
+def _upward_chunk(sources, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
+    """The upward searches from ``sources`` one after another, in one pass: (vertices
+    reached per source, their ids, their costs), concatenated in source order. ``dist``
+    (INF everywhere) is left INF again for the next call."""
+    S = sources.shape[0]
+    counts = np.empty(S, np.int64)
+    cap = max(1024, 64 * S)
+    out_v = np.empty(cap, np.int32)
+    out_d = np.empty(cap, np.int64)
+    used = 0
+    for i in range(S):
+        nt = _upward_one(sources[i], up_ptr, up_dst, up_w, dist, touched, hk, hv, pos)
+        if used + nt > out_v.shape[0]:  # grow by doubling (amortised copies)
+            cap = max(2 * out_v.shape[0], used + nt)
+            nv = np.empty(cap, np.int32)
+            nd = np.empty(cap, np.int64)
+            nv[:used] = out_v[:used]
+            nd[:used] = out_d[:used]
+            out_v, out_d = nv, nd
+        for k in range(nt):
+            x = touched[k]
+            out_v[used + k] = x
+            out_d[used + k] = dist[x]
+            dist[x] = INF
+        used += nt
+        counts[i] = nt
+    return counts, out_v[:used], out_d[:used]
+
+
+_SCRATCH = threading.local()  # each search thread's O(n) state, kept between calls
+_POOL: list = []  # [ThreadPoolExecutor], made on first use
+
+
+def _scratch(n: int, m: int) -> tuple:
+    """This thread's (dist INF [n], touched [n], heap keys/values [m+1], pos) for a graph
+    of n vertices and m arcs: made once per thread and graph size, not once per call (on
+    NE 12 MB filled per thread; 64 threads refilling it for every GPU sweep, twice, cost
+    more than the searches). The heap arrays are reserved, not touched."""
+    got = getattr(_SCRATCH, "arrays", None)
+    if got is None or got[0] != (n, m):
+        got = ((n, m), np.full(n, INF, np.int64), np.empty(n, np.int32),
+               np.empty(m + 1, np.int64), np.empty(m + 1, np.int32), np.empty(1, np.int64))
+        _SCRATCH.arrays = got
+    return got[1:]
+
+
+def _pool(threads: int):
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not _POOL or _POOL[0]._max_workers < threads:  # noqa: SLF001 (its size, to grow it)
+        if _POOL:
+            _POOL.pop().shutdown(wait=False)
+        _POOL.append(ThreadPoolExecutor(threads, thread_name_prefix="upward"))
+    return _POOL[0]
+
+
+def search_spaces(seeds: np.ndarray, ptr, nbr, wt, n: int, threads: int | None = None):
+    """(counts, vertices, costs) of the upward searches from ``seeds`` (sweep ids) over
+    one direction's arcs (``ptr``/``nbr``/``wt``), concatenated in seed order: one pass,
+    contiguous runs of seeds on ``threads`` threads (default numba's count; the searches
+    release the GIL), each with its kept scratch."""
+    seeds = np.ascontiguousarray(seeds, dtype=np.int32)
+    S = int(seeds.shape[0])
+    m = int(nbr.shape[0])
+    nth = max(1, min(threads or get_num_threads(), S))
+
+    def run(lo: int, hi: int):
+        return _upward_chunk(seeds[lo:hi], ptr, nbr, wt, *_scratch(n, m))
+
+    if nth == 1:
+        return run(0, S)
+    cuts = np.linspace(0, S, nth + 1).astype(np.int64)
+    parts = list(_pool(nth).map(run, cuts[:-1], cuts[1:]))
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]))
 
 
 def upward_searches(h, sources: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each source (sweep ids): (offsets [S+1], vertices, distances) of its upward
     search space, concatenated."""
-    src = np.ascontiguousarray(sources, dtype=np.int32)
-    S = src.shape[0]
-    counts = np.zeros(S, np.int64)
-    empty_i = np.empty(0, np.int32)
-    empty_d = np.empty(0, np.int64)
-    nth = max(1, min(get_num_threads(), S))
-    _upward_many(src, h.up_ptr, h.up_dst, h.up_w, h.n, counts, empty_i, empty_d,
-                 np.empty(0, np.int64), False, nth)
-    offsets = np.zeros(S + 1, np.int64)
+    counts, verts, dists = search_spaces(sources, h.up_ptr, h.up_dst, h.up_w, h.n)
+    offsets = np.zeros(counts.shape[0] + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
-    verts = np.empty(int(offsets[-1]), np.int32)
-    dists = np.empty(int(offsets[-1]), np.int64)
-    _upward_many(src, h.up_ptr, h.up_dst, h.up_w, h.n, counts, verts, dists, offsets, True,
-                 nth)
     return offsets, verts, dists
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from .contract import INF
-from .cpu import _upward_many, _upward_one
+from .cpu import _upward_one, search_spaces
 
 QUERIES = ("auto", "phast", "rphast", "buckets")
 
@@ -65,20 +65,8 @@ def search_threads(searches: int) -> int:
 
 def _spaces(seeds: np.ndarray, ptr, nbr, wt, n: int):
     """(counts, vertices, costs) of the upward searches from ``seeds`` (sweep ids) over
-    one direction's arcs, concatenated: one pass counts, the second fills."""
-    seeds = np.ascontiguousarray(seeds, dtype=np.int32)
-    S = seeds.shape[0]
-    counts = np.zeros(S, np.int64)
-    nth = search_threads(S)
-    args = (seeds, ptr, nbr, wt, n)
-    _upward_many(*args, counts, np.empty(0, np.int32), np.empty(0, np.int64),
-                 np.empty(0, np.int64), False, nth)
-    offsets = np.zeros(S + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    verts = np.empty(int(offsets[-1]), np.int32)
-    dists = np.empty(int(offsets[-1]), np.int64)
-    _upward_many(*args, counts, verts, dists, offsets, True, nth)
-    return counts, verts, dists
+    one direction's arcs, concatenated (``cpu.search_spaces``)."""
+    return search_spaces(seeds, ptr, nbr, wt, n, search_threads(int(seeds.shape[0])))
 
 
 def source_spaces(h, sources: np.ndarray):

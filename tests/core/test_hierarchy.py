@@ -122,3 +122,32 @@ def test_shape_probe():
 
     assert road_shaped(generate("grid", 10000, seed=1))
     assert not road_shaped(generate("random", 10000, seed=1))
+
+
+@pytest.mark.parametrize("threads", [1, 3, 8])
+def test_search_spaces_equal_dijkstra_in_the_upward_graph(threads):
+    """One pass per thread with kept scratch (``cpu.search_spaces``): every source's
+    upward search space and costs are scipy's Dijkstra over the upward arcs, in source
+    order, called twice (the kept scratch is clean again) and with repeated sources."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    from gpu_core.hierarchy.cpu import search_spaces
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("kanto", 3000, seed=5))
+    h = build_hierarchy(g)
+    n = h.n
+    up = sp.csr_matrix((h.up_w.astype(np.float64), h.up_dst, h.up_ptr), shape=(n, n))
+    seeds = np.random.default_rng(2).integers(0, n, 40).astype(np.int32)
+    seeds[5] = seeds[4]
+    want = dijkstra(up, indices=seeds)
+    for _ in range(2):
+        counts, verts, costs = search_spaces(seeds, h.up_ptr, h.up_dst, h.up_w, n, threads)
+        assert counts.sum() == verts.shape[0] == costs.shape[0]
+        at = np.concatenate([[0], np.cumsum(counts)])
+        for i in range(seeds.shape[0]):
+            v, c = verts[at[i]:at[i + 1]], costs[at[i]:at[i + 1]]
+            reach = np.flatnonzero(np.isfinite(want[i]))
+            np.testing.assert_array_equal(np.sort(v), reach)
+            np.testing.assert_array_equal(c, want[i][v].astype(np.int64))
