@@ -28,6 +28,7 @@ class MapRef:
     spn: str | None  # the cached .spn file every worker reads, or None: the graph is shipped
     index: str | None  # the route index file every worker reads, or None (none or shipped)
     backend: str  # "auto", "cpu" or "cupy", as each worker resolves it
+    host_workers: tuple = ()  # ((host, workers on it), ...): they share its cores
 
 
 @dataclass
@@ -84,6 +85,7 @@ def _maps(worker=None) -> dict:
 def worker_map(ref: MapRef, graph=None, hierarchy=None) -> WorkerMap:
     """This worker's map ``ref`` (loaded on first use; ``graph``/``hierarchy``: the shipped
     copies when ``ref`` names no file)."""
+    share_cores(ref)
     held = _maps()
     wm = held.get(ref.key)
     if wm is not None:
@@ -110,6 +112,24 @@ def worker_map(ref: MapRef, graph=None, hierarchy=None) -> WorkerMap:
     held.clear()  # one map per worker: free the previous one's host and device memory
     wm = held[ref.key] = WorkerMap(g, hierarchy, how, load_s, time.perf_counter() - t0)
     return wm
+
+
+def share_cores(ref: MapRef) -> int:
+    """Give this task thread's numba pool this host's cores shared among the run's workers
+    on it (each pool defaults to every core: W workers' parallel host steps, such as a GPU
+    block's upward searches, would oversubscribe them W times); returns the threads.
+    numba's count is per thread, and a Dask worker runs its tasks on the same threads."""
+    import numba
+
+    worker = _this_worker()
+    if worker is None or not ref.host_workers:
+        return numba.get_num_threads()
+    from .dask_address import _cores
+
+    count = max(1, dict(ref.host_workers).get(worker.ip, 1))
+    threads = max(1, min(numba.config.NUMBA_NUM_THREADS, _cores() // count))
+    numba.set_num_threads(threads)
+    return threads
 
 
 def preload(ref: MapRef, graph=None, hierarchy=None, warm: tuple | None = None) -> dict:
@@ -219,6 +239,80 @@ def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: n
     wm.blocks += 1
     wm.add("tasks", t_task)
     return unreachable
+
+
+def _writers(worker=None) -> dict:
+    """path -> (NpyRows, firsts of the blocks queued into it) on this worker."""
+    worker = _this_worker(worker)
+    if worker is None:
+        return _LOCAL.setdefault("_writers", {})
+    held = getattr(worker, "_signpost_writers", None)
+    if held is None:
+        held = worker._signpost_writers = {}
+    return held
+
+
+def matrix_block_behind(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
+                        targets: np.ndarray, narrow: bool, path: str, first: int) -> tuple:
+    """:func:`matrix_block_to_file` without waiting for the disk: the rows go into this
+    worker's writer of ``path`` (one per file, kept across blocks, so the last chunk of a
+    block is written while the next block's search runs) and the task returns once they
+    are queued: (unreachable count, this worker's address). The client then has every
+    worker finish its writer (:func:`finish_writes`) and re-runs, with
+    :func:`matrix_block_to_file`, any block whose worker cannot say it was flushed."""
+    from gpu_core.multi_source import iter_distance_rows
+
+    from .npy_rows import NpyRows
+
+    t_task = time.perf_counter()
+    wm = worker_map(ref, graph, hierarchy)
+    held = _writers()
+    if path not in held:
+        held[path] = (NpyRows(path, count=False), [])
+    out, firsts = held[path]
+    unreachable = 0
+    rows_it = iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
+                                 variant=variant, hierarchy=wm.hierarchy, narrow=narrow)
+    while True:
+        t0 = time.perf_counter()
+        got = next(rows_it, None)
+        wm.add("rows", t0)
+        if got is None:
+            break
+        r0, rows = got
+        t0 = time.perf_counter()
+        unreachable += int(np.count_nonzero(rows < 0))
+        out.put(first + r0, rows)
+        wm.add("wait_write", t0)  # counting, and the previous chunk's write not done yet
+    firsts.append(first)
+    wm.blocks += 1
+    wm.add("tasks", t_task)
+    return unreachable, _address()
+
+
+def finish_writes(path: str, dask_worker=None) -> list[int]:
+    """Finish this worker's writer of ``path`` (its last writes, then ``fdatasync``) and
+    say which blocks (their first rows) it holds flushed; [] when it has none (a worker
+    started after the blocks ran). Through ``client.run``."""
+    held = _writers(dask_worker).pop(path, None)
+    if held is None:
+        return []
+    out, firsts = held
+    t0 = time.perf_counter()
+    out.finish()
+    for wm in _maps(dask_worker).values():
+        if isinstance(wm, WorkerMap):
+            wm.add("sync", t0)
+            wm.busy["write"] = wm.busy.get("write", 0.0) + out.write_s
+    return firsts
+
+
+def drop_writes(path: str, dask_worker=None) -> None:
+    """Close this worker's writer of ``path`` without flushing (a failed or cancelled run:
+    the client removes the file)."""
+    held = _writers(dask_worker).pop(path, None)
+    if held is not None:
+        held[0].close()
 
 
 def _sampler(ref: MapRef, graph, hierarchy, mode: str):

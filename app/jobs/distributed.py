@@ -13,9 +13,11 @@ as K rounds of per-vertex counts summed here) or ship them here (:class:`Sampled
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -115,13 +117,13 @@ def connect(spec: str, backend: str = "auto", *, timeout: float | None = None) -
             raise DistributedError(f"--dask local on GPUs needs dask-cuda: {CUDA_HINT}; or "
                                    "--backend cpu") from None
         n = _capped(n, gpus, "GPU", notes)
-        with local_cluster_config(n):
+        with local_cluster_config():
             owned = LocalCUDACluster(n_workers=n, threads_per_worker=1,
                                      dashboard_address=None)
         kind, be = "LocalCUDACluster", "cupy"
     else:
         n = _capped(n, _cores(), "core", notes)
-        with local_cluster_config(n):
+        with local_cluster_config():
             owned = distributed.LocalCluster(n_workers=n, threads_per_worker=1,
                                              processes=True, dashboard_address=None)
         kind, be = "LocalCluster", "cpu"
@@ -154,7 +156,8 @@ def _connect_scheduler(distributed, where: str, backend: str, timeout: float,
                    time.perf_counter() - t0)
 
 
-def local_cluster_config(workers: int = 1):
+@contextlib.contextmanager
+def local_cluster_config() -> Iterator[None]:
     """Dask config for the clusters started here (``connect("local...")``), a context
     manager around their start:
 
@@ -171,19 +174,24 @@ def local_cluster_config(workers: int = 1):
       glibc's adaptive mmap threshold, so every array over 128 kB is mapped and faulted in
       afresh; a worker then runs numpy-heavy blocks slower than one process does. The
       single-thread BLAS/OpenMP settings stay (one worker per core on the CPU).
-    * numba's thread pool sized to this host's cores shared by its ``workers``: each pool
-      defaults to every core, and W workers' parallel host steps (a GPU block's upward
-      searches, its cost conversions) then oversubscribe the cores W times (measured on
-      four H100s: each worker's draws 1.8x slower than one process's)."""
+    (Each worker's numba threads are its host's cores shared among the workers there:
+    ``dask_worker.share_cores``, at every task.) The nannies set these variables in this
+    process too, and the next cluster would take them from here: they are put back."""
     import dask
 
-    return dask.config.set({
-        "distributed.scheduler.active-memory-manager.start": False,
-        "distributed.worker.profile.enabled": False,
-        "distributed.nanny.pre-spawn-environ": {
-            "OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1,
-            "NUMBA_NUM_THREADS": max(1, _cores() // max(1, workers))},
-    })
+    environ = {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1}
+    before = {k: os.environ.get(k) for k in environ}
+    try:
+        with dask.config.set({"distributed.scheduler.active-memory-manager.start": False,
+                              "distributed.worker.profile.enabled": False,
+                              "distributed.nanny.pre-spawn-environ": environ}):
+            yield
+    finally:  # the nannies set these in this process too (and would prefer them next time)
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def worker_backend(client, backend: str) -> str:
@@ -265,8 +273,11 @@ def ship_map(client, net, backend: str, hierarchy=None, index_path: str = "",
     idx = index_path if hierarchy is not None and _on_every_worker(client, index_path) else None
     hfut = (client.scatter(hierarchy, broadcast=True, hash=False)
             if hierarchy is not None and idx is None else None)
-    ship = Shipment(MapRef(graph_key(g), spn, idx, backend), gfut, hfut)
-    names = list(client.scheduler_info()["workers"])
+    info = client.scheduler_info()["workers"]
+    hosts = Counter(w.get("host", "") for w in info.values())
+    ship = Shipment(MapRef(graph_key(g), spn, idx, backend, tuple(sorted(hosts.items()))),
+                    gfut, hfut)
+    names = list(info)
     futs = [client.submit(preload, *ship.args(), warm, workers=[w], pure=False)
             for w in names]
     ship.workers = dict(zip(names, client.gather(futs), strict=True))
@@ -408,27 +419,53 @@ def matrix_to_npy(client, net, sources: np.ndarray, targets: np.ndarray, path: s
     """The workers write their blocks of rows straight into ``path``, a ``.npy`` of shape
     [F, T] the caller made (``open_npy_memmap``) where every worker sees it
     (:func:`workers_see`); nothing but each block's unreachable count comes back. Returns
-    the unreachable pairs. A block re-run (its worker lost) writes the same bytes again.
+    the unreachable pairs.
+
+    Each worker streams its blocks into one writer of its own (``dask_worker
+    .matrix_block_behind``: a block's last rows are written while its next block is
+    searched), and at the end flushes it and names the blocks it holds
+    (``finish_writes``); a block whose worker was lost meanwhile (its rows perhaps never
+    written) is run again, flushed, on a worker still there: the same bytes again.
     ``stats``/``on_block`` as :func:`matrix_rows`."""
-    from .dask_worker import matrix_block_to_file
+    from .dask_worker import drop_writes, finish_writes, matrix_block_behind, matrix_block_to_file
 
     mp = _matrix_plan(client, net, sources, targets, backend=backend, variant=variant,
                       hierarchy=hierarchy, index_path=index_path, block=block, stats=stats,
                       output=ROWS_WRITTEN)
     rows = mp.rows
 
+    def args(i: int) -> tuple:
+        return (*mp.ship.args(), variant, mp.src[i * rows:(i + 1) * rows], mp.targets,
+                mp.narrow, path, i * rows)
+
     def submit(i: int, key: str):
-        return client.submit(matrix_block_to_file, *mp.ship.args(), variant,
-                             mp.src[i * rows:(i + 1) * rows], mp.targets, mp.narrow, path,
-                             i * rows, key=key, retries=RETRIES)
+        return client.submit(matrix_block_behind, *args(i), key=key, retries=RETRIES)
 
     if stats is not None:
         stats["dask_submit_t"] = time.perf_counter()
-    unreachable = sum(int(u) for _, u in ordered_results(client, submit, mp.count,
-                                                         window=mp.count, on_done=on_block))
+    done = False
+    try:
+        got = dict(ordered_results(client, submit, mp.count, window=mp.count,
+                                   on_done=on_block))
+        flushed = client.run(finish_writes, path, on_error="return")
+        held = {first for firsts in flushed.values() if isinstance(firsts, list)
+                for first in firsts}
+        lost = [i for i in range(mp.count) if i * rows not in held]
+        if lost:  # their worker died after the task: write them again, flushed
+            futs = [client.submit(matrix_block_to_file, *args(i), pure=False,
+                                  retries=RETRIES) for i in lost]
+            client.gather(futs)
+        done = True
+    finally:
+        if not done:
+            try:
+                client.run(drop_writes, path, on_error="return")
+            except (OSError, RuntimeError, TimeoutError):  # the client is closed already
+                pass
     if stats is not None:
         stats["dask_busy"] = busy_by_worker(client)
-    return unreachable
+        stats["dask_rewritten"] = len(lost)
+    return sum(int(u) for u, _ in got.values())
 
 
 def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 1) -> int:

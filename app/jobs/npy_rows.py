@@ -42,12 +42,13 @@ class NpyRows:
     ``r0`` of :meth:`put` lands at file row ``first + r0``. A context manager: leaving it
     without :meth:`finish` (an error) waits for the write in flight and closes the file."""
 
-    def __init__(self, path: str, first: int = 0):
+    def __init__(self, path: str, first: int = 0, *, count: bool = True):
         mm = np.load(path, mmap_mode="r")
         self.dtype, self.cols, self.total = mm.dtype, int(mm.shape[1]), int(mm.shape[0])
         del mm
         self.start = npy_data_offset(path)
         self.first = first
+        self.count = count  # count the unreachable pairs (else the caller does)
         self.unreachable = 0
         self.write_s = 0.0  # seconds the background thread spent converting and writing
         self._fd = os.open(path, os.O_WRONLY)
@@ -68,7 +69,8 @@ class NpyRows:
 
         t0 = time.perf_counter()
         buf = np.ascontiguousarray(block, dtype=self.dtype)
-        self.unreachable += int(np.count_nonzero(buf < 0))
+        if self.count:
+            self.unreachable += int(np.count_nonzero(buf < 0))
         row_bytes = self.cols * self.dtype.itemsize
         at = self.start + (self.first + r0) * row_bytes
         pwrite_all(self._fd, memoryview(buf).cast("B"), at)

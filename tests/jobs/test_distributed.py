@@ -499,7 +499,7 @@ def test_split_rows_busiest_worker_least(total, width, workers):
 def _worker_settings() -> tuple:
     import dask
 
-    return (os.environ.get("NUMBA_NUM_THREADS"), os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+    return (os.environ.get("MALLOC_TRIM_THRESHOLD_"),
             dask.config.get("distributed.worker.profile.enabled"))
 
 
@@ -507,8 +507,14 @@ def test_local_cluster_workers_share_the_cores_without_profiler():
     """``--dask local:2``: each worker's numba pool gets half the cores (not all of them,
     twice over), no statistical profiler, and glibc's adaptive mmap threshold."""
     from app.jobs.dask_address import _cores
-    from app.jobs.distributed import connect
+    from app.jobs.dask_worker import share_cores
+    from app.jobs.distributed import connect, ship_map
+    from maps.generate import generate
 
     with connect("local:2", "cpu") as cl:
         got = set(cl.client.run(_worker_settings).values())
-    assert got == {(str(max(1, _cores() // 2)), None, False)}
+        ship = ship_map(cl.client, generate("grid", 100, seed=1), "cpu")
+        threads = cl.client.gather([cl.client.submit(share_cores, ship.ref, pure=False,
+                                                     workers=[w]) for w in ship.workers])
+    assert got == {(None, False)}
+    assert threads == [max(1, _cores() // 2)] * 2
