@@ -250,7 +250,8 @@ def _recustomize_rows(g, backend: str) -> list[Row]:
         h2 = recustomize(t, closed, backend=be)  # what an edit costs: partial
         for label, hh, note in (
                 ("", h2, f"partial: {getattr(h2, 'customized', '')}"),
-                (", full", full, "customize_s: slots, weights, triangles, sweep layout")):
+                (", full", full, "customize_s: slots, weights, triangles, perfect "
+                 "customization and arc removal, sweep layout")):
             rows.append(_row(1, f"route index re-customization after 10 closures ({be}"
                              f"{label})", "phast", hh.customize_s, 1, "ok",
                              prep_s=hh.customize_s, customize_s=hh.customize_s, note=note))

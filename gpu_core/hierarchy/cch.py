@@ -183,19 +183,28 @@ def customize_metric(t: Topology, graph, *, backend: str = "cpu",
     return up, down
 
 
+# Full customizations prune by default (perfect customization + arc removal, ``perfect``):
+# NE lost 25% of its arcs and 40% of its sweep levels, the Kanto-sized map 62% and 24%,
+# for 1-2.5x the basic customization's time on 2 cores (docs/perf/index_build.md).
+# Partial updates after closures stay unpruned (pruning costs more than their budget).
+PRUNE = True
+
+
 def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | None = None,
-              cancel: Callable[[], bool] | None = None, prune: bool = False,
+              cancel: Callable[[], bool] | None = None, prune: bool = PRUNE,
               reuse: bool = True, key: str | None = None):
     """The :class:`~.api.Hierarchy` of ``graph``'s weights over topology ``t`` (the graph's
     arcs must all lie on edges of ``t``: InvalidArgumentError naming one otherwise).
-    ``prune``: drop the arcs that lie on no shortest path (``metric.prune``): off by
-    default, as on COL it cut only 19% of the arcs (6% of the CPU sweep) for 4x the
-    customization time (docs/perf/index_build.md).
+    ``prune``: a full customization is made perfect and the arcs an upper or
+    intermediate triangle matches are removed, with sweep levels of their own
+    (``perfect``); off: every finite arc of the basic customization, the topology's levels.
 
-    Unpruned, the customized metric is kept on ``t`` (``partial.Metric``) and, with
-    ``reuse``, the next customization of ``t`` that changes few input weights (closures,
-    reopenings, new weights) updates only the edges they reach (``partial``; on the CPU,
-    whatever ``backend``: a few edges cost less than a device pass), with the same result.
+    The basic metric is kept on ``t`` (``partial.Metric``) and, with ``reuse``, the next
+    customization of ``t`` that changes few input weights (closures, reopenings, new
+    weights) updates only the edges they reach (``partial``; on the CPU, whatever
+    ``backend``: a few edges cost less than a device pass), with the same distances; that
+    Hierarchy is unpruned (``customized = "partial (N edges changed)"``), unless no
+    customized weight changed (then ``prune`` serves that metric's pruned one).
     ``key``: the graph's ``graph_key`` when the caller has it (saves hashing it again)."""
     from .model import graph_key
 
@@ -205,28 +214,13 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
         from ..backend import resolve_backend
 
         backend = resolve_backend("auto")
-    slots = None
-    if backend != "cupy" or not prune:  # the device finds the slots (and a misfit) itself
-        slots = slots_for(t, g)
-        if isinstance(slots, str):
-            raise InvalidArgumentError(slots)
+    slots = slots_for(t, g)
+    if isinstance(slots, str):
+        raise InvalidArgumentError(slots)
     _stop(cancel)
     if progress is not None:
         progress(0.0, "customizing the route index")
-    if not prune:
-        h = _customize_kept(t, g, slots, backend, reuse, cancel)
-    elif backend == "cupy":  # prune on the device too: only arrays come back
-        from .metric import hierarchy_arrays
-        from .metric_cuda import customize_pruned_device
-        from .model import Hierarchy
-
-        up, down, ku, kd = customize_pruned_device(t, g)
-        h = Hierarchy(t.n, *hierarchy_arrays(t, up, down, (ku, kd)), "")
-        h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
-    else:
-        up, down = customize_metric(t, g, backend=backend, slots=slots)
-        _stop(cancel)
-        h = to_hierarchy(t, up, down, prune=prune)
+    h = _customize_kept(t, g, slots, backend, reuse, cancel, prune)
     h.graph_key = key or graph_key(g)
     h.customize_s = time.perf_counter() - t0
     h.order_s, h.topology_s = t.order_s, t.topology_s
@@ -235,10 +229,10 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
 
 
 def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, reuse: bool,
-                    cancel):
-    """Unpruned customization through the metric kept on ``t``: partial when it allows,
-    else in full (then kept for the next one). Returns a Hierarchy of its own (the kept
-    one's arrays shared: no Hierarchy array is written once built)."""
+                    cancel, prune: bool):
+    """Customization through the metric kept on ``t``: partial when it allows, else in
+    full (then kept for the next one). Returns a Hierarchy of its own (the kept one's
+    arrays shared: no Hierarchy array is written once built)."""
     import copy
 
     from .metric import initial
@@ -247,11 +241,16 @@ def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, r
     base_up, base_down = initial(t.edges, slots, g.weights)
     with lock_for(t):
         if reuse:
-            done = try_partial(t, base_up, base_down)
+            done = try_partial(t, base_up, base_down, prune)
             if done is not None:
                 done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
                 return done[0]
-        if backend == "cupy":
+        perfect = None
+        if backend == "cupy" and prune:
+            from .metric_cuda import customize_perfect_device
+
+            up, down, *perfect = customize_perfect_device(t, g)
+        elif backend == "cupy":
             from .metric_cuda import customize_device
 
             up, down = customize_device(t, g)
@@ -261,22 +260,34 @@ def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, r
             up, down = base_up.copy(), base_down.copy()
             triangles(t, up, down)
         _stop(cancel)
-        h = to_hierarchy(t, up, down)
-        keep(t, base_up, base_down, up, down, h)
+        if prune:
+            from .perfect import perfect_metric, pruned_hierarchy
+
+            if perfect is None:
+                perfect = perfect_metric(t, up, down)
+            _stop(cancel)
+            h = pruned_hierarchy(t, *perfect)
+            keep(t, base_up, base_down, up, down, None, pruned=h)
+        else:
+            h = to_hierarchy(t, up, down)
+            keep(t, base_up, base_down, up, down, h)
         out = copy.copy(h)
         out.customized = "full"
         return out
 
 
 def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool = False):
-    """The consumers' Hierarchy: finite arcs only (and with ``prune`` only those that may
-    lie on a shortest path), in sweep ids by the topology's levels."""
+    """The consumers' Hierarchy of a basic customization (up, down): every finite arc in
+    sweep ids by the topology's levels, or with ``prune`` the arcs the perfect
+    customization keeps (``perfect``), in sweep levels of their own."""
     from .metric import hierarchy_arrays
-    from .metric import prune as prune_arcs
     from .model import Hierarchy
 
-    keep = prune_arcs(t, up, down) if prune else None
-    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down, keep), "")
+    if prune:
+        from .perfect import perfect_metric, pruned_hierarchy
+
+        return pruned_hierarchy(t, *perfect_metric(t, up, down))
+    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
     h.method = "cch"
     h.shortcuts = t.fill
     h.cch_edges = t.edges

@@ -84,26 +84,26 @@ def customize_device(t, g) -> tuple[np.ndarray, np.ndarray]:
     return cp.asnumpy(up).view(np.int64), cp.asnumpy(down).view(np.int64)
 
 
-def customize_pruned_device(t, g) -> tuple[np.ndarray, ...]:
-    """(up, down, keep_up, keep_down) host arrays: the customized weights and the arcs
-    ``metric.prune`` keeps, all computed on the device."""
-    from .metric import sweep_layout
+def customize_perfect_device(t, g) -> tuple[np.ndarray, ...]:
+    """(up, down, perfect_up, perfect_down) int64 host arrays: the basic customization
+    (kept for partial updates) and the perfect one (``perfect.perfect_metric``), both on
+    the device; the arc removal runs on the host (``perfect.pruned_hierarchy``)."""
+    from .perfect import topology_layout
 
     up, down = _basic(t, g)
     dev = _device(t)
     if "by_sweep" not in dev:
-        lay = getattr(t, "_sweep", None)
-        if lay is None:
-            lay = t._sweep = sweep_layout(t.n, t.up_ptr, t.up_nb)
+        sweep, lp = topology_layout(t)
         by_sweep = np.empty(t.n, np.int64)
-        by_sweep[lay[0]] = np.arange(t.n)
+        by_sweep[sweep] = np.arange(t.n)
         dev["by_sweep"] = cp.asarray(by_sweep)
-        dev["sweep_lp"] = [int(x) for x in lay[1]]
+        dev["sweep_lp"] = [int(x) for x in lp]
     with memory.oom_as_typed("pruning the route index", 16 * t.edges):
         u2, d2 = up.copy(), down.copy()
+    # cch_upper lowers each edge through its upper and intermediate triangles, top-down:
+    # values read within a launch may be stale, but each is the length of a real path at
+    # most the basic one, and the edges of the triangles' far sides are final, so the
+    # minimum reached is the distance, the same as the host's pass
     _per_level(get_module(_SRC).get_function("cch_upper"), dev["sweep_lp"], dev["by_sweep"],
                (dev["up_ptr"], dev["up_nb"], u2, d2))
-    inf = np.uint64(INF)
-    ku = cp.asnumpy((up < inf) & (u2 >= up))
-    kd = cp.asnumpy((down < inf) & (d2 >= down))
-    return cp.asnumpy(up).view(np.int64), cp.asnumpy(down).view(np.int64), ku, kd
+    return tuple(cp.asnumpy(a).view(np.int64) for a in (up, down, u2, d2))

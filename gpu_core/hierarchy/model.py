@@ -15,7 +15,9 @@ import numpy as np
 from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 
-FORMAT = 2  # bump when the saved layout changes (2: cch fields, checksum)
+# bump when the saved layout changes (2: cch fields, checksum; 3: full customizations are
+# pruned, perfect.py: an older cached index is rebuilt rather than served with more arcs)
+FORMAT = 3
 ProgressCallback = Callable[[float, str], None]
 
 

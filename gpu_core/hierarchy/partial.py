@@ -39,7 +39,8 @@ class Metric:
     base_down: np.ndarray
     up: np.ndarray  # int64 [edges]: customized
     down: np.ndarray
-    hierarchy: object  # the Hierarchy of (up, down), unpruned
+    hierarchy: object  # the Hierarchy of (up, down), unpruned (None: made when first needed)
+    pruned: object = None  # the pruned Hierarchy a full customization served, while valid
 
 
 _LOCKS: dict = {}
@@ -221,10 +222,24 @@ def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.
     return out
 
 
-def try_partial(t, base_up: np.ndarray, base_down: np.ndarray):
+def _unpruned(t, up: np.ndarray, down: np.ndarray):
+    """The unpruned Hierarchy of the customized (up, down): what partial updates patch."""
+    from .metric import hierarchy_arrays
+    from .model import Hierarchy
+
+    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
+    h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
+    return h
+
+
+def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = False):
     """(Hierarchy, changed edges) from the kept metric of ``t`` and the new inputs, updating
     the kept metric in place; None when there is none or too much changed (then the caller
-    customizes in full). The caller holds ``lock_for(t)``."""
+    customizes in full). While no customized weight changed, ``prune`` gives back the
+    pruned hierarchy of that metric (kept from the last full customization, or made
+    now); otherwise the result is unpruned
+    (patched from the kept unpruned one, made here the first time it is needed). The
+    caller holds ``lock_for(t)``."""
     m: Metric | None = getattr(t, "_metric", None)
     if m is None or m.base_up.shape != base_up.shape:
         return None
@@ -234,16 +249,29 @@ def try_partial(t, base_up: np.ndarray, base_down: np.ndarray):
     if getattr(t, "_tails", None) is None:
         t._tails = edge_tails(t.n, t.up_ptr)
     m.base_up, m.base_down = base_up, base_down
-    if seeds.shape[0] == 0:
-        return copy.copy(m.hierarchy), seeds
-    changed, ou, od = update(seeds.astype(np.int64), t._tails, t.up_ptr, t.up_nb, t.dn_ptr,
-                             t.dn_src, t.dn_edge, base_up, base_down, m.up, m.down)
+    changed = seeds[:0]
+    if seeds.shape[0]:
+        if m.hierarchy is None:  # before the update: it shows the old values
+            m.hierarchy = _unpruned(t, m.up, m.down)
+        changed, ou, od = update(seeds.astype(np.int64), t._tails, t.up_ptr, t.up_nb,
+                                 t.dn_ptr, t.dn_src, t.dn_edge, base_up, base_down, m.up,
+                                 m.down)
     if changed.shape[0]:
         m.hierarchy = patch_hierarchy(t, m.hierarchy, changed, ou, od, m.up, m.down)
+        m.pruned = None  # its distances changed
+    elif prune:  # the same metric: its pruned hierarchy (made now if the last was not)
+        if m.pruned is None:
+            from .perfect import perfect_metric, pruned_hierarchy
+
+            m.pruned = pruned_hierarchy(t, *perfect_metric(t, m.up, m.down))
+        return copy.copy(m.pruned), changed
+    if m.hierarchy is None:
+        m.hierarchy = _unpruned(t, m.up, m.down)
     return copy.copy(m.hierarchy), changed
 
 
-def keep(t, base_up, base_down, up, down, h) -> None:
-    """Remember a full customization of ``t`` for the next partial one."""
-    t._metric = Metric(base_up, base_down, up, down, h)
-
+def keep(t, base_up, base_down, up, down, h, pruned=None) -> None:
+    """Remember a full customization of ``t`` for the next partial one (``h``: its
+    unpruned Hierarchy, None to make it when first needed; ``pruned``: the pruned one
+    it served)."""
+    t._metric = Metric(base_up, base_down, up, down, h, pruned)

@@ -227,11 +227,11 @@ def test_unknown_method():
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(1, 40), data=st.data())
 def test_pruned_and_unpruned_hierarchies(n, data):
-    # zero weights make ties: pruning drops only arcs that another path strictly beats
+    # zero weights make ties: a witness needs two legs > 0 (test_cch_perfect.py)
     g = _graph(n, data, max_w=data.draw(st.sampled_from([0, 1, 3, 30])))
     t = build_topology(g)
-    full, pruned = customize(t, g), customize(t, g, prune=True)
-    assert pruned.down_src.shape[0] <= full.down_src.shape[0]
+    full, pruned = customize(t, g, prune=False), customize(t, g, prune=True)
+    assert pruned.down_src.shape[0] <= t.edges and pruned.levels <= full.levels
     src = np.arange(n)
     want = scipy_rows(g, src)
     np.testing.assert_array_equal(phast_rows(g, full, src), want)
@@ -243,8 +243,9 @@ def test_pruning_shrinks_a_road_map():
 
     g = CSRGraph.from_any(generate("grid", 3000, seed=9))
     t = build_topology(g)
-    full, pruned = customize(t, g), customize(t, g, prune=True)
-    assert pruned.down_src.shape[0] < full.down_src.shape[0]
+    full, pruned = customize(t, g, prune=False), customize(t, g, prune=True)
+    assert pruned.down_src.shape[0] < 0.7 * full.down_src.shape[0]
+    assert pruned.levels < full.levels
     src = np.random.default_rng(1).integers(0, g.num_nodes, 60)
     np.testing.assert_array_equal(phast_rows(g, pruned, src), scipy_rows(g, src))
 

@@ -103,3 +103,24 @@ def test_matrix_job_recustomizes_on_the_device(tmp_path, monkeypatch):
     assert on.stats["index"] == "customized"
     off = matrix.run(edited, matrix.MatrixOptions(src, src, backend="cpu", index="off"))
     np.testing.assert_array_equal(on.matrix, off.matrix)
+
+
+@pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
+def test_device_perfect_metric_and_pruned_index_equal_the_hosts(name, make):
+    from gpu_core.hierarchy.metric_cuda import customize_perfect_device
+    from gpu_core.hierarchy.perfect import perfect_metric
+
+    g = make(seed=5)
+    t = build_topology(g)
+    up, down, pu, pd = customize_perfect_device(t, g)
+    up_c, down_c = customize_metric(t, g, backend="cpu")
+    np.testing.assert_array_equal(up, up_c)
+    np.testing.assert_array_equal(down, down_c)
+    pu_c, pd_c = perfect_metric(t, up_c, down_c)
+    np.testing.assert_array_equal(pu, pu_c)
+    np.testing.assert_array_equal(pd, pd_c)
+    h_g = customize(t, g, backend="cupy", prune=True, reuse=False)
+    h_c = customize(t, g, backend="cpu", prune=True, reuse=False)
+    for f in ("rank_of", "up_ptr", "up_dst", "up_w", "down_ptr", "down_src", "down_w",
+              "level_ptr"):
+        np.testing.assert_array_equal(getattr(h_g, f), getattr(h_c, f), err_msg=f)
