@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.jobs.nogil import arc_tails
 from maps.model.network import KIND_RAIL, KIND_TRANSFER, RoadNetwork
 from resources import colormap_lut, road_styles
 
@@ -56,7 +57,7 @@ class MapGeometry:
 def build_geometry(net: RoadNetwork) -> MapGeometry:
     """Deduplicate arcs (u→v and v→u drawn once) and lay their polylines out flat."""
     n = net.num_nodes
-    tails = net.arc_sources().astype(np.int64)
+    tails = arc_tails(net.indptr).astype(np.int64)  # without the GIL: the loader thread's
     heads = net.indices.astype(np.int64)
     lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
     key = lo * max(n, 1) + hi
@@ -116,7 +117,7 @@ def station_nodes(net: RoadNetwork) -> np.ndarray:
         return np.array(sorted(lookup[int(i)] for i in ids if int(i) in lookup), dtype=np.int32)
     if net.num_arcs == 0:
         return np.zeros(0, dtype=np.int32)
-    tails = net.arc_sources()
+    tails = arc_tails(net.indptr)
     rail = np.zeros(net.num_nodes, dtype=bool)
     rail[tails[net.edge_kind == KIND_RAIL]] = True
     transfer = np.zeros(net.num_nodes, dtype=bool)

@@ -1,0 +1,38 @@
+"""The GIL-free array steps (app/jobs/nogil.py) against numpy and scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from app.jobs.nogil import arc_tails, weak_components
+from maps.generate import grid
+
+
+def _random_csr(n: int, m: int, seed: int):
+    rng = np.random.default_rng(seed)
+    t, h = rng.integers(0, n, m), rng.integers(0, n, m)
+    order = np.argsort(t, kind="stable")
+    indptr = np.zeros(n + 1, np.int32)
+    np.add.at(indptr, t + 1, 1)
+    return np.cumsum(indptr).astype(np.int32), h[order].astype(np.int32)
+
+
+@pytest.mark.parametrize("n,m,seed", [(1, 0, 0), (50, 30, 1), (2000, 1500, 2), (500, 4000, 3)])
+def test_tails_and_parts_match_numpy_and_scipy(n, m, seed):
+    indptr, indices = _random_csr(n, m, seed)
+    np.testing.assert_array_equal(arc_tails(indptr), np.repeat(np.arange(n), np.diff(indptr)))
+    a = csr_matrix((np.ones(m, np.int8), indices, indptr), shape=(n, n))
+    k, want = connected_components(a, directed=True, connection="weak")
+    got = weak_components(indptr, indices)
+    assert got.max(initial=-1) + 1 == k
+    # the same partition: each label of one maps to exactly one label of the other
+    pairs = np.unique(np.column_stack([got, want]), axis=0)
+    assert pairs.shape[0] == k
+
+
+def test_tails_of_a_map():
+    net = grid(400, seed=2)
+    np.testing.assert_array_equal(arc_tails(net.indptr), net.arc_sources())
