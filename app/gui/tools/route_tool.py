@@ -246,8 +246,7 @@ class RouteTool(Tool):
         win.canvas.show_route(None)
         live = not drag or self._chart_due()
         if live:
-            win.chart.clear()
-            win.chart.begin_run(opts.strategy)
+            win.chart.restart(opts.strategy)
         self._search_t0 = time.perf_counter()
         graph, sc = win.search_graph(), win.scenario
         edited = graph is not win.graph and sc is not None
