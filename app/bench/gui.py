@@ -346,7 +346,7 @@ def run(args: argparse.Namespace) -> int:
         for be in backends:
             drags.append({"map": label, **drag_frames(net, be, args.drag_frames, seed=args.seed,
                                                       index=args.index)})
-        if not args.no_window and label.startswith("kanto"):  # the window opens a file
+        if not args.no_window and label == "kanto (generated)":  # the window opens a file
             import tempfile
 
             from maps.cache import write_cache
@@ -380,7 +380,7 @@ def goal_table(rows: list[dict], windows: list[dict]) -> str:
     """Issue 27's measured goals, met or not, per map of this run (CPU)."""
     checks = [("stall_open_ms", "no GUI stall > 50 ms while opening", 50, "ms", False),
               ("open_drawn_s", "map drawn <= 2 s", 2, "s", False),
-              ("open_clicks_s", "clicks accepted <= 3 s", 3, "s", False),
+              ("open_after_read_s", "clicks accepted <= 3 s after the file is read", 3, "s", False),
               ("click_field_ms", "click -> field <= 300 ms", 300, "ms", False),
               ("stall_click_ms", "no GUI stall > 50 ms per click", 50, "ms", False),
               ("drag_fps", "dragging: >= 5 fields / s", 5, "/s", True),
@@ -402,6 +402,9 @@ WINDOW_COLS = [
     ("stall_open_ms", "longest stall: open", "{:.0f}"),
     ("open_drawn_s", "open: drawn (s)", "{:.2f}"),
     ("open_clicks_s", "open: clicks accepted (s)", "{:.2f}"),
+    ("open_read_s", "open: read (s)", "{:.2f}"),
+    ("open_prep_s", "open: geometry + drawing (s)", "{:.2f}"),
+    ("open_snap_s", "open: snap index (s)", "{:.2f}"),
     ("index", "route index", "{}"),
     ("index_ready_s", "index ready (s)", "{:.1f}"),
     ("stall_index_ms", "longest stall: index build", "{:.0f}"),
@@ -440,8 +443,8 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
     lines = [
         "# GUI side of click-to-route",
         "",
-        f"Command: `signpost bench gui --write-doc --repeat {args.repeat} --clicks {args.clicks} "
-        f"--drag-frames {args.drag_frames}` (image {args.size}, offscreen Qt).",
+        f"Command: `signpost bench gui{_map_args(args)} --write-doc --repeat {args.repeat} "
+        f"--clicks {args.clicks} --drag-frames {args.drag_frames}` (image {args.size}, offscreen Qt).",
         f"Machine: {os.cpu_count()} cores ({cpu}), no GPU ({describe_backend('auto')}), "
         f"Python {platform.python_version()}; load average during the run "
         f"{os.getloadavg()[0]:.1f} (other work shared the 2 cores: expect noise).",
@@ -451,8 +454,13 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "the *route from pred*ecessors, *colour field* (vector maps: arcs split into colour "
         "bands, one path per band; raster maps: one colour per arc, then a gather over the "
         "pixel→arc image), *draw route*, *paint frame* (the whole scene painted into a "
-        "window-sized image). *GUI side per click* is their sum. *full redraw* is what a "
-        "pan/zoom costs: rasterise the view again (raster maps) and paint the frame.",
+        "window-sized image). *GUI side per click* is their sum. *full redraw* is a zoom step "
+        "(in or out by 1.25) until the new view is on screen: raster maps rasterise it again "
+        "on the raster worker (`app/gui/raster_view.py`), colour it and paint the frame; *pan "
+        "redraw* the same for a pan of a tenth of the view (the previous pixel→arc image is "
+        "shifted and only the uncovered strips are rasterised); *redraw: GUI thread* is what "
+        "the GUI thread itself spends on a pan or zoom (the view change and a frame of the "
+        "previous image moved and scaled: the window never waits for the rasteriser).",
         "",
         "What-if editing (issue 15): *edit: redraw* is what the window redraws after an edit "
         "once its search is repaired (the repair itself is timed by `signpost bench edits`): "
@@ -477,7 +485,7 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "- *drawing*: maps with fewer than 250,000 drawn segments are drawn as vector paths "
         "(one path item per road class, cosmetic pens); bigger maps switch to the raster level "
         "of detail (`app/gui/raster.py`: a numba kernel writes which arc shows in each pixel "
-        "once per pan/zoom; a new distance field is one pass over the pixels).",
+        "once per pan/zoom, on the raster worker; a new distance field is one pass over the pixels).",
         "- *CPU search* is one `gpu_core.sssp(strategy='auto', backend='cpu')` after a warm-up; "
         "the GPU search time of the same map is in `docs/perf/sssp_gpu.md` (measured there on "
         "an H100/H200): the goal is GUI side per click + GPU search < 50 ms on the 1.43M map.",
@@ -492,7 +500,9 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "the map opens (load, drawing, the after-load warm-up and snapping index), over the "
         "clicks, and while the source marker is dragged along a route at 60 Hz for "
         f"{args.drag_s:g} s. *open: drawn* = from `show_map` to the map shown; *clicks "
-        "accepted* = to the snapping index ready. *click -> field* = a left click to the "
+        "accepted* = to the snapping index ready; *read*, *geometry + drawing* and *snap "
+        "index* are the loader thread's steps (the goal counts clicks accepted from the end "
+        "of *read*). *click -> field* = a left click to the "
         "new field painted (median). *drag: fields / s* = distance fields drawn per second "
         "while dragging (one search in flight, the latest position waits). Unless "
         "`--no-index`, the route index is made ready first as the app does after a map "
@@ -510,6 +520,24 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "",
         window_text,
     ]
+    kept = _kept_sections()
     DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    DOC.write_text("\n".join(lines) + "\n" + (f"\n{kept}" if kept else ""), encoding="utf-8")
+
+
+def _map_args(args) -> str:
+    """The map options of this run, as typed."""
+    out = "".join(f" --map {m}" for m in (args.map or []))
+    out += " --no-kanto" if args.no_kanto else ""
+    return out + ("" if getattr(args, "index", True) else " --no-index")
+
+
+def _kept_sections() -> str:
+    """The doc's written-by-hand sections (from its first ``###`` heading on: runs and
+    findings beside the generated tables), kept when the tables are written again."""
+    if not DOC.exists():
+        return ""
+    text = DOC.read_text(encoding="utf-8")
+    at = text.find("\n### ")
+    return text[at + 1:] if at >= 0 else ""
     print(f"wrote {DOC}")

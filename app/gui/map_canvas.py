@@ -400,8 +400,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
                 self.raster.show_colours(self.seg.road_colour)
             return 0
         if self.raster_mode:
-            # Colour only the pixels on screen now; the per-arc colours (needed after a
-            # pan/zoom) are computed when the view is next rendered.
+            # Colour only the pixels on screen (each later render colours its own).
             lut = raster.lut_argb(field_lut(colormap_name, 256))
             top = self.raster.show_field(dist, lut, bands, image)
             edges, band_rgb = raster.band_legend(dist, bands, field_lut(colormap_name, 256))

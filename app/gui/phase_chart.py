@@ -402,7 +402,10 @@ class PhaseChart(QWidget):
                 # object (a new brush per dot: ~0.4 s on the GUI thread for 3,500 phases)
                 by_mode = {int(m): pg.mkBrush(MODE_COLOURS.get(MODE_NAMES[m], "#ffffff"))
                            for m in np.unique(rows["mode"])}
-                brushes = [by_mode[m] for m in rows["mode"].tolist()]
+                # one mode (an index search, a short run): one brush, not a list (pyqtgraph
+                # walks a list point by point on the GUI thread)
+                brushes = (next(iter(by_mode.values())) if len(by_mode) == 1
+                           else [by_mode[m] for m in rows["mode"].tolist()])
                 modes_seen.update(int(m) for m in np.unique(rows["mode"]))
             sf.setData(x, yf, brush=brushes)
             st.setData(x, yt, brush=brushes)

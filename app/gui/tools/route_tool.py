@@ -425,12 +425,12 @@ class RouteTool(Tool):
         return win.submit(fn, lambda r: self._show_isochrones((r, labels), colours))
 
     def _show_isochrones(self, shown, colours=()) -> None:
-        from ..isochrone_layer import IsochroneLayer
-
         self.isochrones = shown
         if self._iso_layer is None:
             if shown is None:
-                return
+                return  # (a new map: the layer's module is not imported on the GUI thread)
+            from ..isochrone_layer import IsochroneLayer
+
             self._iso_layer = IsochroneLayer(self.win.canvas)
         if shown is None:
             self._iso_layer.show([], [], [])
