@@ -175,32 +175,39 @@ def _rendered(canvas, timeout_s: float = 60.0) -> None:
 
 
 def measure_redraw(canvas, paint, repeat: int) -> dict:
-    """A pan/zoom: *full redraw* = zoom in or out (alternately, x1.25) until the view is
-    rasterised again (raster worker, raster maps), coloured, set and the frame painted;
-    *pan redraw* = the same for a pan of a tenth of the view (only the uncovered strips
-    are rasterised); *redraw: GUI thread* = what the GUI thread itself spends on a pan or
-    zoom: the view change and a frame of the previous image moved and scaled."""
+    """Pan/zoom steps, each until the view is on screen again: rasterised (raster maps: on
+    the raster worker), coloured, set and the frame painted. Cycles of: zoom in to a new
+    level (*full redraw*: the view rasterised whole), pan a tenth of the view (*pan redraw*:
+    the previous image shifted, the uncovered strips rasterised), pan back, zoom back out
+    (*zoom back*: a level seen before, its kept image shifted). *redraw: GUI thread* is what
+    the GUI thread itself spends on a step: the view change and a frame of the previous
+    image moved and scaled (the rasteriser runs meanwhile)."""
     from PySide6.QtCore import QRectF
 
     vb = canvas.vb
-    zoom_ms, pan_ms, gui_ms = [], [], []
-    for k in range(2 * max(repeat, 2)):
+    out: dict[str, list] = {"redraw_ms": [], "pan_ms": [], "zoom_back_ms": [], "redraw_gui_ms": []}
+
+    def zoom(f: float) -> None:
         r = vb.viewRect()
-        t0 = time.perf_counter()
-        if k % 2:
-            vb.translateBy(x=r.width() * (0.1 if k % 4 == 1 else -0.1))
-        else:
-            f = 1.25 if k % 4 == 0 else 0.8
-            vb.setRange(QRectF(r.center().x() - r.width() * f / 2, r.center().y() - r.height() * f / 2,
-                               r.width() * f, r.height() * f), padding=0)
-        paint()  # the frame the user sees at once: the previous image moved/scaled
-        gui_ms.append((time.perf_counter() - t0) * 1e3)
-        canvas.render_raster()  # now, not after the 30 ms pause the window waits for
-        _rendered(canvas)
-        paint()
-        (pan_ms if k % 2 else zoom_ms).append((time.perf_counter() - t0) * 1e3)
-    return {"redraw_ms": statistics.median(zoom_ms), "pan_ms": statistics.median(pan_ms),
-            "redraw_gui_ms": statistics.median(gui_ms)}
+        vb.setRange(QRectF(r.center().x() - r.width() * f / 2, r.center().y() - r.height() * f / 2,
+                           r.width() * f, r.height() * f), padding=0)
+
+    def pan(f: float) -> None:
+        vb.translateBy(x=vb.viewRect().width() * f)
+
+    for k in range(max(repeat, 2)):
+        f = 0.8 - 0.01 * k  # a new zoom level every cycle
+        for key, step in (("redraw_ms", lambda f=f: zoom(f)), ("pan_ms", lambda: pan(0.1)),
+                          ("pan_ms", lambda: pan(-0.1)), ("zoom_back_ms", lambda f=f: zoom(1 / f))):
+            t0 = time.perf_counter()
+            step()
+            paint()  # the frame the user sees at once: the previous image moved/scaled
+            out["redraw_gui_ms"].append((time.perf_counter() - t0) * 1e3)
+            canvas.render_raster()  # now, not after the 30 ms pause the window waits for
+            _rendered(canvas)
+            paint()
+            out[key].append((time.perf_counter() - t0) * 1e3)
+    return {k: statistics.median(v) for k, v in out.items()}
 
 
 def measure_edit(net, geo, canvas, res, route, repeat: int) -> float:
@@ -304,6 +311,7 @@ COLS = [
     ("paint_ms", "paint frame", "{:.1f}"),
     ("redraw_ms", "full redraw", "{:.1f}"),
     ("pan_ms", "pan redraw", "{:.1f}"),
+    ("zoom_back_ms", "zoom back", "{:.1f}"),
     ("redraw_gui_ms", "redraw: GUI thread", "{:.1f}"),
     ("gui_side_ms", "GUI side per click", "{:.1f}"),
     ("edit_side_ms", "GUI side per edit", "{:.1f}"),
@@ -454,13 +462,15 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "the *route from pred*ecessors, *colour field* (vector maps: arcs split into colour "
         "bands, one path per band; raster maps: one colour per arc, then a gather over the "
         "pixel→arc image), *draw route*, *paint frame* (the whole scene painted into a "
-        "window-sized image). *GUI side per click* is their sum. *full redraw* is a zoom step "
-        "(in or out by 1.25) until the new view is on screen: raster maps rasterise it again "
-        "on the raster worker (`app/gui/raster_view.py`), colour it and paint the frame; *pan "
-        "redraw* the same for a pan of a tenth of the view (the previous pixel→arc image is "
-        "shifted and only the uncovered strips are rasterised); *redraw: GUI thread* is what "
-        "the GUI thread itself spends on a pan or zoom (the view change and a frame of the "
-        "previous image moved and scaled: the window never waits for the rasteriser).",
+        "window-sized image). *GUI side per click* is their sum. *full redraw* is a zoom in "
+        "to a new level (x1.25) until the new view is on screen: raster maps rasterise it "
+        "whole on the raster worker (`app/gui/raster_view.py`), colour it and paint the "
+        "frame; *pan redraw* the same for a pan of a tenth of the view (the previous "
+        "pixel→arc image is shifted and only the uncovered strips are rasterised); *zoom "
+        "back* a zoom out to the level before (its image is kept: shifted, not rasterised "
+        "again); *redraw: GUI thread* is what the GUI thread itself spends on each of these "
+        "steps (the view change and a frame of the previous image moved and scaled: the "
+        "window never waits for the rasteriser).",
         "",
         "What-if editing (issue 15): *edit: redraw* is what the window redraws after an edit "
         "once its search is repaired (the repair itself is timed by `signpost bench edits`): "

@@ -4,7 +4,8 @@ rendered on a worker thread of its own, so a pan or zoom never waits for it.
 Until a render lands, the image on screen is the previous one: :class:`RasterItem` places
 it over the rectangle of map metres it shows, so Qt draws it moved and scaled with the view
 at once. A pan at the same zoom copies the previous ids and rasterises only the uncovered
-strips (:func:`raster.render_shifted`); a zoom renders the view again. A render is a new
+strips (:func:`raster.render_shifted`), and so does a zoom back to one of the last few
+zoom levels (their id images are kept); another zoom renders the view again. A render is a new
 array every time: the compute worker may still be colouring a distance field over the
 previous one (``RouteTool._worker_field``).
 """
@@ -22,6 +23,7 @@ from . import raster
 from .workers import Job, JobRunner
 
 SCALE_RTOL = 1e-9  # two views of the same scale (a pan, not a zoom)
+CACHED_LEVELS = 4  # id images kept, one per zoom level (6.4 MB each at 1600 x 1000)
 
 
 class RasterItem(QGraphicsItem):
@@ -72,6 +74,7 @@ class RasterView(QObject):
         self.colours: np.ndarray | None = None
         self.field: tuple | None = None
         self._key: tuple | None = None  # (w, h, scale, min_z, x, y) of ``ids``
+        self._cache: list[tuple[tuple, np.ndarray]] = []  # (key, ids), newest first
         self._colour_gen = 0  # bumped whenever colours or field change
         self._job = 0
         self.render_ms = 0.0
@@ -97,6 +100,7 @@ class RasterView(QObject):
         self._job = -1  # a render of the old map lands unheard
         self.seg = self.geo = self.item = None
         self.ids = self.rect = self.colours = self.field = self._key = None
+        self._cache = []
         self._colour_gen += 1
 
     def shutdown(self) -> bool:
@@ -155,17 +159,19 @@ class RasterView(QObject):
         min_z = raster.lod_min_z(1.0 / scale, self.seg.z_max)
         x, y = rect.x(), rect.y()
         prev, shift = None, None
-        k = self._key
-        if (k is not None and self.ids is not None and k[:2] == (pw, ph) and k[3] == min_z
-                and abs(k[2] - scale) <= SCALE_RTOL * scale):
-            # a pan: snap the view onto the previous pixel grid (a sub-pixel move)
+        for k, ids in self._cache:  # the view on screen first, then zoom levels seen lately
+            if k[:2] != (pw, ph) or k[3] != min_z or abs(k[2] - scale) > SCALE_RTOL * scale:
+                continue
+            # a pan (or back to a zoom level): snap the view onto that image's pixel grid
             dx, dy = int(round((k[4] - x) * scale)), int(round((k[5] - y) * scale))
-            if dx == dy == 0 and not self.runner.busy():
+            if abs(dx) >= pw or abs(dy) >= ph:
+                continue
+            if dx == dy == 0 and ids is self.ids and not self.runner.busy():
                 return  # the view on screen already
-            if abs(dx) < pw and abs(dy) < ph:
-                scale = k[2]
-                x, y = k[4] - dx / scale, k[5] - dy / scale
-                prev, shift = self.ids, (dx, dy)
+            scale = k[2]
+            x, y = k[4] - dx / scale, k[5] - dy / scale
+            prev, shift = ids, (dx, dy)
+            break
         seg, geo, colours, field, gen = self.seg, self.geo, self.colours, self.field, self._colour_gen
         key = (pw, ph, scale, min_z, x, y)
         box = (x, y, pw / scale, ph / scale)
@@ -187,6 +193,7 @@ class RasterView(QObject):
             return
         ids, key, img, gen, shifted, ms = result
         self.ids, self._key = ids, key
+        self._cache = [(key, ids)] + [e for e in self._cache if e[0][:4] != key[:4]][:CACHED_LEVELS - 1]
         self.rect = QRectF(key[4], key[5], key[0] / key[2], key[1] / key[2])
         self.shifted, self.render_ms = shifted, ms
         if gen == self._colour_gen:

@@ -67,6 +67,13 @@ def test_pan_and_zoom_rasterise_on_the_worker(qtbot, make_window, fixture_net, m
     with qtbot.waitSignal(rv.rendered, timeout=5000):
         c.vb.scaleBy((0.5, 0.5))
     assert not rv.shifted
-    assert threads and not any(threads), "the rasteriser ran on the GUI thread"
+    with qtbot.waitSignal(rv.rendered, timeout=5000):
+        c.vb.scaleBy((2.0, 2.0))  # back to the level before: its image is kept
+    assert rv.shifted
+    want = raster.render_ids(rv.seg, (rv.rect.x(), rv.rect.y(), rv.rect.width(), rv.rect.height()),
+                             rv.ids.shape[::-1], min_z=rv._key[3])
+    assert (rv.ids != want).sum() <= 0.01 * (want > 0).sum()
+    ran = threads[:-1]  # (the last: this test's own render, on this thread)
+    assert ran and not any(ran), "the rasteriser ran on the GUI thread"
     # the image on screen is the view's: the rect it is placed over holds the view
     assert rv.rect.contains(c.vb.viewRect().center())

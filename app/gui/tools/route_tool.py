@@ -292,6 +292,11 @@ class RouteTool(Tool):
         wall = time.perf_counter() - self._search_t0
         drag = self._drag_job != -1
         self._field_image = res.extra.pop("_field_image", None)
+        self._drag_job = -1
+        if drag and self._drag_next is not None:
+            # the latest dragged position searches (in the worker) while this field is
+            # drawn here: drags on a big map drew a field per search + drawing, not per search
+            self._drag_after_gap()
         reached = self.show_result(res, res.strategy, chart=not drag or self._chart_due())
         # One definition (docs/architecture.md): search time = the search call's wall
         # time (as `signpost route`'s search_ms); the rest until now is the app's drawing.
@@ -299,8 +304,7 @@ class RouteTool(Tool):
         self.win.status(f"Reached {reached:,} of {self.win.net.num_nodes:,} nodes: search "
                         f"{ms_text(res.elapsed_s * 1000)}, {len(res.phases):,} phases; "
                         f"drawn in {draw_ms:.0f} ms", 8000)
-        self._drag_job = -1
-        if self._drag_next is not None:
+        if self._drag_next is not None and self._drag_job == -1 and not self._drag_held:
             self._drag_after_gap()
 
     def _drag_release(self) -> None:
