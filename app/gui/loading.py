@@ -141,6 +141,8 @@ class MapLoading:
     def _load_failed(self, jid: int, kind: str, exc) -> None:
         if jid == self._after_job and kind == "after-load":  # no snapping index: the
             self.route_index.clicks_ready()  # route index need not wait for it
+        if jid == self._after_job and kind == "warm-up":  # parts found on use instead
+            self.tools["route"].parts_found(None)
         if jid != self._load_job:
             return
         self._loading = False
@@ -232,9 +234,12 @@ class MapLoading:
         """The unedited map's fragments, found by the warm-up: the route panel's, unless
         the map changed, was edited or has them already."""
         route = self.tools["route"]
-        if (net is self.net and (self.scenario is None or not self.scenario.edits)
-                and route.fragments.labels is None):
-            route.fragments = fragments
+        if net is not self.net:
+            return
+        if (self.scenario is None or not self.scenario.edits) and route.fragments.labels is None:
+            route.parts_found(fragments)
+        else:
+            route.parts_found(None)
 
     def _profile_changed(self, profile: str) -> None:
         if self.net is not None and self.net.source_path and os.path.exists(self.net.source_path):

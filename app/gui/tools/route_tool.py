@@ -32,6 +32,9 @@ CHART_DRAG_S = 0.5
 DRAG_MAX_FPS = 12
 
 
+PARTS_LATER_NODES = 100_000  # from this size the map's parts are not found on the GUI thread
+
+
 class RouteTool(Tool):
     name = "route"
     dock_name = "side"  # the layout saved before tools had their own files
@@ -63,6 +66,7 @@ class RouteTool(Tool):
         self.isochrones = None  # (IsochroneResult, labels) on screen
         self._iso_layer = None  # IsochroneLayer, made on first use
         self.fragments = Fragments()
+        self.parts_pending = False  # the warm-up is finding the map's parts (show_parts)
         self.panel = RoutePanel()
         self.panel.swapRequested.connect(self.swap)
         self.panel.clearRequested.connect(self.clear_route)
@@ -96,8 +100,29 @@ class RouteTool(Tool):
         self.result = None
         self.route = None
         self.fragments = Fragments()
+        # big maps: the loader's warm-up finds the new map's parts (small: found at once)
+        self.parts_pending = net is not None and net.num_nodes >= PARTS_LATER_NODES
         self.panel.clear()
         self._show_isochrones(None)
+
+    def show_parts(self) -> None:
+        """The snapping line and the network part of each point. The unedited map's parts
+        come from the loader's warm-up: until then they are not found here (0.1-0.5 s on
+        the GUI thread on the 1.43M map, at a first click right after opening)."""
+        win = self.win
+        net = win.search_net()
+        waiting = self.parts_pending and net is win.net and self.fragments.labels is None
+        self.panel.show_snapping(snap_text(self.src_point, self.dst_point),
+                                 "finding…" if waiting else
+                                 self.fragments.describe(net, self.source, self.target))
+
+    def parts_found(self, fragments) -> None:
+        """The warm-up's parts of the unedited map (None: it found none): shown now."""
+        self.parts_pending = False
+        if fragments is not None:
+            self.fragments = fragments
+        if self.src_point is not None or self.dst_point is not None:
+            self.show_parts()
 
     # ---- points -------------------------------------------------------------------------
     def clicked(self, which: str, point, seg: tuple) -> None:
@@ -127,8 +152,7 @@ class RouteTool(Tool):
         else:
             self.target, self.dst_point = node, point
             self.panel.set_points(None, point.text)
-        self.panel.show_snapping(snap_text(self.src_point, self.dst_point),
-                                 self.fragments.describe(net, self.source, self.target))
+        self.show_parts()
         if which == "source":
             self.run_search()
         else:
