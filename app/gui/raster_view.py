@@ -105,6 +105,7 @@ class RasterView(QObject):
 
     def shutdown(self) -> bool:
         self.timer.stop()
+        self._job = -1  # a render still queued to this thread lands unheard
         return self.runner.shutdown()
 
     # ---- colours ------------------------------------------------------------------------
