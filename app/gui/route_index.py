@@ -108,6 +108,10 @@ class RouteIndex(QObject):
             else:
                 self.build(auto=True)
 
+    def loading(self) -> bool:
+        """Whether the map's index is being loaded or built, or waits to be."""
+        return self._deferred or (self.state == "building" and self._kind == "build")
+
     def clicks_ready(self) -> None:
         """The window's snapping index is there: an automatic build waiting for it starts."""
         if self._deferred:
