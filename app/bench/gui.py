@@ -277,6 +277,9 @@ def measure_click(path: str, args) -> dict:
         wait(win.mapLoaded)
         while win.loader.busy():  # the after-load warm-up (kernels, snapping index), as
             wait(win.loader.finished_job, 5.0)  # `signpost gui --route` waits for it too
+        ri = win.route_index  # and the route index the window gets ready (big maps), as a
+        while ri.loading():  # user would: until then clicks run the plain search
+            wait(ri.runner.finished_job, 5.0)
         net = win.net
         rng = np.random.default_rng(args.seed + 1)
         road = np.unique(net.arc_sources()[net.edge_kind == 0])
