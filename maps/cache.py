@@ -177,9 +177,9 @@ def read_cache(path: str | os.PathLike, *, expect_key: str | None = None) -> Roa
         # np.empty, not bytearray(n): zeroing 200 MB held the GIL for ~80 ms (the app
         # reads maps on a worker thread); the pages fill in readinto, without the GIL
         buf = np.empty(payload, dtype=np.uint8)
-        if fh.readinto(buf) != payload:
+        if fh.readinto(buf.data) != payload:
             raise bad("truncated payload")
-    if zlib.crc32(buf) != crc:
+    if zlib.crc32(buf.data) != crc:
         raise bad("payload checksum mismatch")
     arrays = _arrays_from(header, buf, bad)
     try:
