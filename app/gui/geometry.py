@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.jobs.nogil import arc_tails
+from app.jobs.nogil import arc_tails, first_of_pairs
 from maps.model.network import KIND_RAIL, KIND_TRANSFER, RoadNetwork
 from resources import colormap_lut, road_styles
 
@@ -56,16 +56,10 @@ class MapGeometry:
 
 def build_geometry(net: RoadNetwork) -> MapGeometry:
     """Deduplicate arcs (u→v and v→u drawn once) and lay their polylines out flat."""
-    n = net.num_nodes
-    tails = arc_tails(net.indptr).astype(np.int64)  # without the GIL: the loader thread's
-    heads = net.indices.astype(np.int64)
-    lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
-    key = lo * max(n, 1) + hi
     # Keep the first arc of each undirected pair; a loop arc (u→u) draws nothing useful.
-    _, first = np.unique(key, return_index=True)
-    first = np.sort(first)
-    first = first[tails[first] != heads[first]]
-    t, h = tails[first], heads[first]
+    # (numba without the GIL: this runs on the loader thread while the window paints)
+    first = first_of_pairs(net.indptr, net.indices)
+    t, h = arc_tails(net.indptr)[first].astype(np.int64), net.indices[first].astype(np.int64)
     m = first.shape[0]
     if net.geom_indptr is not None and net.geom_xy is not None and net.geom_xy.shape[0]:
         inner = (net.geom_indptr[first + 1] - net.geom_indptr[first]).astype(np.int64)

@@ -62,3 +62,35 @@ def weak_components(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """Weakly connected part of every node (labels 0..k-1 in order of each part's
     smallest node): union-find over the arcs, without the GIL."""
     return _weak(np.asarray(indptr), np.asarray(indices))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_in_row(indptr, indices, u, v):  # pragma: no cover - numba
+    for b in range(indptr[u], indptr[u + 1]):
+        if indices[b] == v:
+            return b
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _pairs(indptr, indices):  # pragma: no cover - numba
+    m = indices.shape[0]
+    keep = np.zeros(m, np.bool_)
+    for u in range(indptr.shape[0] - 1):
+        for a in range(indptr[u], indptr[u + 1]):
+            v = indices[a]
+            if v == u:
+                continue  # a loop draws nothing
+            first = _first_in_row(indptr, indices, u, v)
+            back = _first_in_row(indptr, indices, v, u)
+            if back != -1 and back < first:
+                first = back
+            keep[a] = a == first
+    return np.flatnonzero(keep)
+
+
+def first_of_pairs(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """The lowest arc of each undirected pair {u, v} (u != v), ascending (int64): what
+    ``np.unique`` of the pairs' keys with ``return_index`` gives, sorted, loops left out,
+    without the GIL or a sort (each arc's pair is looked up in its two rows)."""
+    return _pairs(np.asarray(indptr), np.asarray(indices)).astype(np.int64)

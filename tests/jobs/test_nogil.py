@@ -36,3 +36,18 @@ def test_tails_and_parts_match_numpy_and_scipy(n, m, seed):
 def test_tails_of_a_map():
     net = grid(400, seed=2)
     np.testing.assert_array_equal(arc_tails(net.indptr), net.arc_sources())
+
+
+@pytest.mark.parametrize("n,m,seed", [(1, 0, 0), (30, 200, 4), (2000, 3000, 5)])
+def test_first_of_pairs_matches_np_unique(n, m, seed):
+    """Parallel arcs, reverse twins and loops (random arcs on few nodes have them all)."""
+    from app.jobs.nogil import first_of_pairs
+
+    indptr, indices = _random_csr(n, m, seed)
+    tails = np.repeat(np.arange(n), np.diff(indptr)).astype(np.int64)
+    heads = indices.astype(np.int64)
+    key = np.minimum(tails, heads) * max(n, 1) + np.maximum(tails, heads)
+    _, first = np.unique(key, return_index=True)
+    first = np.sort(first)
+    want = first[tails[first] != heads[first]]
+    np.testing.assert_array_equal(first_of_pairs(indptr, indices), want)
