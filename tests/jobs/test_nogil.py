@@ -51,3 +51,15 @@ def test_first_of_pairs_matches_np_unique(n, m, seed):
     first = np.sort(first)
     want = first[tails[first] != heads[first]]
     np.testing.assert_array_equal(first_of_pairs(indptr, indices), want)
+
+
+def test_geometry_of_big_maps_equals_the_numpy_one(monkeypatch):
+    """build_geometry's numba path (big maps) draws the same arcs and points as numpy's."""
+    import app.gui.geometry as geometry
+
+    net = grid(900, seed=4)
+    small = geometry.build_geometry(net)
+    monkeypatch.setattr(geometry, "NOGIL_MIN_ARCS", 0)
+    big = geometry.build_geometry(net)
+    for f in ("arcs", "tails", "heads", "pt_start", "pt_count", "px", "py", "stations"):
+        np.testing.assert_array_equal(getattr(big, f), getattr(small, f))
