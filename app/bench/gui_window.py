@@ -102,6 +102,12 @@ def _measure(path: str, args, settings, row: dict) -> dict:
     row["open_clicks_s"] = time.perf_counter() - t0
     _wait(lambda: not win.loader.busy(), 600)  # the after-load warm-up
     row["stall_open_ms"] = hb.stall_ms()
+    # where the open's time goes (the loader thread's steps, app.gui.loading)
+    times = dict(win.open_times)
+    row["open_read_s"] = times.get("read", float("nan"))
+    row["open_prep_s"] = times.get("geometry", 0.0) + times.get("drawing", 0.0)
+    row["open_snap_s"] = times.get("snap index", float("nan"))
+    row["open_after_read_s"] = row["open_clicks_s"] - row["open_read_s"]
     if getattr(args, "index", True):  # the route index, built or loaded in the background
         ri = win.route_index
         hb.reset()

@@ -13,8 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.jobs.nogil import arc_tails, first_of_pairs
 from maps.model.network import KIND_RAIL, KIND_TRANSFER, RoadNetwork
 from resources import colormap_lut, road_styles
+
+NOGIL_MIN_ARCS = 1_000_000  # from this size the geometry's array steps run in numba (app.jobs.nogil)
 
 
 @dataclass
@@ -55,16 +58,19 @@ class MapGeometry:
 
 def build_geometry(net: RoadNetwork) -> MapGeometry:
     """Deduplicate arcs (u→v and v→u drawn once) and lay their polylines out flat."""
-    n = net.num_nodes
-    tails = net.arc_sources().astype(np.int64)
-    heads = net.indices.astype(np.int64)
-    lo, hi = np.minimum(tails, heads), np.maximum(tails, heads)
-    key = lo * max(n, 1) + hi
     # Keep the first arc of each undirected pair; a loop arc (u→u) draws nothing useful.
-    _, first = np.unique(key, return_index=True)
-    first = np.sort(first)
-    first = first[tails[first] != heads[first]]
-    t, h = tails[first], heads[first]
+    if net.num_arcs >= NOGIL_MIN_ARCS:  # numba without the GIL: the loader thread's work
+        first = first_of_pairs(net.indptr, net.indices)  # must not freeze the window
+        tails = arc_tails(net.indptr)
+    else:  # (small maps: numpy takes ~1 ms, loading the numba kernels 0.3 s once)
+        n = net.num_nodes
+        tails = net.arc_sources()
+        lo = np.minimum(tails, net.indices).astype(np.int64)
+        key = lo * max(n, 1) + np.maximum(tails, net.indices)
+        _, first = np.unique(key, return_index=True)
+        first = np.sort(first)
+        first = first[tails[first] != net.indices[first]]
+    t, h = tails[first].astype(np.int64), net.indices[first].astype(np.int64)
     m = first.shape[0]
     if net.geom_indptr is not None and net.geom_xy is not None and net.geom_xy.shape[0]:
         inner = (net.geom_indptr[first + 1] - net.geom_indptr[first]).astype(np.int64)
@@ -116,7 +122,7 @@ def station_nodes(net: RoadNetwork) -> np.ndarray:
         return np.array(sorted(lookup[int(i)] for i in ids if int(i) in lookup), dtype=np.int32)
     if net.num_arcs == 0:
         return np.zeros(0, dtype=np.int32)
-    tails = net.arc_sources()
+    tails = arc_tails(net.indptr) if net.num_arcs >= NOGIL_MIN_ARCS else net.arc_sources()
     rail = np.zeros(net.num_nodes, dtype=bool)
     rail[tails[net.edge_kind == KIND_RAIL]] = True
     transfer = np.zeros(net.num_nodes, dtype=bool)

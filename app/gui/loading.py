@@ -5,6 +5,7 @@ the profile switch and dropped files. The current map stays until a new one has 
 from __future__ import annotations
 
 import os
+import time
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog
@@ -41,6 +42,7 @@ class MapLoading:
     layer_dialog = None  # the open "Choose a layer" dialog, if any
     db_dialog = None  # the open "Open database" dialog, if any
     _load_gis: dict = {}  # the GIS options of the last load (layer, crs, weight, ...)
+    open_times: dict = {}  # seconds per step of the last load: read, geometry, drawing, snap index
 
     # ---- loading ----------------------------------------------------------------------
     def open_dialog(self) -> None:
@@ -71,16 +73,26 @@ class MapLoading:
         self._load_gis = gis
 
         def fn(ctx: JobContext):
+            t = [time.perf_counter()]
+
+            def lap() -> float:
+                t.append(time.perf_counter())
+                return t[-1] - t[-2]
+
             net = open_map(path, profile=profile_for(path, profile), progress=ctx.progress,
                            cancel=ctx.cancelled, **gis)
+            times = {"read": lap()}
             if ctx.cancelled():
                 raise CancelledError("load cancelled")
             ctx.progress(0.95, "preparing the drawing")
             geo = build_geometry(net)
+            times["geometry"] = lap()
             prepared = prepare_drawing(net, geo)  # paths / raster segments: not in the GUI thread
+            times["drawing"] = lap()
             # Big maps: show the map first, build the snapping index right after.
             snapper = make_snapper(net) if net.num_arcs <= BIG_MAP_ARCS else None
-            return net, geo, snapper, prepared
+            times["snap index"] = lap()
+            return net, geo, snapper, prepared, times
 
         self._load_path = redact(path)  # shown, remembered: never a password
         self._load_job = 0  # a superseded load is told cancelled inside submit(): unheard
@@ -105,6 +117,8 @@ class MapLoading:
                 return
             if result is not None and result[0] is self.net:
                 self.snapper = result[1]
+                self.open_times["snap index"] = result[2]
+                self.route_index.clicks_ready()
                 self._snapper_pending = False
                 self.status("Ready: left click sets the source, right click the destination", 5000)
                 self._warm_up(self.net)  # clicks first, then the kernels
@@ -113,7 +127,8 @@ class MapLoading:
             return
         self._loading = False
         self._idle_progress()
-        net, geo, snapper, prepared = result
+        net, geo, snapper, prepared, times = result
+        self.open_times = times  # seconds per step of the load (``signpost bench gui``)
         path = self._load_path or ""
         if not net.source_path:
             net.source_path = path
@@ -124,6 +139,10 @@ class MapLoading:
         self.mapLoaded.emit(path)
 
     def _load_failed(self, jid: int, kind: str, exc) -> None:
+        if jid == self._after_job and kind == "after-load":  # no snapping index: the
+            self.route_index.clicks_ready()  # route index need not wait for it
+        if jid == self._after_job and kind == "warm-up":  # parts found on use instead
+            self.tools["route"].parts_found(None)
         if jid != self._load_job:
             return
         self._loading = False
@@ -169,8 +188,11 @@ class MapLoading:
         first (clicks are accepted once it is there), then :meth:`_warm_up` (one job at a
         time: a second submit would supersede the first)."""
         if build_snapper:
-            self._after_job = self.loader.submit(
-                Job(lambda ctx: (net, make_snapper(net)), kind="after-load"))
+            def fn(ctx: JobContext):
+                t0 = time.perf_counter()
+                return net, make_snapper(net), time.perf_counter() - t0
+
+            self._after_job = self.loader.submit(Job(fn, kind="after-load"))
         else:
             self._warm_up(net)
 
@@ -212,9 +234,12 @@ class MapLoading:
         """The unedited map's fragments, found by the warm-up: the route panel's, unless
         the map changed, was edited or has them already."""
         route = self.tools["route"]
-        if (net is self.net and (self.scenario is None or not self.scenario.edits)
-                and route.fragments.labels is None):
-            route.fragments = fragments
+        if net is not self.net:
+            return
+        if (self.scenario is None or not self.scenario.edits) and route.fragments.labels is None:
+            route.parts_found(fragments)
+        else:
+            route.parts_found(None)
 
     def _profile_changed(self, profile: str) -> None:
         if self.net is not None and self.net.source_path and os.path.exists(self.net.source_path):

@@ -413,7 +413,8 @@ class MainWindow(MapLoading, QMainWindow):
     def shutdown_workers(self) -> None:
         """Cancel and join every worker thread (no "QThread destroyed while running")."""
         # all of them, always
-        stopped = self.compute.shutdown() & self.loader.shutdown() & self.route_index.shutdown()
+        stopped = (self.compute.shutdown() & self.loader.shutdown() & self.route_index.shutdown()
+                   & self.canvas.raster.shutdown())
         if stopped:  # the workers are joined: collecting anywhere is safe again
             self.gc_guard.release()
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem
 
 from maps.model.network import RoadNetwork
 
 from . import raster
 from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins, field_lut
 from .overlays import OVERLAY_Z, CanvasNotice, FieldLegend, OverlayStack, class_legend_entries
+from .raster_view import RasterView
 from .road_paths import make_path, prepare_drawing
 
 NO_COORDINATES = (
@@ -65,33 +66,6 @@ class PathItem(QGraphicsPathItem):
         return (r.left(), r.right()) if ax == 0 else (r.top(), r.bottom())
 
 
-class RasterItem(QGraphicsItem):
-    """A pre-rendered image of the network placed over a rectangle of map metres."""
-
-    def __init__(self):
-        super().__init__()
-        self._rect = QRectF()
-        self._image: QImage | None = None
-        self._buf: np.ndarray | None = None  # keeps the pixels the QImage points at alive
-        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setZValue(5)
-
-    def set_image(self, argb: np.ndarray, rect: QRectF) -> None:
-        h, w = argb.shape
-        self._buf = np.ascontiguousarray(argb)
-        self._image = QImage(self._buf.data, w, h, 4 * w, QImage.Format.Format_ARGB32)
-        self.prepareGeometryChange()
-        self._rect = QRectF(rect)
-        self.update()
-
-    def boundingRect(self) -> QRectF:
-        return self._rect
-
-    def paint(self, p: QPainter, *args) -> None:
-        if self._image is not None:
-            p.drawImage(self._rect, self._image)
-
-
 class MapCanvas(pg.GraphicsLayoutWidget):
     """Pan/zoom map (aspect locked). Emits clicks in map metres; draws layers on request."""
 
@@ -118,18 +92,9 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.road_items: dict[str, PathItem] = {}
         self.road_styles: dict[str, LayerStyle] = {}
         self.field_items: list[PathItem] = []
-        # Raster level of detail (big maps): segments, the pixel→arc image, colours.
+        # Raster level of detail (big maps): rendered on a worker (raster_view.py).
         self.raster_mode = False
-        self.seg: raster.SegmentSet | None = None
-        self.raster_item: RasterItem | None = None
-        self._ids: np.ndarray | None = None
-        self._ids_rect: QRectF | None = None
-        self._colours: np.ndarray | None = None
-        self._field: tuple | None = None  # (dist, lut, bands) of the field on screen
-        self._raster_timer = QTimer(self)
-        self._raster_timer.setSingleShot(True)
-        self._raster_timer.setInterval(30)  # re-render once a pan/zoom pauses
-        self._raster_timer.timeout.connect(self.render_raster)
+        self.raster = RasterView(self, self.vb)
         self.route_items: list[PathItem] = []
         self.snap_item: PathItem | None = None
         self.station_item = pg.ScatterPlotItem(
@@ -318,10 +283,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.field_items.clear()
         if self.raster_item is not None:
             self.vb.removeItem(self.raster_item)
-            self.raster_item = None
         self.raster_mode = False
-        self.seg = None
-        self._ids = self._ids_rect = self._colours = self._field = None
+        self.raster.clear()
         self.route_items.clear()
         self.show_snap([])
         self.station_item.setData([], [])
@@ -344,10 +307,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             prepared = prepare_drawing(net, self.geo)
         self.raster_mode = "seg" in prepared
         if self.raster_mode:
-            self.seg = prepared["seg"]
-            self._colours = self.seg.road_colour
-            self.raster_item = RasterItem()
-            self.vb.addItem(self.raster_item)
+            self.vb.addItem(self.raster.set_segments(prepared["seg"], self.geo))
         self.draw_roads(prepared.get("paths"))
         st = self.geo.stations
         if st.size:
@@ -359,7 +319,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             x0, y0, x1, y1 = -1000.0, -1000.0, 1000.0, 1000.0
         self.vb.setRange(QRectF(x0, y0, max(x1 - x0, 1.0), max(y1 - y0, 1.0)), padding=0.02)
         if self.raster_mode:
-            self.render_raster()
+            self.raster.request()  # drawn when the worker has rendered it
         return self.geo
 
     def draw_roads(self, paths: list | None = None) -> None:
@@ -437,23 +397,12 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.field_legend.hide()
             self.set_roads_dimmed(False)
             if self.raster_mode and self.seg is not None:
-                self._field = None
-                self._colours = self.seg.road_colour
-                self._recolour()
+                self.raster.show_colours(self.seg.road_colour)
             return 0
         if self.raster_mode:
-            # Colour only the pixels on screen now; the per-arc colours (needed after a
-            # pan/zoom) are computed when the view is next rendered.
+            # Colour only the pixels on screen (each later render colours its own).
             lut = raster.lut_argb(field_lut(colormap_name, 256))
-            self._field = (dist, lut, bands)
-            self._colours = None
-            if self._ids is not None:
-                img, top = (image[2:] if image is not None and image[0] is self._ids
-                            and image[1] == self._ids_rect else
-                            raster.field_image(self._ids, self.geo, self.seg, dist, lut, bands))
-                self.raster_item.set_image(img, self._ids_rect)
-            else:
-                top = raster._field_scale(dist, bands)[2]
+            top = self.raster.show_field(dist, lut, bands, image)
             edges, band_rgb = raster.band_legend(dist, bands, field_lut(colormap_name, 256))
             self.set_roads_dimmed(True)  # no class items here: hides the class legend
         else:
@@ -489,9 +438,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         if self.geo is None:
             return
         if self.raster_mode:
-            self._field = None
-            self._colours = raster.lut_argb(rgb)[cls]
-            self._recolour()
+            self.raster.show_colours(raster.lut_argb(rgb)[cls])
             self.set_roads_dimmed(True)
             return
         width = 1.6 if self.geo.num_drawn < 50_000 else 1.0
@@ -507,43 +454,35 @@ class MapCanvas(pg.GraphicsLayoutWidget):
             self.vb.addItem(item)
         self.set_roads_dimmed(True)
 
-    # ---- raster level of detail ---------------------------------------------------------
+    # ---- raster level of detail (raster_view.py) -----------------------------------------
+    @property
+    def seg(self) -> raster.SegmentSet | None:
+        return self.raster.seg
+
+    @property
+    def raster_item(self):
+        return self.raster.item
+
+    @property
+    def _ids(self) -> np.ndarray | None:  # the pixel→arc image on screen
+        return self.raster.ids
+
+    @property
+    def _ids_rect(self) -> QRectF | None:
+        return self.raster.rect
+
     def _schedule_raster(self, *_) -> None:
         if self.raster_mode:
-            self._raster_timer.start()
+            self.raster.schedule()
 
     def closeEvent(self, ev) -> None:
-        self._raster_timer.stop()
+        self.raster.shutdown()
         super().closeEvent(ev)
 
     def render_raster(self) -> None:
-        """Rasterise the segments in view at the view's pixel size (after pan/zoom)."""
-        if not self.raster_mode or self.seg is None:
-            return
-        try:
-            rect = self.vb.viewRect()
-        except RuntimeError:  # the view is being destroyed
-            return
-        dpr = self.devicePixelRatioF() or 1.0
-        pw = max(int(self.vb.width() * dpr), 1)
-        ph = max(int(round(pw * rect.height() / max(rect.width(), 1e-9))), 1)
-        if ph > 8 * max(int(self.vb.height() * dpr), 1):  # degenerate view: do not allocate
-            return
-        min_z = raster.lod_min_z(rect.width() / pw, self.seg.z_max)
-        self._ids = raster.render_ids(self.seg, (rect.x(), rect.y(), rect.width(), rect.height()),
-                                      (pw, ph), self._ids, min_z=min_z)
-        self._ids_rect = QRectF(rect)
-        self._recolour()
-
-    def _recolour(self) -> None:
-        if self.raster_item is None or self._ids is None:
-            return
-        if self._colours is None and self._field is not None:
-            dist, lut, bands = self._field
-            self._colours = raster.field_arc_colours(self.geo, self.seg, dist, lut, bands)[0]
-        if self._colours is None:
-            return
-        self.raster_item.set_image(raster.colourise(self._ids, self._colours), self._ids_rect)
+        """Rasterise the view again (on the raster worker; ``raster.rendered`` tells)."""
+        if self.raster_mode:
+            self.raster.request()
 
     def show_route(self, xs: np.ndarray | None, ys: np.ndarray | None = None) -> None:
         """Draw the route (a casing and a line) or remove it (xs None)."""

@@ -12,10 +12,20 @@ Vertex-program runs (seed 003: MST, PageRank) share the dock: their rows are
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGraphicsItem,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.jobs.sssp import COMPARE_STRATEGIES
 from gpu_core.programs import SUPERSTEP_DTYPE
@@ -65,6 +75,10 @@ RUN_COLOURS = ["#f39c12", "#3498db", "#e74c3c", "#2ecc71", "#9b59b6", "#1abc9c",
 # Past this many phases a curve is drawn as the min/max envelope of ENVELOPE_BUCKETS
 # buckets (every spike stays visible; a million points would not be readable or fast).
 DECIMATE_AT = 4000
+# While a search streams its rows the chart is redrawn at most this often: one redraw
+# (curves, dots, axes, legend) and its paint take 30-60 ms of the GUI thread on a 2-core
+# machine, and at every screen refresh they froze the window for the whole search (issue 27).
+STREAM_REDRAW_S = 0.25
 ENVELOPE_BUCKETS = 1500
 
 
@@ -108,6 +122,10 @@ class PhaseChart(QWidget):
         self.meta: dict[str, str] = {}
         self.search_ms: dict[str, float] = {}  # a run's search wall time (its result's)
         self._dirty = False
+        self._streamed = False  # rows arrived since the last redraw (redrawn throttled)
+        self._redrawn_t = 0.0
+        self._legend_modes: tuple = ()
+        self._tick_n: int | None = None
         self._replay_k: int | None = None
         self._replay_run: str | None = None
 
@@ -123,6 +141,11 @@ class PhaseChart(QWidget):
         self.p_frontier.showGrid(x=True, y=True, alpha=0.2)
         self.p_time = self.glw.addPlot(row=0, col=1)
         self.p_time.showGrid(x=True, y=True, alpha=0.2)
+        # Axes (labels and grid) painted from a pixmap until their range changes: replaying
+        # their text was 4 ms an axis per frame of the chart, most of a click's GUI time.
+        for p in (self.p_frontier, self.p_time):
+            for side in ("left", "bottom"):
+                p.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.p_time.setXLink(self.p_frontier)
         for p in (self.p_frontier, self.p_time):
             p.getAxis("left").enableAutoSIPrefix(False)
@@ -189,6 +212,7 @@ class PhaseChart(QWidget):
         self._step_items.clear()
         self.legend.clear()
         self.mode_legend.clear()
+        self._legend_modes, self._tick_n, self._streamed = (), None, False
         self.totals.setText("no search yet")
         self._empty_ranges()
         self._dirty = True
@@ -200,6 +224,24 @@ class PhaseChart(QWidget):
         self.p_time.setYRange(0, 10, padding=0)
         self.p_frontier.setXRange(0, 10, padding=0)
 
+    def restart(self, name: str) -> None:
+        """:meth:`clear` and :meth:`begin_run` ``name`` (an SSSP run), keeping the plot
+        items and legend entry when the chart shows that one run alone: a click or drag
+        frame then does not remove and remake them on the GUI thread."""
+        if list(self.runs) != [name] or self._step_items or is_superstep(self.runs[name]):
+            self.clear()
+            self.begin_run(name)
+            return
+        self.runs[name] = np.zeros(0, dtype=PHASE_DTYPE)
+        self.meta.pop(name, None)
+        self.search_ms.pop(name, None)
+        self._replay_k = None
+        if name in self._items:
+            for sample, label in self.legend.items:
+                if getattr(sample, "item", sample) is self._items[name][0]:
+                    label.setText(name)
+        self._streamed = True  # redrawn with the first rows or the result, not empty first
+
     def begin_run(self, name: str, supersteps: bool = False) -> None:
         """An empty run ``name``: SSSP phases, or a vertex program's ``supersteps``."""
         self.runs[name] = np.zeros(0, dtype=SUPERSTEP_DTYPE if supersteps else PHASE_DTYPE)
@@ -209,7 +251,7 @@ class PhaseChart(QWidget):
         """New phase rows of run ``name`` (called from the worker's signal)."""
         old = self.runs.get(name)
         self.runs[name] = rows.copy() if old is None or old.size == 0 else np.concatenate([old, rows])
-        self._dirty = True
+        self._streamed = True
 
     def set_run(self, name: str, log: PhaseLog | np.ndarray, meta: str = "",
                 search_s: float | None = None) -> None:
@@ -250,8 +292,11 @@ class PhaseChart(QWidget):
     def _tick(self) -> None:
         if self._replay_k is not None:
             self._replay_step()
+        if self._streamed and time.perf_counter() - self._redrawn_t >= STREAM_REDRAW_S:
+            self._dirty = True
         if self._dirty:
-            self._dirty = False
+            self._dirty = self._streamed = False
+            self._redrawn_t = time.perf_counter()
             self.redraw()
 
     def _ensure_items(self, name: str, colour: str):
@@ -370,7 +415,10 @@ class PhaseChart(QWidget):
                 # object (a new brush per dot: ~0.4 s on the GUI thread for 3,500 phases)
                 by_mode = {int(m): pg.mkBrush(MODE_COLOURS.get(MODE_NAMES[m], "#ffffff"))
                            for m in np.unique(rows["mode"])}
-                brushes = [by_mode[m] for m in rows["mode"].tolist()]
+                # one mode (an index search, a short run): one brush, not a list (pyqtgraph
+                # walks a list point by point on the GUI thread)
+                brushes = (next(iter(by_mode.values())) if len(by_mode) == 1
+                           else [by_mode[m] for m in rows["mode"].tolist()])
                 modes_seen.update(int(m) for m in np.unique(rows["mode"]))
             sf.setData(x, yf, brush=brushes)
             st.setData(x, yt, brush=brushes)
@@ -383,6 +431,9 @@ class PhaseChart(QWidget):
     def _whole_steps(self, n: int) -> None:
         """Phases and supersteps are whole numbers: a short run gets integer ticks (never
         "phase 1.5"); a long one pyqtgraph's own (round numbers already)."""
+        if n == self._tick_n or (n > 20 and (self._tick_n or 0) > 20):
+            return  # the same ticks (pyqtgraph's own past 20 steps)
+        self._tick_n = n
         ticks = None
         if 0 < n <= 20:
             step = 1 if n <= 10 else 2
@@ -401,6 +452,9 @@ class PhaseChart(QWidget):
         self.p_frontier.setYRange(a, b, padding=0.15)  # end labels inside a short axis
 
     def _update_mode_legend(self, modes: set[int]) -> None:
+        if tuple(sorted(modes)) == self._legend_modes:
+            return  # the same entries: rebuilding them costs a layout pass per redraw
+        self._legend_modes = tuple(sorted(modes))
         self.mode_legend.clear()
         self.mode_legend.setColumnCount(2 if len(modes) > 2 else 1)
         for m in sorted(modes):

@@ -129,55 +129,72 @@ def _clip(p, q, t0, t1):  # pragma: no cover - numba
     return True, t0, min(t1, r)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _put(img, py, px, c, th, w, h):  # pragma: no cover - numba
+    """One pixel of a line (and its right and lower neighbours for 2 px lines)."""
+    img[py, px] = c
+    if th > 1:
+        if px + 1 < w:
+            img[py, px + 1] = c
+        if py + 1 < h:
+            img[py + 1, px] = c
+
+
 @njit(cache=True, nogil=True)
 def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no cover - numba
     """Write arc[i] + 1 into the pixels of segment i: img (h, w) int32, 0 = empty.
 
     Pixel = ((x - ox) * scale, (y - oy) * scale); row 0 is the smallest y (the view
     flips it). Lines are clipped to the image (Liang-Barsky) before stepping; later
-    segments (higher classes) overwrite earlier ones.
+    segments (higher classes) overwrite earlier ones. A segment inside the image is not
+    clipped, and one inside a single pixel (most of them on a zoomed-out big map) is
+    one write: the same pixels as stepping it, without the divisions.
     """
     h, w = img.shape
+    fw, fh = np.float64(w), np.float64(h)
     n = x0.shape[0]
     for i in range(n):
-        c = arc[i] + 1
         ax = (np.float64(x0[i]) - ox) * scale
-        ay = (np.float64(y0[i]) - oy) * scale
         bx = (np.float64(x1[i]) - ox) * scale
-        by = (np.float64(y1[i]) - oy) * scale
-        if (ax < 0 and bx < 0) or (ay < 0 and by < 0) or (ax >= w and bx >= w) or (ay >= h and by >= h):
+        if (ax < 0 and bx < 0) or (ax >= fw and bx >= fw):
             continue
+        ay = (np.float64(y0[i]) - oy) * scale
+        by = (np.float64(y1[i]) - oy) * scale
+        if (ay < 0 and by < 0) or (ay >= fh and by >= fh):
+            continue
+        c = arc[i] + 1
+        th = thick[i]
         dx = bx - ax
         dy = by - ay
-        t0 = 0.0
-        t1 = 1.0
-        ok, t0, t1 = _clip(-dx, ax, t0, t1)
-        if ok:
-            ok, t0, t1 = _clip(dx, w - 1e-3 - ax, t0, t1)
-        if ok:
-            ok, t0, t1 = _clip(-dy, ay, t0, t1)
-        if ok:
-            ok, t0, t1 = _clip(dy, h - 1e-3 - ay, t0, t1)
-        if not ok:
-            continue
-        sx = ax + t0 * dx
-        sy = ay + t0 * dy
-        ex = ax + t1 * dx
-        ey = ay + t1 * dy
+        if 0.0 <= ax < fw and 0.0 <= bx < fw and 0.0 <= ay < fh and 0.0 <= by < fh:
+            sx, sy, ex, ey = ax, ay, bx, by
+            if int(sx) == int(ex) and int(sy) == int(ey):
+                _put(img, int(sy), int(sx), c, th, w, h)
+                continue
+        else:
+            t0 = 0.0
+            t1 = 1.0
+            ok, t0, t1 = _clip(-dx, ax, t0, t1)
+            if ok:
+                ok, t0, t1 = _clip(dx, w - 1e-3 - ax, t0, t1)
+            if ok:
+                ok, t0, t1 = _clip(-dy, ay, t0, t1)
+            if ok:
+                ok, t0, t1 = _clip(dy, h - 1e-3 - ay, t0, t1)
+            if not ok:
+                continue
+            sx = ax + t0 * dx
+            sy = ay + t0 * dy
+            ex = ax + t1 * dx
+            ey = ay + t1 * dy
         steps = int(max(abs(ex - sx), abs(ey - sy))) + 1
         fx = (ex - sx) / steps
         fy = (ey - sy) / steps
-        th = thick[i]
         for k in range(steps + 1):
             px = int(sx + fx * k)
             py = int(sy + fy * k)
             if 0 <= px < w and 0 <= py < h:
-                img[py, px] = c
-                if th > 1:
-                    if px + 1 < w:
-                        img[py, px + 1] = c
-                    if py + 1 < h:
-                        img[py + 1, px] = c
+                _put(img, py, px, c, th, w, h)
 
 
 @njit(cache=True, nogil=True)
@@ -295,6 +312,41 @@ def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: t
     a = int(seg.z_first[min(max(min_z, 0), 15)]) if seg.z_first is not None else 0
     draw_segments(out, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
                   float(x), float(y), float(scale))
+    return out
+
+
+def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
+                   rect: tuple[float, float, float, float], min_z: int = 0) -> np.ndarray:
+    """:func:`render_ids` of ``rect`` from ``prev``, the id image of the same size, scale
+    and ``min_z`` whose pixel (i, j) is pixel (i - dy, j - dx) here (``shift`` = (dx,
+    dy) whole pixels: a pan): the overlap is copied and only the uncovered strips are
+    rasterised. ``prev`` is not written (a worker may still read it). A line that
+    crosses a strip's edge may step one pixel off where a whole render puts it.
+    """
+    h, w = prev.shape
+    dx, dy = shift
+    out = np.zeros_like(prev)
+    if abs(dx) >= w or abs(dy) >= h:
+        return render_ids(seg, rect, (w, h), min_z=min_z)
+    out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = \
+        prev[max(-dy, 0):h + min(-dy, 0), max(-dx, 0):w + min(-dx, 0)]
+    x, y, rw, _ = rect
+    scale = w / max(rw, 1e-9)
+    # uncovered: the columns a pan to the side exposes (full height), then the rows
+    strips = []
+    if dx:
+        strips.append((0, h, 0, dx) if dx > 0 else (0, h, w + dx, w))
+    if dy:
+        c0, c1 = (dx, w) if dx > 0 else (0, w + dx)
+        strips.append((0, dy, c0, c1) if dy > 0 else (h + dy, h, c0, c1))
+    a = int(seg.z_first[min(max(min_z, 0), 15)]) if seg.z_first is not None else 0
+    for r0, r1, c0, c1 in strips:
+        # one pixel of margin above and left: the second pixel of 2 px lines there
+        m0, n0 = max(r0 - 1, 0), max(c0 - 1, 0)
+        part = np.zeros((r1 - m0, c1 - n0), dtype=np.int32)
+        draw_segments(part, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:],
+                      seg.thick[a:], float(x + n0 / scale), float(y + m0 / scale), float(scale))
+        out[r0:r1, c0:c1] = part[r0 - m0:, c0 - n0:]
     return out
 
 

@@ -63,6 +63,7 @@ class RouteIndex(QObject):
         self._kind = ""  # "build" or "edit": what the job in flight does
         self._t0 = 0.0
         self._hold = None  # (graph, (Hierarchy, IndexInfo)): the map's index, kept alive
+        self._deferred = False  # an automatic build waits for the snapping index
         self._edit_graph = None  # the edited graph being (or last) indexed
         self._edit_pending = False
         self._auto = False  # the build in flight was started automatically
@@ -98,7 +99,23 @@ class RouteIndex(QObject):
         self._hold = self.info = self.edit_info = self._edit_graph = None
         self._edit_pending = False
         self._set("none", "")
+        self._deferred = False
         if self.auto() and net is not None and net.num_nodes >= AUTO_MIN_NODES and self._helps():
+            if self.win._snapper_pending:
+                # clicks first: loading or building the index competes for the same cores
+                # (2 here) with the snapping index, and clicks waited 2-3 s longer for it
+                self._deferred = True
+            else:
+                self.build(auto=True)
+
+    def loading(self) -> bool:
+        """Whether the map's index is being loaded or built, or waits to be."""
+        return self._deferred or (self.state == "building" and self._kind == "build")
+
+    def clicks_ready(self) -> None:
+        """The window's snapping index is there: an automatic build waiting for it starts."""
+        if self._deferred:
+            self._deferred = False
             self.build(auto=True)
 
     def _helps(self) -> bool:

@@ -46,12 +46,9 @@ class Fragments:
     def _compute(self, net: RoadNetwork) -> None:
         if self.labels is not None and self.labels.shape[0] == net.num_nodes:
             return
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import connected_components
+        from app.jobs.nogil import weak_components
 
-        n = net.num_nodes
-        a = csr_matrix((np.ones(net.indices.shape[0], np.int8), net.indices, net.indptr), shape=(n, n))
-        _, self.labels = connected_components(a, directed=True, connection="weak")
+        self.labels = weak_components(net.indptr, net.indices)  # the GUI keeps running
         self.sizes = np.bincount(self.labels)
 
     def size_of(self, net: RoadNetwork, node: int) -> int:

@@ -17,7 +17,7 @@ from numba import njit
 from maps.errors import PointError
 from maps.geo.projection import to_lonlat
 from maps.model.network import KIND_ROAD, RoadNetwork
-from maps.points.snap import DEFAULT_MAX_DISTANCE_M, Snap, Snapper, _fmt_m, arc_polylines
+from maps.points.snap import DEFAULT_MAX_DISTANCE_M, Snap, Snapper, _fmt_m
 
 TIE_RTOL = 1e-9
 SEGMENTS_PER_CELL = 2.0  # grid cells ~ segments / 2: a few segments per cell
@@ -35,19 +35,14 @@ class GridSnapper(Snapper):
         self.arcs = np.flatnonzero(net.edge_kind == KIND_ROAD)
         if self.arcs.size == 0:
             raise PointError("this map has no road arcs to snap to", path=net.source_path or None)
-        coords, idx = arc_polylines(net, self.arcs)
-        same = idx[1:] == idx[:-1]
-        self.seg_arc = idx[:-1][same]  # position in self.arcs
-        self.ax, self.ay = coords[:-1, 0][same], coords[:-1, 1][same]
-        self.bx, self.by = coords[1:, 0][same], coords[1:, 1][same]
-        seg_len = np.hypot(self.bx - self.ax, self.by - self.ay)
-        # metres along its arc where each segment starts; each arc's drawn length
-        cum = np.cumsum(seg_len)
-        first = np.searchsorted(self.seg_arc, np.arange(self.arcs.size))
-        start_of_arc = np.where(first > 0, cum[np.maximum(first - 1, 0)], 0.0)
-        self.seg_at = cum - seg_len - start_of_arc[self.seg_arc]
-        self.arc_len = np.bincount(self.seg_arc, weights=seg_len, minlength=self.arcs.size)
-        self.first_seg = first
+        # segments, where each starts along its arc and each arc's drawn length: one
+        # nogil pass (the window builds this on its loader thread while the GUI runs)
+        geo = net.geom_indptr is not None and net.geom_xy is not None and net.geom_xy.shape[0] > 0
+        (self.ax, self.ay, self.bx, self.by, self.seg_arc, self.seg_at, self.arc_len,
+         self.first_seg) = _segments(
+            self.arcs, net.indptr, net.indices, net.x, net.y,
+            net.geom_indptr if geo else np.zeros(1, np.int64),
+            net.geom_xy if geo else np.zeros((0, 2)), geo)
         self._build_grid()
 
     def _build_grid(self) -> None:
@@ -198,3 +193,48 @@ def _grid(ax, ay, bx, by, x0, y0, c, nx, ny):
                 seg[fill[k]] = s
                 fill[k] += 1
     return start, seg
+
+
+@njit(cache=True, nogil=True)
+def _segments(arcs, indptr, indices, x, y, gptr, gxy, has_geom):
+    """Per segment of the polylines of ``arcs`` (ascending; tail, inner points, head): its ends,
+    its arc's position in ``arcs``, where it starts along the arc (m); per arc its drawn
+    length and first segment. The sums run in the order of ``np.cumsum`` and
+    ``np.bincount`` (the arrays :func:`maps.points.snap.arc_polylines` gave before)."""
+    k = arcs.shape[0]
+    first = np.empty(k, np.int64)
+    total = 0
+    for p in range(k):
+        first[p] = total
+        a = arcs[p]
+        total += 1 + ((gptr[a + 1] - gptr[a]) if has_geom else 0)
+    ax = np.empty(total)
+    ay = np.empty(total)
+    bx = np.empty(total)
+    by = np.empty(total)
+    seg_arc = np.empty(total, np.int64)
+    seg_at = np.empty(total)
+    arc_len = np.zeros(k)
+    cum = 0.0
+    v = 0  # the tail: the CSR row holding arc a (arcs ascend, so it only moves forward)
+    for p in range(k):
+        a = arcs[p]
+        while indptr[v + 1] <= a:
+            v += 1
+        px, py = x[v], y[v]
+        inner = (gptr[a + 1] - gptr[a]) if has_geom else 0
+        start = cum
+        s = first[p]
+        for j in range(inner + 1):
+            if j < inner:
+                qx, qy = gxy[gptr[a] + j, 0], gxy[gptr[a] + j, 1]
+            else:
+                qx, qy = x[indices[a]], y[indices[a]]
+            ln = np.hypot(qx - px, qy - py)
+            ax[s + j], ay[s + j], bx[s + j], by[s + j] = px, py, qx, qy
+            seg_arc[s + j] = p
+            cum += ln
+            seg_at[s + j] = cum - ln - start
+            arc_len[p] += ln
+            px, py = qx, qy
+    return ax, ay, bx, by, seg_arc, seg_at, arc_len, first

@@ -77,3 +77,26 @@ def test_arcs_within_a_radius_as_the_strtree(radius):
         for p, d in zip(ps[order][inside].tolist(), ds[order][inside].tolist(), strict=True):
             assert got[p] == pytest.approx(d, rel=1e-9, abs=1e-9)
         assert set(got) <= set(ps.tolist()) | {p for p, d in got.items() if d >= radius * (1 - 1e-9)}
+
+
+def test_segments_equal_the_polylines_of_arc_polylines():
+    """The numba pass that lists the segments gives exactly what the array operations on
+    maps.points.snap.arc_polylines gave (ends, arc, where each starts, arc lengths)."""
+    from maps.points.snap import arc_polylines
+
+    net = load_map(SAMPLE, contract=True)  # degree-2 chains merged: inner points
+    assert net.geom_xy is not None and net.geom_xy.shape[0] > 0
+    g = GridSnapper(net)
+    coords, idx = arc_polylines(net, g.arcs)
+    same = idx[1:] == idx[:-1]
+    seg_arc = idx[:-1][same]
+    ax, ay = coords[:-1, 0][same], coords[:-1, 1][same]
+    bx, by = coords[1:, 0][same], coords[1:, 1][same]
+    seg_len = np.hypot(bx - ax, by - ay)
+    cum = np.cumsum(seg_len)
+    first = np.searchsorted(seg_arc, np.arange(g.arcs.size))
+    start_of_arc = np.where(first > 0, cum[np.maximum(first - 1, 0)], 0.0)
+    for got, want in ((g.ax, ax), (g.ay, ay), (g.bx, bx), (g.by, by), (g.seg_arc, seg_arc),
+                      (g.seg_at, cum - seg_len - start_of_arc[seg_arc]), (g.first_seg, first),
+                      (g.arc_len, np.bincount(seg_arc, weights=seg_len, minlength=g.arcs.size))):
+        np.testing.assert_array_equal(got, want)

@@ -32,6 +32,9 @@ CHART_DRAG_S = 0.5
 DRAG_MAX_FPS = 12
 
 
+PARTS_LATER_NODES = 100_000  # from this size the map's parts are not found on the GUI thread
+
+
 class RouteTool(Tool):
     name = "route"
     dock_name = "side"  # the layout saved before tools had their own files
@@ -63,6 +66,7 @@ class RouteTool(Tool):
         self.isochrones = None  # (IsochroneResult, labels) on screen
         self._iso_layer = None  # IsochroneLayer, made on first use
         self.fragments = Fragments()
+        self.parts_pending = False  # the warm-up is finding the map's parts (show_parts)
         self.panel = RoutePanel()
         self.panel.swapRequested.connect(self.swap)
         self.panel.clearRequested.connect(self.clear_route)
@@ -96,8 +100,29 @@ class RouteTool(Tool):
         self.result = None
         self.route = None
         self.fragments = Fragments()
+        # big maps: the loader's warm-up finds the new map's parts (small: found at once)
+        self.parts_pending = net is not None and net.num_nodes >= PARTS_LATER_NODES
         self.panel.clear()
         self._show_isochrones(None)
+
+    def show_parts(self) -> None:
+        """The snapping line and the network part of each point. The unedited map's parts
+        come from the loader's warm-up: until then they are not found here (0.1-0.5 s on
+        the GUI thread on the 1.43M map, at a first click right after opening)."""
+        win = self.win
+        net = win.search_net()
+        waiting = self.parts_pending and net is win.net and self.fragments.labels is None
+        self.panel.show_snapping(snap_text(self.src_point, self.dst_point),
+                                 "finding…" if waiting else
+                                 self.fragments.describe(net, self.source, self.target))
+
+    def parts_found(self, fragments) -> None:
+        """The warm-up's parts of the unedited map (None: it found none): shown now."""
+        self.parts_pending = False
+        if fragments is not None:
+            self.fragments = fragments
+        if self.src_point is not None or self.dst_point is not None:
+            self.show_parts()
 
     # ---- points -------------------------------------------------------------------------
     def clicked(self, which: str, point, seg: tuple) -> None:
@@ -127,8 +152,7 @@ class RouteTool(Tool):
         else:
             self.target, self.dst_point = node, point
             self.panel.set_points(None, point.text)
-        self.panel.show_snapping(snap_text(self.src_point, self.dst_point),
-                                 self.fragments.describe(net, self.source, self.target))
+        self.show_parts()
         if which == "source":
             self.run_search()
         else:
@@ -232,7 +256,12 @@ class RouteTool(Tool):
     # ---- searching ----------------------------------------------------------------------
     def _options(self, strategy: str) -> sssp.SsspJobOptions:
         ap = self.win.algo_panel
-        return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(), cpu_fallback=True)
+        # While the window gets the map's route index ready (its own worker), a click
+        # searches without it: under policy "auto" the search would load the same index
+        # from the cache itself first (seconds on the 1.43M map, before the search).
+        index = "off" if self.win.route_index.loading() else "auto"
+        return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(),
+                                   cpu_fallback=True, index=index)
 
     def run_search(self, drag: bool | None = None) -> int:
         """Start the search from ``self.source`` (superseding any running one). ``drag``
@@ -246,8 +275,7 @@ class RouteTool(Tool):
         win.canvas.show_route(None)
         live = not drag or self._chart_due()
         if live:
-            win.chart.clear()
-            win.chart.begin_run(opts.strategy)
+            win.chart.restart(opts.strategy)
         self._search_t0 = time.perf_counter()
         graph, sc = win.search_graph(), win.scenario
         edited = graph is not win.graph and sc is not None
@@ -293,6 +321,11 @@ class RouteTool(Tool):
         wall = time.perf_counter() - self._search_t0
         drag = self._drag_job != -1
         self._field_image = res.extra.pop("_field_image", None)
+        self._drag_job = -1
+        if drag and self._drag_next is not None:
+            # the latest dragged position searches (in the worker) while this field is
+            # drawn here: drags on a big map drew a field per search + drawing, not per search
+            self._drag_after_gap()
         reached = self.show_result(res, res.strategy, chart=not drag or self._chart_due())
         # One definition (docs/architecture.md): search time = the search call's wall
         # time (as `signpost route`'s search_ms); the rest until now is the app's drawing.
@@ -300,8 +333,7 @@ class RouteTool(Tool):
         self.win.status(f"Reached {reached:,} of {self.win.net.num_nodes:,} nodes: search "
                         f"{ms_text(res.elapsed_s * 1000)}, {len(res.phases):,} phases; "
                         f"drawn in {draw_ms:.0f} ms", 8000)
-        self._drag_job = -1
-        if self._drag_next is not None:
+        if self._drag_next is not None and self._drag_job == -1 and not self._drag_held:
             self._drag_after_gap()
 
     def _drag_release(self) -> None:
@@ -426,12 +458,12 @@ class RouteTool(Tool):
         return win.submit(fn, lambda r: self._show_isochrones((r, labels), colours))
 
     def _show_isochrones(self, shown, colours=()) -> None:
-        from ..isochrone_layer import IsochroneLayer
-
         self.isochrones = shown
         if self._iso_layer is None:
             if shown is None:
-                return
+                return  # (a new map: the layer's module is not imported on the GUI thread)
+            from ..isochrone_layer import IsochroneLayer
+
             self._iso_layer = IsochroneLayer(self.win.canvas)
         if shown is None:
             self._iso_layer.show([], [], [])

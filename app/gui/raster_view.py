@@ -1,0 +1,212 @@
+"""The raster level of detail on the canvas (issue 27): the pixel→arc image of the view is
+rendered on a worker thread of its own, so a pan or zoom never waits for it.
+
+Until a render lands, the image on screen is the previous one: :class:`RasterItem` places
+it over the rectangle of map metres it shows, so Qt draws it moved and scaled with the view
+at once. A pan at the same zoom copies the previous ids and rasterises only the uncovered
+strips (:func:`raster.render_shifted`), and so does a zoom back to one of the last few
+zoom levels (their id images are kept); another zoom renders the view again. A render is a new
+array every time: the compute worker may still be colouring a distance field over the
+previous one (``RouteTool._worker_field``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtWidgets import QGraphicsItem
+
+from . import raster
+from .workers import Job, JobRunner
+
+SCALE_RTOL = 1e-9  # two views of the same scale (a pan, not a zoom)
+CACHED_LEVELS = 4  # id images kept, one per zoom level (6.4 MB each at 1600 x 1000)
+
+
+class RasterItem(QGraphicsItem):
+    """A pre-rendered image of the network placed over a rectangle of map metres."""
+
+    def __init__(self):
+        super().__init__()
+        self._rect = QRectF()
+        self._image: QImage | None = None
+        self._buf: np.ndarray | None = None  # keeps the pixels the QImage points at alive
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setZValue(5)
+
+    def set_image(self, argb: np.ndarray, rect: QRectF) -> None:
+        h, w = argb.shape
+        self._buf = np.ascontiguousarray(argb)
+        self._image = QImage(self._buf.data, w, h, 4 * w, QImage.Format.Format_ARGB32)
+        self.prepareGeometryChange()
+        self._rect = QRectF(rect)
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def paint(self, p: QPainter, *args) -> None:
+        if self._image is not None:
+            p.drawImage(self._rect, self._image)
+
+
+class RasterView(QObject):
+    """Which arc shows in each pixel of the canvas's view, and its colours (module doc).
+
+    ``ids``/``rect``: the id image on screen and the map rectangle it covers; ``colours``:
+    one ARGB per drawn arc (roads, or a class view), or None while a distance ``field``
+    (dist, lut, bands) is shown, coloured per pixel. ``rendered`` is emitted when a new
+    id image is on screen; ``render_ms``/``shifted`` tell how the last one was made."""
+
+    rendered = Signal()
+
+    def __init__(self, canvas, vb):
+        super().__init__(canvas)
+        self.canvas, self.vb = canvas, vb
+        self.seg: raster.SegmentSet | None = None
+        self.geo = None
+        self.item: RasterItem | None = None
+        self.ids: np.ndarray | None = None
+        self.rect: QRectF | None = None
+        self.colours: np.ndarray | None = None
+        self.field: tuple | None = None
+        self._key: tuple | None = None  # (w, h, scale, min_z, x, y) of ``ids``
+        self._cache: list[tuple[tuple, np.ndarray]] = []  # (key, ids), newest first
+        self._colour_gen = 0  # bumped whenever colours or field change
+        self._job = 0
+        self.render_ms = 0.0
+        self.shifted = False
+        self.runner = JobRunner("signpost-raster", self)
+        self.runner.finished_job.connect(self._rendered)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(30)  # re-render once a pan/zoom pauses
+        self.timer.timeout.connect(self.request)
+
+    # ---- state ------------------------------------------------------------------------
+    def set_segments(self, seg: raster.SegmentSet, geo) -> RasterItem:
+        """A new map: its segments; returns the item to add to the view."""
+        self.clear()
+        self.seg, self.geo = seg, geo
+        self.colours = seg.road_colour
+        self.item = RasterItem()
+        return self.item
+
+    def clear(self) -> None:
+        self.timer.stop()
+        self._job = -1  # a render of the old map lands unheard
+        self.seg = self.geo = self.item = None
+        self.ids = self.rect = self.colours = self.field = self._key = None
+        self._cache = []
+        self._colour_gen += 1
+
+    def shutdown(self) -> bool:
+        self.timer.stop()
+        self._job = -1  # a render still queued to this thread lands unheard
+        return self.runner.shutdown()
+
+    # ---- colours ------------------------------------------------------------------------
+    def show_colours(self, colours: np.ndarray) -> None:
+        """One ARGB colour per drawn arc (the roads, a class view): recoloured now."""
+        self.field, self.colours = None, colours
+        self._colour_gen += 1
+        self.recolour()
+
+    def show_field(self, dist: np.ndarray, lut: np.ndarray, bands: int,
+                   image: tuple | None = None) -> int:
+        """A distance field: the pixels on screen coloured now (or ``image`` = (ids, rect,
+        ARGB, top), coloured in the compute worker over the ids still on screen); the
+        per-arc colours are never needed: each render colours its own pixels."""
+        self.field, self.colours = (dist, lut, bands), None
+        self._colour_gen += 1
+        if self.ids is None:
+            return raster._field_scale(dist, bands)[2]
+        if image is not None and image[0] is self.ids and image[1] == self.rect:
+            img, top = image[2:]
+        else:
+            img, top = raster.field_image(self.ids, self.geo, self.seg, dist, lut, bands)
+        self.item.set_image(img, self.rect)
+        return top
+
+    def recolour(self) -> None:
+        if self.item is None or self.ids is None:
+            return
+        self.item.set_image(_colour(self.geo, self.seg, self.ids, self.colours, self.field),
+                            self.rect)
+
+    # ---- rendering ----------------------------------------------------------------------
+    def schedule(self, *_) -> None:
+        if self.seg is not None:
+            self.timer.start()
+
+    def request(self) -> None:
+        """Render the view now on the worker (a newer request supersedes this one)."""
+        self.timer.stop()
+        if self.seg is None:
+            return
+        try:
+            rect = self.vb.viewRect()
+        except RuntimeError:  # the view is being destroyed
+            return
+        dpr = self.canvas.devicePixelRatioF() or 1.0
+        pw = max(int(self.vb.width() * dpr), 1)
+        ph = max(int(round(pw * rect.height() / max(rect.width(), 1e-9))), 1)
+        if ph > 8 * max(int(self.vb.height() * dpr), 1):  # degenerate view: do not allocate
+            return
+        scale = pw / max(rect.width(), 1e-9)
+        min_z = raster.lod_min_z(1.0 / scale, self.seg.z_max)
+        x, y = rect.x(), rect.y()
+        prev, shift = None, None
+        for k, ids in self._cache:  # the view on screen first, then zoom levels seen lately
+            if k[:2] != (pw, ph) or k[3] != min_z or abs(k[2] - scale) > SCALE_RTOL * scale:
+                continue
+            # a pan (or back to a zoom level): snap the view onto that image's pixel grid
+            dx, dy = int(round((k[4] - x) * scale)), int(round((k[5] - y) * scale))
+            if abs(dx) >= pw or abs(dy) >= ph:
+                continue
+            if dx == dy == 0 and ids is self.ids and not self.runner.busy():
+                return  # the view on screen already
+            scale = k[2]
+            x, y = k[4] - dx / scale, k[5] - dy / scale
+            prev, shift = ids, (dx, dy)
+            break
+        seg, geo, colours, field, gen = self.seg, self.geo, self.colours, self.field, self._colour_gen
+        key = (pw, ph, scale, min_z, x, y)
+        box = (x, y, pw / scale, ph / scale)
+
+        def fn(ctx):
+            t0 = time.perf_counter()
+            if prev is not None:
+                ids = raster.render_shifted(seg, prev, shift, box, min_z)
+            else:
+                ids = raster.render_ids(seg, box, (pw, ph), min_z=min_z)
+            t1 = time.perf_counter()
+            img = _colour(geo, seg, ids, colours, field)
+            return ids, key, img, gen, prev is not None, (t1 - t0) * 1e3
+
+        self._job = self.runner.submit(Job(fn, kind="raster"))
+
+    def _rendered(self, jid: int, kind: str, result) -> None:
+        if jid != self._job or self.item is None:
+            return
+        ids, key, img, gen, shifted, ms = result
+        self.ids, self._key = ids, key
+        self._cache = [(key, ids)] + [e for e in self._cache if e[0][:4] != key[:4]][:CACHED_LEVELS - 1]
+        self.rect = QRectF(key[4], key[5], key[0] / key[2], key[1] / key[2])
+        self.shifted, self.render_ms = shifted, ms
+        if gen == self._colour_gen:
+            self.item.set_image(img, self.rect)
+        else:  # the colours changed meanwhile: the new ones over the new ids
+            self.recolour()
+        self.rendered.emit()
+
+
+def _colour(geo, seg, ids: np.ndarray, colours: np.ndarray | None, field: tuple | None) -> np.ndarray:
+    """ARGB pixels of an id image: one colour per drawn arc, or a distance field."""
+    if colours is not None:
+        return raster.colourise(ids, colours)
+    dist, lut, bands = field
+    return raster.field_image(ids, geo, seg, dist, lut, bands)[0]

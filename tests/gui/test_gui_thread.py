@@ -1,0 +1,48 @@
+"""Work kept off the GUI thread on big maps (issue 27): the network parts of the route panel
+come from the loader's warm-up, never from a first click; an automatic route index waits
+for the snapping index."""
+
+from __future__ import annotations
+
+import threading
+
+from app.gui.tools import route_tool
+from tests.gui.helpers import mouse_click_map
+
+
+def test_a_first_click_leaves_the_parts_to_the_warm_up(qtbot, make_window, fixture_net, monkeypatch):
+    import app.jobs.nogil as nogil
+
+    monkeypatch.setattr(route_tool, "PARTS_LATER_NODES", 1)  # the fixture counts as big
+    on_gui = []
+    real = nogil.weak_components
+
+    def spy(*a):
+        on_gui.append(threading.current_thread() is threading.main_thread())
+        return real(*a)
+
+    monkeypatch.setattr(nogil, "weak_components", spy)
+    w = make_window(fixture_net)
+    route = w.tools["route"]
+    with qtbot.waitSignal(w.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, w, float(fixture_net.x[0]), float(fixture_net.y[0]))
+    qtbot.waitUntil(lambda: "main network" in route.panel.lbl["part"].text(), timeout=30000)
+    assert on_gui and not any(on_gui), "the network parts were found on the GUI thread"
+    assert not route.parts_pending
+
+
+def test_the_automatic_route_index_waits_for_the_snapping_index(qtbot, make_window, fixture_net,
+                                                                 monkeypatch):
+    import app.gui.route_index as route_index
+
+    monkeypatch.setattr(route_index, "AUTO_MIN_NODES", 1)  # the fixture counts as big
+    w = make_window()
+    ri = w.route_index
+    started = []
+    ri.build = lambda auto=False: started.append(auto) or 0
+    ri.auto = lambda: True
+    ri._helps = lambda: True
+    w.set_network(fixture_net, defer_snapper=True)  # as a big map opens
+    assert started == [] and ri._deferred
+    qtbot.waitUntil(lambda: w.snapper is not None, timeout=30000)
+    assert started == [True]
