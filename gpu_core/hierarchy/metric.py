@@ -157,6 +157,11 @@ def prune(t, up: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (up < INF) & (u2 >= up), (down < INF) & (d2 >= down)
 
 
+# (rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr): a Hierarchy's arrays
+HierarchyArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                        np.ndarray, np.ndarray]
+
+
 @njit(cache=True)
 def sweep_layout(n, up_ptr, up_nb):
     """(sweep id of each rank, level_ptr): level(x) = 1 + the largest level of x's higher
@@ -219,7 +224,7 @@ def _fill(n, up_ptr, up_nb, up, down, ku, kd, sweep, uptr, dptr, udst, uw, dsrc,
                 j += 1
 
 
-def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray, keep=None) -> tuple:
+def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray, keep=None) -> HierarchyArrays:
     """(rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr) of the
     Hierarchy: the finite arcs (those ``keep`` = (keep_up, keep_down) marks, when given)
     in sweep ids (the sweep layout is the topology's, cached on it)."""

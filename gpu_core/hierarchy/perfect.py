@@ -35,6 +35,7 @@ from numba import njit, prange
 
 from .chordal import lower_bound
 from .contract import INF
+from .metric import HierarchyArrays
 
 
 def topology_layout(t) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +145,7 @@ def kept_layout(n, up_ptr, up_nb, kd):
 
 
 def pruned_arrays(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray,
-                  kd: np.ndarray) -> tuple:
+                  kd: np.ndarray) -> HierarchyArrays:
     """(rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr) of the
     Hierarchy of the kept arcs, in sweep ids of their own levels."""
     from .metric import _count, _fill
