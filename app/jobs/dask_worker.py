@@ -72,14 +72,17 @@ def _this_worker(worker=None):
         return None
 
 
-def _maps(worker=None) -> dict:
+def _held(name: str, worker=None) -> dict:
+    """What this worker keeps under ``name`` between tasks (a dict on the worker object;
+    outside a worker, in this module): "maps" (key -> WorkerMap), "runs" (run id ->
+    {block: KeptBlock}), "writers" (path -> (NpyRows, blocks queued into it))."""
     worker = _this_worker(worker)
-    if worker is None:
-        return _LOCAL
-    held = getattr(worker, "_signpost_maps", None)
-    if held is None:
-        held = worker._signpost_maps = {}
-    return held
+    store = _LOCAL if worker is None else worker.__dict__.setdefault("_signpost", {})
+    return store.setdefault(name, {})
+
+
+def _maps(worker=None) -> dict:
+    return _held("maps", worker)
 
 
 def worker_map(ref: MapRef, graph=None, hierarchy=None) -> WorkerMap:
@@ -163,9 +166,8 @@ def take_busy(dask_worker=None) -> dict:
     for work)."""
     out: dict = {}
     for wm in _maps(dask_worker).values():
-        if isinstance(wm, WorkerMap):
-            out = {k: round(v, 3) for k, v in wm.busy.items()}
-            wm.busy = {}
+        out = {k: round(v, 3) for k, v in wm.busy.items()}
+        wm.busy = {}
     return out
 
 
@@ -242,14 +244,7 @@ def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: n
 
 
 def _writers(worker=None) -> dict:
-    """path -> (NpyRows, firsts of the blocks queued into it) on this worker."""
-    worker = _this_worker(worker)
-    if worker is None:
-        return _LOCAL.setdefault("_writers", {})
-    held = getattr(worker, "_signpost_writers", None)
-    if held is None:
-        held = worker._signpost_writers = {}
-    return held
+    return _held("writers", worker)
 
 
 def matrix_block_behind(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
@@ -301,9 +296,8 @@ def finish_writes(path: str, dask_worker=None) -> list[int]:
     t0 = time.perf_counter()
     out.finish()
     for wm in _maps(dask_worker).values():
-        if isinstance(wm, WorkerMap):
-            wm.add("sync", t0)
-            wm.busy["write"] = wm.busy.get("write", 0.0) + out.write_s
+        wm.add("sync", t0)
+        wm.busy["write"] = wm.busy.get("write", 0.0) + out.write_s
     return firsts
 
 
@@ -355,14 +349,7 @@ class KeptBlock:
 
 
 def _runs(worker=None) -> dict:
-    """run id -> {block: KeptBlock} on this worker (beside its maps)."""
-    worker = _this_worker(worker)
-    if worker is None:
-        return _LOCAL.setdefault("_runs", {})
-    held = getattr(worker, "_signpost_runs", None)
-    if held is None:
-        held = worker._signpost_runs = {}
-    return held
+    return _held("runs", worker)
 
 
 def _address() -> str:
