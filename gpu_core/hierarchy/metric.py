@@ -231,11 +231,17 @@ def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray, keep=None) -> Hierarch
     lay = getattr(t, "_sweep", None)
     if lay is None:
         lay = t._sweep = sweep_layout(t.n, t.up_ptr, t.up_nb)
-    sweep, level_ptr = lay
+    ku, kd = keep if keep is not None else (up < INF, down < INF)
+    return laid_out(t, up, down, ku, kd, *lay)
+
+
+def laid_out(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray, kd: np.ndarray,
+             sweep: np.ndarray, level_ptr: np.ndarray) -> HierarchyArrays:
+    """The Hierarchy arrays of the arcs ``ku``/``kd`` keep (per edge, up and down), in the
+    sweep ids ``sweep`` (per rank) of the levels ``level_ptr``."""
     n = t.n
     ucnt = np.zeros(n + 1, np.int64)
     dcnt = np.zeros(n + 1, np.int64)
-    ku, kd = keep if keep is not None else (up < INF, down < INF)
     _count(n, t.up_ptr, ku, kd, sweep, ucnt, dcnt)
     uptr, dptr = np.cumsum(ucnt), np.cumsum(dcnt)
     udst = np.empty(int(uptr[-1]), np.int32)
@@ -247,5 +253,5 @@ def hierarchy_arrays(t, up: np.ndarray, down: np.ndarray, keep=None) -> Hierarch
     return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr
 
 
-__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "prune", "sweep_layout",
+__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "laid_out", "prune", "sweep_layout",
            "triangles"]

@@ -148,21 +148,9 @@ def pruned_arrays(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray,
                   kd: np.ndarray) -> HierarchyArrays:
     """(rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr) of the
     Hierarchy of the kept arcs, in sweep ids of their own levels."""
-    from .metric import _count, _fill
+    from .metric import laid_out
 
-    n = t.n
-    sweep, level_ptr = kept_layout(n, t.up_ptr, t.up_nb, kd)
-    ucnt = np.zeros(n + 1, np.int64)
-    dcnt = np.zeros(n + 1, np.int64)
-    _count(n, t.up_ptr, ku, kd, sweep, ucnt, dcnt)
-    uptr, dptr = np.cumsum(ucnt), np.cumsum(dcnt)
-    udst = np.empty(int(uptr[-1]), np.int32)
-    uw = np.empty(int(uptr[-1]), np.int64)
-    dsrc = np.empty(int(dptr[-1]), np.int32)
-    dw = np.empty(int(dptr[-1]), np.int64)
-    _fill(n, t.up_ptr, t.up_nb, up, down, ku, kd, sweep, uptr, dptr, udst, uw, dsrc, dw)
-    rank_of = sweep[t.rank].astype(np.int32)
-    return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr
+    return laid_out(t, up, down, ku, kd, *kept_layout(t.n, t.up_ptr, t.up_nb, kd))
 
 
 def pruned_hierarchy(t, up: np.ndarray, down: np.ndarray):
