@@ -273,33 +273,33 @@ def update(seeds, tails, wk, ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn
     return out, ou, od
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _rewrite(dirty_s, by_sweep, up_ptr, up_nb, up, down, sweep, optr, odst, ow, nptr, ndst,
              nw, upward, structural):
     """New sweep lists (one direction): every vertex's segment copied from the old lists
     except the ``dirty_s`` ones (sweep ids, ascending), which are written from the
     topology. Not ``structural`` (the same arcs): only the weights ``nw`` (a copy of the
-    old ones) are rewritten."""
+    old ones) are rewritten. Each clean run and the dirty vertex after it is one parallel
+    item (the copies are most of the work: a new array's pages are first touched here)."""
     w_of = up if upward else down
-    prev = 0
-    for i in range(dirty_s.shape[0] + 1):
-        s = dirty_s[i] if i < dirty_s.shape[0] else optr.shape[0] - 1
+    nd = dirty_s.shape[0]
+    for i in prange(nd + 1):
+        prev = dirty_s[i - 1] + 1 if i > 0 else 0
+        s = dirty_s[i] if i < nd else optr.shape[0] - 1
         if structural:  # the clean run prev..s-1 moves as one block
             a0, a1 = optr[prev], optr[s]
             b0 = nptr[prev]
             ndst[b0:b0 + a1 - a0] = odst[a0:a1]
             nw[b0:b0 + a1 - a0] = ow[a0:a1]
-        if i == dirty_s.shape[0]:
-            break
-        x = by_sweep[s]
-        j = nptr[s]
-        for e in range(up_ptr[x], up_ptr[x + 1]):
-            if w_of[e] < INF:
-                if structural:
-                    ndst[j] = sweep[up_nb[e]]
-                nw[j] = w_of[e]
-                j += 1
-        prev = s + 1
+        if i < nd:
+            x = by_sweep[s]
+            j = nptr[s]
+            for e in range(up_ptr[x], up_ptr[x + 1]):
+                if w_of[e] < INF:
+                    if structural:
+                        ndst[j] = sweep[up_nb[e]]
+                    nw[j] = w_of[e]
+                    j += 1
 
 
 def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.ndarray,
