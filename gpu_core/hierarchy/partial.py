@@ -273,33 +273,51 @@ def update(seeds, tails, wk, ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn
     return out, ou, od
 
 
+# Clean runs of the sweep lists are copied in pieces of this many arcs, side by side (the
+# dirty vertices of a closure sit near the top: one run after them holds most arcs).
+COPY_PIECE = 1 << 16
+
+
 @njit(cache=True, parallel=True)
 def _rewrite(dirty_s, by_sweep, up_ptr, up_nb, up, down, sweep, optr, odst, ow, nptr, ndst,
              nw, upward, structural):
     """New sweep lists (one direction): every vertex's segment copied from the old lists
     except the ``dirty_s`` ones (sweep ids, ascending), which are written from the
     topology. Not ``structural`` (the same arcs): only the weights ``nw`` (a copy of the
-    old ones) are rewritten. Each clean run and the dirty vertex after it is one parallel
-    item (the copies are most of the work: a new array's pages are first touched here)."""
+    old ones) are rewritten."""
     w_of = up if upward else down
     nd = dirty_s.shape[0]
-    for i in prange(nd + 1):
-        prev = dirty_s[i - 1] + 1 if i > 0 else 0
-        s = dirty_s[i] if i < nd else optr.shape[0] - 1
-        if structural:  # the clean run prev..s-1 moves as one block
-            a0, a1 = optr[prev], optr[s]
-            b0 = nptr[prev]
-            ndst[b0:b0 + a1 - a0] = odst[a0:a1]
-            nw[b0:b0 + a1 - a0] = ow[a0:a1]
-        if i < nd:
-            x = by_sweep[s]
-            j = nptr[s]
-            for e in range(up_ptr[x], up_ptr[x + 1]):
-                if w_of[e] < INF:
-                    if structural:
-                        ndst[j] = sweep[up_nb[e]]
-                    nw[j] = w_of[e]
-                    j += 1
+    for i in prange(nd):
+        x = by_sweep[dirty_s[i]]
+        j = nptr[dirty_s[i]]
+        for e in range(up_ptr[x], up_ptr[x + 1]):
+            if w_of[e] < INF:
+                if structural:
+                    ndst[j] = sweep[up_nb[e]]
+                nw[j] = w_of[e]
+                j += 1
+    if not structural:
+        return
+    # clean run r: sweep ids dirty_s[r - 1] + 1 .. dirty_s[r] - 1, moved as one block
+    pieces = np.zeros(nd + 2, np.int64)
+    for r in range(nd + 1):
+        a0 = optr[dirty_s[r - 1] + 1] if r > 0 else 0
+        a1 = optr[dirty_s[r]] if r < nd else optr[optr.shape[0] - 1]
+        pieces[r + 1] = pieces[r] + (a1 - a0 + COPY_PIECE - 1) // COPY_PIECE
+    for q in prange(pieces[nd + 1]):
+        lo, hi = 0, nd + 1
+        while hi - lo > 1:
+            mid = (lo + hi) >> 1
+            if pieces[mid] <= q:
+                lo = mid
+            else:
+                hi = mid
+        prev = dirty_s[lo - 1] + 1 if lo > 0 else 0
+        a0 = optr[prev] + (q - pieces[lo]) * COPY_PIECE
+        a1 = min(a0 + COPY_PIECE, optr[dirty_s[lo]] if lo < nd else optr[optr.shape[0] - 1])
+        b0 = nptr[prev] + a0 - optr[prev]
+        ndst[b0:b0 + a1 - a0] = odst[a0:a1]
+        nw[b0:b0 + a1 - a0] = ow[a0:a1]
 
 
 def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.ndarray,
