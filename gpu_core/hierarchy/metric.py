@@ -22,7 +22,17 @@ from numba import njit, prange
 
 from .chordal import find_edge, gallop
 from .contract import INF
-from .plan import SERIAL, SERIAL_WORK, SPLIT_WORK, TRIANGLES, UPPER, VERTICES, Plan, build_plan
+from .plan import (
+    SERIAL,
+    SERIAL_WORK,
+    SPLIT_WORK,
+    TRIANGLES,
+    UPPER,
+    VERTICES,
+    Plan,
+    build_plan,
+    run_of,
+)
 
 
 @njit(cache=True)
@@ -145,13 +155,7 @@ def _run(kind, lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red
                           up, down, su, sd)
             r0, r1 = red_ptr[h], red_ptr[h + 1]
             for q in prange(red_pos[r0], red_pos[r1]):  # each cut row slot: min of its copies
-                lo, hi = r0, r1
-                while hi - lo > 1:
-                    mid = (lo + hi) >> 1
-                    if red_pos[mid] <= q:
-                        lo = mid
-                    else:
-                        hi = mid
+                lo = run_of(red_pos, r0, r1, q)
                 u = red_v[lo]
                 d = up_ptr[u + 1] - up_ptr[u]
                 f = up_ptr[u] + q - red_pos[lo]

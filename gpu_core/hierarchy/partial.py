@@ -26,7 +26,7 @@ from numba import njit, prange
 from .chordal import find_edge, gallop, lower_bound
 from .contract import INF
 from .metric import _tri_range
-from .plan import SPLIT_WORK, TRIANGLES, _cut, vertex_work
+from .plan import SPLIT_WORK, TRIANGLES, _cut, run_of, vertex_work
 
 # More changed input edges than edges / PARTIAL_MAX_SHARE: the full (parallel) pass is
 # cheaper than the worklist.
@@ -305,13 +305,7 @@ def _rewrite(dirty_s, by_sweep, up_ptr, up_nb, up, down, sweep, optr, odst, ow, 
         a1 = optr[dirty_s[r]] if r < nd else optr[optr.shape[0] - 1]
         pieces[r + 1] = pieces[r] + (a1 - a0 + COPY_PIECE - 1) // COPY_PIECE
     for q in prange(pieces[nd + 1]):
-        lo, hi = 0, nd + 1
-        while hi - lo > 1:
-            mid = (lo + hi) >> 1
-            if pieces[mid] <= q:
-                lo = mid
-            else:
-                hi = mid
+        lo = run_of(pieces, 0, nd + 1, q)
         prev = dirty_s[lo - 1] + 1 if lo > 0 else 0
         a0 = optr[prev] + (q - pieces[lo]) * COPY_PIECE
         a1 = min(a0 + COPY_PIECE, optr[dirty_s[lo]] if lo < nd else optr[optr.shape[0] - 1])

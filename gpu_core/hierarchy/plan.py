@@ -51,6 +51,19 @@ def _item_work(kind, u, k, up_ptr, dn_src, dn_edge):
     return up_ptr[u + 1] - k
 
 
+@njit(cache=True, inline="always")
+def run_of(ptr, lo, hi, q):
+    """The r in [lo, hi) with ptr[r] <= q < ptr[r + 1] (``ptr`` ascending, ptr[lo] <= q <
+    ptr[hi]): which run of a flattened list item q belongs to."""
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if ptr[mid] <= q:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 @njit(cache=True, parallel=True)
 def vertex_work(kind, n, up_ptr, dn_ptr, dn_src, dn_edge):
     """int64 [n]: each vertex's inner-loop steps in the pass ``kind``."""
