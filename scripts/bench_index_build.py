@@ -4,6 +4,11 @@ the PHAST CPU sweep per source over each, and a re-customization after 10 closur
 full, and partial from the map's kept metric).
 
     python scripts/bench_index_build.py /work/shared/maps/COL.gr.xz [...] [--ch] [--backend cupy]
+    python scripts/bench_index_build.py kanto.spn --ways 1,2,16 --no-prune   # triangle pass
+
+``--ways``: also the triangle pass alone (``metric.triangles``, best of 2) in this process
+with each number of bins (1: serial; the plan cuts heavy vertices over that many), after the
+build rows; run it with NUMBA_NUM_THREADS >= the largest.
 
 PACE .gr.xz maps are weighted as maps/formats/dimacs.py's ``load_pace`` does (seed 1). One line of
 JSON per measurement on stdout.
@@ -36,6 +41,25 @@ def _closed(g, k: int, seed: int):
                                g.weights[keep])
 
 
+def _triangles(t, g, name: str, ways: list[int], out) -> None:
+    from gpu_core.hierarchy import metric
+    from gpu_core.hierarchy.cch import slots_for
+
+    up0, down0 = metric.initial(t.edges, slots_for(t, g), g.weights)
+    for w in ways:
+        best = None
+        for _ in range(2):
+            up, down = up0.copy(), down0.copy()
+            t0, c0 = time.perf_counter(), time.process_time()
+            metric.triangles(t, up, down, ways=w)
+            r = (time.perf_counter() - t0, time.process_time() - c0)
+            best = r if best is None or r[0] < best[0] else best
+        p = metric._plan(t, metric.TRIANGLES, t.lvl_ptr, t.lvl_vert, w, metric.SERIAL_WORK,
+                         metric.SPLIT_WORK)
+        out(map=name, ways=w, triangles_s=round(best[0], 3),
+            triangles_cpu_s=round(best[1], 3), cut_vertices=p.cut_vertices)
+
+
 def main() -> None:
     from gpu_core.graph import CSRGraph
     from gpu_core.hierarchy import build_hierarchy, build_topology
@@ -47,6 +71,8 @@ def main() -> None:
     ap.add_argument("--ch", action="store_true", help="also build the witness-search CH")
     ap.add_argument("--backend", default="cpu", help="where re-customization runs")
     ap.add_argument("--sources", type=int, default=64, help="sources of the timed sweep")
+    ap.add_argument("--ways", default="", help="comma-separated bins for the triangle pass")
+    ap.add_argument("--no-prune", action="store_true", help="skip the pruned rows")
     a = ap.parse_args()
 
     def out(**kw) -> None:
@@ -59,13 +85,14 @@ def main() -> None:
         out(map=name, nodes=g.num_nodes, arcs=g.num_arcs, load_s=time.perf_counter() - t0)
         src = np.random.default_rng(0).integers(0, g.num_nodes, a.sources)
         t = build_topology(g)
-        for prune in (False, True):
+        prunes = (False,) if a.no_prune else (False, True)
+        for prune in prunes:
             h = customize(t, g, prune=prune)
             out(**{**h.summary(), "map": name, "method": "cch" + ("+prune" if prune else ""),
                    "total_s": t.order_s + t.topology_s + h.customize_s, "core": t.core,
                    "sweep_ms_per_source": _sweep_ms(h, src)})
         closed = _closed(g, 10, 1)
-        for prune in (False, True):  # in full (the kept metric unused)
+        for prune in prunes:  # in full (the kept metric unused)
             customize(t, closed, backend=a.backend, prune=prune, reuse=False)  # warm-up
             best = min(customize(t, closed, backend=a.backend, prune=prune,
                                  reuse=False).customize_s for _ in range(3))
@@ -85,6 +112,8 @@ def main() -> None:
                 edges.append(h2.customized)
         out(map=name, method="cch", backend=a.backend, partial_10_closures_s=wall,
             partial_10_closures_cpu_s=cpu, changed=edges)
+        if a.ways:
+            _triangles(t, g, name, [int(x) for x in a.ways.split(",")], out)
         if a.ch:
             h = build_hierarchy(g, method="ch")
             out(**{**h.summary(), "map": name, "method": "ch", "total_s": h.build_s,

@@ -148,6 +148,20 @@ def lower_bound(up_nb, lo, hi, y):
     return lo
 
 
+@njit(cache=True, inline="always")
+def gallop(up_nb, lo, hi, y):
+    """``lower_bound`` by exponential search from lo: O(log d) for a value d places on,
+    so a walk through ascending values costs about the positions it passes, not a full
+    binary search each (the customization's rows: mostly the next few places)."""
+    if lo >= hi or up_nb[lo] >= y:
+        return lo
+    step = 1
+    while lo + step < hi and up_nb[lo + step] < y:
+        step <<= 1
+    # up_nb[lo + step // 2] < y and (lo + step >= hi or up_nb[lo + step] >= y)
+    return lower_bound(up_nb, lo + (step >> 1) + 1, min(lo + step, hi), y)
+
+
 @njit(cache=True)
 def find_edge(up_ptr, up_nb, x, y):
     """Id of the edge {x, y} (x < y) by binary search in x's sorted list; -1 if none."""

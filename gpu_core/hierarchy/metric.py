@@ -16,11 +16,23 @@ height run in parallel without races. Afterwards every pair has a shortest up-do
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit, prange
 
-from .chordal import find_edge, lower_bound
+from .chordal import find_edge, gallop
 from .contract import INF
+from .plan import (
+    SERIAL,
+    SERIAL_WORK,
+    SPLIT_WORK,
+    TRIANGLES,
+    UPPER,
+    VERTICES,
+    Plan,
+    build_plan,
+    run_of,
+)
 
 
 @njit(cache=True)
@@ -43,10 +55,11 @@ def initial(m_edges, slots, weights):
     return up, down
 
 
-@njit(cache=True, nogil=True)
-def _vertex(u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
-    """Every lower triangle of u's upward edges."""
-    for k in range(dn_ptr[u], dn_ptr[u + 1]):
+@njit(cache=True, nogil=True, inline="always")
+def _tri_range(u, k0, k1, shift, up_ptr, up_nb, dn_src, dn_edge, up, down, tu, td):
+    """The lower triangles of u through its lower neighbours k0..k1 (of ``dn_src``),
+    written into tu/td at edge id + ``shift`` (u's row itself, or a copy of it)."""
+    for k in range(k0, k1):
         v = dn_src[k]
         a = dn_edge[k]
         da = down[a]
@@ -56,105 +69,179 @@ def _vertex(u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
         lo = up_ptr[u]
         for b in range(a + 1, up_ptr[v + 1]):  # v's neighbours above u (its list is sorted)
             w = up_nb[b]
-            # f = {u, w}: binary search in u's list from where the last one was found
-            lo = lower_bound(up_nb, lo, up_ptr[u + 1], w)
-            f = lo
+            # f = {u, w}: in u's list from where the last one was found
+            lo = gallop(up_nb, lo, up_ptr[u + 1], w)
+            f = lo + shift
             if da < INF and up[b] < INF:
                 c = da + up[b]
-                if c < up[f]:
-                    up[f] = c
+                if c < tu[f]:
+                    tu[f] = c
             if ua < INF and down[b] < INF:
                 c = down[b] + ua
-                if c < down[f]:
-                    down[f] = c
+                if c < td[f]:
+                    td[f] = c
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _up_range(x, i0, i1, shift, up_ptr, up_nb, up, down, tu, td):
+    """Intermediate and upper triangles of x's edges i0..i1 (x->y via z, y and z above x),
+    x's row read and written in tu/td at edge id + ``shift``, the other edges {y, z} in
+    up/down; each value written is still the length of a real path."""
+    p1 = up_ptr[x + 1]
+    for i in range(i0, i1):
+        y = up_nb[i]
+        lo = up_ptr[y]
+        ii = i + shift
+        for j in range(i + 1, p1):
+            z = up_nb[j]
+            jj = j + shift
+            # f = {y, z}, y < z: in y's list (the graph is chordal)
+            lo = gallop(up_nb, lo, up_ptr[y + 1], z)
+            f = lo
+            if tu[jj] < INF and down[f] < INF and tu[jj] + down[f] < tu[ii]:
+                tu[ii] = tu[jj] + down[f]  # x -> z -> y
+            if up[f] < INF and td[jj] < INF and up[f] + td[jj] < td[ii]:
+                td[ii] = up[f] + td[jj]  # y -> z -> x
+            if tu[ii] < INF and up[f] < INF and tu[ii] + up[f] < tu[jj]:
+                tu[jj] = tu[ii] + up[f]  # x -> y -> z
+            if down[f] < INF and td[ii] < INF and down[f] + td[ii] < td[jj]:
+                td[jj] = down[f] + td[ii]  # z -> y -> x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _task(kind, u, k0, k1, shift, up_ptr, up_nb, dn_src, dn_edge, up, down, tu, td):
+    if kind == TRIANGLES:
+        _tri_range(u, k0, k1, shift, up_ptr, up_nb, dn_src, dn_edge, up, down, tu, td)
+    else:
+        _up_range(u, k0, k1, shift, up_ptr, up_nb, up, down, tu, td)
+
+
+@njit(cache=True, nogil=True)
+def _whole(kind, u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
+    if kind == TRIANGLES:
+        _tri_range(u, dn_ptr[u], dn_ptr[u + 1], 0, up_ptr, up_nb, dn_src, dn_edge, up, down,
+                   up, down)
+    else:
+        _up_range(u, up_ptr[u], up_ptr[u + 1], 0, up_ptr, up_nb, up, down, up, down)
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _height(lvl_vert, s, t, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
-    for i in prange(s, t):
-        _vertex(lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+def _run(kind, lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, red_v,
+         red_off, red_m, red_pos, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down, su, sd):
+    """Pass ``kind`` group by group as the plan (``plan.Plan``) says."""
+    ways = bin_ptr.shape[1] - 1
+    for h in range(lvl_ptr.shape[0] - 1):
+        s, e = lvl_ptr[h], lvl_ptr[h + 1]
+        if mode[h] == SERIAL:
+            for i in range(s, e):
+                _whole(kind, lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+        elif mode[h] == VERTICES:
+            for i in prange(s, e):
+                _whole(kind, lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+        else:
+            for j in prange(ways):
+                for q in range(bin_ptr[h, j], bin_ptr[h, j + 1]):
+                    u = tk_v[q]
+                    b = tk_buf[q]
+                    if b < 0:
+                        _task(kind, u, tk_k0[q], tk_k1[q], 0, up_ptr, up_nb, dn_src, dn_edge,
+                              up, down, up, down)
+                        continue
+                    p0 = up_ptr[u]
+                    for p in range(up_ptr[u + 1] - p0):  # this chunk's copy of u's row
+                        su[b + p] = up[p0 + p]
+                        sd[b + p] = down[p0 + p]
+                    _task(kind, u, tk_k0[q], tk_k1[q], b - p0, up_ptr, up_nb, dn_src, dn_edge,
+                          up, down, su, sd)
+            r0, r1 = red_ptr[h], red_ptr[h + 1]
+            for q in prange(red_pos[r0], red_pos[r1]):  # each cut row slot: min of its copies
+                lo = run_of(red_pos, r0, r1, q)
+                u = red_v[lo]
+                d = up_ptr[u + 1] - up_ptr[u]
+                f = up_ptr[u] + q - red_pos[lo]
+                o = red_off[lo] + q - red_pos[lo]
+                mu, md = up[f], down[f]
+                for c in range(red_m[lo]):
+                    mu = min(mu, su[o + c * d])
+                    md = min(md, sd[o + c * d])
+                up[f], down[f] = mu, md
 
 
 @njit(cache=True, nogil=True)
 def _serial(n, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
     for u in range(n):
-        _vertex(u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+        _whole(TRIANGLES, u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
 
 
-# Heights with fewer vertices than this run in the caller's thread (a parallel launch
-# costs more than a handful of vertices).
-PARALLEL_MIN = 2048
+def _plan(t, kind: int, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: int) -> Plan:
+    """The topology's plan for this pass and thread count (cached on it)."""
+    ways = numba.get_num_threads() if ways is None else int(ways)
+    plans = getattr(t, "_plans", None)
+    if plans is None:
+        plans = t._plans = {}
+    key = (kind, ways, serial_work, split_work)
+    p = plans.get(key)
+    if p is None:
+        p = plans[key] = build_plan(kind, lvl_ptr, lvl_vert, t.up_ptr, t.dn_ptr, t.dn_src,
+                                    t.dn_edge, ways, serial_work, split_work)
+    return p
 
 
-def triangles(t, up: np.ndarray, down: np.ndarray, *, parallel: bool = True) -> None:
-    """Apply every lower triangle of topology ``t`` to ``up``/``down`` in place."""
+def _execute(kind: int, p: Plan, lvl_ptr, lvl_vert, t, up: np.ndarray,
+             down: np.ndarray) -> None:
+    su = np.empty(p.scratch, np.int64)
+    sd = np.empty(p.scratch, np.int64)
+    _run(kind, lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf,
+         p.red_ptr, p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, t.dn_ptr,
+         t.dn_src, t.dn_edge, up, down, su, sd)
+
+
+def triangles(t, up: np.ndarray, down: np.ndarray, *, parallel: bool = True,
+              ways: int | None = None, serial_work: int = SERIAL_WORK,
+              split_work: int = SPLIT_WORK) -> None:
+    """Apply every lower triangle of topology ``t`` to ``up``/``down`` in place, height by
+    height (``plan``: a narrow, heavy height splits its vertices' lower neighbours over
+    the threads). ``ways``: bins of a split height (default: numba's thread count; 1 runs
+    serially); ``serial_work``/``split_work``: the plan's thresholds (tests force splits).
+    The result does not depend on any of them, nor on ``parallel``."""
     if not parallel:
         _serial(t.n, t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src, t.dn_edge, up, down)
         return
-    lp = t.lvl_ptr
-    for h in range(lp.shape[0] - 1):
-        s, e = int(lp[h]), int(lp[h + 1])
-        if e - s >= PARALLEL_MIN:
-            _height(t.lvl_vert, s, e, t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src, t.dn_edge, up, down)
-        else:
-            _height_serial(t.lvl_vert, s, e, t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src, t.dn_edge,
-                           up, down)
+    p = _plan(t, TRIANGLES, t.lvl_ptr, t.lvl_vert, ways, serial_work, split_work)
+    _execute(TRIANGLES, p, t.lvl_ptr, t.lvl_vert, t, up, down)
 
 
-@njit(cache=True, nogil=True)
-def _height_serial(lvl_vert, s, t, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
-    for i in range(s, t):
-        _vertex(lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _upper(x, up_ptr, up_nb, up, down):
-    """Intermediate and upper triangles of x's edges: x->y via z (y, z above x) with the
-    weights as they are; each value written is still the length of a real path."""
-    p0 = up_ptr[x]
-    p1 = up_ptr[x + 1]
-    for i in range(p0, p1):
-        y = up_nb[i]
-        lo = up_ptr[y]
-        for j in range(i + 1, p1):
-            z = up_nb[j]
-            # f = {y, z}, y < z: in y's list (the graph is chordal)
-            lo = lower_bound(up_nb, lo, up_ptr[y + 1], z)
-            f = lo
-            if up[j] < INF and down[f] < INF and up[j] + down[f] < up[i]:
-                up[i] = up[j] + down[f]  # x -> z -> y
-            if up[f] < INF and down[j] < INF and up[f] + down[j] < down[i]:
-                down[i] = up[f] + down[j]  # y -> z -> x
-            if up[i] < INF and up[f] < INF and up[i] + up[f] < up[j]:
-                up[j] = up[i] + up[f]  # x -> y -> z
-            if down[f] < INF and down[i] < INF and down[f] + down[i] < down[j]:
-                down[j] = down[f] + down[i]  # z -> y -> x
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _upper_level(order, s, t, up_ptr, up_nb, up, down):
-    for k in prange(s, t):
-        _upper(order[k], up_ptr, up_nb, up, down)
-
-
-def prune(t, up: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def prune(t, up: np.ndarray, down: np.ndarray, *, ways: int | None = None,
+          serial_work: int = SERIAL_WORK,
+          split_work: int = SPLIT_WORK) -> tuple[np.ndarray, np.ndarray]:
     """(keep_up, keep_down): the arcs that may lie on a shortest path. Top-down over the
     sweep levels (every edge among x's upper neighbours belongs to an earlier level), each
     arc is lowered through its intermediate and upper triangles; an arc that some other
     path beats (strictly) lies on no shortest path and goes. Every shortest path has an
     up-down twin in the basically customized CCH whose arcs each weigh their endpoints'
     distance, so none of its arcs goes: the sweep stays exact."""
+    u2, d2 = upper_pass(t, up, down, ways=ways, serial_work=serial_work,
+                        split_work=split_work)
+    return (up < INF) & (u2 >= up), (down < INF) & (d2 >= down)
+
+
+def upper_pass(t, up: np.ndarray, down: np.ndarray, *, ways: int | None = None,
+               serial_work: int = SERIAL_WORK,
+               split_work: int = SPLIT_WORK) -> tuple[np.ndarray, np.ndarray]:
+    """(up, down) lowered through every intermediate and upper triangle, top-down over
+    the sweep levels (every edge among x's upper neighbours belongs to an earlier level):
+    from the basic customization this is the perfect one, each arc weighing its ends'
+    distance. The inputs are left as they are."""
     lay = getattr(t, "_sweep", None)
     if lay is None:
         lay = t._sweep = sweep_layout(t.n, t.up_ptr, t.up_nb)
     sweep, level_ptr = lay
-    by_sweep = np.empty(t.n, np.int64)
-    by_sweep[sweep] = np.arange(t.n)
+    by_sweep = np.empty(t.n, np.int32)
+    by_sweep[sweep] = np.arange(t.n, dtype=np.int32)
     u2, d2 = up.copy(), down.copy()
-    for lv in range(level_ptr.shape[0] - 1):
-        _upper_level(by_sweep, int(level_ptr[lv]), int(level_ptr[lv + 1]), t.up_ptr, t.up_nb,
-                     u2, d2)
-    return (up < INF) & (u2 >= up), (down < INF) & (d2 >= down)
+    p = _plan(t, UPPER, level_ptr, by_sweep, ways, serial_work, split_work)
+    _execute(UPPER, p, level_ptr, by_sweep, t, u2, d2)
+    return u2, d2
 
 
 # (rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr): a Hierarchy's arrays
@@ -253,5 +340,5 @@ def laid_out(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray, kd: np.ndarray
     return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr
 
 
-__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "laid_out", "prune", "sweep_layout",
-           "triangles"]
+__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "laid_out", "prune",
+           "sweep_layout", "triangles", "upper_pass"]

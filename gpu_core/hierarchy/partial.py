@@ -19,11 +19,14 @@ import heapq
 import threading
 from dataclasses import dataclass
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from .chordal import lower_bound
+from .chordal import find_edge, gallop, lower_bound
 from .contract import INF
+from .metric import _tri_range
+from .plan import SPLIT_WORK, TRIANGLES, _cut, run_of, vertex_work
 
 # More changed input edges than edges / PARTIAL_MAX_SHARE: the full (parallel) pass is
 # cheaper than the worklist.
@@ -108,40 +111,159 @@ def _recompute(f, u, w, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, base_up, base_do
     return nu, nd
 
 
+# Recomputing one edge walks a lower-neighbour list with a binary search per item: about
+# this many of a row recomputation's inner steps (``plan.vertex_work``) per item.
+EDGE_STEP_COST = 4
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _edges(fs, u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, base_up, base_down, up, down, nu,
+           nd):
+    """nu/nd[f - up_ptr[u]] for the edges ``fs`` of u's row, each from its lower triangles
+    (all below u, so final)."""
+    p0 = up_ptr[u]
+    for i in prange(fs.shape[0]):
+        f = fs[i]
+        nu[f - p0], nd[f - p0] = _recompute(f, u, up_nb[f], up_ptr, up_nb, dn_ptr, dn_src,
+                                            dn_edge, base_up, base_down, up, down)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _row(u, wk_u, ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, base_up,
+         base_down, up, down, nu, nd, cuts, su, sd):
+    """nu/nd[0..deg): u's whole row from its inputs and all its lower triangles; a heavy
+    row's lower neighbours cut into chunks over the threads (as ``metric.triangles`` does),
+    each into its own copy, reduced by minimum."""
+    p0, p1 = up_ptr[u], up_ptr[u + 1]
+    deg = p1 - p0
+    for p in range(deg):
+        nu[p] = base_up[p0 + p]
+        nd[p] = base_down[p0 + p]
+    k0, k1 = dn_ptr[u], dn_ptr[u + 1]
+    m = min(ways, wk_u // max(split_work, 2 * deg, 1), k1 - k0)
+    if m < 2:
+        _tri_range(u, k0, k1, -p0, up_ptr, up_nb, dn_src, dn_edge, up, down, nu, nd)
+        return
+    m = _cut(TRIANGLES, u, m, wk_u, up_ptr, dn_ptr, dn_src, dn_edge, cuts)
+    for c in prange(m):
+        b = c * deg
+        for p in range(deg):
+            su[b + p] = nu[p]
+            sd[b + p] = nd[p]
+        _tri_range(u, cuts[c], cuts[c + 1], b - p0, up_ptr, up_nb, dn_src, dn_edge, up, down,
+                   su, sd)
+    for p in prange(deg):
+        a, d = nu[p], nd[p]
+        for c in range(m):
+            a = min(a, su[c * deg + p])
+            d = min(d, sd[c * deg + p])
+        nu[p], nd[p] = a, d
+
+
 @njit(cache=True)
-def update(seeds, tails, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, base_up, base_down, up,
-           down):
+def _mark(u, w, i, up_ptr, up_nb, dirty, queued, heap):
+    """Edge f = {u, w} (at i in u's row) changed: mark every edge it is a triangle leg of,
+    {w, y} / {y, w} for the other y of u's row, and queue their lower ends."""
+    p0, p1 = up_ptr[u], up_ptr[u + 1]
+    lo = up_ptr[w]
+    for k in range(p0, p1):
+        y = up_nb[k]
+        if k < i:  # u < y < w: {y, w} in y's row
+            g = find_edge(up_ptr, up_nb, y, w)
+            x = y
+        elif k > i:  # w < y: {w, y} in w's row, ascending with y
+            lo = gallop(up_nb, lo, up_ptr[w + 1], y)
+            g = lo
+            x = w
+        else:
+            continue
+        if not dirty[g]:
+            dirty[g] = True
+            if not queued[x]:
+                queued[x] = True
+                heapq.heappush(heap, np.int64(x))
+
+
+@njit(cache=True)
+def update(seeds, tails, wk, ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn_edge,
+           base_up, base_down, up, down, stats):
     """Bring ``up``/``down`` (customized for the old inputs) to the new inputs ``base_up``/
     ``base_down``, which differ only on the edges ``seeds`` (ascending). Returns the edges
-    whose value changed (ascending) and their old (up, down)."""
-    heap = [np.int64(x) for x in seeds]
+    whose value changed (ascending) and their old (up, down).
+
+    Rows go bottom-up from a heap of lower ends; each row's marked edges are recomputed
+    one by one (in parallel when there are several), or, when that costs more than the row
+    (``wk``: ``plan.vertex_work``; the top separators' rows, thousands of edges marked at
+    once), the whole row from its lower triangles, cut over ``ways`` threads. ``stats``
+    (int64 [3]) counts the rows done whole, the parallel edge batches and the edges done
+    one by one."""
+    n = up_ptr.shape[0] - 1
+    dirty = np.zeros(up_nb.shape[0], np.bool_)
+    queued = np.zeros(n, np.bool_)
+    heap = [np.int64(0) for _ in range(0)]
+    for f in seeds:
+        dirty[f] = True
+        if not queued[tails[f]]:
+            queued[tails[f]] = True
+            heap.append(np.int64(tails[f]))
     heapq.heapify(heap)
-    queued = set(heap)
+    maxdeg = 1
+    for x in range(n):
+        maxdeg = max(maxdeg, up_ptr[x + 1] - up_ptr[x], dn_ptr[x + 1] - dn_ptr[x] + 1)
+    nu = np.empty(maxdeg, np.int64)
+    nd = np.empty(maxdeg, np.int64)
+    fs = np.empty(maxdeg, np.int64)
+    cuts = np.empty(ways + 1, np.int64)
+    su = np.empty(0, np.int64)
+    sd = np.empty(0, np.int64)
     changed = []
     old_up = []
     old_down = []
     while len(heap) > 0:
-        f = heapq.heappop(heap)
-        u = tails[f]
-        w = up_nb[f]
-        nu, nd = _recompute(f, u, w, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, base_up,
-                            base_down, up, down)
-        if nu == up[f] and nd == down[f]:
-            continue
-        changed.append(f)
-        old_up.append(up[f])
-        old_down.append(down[f])
-        up[f] = nu
-        down[f] = nd
-        # f is the triangle edge {u, w} of every edge {w, y} / {y, w} with y above u
-        for k in range(up_ptr[u], up_ptr[u + 1]):
-            y = up_nb[k]
-            if y == w:
+        u = heapq.heappop(heap)
+        p0, p1 = up_ptr[u], up_ptr[u + 1]
+        du = dn_ptr[u + 1] - dn_ptr[u]
+        q = 0
+        cost = 0
+        for f in range(p0, p1):
+            if dirty[f]:
+                fs[q] = f
+                q += 1
+                w = up_nb[f]
+                cost += min(du, dn_ptr[w + 1] - dn_ptr[w]) * EDGE_STEP_COST
+        if cost > wk[u]:
+            if su.shape[0] < ways * (p1 - p0):
+                su = np.empty(ways * maxdeg, np.int64)
+                sd = np.empty(ways * maxdeg, np.int64)
+            _row(u, wk[u], ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn_edge,
+                 base_up, base_down, up, down, nu, nd, cuts, su, sd)
+            q = p1 - p0
+            for i in range(q):
+                fs[i] = p0 + i
+            stats[0] += 1
+        elif q > 1 and cost >= split_work:
+            _edges(fs[:q], u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, base_up, base_down,
+                   up, down, nu, nd)
+            stats[1] += 1
+        else:
+            stats[2] += q
+            for i in range(q):
+                f = fs[i]
+                nu[f - p0], nd[f - p0] = _recompute(f, u, up_nb[f], up_ptr, up_nb, dn_ptr,
+                                                    dn_src, dn_edge, base_up, base_down, up,
+                                                    down)
+        for i in range(q):
+            f = fs[i]
+            dirty[f] = False
+            a, d = nu[f - p0], nd[f - p0]
+            if a == up[f] and d == down[f]:
                 continue
-            g = _has(up_ptr, up_nb, w, y) if w < y else _has(up_ptr, up_nb, y, w)
-            if g not in queued:
-                queued.add(g)
-                heapq.heappush(heap, g)
+            changed.append(f)
+            old_up.append(up[f])
+            old_down.append(down[f])
+            up[f] = a
+            down[f] = d
+            _mark(u, up_nb[f], f, up_ptr, up_nb, dirty, queued, heap)
     out = np.empty(len(changed), np.int64)
     ou = np.empty(len(changed), np.int64)
     od = np.empty(len(changed), np.int64)
@@ -152,7 +274,12 @@ def update(seeds, tails, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, base_up, base_d
     return out, ou, od
 
 
-@njit(cache=True)
+# Clean runs of the sweep lists are copied in pieces of this many arcs, side by side (the
+# dirty vertices of a closure sit near the top: one run after them holds most arcs).
+COPY_PIECE = 1 << 16
+
+
+@njit(cache=True, parallel=True)
 def _rewrite(dirty_s, by_sweep, up_ptr, up_nb, up, down, sweep, optr, odst, ow, nptr, ndst,
              nw, upward, structural):
     """New sweep lists (one direction): every vertex's segment copied from the old lists
@@ -160,25 +287,32 @@ def _rewrite(dirty_s, by_sweep, up_ptr, up_nb, up, down, sweep, optr, odst, ow, 
     topology. Not ``structural`` (the same arcs): only the weights ``nw`` (a copy of the
     old ones) are rewritten."""
     w_of = up if upward else down
-    prev = 0
-    for i in range(dirty_s.shape[0] + 1):
-        s = dirty_s[i] if i < dirty_s.shape[0] else optr.shape[0] - 1
-        if structural:  # the clean run prev..s-1 moves as one block
-            a0, a1 = optr[prev], optr[s]
-            b0 = nptr[prev]
-            ndst[b0:b0 + a1 - a0] = odst[a0:a1]
-            nw[b0:b0 + a1 - a0] = ow[a0:a1]
-        if i == dirty_s.shape[0]:
-            break
-        x = by_sweep[s]
-        j = nptr[s]
+    nd = dirty_s.shape[0]
+    for i in prange(nd):
+        x = by_sweep[dirty_s[i]]
+        j = nptr[dirty_s[i]]
         for e in range(up_ptr[x], up_ptr[x + 1]):
             if w_of[e] < INF:
                 if structural:
                     ndst[j] = sweep[up_nb[e]]
                 nw[j] = w_of[e]
                 j += 1
-        prev = s + 1
+    if not structural:
+        return
+    # clean run r: sweep ids dirty_s[r - 1] + 1 .. dirty_s[r] - 1, moved as one block
+    pieces = np.zeros(nd + 2, np.int64)
+    for r in range(nd + 1):
+        a0 = optr[dirty_s[r - 1] + 1] if r > 0 else 0
+        a1 = optr[dirty_s[r]] if r < nd else optr[optr.shape[0] - 1]
+        pieces[r + 1] = pieces[r] + (a1 - a0 + COPY_PIECE - 1) // COPY_PIECE
+    for q in prange(pieces[nd + 1]):
+        lo = run_of(pieces, 0, nd + 1, q)
+        prev = dirty_s[lo - 1] + 1 if lo > 0 else 0
+        a0 = optr[prev] + (q - pieces[lo]) * COPY_PIECE
+        a1 = min(a0 + COPY_PIECE, optr[dirty_s[lo]] if lo < nd else optr[optr.shape[0] - 1])
+        b0 = nptr[prev] + a0 - optr[prev]
+        ndst[b0:b0 + a1 - a0] = odst[a0:a1]
+        nw[b0:b0 + a1 - a0] = ow[a0:a1]
 
 
 def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.ndarray,
@@ -232,14 +366,18 @@ def _unpruned(t, up: np.ndarray, down: np.ndarray):
     return h
 
 
-def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = False):
+def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = False, *,
+                ways: int | None = None, split_work: int = SPLIT_WORK,
+                stats: np.ndarray | None = None):
     """(Hierarchy, changed edges) from the kept metric of ``t`` and the new inputs, updating
     the kept metric in place; None when there is none or too much changed (then the caller
     customizes in full). While no customized weight changed, ``prune`` gives back the
     pruned hierarchy of that metric (kept from the last full customization, or made
     now); otherwise the result is unpruned
     (patched from the kept unpruned one, made here the first time it is needed). The
-    caller holds ``lock_for(t)``."""
+    caller holds ``lock_for(t)``. ``ways`` (default: numba's threads), ``split_work`` and
+    ``stats``: as ``update`` takes them (tests force the parallel paths); the result does
+    not depend on them."""
     m: Metric | None = getattr(t, "_metric", None)
     if m is None or m.base_up.shape != base_up.shape:
         return None
@@ -248,14 +386,18 @@ def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = Fal
         return None
     if getattr(t, "_tails", None) is None:
         t._tails = edge_tails(t.n, t.up_ptr)
+    if getattr(t, "_work", None) is None:
+        t._work = vertex_work(TRIANGLES, t.n, t.up_ptr, t.dn_ptr, t.dn_src, t.dn_edge)
     m.base_up, m.base_down = base_up, base_down
     changed = seeds[:0]
     if seeds.shape[0]:
         if m.hierarchy is None:  # before the update: it shows the old values
             m.hierarchy = _unpruned(t, m.up, m.down)
-        changed, ou, od = update(seeds.astype(np.int64), t._tails, t.up_ptr, t.up_nb,
-                                 t.dn_ptr, t.dn_src, t.dn_edge, base_up, base_down, m.up,
-                                 m.down)
+        ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
+        changed, ou, od = update(seeds.astype(np.int64), t._tails, t._work, ways,
+                                 max(int(split_work), 1), t.up_ptr, t.up_nb, t.dn_ptr,
+                                 t.dn_src, t.dn_edge, base_up, base_down, m.up, m.down,
+                                 np.zeros(3, np.int64) if stats is None else stats)
     if changed.shape[0]:
         m.hierarchy = patch_hierarchy(t, m.hierarchy, changed, ou, od, m.up, m.down)
         m.pruned = None  # its distances changed

@@ -52,19 +52,9 @@ def topology_layout(t) -> tuple[np.ndarray, np.ndarray]:
 def perfect_metric(t, up: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(up, down) of the perfect customization from the basic one (``metric.triangles``'
     result; left unchanged): each arc's weight becomes its ends' distance."""
-    from .metric import _upper_level
+    from .metric import upper_pass
 
-    sweep, level_ptr = topology_layout(t)
-    by_sweep = getattr(t, "_by_sweep64", None)
-    if by_sweep is None:
-        by_sweep = np.empty(t.n, np.int64)
-        by_sweep[sweep] = np.arange(t.n)
-        t._by_sweep64 = by_sweep
-    u2, d2 = up.copy(), down.copy()
-    for lv in range(level_ptr.shape[0] - 1):  # a level's edges {y, z} above x are final
-        _upper_level(by_sweep, int(level_ptr[lv]), int(level_ptr[lv + 1]), t.up_ptr,
-                     t.up_nb, u2, d2)
-    return u2, d2
+    return upper_pass(t, up, down)
 
 
 @njit(cache=True, nogil=True, inline="always")
