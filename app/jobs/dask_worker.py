@@ -209,6 +209,23 @@ def matrix_block(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarra
     return out
 
 
+def _timed_rows(wm: WorkerMap, ref: MapRef, variant: str, sources: np.ndarray,
+                targets: np.ndarray, narrow: bool):
+    """The block's (first row, rows) chunk by chunk, each chunk's search counted as
+    ``rows`` work of ``wm``."""
+    from gpu_core.multi_source import iter_distance_rows
+
+    rows_it = iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
+                                 variant=variant, hierarchy=wm.hierarchy, narrow=narrow)
+    while True:
+        t0 = time.perf_counter()
+        got = next(rows_it, None)
+        wm.add("rows", t0)
+        if got is None:
+            return
+        yield got
+
+
 def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
                          targets: np.ndarray, narrow: bool, path: str, first: int) -> int:
     """The rows of :func:`matrix_block` written straight into rows ``first``.. of the
@@ -216,23 +233,15 @@ def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: n
     comes (``npy_rows.NpyRows``: written behind the next chunk's search), then flushed to
     disk, as the one-process writer does; returns the block's unreachable count (all that
     goes back). Run again, it writes the same bytes."""
-    from gpu_core.multi_source import iter_distance_rows
 
     from .npy_rows import NpyRows
 
     t_task = time.perf_counter()
     wm = worker_map(ref, graph, hierarchy)
     with NpyRows(path, first) as out:
-        rows_it = iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
-                                     variant=variant, hierarchy=wm.hierarchy, narrow=narrow)
-        while True:
+        for r0, rows in _timed_rows(wm, ref, variant, sources, targets, narrow):
             t0 = time.perf_counter()
-            got = next(rows_it, None)
-            wm.add("rows", t0)
-            if got is None:
-                break
-            t0 = time.perf_counter()
-            out.put(*got)
+            out.put(r0, rows)
             wm.add("wait_write", t0)  # the previous chunk's write not done yet
         t0 = time.perf_counter()
         unreachable = out.finish()
@@ -255,7 +264,6 @@ def matrix_block_behind(ref: MapRef, graph, hierarchy, variant: str, sources: np
     are queued: (unreachable count, this worker's address). The client then has every
     worker finish its writer (:func:`finish_writes`) and re-runs, with
     :func:`matrix_block_to_file`, any block whose worker cannot say it was flushed."""
-    from gpu_core.multi_source import iter_distance_rows
 
     from .npy_rows import NpyRows
 
@@ -266,15 +274,7 @@ def matrix_block_behind(ref: MapRef, graph, hierarchy, variant: str, sources: np
         held[path] = (NpyRows(path, count=False), [])
     out, firsts = held[path]
     unreachable = 0
-    rows_it = iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
-                                 variant=variant, hierarchy=wm.hierarchy, narrow=narrow)
-    while True:
-        t0 = time.perf_counter()
-        got = next(rows_it, None)
-        wm.add("rows", t0)
-        if got is None:
-            break
-        r0, rows = got
+    for r0, rows in _timed_rows(wm, ref, variant, sources, targets, narrow):
         t0 = time.perf_counter()
         unreachable += int(np.count_nonzero(rows < 0))
         out.put(first + r0, rows)

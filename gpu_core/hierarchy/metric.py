@@ -249,19 +249,27 @@ HierarchyArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarr
                         np.ndarray, np.ndarray]
 
 
-@njit(cache=True)
 def sweep_layout(n, up_ptr, up_nb):
     """(sweep id of each rank, level_ptr): level(x) = 1 + the largest level of x's higher
     neighbours (0 without one), over every topology edge, so it holds for any metric;
     sweep ids sorted by level, then by falling rank (as ``api._layout`` orders them)."""
+    return levels_over(n, up_ptr, up_nb, np.ones(up_nb.shape[0], np.bool_), False)
+
+
+@njit(cache=True)
+def levels_over(n, up_ptr, up_nb, keep, rising):
+    """(sweep id of each rank, level_ptr) over the edges ``keep`` marks: level(x) = 1 +
+    the largest level of x's higher neighbours y over a kept edge {x, y} (0 without one);
+    sweep ids by level, then by rising or falling rank."""
     level = np.zeros(n, np.int64)
     top = 0
     for x in range(n - 1, -1, -1):
         lv = 0
         for e in range(up_ptr[x], up_ptr[x + 1]):
-            c = level[up_nb[e]] + 1
-            if c > lv:
-                lv = c
+            if keep[e]:
+                c = level[up_nb[e]] + 1
+                if c > lv:
+                    lv = c
         level[x] = lv
         if lv + 1 > top:
             top = lv + 1
@@ -274,7 +282,8 @@ def sweep_layout(n, up_ptr, up_nb):
         ptr[i + 1] += ptr[i]
     fill = ptr[:-1].copy()
     sweep = np.empty(n, np.int32)
-    for x in range(n - 1, -1, -1):
+    for k in range(n):
+        x = k if rising else n - 1 - k
         sweep[x] = fill[level[x]]
         fill[level[x]] += 1
     return sweep, ptr
@@ -340,5 +349,5 @@ def laid_out(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray, kd: np.ndarray
     return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr
 
 
-__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "laid_out", "prune",
-           "sweep_layout", "triangles", "upper_pass"]
+__all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "laid_out", "levels_over",
+           "prune", "sweep_layout", "triangles", "upper_pass"]

@@ -102,36 +102,15 @@ def removable(t, up: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return ku, kd
 
 
-@njit(cache=True)
 def kept_layout(n, up_ptr, up_nb, kd):
     """(sweep id of each rank, level_ptr) over the kept downward arcs only (``kd``):
     level(x) = 1 + the largest level of x's higher neighbours y with y->x kept; sweep ids
     by level, then by rising rank (any order within a level is a valid sweep; this one
     swept NE and the Kanto-sized map a little faster on the CPU than falling rank, within
     the 2-core machine's noise, docs/perf/index_build.md)."""
-    level = np.zeros(n, np.int64)
-    top = 0
-    for x in range(n - 1, -1, -1):
-        lv = 0
-        for e in range(up_ptr[x], up_ptr[x + 1]):
-            if kd[e]:
-                c = level[up_nb[e]] + 1
-                if c > lv:
-                    lv = c
-        level[x] = lv
-        if lv + 1 > top:
-            top = lv + 1
-    ptr = np.zeros(top + 1, np.int64)
-    for x in range(n):
-        ptr[level[x] + 1] += 1
-    for i in range(top):
-        ptr[i + 1] += ptr[i]
-    fill = ptr[:-1].copy()
-    sweep = np.empty(n, np.int32)
-    for x in range(n):
-        sweep[x] = fill[level[x]]
-        fill[level[x]] += 1
-    return sweep, ptr
+    from .metric import levels_over
+
+    return levels_over(n, up_ptr, up_nb, kd, True)
 
 
 def pruned_arrays(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray,
