@@ -39,7 +39,7 @@ from maps.geo.projection import to_lonlat, to_xy
 from maps.model.network import RoadNetwork
 
 from . import chrome, export
-from .chrome import attribution_for, sample_map_path
+from .chrome import attribution_for, sample_map_path, short_count
 from .gc_guard import GuiThreadGC
 from .geometry import MapGeometry
 from .loading import MapLoading
@@ -247,7 +247,8 @@ class MainWindow(MapLoading, QMainWindow):
         self.canvas.set_attribution(attribution_for(net))
         name = net.name or os.path.basename(net.source_path) or "map"
         self.setWindowTitle(f"Signpost — {name}" + (f" ({net.source_path})" if net.source_path else ""))
-        self.lbl_size.setText(f"{net.num_nodes:,} nodes · {net.num_arcs:,} arcs · {net.unit}")
+        self.lbl_size.setText(f"{short_count(net.num_nodes)} nodes · {short_count(net.num_arcs)} arcs")
+        self.lbl_size.setToolTip(f"{net.num_nodes:,} nodes, {net.num_arcs:,} arcs; costs in {net.unit}")
         self.status(f"Opened {name}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs. "
                     "Left click sets the source, right click the destination.", 8000)
 
