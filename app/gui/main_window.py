@@ -225,17 +225,19 @@ class MainWindow(MapLoading, QMainWindow):
         box.open()
 
     def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None, snapper=None,
-                    *, defer_snapper: bool = False, prepared: dict | None = None) -> None:
+                    *, defer_snapper: bool = False, prepared: dict | None = None,
+                    graph: CSRGraph | None = None) -> None:
         """Show ``net`` (drawn, snappable, searchable); any search on the old map is dropped.
         ``defer_snapper``: build the snapping index on the loader thread afterwards;
-        ``prepared``: the drawing made there (``map_canvas.prepare_drawing``)."""
+        ``prepared``: the drawing made there (``map_canvas.prepare_drawing``); ``graph``:
+        ``CSRGraph.from_any(net)`` made there."""
         self.compute.cancel()
         self._search_job = -1
         self._handlers = {}  # the old map's job ends unheard: nothing waits for it now
         self._idle_progress()
         self.net = net
         self.map_path = net.source_path or None
-        self.graph = CSRGraph.from_any(net)
+        self.graph = graph if graph is not None else CSRGraph.from_any(net)
         self.geo = self.canvas.set_network(net, geo, prepared)
         self._snapper_pending = defer_snapper and snapper is None
         self.snapper = snapper if (snapper is not None or defer_snapper) else make_snapper(net)
