@@ -126,6 +126,7 @@ class PhaseChart(QWidget):
         self._redrawn_t = 0.0
         self._legend_modes: tuple = ()
         self._tick_n: int | None = None
+        self._decades_shown: tuple = ()  # (first, last decade, step, y range) of the log axis
         self._replay_k: int | None = None
         self._replay_run: str | None = None
 
@@ -447,9 +448,13 @@ class PhaseChart(QWidget):
         a = int(np.floor(lo))
         b = max(int(np.ceil(hi)), a + 1)
         step = max(1, (b - a + 3) // 4)  # at most about four labels
+        y_now = tuple(self.p_frontier.viewRange()[1])
+        if self._decades_shown == (a, b, step, y_now):
+            return  # the same axis: new ticks would repaint it (4 ms) at every click
         self.p_frontier.getAxis("left").setTicks(
             [[(float(d), decade_label(d)) for d in range(a, b + 1, step)], []])
         self.p_frontier.setYRange(a, b, padding=0.15)  # end labels inside a short axis
+        self._decades_shown = (a, b, step, tuple(self.p_frontier.viewRange()[1]))
 
     def _update_mode_legend(self, modes: set[int]) -> None:
         if tuple(sorted(modes)) == self._legend_modes:
