@@ -24,3 +24,25 @@ def test_same_decades_keep_the_axis_and_a_moved_view_is_reset(qtbot, window, fix
     assert len(calls) == 1 and tuple(chart.p_frontier.viewRange()[1]) == y0
     labels = [t for _, t in calls[0][0]]
     assert labels and all(t for t in labels)  # whole decades, labelled
+
+
+def test_same_run_keeps_the_x_range_and_it_covers_every_phase(qtbot, window, fixture_net):
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, window, float(fixture_net.x[5]), float(fixture_net.y[5]))
+    chart, res = window.chart, window.tools["route"].result
+    chart.redraw()
+    moved = []
+    chart.p_time.vb.sigXRangeChanged.connect(lambda *a: moved.append(a))
+    chart.p_frontier.vb.sigXRangeChanged.connect(lambda *a: moved.append(a))
+    for _ in range(3):  # the same rows again: the axes are not moved (nor repainted)
+        chart.set_run("auto", res.phases, res.backend, search_s=res.elapsed_s)
+        chart.redraw()
+    assert moved == []
+    last = float(max(r["phase"] for r in res.phases.rows))
+    for p in (chart.p_frontier, chart.p_time):
+        lo, hi = p.viewRange()[0]
+        assert lo <= 0.0 and hi >= last and hi - lo < 1.2 * max(last, 1.0)
+    chart.p_frontier.setXRange(last + 5, last + 50, padding=0)  # the user panned away
+    chart.redraw()
+    lo, hi = chart.p_frontier.viewRange()[0]
+    assert lo <= 0.0 and hi >= last
