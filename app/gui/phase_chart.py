@@ -451,10 +451,12 @@ class PhaseChart(QWidget):
         """Phases (steps) 0..x_hi on both plots (x linked), set only when it changes: the
         plots' own x auto-ranges moved each other by a hair at every redraw, and every
         move repainted both bottom axes (4 ms each) at every click (issue 27)."""
-        want = (0.0, max(x_hi, 1.0))
+        hi = max(x_hi, 1.0)
+        pad = max(0.02 * hi, 0.25)  # the end dots whole on a short run
+        want = (-pad, hi + pad)
         if self._x_shown == (want, tuple(self.p_frontier.viewRange()[0])):
             return
-        self.p_frontier.setXRange(*want, padding=0.02)
+        self.p_frontier.setXRange(*want, padding=0)
         self._x_shown = (want, tuple(self.p_frontier.viewRange()[0]))
 
     def _decades(self, lo: float, hi: float) -> None:
