@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import breadth_first_order
+from numba import njit
 
 from .graph import CSRGraph
 
@@ -22,14 +21,39 @@ class GraphShape:
     diameter_estimate: int  # hop eccentricity found by double sweeps (a lower bound)
 
 
-def _ecc(mat: csr_matrix, s: int) -> tuple[int, int]:
-    order, pred = breadth_first_order(mat, s, directed=True, return_predecessors=True)
-    # depth of each reached vertex from its predecessor chain, in BFS order
-    depth = np.zeros(mat.shape[0], dtype=np.int64)
-    for v in order[1:]:
-        depth[v] = depth[pred[v]] + 1
-    far = int(order[np.argmax(depth[order])])
-    return int(depth[order].max()), far
+@njit(cache=True, nogil=True)
+def _bfs_ecc(indptr, indices, s):  # pragma: no cover - numba
+    """BFS from ``s`` over out-arcs, each row's heads in ascending order (scipy's
+    ``breadth_first_order`` on the canonical CSR matrix visits them so): (the deepest
+    hop depth, the first vertex in BFS order at that depth)."""
+    n = indptr.shape[0] - 1
+    depth = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    depth[s] = 0
+    queue[0] = s
+    head, tail = 0, 1
+    best, far = 0, s
+    while head < tail:
+        v = queue[head]
+        head += 1
+        d = depth[v]
+        if d > best:
+            best, far = d, v
+        row = np.sort(indices[indptr[v]:indptr[v + 1]])
+        for u in row:
+            if depth[u] < 0:
+                depth[u] = d + 1
+                queue[tail] = u
+                tail += 1
+    return best, far
+
+
+def _ecc(g: CSRGraph, s: int) -> tuple[int, int]:
+    """(hop eccentricity of ``s``, the first vertex in BFS order that far). Without the
+    GIL: the app finds a map's shape on a worker while its window paints (issue 27:
+    scipy's BFS and its validation held the GIL 40-60 ms on the 1.43M-node map)."""
+    ecc, far = _bfs_ecc(g.indptr, g.indices, np.int64(s))
+    return int(ecc), int(far)
 
 
 def graph_shape(graph: CSRGraph, sweeps: int = 2) -> GraphShape:
@@ -38,11 +62,10 @@ def graph_shape(graph: CSRGraph, sweeps: int = 2) -> GraphShape:
     n, m = g.num_nodes, g.num_arcs
     if n == 0:
         return GraphShape(0, 0, 0.0, 0)
-    mat = csr_matrix((np.ones(m, np.int8), g.indices, g.indptr), shape=(n, n))
     s = int(np.argmax(np.diff(g.indptr)))
     best = 0
     for _ in range(max(1, sweeps)):
-        ecc, far = _ecc(mat, s)
+        ecc, far = _ecc(g, s)
         if ecc <= best:
             break
         best, s = ecc, far

@@ -41,7 +41,10 @@ def icon(name: str) -> QIcon:
 
 
 def build_status_bar(win) -> None:
-    sb = win.statusBar()
+    from .status_bar import StatusBar
+
+    sb = StatusBar(win)  # its message elided to fit, the full text in a tooltip
+    win.setStatusBar(sb)
     win.lbl_cursor = QLabel("")
     win.lbl_size = QLabel("no map")
     from gpu_core.backend import describe_backend
@@ -58,6 +61,15 @@ def build_status_bar(win) -> None:
     win.btn_cancel.clicked.connect(win.cancel_all)
     for w in (win.lbl_cursor, win.lbl_size, win.lbl_backend, win.progress, win.btn_cancel):
         sb.addPermanentWidget(w)
+
+
+def short_count(n: int) -> str:
+    """A count for the status bar: 5,584, 812K, 1.43M (the exact one goes to a tooltip)."""
+    if n < 100_000:
+        return f"{n:,}"
+    if n < 1_000_000:
+        return f"{n / 1e3:.0f}K"
+    return f"{n / 1e6:.3g}M"
 
 
 def plain_device(text: str) -> str:

@@ -81,6 +81,9 @@ class MapLoading:
 
             net = open_map(path, profile=profile_for(path, profile), progress=ctx.progress,
                            cancel=ctx.cancelled, **gis)
+            # validated here: on the GUI thread its passes over the arcs froze the window
+            # 20-40 ms while the loader and the rasteriser shared the cores (issue 27)
+            graph = CSRGraph.from_any(net)
             times = {"read": lap()}
             if ctx.cancelled():
                 raise CancelledError("load cancelled")
@@ -92,7 +95,7 @@ class MapLoading:
             # Big maps: show the map first, build the snapping index right after.
             snapper = make_snapper(net) if net.num_arcs <= BIG_MAP_ARCS else None
             times["snap index"] = lap()
-            return net, geo, snapper, prepared, times
+            return net, geo, snapper, prepared, times, graph
 
         self._load_path = redact(path)  # shown, remembered: never a password
         self._load_job = 0  # a superseded load is told cancelled inside submit(): unheard
@@ -127,12 +130,13 @@ class MapLoading:
             return
         self._loading = False
         self._idle_progress()
-        net, geo, snapper, prepared, times = result
+        net, geo, snapper, prepared, times, graph = result
         self.open_times = times  # seconds per step of the load (``signpost bench gui``)
         path = self._load_path or ""
         if not net.source_path:
             net.source_path = path
-        self.set_network(net, geo, snapper, defer_snapper=snapper is None, prepared=prepared)
+        self.set_network(net, geo, snapper, defer_snapper=snapper is None, prepared=prepared,
+                         graph=graph)
         self.map_path = path
         self.settings.add_recent(path)
         chrome.fill_recent(self)

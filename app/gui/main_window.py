@@ -39,7 +39,7 @@ from maps.geo.projection import to_lonlat, to_xy
 from maps.model.network import RoadNetwork
 
 from . import chrome, export
-from .chrome import attribution_for, sample_map_path
+from .chrome import attribution_for, sample_map_path, short_count
 from .gc_guard import GuiThreadGC
 from .geometry import MapGeometry
 from .loading import MapLoading
@@ -225,17 +225,19 @@ class MainWindow(MapLoading, QMainWindow):
         box.open()
 
     def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None, snapper=None,
-                    *, defer_snapper: bool = False, prepared: dict | None = None) -> None:
+                    *, defer_snapper: bool = False, prepared: dict | None = None,
+                    graph: CSRGraph | None = None) -> None:
         """Show ``net`` (drawn, snappable, searchable); any search on the old map is dropped.
         ``defer_snapper``: build the snapping index on the loader thread afterwards;
-        ``prepared``: the drawing made there (``map_canvas.prepare_drawing``)."""
+        ``prepared``: the drawing made there (``map_canvas.prepare_drawing``); ``graph``:
+        ``CSRGraph.from_any(net)`` made there."""
         self.compute.cancel()
         self._search_job = -1
         self._handlers = {}  # the old map's job ends unheard: nothing waits for it now
         self._idle_progress()
         self.net = net
         self.map_path = net.source_path or None
-        self.graph = CSRGraph.from_any(net)
+        self.graph = graph if graph is not None else CSRGraph.from_any(net)
         self.geo = self.canvas.set_network(net, geo, prepared)
         self._snapper_pending = defer_snapper and snapper is None
         self.snapper = snapper if (snapper is not None or defer_snapper) else make_snapper(net)
@@ -247,7 +249,8 @@ class MainWindow(MapLoading, QMainWindow):
         self.canvas.set_attribution(attribution_for(net))
         name = net.name or os.path.basename(net.source_path) or "map"
         self.setWindowTitle(f"Signpost — {name}" + (f" ({net.source_path})" if net.source_path else ""))
-        self.lbl_size.setText(f"{net.num_nodes:,} nodes · {net.num_arcs:,} arcs · {net.unit}")
+        self.lbl_size.setText(f"{short_count(net.num_nodes)} nodes · {short_count(net.num_arcs)} arcs")
+        self.lbl_size.setToolTip(f"{net.num_nodes:,} nodes, {net.num_arcs:,} arcs; costs in {net.unit}")
         self.status(f"Opened {name}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs. "
                     "Left click sets the source, right click the destination.", 8000)
 

@@ -126,6 +126,8 @@ class PhaseChart(QWidget):
         self._redrawn_t = 0.0
         self._legend_modes: tuple = ()
         self._tick_n: int | None = None
+        self._x_shown: tuple = ()  # ((0, last phase), x range) set by _x_range
+        self._decades_shown: tuple = ()  # (first, last decade, step, y range) of the log axis
         self._replay_k: int | None = None
         self._replay_run: str | None = None
 
@@ -371,9 +373,9 @@ class PhaseChart(QWidget):
     def redraw(self) -> None:
         modes_seen: set[int] = set()
         if self.runs:
-            self.p_time.enableAutoRange()
-            self.p_frontier.enableAutoRange(axis="x")
+            self.p_time.enableAutoRange(axis="y")
         lo_hi: list[float] = []  # the frontier plot's log10 values, for whole decades
+        x_hi = -1.0  # the last phase or step drawn
         self._label_axes()
         # Compare mode (several SSSP runs): each run one colour, its dots too, and the
         # legend names the runs; launch-mode dots only when one run is shown.
@@ -385,6 +387,7 @@ class PhaseChart(QWidget):
             if is_superstep(rows):
                 a, m, t = self._ensure_step_items(name, colour)
                 x = rows["superstep"].astype(np.float64)
+                x_hi = max(x_hi, float(x.max()) if x.size else -1.0)
                 ya = np.log10(np.maximum(rows["active"].astype(np.float64), 1.0))
                 if ya.size:
                     lo_hi += [float(ya.min()), float(ya.max())]
@@ -398,6 +401,7 @@ class PhaseChart(QWidget):
                 continue
             lf, sf, lt, st = self._ensure_items(name, colour)
             x = rows["phase"].astype(np.float64)
+            x_hi = max(x_hi, float(x.max()) if x.size else -1.0)
             yf = np.log10(np.maximum(rows["frontier"].astype(np.float64), 1.0))  # log axis: no zeros
             yt = self._time_y(rows["time_us"].astype(np.float64))
             if yf.size:
@@ -424,6 +428,8 @@ class PhaseChart(QWidget):
             st.setData(x, yt, brush=brushes)
         if lo_hi:
             self._decades(min(lo_hi), max(lo_hi))
+        if x_hi >= 0:
+            self._x_range(x_hi)
         self._whole_steps(max((r.shape[0] for r in self.runs.values()), default=0))
         self._update_mode_legend(modes_seen)
         self._update_totals()
@@ -441,15 +447,31 @@ class PhaseChart(QWidget):
         for p in (self.p_frontier, self.p_time):
             p.getAxis("bottom").setTicks(ticks)
 
+    def _x_range(self, x_hi: float) -> None:
+        """Phases (steps) 0..x_hi on both plots (x linked), set only when it changes: the
+        plots' own x auto-ranges moved each other by a hair at every redraw, and every
+        move repainted both bottom axes (4 ms each) at every click (issue 27)."""
+        hi = max(x_hi, 1.0)
+        pad = max(0.02 * hi, 0.25)  # the end dots whole on a short run
+        want = (-pad, hi + pad)
+        if self._x_shown == (want, tuple(self.p_frontier.viewRange()[0])):
+            return
+        self.p_frontier.setXRange(*want, padding=0)
+        self._x_shown = (want, tuple(self.p_frontier.viewRange()[0]))
+
     def _decades(self, lo: float, hi: float) -> None:
         """The log axis spans whole decades (at least one): a flat or short curve would
         get a sliver of a decade, labelled by crowded minor ticks."""
         a = int(np.floor(lo))
         b = max(int(np.ceil(hi)), a + 1)
         step = max(1, (b - a + 3) // 4)  # at most about four labels
+        y_now = tuple(self.p_frontier.viewRange()[1])
+        if self._decades_shown == (a, b, step, y_now):
+            return  # the same axis: new ticks would repaint it (4 ms) at every click
         self.p_frontier.getAxis("left").setTicks(
             [[(float(d), decade_label(d)) for d in range(a, b + 1, step)], []])
         self.p_frontier.setYRange(a, b, padding=0.15)  # end labels inside a short axis
+        self._decades_shown = (a, b, step, tuple(self.p_frontier.viewRange()[1]))
 
     def _update_mode_legend(self, modes: set[int]) -> None:
         if tuple(sorted(modes)) == self._legend_modes:

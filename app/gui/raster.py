@@ -77,6 +77,32 @@ class SegmentSet:
         return int(zs[-1]) if zs.size else 0
 
 
+@njit(cache=True, nogil=True)
+def _split(order, order_z, pt_start, pt_count, px, py, width, total):  # pragma: no cover - numba
+    """The segments of the polylines ``order`` (arcs of the drawing, in draw order)."""
+    x0 = np.empty(total, np.float32)
+    y0 = np.empty(total, np.float32)
+    x1 = np.empty(total, np.float32)
+    y1 = np.empty(total, np.float32)
+    arc = np.empty(total, np.int32)
+    thick = np.empty(total, np.uint8)
+    seg_z = np.empty(total, np.int64)
+    k = 0
+    for i in range(order.shape[0]):
+        a = order[i]
+        s = pt_start[a]
+        for j in range(s, s + pt_count[a] - 1):
+            x0[k] = px[j]
+            y0[k] = py[j]
+            x1[k] = px[j + 1]
+            y1[k] = py[j + 1]
+            arc[k] = a
+            thick[k] = width[a]
+            seg_z[k] = order_z[i]
+            k += 1
+    return x0, y0, x1, y1, arc, thick, seg_z
+
+
 def build_segments(net, geo: MapGeometry) -> SegmentSet:
     """Split the polylines into segments, in class draw order, with per-arc colours."""
     nd = geo.num_drawn
@@ -92,22 +118,24 @@ def build_segments(net, geo: MapGeometry) -> SegmentSet:
         order_parts.append(sel)
         part_z.append(min(max(style.z, 0), 15))
     order = np.concatenate(order_parts) if order_parts else np.zeros(0, dtype=np.int64)
-    counts = geo.pt_count[order] - 1  # segments per polyline
-    seg_z = np.repeat(np.repeat(np.array(part_z, dtype=np.int64),
-                                [p.size for p in order_parts]), counts)
+    order_z = np.empty(order.size, dtype=np.int64)  # each drawn arc's class z, draw order
+    at = 0
+    for sel, z in zip(order_parts, part_z, strict=True):
+        order_z[at:at + sel.size] = z
+        at += sel.size
+    total = int(np.maximum(geo.pt_count[order] - 1, 0).sum())
+    # one pass without the GIL: np.repeat over the 2.29M segments of the generated Kanto
+    # map held it 50-60 ms on the loader thread, the window frozen meanwhile (issue 27)
+    x0, y0, x1, y1, arc, thick, seg_z = _split(order, order_z, geo.pt_start, geo.pt_count,
+                                               geo.px, geo.py, width, total)
     z_first = np.searchsorted(seg_z, np.arange(16))  # seg_z ascends with the draw order
-    starts = geo.pt_start[order]
-    total = int(counts.sum())
-    ends = np.cumsum(counts)
-    first = np.arange(total, dtype=np.int64) + np.repeat(starts - (ends - counts), counts)
-    arc = np.repeat(order, counts).astype(np.int32)
     return SegmentSet(
-        x0=geo.px[first].astype(np.float32),
-        y0=geo.py[first].astype(np.float32),
-        x1=geo.px[first + 1].astype(np.float32),
-        y1=geo.py[first + 1].astype(np.float32),
+        x0=x0,
+        y0=y0,
+        x1=x1,
+        y1=y1,
         arc=arc,
-        thick=width[arc],
+        thick=thick,
         road_colour=road,
         dim_colour=dim,
         z_first=z_first,

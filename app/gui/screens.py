@@ -96,6 +96,9 @@ def tool_problems(win, tool: str) -> list[str]:
     for part in readable_parts(win, tool):
         out += problems(part)
     out += canvas_problems(win)
+    from .status_bar import message_problems
+
+    out += message_problems(win.statusBar())
     return sorted(set(out))
 
 

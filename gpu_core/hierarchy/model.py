@@ -132,6 +132,12 @@ def polled(work: Callable[[], None], result: dict, counter: np.ndarray,
 
 
 # ---- files: every array checksummed, so damage is found instead of trusted -------------
+# Arrays are hashed in pieces of this many bytes: one update over a whole array held the
+# GIL 40-50 ms on the 1.43M-node map's index while the app's window waited (issue 27);
+# between pieces another thread gets its turn.
+HASH_CHUNK = 1 << 22
+
+
 def content_hash(obj) -> str:
     """blake2b of every field of a dataclass (arrays by bytes, scalars by repr)."""
     h = hashlib.blake2b(digest_size=16)
@@ -140,7 +146,9 @@ def content_hash(obj) -> str:
         h.update(f.name.encode())
         if isinstance(v, np.ndarray):
             h.update(str(v.dtype).encode() + str(v.shape).encode())
-            h.update(np.ascontiguousarray(v).view(np.uint8).data)
+            data = np.ascontiguousarray(v).reshape(-1).view(np.uint8)
+            for at in range(0, data.size, HASH_CHUNK):  # the same digest, fed in pieces
+                h.update(data[at:at + HASH_CHUNK].data)
         else:
             h.update(repr(v).encode())
     return h.hexdigest()

@@ -41,14 +41,11 @@ class _Pair:
     def __init__(self, h, g: CSRGraph):
         self.weights_ref = weakref.ref(g.weights)
         self.indices_ref = weakref.ref(g.indices)
-        n = g.num_nodes
-        # stable: CSR arcs are listed by tail, so each row lists its in-arcs by tail and
-        # the predecessor pass stops at the first tight one (the smallest u)
-        order = np.argsort(g.indices, kind="stable")
-        self.rptr = np.zeros(n + 1, np.int64)
-        np.cumsum(np.bincount(g.indices, minlength=n), out=self.rptr[1:])
-        self.rsrc = np.ascontiguousarray(g.arc_sources()[order], dtype=np.int32)
-        self.rw = np.ascontiguousarray(g.weights[order], dtype=np.int32)
+        from .cpu import in_arcs
+
+        # each row lists its in-arcs by tail (a stable order), so the predecessor pass
+        # stops at the first tight one (the smallest u)
+        self.rptr, self.rsrc, self.rw = in_arcs(g.indptr, g.indices, g.weights)
         self.h = h
         self._cpu = None
         self._cuda = None

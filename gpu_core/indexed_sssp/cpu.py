@@ -129,6 +129,35 @@ def _renumber(ptr, nbr, w, order, new_of):
     return p, out_nbr, out_w
 
 
+@njit(cache=True, nogil=True)
+def _in_arcs(indptr, indices, weights, rptr, rsrc, rw):  # pragma: no cover - numba
+    n = indptr.shape[0] - 1
+    for a in range(indices.shape[0]):
+        rptr[indices[a] + 1] += 1
+    for v in range(n):
+        rptr[v + 1] += rptr[v]
+    at = rptr[:-1].copy()
+    for u in range(n):  # arcs in CSR order: each head's in-arcs by tail, as a stable sort
+        for a in range(indptr[u], indptr[u + 1]):
+            k = at[indices[a]]
+            rsrc[k] = u
+            rw[k] = weights[a]
+            at[indices[a]] = k + 1
+
+
+def in_arcs(indptr, indices, weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rptr int64, tails int32, weights int32): the graph's in-arcs, rows by head, each
+    row by tail (``np.argsort(indices, kind="stable")``'s order). One counting pass
+    without the GIL: the argsort and gathers held it ~60 ms on the 1.43M-node map while
+    the app's index worker got its first search ready, the window frozen meanwhile."""
+    n, m = indptr.shape[0] - 1, indices.shape[0]
+    rptr = np.zeros(n + 1, np.int64)
+    rsrc = np.empty(m, np.int32)
+    rw = np.empty(m, np.int32)
+    _in_arcs(indptr, indices, weights, rptr, rsrc, rw)
+    return rptr, rsrc, rw
+
+
 class Layout:
     """The hierarchy in the CPU sweep's own vertex order: by level as the sweep ids are,
     but within a level by graph id instead of rank. Road maps number vertices roughly

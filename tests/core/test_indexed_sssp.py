@@ -164,3 +164,19 @@ def test_parallel_passes_equal_the_sequential_ones(monkeypatch):
     par = sssp(g, 7, backend="cpu", index=h)
     assert_same(par, seq)
     assert_reference(g, 7, par)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_in_arcs_match_a_stable_argsort_by_head(seed):
+    """The reverse CSR the predecessor pass reads, against numpy (the code it replaced)."""
+    from gpu_core.indexed_sssp.cpu import in_arcs
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 300)), int(rng.integers(0, 1500))
+    t = rng.integers(0, n, m)
+    g = CSRGraph.from_edges(n, t, rng.integers(0, n, m), rng.integers(0, 50, m))
+    rptr, rsrc, rw = in_arcs(g.indptr, g.indices, g.weights)
+    order = np.argsort(g.indices, kind="stable")
+    assert np.array_equal(rptr, np.r_[0, np.cumsum(np.bincount(g.indices, minlength=n))])
+    assert np.array_equal(rsrc, g.arc_sources()[order]) and rsrc.dtype == np.int32
+    assert np.array_equal(rw, g.weights[order]) and rw.dtype == np.int32

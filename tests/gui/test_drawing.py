@@ -85,3 +85,29 @@ def test_field_colours_follow_cost(fixture_net):
     v = np.minimum(np.where(dist[geo.tails] >= 0, dist[geo.tails], 1 << 62),
                    np.where(dist[geo.heads] >= 0, dist[geo.heads], 1 << 62))[reached]
     assert np.array_equal(cols[reached], (v * 255 // top).astype(np.uint32) + 1)
+
+
+def test_segments_match_the_polylines_in_draw_order(fixture_net):
+    """build_segments' kernel against the plain numpy split (np.repeat) it replaced."""
+    net = fixture_net
+    geo = build_geometry(net)
+    seg = raster.build_segments(net, geo)
+    groups = class_groups(net, geo)
+    order = np.concatenate([sel for _, sel in groups])
+    zs = np.repeat([min(max(st.z, 0), 15) for st, _ in groups], [sel.size for _, sel in groups])
+    counts = geo.pt_count[order] - 1
+    ends = np.cumsum(counts)
+    first = np.arange(int(counts.sum())) + np.repeat(geo.pt_start[order] - (ends - counts), counts)
+    assert np.array_equal(seg.arc, np.repeat(order, counts))
+    assert np.array_equal(seg.x0, geo.px[first].astype(np.float32))
+    assert np.array_equal(seg.y0, geo.py[first].astype(np.float32))
+    assert np.array_equal(seg.x1, geo.px[first + 1].astype(np.float32))
+    assert np.array_equal(seg.y1, geo.py[first + 1].astype(np.float32))
+    width = {st.name: 2 if st.width >= 2.0 else 1 for st, _ in groups}
+    by_arc = np.zeros(geo.num_drawn, np.uint8)
+    for st, sel in groups:
+        by_arc[sel] = width[st.name]
+    assert np.array_equal(seg.thick, by_arc[seg.arc])
+    seg_z = np.repeat(zs, counts)
+    assert np.array_equal(seg.z_first, np.searchsorted(seg_z, np.arange(16)))
+    assert seg.size > geo.num_drawn  # the fixture has polylines of several segments

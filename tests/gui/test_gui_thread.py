@@ -46,3 +46,24 @@ def test_the_automatic_route_index_waits_for_the_snapping_index(qtbot, make_wind
     assert started == [] and ri._deferred
     qtbot.waitUntil(lambda: w.snapper is not None, timeout=30000)
     assert started == [True]
+
+
+def test_an_opened_map_is_validated_on_the_loader_thread(qtbot, make_window, monkeypatch):
+    """CSRGraph.from_any (passes over every arc) runs on the loader, not in set_network."""
+    from gpu_core.graph import CSRGraph
+    from maps.samples import SAMPLE_MAP
+
+    calls = []
+    real = CSRGraph.from_any.__func__
+
+    def spy(cls, g, **kw):
+        calls.append(threading.current_thread() is threading.main_thread())
+        return real(cls, g, **kw)
+
+    monkeypatch.setattr(CSRGraph, "from_any", classmethod(spy))
+    w = make_window()
+    with qtbot.waitSignal(w.mapLoaded, timeout=60000):
+        w.show_map(str(SAMPLE_MAP))
+    assert calls and not any(calls), "the map's graph was validated on the GUI thread"
+    assert w.graph.num_arcs == w.net.num_arcs and w.graph._checked
+    assert (w.graph.indices == w.net.indices).all() and (w.graph.weights == w.net.weights).all()

@@ -330,9 +330,10 @@ class RouteTool(Tool):
         # One definition (docs/architecture.md): search time = the search call's wall
         # time (as `signpost route`'s search_ms); the rest until now is the app's drawing.
         draw_ms = max(wall - res.elapsed_s, 0.0) * 1000
-        self.win.status(f"Reached {reached:,} of {self.win.net.num_nodes:,} nodes: search "
-                        f"{ms_text(res.elapsed_s * 1000)}, {len(res.phases):,} phases; "
-                        f"drawn in {draw_ms:.0f} ms", 8000)
+        # the times first: at 1024 px the status bar elides the end of the message
+        self.win.status(f"Field: search {ms_text(res.elapsed_s * 1000)}, drawn in {draw_ms:.0f} ms; "
+                        f"{len(res.phases):,} phases; reached {reached:,} of "
+                        f"{self.win.net.num_nodes:,} nodes", 8000)
         if self._drag_next is not None and self._drag_job == -1 and not self._drag_held:
             self._drag_after_gap()
 
