@@ -59,7 +59,8 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     refuse_negative(net, "billboard placement")
     draw = None
     if client is not None:
-        from .distributed import KeptDraw, SampledDraw, worker_backend
+        from .dask_draws import KeptDraw, SampledDraw
+        from .distributed import worker_backend
 
         if opts.method != "sampled":
             raise ValueError("billboards on a Dask cluster need the sampled method")

@@ -335,7 +335,7 @@ def sample_block(ref: MapRef, graph, hierarchy, mode: str, srcs: np.ndarray,
     return es, ev, reached, sampler.kernel
 
 
-# -- sampled billboards with the paths kept on the workers (distributed.KeptDraw) --------
+# -- sampled billboards with the paths kept on the workers (dask_draws.KeptDraw) --------
 
 @dataclass
 class KeptBlock:

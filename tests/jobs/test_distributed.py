@@ -194,7 +194,7 @@ def test_sampled_billboards_same_sites_and_gains(files, cluster, capsys):
 def test_sampled_draw_any_block_size_and_order(cluster, kind):
     """Blocks of 7 sample numbers (finishing in any order) give the one-process result,
     the paths kept on the workers or shipped here."""
-    from app.jobs import billboards, distributed
+    from app.jobs import billboards, dask_draws
     from gpu_core.betweenness import billboards as gen
     from gpu_core.betweenness import place_billboards
     from maps.generate import generate
@@ -203,7 +203,7 @@ def test_sampled_draw_any_block_size_and_order(cluster, kind):
     client = cluster[1]
     ref = place_billboards(net, 3, mode="weighted", backend="cpu", method="sampled",
                            epsilon=0.4, seed=3)
-    draw = getattr(distributed, kind)(client, net, backend="cpu", mode="weighted", block=7)
+    draw = getattr(dask_draws, kind)(client, net, backend="cpu", mode="weighted", block=7)
     *_, res = gen(net, 3, mode="weighted", backend="cpu", method="sampled", epsilon=0.4,
                   seed=3, draw=draw)
     assert draw.blocks > 2
@@ -234,7 +234,7 @@ def _kept_run(client, net, k, kw, kill_after=None):
     """The sampled greedy with the paths kept on the workers; each round's summed counts
     recorded; ``kill_after``: SIGKILL the worker holding block 0 after that many rounds
     ("draw": once block 0 is drawn, while the others are)."""
-    from app.jobs.distributed import KeptDraw
+    from app.jobs.dask_draws import KeptDraw
     from gpu_core.betweenness import billboards as gen
 
     draw = KeptDraw(client, net, backend="cpu", mode="weighted", block=5)
