@@ -20,13 +20,19 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 
-def npy_data_offset(path: str) -> int:
-    """Where the array data of the ``.npy`` file ``path`` starts (after its header)."""
+def npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, int]:
+    """(shape, dtype, where the array data starts) of the ``.npy`` file ``path``."""
     with open(path, "rb") as fh:
         fmt = np.lib.format
         major, _ = fmt.read_magic(fh)
-        (fmt.read_array_header_1_0 if major == 1 else fmt.read_array_header_2_0)(fh)
-        return fh.tell()
+        read = fmt.read_array_header_1_0 if major == 1 else fmt.read_array_header_2_0
+        shape, _, dtype = read(fh)
+        return shape, np.dtype(dtype), fh.tell()
+
+
+def npy_data_offset(path: str) -> int:
+    """Where the array data of the ``.npy`` file ``path`` starts (after its header)."""
+    return npy_header(path)[2]
 
 
 def pwrite_all(fd: int, data: memoryview, offset: int) -> None:
@@ -43,10 +49,8 @@ class NpyRows:
     without :meth:`finish` (an error) waits for the write in flight and closes the file."""
 
     def __init__(self, path: str, first: int = 0, *, count: bool = True):
-        mm = np.load(path, mmap_mode="r")
-        self.dtype, self.cols, self.total = mm.dtype, int(mm.shape[1]), int(mm.shape[0])
-        del mm
-        self.start = npy_data_offset(path)
+        shape, self.dtype, self.start = npy_header(path)
+        self.total, self.cols = int(shape[0]), int(shape[1])
         self.first = first
         self.count = count  # count the unreachable pairs (else the caller does)
         self.unreachable = 0
