@@ -42,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="click and drag without the route index (the plain search)")
     p.add_argument("--no-window", action="store_true",
                    help="leave the window measurements (stalls, click -> field, drag) out")
+    p.add_argument("--drag-only", action="store_true",
+                   help="only the Qt-free drag frames (search + colouring) per map and backend: "
+                        "what runs on a GPU machine without Qt")
     p.add_argument("--write-doc", action="store_true", help=f"write the table to {DOC}")
 
 
@@ -329,20 +332,14 @@ def table(rows: list[dict]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from maps.load import load_map
-
+    if args.drag_only:
+        return run_drags(args)
     _qapp()
     from app.gui.main_window import sample_map_path
 
-    maps: list[tuple[str, object]] = []
     sample = sample_map_path()
     paths = args.map or ([sample] if sample else [])
-    for p in paths:
-        maps.append((os.path.basename(p), lambda p=p: load_map(p)))
-    if not args.no_kanto:
-        from maps.generate import generate
-
-        maps.append(("kanto (generated)", lambda: generate("kanto", args.kanto_nodes, seed=args.seed)))
+    maps = _maps(args, sample)
     from gpu_core.backend import resolve_backend
 
     from .gui_window import drag_frames, measure_window
@@ -384,6 +381,48 @@ def run(args: argparse.Namespace) -> int:
     print(goals)
     if args.write_doc:
         write_doc(rows, clicks, args, window_table(windows, drags) + "\n" + goals)
+    return 0
+
+
+def _maps(args: argparse.Namespace, sample: str | None) -> list[tuple[str, object]]:
+    """(label, loader) of each map the run measures: the ``--map`` files (else the sample
+    map), then the generated Kanto-sized map unless ``--no-kanto``."""
+    from maps.load import load_map
+
+    maps: list[tuple[str, object]] = []
+    for p in args.map or ([sample] if sample else []):
+        maps.append((os.path.basename(p), lambda p=p: load_map(p)))
+    if not args.no_kanto:
+        from maps.generate import generate
+
+        maps.append(("kanto (generated)", lambda: generate("kanto", args.kanto_nodes, seed=args.seed)))
+    return maps
+
+
+def run_drags(args: argparse.Namespace) -> int:
+    """``--drag-only``: the Qt-free drag frames of every map on every usable backend (the
+    GPU search and the colouring apart and together), without importing Qt."""
+    from gpu_core.backend import describe_backend, resolve_backend
+
+    from .gui_window import drag_frames
+
+    try:
+        from maps.samples import SAMPLE_MAP as sample  # Qt-free (app.gui.chrome is not)
+    except ImportError:
+        sample = None
+    backends = ["cpu"] + (["cupy"] if resolve_backend("auto") == "cupy" else [])
+    drags = []
+    have = sample is not None and os.path.exists(sample)
+    for label, make in _maps(args, os.fspath(sample) if have else None):
+        net = make()
+        print(f"measuring {label}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs", flush=True)
+        for be in backends:
+            drags.append({"map": label, **drag_frames(net, be, args.drag_frames, seed=args.seed,
+                                                      index=args.index)})
+        del net
+    print(f"drag frames ({describe_backend('auto')}, {os.cpu_count()} cores), median of "
+          f"{args.drag_frames}:")
+    print(window_table([], drags))
     return 0
 
 
