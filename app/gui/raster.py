@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .geometry import MapGeometry, class_groups
 
@@ -254,14 +254,16 @@ def field_colours(dist, tails, heads, lut, under, max_cost, step):  # pragma: no
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _field_pixels(ids, dist, tails, heads, lut, under, max_cost, step, out):  # pragma: no cover - numba
     """Per pixel: the field colour of the arc shown there (one pass over pixels, which on
-    a zoomed-out big map are fewer than the arcs)."""
+    a zoomed-out big map are fewer than the arcs). Rows in parallel: each pixel reads two
+    random entries of ``dist``, so a frame of a 1.4M-node map is memory-latency bound
+    (10 ms on one core of the GPU host: most of a drag frame)."""
     h, w = ids.shape
     nl = lut.shape[0]
     top = max(max_cost, 1)
-    for r in range(h):
+    for r in prange(h):
         for c in range(w):
             k = ids[r, c]
             if k == 0:

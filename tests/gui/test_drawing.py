@@ -87,6 +87,26 @@ def test_field_colours_follow_cost(fixture_net):
     assert np.array_equal(cols[reached], (v * 255 // top).astype(np.uint32) + 1)
 
 
+def test_field_image_is_the_arc_colours_per_pixel(fixture_net):
+    """The per-pixel pass (rows in parallel) paints each pixel with its arc's field colour
+    (field_arc_colours), background 0, for plain and banded fields."""
+    net = fixture_net
+    geo = build_geometry(net)
+    seg = raster.build_segments(net, geo)
+    x0, y0 = float(net.x.min()), float(net.y.min())
+    span = float(max(net.x.max() - x0, net.y.max() - y0))
+    ids = raster.render_ids(seg, (x0, y0, span, span), (173, 131))
+    assert (ids > 0).any() and (ids == 0).any()
+    dist = sssp(net, 0, backend="cpu").dist
+    lut = np.arange(1, 257, dtype=np.uint32)
+    for bands in (0, 4):
+        cols, top = raster.field_arc_colours(geo, seg, dist, lut, bands)
+        img, top2 = raster.field_image(ids, geo, seg, dist, lut, bands)
+        assert top2 == top
+        want = np.where(ids > 0, cols[np.maximum(ids, 1) - 1], 0).astype(np.uint32)
+        assert np.array_equal(img, want)
+
+
 def test_segments_match_the_polylines_in_draw_order(fixture_net):
     """build_segments' kernel against the plain numpy split (np.repeat) it replaced."""
     net = fixture_net
