@@ -180,3 +180,19 @@ def test_in_arcs_match_a_stable_argsort_by_head(seed):
     assert np.array_equal(rptr, np.r_[0, np.cumsum(np.bincount(g.indices, minlength=n))])
     assert np.array_equal(rsrc, g.arc_sources()[order]) and rsrc.dtype == np.int32
     assert np.array_equal(rw, g.weights[order]) and rw.dtype == np.int32
+
+
+def test_level_groups_pick_wide_groups_for_long_rows_only():
+    from gpu_core.indexed_sssp.groups import WIDTHS, level_groups
+
+    # level 0: one vertex with 100 in-arcs; level 1: 10,000 vertices with 2 each;
+    # level 2: 64 vertices with 9 each; level 3: empty
+    deg = np.concatenate([[100], np.full(10_000, 2), np.full(64, 9)])
+    down_ptr = np.concatenate([[0], np.cumsum(deg)])
+    level_ptr = np.array([0, 1, 10_001, 10_065, 10_065])
+    g = level_groups(level_ptr, down_ptr, np.array([256, 1024, 256, 1024]))
+    assert g.dtype == np.int32 and set(g.tolist()) <= set(WIDTHS)
+    assert g[0] == 32  # one row of 100: all lanes of a warp
+    assert g[1] == 1   # 10,000 short rows over 1,024 lanes: a lane each
+    assert 4 <= g[2] <= 16  # 64 rows of 9 over 256 lanes: a few lanes each
+    assert g[3] == 1

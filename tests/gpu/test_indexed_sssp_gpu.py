@@ -53,3 +53,17 @@ def test_several_sources_and_target():
                 sssp(g, [1, 2500, 4999], backend="cpu"))
     assert_same(sssp(g, 10, backend="cupy", index=h, target=3000),
                 sssp(g, 10, backend="cpu", target=3000))
+
+
+@pytest.mark.parametrize("width", [1, 4, 32])
+def test_every_group_width_gives_the_same_search(monkeypatch, width):
+    # the sweep's lanes per vertex (groups.level_groups) forced to one width on every level
+    from gpu_core.indexed_sssp import cuda as ota
+    from maps.generate import generate
+
+    monkeypatch.setattr(ota, "level_groups", lambda lp, dp, lanes: cp.asnumpy(
+        cp.full(lp.shape[0] - 1, width, dtype=cp.int32)))
+    g = CSRGraph.from_any(generate("grid", 20_000, seed=5))
+    h = key_hierarchy(g)
+    for src in (0, 7_777, 19_999):
+        assert_same(sssp(g, src, backend="cupy", index=h), sssp(g, src, backend="cpu"))
