@@ -100,7 +100,7 @@ class RouteIndex(QObject):
         self._edit_pending = False
         self._set("none", "")
         self._deferred = False
-        if self.auto() and net is not None and net.num_nodes >= AUTO_MIN_NODES and self._helps():
+        if self.auto() and net is not None and net.num_nodes >= AUTO_MIN_NODES:
             if self.win._snapper_pending:
                 # clicks first: loading or building the index competes for the same cores
                 # (2 here) with the snapping index, and clicks waited 2-3 s longer for it
@@ -117,16 +117,6 @@ class RouteIndex(QObject):
         if self._deferred:
             self._deferred = False
             self.build(auto=True)
-
-    def _helps(self) -> bool:
-        """Whether clicks would search through an index: on the CPU (3-6x faster); the
-        GPU keeps its one-launch search under policy auto (app.jobs.sssp.search_index)."""
-        from gpu_core.backend import resolve_backend
-
-        try:
-            return resolve_backend(self.win.algo_panel.backend) != "cupy"
-        except Exception:  # a backend that cannot be had: the search reports it
-            return True
 
     def build(self, auto: bool = False) -> int:
         """Load or build the map's search index in the background; returns the job id

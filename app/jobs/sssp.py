@@ -74,23 +74,31 @@ def _run(net, opts: SsspJobOptions, *, progress: Progress | None, cancel: Cancel
         return res
 
 
+# the GPU's one-launch search (~8-11 ms on 1.5M nodes, H100) beats the indexed sweep
+# (~5-7 us a level) beyond about this many levels
+GPU_INDEX_MAX_LEVELS = 1000
+
+
 def search_index(net, strategy: str, policy: str, *, backend: str = "auto",
                  progress: Progress | None = None, cancel: CancelCheck | None = None):
     """The key-weighted hierarchy ``sssp(..., index=)`` takes, or None: only strategy
     ``auto`` uses one (an explicitly chosen strategy runs as chosen). Under policy
-    ``auto`` the GPU keeps its one-launch search: there the index's sweep is slower on
-    road maps (one level per grid barrier: docs/perf/sssp_index.md), on the CPU 3-6x
-    faster; ``on`` takes it on either backend."""
+    ``auto`` (an index built or loaded before, never a build) the CPU always takes it
+    (3-6x faster); the GPU takes it when its sweep has at most ``GPU_INDEX_MAX_LEVELS``
+    levels: the GPU sweep's time follows its chain of levels (NE, 296 levels: 2.1 ms
+    against 8.4 ms for the one-launch search; the Kanto-sized grid, 1,620 levels: 11.6
+    against 10.7 ms; docs/perf/sssp_index.md). ``on`` takes it on either backend."""
     if strategy != "auto" or policy == "off":
         return None
-    if policy == "auto":
+    from .index import key_hierarchy_for
+
+    h = key_hierarchy_for(net, policy=policy, progress=progress, cancel=cancel)[0]
+    if h is not None and policy == "auto" and h.levels > GPU_INDEX_MAX_LEVELS:
         from gpu_core.backend import resolve_backend
 
         if resolve_backend(backend) == "cupy":
             return None
-    from .index import key_hierarchy_for
-
-    return key_hierarchy_for(net, policy=policy, progress=progress, cancel=cancel)[0]
+    return h
 
 
 def compare(net, opts: SsspJobOptions, strategies: tuple[str, ...] = COMPARE_STRATEGIES, *,

@@ -101,3 +101,23 @@ def test_isochrones_by_cost_take_the_index(cache):
     without = iso.run(net, iso.IsochroneOptions(src, (1000, 3000), backend="cpu", index="off"))
     np.testing.assert_array_equal(with_index.dist, without.dist)
     assert [p.area for p in with_index.polygons_xy] == [p.area for p in without.polygons_xy]
+
+
+@pytest.mark.parametrize("levels,backend,policy,taken", [
+    (296, "cupy", "auto", True), (1620, "cupy", "auto", False), (1620, "cupy", "on", True),
+    (1620, "cpu", "auto", True)])
+def test_gpu_takes_the_index_when_its_sweep_is_short(monkeypatch, levels, backend, policy, taken):
+    # the GPU's indexed sweep costs its chain of levels: under policy auto it is taken up
+    # to GPU_INDEX_MAX_LEVELS levels, beyond that the one-launch search stays
+    import types
+
+    import gpu_core.backend
+    from app.jobs import sssp as sssp_job
+
+    h = types.SimpleNamespace(levels=levels)
+    monkeypatch.setattr(index, "key_hierarchy_for", lambda net, **kw: (h, None))
+    monkeypatch.setattr(gpu_core.backend, "resolve_backend", lambda b="auto": backend)
+    assert sssp_job.GPU_INDEX_MAX_LEVELS < 1620
+    got = sssp_job.search_index(object(), "auto", policy, backend=backend)
+    assert (got is h) == taken
+    assert sssp_job.search_index(object(), "bf", policy, backend=backend) is None
