@@ -261,8 +261,9 @@ def matrix_block_behind(ref: MapRef, graph, hierarchy, variant: str, sources: np
     """:func:`matrix_block_to_file` without waiting for the disk: the rows go into this
     worker's writer of ``path`` (one per file, kept across blocks, so the last chunk of a
     block is written while the next block's search runs) and the task returns once they
-    are queued: (unreachable count, this worker's address). The client then has every
-    worker finish its writer (:func:`finish_writes`) and re-runs, with
+    are queued: this worker's address. The writer's thread counts each block's
+    unreachable pairs; the client then has every worker finish its writer
+    (:func:`finish_writes`: the blocks flushed and their counts) and re-runs, with
     :func:`matrix_block_to_file`, any block whose worker cannot say it was flushed."""
 
     from .npy_rows import NpyRows
@@ -271,34 +272,33 @@ def matrix_block_behind(ref: MapRef, graph, hierarchy, variant: str, sources: np
     wm = worker_map(ref, graph, hierarchy)
     held = _writers()
     if path not in held:
-        held[path] = (NpyRows(path, count=False), [])
+        held[path] = (NpyRows(path), [])
     out, firsts = held[path]
-    unreachable = 0
     for r0, rows in _timed_rows(wm, ref, variant, sources, targets, narrow):
         t0 = time.perf_counter()
-        unreachable += int(np.count_nonzero(rows < 0))
-        out.put(first + r0, rows)
-        wm.add("wait_write", t0)  # counting, and the previous chunk's write not done yet
+        out.put(first + r0, rows, tag=first)
+        wm.add("wait_write", t0)  # DEPTH chunks queued already
     firsts.append(first)
     wm.blocks += 1
     wm.add("tasks", t_task)
-    return unreachable, _address()
+    return _address()
 
 
-def finish_writes(path: str, dask_worker=None) -> list[int]:
+def finish_writes(path: str, dask_worker=None) -> dict[int, int]:
     """Finish this worker's writer of ``path`` (its last writes, then ``fdatasync``) and
-    say which blocks (their first rows) it holds flushed; [] when it has none (a worker
-    started after the blocks ran). Through ``client.run``."""
+    say which blocks (their first rows) it holds flushed, with each one's unreachable
+    pairs; {} when it has none (a worker started after the blocks ran). Through
+    ``client.run``."""
     held = _writers(dask_worker).pop(path, None)
     if held is None:
-        return []
+        return {}
     out, firsts = held
     t0 = time.perf_counter()
     out.finish()
     for wm in _maps(dask_worker).values():
         wm.add("sync", t0)
         wm.busy["write"] = wm.busy.get("write", 0.0) + out.write_s
-    return firsts
+    return {first: int(out.by_tag.get(first, 0)) for first in firsts}
 
 
 def drop_writes(path: str, dask_worker=None) -> None:

@@ -445,16 +445,17 @@ def matrix_to_npy(client, net, sources: np.ndarray, targets: np.ndarray, path: s
         stats["dask_submit_t"] = time.perf_counter()
     done = False
     try:
-        got = dict(ordered_results(client, submit, mp.count, window=mp.count,
-                                   on_done=on_block))
+        for _ in ordered_results(client, submit, mp.count, window=mp.count, on_done=on_block):
+            pass
         flushed = client.run(finish_writes, path, on_error="return")
-        held = {first for firsts in flushed.values() if isinstance(firsts, list)
-                for first in firsts}
+        held = {first: count for got in flushed.values() if isinstance(got, dict)
+                for first, count in got.items()}  # counted by the writers' threads
         lost = [i for i in range(mp.count) if i * rows not in held]
+        unreachable = sum(held.get(i * rows, 0) for i in range(mp.count))
         if lost:  # their worker died after the task: write them again, flushed
             futs = [client.submit(matrix_block_to_file, *args(i), pure=False,
                                   retries=RETRIES) for i in lost]
-            client.gather(futs)
+            unreachable += sum(int(u) for u in client.gather(futs))
         done = True
     finally:
         if not done:
@@ -465,7 +466,7 @@ def matrix_to_npy(client, net, sources: np.ndarray, targets: np.ndarray, path: s
     if stats is not None:
         stats["dask_busy"] = busy_by_worker(client)
         stats["dask_rewritten"] = len(lost)
-    return sum(int(u) for u, _ in got.values())
+    return unreachable
 
 
 def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 1) -> int:

@@ -5,7 +5,9 @@ process, the Dask workers that write their blocks in place (``dask_worker``) and
 one-process baseline, so that their times compare the searches, not three writers. Rows go
 in with ``os.pwrite`` at their offset (no memory map: no page faults, no file-sized
 mapping), from a background thread, so the disk copy of one chunk overlaps the GPU search
-of the next; at most one chunk waits (bounded memory). Each chunk's disk write is started
+of the next; at most ``DEPTH`` chunks wait (bounded memory: a worker's search then never
+waits on a write that one slow page-cache fill held up). The unreachable pairs are counted
+on that thread too (per ``tag``, e.g. a block's first row). Each chunk's disk write is started
 at once (``posix_fadvise(DONTNEED)``: on Linux it begins the write-back and drops the pages
 once written, so a matrix larger than memory does not crowd out the page cache), and
 ``finish`` waits for the rest (``fdatasync``) and returns the unreachable count: the flush
@@ -15,9 +17,12 @@ of a big matrix runs beside its searches instead of after them.
 from __future__ import annotations
 
 import os
+from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
+
+DEPTH = 2  # chunks queued behind the one being written
 
 
 def npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, int]:
@@ -54,27 +59,31 @@ class NpyRows:
         self.first = first
         self.count = count  # count the unreachable pairs (else the caller does)
         self.unreachable = 0
+        self.by_tag: dict = {}  # unreachable pairs per put()'s tag (counted on the thread)
         self.write_s = 0.0  # seconds the background thread spent converting and writing
         self._fd = os.open(path, os.O_WRONLY)
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="npy-rows")
-        self._pending: Future | None = None
+        self._pending: deque[Future] = deque()
 
-    def put(self, r0: int, block: np.ndarray) -> None:
+    def put(self, r0: int, block: np.ndarray, tag=None) -> None:
         """Queue ``block`` (any integer dtype, -1 unreachable) for rows ``r0``..; waits
-        for the previous block's write first."""
+        while ``DEPTH`` blocks are queued. Its unreachable pairs count under ``tag``."""
         if self.first + r0 + block.shape[0] > self.total or block.shape[1] != self.cols:
             raise ValueError(f"rows {self.first + r0}..{self.first + r0 + block.shape[0]} "
                              f"x {block.shape[1]} do not fit the {self.total} x {self.cols} file")
-        self._wait()
-        self._pending = self._pool.submit(self._write, r0, block)
+        while len(self._pending) > DEPTH - 1:
+            self._pending.popleft().result()
+        self._pending.append(self._pool.submit(self._write, r0, block, tag))
 
-    def _write(self, r0: int, block: np.ndarray) -> None:
+    def _write(self, r0: int, block: np.ndarray, tag) -> None:
         import time
 
         t0 = time.perf_counter()
         buf = np.ascontiguousarray(block, dtype=self.dtype)
         if self.count:
-            self.unreachable += int(np.count_nonzero(buf < 0))
+            lost = int(np.count_nonzero(buf < 0))
+            self.unreachable += lost
+            self.by_tag[tag] = self.by_tag.get(tag, 0) + lost
         row_bytes = self.cols * self.dtype.itemsize
         at = self.start + (self.first + r0) * row_bytes
         pwrite_all(self._fd, memoryview(buf).cast("B"), at)
@@ -83,9 +92,8 @@ class NpyRows:
         self.write_s += time.perf_counter() - t0
 
     def _wait(self) -> None:
-        if self._pending is not None:
-            pending, self._pending = self._pending, None
-            pending.result()
+        while self._pending:
+            self._pending.popleft().result()
 
     def finish(self, sync: bool = True) -> int:
         """Wait for the last write, flush the file to disk (``sync``) and close it; the

@@ -27,6 +27,41 @@ def test_blocks_in_any_order_give_np_save_bytes(tmp_path, dtype):
     assert open(path, "rb").read() == (tmp_path / "ref.npy").read_bytes()
 
 
+def test_unreachable_pairs_counted_per_tag_behind_a_bounded_queue(tmp_path, monkeypatch):
+    # the writer thread counts each put's -1 entries under its tag; put() waits while
+    # DEPTH writes are queued, so at most DEPTH + 1 blocks are held at once
+    import threading
+
+    from app.jobs import npy_rows
+
+    gate = threading.Event()
+    real = NpyRows._write
+    held = []
+
+    def slow(self, r0, block, tag):
+        gate.wait()
+        held.append(len(self._pending))
+        return real(self, r0, block, tag)
+
+    monkeypatch.setattr(NpyRows, "_write", slow)
+    rng = np.random.default_rng(2)
+    want = rng.integers(-1, 5, size=(12, 7)).astype(np.int32)
+    path = str(tmp_path / "m.npy")
+    open_npy_memmap(path, want.shape, np.int32)
+    with NpyRows(path) as out:
+        t = threading.Timer(0.2, gate.set)
+        t.start()
+        for i, tag in enumerate((10, 10, 20, 30, 30, 30)):
+            out.put(2 * i, want[2 * i:2 * i + 2].astype(np.int64), tag=tag)
+            assert len(out._pending) <= npy_rows.DEPTH
+        total = out.finish()
+    assert total == int((want < 0).sum())
+    blocks = [want[0:4], want[4:6], want[6:12]]
+    assert out.by_tag == {tag: int((b < 0).sum()) for tag, b in zip((10, 20, 30), blocks,
+                                                                     strict=True)}
+    assert np.array_equal(np.load(path), want) and max(held) <= npy_rows.DEPTH
+
+
 def test_first_row_offsets_a_block(tmp_path):
     path = str(tmp_path / "m.npy")
     open_npy_memmap(path, (6, 3), np.int32)
