@@ -5,7 +5,7 @@ process, the Dask workers that write their blocks in place (``dask_worker``) and
 one-process baseline, so that their times compare the searches, not three writers. Rows go
 in with ``os.pwrite`` at their offset (no memory map: no page faults, no file-sized
 mapping), from a background thread, so the disk copy of one chunk overlaps the GPU search
-of the next; at most ``DEPTH`` chunks wait (bounded memory: a worker's search then never
+of the next, by ``THREADS`` threads; at most ``DEPTH`` chunks wait (bounded memory: a worker's search then never
 waits on a write that one slow page-cache fill held up). The unreachable pairs are counted
 on that thread too (per ``tag``, e.g. a block's first row). Each chunk's disk write is started
 at once (``posix_fadvise(DONTNEED)``: on Linux it begins the write-back and drops the pages
@@ -17,12 +17,17 @@ of a big matrix runs beside its searches instead of after them.
 from __future__ import annotations
 
 import os
+import threading
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
 DEPTH = 2  # chunks queued behind the one being written
+# threads writing each chunk (row slices at their own offsets): one thread fills the page
+# cache at ~1.1-1.3 GB/s, and a 30,000^2 matrix's writer was busier than its GPU search;
+# two writers into one file gave 1.6-2x that on the H100 hosts (docs/perf/dask.md)
+THREADS = 2
 
 
 def npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, int]:
@@ -60,9 +65,10 @@ class NpyRows:
         self.count = count  # count the unreachable pairs (else the caller does)
         self.unreachable = 0
         self.by_tag: dict = {}  # unreachable pairs per put()'s tag (counted on the thread)
-        self.write_s = 0.0  # seconds the background thread spent converting and writing
+        self.write_s = 0.0  # seconds the writer threads spent converting and writing (summed)
         self._fd = os.open(path, os.O_WRONLY)
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="npy-rows")
+        self._pool = ThreadPoolExecutor(THREADS, thread_name_prefix="npy-rows")
+        self._lock = threading.Lock()  # the counts, from every writer thread
         self._pending: deque[Future] = deque()
 
     def put(self, r0: int, block: np.ndarray, tag=None) -> None:
@@ -71,25 +77,29 @@ class NpyRows:
         if self.first + r0 + block.shape[0] > self.total or block.shape[1] != self.cols:
             raise ValueError(f"rows {self.first + r0}..{self.first + r0 + block.shape[0]} "
                              f"x {block.shape[1]} do not fit the {self.total} x {self.cols} file")
-        while len(self._pending) > DEPTH - 1:
+        while len(self._pending) > THREADS * (DEPTH - 1):
             self._pending.popleft().result()
-        self._pending.append(self._pool.submit(self._write, r0, block, tag))
+        k = block.shape[0]
+        cuts = [k * i // THREADS for i in range(THREADS + 1)]
+        for a, b in zip(cuts[:-1], cuts[1:], strict=True):
+            if b > a or k == 0:
+                self._pending.append(self._pool.submit(self._write, r0 + a, block[a:b], tag))
 
     def _write(self, r0: int, block: np.ndarray, tag) -> None:
         import time
 
         t0 = time.perf_counter()
         buf = np.ascontiguousarray(block, dtype=self.dtype)
-        if self.count:
-            lost = int(np.count_nonzero(buf < 0))
-            self.unreachable += lost
-            self.by_tag[tag] = self.by_tag.get(tag, 0) + lost
+        lost = int(np.count_nonzero(buf < 0)) if self.count else 0
         row_bytes = self.cols * self.dtype.itemsize
         at = self.start + (self.first + r0) * row_bytes
         pwrite_all(self._fd, memoryview(buf).cast("B"), at)
         if hasattr(os, "posix_fadvise"):  # start the disk write now (Linux: asynchronous)
             os.posix_fadvise(self._fd, at, buf.nbytes, os.POSIX_FADV_DONTNEED)
-        self.write_s += time.perf_counter() - t0
+        with self._lock:
+            self.unreachable += lost
+            self.by_tag[tag] = self.by_tag.get(tag, 0) + lost
+            self.write_s += time.perf_counter() - t0
 
     def _wait(self) -> None:
         while self._pending:

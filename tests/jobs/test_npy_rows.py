@@ -28,8 +28,8 @@ def test_blocks_in_any_order_give_np_save_bytes(tmp_path, dtype):
 
 
 def test_unreachable_pairs_counted_per_tag_behind_a_bounded_queue(tmp_path, monkeypatch):
-    # the writer thread counts each put's -1 entries under its tag; put() waits while
-    # DEPTH writes are queued, so at most DEPTH + 1 blocks are held at once
+    # the writer threads count each put's -1 entries under its tag; put() waits while
+    # DEPTH blocks (THREADS slices each) are queued
     import threading
 
     from app.jobs import npy_rows
@@ -53,13 +53,13 @@ def test_unreachable_pairs_counted_per_tag_behind_a_bounded_queue(tmp_path, monk
         t.start()
         for i, tag in enumerate((10, 10, 20, 30, 30, 30)):
             out.put(2 * i, want[2 * i:2 * i + 2].astype(np.int64), tag=tag)
-            assert len(out._pending) <= npy_rows.DEPTH
+            assert len(out._pending) <= npy_rows.DEPTH * npy_rows.THREADS
         total = out.finish()
     assert total == int((want < 0).sum())
     blocks = [want[0:4], want[4:6], want[6:12]]
     assert out.by_tag == {tag: int((b < 0).sum()) for tag, b in zip((10, 20, 30), blocks,
                                                                      strict=True)}
-    assert np.array_equal(np.load(path), want) and max(held) <= npy_rows.DEPTH
+    assert np.array_equal(np.load(path), want) and max(held) <= npy_rows.DEPTH * npy_rows.THREADS
 
 
 def test_first_row_offsets_a_block(tmp_path):
