@@ -231,59 +231,77 @@ def _customize_kept(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
     """Customization through the metric kept on ``t``: partial when it allows (the
     changed inputs found by comparing ``g`` with the graph of the kept metric), else in
     full (then kept for the next one). Returns a Hierarchy of its own (the kept one's
-    arrays shared: no Hierarchy array is written once built)."""
+    arrays shared: no Hierarchy array is written once built).
+
+    One metric is kept per weight family (``g.metric_family``: the map's weights, or the
+    search index's keys, ``keyed.KeyGraph``), so an app that re-customizes both after an
+    edit updates each partially instead of replacing one by the other in full;
+    ``t._metric`` is the last one used."""
+    from .partial import lock_for
+
+    family = getattr(g, "metric_family", "weights")
+    with lock_for(t):
+        kept = t.__dict__.setdefault("_metrics", {})
+        t._metric = kept.get(family)
+        try:
+            return _customize_locked(t, g, backend, reuse, cancel, prune)
+        finally:
+            kept[family] = getattr(t, "_metric", None)
+
+
+def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
+                      prune: bool):
     import copy
 
     from .inputs import KeptInputs
     from .metric import initial
-    from .partial import keep, lock_for, partial_from_graph, try_partial
+    from .partial import keep, partial_from_graph, try_partial
 
-    with lock_for(t):
-        device = backend == "cupy"
-        done = partial_from_graph(t, g, prune, device) if reuse else None
-        if done is None:
-            slots = slots_for(t, g)
-            if isinstance(slots, str):
-                raise InvalidArgumentError(slots)
-            base_up, base_down = initial(t.edges, slots, g.weights)
-            # the kept metric's graph unknown, or many rows changed: every input compared
-            done = try_partial(t, base_up, base_down, prune, device=device) if reuse else None
-            if done is not None:
-                t._metric.inputs = KeptInputs.of(g)
+    device = backend == "cupy"
+    done = partial_from_graph(t, g, prune, device) if reuse else None
+    if done is None:
+        slots = slots_for(t, g)
+        if isinstance(slots, str):
+            raise InvalidArgumentError(slots)
+        base_up, base_down = initial(t.edges, slots, g.weights)
+        # the kept metric's graph unknown, or many rows changed: every input compared
+        done = try_partial(t, base_up, base_down, prune, device=device) if reuse else None
         if done is not None:
-            done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
-            done[0].graph_key = _lazy_key(t._metric.inputs)
-            return done[0]
-        perfect = None
-        if backend == "cupy" and prune:
-            from .metric_cuda import customize_perfect_device
+            t._metric.inputs = KeptInputs.of(g)
+    if done is not None:
+        done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
+        done[0].graph_key = _lazy_key(t._metric.inputs)
+        return done[0]
+    perfect = None
+    if backend == "cupy" and prune:
+        from .metric_cuda import customize_perfect_device
 
-            up, down, *perfect = customize_perfect_device(t, g)
-        elif backend == "cupy":
-            from .metric_cuda import customize_device
+        up, down, *perfect = customize_perfect_device(t, g)
+    elif backend == "cupy":
+        from .metric_cuda import customize_device
 
-            up, down = customize_device(t, g)
-        else:
-            from .metric import triangles
+        up, down = customize_device(t, g)
+    else:
+        from .metric import triangles
 
-            up, down = base_up.copy(), base_down.copy()
-            triangles(t, up, down)
+        up, down = base_up.copy(), base_down.copy()
+        triangles(t, up, down)
+    _stop(cancel)
+    if prune:
+        from .perfect import perfect_metric, pruned_hierarchy
+
+        if perfect is None:
+            perfect = perfect_metric(t, up, down)
         _stop(cancel)
-        if prune:
-            from .perfect import perfect_metric, pruned_hierarchy
-
-            if perfect is None:
-                perfect = perfect_metric(t, up, down)
-            _stop(cancel)
-            h = pruned_hierarchy(t, *perfect)
-            keep(t, base_up, base_down, up, down, None, pruned=h, g=g)
-        else:
-            h = to_hierarchy(t, up, down)
-            keep(t, base_up, base_down, up, down, h, g=g)
-        out = copy.copy(h)
-        out.customized = "full"
-        out.graph_key = _lazy_key(t._metric.inputs)
-        return out
+        h = pruned_hierarchy(t, *perfect)
+        keep(t, base_up, base_down, up, down, None, pruned=h, g=g)
+    else:
+        h = to_hierarchy(t, up, down)
+        keep(t, base_up, base_down, up, down, h, g=g)
+    out = copy.copy(h)
+    out.customized = "full"
+    out.graph_key = _lazy_key(t._metric.inputs)
+    return out
 
 
 def _lazy_key(inputs):

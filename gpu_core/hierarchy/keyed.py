@@ -29,6 +29,8 @@ class KeyGraph(CSRGraph):
     """A CSRGraph whose weights are the int64 key weights (beyond the kernels' int32:
     only the hierarchy build reads it, so it is marked checked and reverses in int64)."""
 
+    metric_family = "keys"  # its customization is kept apart from the map's (``cch``)
+
     def __init__(self, g: CSRGraph, ks: KeySpace):
         super().__init__(g.indptr, g.indices, ks.key_weights(g.weights))
         self._checked = True  # CSRGraph.from_any passes it through as it is

@@ -141,3 +141,24 @@ def test_prepare_then_closures_recycle_buffers():
     bases = {id(b) for lst in t._spares.bufs.values() for b in lst}
     assert any(getattr(h, a).base is not None and id(getattr(h, a).base) in bases
                for a in ("up_dst", "up_w", "down_src", "down_w"))
+
+
+def test_weights_and_keys_keep_a_metric_each():
+    from gpu_core.hierarchy import key_hierarchy
+
+    g = _map("grid", 900, 8)
+    t = build_topology(g)
+    customize(t, g)
+    key_hierarchy(g, topology=t)  # the search index's metric: kept beside the map's
+    rng = np.random.default_rng(4)
+    src = np.arange(0, g.num_nodes, 11)
+    for _ in range(3):  # an edit re-customizes both: each one partially
+        keep = np.ones(g.num_arcs, bool)
+        keep[rng.integers(0, g.num_arcs, 5)] = False
+        g2 = CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
+                                 g.weights[keep])
+        h = customize(t, g2)
+        kh = key_hierarchy(g2, topology=t)
+        assert h.customized.startswith("partial") and kh.customized.startswith("partial")
+        np.testing.assert_array_equal(phast_rows(g2, h, src), scipy_rows(g2, src))
+    assert set(t._metrics) == {"weights", "keys"}
