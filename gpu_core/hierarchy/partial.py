@@ -27,11 +27,16 @@ from .chordal import find_edge, gallop, lower_bound
 from .contract import INF
 from .metric import _tri_range
 from .patch import patch_hierarchy, spares_of, unpruned
-from .plan import SPLIT_WORK, TRIANGLES, _cut, vertex_work
+from .plan import TRIANGLES, _cut, vertex_work
 
 # More changed input edges than edges / PARTIAL_MAX_SHARE: the full (parallel) pass is
 # cheaper than the worklist.
 PARTIAL_MAX_SHARE = 64
+# A row (or a batch of a row's edges) is cut over the threads only above this much work
+# (inner steps, ~8 ns each; the full pass cuts at plan.SPLIT_WORK = 8192): each cut is a
+# parallel region of its own, and on the loaded 2-core machine one cost milliseconds. NE,
+# 10 closures that reach 218 rows near the top: 0.70-0.82 s of update at SPLIT_WORK.
+PARTIAL_SPLIT_WORK = 1 << 16
 
 
 @dataclass
@@ -277,7 +282,7 @@ def update(seeds, tails, wk, ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn
 
 
 def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = False, *,
-                ways: int | None = None, split_work: int = SPLIT_WORK,
+                ways: int | None = None, split_work: int = PARTIAL_SPLIT_WORK,
                 stats: np.ndarray | None = None, device: bool = False):
     """(Hierarchy, changed edges) from the kept metric of ``t`` and the new inputs, updating
     the kept metric in place; None when there is none or too much changed (then the caller
@@ -320,7 +325,7 @@ def partial_from_graph(t, g, prune: bool = False, device: bool = False):
     if seeds.shape[0] * PARTIAL_MAX_SHARE > max(t.edges, 1):
         t._metric = None  # its base shows g already: the full path keeps a new one
         return None
-    return _partial(t, m, seeds, prune, None, SPLIT_WORK, None, device)
+    return _partial(t, m, seeds, prune, None, PARTIAL_SPLIT_WORK, None, device)
 
 
 def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, stats,
@@ -374,7 +379,7 @@ def prepare(t, backend: str = "cpu") -> bool:
             return False
         if m.hierarchy is None:
             m.hierarchy = unpruned(t, m.up, m.down)
-        spares_of(t).ready(t.n, t.edges, sets=1)
+        spares_of(t).ready(t.n, t.edges, sets=2)
         if backend == "cupy":
             from .cuda import ready
 

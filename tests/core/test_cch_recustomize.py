@@ -126,8 +126,7 @@ def test_prepare_then_closures_recycle_buffers():
     assert partial.prepare(t)
     m = t._metric
     assert m.hierarchy is not None  # the unpruned Hierarchy made ahead
-    pool = [b for lst in t._spares.bufs.values() for b in lst]
-    assert pool
+    assert any(t._spares.bufs.values())  # (a list of them here would hold them all)
     rng = np.random.default_rng(3)
     src = np.arange(0, g.num_nodes, 7)
     for _ in range(6):
