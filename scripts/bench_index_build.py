@@ -12,7 +12,8 @@ index can answer (on ``--backend cupy`` its sweep lists on the device, the strea
 synchronized), apart from ``first_query_s``, a 100 x 100 matrix over it (the next query
 answered); ``prepare_s`` is what ``partial.prepare`` does ahead, while no edit waits. With
 ``--before``, each draw is also timed the way the index did before issue 26, in the same
-process: every arc slotted again, the graph key hashed, the patched lists in fresh memory.
+process: every arc slotted again, the graph key hashed, the patched lists in fresh memory,
+rows cut over the threads as the full pass cuts them.
 
     python scripts/bench_index_build.py /work/shared/maps/NE.gr.xz --no-prune --backend cupy \
         --before --topology ne-topo.npz     # the GPU host (keep the topology file in /tmp)
@@ -100,12 +101,15 @@ def _sync(backend: str) -> None:
 
 def _ready(t, g2, backend: str, before: bool) -> tuple[float, object]:
     """Seconds from the edited graph ``g2`` to an index ready to answer, and the index.
-    ``before``: the path before issue 26 (every arc slotted, key hashed, fresh memory)."""
-    from gpu_core.hierarchy import patch
+    ``before``: the path before issue 26 (every arc slotted, key hashed, fresh memory,
+    rows cut over the threads at the full pass's threshold)."""
+    from gpu_core.hierarchy import partial, patch, plan
     from gpu_core.hierarchy.cch import customize
+    from gpu_core.hierarchy.partial import PARTIAL_SPLIT_WORK as split
 
     if before:
         t._metric.inputs = None  # no kept graph: slots_for + initial over every arc
+        partial.PARTIAL_SPLIT_WORK = plan.SPLIT_WORK  # rows cut as the full pass cuts them
         keep_spares = getattr(t, "_spares", None)
         t._spares = patch.Spares()
         patch.SPARES_PER_KIND, kept = 0, patch.SPARES_PER_KIND  # every list in new memory
@@ -120,6 +124,7 @@ def _ready(t, g2, backend: str, before: bool) -> tuple[float, object]:
         if before:
             patch.SPARES_PER_KIND = kept
             t._spares = keep_spares
+            partial.PARTIAL_SPLIT_WORK = split
 
 
 def _recustomize_draws(t, g, name: str, a, out) -> None:

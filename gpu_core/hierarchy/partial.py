@@ -282,7 +282,7 @@ def update(seeds, tails, wk, ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn
 
 
 def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = False, *,
-                ways: int | None = None, split_work: int = PARTIAL_SPLIT_WORK,
+                ways: int | None = None, split_work: int | None = None,
                 stats: np.ndarray | None = None, device: bool = False):
     """(Hierarchy, changed edges) from the kept metric of ``t`` and the new inputs, updating
     the kept metric in place; None when there is none or too much changed (then the caller
@@ -290,8 +290,8 @@ def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = Fal
     pruned hierarchy of that metric (kept from the last full customization, or made
     now); otherwise the result is unpruned
     (patched from the kept unpruned one, made here the first time it is needed). The
-    caller holds ``lock_for(t)``. ``ways`` (default: numba's threads), ``split_work`` and
-    ``stats``: as ``update`` takes them (tests force the parallel paths); the result does
+    caller holds ``lock_for(t)``. ``ways`` (default: numba's threads), ``split_work``
+    (default ``PARTIAL_SPLIT_WORK``) and ``stats``: as ``update`` takes them (tests force the parallel paths); the result does
     not depend on them. ``device``: the result's downward lists are on the GPU when
     this returns (``patch_cuda.follow``: only what changed is uploaded)."""
     m: Metric | None = getattr(t, "_metric", None)
@@ -302,7 +302,8 @@ def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = Fal
         return None
     m.base_up, m.base_down = base_up, base_down
     m.inputs = None  # inputs given without their graph: the next graph is slotted in full
-    return _partial(t, m, seeds, prune, ways, split_work, stats, device)
+    return _partial(t, m, seeds, prune, ways,
+                    PARTIAL_SPLIT_WORK if split_work is None else split_work, stats, device)
 
 
 def partial_from_graph(t, g, prune: bool = False, device: bool = False):
