@@ -322,7 +322,7 @@ def partial_from_graph(t, g, prune: bool = False, device: bool = False):
         return None
     seeds, rows = diff
     if rows:  # what the next graph is compared with (and the lazy graph key hashes)
-        m.inputs = KeptInputs.of(g, spares_of(t))
+        m.inputs = KeptInputs.of(g)
     if seeds.shape[0] * PARTIAL_MAX_SHARE > max(t.edges, 1):
         t._metric = None  # its base shows g already: the full path keeps a new one
         return None
