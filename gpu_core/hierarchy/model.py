@@ -62,6 +62,25 @@ class Hierarchy:
     def levels(self) -> int:
         return int(self.level_ptr.shape[0] - 1)
 
+    def __copy__(self) -> Hierarchy:
+        """A shallow copy sharing everything, caches included (``copy.copy``: the kept
+        index hands out copies that share one device copy, ``cuda._device``)."""
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        return out
+
+    def __getstate__(self) -> dict:
+        """What pickling ships (Dask scatters an index that has no file): the fields, the
+        graph key made, and public attributes; never a process's caches (device copies,
+        search state, a lazy key's closure), which start empty on the other side."""
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state.update({k: v for k, v in self.__dict__.items() if not k.startswith("_")})
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+
     def summary(self) -> dict:
         out: dict = {"nodes": self.n, "levels": self.levels, "shortcuts": self.shortcuts,
                "up_arcs": int(self.up_dst.shape[0]), "down_arcs": int(self.down_src.shape[0]),

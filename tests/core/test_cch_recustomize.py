@@ -161,3 +161,26 @@ def test_weights_and_keys_keep_a_metric_each():
         assert h.customized.startswith("partial") and kh.customized.startswith("partial")
         np.testing.assert_array_equal(phast_rows(g2, h, src), scipy_rows(g2, src))
     assert set(t._metrics) == {"weights", "keys"}
+
+
+def test_copies_share_caches_and_pickles_ship_the_fields():
+    import copy
+    import pickle
+
+    g = _map("grid", 400, 9)
+    t = build_topology(g)
+    customize(t, g)
+    keep = np.ones(g.num_arcs, bool)
+    keep[[3, 50]] = False
+    g2 = CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
+                             g.weights[keep])
+    h = customize(t, g2)
+    assert h.customized.startswith("partial") and callable(h.__dict__["_graph_key"])
+    c = copy.copy(h)
+    assert c._device_box is h._device_box  # one device copy serves both
+    assert callable(c.__dict__["_graph_key"])  # copying hashes nothing
+    back = pickle.loads(pickle.dumps(h))
+    assert back.graph_key == graph_key(g2) and back.customized == h.customized
+    assert "_device_box" not in back.__dict__
+    for a in ARRAYS:
+        np.testing.assert_array_equal(getattr(back, a), getattr(h, a))
