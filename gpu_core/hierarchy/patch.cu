@@ -7,7 +7,7 @@
 // dirty one's (map[x] = k >= 0) comes from the uploaded segment k. Each new position is
 // written by exactly one lane: no races. nw32 (the 32-bit weights) is written only with
 // has32 (else any array stands in).
-// cch_patch_weights: the same arcs, new weights at the given positions (in place).
+// cch_patch_weights: the same arcs, new weights at the given positions (of a copy).
 
 extern "C" __global__ void cch_patch_rows(const long long n, const long long* __restrict__ optr,
                                           const int* __restrict__ osrc,

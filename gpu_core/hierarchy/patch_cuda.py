@@ -1,10 +1,10 @@
 """A partial re-customization's device side (issue 26): the GPHAST sweep's copy of the
 downward lists (``cuda._device``) follows the patched Hierarchy (``patch.patch_hierarchy``)
 with only the dirty vertices' segments uploaded, instead of the whole lists (NE: ~100 MB
-per closure). Same arcs: the new weights are scattered in place. Arcs appeared or
-vanished: new device lists, every clean segment moved on the device (``patch.cu``).
-A copy patched in place then belongs to the new Hierarchy; the old one, if used again,
-uploads its own (``cuda._valid``). Imported only when CuPy is usable."""
+per closure). Same arcs: the weights are copied on the device and the new ones scattered
+into the copy. Arcs appeared or vanished: new device lists, every clean segment moved on
+the device (``patch.cu``). The old Hierarchy's device lists are never written, so a sweep
+of it still running elsewhere stays right. Imported only when CuPy is usable."""
 
 from __future__ import annotations
 
@@ -48,15 +48,20 @@ def follow(old, new, info: dict) -> None:
     seg_w = new.down_w[pos]
     w32 = dev["w32"] if dev["w32"] is not None and (
         seg_w.size == 0 or int(seg_w.max()) < BIG32) else None
-    if not d.structural:  # the same arcs: weights in place
+    if not d.structural:  # the same arcs: the weights copied on the device, then patched
+        m = int(new.down_w.shape[0])
+        need = m * (8 + (4 if w32 is not None else 0))
+        memory.ensure_free(need, "patching the route index on the device")
+        with memory.oom_as_typed("patching the route index on the device", need):
+            w = dev["w"].copy()  # ~50 us for NE's 46 MB: a sweep of the old one stays right
+            nw32 = w32.copy() if w32 is not None else None
         cnt = int(pos.shape[0])
         if cnt:
             f("cch_patch_weights")(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
-                                   (np.int64(cnt), cp.asarray(pos), cp.asarray(seg_w),
-                                    dev["w"], w32 if w32 is not None else dev["src"],
-                                    np.int32(w32 is not None)))
-        ndev = {**dev, "w32": w32}
-        dev["id"] = None  # its arrays are the new Hierarchy's now: the old one uploads again
+                                   (np.int64(cnt), cp.asarray(pos), cp.asarray(seg_w), w,
+                                    nw32 if nw32 is not None else dev["src"],
+                                    np.int32(nw32 is not None)))
+        ndev = {**dev, "w": w, "w32": nw32}
     else:
         n, m = new.n, int(new.down_src.shape[0])
         need = m * (12 + (4 if w32 is not None else 0)) + n * 12
