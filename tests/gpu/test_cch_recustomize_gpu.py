@@ -38,6 +38,7 @@ def _rows(g, h, src, backend):
 @pytest.mark.parametrize("family,weights_only", [("grid", False), ("kanto", False),
                                                  ("grid", True)])
 def test_partial_on_the_device_equals_the_host(family, weights_only):
+    from gpu_core.hierarchy.cuda import _device
     from maps.generate import generate
 
     g = CSRGraph.from_any(generate(family, 3000, seed=4))
@@ -65,12 +66,8 @@ def test_partial_on_the_device_equals_the_host(family, weights_only):
         np.testing.assert_array_equal(_rows(g2, h, src, "cupy"), want)
         np.testing.assert_array_equal(_rows(g2, h, src, "cpu"), want)
         if prev is not None:  # the one before: its lists untouched, right for its graph
-            from gpu_core.hierarchy.cuda import _device
-
             pg, ph, pdev = prev
             assert _device(ph) is pdev  # no upload again: nothing wrote its device copy
             _same_on_device(ph)
             np.testing.assert_array_equal(_rows(pg, ph, src, "cupy"), scipy_rows(pg, src))
-        from gpu_core.hierarchy.cuda import _device
-
         prev = (g2, h, _device(h))
