@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gpu_core.graph import CSRGraph
 from gpu_core.hierarchy import graph_key, partial
@@ -184,3 +186,37 @@ def test_copies_share_caches_and_pickles_ship_the_fields():
     assert "_device_box" not in back.__dict__
     for a in ARRAYS:
         np.testing.assert_array_equal(getattr(back, a), getattr(h, a))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 30), data=st.data())
+def test_changed_inputs_on_random_multigraphs(n, data):
+    """Parallel arcs, self-loops, zero weights, rows reordered: the rows compared give the
+    same changed inputs as slotting every arc."""
+    m = data.draw(st.integers(1, 4 * n))
+    ints = st.lists(st.integers(0, n - 1), min_size=m, max_size=m)
+    tails, heads = np.array(data.draw(ints)), np.array(data.draw(ints))
+    w = np.array(data.draw(st.lists(st.integers(0, 9), min_size=m, max_size=m)))
+    g = CSRGraph.from_edges(n, tails, heads, w)
+    t = build_topology(g)
+    bu, bd = _inputs(t, g)
+    # g2: a subset of g's arcs (tail, head pairs that fit), duplicated, reweighted, plus
+    # self-loops, in any order
+    pick = np.array(data.draw(st.lists(st.integers(0, m - 1), max_size=2 * m)), np.int64)
+    loops = np.array(data.draw(st.lists(st.integers(0, n - 1), max_size=3)), np.int64)
+    w2 = np.array(data.draw(st.lists(st.integers(0, 9), min_size=pick.size + loops.size,
+                                     max_size=pick.size + loops.size)), np.int64)
+    g2 = CSRGraph.from_edges(n, np.r_[tails[pick], loops], np.r_[heads[pick], loops], w2)
+    want_u, want_d = _inputs(t, g2)
+    want = np.flatnonzero((want_u != bu) | (want_d != bd))
+    from gpu_core.hierarchy import inputs
+
+    share, inputs.ROWS_MAX_SHARE = inputs.ROWS_MAX_SHARE, 0  # compare however many changed
+    try:
+        diff = changed_inputs(t, KeptInputs.of(g), g2, bu, bd)
+    finally:
+        inputs.ROWS_MAX_SHARE = share
+    assert diff is not None
+    np.testing.assert_array_equal(diff[0], want)
+    np.testing.assert_array_equal(bu, want_u)
+    np.testing.assert_array_equal(bd, want_d)
