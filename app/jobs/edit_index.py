@@ -52,7 +52,7 @@ def edited_key_index(graph, topology_key: str, *, backend: str = "auto",
             return None, IndexInfo(reason="negative arc weights")
         report(progress, 0.0, "re-customizing the route index for the edits")
         try:
-            h = key_hierarchy(g, topology=t, cancel=cancel)
+            h = key_hierarchy(g, topology=t, cancel=cancel, key=fp)
         except InvalidArgumentError as exc:  # an added road: no edge of the topology
             return None, IndexInfo(reason=str(exc))
         source = "customized"

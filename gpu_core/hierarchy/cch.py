@@ -205,75 +205,111 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
     ``backend``: a few edges cost less than a device pass), with the same distances; that
     Hierarchy is unpruned (``customized = "partial (N edges changed)"``), unless no
     customized weight changed (then ``prune`` serves that metric's pruned one).
-    ``key``: the graph's ``graph_key`` when the caller has it (saves hashing it again)."""
-    from .model import graph_key
-
+    ``key``: the graph's ``graph_key`` when the caller has it; else it is hashed when
+    first read (from the kept copy of the graph's arrays: nothing the caller writes
+    later changes it)."""
     g = CSRGraph.from_any(graph)
     t0 = time.perf_counter()
     if backend == "auto":
         from ..backend import resolve_backend
 
         backend = resolve_backend("auto")
-    slots = slots_for(t, g)
-    if isinstance(slots, str):
-        raise InvalidArgumentError(slots)
     _stop(cancel)
     if progress is not None:
         progress(0.0, "customizing the route index")
-    h = _customize_kept(t, g, slots, backend, reuse, cancel, prune)
-    h.graph_key = key or graph_key(g)
+    h = _customize_kept(t, g, backend, reuse, cancel, prune)
+    if key:
+        h.graph_key = key
     h.customize_s = time.perf_counter() - t0
     h.order_s, h.topology_s = t.order_s, t.topology_s
     h.build_s = h.order_s + h.topology_s + h.customize_s
     return h
 
 
-def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, reuse: bool,
-                    cancel, prune: bool):
-    """Customization through the metric kept on ``t``: partial when it allows, else in
+def _customize_kept(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
+                    prune: bool):
+    """Customization through the metric kept on ``t``: partial when it allows (the
+    changed inputs found by comparing ``g`` with the graph of the kept metric), else in
     full (then kept for the next one). Returns a Hierarchy of its own (the kept one's
-    arrays shared: no Hierarchy array is written once built)."""
+    arrays shared: no Hierarchy array is written once built).
+
+    One metric is kept per weight family (``g.metric_family``: the map's weights, or the
+    search index's keys, ``keyed.KeyGraph``), so an app that re-customizes both after an
+    edit updates each partially instead of replacing one by the other in full;
+    ``t._metric`` is the last one used."""
+    from .partial import lock_for
+
+    family = getattr(g, "metric_family", "weights")
+    with lock_for(t):
+        kept = t.__dict__.setdefault("_metrics", {})
+        t._metric = kept.get(family)
+        try:
+            return _customize_locked(t, g, backend, reuse, cancel, prune)
+        finally:
+            kept[family] = getattr(t, "_metric", None)
+
+
+def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
+                      prune: bool):
     import copy
 
+    from .inputs import KeptInputs
     from .metric import initial
-    from .partial import keep, lock_for, try_partial
+    from .partial import keep, partial_from_graph, try_partial
 
-    base_up, base_down = initial(t.edges, slots, g.weights)
-    with lock_for(t):
-        if reuse:
-            done = try_partial(t, base_up, base_down, prune)
-            if done is not None:
-                done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
-                return done[0]
-        perfect = None
-        if backend == "cupy" and prune:
-            from .metric_cuda import customize_perfect_device
+    device = backend == "cupy"
+    done = partial_from_graph(t, g, prune, device) if reuse else None
+    if done is None:
+        slots = slots_for(t, g)
+        if isinstance(slots, str):
+            raise InvalidArgumentError(slots)
+        base_up, base_down = initial(t.edges, slots, g.weights)
+        # the kept metric's graph unknown, or many rows changed: every input compared
+        done = try_partial(t, base_up, base_down, prune, device=device) if reuse else None
+        if done is not None:
+            t._metric.inputs = KeptInputs.of(g)
+    if done is not None:
+        done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
+        done[0].graph_key = _lazy_key(t._metric.inputs)
+        return done[0]
+    perfect = None
+    if backend == "cupy" and prune:
+        from .metric_cuda import customize_perfect_device
 
-            up, down, *perfect = customize_perfect_device(t, g)
-        elif backend == "cupy":
-            from .metric_cuda import customize_device
+        up, down, *perfect = customize_perfect_device(t, g)
+    elif backend == "cupy":
+        from .metric_cuda import customize_device
 
-            up, down = customize_device(t, g)
-        else:
-            from .metric import triangles
+        up, down = customize_device(t, g)
+    else:
+        from .metric import triangles
 
-            up, down = base_up.copy(), base_down.copy()
-            triangles(t, up, down)
+        up, down = base_up.copy(), base_down.copy()
+        triangles(t, up, down)
+    _stop(cancel)
+    if prune:
+        from .perfect import perfect_metric, pruned_hierarchy
+
+        if perfect is None:
+            perfect = perfect_metric(t, up, down)
         _stop(cancel)
-        if prune:
-            from .perfect import perfect_metric, pruned_hierarchy
+        h = pruned_hierarchy(t, *perfect)
+        keep(t, base_up, base_down, up, down, None, pruned=h, g=g)
+    else:
+        h = to_hierarchy(t, up, down)
+        keep(t, base_up, base_down, up, down, h, g=g)
+    out = copy.copy(h)
+    out.customized = "full"
+    out.graph_key = _lazy_key(t._metric.inputs)
+    return out
 
-            if perfect is None:
-                perfect = perfect_metric(t, up, down)
-            _stop(cancel)
-            h = pruned_hierarchy(t, *perfect)
-            keep(t, base_up, base_down, up, down, None, pruned=h)
-        else:
-            h = to_hierarchy(t, up, down)
-            keep(t, base_up, base_down, up, down, h)
-        out = copy.copy(h)
-        out.customized = "full"
-        return out
+
+def _lazy_key(inputs):
+    """``graph_key`` of the kept copy ``inputs`` (``partial.Metric.inputs``: the graph
+    just customized), made when first read."""
+    from .model import graph_key
+
+    return lambda: graph_key(inputs)
 
 
 def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool = False):
@@ -291,6 +327,7 @@ def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool =
     h.method = "cch"
     h.shortcuts = t.fill
     h.cch_edges = t.edges
+    h._device_box = {}  # shared by its copies (``cuda._device``)
     return h
 
 

@@ -7,6 +7,7 @@ Imported only when CuPy is usable.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,15 +27,45 @@ INF = 1 << 62
 BIG32 = 1 << 30  # 32-bit sweeps are exact while costs stay below this (phast.cu)
 
 
+def _valid(dev, h) -> bool:
+    """Whether the device copy ``dev`` shows ``h``'s downward lists (the same host arrays,
+    on the current device): a partial re-customization patches a copy in place for the
+    next Hierarchy (``patch_cuda``), and the one before it then uploads its own again."""
+    if dev is None or dev["id"] != memory.current_device_id():
+        return False
+    refs = dev.get("host")
+    return refs is not None and all(r() is a for r, a in zip(refs, (h.down_ptr, h.down_src,
+                                                                       h.down_w), strict=True))
+
+
+def host_refs(h) -> tuple:
+    """Weak references to the host arrays a device copy shows (``_valid``)."""
+    return tuple(weakref.ref(a) for a in (h.down_ptr, h.down_src, h.down_w))
+
+
 def _device(h) -> dict:
     dev = getattr(h, "_device", None)
-    if dev is None or dev["id"] != memory.current_device_id():
-        fits32 = h.down_w.size == 0 or int(h.down_w.max()) < BIG32
-        dev = {"id": memory.current_device_id(), "ptr": cp.asarray(h.down_ptr),
-               "src": cp.asarray(h.down_src), "w": cp.asarray(h.down_w),
-               "w32": cp.asarray(h.down_w.astype(np.int32)) if fits32 else None}
-        h._device = dev
+    if _valid(dev, h):
+        return dev
+    # copies of one Hierarchy (``copy.copy``) share this box: one upload serves them all
+    box = getattr(h, "_device_box", None)
+    if box is not None and _valid(box.get("dev"), h):
+        h._device = box["dev"]
+        return h._device
+    fits32 = h.down_w.size == 0 or int(h.down_w.max()) < BIG32
+    dev = {"id": memory.current_device_id(), "ptr": cp.asarray(h.down_ptr),
+           "src": cp.asarray(h.down_src), "w": cp.asarray(h.down_w),
+           "w32": cp.asarray(h.down_w.astype(np.int32)) if fits32 else None,
+           "host": host_refs(h)}
+    h._device = dev
+    if box is not None:
+        box["dev"] = dev
     return dev
+
+
+def ready(h) -> None:
+    """Put ``h``'s downward lists on the device now (the next sweep finds them there)."""
+    _device(h)
 
 
 def batch_width(n: int, ncols: int, total: int) -> int:

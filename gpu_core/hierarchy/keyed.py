@@ -29,6 +29,8 @@ class KeyGraph(CSRGraph):
     """A CSRGraph whose weights are the int64 key weights (beyond the kernels' int32:
     only the hierarchy build reads it, so it is marked checked and reverses in int64)."""
 
+    metric_family = "keys"  # its customization is kept apart from the map's (``cch``)
+
     def __init__(self, g: CSRGraph, ks: KeySpace):
         super().__init__(g.indptr, g.indices, ks.key_weights(g.weights))
         self._checked = True  # CSRGraph.from_any passes it through as it is
@@ -48,9 +50,10 @@ def key_graph_fingerprint(g: CSRGraph, ks: KeySpace | None = None) -> str:
 
 def key_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = None,
                   cancel: Callable[[], bool] | None = None, topology=None,
-                  backend: str = "cpu") -> Hierarchy:
+                  backend: str = "cpu", key: str | None = None) -> Hierarchy:
     """A hierarchy of ``graph`` on its key weights (non-negative weights only); with
     ``topology`` (a :class:`~.cch.Topology` of the graph's arcs) a customization only.
+    ``key``: ``key_graph_fingerprint(graph)`` when the caller has it (not hashed again).
 
     Raises NegativeWeightsError, InvalidArgumentError for keys that could reach 2^62,
     HierarchyTooDenseError for graphs that are not road-shaped, CancelledError."""
@@ -62,6 +65,8 @@ def key_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = None,
     kg = KeyGraph(g, key_space_for(g.weights, n))
     if kg.num_arcs and max(n - 1, 1) * int(kg.weights.max()) >= KEY_LIMIT:
         raise InvalidArgumentError("key costs of this graph may reach 2^62: no key index")
-    return build_hierarchy(kg, method="cch" if topology is not None else "auto",
-                           topology=topology, backend=backend, progress=progress,
-                           cancel=cancel)
+    h = build_hierarchy(kg, method="cch" if topology is not None else "auto",
+                        topology=topology, backend=backend, progress=progress, cancel=cancel)
+    if key:
+        h.graph_key = key
+    return h

@@ -21,6 +21,23 @@ FORMAT = 3
 ProgressCallback = Callable[[float, str], None]
 
 
+class _Key:
+    """``Hierarchy.graph_key``: a string, or a callable that makes it when first read (a
+    re-customization after closures hashes no graph unless someone asks: NE's 36 MB of
+    arrays took 40-80 ms, more than the update itself)."""
+
+    def __get__(self, obj, owner=None) -> str:
+        if obj is None:
+            return ""  # the dataclass's default
+        v = obj.__dict__.get("_graph_key", "")
+        if callable(v):
+            v = obj.__dict__["_graph_key"] = v()
+        return v
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__["_graph_key"] = value
+
+
 @dataclass
 class Hierarchy:
     n: int
@@ -32,7 +49,7 @@ class Hierarchy:
     down_src: np.ndarray  # int32
     down_w: np.ndarray  # int64
     level_ptr: np.ndarray  # int64 [levels+1]: level l is sweep ids level_ptr[l]..[l+1)
-    graph_key: str  # fingerprint of the graph it was built from
+    graph_key: str = _Key()  # fingerprint of the graph it was built from (``_Key``)
     shortcuts: int = 0
     build_s: float = 0.0
     method: str = "ch"  # "ch" (witness searches) or "cch" (customizable, cch.py)
@@ -44,6 +61,25 @@ class Hierarchy:
     @property
     def levels(self) -> int:
         return int(self.level_ptr.shape[0] - 1)
+
+    def __copy__(self) -> Hierarchy:
+        """A shallow copy sharing everything, caches included (``copy.copy``: the kept
+        index hands out copies that share one device copy, ``cuda._device``)."""
+        out = object.__new__(type(self))
+        out.__dict__.update(self.__dict__)
+        return out
+
+    def __getstate__(self) -> dict:
+        """What pickling ships (Dask scatters an index that has no file): the fields, the
+        graph key made, and public attributes; never a process's caches (device copies,
+        search state, a lazy key's closure), which start empty on the other side."""
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        state.update({k: v for k, v in self.__dict__.items() if not k.startswith("_")})
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
 
     def summary(self) -> dict:
         out: dict = {"nodes": self.n, "levels": self.levels, "shortcuts": self.shortcuts,

@@ -26,11 +26,17 @@ from numba import njit, prange
 from .chordal import find_edge, gallop, lower_bound
 from .contract import INF
 from .metric import _tri_range
-from .plan import SPLIT_WORK, TRIANGLES, _cut, run_of, vertex_work
+from .patch import patch_hierarchy, spares_of, unpruned
+from .plan import TRIANGLES, _cut, vertex_work
 
 # More changed input edges than edges / PARTIAL_MAX_SHARE: the full (parallel) pass is
 # cheaper than the worklist.
 PARTIAL_MAX_SHARE = 64
+# A row (or a batch of a row's edges) is cut over the threads only above this much work
+# (inner steps, ~8 ns each; the full pass cuts at plan.SPLIT_WORK = 8192): each cut is a
+# parallel region of its own, and on the loaded 2-core machine one cost milliseconds. NE,
+# 10 closures that reach 218 rows near the top: 0.70-0.82 s of update at SPLIT_WORK.
+PARTIAL_SPLIT_WORK = 1 << 16
 
 
 @dataclass
@@ -44,6 +50,7 @@ class Metric:
     down: np.ndarray
     hierarchy: object  # the Hierarchy of (up, down), unpruned (None: made when first needed)
     pruned: object = None  # the pruned Hierarchy a full customization served, while valid
+    inputs: object = None  # inputs.KeptInputs: the graph base_up/base_down come from
 
 
 _LOCKS: dict = {}
@@ -274,133 +281,79 @@ def update(seeds, tails, wk, ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn
     return out, ou, od
 
 
-# Clean runs of the sweep lists are copied in pieces of this many arcs, side by side (the
-# dirty vertices of a closure sit near the top: one run after them holds most arcs).
-COPY_PIECE = 1 << 16
-
-
-@njit(cache=True, parallel=True)
-def _rewrite(dirty_s, by_sweep, up_ptr, up_nb, up, down, sweep, optr, odst, ow, nptr, ndst,
-             nw, upward, structural):
-    """New sweep lists (one direction): every vertex's segment copied from the old lists
-    except the ``dirty_s`` ones (sweep ids, ascending), which are written from the
-    topology. Not ``structural`` (the same arcs): only the weights ``nw`` (a copy of the
-    old ones) are rewritten."""
-    w_of = up if upward else down
-    nd = dirty_s.shape[0]
-    for i in prange(nd):
-        x = by_sweep[dirty_s[i]]
-        j = nptr[dirty_s[i]]
-        for e in range(up_ptr[x], up_ptr[x + 1]):
-            if w_of[e] < INF:
-                if structural:
-                    ndst[j] = sweep[up_nb[e]]
-                nw[j] = w_of[e]
-                j += 1
-    if not structural:
-        return
-    # clean run r: sweep ids dirty_s[r - 1] + 1 .. dirty_s[r] - 1, moved as one block
-    pieces = np.zeros(nd + 2, np.int64)
-    for r in range(nd + 1):
-        a0 = optr[dirty_s[r - 1] + 1] if r > 0 else 0
-        a1 = optr[dirty_s[r]] if r < nd else optr[optr.shape[0] - 1]
-        pieces[r + 1] = pieces[r] + (a1 - a0 + COPY_PIECE - 1) // COPY_PIECE
-    for q in prange(pieces[nd + 1]):
-        lo = run_of(pieces, 0, nd + 1, q)
-        prev = dirty_s[lo - 1] + 1 if lo > 0 else 0
-        a0 = optr[prev] + (q - pieces[lo]) * COPY_PIECE
-        a1 = min(a0 + COPY_PIECE, optr[dirty_s[lo]] if lo < nd else optr[optr.shape[0] - 1])
-        b0 = nptr[prev] + a0 - optr[prev]
-        ndst[b0:b0 + a1 - a0] = odst[a0:a1]
-        nw[b0:b0 + a1 - a0] = ow[a0:a1]
-
-
-def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.ndarray,
-                    up: np.ndarray, down: np.ndarray):
-    """A new Hierarchy for the customized (up, down) from the old one ``h``, which showed the
-    old values of the ``changed`` edges: the arrays no change touches are shared (the
-    Hierarchy's arrays are never written once built), the others copied and patched."""
-    from .model import Hierarchy
-
-    sweep, _ = t._sweep
-    by_sweep = getattr(t, "_by_sweep", None)
-    if by_sweep is None:
-        by_sweep = t._by_sweep = np.argsort(sweep).astype(np.int32)
-    tails = t._tails
-    parts = []
-    for upward, new, old, ptr, nb, w in ((True, up, old_up, h.up_ptr, h.up_dst, h.up_w),
-                                         (False, down, old_down, h.down_ptr, h.down_src,
-                                          h.down_w)):
-        moved = new[changed] != old
-        if not moved.any():
-            parts.append((ptr, nb, w))
-            continue
-        e = changed[moved]
-        owner = sweep[tails[e]].astype(np.int64)
-        dirty = np.unique(owner)
-        delta = np.zeros(t.n + 1, np.int64)
-        np.add.at(delta, owner + 1, (new[e] < INF).astype(np.int64) - (old[moved] < INF))
-        structural = bool(((new[e] < INF) != (old[moved] < INF)).any())
-        if structural:
-            nptr = ptr + np.cumsum(delta)
-            nnb = np.empty(int(nptr[-1]), np.int32)
-            nw = np.empty(int(nptr[-1]), np.int64)
-        else:  # the same arcs: only weights change
-            nptr, nnb, nw = ptr, nb, w.copy()
-        _rewrite(dirty, by_sweep, t.up_ptr, t.up_nb, up, down, sweep, ptr, nb, w, nptr, nnb,
-                 nw, upward, structural)
-        parts.append((nptr, nnb, nw))
-    (uptr, udst, uw), (dptr, dsrc, dw) = parts
-    out = Hierarchy(t.n, h.rank_of, uptr, udst, uw, dptr, dsrc, dw, h.level_ptr, "")
-    out.method, out.shortcuts, out.cch_edges = "cch", t.fill, t.edges
-    return out
-
-
-def _unpruned(t, up: np.ndarray, down: np.ndarray):
-    """The unpruned Hierarchy of the customized (up, down): what partial updates patch."""
-    from .metric import hierarchy_arrays
-    from .model import Hierarchy
-
-    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
-    h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
-    return h
-
-
 def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = False, *,
-                ways: int | None = None, split_work: int = SPLIT_WORK,
-                stats: np.ndarray | None = None):
+                ways: int | None = None, split_work: int | None = None,
+                stats: np.ndarray | None = None, device: bool = False):
     """(Hierarchy, changed edges) from the kept metric of ``t`` and the new inputs, updating
     the kept metric in place; None when there is none or too much changed (then the caller
     customizes in full). While no customized weight changed, ``prune`` gives back the
     pruned hierarchy of that metric (kept from the last full customization, or made
     now); otherwise the result is unpruned
     (patched from the kept unpruned one, made here the first time it is needed). The
-    caller holds ``lock_for(t)``. ``ways`` (default: numba's threads), ``split_work`` and
-    ``stats``: as ``update`` takes them (tests force the parallel paths); the result does
-    not depend on them."""
+    caller holds ``lock_for(t)``. ``ways`` (default: numba's threads), ``split_work``
+    (default ``PARTIAL_SPLIT_WORK``) and ``stats``: as ``update`` takes them (tests force the parallel paths); the result does
+    not depend on them. ``device``: the result's downward lists are on the GPU when
+    this returns (``patch_cuda.follow``: only what changed is uploaded)."""
     m: Metric | None = getattr(t, "_metric", None)
     if m is None or m.base_up.shape != base_up.shape:
         return None
     seeds = np.flatnonzero((m.base_up != base_up) | (m.base_down != base_down))
     if seeds.shape[0] * PARTIAL_MAX_SHARE > max(t.edges, 1):
         return None
+    m.base_up, m.base_down = base_up, base_down
+    m.inputs = None  # inputs given without their graph: the next graph is slotted in full
+    return _partial(t, m, seeds, prune, ways,
+                    PARTIAL_SPLIT_WORK if split_work is None else split_work, stats, device)
+
+
+def partial_from_graph(t, g, prune: bool = False, device: bool = False):
+    """``try_partial`` for the graph ``g`` itself: its changed input weights are found by
+    comparing its rows with the graph the kept metric was made from (``inputs``: no arc's
+    edge is searched again, only those of the rows that differ). None when that graph is
+    not known, too much changed or ``g`` does not fit (the caller customizes in full, and
+    says why). The caller holds ``lock_for(t)``; ``device`` as ``try_partial``."""
+    from .inputs import KeptInputs, changed_inputs
+
+    m: Metric | None = getattr(t, "_metric", None)
+    if m is None or m.inputs is None:
+        return None
+    diff = changed_inputs(t, m.inputs, g, m.base_up, m.base_down)
+    if diff is None:
+        return None
+    seeds, rows = diff
+    if rows:  # what the next graph is compared with (and the lazy graph key hashes)
+        m.inputs = KeptInputs.of(g)
+    if seeds.shape[0] * PARTIAL_MAX_SHARE > max(t.edges, 1):
+        t._metric = None  # its base shows g already: the full path keeps a new one
+        return None
+    return _partial(t, m, seeds, prune, None, PARTIAL_SPLIT_WORK, None, device)
+
+
+def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, stats,
+             device: bool):
+    """The worklist from the edges ``seeds`` whose input (``m.base_*``, already the new
+    one) changed, and the Hierarchy patched to it."""
     if getattr(t, "_tails", None) is None:
         t._tails = edge_tails(t.n, t.up_ptr)
     if getattr(t, "_work", None) is None:
         t._work = vertex_work(TRIANGLES, t.n, t.up_ptr, t.dn_ptr, t.dn_src, t.dn_edge)
-    m.base_up, m.base_down = base_up, base_down
     changed = seeds[:0]
     if seeds.shape[0]:
         if m.hierarchy is None:  # before the update: it shows the old values
-            m.hierarchy = _unpruned(t, m.up, m.down)
+            m.hierarchy = unpruned(t, m.up, m.down)
         ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
         changed, ou, od = update(seeds.astype(np.int64), t._tails, t._work, ways,
                                  max(int(split_work), 1), t.up_ptr, t.up_nb, t.dn_ptr,
-                                 t.dn_src, t.dn_edge, base_up, base_down, m.up, m.down,
+                                 t.dn_src, t.dn_edge, m.base_up, m.base_down, m.up, m.down,
                                  np.zeros(3, np.int64) if stats is None else stats)
     if changed.shape[0]:
-        m.hierarchy = patch_hierarchy(t, m.hierarchy, changed, ou, od, m.up, m.down)
+        old = m.hierarchy
+        m.hierarchy, info = patch_hierarchy(t, old, changed, ou, od, m.up, m.down)
         m.pruned = None  # its distances changed
+        if device:
+            from .patch_cuda import follow
+
+            follow(old, m.hierarchy, info)
     elif prune:  # the same metric: its pruned hierarchy (made now if the last was not)
         if m.pruned is None:
             from .perfect import perfect_metric, pruned_hierarchy
@@ -408,12 +361,39 @@ def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = Fal
             m.pruned = pruned_hierarchy(t, *perfect_metric(t, m.up, m.down))
         return copy.copy(m.pruned), changed
     if m.hierarchy is None:
-        m.hierarchy = _unpruned(t, m.up, m.down)
+        m.hierarchy = unpruned(t, m.up, m.down)
+    if device and not changed.shape[0]:
+        from .cuda import ready
+
+        ready(m.hierarchy)
     return copy.copy(m.hierarchy), changed
 
 
-def keep(t, base_up, base_down, up, down, h, pruned=None) -> None:
+def prepare(t, backend: str = "cpu") -> bool:
+    """Get the next partial update of ``t``'s kept metric ready while no edit waits: its
+    unpruned Hierarchy (a pruned full customization has none yet; NE: 0.7-2 s on the
+    2-core machine), spare buffers for the patched lists (``patch.Spares``) and, on the
+    cupy backend, the lists on the device. False when ``t`` keeps no metric."""
+    with lock_for(t):
+        m: Metric | None = getattr(t, "_metric", None)
+        if m is None:
+            return False
+        if m.hierarchy is None:
+            m.hierarchy = unpruned(t, m.up, m.down)
+        spares_of(t).ready(t.n, t.edges, sets=2)
+        if backend == "cupy":
+            from .cuda import ready
+
+            ready(m.hierarchy)
+        return True
+
+
+def keep(t, base_up, base_down, up, down, h, pruned=None, g=None) -> None:
     """Remember a full customization of ``t`` for the next partial one (``h``: its
     unpruned Hierarchy, None to make it when first needed; ``pruned``: the pruned one
-    it served)."""
-    t._metric = Metric(base_up, base_down, up, down, h, pruned)
+    it served; ``g``: the graph of its inputs, copied, so the next graph is compared
+    with it row by row)."""
+    from .inputs import KeptInputs
+
+    t._metric = Metric(base_up, base_down, up, down, h, pruned,
+                       None if g is None else KeptInputs.of(g))

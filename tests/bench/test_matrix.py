@@ -113,6 +113,8 @@ def test_bench_matrix_cpu_every_query_and_peer(tmp_path, capsys, monkeypatch) ->
     assert rows[0]["prep_s"] and "build_s" in rows[0]["note"]
     recust = [r for r in rows if r["method"].startswith("route index re-customization")]
     assert recust and all(r["status"] == "ok" and float(r["seconds"]) >= 0 for r in recust)
+    notes = [r["note"] for r in recust]  # the edit's row: closure to ready, partial
+    assert any(x.startswith("closure to ready: partial (") for x in notes), notes
     rows = [rows[0]] + [r for r in rows[1:] if not r["method"].startswith("route index")]
     n = int(rows[0]["note"].split("nodes ")[1].split(",")[0])
     rule = {k: "auto->" + choose_query(n, int(k), int(k), "cpu") for k in ("20", "33")}

@@ -11,6 +11,8 @@ import pytest
 
 from app.jobs import edit_index, index, sssp
 from app.jobs.edits import Edit, Scenario
+from gpu_core.graph import CSRGraph
+from gpu_core.hierarchy import topology_key
 from gpu_core.reference import reference_sssp
 from gpu_core.sssp import sssp as core_sssp
 from maps.generate import generate
@@ -34,6 +36,8 @@ def _close(net, arc: int) -> Edit:
 def test_closures_recustomize_and_equal_a_fresh_search():
     net = generate("grid", 2500, seed=3)
     assert index.prepare_search_index(net, backend="cpu").source == "built"
+    t = index._cached_topology(topology_key(CSRGraph.from_any(net)))
+    assert t._metric.hierarchy is not None  # made ahead: the first edit only updates
     sc = Scenario(net, backend="cpu")
     base = core_sssp(net, 0, backend="cpu")
     far = int(np.argmax(base.dist))
@@ -45,6 +49,7 @@ def test_closures_recustomize_and_equal_a_fresh_search():
     assert "index" not in sssp.run(sc.graph, sssp.SsspJobOptions(far, backend="cpu")).extra
     h, info = edit_index.edited_key_index(sc.graph, sc.base_topology_key(), backend="cpu")
     assert h is not None and info.source == "customized", info.reason
+    assert h.customized.startswith("partial")
     g = sc.graph.graph()
     for src in (0, far, 1234):
         got = sssp.run(sc.graph, sssp.SsspJobOptions(src, backend="cpu"))

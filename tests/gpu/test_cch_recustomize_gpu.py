@@ -1,0 +1,73 @@
+"""The device copy of a partially re-customized route index (``patch_cuda.follow``)
+equals the host Hierarchy array for array after closures, reopenings and new weights,
+GPHAST over it equals the CPU sweep and scipy, and a Hierarchy handed out before a
+patch still sweeps right (its device lists are never written)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpu_core.graph import CSRGraph
+from gpu_core.hierarchy import partial
+from gpu_core.hierarchy.cch import build_topology, customize
+from gpu_core.multi_source import multi_source_sssp
+from tests.core.test_cch import scipy_rows
+from tests.core.test_cch_partial import _edit
+
+cp = pytest.importorskip("cupy")
+pytest.importorskip("pymetis")
+pytestmark = pytest.mark.gpu
+
+
+def _same_on_device(h):
+    from gpu_core.hierarchy.cuda import _device
+
+    dev = _device(h)
+    np.testing.assert_array_equal(cp.asnumpy(dev["ptr"]), h.down_ptr)
+    np.testing.assert_array_equal(cp.asnumpy(dev["src"]), h.down_src)
+    np.testing.assert_array_equal(cp.asnumpy(dev["w"]), h.down_w)
+    if dev["w32"] is not None:
+        np.testing.assert_array_equal(cp.asnumpy(dev["w32"]), h.down_w.astype(np.int32))
+
+
+def _rows(g, h, src, backend):
+    return multi_source_sssp(g, src, backend=backend, variant="phast", hierarchy=h).dist
+
+
+@pytest.mark.parametrize("family,weights_only", [("grid", False), ("kanto", False),
+                                                 ("grid", True)])
+def test_partial_on_the_device_equals_the_host(family, weights_only):
+    from gpu_core.hierarchy.cuda import _device
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate(family, 3000, seed=4))
+    t = build_topology(g)
+    customize(t, g, backend="cupy")
+    assert partial.prepare(t, "cupy")  # unpruned lists made and uploaded ahead
+    rng = np.random.default_rng(9)
+    tails = g.arc_sources().astype(np.int64)
+    heads = g.indices.astype(np.int64)
+    w = g.weights.astype(np.int64).copy()
+    live = np.ones(tails.shape[0], bool)
+    src = np.arange(0, g.num_nodes, 97)
+    prev = None
+    for step in range(8):
+        if weights_only:  # longer roads only: the same arcs stay finite (in place)
+            a = rng.integers(0, w.shape[0], 10)
+            w[a] += rng.integers(1, 30, 10)
+        else:
+            _edit(tails, heads, w, live, rng, 10)
+        g2 = CSRGraph.from_edges(g.num_nodes, tails[live], heads[live], w[live])
+        h = customize(t, g2, backend="cupy")
+        assert h.customized.startswith("partial"), step
+        _same_on_device(h)
+        want = scipy_rows(g2, src)
+        np.testing.assert_array_equal(_rows(g2, h, src, "cupy"), want)
+        np.testing.assert_array_equal(_rows(g2, h, src, "cpu"), want)
+        if prev is not None:  # the one before: its lists untouched, right for its graph
+            pg, ph, pdev = prev
+            assert _device(ph) is pdev  # no upload again: nothing wrote its device copy
+            _same_on_device(ph)
+            np.testing.assert_array_equal(_rows(pg, ph, src, "cupy"), scipy_rows(pg, src))
+        prev = (g2, h, _device(h))
