@@ -18,6 +18,13 @@ pytest.importorskip("pymetis")
 ARRAYS = ("rank_of", "up_ptr", "up_dst", "up_w", "down_ptr", "down_src", "down_w", "level_ptr")
 
 
+def arc_lists(g):
+    """(tails, heads, weights, live) int64/bool copies of ``g``'s arcs, for ``_edit``."""
+    tails = g.arc_sources().astype(np.int64)
+    return tails, g.indices.astype(np.int64), g.weights.astype(np.int64).copy(), \
+        np.ones(tails.shape[0], bool)
+
+
 def _edit(tails, heads, w, live, rng, steps):
     """``steps`` random edits in place: closures, reopenings, new weights (0..60)."""
     for _ in range(steps):
@@ -56,10 +63,7 @@ def test_partial_equals_full_customization(seed, steps, family):
     t = build_topology(g)
     customize(t, g)  # kept: the next ones are partial
     rng = np.random.default_rng(seed)
-    tails = g.arc_sources().astype(np.int64)
-    heads = g.indices.astype(np.int64)
-    w = g.weights.astype(np.int64).copy()
-    live = np.ones(tails.shape[0], bool)
+    tails, heads, w, live = arc_lists(g)
     src = np.arange(0, g.num_nodes, 11)
     for _ in range(4):  # a sequence: each edit on top of the previous map
         _edit(tails, heads, w, live, rng, steps)

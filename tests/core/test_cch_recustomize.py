@@ -17,7 +17,7 @@ from gpu_core.hierarchy.cch import build_topology, customize, slots_for, to_hier
 from gpu_core.hierarchy.inputs import KeptInputs, changed_inputs
 from gpu_core.hierarchy.metric import initial
 from tests.core.test_cch import phast_rows, scipy_rows
-from tests.core.test_cch_partial import ARRAYS, _edit
+from tests.core.test_cch_partial import ARRAYS, _edit, arc_lists
 
 pytest.importorskip("pymetis")
 
@@ -39,10 +39,7 @@ def test_changed_inputs_equal_slotting_every_arc(family, seed):
     g = _map(family, 700, seed)
     t = build_topology(g)
     rng = np.random.default_rng(seed)
-    tails = g.arc_sources().astype(np.int64)
-    heads = g.indices.astype(np.int64)
-    w = g.weights.astype(np.int64).copy()
-    live = np.ones(tails.shape[0], bool)
+    tails, heads, w, live = arc_lists(g)
     prev = g
     bu, bd = _inputs(t, g)
     for step in range(12):
@@ -80,10 +77,7 @@ def test_sequence_equals_scipy_and_full_customization():
     t = build_topology(g)
     customize(t, g)  # pruned: the first closure makes the unpruned Hierarchy
     rng = np.random.default_rng(11)
-    tails = g.arc_sources().astype(np.int64)
-    heads = g.indices.astype(np.int64)
-    w = g.weights.astype(np.int64).copy()
-    live = np.ones(tails.shape[0], bool)
+    tails, heads, w, live = arc_lists(g)
     src = np.arange(0, g.num_nodes, 13)
     held = []  # every Hierarchy handed out stays as it was (buffers recycled only when free)
     for step in range(10):

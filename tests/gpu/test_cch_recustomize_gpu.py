@@ -13,7 +13,7 @@ from gpu_core.hierarchy import partial
 from gpu_core.hierarchy.cch import build_topology, customize
 from gpu_core.multi_source import multi_source_sssp
 from tests.core.test_cch import scipy_rows
-from tests.core.test_cch_partial import _edit
+from tests.core.test_cch_partial import _edit, arc_lists
 
 cp = pytest.importorskip("cupy")
 pytest.importorskip("pymetis")
@@ -46,10 +46,7 @@ def test_partial_on_the_device_equals_the_host(family, weights_only):
     customize(t, g, backend="cupy")
     assert partial.prepare(t, "cupy")  # unpruned lists made and uploaded ahead
     rng = np.random.default_rng(9)
-    tails = g.arc_sources().astype(np.int64)
-    heads = g.indices.astype(np.int64)
-    w = g.weights.astype(np.int64).copy()
-    live = np.ones(tails.shape[0], bool)
+    tails, heads, w, live = arc_lists(g)
     src = np.arange(0, g.num_nodes, 97)
     prev = None
     for step in range(8):
