@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .geometry import MapGeometry, class_groups
 
@@ -25,6 +26,10 @@ RASTER_MIN_SEGMENTS = 250_000
 LOD_Z = ((2.5, 0), (8.0, 2), (25.0, 3), (80.0, 5))
 LOD_COARSE_Z = 6
 RAIL_Z = 10  # rail, light rail, subway, tram, transfers: never left out
+# The rasteriser runs on numba's threads from this many segments on (fewer: one thread,
+# the per-thread images would cost more than they save); blocks of this many dealt in turn.
+PARALLEL_MIN_SEGMENTS = 100_000
+PARALLEL_BLOCK = 4096
 
 
 def lod_min_z(metres_per_px: float, z_max: int) -> int:
@@ -169,19 +174,12 @@ def _put(img, py, px, c, th, w, h):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no cover - numba
-    """Write arc[i] + 1 into the pixels of segment i: img (h, w) int32, 0 = empty.
-
-    Pixel = ((x - ox) * scale, (y - oy) * scale); row 0 is the smallest y (the view
-    flips it). Lines are clipped to the image (Liang-Barsky) before stepping; later
-    segments (higher classes) overwrite earlier ones. A segment inside the image is not
-    clipped, and one inside a single pixel (most of them on a zoomed-out big map) is
-    one write: the same pixels as stepping it, without the divisions.
-    """
+def _draw_range(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, lo, hi,
+                by_index):  # pragma: no cover - numba
+    """Segments lo..hi of :func:`draw_segments`; ``by_index``: write i + 1, not arc[i] + 1."""
     h, w = img.shape
     fw, fh = np.float64(w), np.float64(h)
-    n = x0.shape[0]
-    for i in range(n):
+    for i in range(lo, hi):
         ax = (np.float64(x0[i]) - ox) * scale
         bx = (np.float64(x1[i]) - ox) * scale
         if (ax < 0 and bx < 0) or (ax >= fw and bx >= fw):
@@ -190,7 +188,7 @@ def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no
         by = (np.float64(y1[i]) - oy) * scale
         if (ay < 0 and by < 0) or (ay >= fh and by >= fh):
             continue
-        c = arc[i] + 1
+        c = i + 1 if by_index else arc[i] + 1
         th = thick[i]
         dx = bx - ax
         dy = by - ay
@@ -226,6 +224,60 @@ def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no
 
 
 @njit(cache=True, nogil=True)
+def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no cover - numba
+    """Write arc[i] + 1 into the pixels of segment i: img (h, w) int32, 0 = empty.
+
+    Pixel = ((x - ox) * scale, (y - oy) * scale); row 0 is the smallest y (the view
+    flips it). Lines are clipped to the image (Liang-Barsky) before stepping; later
+    segments (higher classes) overwrite earlier ones. A segment inside the image is not
+    clipped, and one inside a single pixel (most of them on a zoomed-out big map) is
+    one write: the same pixels as stepping it, without the divisions.
+    """
+    _draw_range(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, 0, x0.shape[0], False)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def draw_segments_parallel(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, nt,
+                           blk):  # pragma: no cover - numba
+    """:func:`draw_segments` on ``nt`` threads, the same pixels: blocks of ``blk``
+    segments dealt in turn to the threads (a zoomed-in view's segments are then split
+    evenly too), each drawing the index + 1 of its segments into an image of its own; a
+    pixel then shows the arc of the highest index drawn there, which is the last one
+    the serial pass writes."""
+    h, w = img.shape
+    n = x0.shape[0]
+    nblk = (n + blk - 1) // blk
+    tmp = np.empty((nt, h, w), np.int32)
+    for t in prange(nt):
+        im = tmp[t]
+        im[:] = 0
+        for b in range(t, nblk, nt):
+            _draw_range(im, x0, y0, x1, y1, arc, thick, ox, oy, scale, b * blk,
+                        min(n, (b + 1) * blk), True)
+    for r in prange(h):
+        for c in range(w):
+            m = 0
+            for t in range(nt):
+                m = max(m, tmp[t, r, c])
+            if m > 0:
+                img[r, c] = arc[m - 1] + 1
+
+
+def draw(img: np.ndarray, seg: SegmentSet, a: int, ox: float, oy: float, scale: float,
+         threads: int | None = None) -> None:
+    """Draw the segments from ``a`` on (a level of detail's tail) into the id image:
+    on numba's threads when there are several and enough segments (the same pixels)."""
+    nt = numba.get_num_threads() if threads is None else threads
+    n = seg.size - a
+    args = (img, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
+            float(ox), float(oy), float(scale))
+    if nt > 1 and n >= PARALLEL_MIN_SEGMENTS:
+        draw_segments_parallel(*args, nt, PARALLEL_BLOCK)
+    else:
+        draw_segments(*args)
+
+
+@njit(cache=True, nogil=True, parallel=True)
 def field_colours(dist, tails, heads, lut, under, max_cost, step):  # pragma: no cover - numba
     """Colour per drawn arc: lut by the cost of its nearer reached end; ``under`` where
     neither end is reached. ``step`` > 0 quantises to isochrone bands of that width."""
@@ -233,7 +285,7 @@ def field_colours(dist, tails, heads, lut, under, max_cost, step):  # pragma: no
     out = np.empty(m, dtype=np.uint32)
     nl = lut.shape[0]
     top = max(max_cost, 1)
-    for i in range(m):
+    for i in prange(m):
         a = dist[tails[i]]
         b = dist[heads[i]]
         if a < 0:
@@ -254,14 +306,14 @@ def field_colours(dist, tails, heads, lut, under, max_cost, step):  # pragma: no
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def _field_pixels(ids, dist, tails, heads, lut, under, max_cost, step, out):  # pragma: no cover - numba
     """Per pixel: the field colour of the arc shown there (one pass over pixels, which on
-    a zoomed-out big map are fewer than the arcs)."""
+    a zoomed-out big map are fewer than the arcs; rows on numba's threads)."""
     h, w = ids.shape
     nl = lut.shape[0]
     top = max(max_cost, 1)
-    for r in range(h):
+    for r in prange(h):
         for c in range(w):
             k = ids[r, c]
             if k == 0:
@@ -322,13 +374,14 @@ def field_arc_colours(geo: MapGeometry, seg: SegmentSet, dist: np.ndarray, lut: 
 
 
 def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: tuple[int, int],
-               out: np.ndarray | None = None, min_z: int = 0) -> np.ndarray:
+               out: np.ndarray | None = None, min_z: int = 0, threads: int | None = None) -> np.ndarray:
     """Which drawn arc (index + 1, 0 = none) shows in each pixel of ``rect`` = (x, y, w, h).
 
     Done once per view change; recolouring (a new distance field) is then a gather over
     pixels (:func:`colourise`), not a new pass over millions of segments. ``min_z``: only
     classes of that z or above (level of detail, :func:`lod_min_z`): the segments are in
-    z order, so that is a tail of the arrays, not a copy.
+    z order, so that is a tail of the arrays, not a copy. ``threads``: numba's count unless
+    given (:func:`draw`).
     """
     w, h = size
     if out is None or out.shape != (h, w):
@@ -338,13 +391,13 @@ def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: t
     x, y, rw, _ = rect
     scale = w / max(rw, 1e-9)
     a = int(seg.z_first[min(max(min_z, 0), 15)]) if seg.z_first is not None else 0
-    draw_segments(out, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
-                  float(x), float(y), float(scale))
+    draw(out, seg, a, x, y, scale, threads)
     return out
 
 
 def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
-                   rect: tuple[float, float, float, float], min_z: int = 0) -> np.ndarray:
+                   rect: tuple[float, float, float, float], min_z: int = 0,
+                   threads: int | None = None) -> np.ndarray:
     """:func:`render_ids` of ``rect`` from ``prev``, the id image of the same size, scale
     and ``min_z`` whose pixel (i, j) is pixel (i - dy, j - dx) here (``shift`` = (dx,
     dy) whole pixels: a pan): the overlap is copied and only the uncovered strips are
@@ -355,7 +408,7 @@ def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
     dx, dy = shift
     out = np.zeros_like(prev)
     if abs(dx) >= w or abs(dy) >= h:
-        return render_ids(seg, rect, (w, h), min_z=min_z)
+        return render_ids(seg, rect, (w, h), min_z=min_z, threads=threads)
     out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = \
         prev[max(-dy, 0):h + min(-dy, 0), max(-dx, 0):w + min(-dx, 0)]
     x, y, rw, _ = rect
@@ -372,21 +425,27 @@ def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
         # one pixel of margin above and left: the second pixel of 2 px lines there
         m0, n0 = max(r0 - 1, 0), max(c0 - 1, 0)
         part = np.zeros((r1 - m0, c1 - n0), dtype=np.int32)
-        draw_segments(part, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:],
-                      seg.thick[a:], float(x + n0 / scale), float(y + m0 / scale), float(scale))
+        draw(part, seg, a, x + n0 / scale, y + m0 / scale, scale, threads)
         out[r0:r1, c0:c1] = part[r0 - m0:, c0 - n0:]
     return out
 
 
 def colourise(ids: np.ndarray, arc_colours: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """ARGB image (uint32) of an id image with one colour per drawn arc."""
-    ext = np.empty(arc_colours.shape[0] + 1, dtype=np.uint32)
-    ext[0] = 0
-    ext[1:] = arc_colours
     if out is None or out.shape != ids.shape:
         out = np.empty(ids.shape, dtype=np.uint32)
-    np.take(ext, ids, out=out)
+    _gather(ids, arc_colours.astype(np.uint32, copy=False), out)
     return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _gather(ids, colours, out):  # pragma: no cover - numba
+    """out = colours[ids - 1], 0 where ids is 0 (rows on numba's threads)."""
+    h, w = ids.shape
+    for r in prange(h):
+        for c in range(w):
+            k = ids[r, c]
+            out[r, c] = colours[k - 1] if k > 0 else 0
 
 
 def render(seg: SegmentSet, colours: np.ndarray, rect: tuple[float, float, float, float],
