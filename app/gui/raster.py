@@ -193,26 +193,31 @@ def _draw_range(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, lo, hi,
         dx = bx - ax
         dy = by - ay
         if 0.0 <= ax < fw and 0.0 <= bx < fw and 0.0 <= ay < fh and 0.0 <= by < fh:
-            sx, sy, ex, ey = ax, ay, bx, by
-            if int(sx) == int(ex) and int(sy) == int(ey):
-                _put(img, int(sy), int(sx), c, th, w, h)
-                continue
-        else:
-            t0 = 0.0
-            t1 = 1.0
-            ok, t0, t1 = _clip(-dx, ax, t0, t1)
-            if ok:
-                ok, t0, t1 = _clip(dx, w - 1e-3 - ax, t0, t1)
-            if ok:
-                ok, t0, t1 = _clip(-dy, ay, t0, t1)
-            if ok:
-                ok, t0, t1 = _clip(dy, h - 1e-3 - ay, t0, t1)
-            if not ok:
-                continue
-            sx = ax + t0 * dx
-            sy = ay + t0 * dy
-            ex = ax + t1 * dx
-            ey = ay + t1 * dy
+            # inside: stepped without clipping or bounds checks. (A segment within one
+            # pixel was tested for and written once: that test mispredicted at every
+            # other segment of a zoomed-out big map, 25 % of the pass; stepping it
+            # writes that one pixel.)
+            steps = int(max(abs(dx), abs(dy))) + 1
+            fx = dx / steps
+            fy = dy / steps
+            for k in range(steps + 1):
+                _put(img, int(ay + fy * k), int(ax + fx * k), c, th, w, h)
+            continue
+        t0 = 0.0
+        t1 = 1.0
+        ok, t0, t1 = _clip(-dx, ax, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(dx, w - 1e-3 - ax, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(-dy, ay, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(dy, h - 1e-3 - ay, t0, t1)
+        if not ok:
+            continue
+        sx = ax + t0 * dx
+        sy = ay + t0 * dy
+        ex = ax + t1 * dx
+        ey = ay + t1 * dy
         steps = int(max(abs(ex - sx), abs(ey - sy))) + 1
         fx = (ex - sx) / steps
         fy = (ey - sy) / steps
@@ -230,21 +235,16 @@ def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no
     Pixel = ((x - ox) * scale, (y - oy) * scale); row 0 is the smallest y (the view
     flips it). Lines are clipped to the image (Liang-Barsky) before stepping; later
     segments (higher classes) overwrite earlier ones. A segment inside the image is not
-    clipped, and one inside a single pixel (most of them on a zoomed-out big map) is
-    one write: the same pixels as stepping it, without the divisions.
+    clipped.
     """
     _draw_range(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, 0, x0.shape[0], False)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def draw_segments_parallel(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, nt,
-                           blk):  # pragma: no cover - numba
-    """:func:`draw_segments` on ``nt`` threads, the same pixels: blocks of ``blk``
-    segments dealt in turn to the threads (a zoomed-in view's segments are then split
-    evenly too), each drawing the index + 1 of its segments into an image of its own; a
-    pixel then shows the arc of the highest index drawn there, which is the last one
-    the serial pass writes."""
-    h, w = img.shape
+def _draw_threads(x0, y0, x1, y1, arc, thick, ox, oy, scale, h, w, nt,
+                  blk):  # pragma: no cover - numba
+    """(nt, h, w) images, one per thread: the index + 1 of the last segment of that
+    thread's blocks (``blk`` segments, dealt in turn) in each pixel."""
     n = x0.shape[0]
     nblk = (n + blk - 1) // blk
     tmp = np.empty((nt, h, w), np.int32)
@@ -254,6 +254,16 @@ def draw_segments_parallel(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, nt,
         for b in range(t, nblk, nt):
             _draw_range(im, x0, y0, x1, y1, arc, thick, ox, oy, scale, b * blk,
                         min(n, (b + 1) * blk), True)
+    return tmp
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _merge(img, tmp, arc, colours, argb):  # pragma: no cover - numba
+    """A pixel shows the arc of the highest segment index any thread drew there (the
+    last one the serial pass writes), else keeps its id; with ``colours`` (one ARGB per
+    drawn arc, empty: none) ``argb`` gets the pixel's colour in the same pass."""
+    nt, h, w = tmp.shape
+    nc = colours.shape[0]
     for r in prange(h):
         for c in range(w):
             m = 0
@@ -261,20 +271,43 @@ def draw_segments_parallel(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, nt,
                 m = max(m, tmp[t, r, c])
             if m > 0:
                 img[r, c] = arc[m - 1] + 1
+            if nc > 0:
+                k = img[r, c]
+                argb[r, c] = colours[k - 1] if k > 0 else 0
+
+
+@njit(cache=True, nogil=True)
+def draw_segments_parallel(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, nt,
+                           blk):  # pragma: no cover - numba
+    """:func:`draw_segments` on ``nt`` threads, the same pixels: blocks of ``blk``
+    segments dealt in turn to the threads (a zoomed-in view's segments are then split
+    evenly too), each drawing the index + 1 of its segments into an image of its own; a
+    pixel then shows the arc of the highest index drawn there, which is the last one
+    the serial pass writes."""
+    h, w = img.shape
+    tmp = _draw_threads(x0, y0, x1, y1, arc, thick, ox, oy, scale, h, w, nt, blk)
+    _merge(img, tmp, arc, np.zeros(0, np.uint32), np.zeros((0, 0), np.uint32))
 
 
 def draw(img: np.ndarray, seg: SegmentSet, a: int, ox: float, oy: float, scale: float,
-         threads: int | None = None) -> None:
+         threads: int | None = None, colours: np.ndarray | None = None,
+         argb: np.ndarray | None = None) -> None:
     """Draw the segments from ``a`` on (a level of detail's tail) into the id image:
-    on numba's threads when there are several and enough segments (the same pixels)."""
+    on numba's threads when there are several and enough segments (the same pixels).
+    ``colours`` (one ARGB per drawn arc): ``argb`` gets the image coloured too."""
     nt = numba.get_num_threads() if threads is None else threads
     n = seg.size - a
-    args = (img, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
+    args = (seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
             float(ox), float(oy), float(scale))
     if nt > 1 and n >= PARALLEL_MIN_SEGMENTS:
-        draw_segments_parallel(*args, nt, PARALLEL_BLOCK)
+        tmp = _draw_threads(*args, img.shape[0], img.shape[1], nt, PARALLEL_BLOCK)
+        if colours is None:
+            colours, argb = np.zeros(0, np.uint32), np.zeros((0, 0), np.uint32)
+        _merge(img, tmp, seg.arc[a:], colours.astype(np.uint32, copy=False), argb)
     else:
-        draw_segments(*args)
+        draw_segments(img, *args)
+        if colours is not None:
+            colourise(img, colours, argb)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -393,6 +426,20 @@ def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: t
     a = int(seg.z_first[min(max(min_z, 0), 15)]) if seg.z_first is not None else 0
     draw(out, seg, a, x, y, scale, threads)
     return out
+
+
+def render_coloured(seg: SegmentSet, rect: tuple[float, float, float, float], size: tuple[int, int],
+                    colours: np.ndarray, min_z: int = 0,
+                    threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`render_ids`, :func:`colourise` of it with ``colours``): on several threads
+    the colour is written in the pass that merges the threads' images."""
+    w, h = size
+    ids = np.zeros((h, w), dtype=np.int32)
+    argb = np.empty((h, w), dtype=np.uint32)
+    x, y, rw, _ = rect
+    a = int(seg.z_first[min(max(min_z, 0), 15)]) if seg.z_first is not None else 0
+    draw(ids, seg, a, x, y, w / max(rw, 1e-9), threads, colours, argb)
+    return ids, argb
 
 
 def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],

@@ -181,18 +181,17 @@ class RasterView(QObject):
         box = (x, y, pw / scale, ph / scale)
 
         def fn(ctx):
-            t0 = time.perf_counter()
-            if prev is not None:
-                ids = raster.render_shifted(seg, prev, shift, box, min_z)
-            else:
-                ids = raster.render_ids(seg, box, (pw, ph), min_z=min_z)
-            t1 = time.perf_counter()
             cols = colours
             if cols is None:  # a distance field: one colour per drawn arc, kept for the
                 # next renders of the same field (pixels of a zoomed-out view ~ arcs drawn)
                 cols = raster.field_arc_colours(geo, seg, *field)[0]
-            img = raster.colourise(ids, cols)
-            return ids, key, img, gen, prev is not None, (t1 - t0) * 1e3, cols
+            t1 = time.perf_counter()
+            if prev is not None:
+                ids = raster.render_shifted(seg, prev, shift, box, min_z)
+                img = raster.colourise(ids, cols)
+            else:  # rasterised and coloured (in one pass with the threads' merge)
+                ids, img = raster.render_coloured(seg, box, (pw, ph), cols, min_z)
+            return ids, key, img, gen, prev is not None, (time.perf_counter() - t1) * 1e3, cols
 
         self._job = self.runner.submit(Job(fn, kind="raster"))
 
