@@ -10,6 +10,7 @@ search costs one colour pass plus one draw, not a rebuild of paths. No Qt here.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numba
@@ -289,18 +290,52 @@ def draw_segments_parallel(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, nt,
     _merge(img, tmp, arc, np.zeros(0, np.uint32), np.zeros((0, 0), np.uint32))
 
 
+class CoreCheck:
+    """Whether rasterising on several threads had the cores to itself: the process's CPU
+    seconds over the wall seconds of the draw, near the thread count when it had, near 1
+    when the threads shared a core with other work. Then a second thread costs about 30 %
+    more than one (the merge, a second image: measured at load 1.4-2.6 on 2 cores), so the
+    next ``RETRY`` draws run on one thread before the threads are tried again."""
+
+    RETRY = 8
+    MIN_GAIN = 0.7  # of the thread count: below, the threads did not run side by side
+
+    def __init__(self):
+        self.serial_left = 0
+
+    def threads(self, nt: int) -> int:
+        """The thread count for the next draw, of ``nt`` wanted."""
+        if nt > 1 and self.serial_left > 0:
+            self.serial_left -= 1
+            return 1
+        return nt
+
+    def record(self, nt: int, wall_s: float, cpu_s: float) -> None:
+        """A draw on ``nt`` threads took ``wall_s`` seconds and ``cpu_s`` of the process's."""
+        if nt > 1 and cpu_s < self.MIN_GAIN * nt * wall_s:
+            self.serial_left = self.RETRY
+
+
+CORES = CoreCheck()
+
+
 def draw(img: np.ndarray, seg: SegmentSet, a: int, ox: float, oy: float, scale: float,
          threads: int | None = None, colours: np.ndarray | None = None,
          argb: np.ndarray | None = None) -> None:
     """Draw the segments from ``a`` on (a level of detail's tail) into the id image:
-    on numba's threads when there are several and enough segments (the same pixels).
+    on numba's threads when there are several and enough segments (the same pixels), and
+    unless ``threads`` is given, only while they get the cores (:class:`CoreCheck`).
     ``colours`` (one ARGB per drawn arc): ``argb`` gets the image coloured too."""
-    nt = numba.get_num_threads() if threads is None else threads
     n = seg.size - a
+    nt = threads if threads is not None else (
+        CORES.threads(numba.get_num_threads()) if n >= PARALLEL_MIN_SEGMENTS else 1)
     args = (seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
             float(ox), float(oy), float(scale))
     if nt > 1 and n >= PARALLEL_MIN_SEGMENTS:
+        t0, c0 = time.perf_counter(), time.process_time()
         tmp = _draw_threads(*args, img.shape[0], img.shape[1], nt, PARALLEL_BLOCK)
+        if threads is None:
+            CORES.record(nt, time.perf_counter() - t0, time.process_time() - c0)
         if colours is None:
             colours, argb = np.zeros(0, np.uint32), np.zeros((0, 0), np.uint32)
         _merge(img, tmp, seg.arc[a:], colours.astype(np.uint32, copy=False), argb)

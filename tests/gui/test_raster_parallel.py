@@ -200,3 +200,38 @@ def test_a_fields_colours_are_kept_between_renders(qtbot, make_window, fixture_n
     qtbot.waitUntil(settled, timeout=5000)
     on_screen_is_the_field()
     assert len(made) == 2  # a new field: its own colours
+
+
+def test_core_check_goes_to_one_thread_when_the_threads_shared_a_core():
+    cc = raster.CoreCheck()
+    assert cc.threads(2) == 2 and cc.threads(1) == 1
+    cc.record(2, wall_s=0.010, cpu_s=0.019)  # side by side: keep them
+    assert cc.threads(2) == 2
+    cc.record(2, wall_s=0.010, cpu_s=0.011)  # one core between the two
+    assert [cc.threads(2) for _ in range(cc.RETRY)] == [1] * cc.RETRY
+    assert cc.threads(2) == 2  # then tried again
+    cc.record(1, wall_s=0.010, cpu_s=0.010)  # one thread tells nothing
+    assert cc.threads(2) == 2
+
+
+def test_draw_follows_the_core_check_with_the_same_pixels(fixture_net, monkeypatch):
+    geo = build_geometry(fixture_net)
+    seg = raster.build_segments(fixture_net, geo)
+    rect = (float(fixture_net.x.min()), float(fixture_net.y.min()), float(np.ptp(fixture_net.x)),
+            float(np.ptp(fixture_net.y)))
+    monkeypatch.setattr(raster, "PARALLEL_MIN_SEGMENTS", 0)
+    monkeypatch.setattr(raster.numba, "get_num_threads", lambda: 2)
+    cc = raster.CoreCheck()
+    monkeypatch.setattr(raster, "CORES", cc)
+    calls = []
+    real = raster._draw_threads
+    monkeypatch.setattr(raster, "_draw_threads", lambda *a: calls.append(1) or real(*a))
+    recorded = []
+    monkeypatch.setattr(cc, "record", lambda nt, wall, cpu: recorded.append(nt))
+    want = raster.render_ids(seg, rect, (300, 300), threads=1)
+    cc.serial_left = 2
+    for _ in range(3):
+        np.testing.assert_array_equal(raster.render_ids(seg, rect, (300, 300)), want)
+    assert len(calls) == 1 and recorded == [2]  # two draws on one thread, then the threads
+    np.testing.assert_array_equal(raster.render_ids(seg, rect, (300, 300), threads=2), want)
+    assert len(calls) == 2 and recorded == [2]  # threads asked for: not recorded
