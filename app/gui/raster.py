@@ -194,15 +194,19 @@ def _draw_range(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, lo, hi,
         dx = bx - ax
         dy = by - ay
         if 0.0 <= ax < fw and 0.0 <= bx < fw and 0.0 <= ay < fh and 0.0 <= by < fh:
-            # inside: stepped without clipping or bounds checks. (A segment within one
-            # pixel was tested for and written once: that test mispredicted at every
-            # other segment of a zoomed-out big map, 25 % of the pass; stepping it
-            # writes that one pixel.)
+            # inside: stepped without clipping. (A segment within one pixel was tested
+            # for and written once: that test mispredicted at every other segment of a
+            # zoomed-out big map, 25 % of the pass; stepping it writes that one pixel.)
+            # A point can round onto the far edge (w or h): skipped, as the clipped path
+            # does; it cannot go below 0 (truncation).
             steps = int(max(abs(dx), abs(dy))) + 1
             fx = dx / steps
             fy = dy / steps
             for k in range(steps + 1):
-                _put(img, int(ay + fy * k), int(ax + fx * k), c, th, w, h)
+                px = int(ax + fx * k)
+                py = int(ay + fy * k)
+                if px < w and py < h:
+                    _put(img, py, px, c, th, w, h)
             continue
         t0 = 0.0
         t1 = 1.0
