@@ -281,16 +281,15 @@ def _merge(img, tmp, arc, colours, argb):  # pragma: no cover - numba
                 argb[r, c] = colours[k - 1] if k > 0 else 0
 
 
-@njit(cache=True, nogil=True)
-def draw_segments_parallel(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, nt,
-                           blk):  # pragma: no cover - numba
+def draw_segments_parallel(img: np.ndarray, x0, y0, x1, y1, arc, thick, ox: float, oy: float,
+                           scale: float, nt: int, blk: int) -> None:
     """:func:`draw_segments` on ``nt`` threads, the same pixels: blocks of ``blk``
     segments dealt in turn to the threads (a zoomed-in view's segments are then split
     evenly too), each drawing the index + 1 of its segments into an image of its own; a
     pixel then shows the arc of the highest index drawn there, which is the last one
     the serial pass writes."""
     h, w = img.shape
-    tmp = _draw_threads(x0, y0, x1, y1, arc, thick, ox, oy, scale, h, w, nt, blk)
+    tmp = _draw_threads(x0, y0, x1, y1, arc, thick, float(ox), float(oy), float(scale), h, w, nt, blk)
     _merge(img, tmp, arc, np.zeros(0, np.uint32), np.zeros((0, 0), np.uint32))
 
 
