@@ -3,7 +3,8 @@
 Past a few hundred thousand segments, asking Qt to stroke every segment (even as one
 path per class) takes seconds per frame. Instead the canvas draws the network into an
 image the size of the view with :func:`draw_segments` (numba, one pass over the
-segments, 1-2 px lines, Liang-Barsky clipping), re-rendered after each pan/zoom. The
+segments, 1-2 px lines, Liang-Barsky clipping; on numba's threads while they get the
+cores, :func:`draw`, the same pixels), re-rendered after each pan/zoom. The
 distance field is a recolouring of the same segments (:func:`field_colours`), so a new
 search costs one colour pass plus one draw, not a rebuild of paths. No Qt here.
 """
