@@ -262,6 +262,8 @@ def measure_click(path: str, args) -> dict:
     from app.gui.main_window import MainWindow
     from app.gui.settings import Settings
 
+    from .gui_window import close_window
+
     os.environ["SIGNPOST_NO_DIALOGS"] = "1"
     with tempfile.TemporaryDirectory() as tmp:
         win = MainWindow(Settings(os.path.join(tmp, "s.ini")), open_sample=False)
@@ -296,7 +298,7 @@ def measure_click(path: str, args) -> dict:
             win.repaint()  # the frame that shows the field and the route
             if k:
                 times.append(time.perf_counter() - t0)
-        win.close()
+        close_window(win)
     return {"map": os.path.basename(path), "click_to_route_ms": statistics.median(times) * 1e3,
             "click_max_ms": max(times) * 1e3}
 
@@ -537,7 +539,8 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "- *drawing*: maps with fewer than 250,000 drawn segments are drawn as vector paths "
         "(one path item per road class, cosmetic pens); bigger maps switch to the raster level "
         "of detail (`app/gui/raster.py`: a numba kernel writes which arc shows in each pixel "
-        "once per pan/zoom, on the raster worker; a new distance field is one pass over the pixels).",
+        "once per pan/zoom, on the raster worker and numba's threads; a new distance field is "
+        "one pass over the pixels, and its colour per arc is kept for the next pans and zooms).",
         "- *CPU search* is one `gpu_core.sssp(strategy='auto', backend='cpu')` after a warm-up; "
         "the GPU search time of the same map is in `docs/perf/sssp_gpu.md` (measured there on "
         "an H100/H200): the goal is GUI side per click + GPU search < 50 ms on the 1.43M map.",

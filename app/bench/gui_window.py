@@ -142,12 +142,19 @@ def _measure(path: str, args, settings, row: dict) -> dict:
     row.update(_drag(win, net, hb, fields, args))
     hb.stop()
     hb.timer.deleteLater()
-    win.close()
-    win.deleteLater()  # now, not at interpreter exit (pyqtgraph items then can crash)
+    close_window(win)
+    return row
+
+
+def close_window(win) -> None:
+    """Close a measured window and delete it now: not at interpreter exit (pyqtgraph items
+    then can crash), nor at the (rare, issue 27) garbage collection: until then its timers
+    (the phase chart's 16 ms tick) ran in the windows measured after it."""
     from PySide6.QtCore import QCoreApplication, QEvent
 
+    win.close()
+    win.deleteLater()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    return row
 
 
 def _drag(win, net, hb, fields, args) -> dict:

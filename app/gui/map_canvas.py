@@ -38,6 +38,18 @@ ROUND_MIN_PX = 3.0
 _DASH = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine}
 
 
+class LegendLine:
+    """What the legend draws for a road class: a line in its pen. pyqtgraph's ItemSample
+    reads only ``opts`` and ``isVisible`` of the item it shows; a PlotDataItem per class
+    (a curve and a scatter item each) was a third of opening a map on the GUI thread."""
+
+    def __init__(self, pen: QPen):
+        self.opts = {"pen": pen}
+
+    def isVisible(self) -> bool:  # noqa: N802 - pyqtgraph's name
+        return True
+
+
 class PathItem(QGraphicsPathItem):
     """A path with a cosmetic pen and a cheap hit-test shape (its bounding box)."""
 
@@ -357,8 +369,8 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         entries = class_legend_entries(self.road_styles)
         self.legend.setColumnCount(2 if len(entries) > 8 else 1)
         for st, label in entries:
-            sample = pg.PlotDataItem(pen=pg.mkPen(st.colour, width=max(st.width, 1.5), style=_DASH[st.dash]))
-            self.legend.addItem(sample, label)
+            self.legend.addItem(LegendLine(pg.mkPen(st.colour, width=max(st.width, 1.5), style=_DASH[st.dash])),
+                                label)
         if self.geo.stations.size:
             self.legend.addItem(self.station_item, "station")
         # A click on a legend sample would toggle the sample (not the layer) and be lost to

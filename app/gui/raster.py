@@ -3,15 +3,18 @@
 Past a few hundred thousand segments, asking Qt to stroke every segment (even as one
 path per class) takes seconds per frame. Instead the canvas draws the network into an
 image the size of the view with :func:`draw_segments` (numba, one pass over the
-segments, 1-2 px lines, Liang-Barsky clipping), re-rendered after each pan/zoom. The
+segments, 1-2 px lines, Liang-Barsky clipping; on numba's threads while they get the
+cores, :func:`draw`, the same pixels), re-rendered after each pan/zoom. The
 distance field is a recolouring of the same segments (:func:`field_colours`), so a new
 search costs one colour pass plus one draw, not a rebuild of paths. No Qt here.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -25,6 +28,10 @@ RASTER_MIN_SEGMENTS = 250_000
 LOD_Z = ((2.5, 0), (8.0, 2), (25.0, 3), (80.0, 5))
 LOD_COARSE_Z = 6
 RAIL_Z = 10  # rail, light rail, subway, tram, transfers: never left out
+# The rasteriser runs on numba's threads from this many segments on (fewer: one thread,
+# the per-thread images would cost more than they save); blocks of this many dealt in turn.
+PARALLEL_MIN_SEGMENTS = 100_000
+PARALLEL_BLOCK = 4096
 
 
 def lod_min_z(metres_per_px: float, z_max: int) -> int:
@@ -169,19 +176,12 @@ def _put(img, py, px, c, th, w, h):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no cover - numba
-    """Write arc[i] + 1 into the pixels of segment i: img (h, w) int32, 0 = empty.
-
-    Pixel = ((x - ox) * scale, (y - oy) * scale); row 0 is the smallest y (the view
-    flips it). Lines are clipped to the image (Liang-Barsky) before stepping; later
-    segments (higher classes) overwrite earlier ones. A segment inside the image is not
-    clipped, and one inside a single pixel (most of them on a zoomed-out big map) is
-    one write: the same pixels as stepping it, without the divisions.
-    """
+def _draw_range(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, lo, hi,
+                by_index):  # pragma: no cover - numba
+    """Segments lo..hi of :func:`draw_segments`; ``by_index``: write i + 1, not arc[i] + 1."""
     h, w = img.shape
     fw, fh = np.float64(w), np.float64(h)
-    n = x0.shape[0]
-    for i in range(n):
+    for i in range(lo, hi):
         ax = (np.float64(x0[i]) - ox) * scale
         bx = (np.float64(x1[i]) - ox) * scale
         if (ax < 0 and bx < 0) or (ax >= fw and bx >= fw):
@@ -190,31 +190,40 @@ def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no
         by = (np.float64(y1[i]) - oy) * scale
         if (ay < 0 and by < 0) or (ay >= fh and by >= fh):
             continue
-        c = arc[i] + 1
+        c = i + 1 if by_index else arc[i] + 1
         th = thick[i]
         dx = bx - ax
         dy = by - ay
         if 0.0 <= ax < fw and 0.0 <= bx < fw and 0.0 <= ay < fh and 0.0 <= by < fh:
-            sx, sy, ex, ey = ax, ay, bx, by
-            if int(sx) == int(ex) and int(sy) == int(ey):
-                _put(img, int(sy), int(sx), c, th, w, h)
-                continue
-        else:
-            t0 = 0.0
-            t1 = 1.0
-            ok, t0, t1 = _clip(-dx, ax, t0, t1)
-            if ok:
-                ok, t0, t1 = _clip(dx, w - 1e-3 - ax, t0, t1)
-            if ok:
-                ok, t0, t1 = _clip(-dy, ay, t0, t1)
-            if ok:
-                ok, t0, t1 = _clip(dy, h - 1e-3 - ay, t0, t1)
-            if not ok:
-                continue
-            sx = ax + t0 * dx
-            sy = ay + t0 * dy
-            ex = ax + t1 * dx
-            ey = ay + t1 * dy
+            # inside: stepped without clipping. (A segment within one pixel was tested
+            # for and written once: that test mispredicted at every other segment of a
+            # zoomed-out big map, 25 % of the pass; stepping it writes that one pixel.)
+            # A point can round onto the far edge (w or h): skipped, as the clipped path
+            # does; it cannot go below 0 (truncation).
+            steps = int(max(abs(dx), abs(dy))) + 1
+            fx = dx / steps
+            fy = dy / steps
+            for k in range(steps + 1):
+                px = int(ax + fx * k)
+                py = int(ay + fy * k)
+                if px < w and py < h:
+                    _put(img, py, px, c, th, w, h)
+            continue
+        t0 = 0.0
+        t1 = 1.0
+        ok, t0, t1 = _clip(-dx, ax, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(dx, w - 1e-3 - ax, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(-dy, ay, t0, t1)
+        if ok:
+            ok, t0, t1 = _clip(dy, h - 1e-3 - ay, t0, t1)
+        if not ok:
+            continue
+        sx = ax + t0 * dx
+        sy = ay + t0 * dy
+        ex = ax + t1 * dx
+        ey = ay + t1 * dy
         steps = int(max(abs(ex - sx), abs(ey - sy))) + 1
         fx = (ex - sx) / steps
         fy = (ey - sy) / steps
@@ -226,6 +235,121 @@ def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no
 
 
 @njit(cache=True, nogil=True)
+def draw_segments(img, x0, y0, x1, y1, arc, thick, ox, oy, scale):  # pragma: no cover - numba
+    """Write arc[i] + 1 into the pixels of segment i: img (h, w) int32, 0 = empty.
+
+    Pixel = ((x - ox) * scale, (y - oy) * scale); row 0 is the smallest y (the view
+    flips it). Lines are clipped to the image (Liang-Barsky) before stepping; later
+    segments (higher classes) overwrite earlier ones. A segment inside the image is not
+    clipped.
+    """
+    _draw_range(img, x0, y0, x1, y1, arc, thick, ox, oy, scale, 0, x0.shape[0], False)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _draw_threads(x0, y0, x1, y1, arc, thick, ox, oy, scale, h, w, nt,
+                  blk):  # pragma: no cover - numba
+    """(nt, h, w) images, one per thread: the index + 1 of the last segment of that
+    thread's blocks (``blk`` segments, dealt in turn) in each pixel."""
+    n = x0.shape[0]
+    nblk = (n + blk - 1) // blk
+    tmp = np.empty((nt, h, w), np.int32)
+    for t in prange(nt):
+        im = tmp[t]
+        im[:] = 0
+        for b in range(t, nblk, nt):
+            _draw_range(im, x0, y0, x1, y1, arc, thick, ox, oy, scale, b * blk,
+                        min(n, (b + 1) * blk), True)
+    return tmp
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _merge(img, tmp, arc, colours, argb):  # pragma: no cover - numba
+    """A pixel shows the arc of the highest segment index any thread drew there (the
+    last one the serial pass writes), else keeps its id; with ``colours`` (one ARGB per
+    drawn arc, empty: none) ``argb`` gets the pixel's colour in the same pass."""
+    nt, h, w = tmp.shape
+    nc = colours.shape[0]
+    for r in prange(h):
+        for c in range(w):
+            m = 0
+            for t in range(nt):
+                m = max(m, tmp[t, r, c])
+            if m > 0:
+                img[r, c] = arc[m - 1] + 1
+            if nc > 0:
+                k = img[r, c]
+                argb[r, c] = colours[k - 1] if k > 0 else 0
+
+
+def draw_segments_parallel(img: np.ndarray, x0, y0, x1, y1, arc, thick, ox: float, oy: float,
+                           scale: float, nt: int, blk: int) -> None:
+    """:func:`draw_segments` on ``nt`` threads, the same pixels: blocks of ``blk``
+    segments dealt in turn to the threads (a zoomed-in view's segments are then split
+    evenly too), each drawing the index + 1 of its segments into an image of its own; a
+    pixel then shows the arc of the highest index drawn there, which is the last one
+    the serial pass writes."""
+    h, w = img.shape
+    tmp = _draw_threads(x0, y0, x1, y1, arc, thick, float(ox), float(oy), float(scale), h, w, nt, blk)
+    _merge(img, tmp, arc, np.zeros(0, np.uint32), np.zeros((0, 0), np.uint32))
+
+
+class CoreCheck:
+    """Whether rasterising on several threads had the cores to itself: the process's CPU
+    seconds over the wall seconds of the draw, near the thread count when it had, near 1
+    when the threads shared a core with other work. Then a second thread costs about 30 %
+    more than one (the merge, a second image: measured at load 1.4-2.6 on 2 cores), so the
+    next ``RETRY`` draws run on one thread before the threads are tried again."""
+
+    RETRY = 8
+    MIN_GAIN = 0.6  # of the thread count: below, one thread is faster (the merge costs ~15 %)
+
+    def __init__(self):
+        self.serial_left = 0
+
+    def threads(self, nt: int) -> int:
+        """The thread count for the next draw, of ``nt`` wanted."""
+        if nt > 1 and self.serial_left > 0:
+            self.serial_left -= 1
+            return 1
+        return nt
+
+    def record(self, nt: int, wall_s: float, cpu_s: float) -> None:
+        """A draw on ``nt`` threads took ``wall_s`` seconds and ``cpu_s`` of the process's."""
+        if nt > 1 and cpu_s < self.MIN_GAIN * nt * wall_s:
+            self.serial_left = self.RETRY
+
+
+CORES = CoreCheck()
+
+
+def draw(img: np.ndarray, seg: SegmentSet, a: int, ox: float, oy: float, scale: float,
+         threads: int | None = None, colours: np.ndarray | None = None,
+         argb: np.ndarray | None = None) -> None:
+    """Draw the segments from ``a`` on (a level of detail's tail) into the id image:
+    on numba's threads when there are several and enough segments (the same pixels), and
+    unless ``threads`` is given, only while they get the cores (:class:`CoreCheck`).
+    ``colours`` (one ARGB per drawn arc): ``argb`` gets the image coloured too."""
+    n = seg.size - a
+    nt = threads if threads is not None else (
+        CORES.threads(numba.get_num_threads()) if n >= PARALLEL_MIN_SEGMENTS else 1)
+    args = (seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
+            float(ox), float(oy), float(scale))
+    if nt > 1 and n >= PARALLEL_MIN_SEGMENTS:
+        t0, c0 = time.perf_counter(), time.process_time()
+        tmp = _draw_threads(*args, img.shape[0], img.shape[1], nt, PARALLEL_BLOCK)
+        if threads is None:
+            CORES.record(nt, time.perf_counter() - t0, time.process_time() - c0)
+        if colours is None:
+            colours, argb = np.zeros(0, np.uint32), np.zeros((0, 0), np.uint32)
+        _merge(img, tmp, seg.arc[a:], colours.astype(np.uint32, copy=False), argb)
+    else:
+        draw_segments(img, *args)
+        if colours is not None:
+            colourise(img, colours, argb)
+
+
+@njit(cache=True, nogil=True, parallel=True)
 def field_colours(dist, tails, heads, lut, under, max_cost, step):  # pragma: no cover - numba
     """Colour per drawn arc: lut by the cost of its nearer reached end; ``under`` where
     neither end is reached. ``step`` > 0 quantises to isochrone bands of that width."""
@@ -233,7 +357,7 @@ def field_colours(dist, tails, heads, lut, under, max_cost, step):  # pragma: no
     out = np.empty(m, dtype=np.uint32)
     nl = lut.shape[0]
     top = max(max_cost, 1)
-    for i in range(m):
+    for i in prange(m):
         a = dist[tails[i]]
         b = dist[heads[i]]
         if a < 0:
@@ -324,13 +448,14 @@ def field_arc_colours(geo: MapGeometry, seg: SegmentSet, dist: np.ndarray, lut: 
 
 
 def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: tuple[int, int],
-               out: np.ndarray | None = None, min_z: int = 0) -> np.ndarray:
+               out: np.ndarray | None = None, min_z: int = 0, threads: int | None = None) -> np.ndarray:
     """Which drawn arc (index + 1, 0 = none) shows in each pixel of ``rect`` = (x, y, w, h).
 
     Done once per view change; recolouring (a new distance field) is then a gather over
     pixels (:func:`colourise`), not a new pass over millions of segments. ``min_z``: only
     classes of that z or above (level of detail, :func:`lod_min_z`): the segments are in
-    z order, so that is a tail of the arrays, not a copy.
+    z order, so that is a tail of the arrays, not a copy. ``threads``: numba's count unless
+    given (:func:`draw`).
     """
     w, h = size
     if out is None or out.shape != (h, w):
@@ -340,13 +465,27 @@ def render_ids(seg: SegmentSet, rect: tuple[float, float, float, float], size: t
     x, y, rw, _ = rect
     scale = w / max(rw, 1e-9)
     a = int(seg.z_first[min(max(min_z, 0), 15)]) if seg.z_first is not None else 0
-    draw_segments(out, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:], seg.thick[a:],
-                  float(x), float(y), float(scale))
+    draw(out, seg, a, x, y, scale, threads)
     return out
 
 
+def render_coloured(seg: SegmentSet, rect: tuple[float, float, float, float], size: tuple[int, int],
+                    colours: np.ndarray, min_z: int = 0,
+                    threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`render_ids`, :func:`colourise` of it with ``colours``): on several threads
+    the colour is written in the pass that merges the threads' images."""
+    w, h = size
+    ids = np.zeros((h, w), dtype=np.int32)
+    argb = np.empty((h, w), dtype=np.uint32)
+    x, y, rw, _ = rect
+    a = int(seg.z_first[min(max(min_z, 0), 15)]) if seg.z_first is not None else 0
+    draw(ids, seg, a, x, y, w / max(rw, 1e-9), threads, colours, argb)
+    return ids, argb
+
+
 def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
-                   rect: tuple[float, float, float, float], min_z: int = 0) -> np.ndarray:
+                   rect: tuple[float, float, float, float], min_z: int = 0,
+                   threads: int | None = None) -> np.ndarray:
     """:func:`render_ids` of ``rect`` from ``prev``, the id image of the same size, scale
     and ``min_z`` whose pixel (i, j) is pixel (i - dy, j - dx) here (``shift`` = (dx,
     dy) whole pixels: a pan): the overlap is copied and only the uncovered strips are
@@ -357,7 +496,7 @@ def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
     dx, dy = shift
     out = np.zeros_like(prev)
     if abs(dx) >= w or abs(dy) >= h:
-        return render_ids(seg, rect, (w, h), min_z=min_z)
+        return render_ids(seg, rect, (w, h), min_z=min_z, threads=threads)
     out[max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = \
         prev[max(-dy, 0):h + min(-dy, 0), max(-dx, 0):w + min(-dx, 0)]
     x, y, rw, _ = rect
@@ -374,21 +513,27 @@ def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
         # one pixel of margin above and left: the second pixel of 2 px lines there
         m0, n0 = max(r0 - 1, 0), max(c0 - 1, 0)
         part = np.zeros((r1 - m0, c1 - n0), dtype=np.int32)
-        draw_segments(part, seg.x0[a:], seg.y0[a:], seg.x1[a:], seg.y1[a:], seg.arc[a:],
-                      seg.thick[a:], float(x + n0 / scale), float(y + m0 / scale), float(scale))
+        draw(part, seg, a, x + n0 / scale, y + m0 / scale, scale, threads)
         out[r0:r1, c0:c1] = part[r0 - m0:, c0 - n0:]
     return out
 
 
 def colourise(ids: np.ndarray, arc_colours: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """ARGB image (uint32) of an id image with one colour per drawn arc."""
-    ext = np.empty(arc_colours.shape[0] + 1, dtype=np.uint32)
-    ext[0] = 0
-    ext[1:] = arc_colours
     if out is None or out.shape != ids.shape:
         out = np.empty(ids.shape, dtype=np.uint32)
-    np.take(ext, ids, out=out)
+    _gather(ids, arc_colours.astype(np.uint32, copy=False), out)
     return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _gather(ids, colours, out):  # pragma: no cover - numba
+    """out = colours[ids - 1], 0 where ids is 0 (rows on numba's threads)."""
+    h, w = ids.shape
+    for r in prange(h):
+        for c in range(w):
+            k = ids[r, c]
+            out[r, c] = colours[k - 1] if k > 0 else 0
 
 
 def render(seg: SegmentSet, colours: np.ndarray, rect: tuple[float, float, float, float],

@@ -73,6 +73,7 @@ class RasterView(QObject):
         self.rect: QRectF | None = None
         self.colours: np.ndarray | None = None
         self.field: tuple | None = None
+        self._field_cols: tuple | None = None  # (colour gen, ARGB per drawn arc) of ``field``
         self._key: tuple | None = None  # (w, h, scale, min_z, x, y) of ``ids``
         self._cache: list[tuple[tuple, np.ndarray]] = []  # (key, ids), newest first
         self._colour_gen = 0  # bumped whenever colours or field change
@@ -99,7 +100,7 @@ class RasterView(QObject):
         self.timer.stop()
         self._job = -1  # a render of the old map lands unheard
         self.seg = self.geo = self.item = None
-        self.ids = self.rect = self.colours = self.field = self._key = None
+        self.ids = self.rect = self.colours = self.field = self._key = self._field_cols = None
         self._cache = []
         self._colour_gen += 1
 
@@ -174,30 +175,37 @@ class RasterView(QObject):
             prev, shift = ids, (dx, dy)
             break
         seg, geo, colours, field, gen = self.seg, self.geo, self.colours, self.field, self._colour_gen
+        if field is not None:  # its colour per arc, once made (a render is then a gather)
+            colours = self._field_cols[1] if self._field_cols and self._field_cols[0] == gen else None
         key = (pw, ph, scale, min_z, x, y)
         box = (x, y, pw / scale, ph / scale)
 
         def fn(ctx):
-            t0 = time.perf_counter()
+            cols = colours
+            if cols is None:  # a distance field: one colour per drawn arc, kept for the
+                # next renders of the same field (pixels of a zoomed-out view ~ arcs drawn)
+                cols = raster.field_arc_colours(geo, seg, *field)[0]
+            t1 = time.perf_counter()
             if prev is not None:
                 ids = raster.render_shifted(seg, prev, shift, box, min_z)
-            else:
-                ids = raster.render_ids(seg, box, (pw, ph), min_z=min_z)
-            t1 = time.perf_counter()
-            img = _colour(geo, seg, ids, colours, field)
-            return ids, key, img, gen, prev is not None, (t1 - t0) * 1e3
+                img = raster.colourise(ids, cols)
+            else:  # rasterised and coloured (in one pass with the threads' merge)
+                ids, img = raster.render_coloured(seg, box, (pw, ph), cols, min_z)
+            return ids, key, img, gen, prev is not None, (time.perf_counter() - t1) * 1e3, cols
 
         self._job = self.runner.submit(Job(fn, kind="raster"))
 
     def _rendered(self, jid: int, kind: str, result) -> None:
         if jid != self._job or self.item is None:
             return
-        ids, key, img, gen, shifted, ms = result
+        ids, key, img, gen, shifted, ms, cols = result
         self.ids, self._key = ids, key
         self._cache = [(key, ids)] + [e for e in self._cache if e[0][:4] != key[:4]][:CACHED_LEVELS - 1]
         self.rect = QRectF(key[4], key[5], key[0] / key[2], key[1] / key[2])
         self.shifted, self.render_ms = shifted, ms
         if gen == self._colour_gen:
+            if self.field is not None:
+                self._field_cols = (gen, cols)
             self.item.set_image(img, self.rect)
         else:  # the colours changed meanwhile: the new ones over the new ids
             self.recolour()

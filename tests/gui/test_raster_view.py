@@ -40,7 +40,7 @@ def test_a_pan_renders_the_strips_as_a_whole_render_would(fixture_net, shift):
 def test_pan_and_zoom_rasterise_on_the_worker(qtbot, make_window, fixture_net, monkeypatch):
     monkeypatch.setattr(raster, "RASTER_MIN_SEGMENTS", 100)
     threads = []
-    for name in ("render_ids", "render_shifted"):
+    for name in ("render_ids", "render_shifted", "render_coloured"):
         real = getattr(raster, name)
 
         def spy(*a, _real=real, **k):
