@@ -261,12 +261,9 @@ def _customize_kept(t: Topology, g: CSRGraph, slots: np.ndarray, backend: str, r
             triangles(t, up, down)
         _stop(cancel)
         if prune:
-            from .perfect import perfect_metric, pruned_hierarchy
+            from .perfect import pruned_hierarchy
 
-            if perfect is None:
-                perfect = perfect_metric(t, up, down)
-            _stop(cancel)
-            h = pruned_hierarchy(t, *perfect)
+            h = pruned_hierarchy(t, up, down, perfect)
             keep(t, base_up, base_down, up, down, None, pruned=h)
         else:
             h = to_hierarchy(t, up, down)
@@ -284,9 +281,9 @@ def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool =
     from .model import Hierarchy
 
     if prune:
-        from .perfect import perfect_metric, pruned_hierarchy
+        from .perfect import pruned_hierarchy
 
-        return pruned_hierarchy(t, *perfect_metric(t, up, down))
+        return pruned_hierarchy(t, up, down)
     h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
     h.method = "cch"
     h.shortcuts = t.fill

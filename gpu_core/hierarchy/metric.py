@@ -154,6 +154,8 @@ def _run(kind, lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red
                     _task(kind, u, tk_k0[q], tk_k1[q], b - p0, up_ptr, up_nb, dn_src, dn_edge,
                           up, down, su, sd)
             r0, r1 = red_ptr[h], red_ptr[h + 1]
+            if r1 == r0:  # no cut vertex: no second barrier
+                continue
             for q in prange(red_pos[r0], red_pos[r1]):  # each cut row slot: min of its copies
                 lo = run_of(red_pos, r0, r1, q)
                 u = red_v[lo]

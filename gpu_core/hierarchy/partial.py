@@ -403,9 +403,9 @@ def try_partial(t, base_up: np.ndarray, base_down: np.ndarray, prune: bool = Fal
         m.pruned = None  # its distances changed
     elif prune:  # the same metric: its pruned hierarchy (made now if the last was not)
         if m.pruned is None:
-            from .perfect import perfect_metric, pruned_hierarchy
+            from .perfect import pruned_hierarchy
 
-            m.pruned = pruned_hierarchy(t, *perfect_metric(t, m.up, m.down))
+            m.pruned = pruned_hierarchy(t, m.up, m.down)
         return copy.copy(m.pruned), changed
     if m.hierarchy is None:
         m.hierarchy = _unpruned(t, m.up, m.down)
