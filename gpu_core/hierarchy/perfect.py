@@ -54,6 +54,8 @@ from .contract import INF
 from .metric import HierarchyArrays
 from .plan import SERIAL, SERIAL_WORK, SPLIT_WORK, UPPER, VERTICES, Plan, build_plan, run_of
 
+UINF = np.uint64(INF)
+
 
 def topology_layout(t) -> tuple[np.ndarray, np.ndarray]:
     """(sweep id of each rank, level_ptr) of the topology's own levels (every edge), cached
@@ -183,14 +185,11 @@ def _q_range(x, i0, i1, shift, up_ptr, up_nb, bu, bd, pu, pd, qu, qd):
             buj = bu[j]
             bdj = bd[j]
             jj = j + shift
-            if buj < INF and df < INF and buj + df < qui:
-                qui = buj + df  # x -> z -> y
-            if uf < INF and bdj < INF and uf + bdj < qdi:
-                qdi = uf + bdj  # y -> z -> x
-            if bui < INF and uf < INF and bui + uf < qu[jj]:
-                qu[jj] = bui + uf  # x -> y -> z
-            if df < INF and bdi < INF and df + bdi < qd[jj]:
-                qd[jj] = df + bdi  # z -> y -> x
+            # unsigned: INF + INF = 2^63 still compares above every path, no test
+            qui = min(qui, buj + df)  # x -> z -> y
+            qdi = min(qdi, uf + bdj)  # y -> z -> x
+            qu[jj] = min(qu[jj], bui + uf)  # x -> y -> z
+            qd[jj] = min(qd[jj], df + bdi)  # z -> y -> x
         qu[ii] = qui
         qd[ii] = qdi
 
@@ -200,11 +199,11 @@ def _settle(e, bu, bd, qu, qd, ku, kd):
     """Edge e's Q is complete: keep each arc its basic weight beats strictly, and leave
     the perfect weight min(basic, Q) in qu/qd."""
     b = bu[e]
-    q = qu[e]
+    q = min(qu[e], UINF)  # a sum over an INF leg is INF
     ku[e] = b < q
     qu[e] = min(b, q)
     b = bd[e]
-    q = qd[e]
+    q = min(qd[e], UINF)
     kd[e] = b < q
     qd[e] = min(b, q)
 
@@ -243,8 +242,8 @@ def _run(lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, 
                         continue
                     p0 = up_ptr[u]
                     for p in range(up_ptr[u + 1] - p0):
-                        su[b + p] = INF
-                        sd[b + p] = INF
+                        su[b + p] = UINF
+                        sd[b + p] = UINF
                     _q_range(u, tk_k0[q], tk_k1[q], b - p0, up_ptr, up_nb, bu, bd, pu, pd,
                              su, sd)
             r0, r1 = red_ptr[h], red_ptr[h + 1]
@@ -286,11 +285,13 @@ def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray,
     qd = np.full(t.edges, INF, np.int64)
     ku = np.empty(t.edges, np.bool_)
     kd = np.empty(t.edges, np.bool_)
-    su = np.empty(p.scratch, np.int64)
-    sd = np.empty(p.scratch, np.int64)
+    su = np.empty(p.scratch, np.uint64)
+    sd = np.empty(p.scratch, np.uint64)
+    # every weight is in [0, INF]: the same bits read as unsigned (see _q_range)
+    u = [a.view(np.uint64) for a in (up, down, qu if pu is None else pu,
+                                     qd if pd is None else pd, qu, qd)]
     _run(lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf, p.red_ptr,
-         p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, up, down,
-         qu if pu is None else pu, qd if pd is None else pd, qu, qd, ku, kd, su, sd)
+         p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, *u, ku, kd, su, sd)
     return qu, qd, ku, kd
 
 
