@@ -45,14 +45,21 @@ no value of x's row that the pass writes, so chunks of a heavy row need no order
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from .chordal import gallop
 from .contract import INF
-from .metric import HierarchyArrays
-from .plan import SERIAL, SERIAL_WORK, SPLIT_WORK, UPPER, VERTICES, Plan, build_plan, run_of
+from .metric import HierarchyArrays, _plan
+from .plan import (
+    SERIAL,
+    SERIAL_WORK,
+    SPLIT_WORK,
+    UPPER,
+    VERTICES,
+    Plan,
+    reduce_slot,
+)
 
 UINF = np.uint64(INF)
 
@@ -250,32 +257,8 @@ def _run(lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, 
             if r1 == r0:  # no cut vertex: no second barrier
                 continue
             for q in prange(red_pos[r0], red_pos[r1]):  # each cut row slot: min of its copies
-                lo = run_of(red_pos, r0, r1, q)
-                u = red_v[lo]
-                d = up_ptr[u + 1] - up_ptr[u]
-                f = up_ptr[u] + q - red_pos[lo]
-                o = red_off[lo] + q - red_pos[lo]
-                mu, md = qu[f], qd[f]
-                for c in range(red_m[lo]):
-                    mu = min(mu, su[o + c * d])
-                    md = min(md, sd[o + c * d])
-                qu[f], qd[f] = mu, md
+                f = reduce_slot(q, r0, r1, red_pos, red_v, red_off, red_m, up_ptr, su, sd, qu, qd)
                 _settle(f, bu, bd, qu, qd, ku, kd)
-
-
-def _plan(t, key, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: int,
-          split_all: bool) -> Plan:
-    """The topology's UPPER plan over these groups (cached on it under ``key``)."""
-    ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
-    plans = getattr(t, "_plans", None)
-    if plans is None:
-        plans = t._plans = {}
-    k = (key, ways, serial_work, split_work)
-    p = plans.get(k)
-    if p is None:
-        p = plans[k] = build_plan(UPPER, lvl_ptr, lvl_vert, t.up_ptr, t.dn_ptr, t.dn_src,
-                                  t.dn_edge, ways, serial_work, split_work, split_all)
-    return p
 
 
 def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray, ...]:
@@ -313,7 +296,8 @@ def perfect_and_kept(t, up: np.ndarray, down: np.ndarray, *, ways: int | None = 
     by_sweep[sweep] = np.arange(t.n, dtype=np.int32)
     # every parallel group as tasks dealt heaviest first: a level's vertices by rank in
     # a static prange left the Kanto-sized map's bound at 16 threads 8.2x, tasks 12.8x
-    p = _plan(t, "perfect", level_ptr, by_sweep, ways, serial_work, split_work, True)
+    p = _plan(t, UPPER, level_ptr, by_sweep, ways, serial_work, split_work, name="perfect",
+              split_all=True)
     pu, pd, ku, kd = _fused(t, p, level_ptr, by_sweep, up, down, None, None)
     if _zero_edge(pu, pd):
         ku, kd = removable(t, pu, pd)
@@ -329,7 +313,8 @@ def kept_given(t, up: np.ndarray, down: np.ndarray, pu: np.ndarray, pd: np.ndarr
     if _zero_edge(pu, pd):
         return removable(t, pu, pd)
     ptr, verts = np.array([0, t.n], np.int64), np.arange(t.n, dtype=np.int32)
-    p = _plan(t, "removal", ptr, verts, ways, serial_work, split_work, True)
+    p = _plan(t, UPPER, ptr, verts, ways, serial_work, split_work, name="removal",
+              split_all=True)
     _, _, ku, kd = _fused(t, p, ptr, verts, up, down, pu, pd)
     return ku, kd
 

@@ -64,6 +64,23 @@ def run_of(ptr, lo, hi, q):
     return lo
 
 
+@njit(cache=True, nogil=True, inline="always")
+def reduce_slot(q, r0, r1, red_pos, red_v, red_off, red_m, up_ptr, su, sd, up, down):
+    """Slot q of the cut rows r0..r1 of a group: the minimum of its row copies (su/sd)
+    and its own value into up/down; returns its edge id."""
+    lo = run_of(red_pos, r0, r1, q)
+    u = red_v[lo]
+    d = up_ptr[u + 1] - up_ptr[u]
+    f = up_ptr[u] + q - red_pos[lo]
+    o = red_off[lo] + q - red_pos[lo]
+    mu, md = up[f], down[f]
+    for c in range(red_m[lo]):
+        mu = min(mu, su[o + c * d])
+        md = min(md, sd[o + c * d])
+    up[f], down[f] = mu, md
+    return f
+
+
 @njit(cache=True, parallel=True)
 def vertex_work(kind, n, up_ptr, dn_ptr, dn_src, dn_edge):
     """int64 [n]: each vertex's inner-loop steps in the pass ``kind``."""
