@@ -3,9 +3,10 @@ Contraction Hierarchies", sections on perfect customization and the metric-depen
 the route index sweeps fewer arcs and fewer levels.
 
 1. Perfect customization: top-down over the topology's sweep levels, every edge {x, y} is
-   lowered through its upper and intermediate triangles (``metric._upper_level``, the
+   lowered through its upper and intermediate triangles (``metric.upper_pass``, the
    same pass ``metric.prune`` runs). Afterwards every arc weighs exactly the distance
-   between its ends in the graph (INF where there is no path).
+   between its ends in the graph (INF where there is no path). On the CPU steps 1 and 2
+   run as one pass (``perfect_and_kept``, "One pass" below).
 2. Arc removal, per direction: the arc x->y goes when some z above min(x, y) (an upper or
    intermediate triangle) gives w(x->z) + w(z->y) == w(x->y) with BOTH legs > 0. RoutingKit
    (``build_contraction_hierarchy_using_perfect_witness_search``) drops only arcs that a
@@ -148,7 +149,8 @@ def pruned_arrays(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray,
     return laid_out(t, up, down, ku, kd, *kept_layout(t.n, t.up_ptr, t.up_nb, kd))
 
 
-def pruned_hierarchy(t, up: np.ndarray, down: np.ndarray, perfect=None, *,
+def pruned_hierarchy(t, up: np.ndarray, down: np.ndarray,
+                     perfect: tuple[np.ndarray, np.ndarray] | list | None = None, *,
                      ways: int | None = None):
     """The consumers' Hierarchy from a BASIC metric (``metric.triangles``' result; left
     unchanged): the arcs the removal keeps, weighed by their ends' distance, in sweep
