@@ -22,6 +22,10 @@ rows cut over the threads as the full pass cuts them.
 with each number of bins (1: serial; the plan cuts heavy vertices over that many), after the
 build rows; run it with NUMBA_NUM_THREADS >= the largest.
 
+``--warm-up N`` (default 20000; 0: off): first a generated Kanto-like map of N nodes is
+indexed, so that numba's compilation (tens of seconds on a machine without a cache, e.g. a
+fresh device machine) is out of the build seconds (``warm_up_s`` row).
+
 PACE .gr.xz maps are weighted as maps/formats/dimacs.py's ``load_pace`` does (seed 1). One line of
 JSON per measurement on stdout.
 """
@@ -183,10 +187,23 @@ def main() -> None:
                     help="read the CCH topology from this file, or build and write it there")
     ap.add_argument("--only-recustomize", action="store_true",
                     help="only the closure-to-ready rows (no build, sweep or full rows)")
+    ap.add_argument("--warm-up", type=int, default=20000,
+                    help="nodes of a generated map indexed first (compiles; 0: off)")
     a = ap.parse_args()
 
     def out(**kw) -> None:
         print(json.dumps(kw), flush=True)
+
+    if a.warm_up > 0:
+        from gpu_core.hierarchy import build_topology
+        from maps.generate import generate
+
+        t0 = time.perf_counter()
+        gw = CSRGraph.from_any(generate("kanto", a.warm_up, seed=1))
+        tw = build_topology(gw)
+        for prune in (False, True):
+            customize(tw, gw, prune=prune, reuse=False)
+        out(warm_up_s=round(time.perf_counter() - t0, 3), nodes=a.warm_up)
 
     for path in a.maps:
         t0 = time.perf_counter()

@@ -31,7 +31,7 @@ from .plan import (
     VERTICES,
     Plan,
     build_plan,
-    run_of,
+    reduce_slot,
 )
 
 
@@ -154,17 +154,10 @@ def _run(kind, lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red
                     _task(kind, u, tk_k0[q], tk_k1[q], b - p0, up_ptr, up_nb, dn_src, dn_edge,
                           up, down, su, sd)
             r0, r1 = red_ptr[h], red_ptr[h + 1]
+            if r1 == r0:  # no cut vertex: no second barrier
+                continue
             for q in prange(red_pos[r0], red_pos[r1]):  # each cut row slot: min of its copies
-                lo = run_of(red_pos, r0, r1, q)
-                u = red_v[lo]
-                d = up_ptr[u + 1] - up_ptr[u]
-                f = up_ptr[u] + q - red_pos[lo]
-                o = red_off[lo] + q - red_pos[lo]
-                mu, md = up[f], down[f]
-                for c in range(red_m[lo]):
-                    mu = min(mu, su[o + c * d])
-                    md = min(md, sd[o + c * d])
-                up[f], down[f] = mu, md
+                reduce_slot(q, r0, r1, red_pos, red_v, red_off, red_m, up_ptr, su, sd, up, down)
 
 
 @njit(cache=True, nogil=True)
@@ -173,17 +166,19 @@ def _serial(n, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
         _whole(TRIANGLES, u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
 
 
-def _plan(t, kind: int, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: int) -> Plan:
-    """The topology's plan for this pass and thread count (cached on it)."""
-    ways = numba.get_num_threads() if ways is None else int(ways)
+def _plan(t, kind: int, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: int, *,
+          name: object = None, split_all: bool = False) -> Plan:
+    """The topology's plan for this pass and thread count (cached on it under ``name``,
+    by default ``kind``: another pass over other groups names its own)."""
+    ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
     plans = getattr(t, "_plans", None)
     if plans is None:
         plans = t._plans = {}
-    key = (kind, ways, serial_work, split_work)
+    key = (kind if name is None else name, ways, serial_work, split_work)
     p = plans.get(key)
     if p is None:
         p = plans[key] = build_plan(kind, lvl_ptr, lvl_vert, t.up_ptr, t.dn_ptr, t.dn_src,
-                                    t.dn_edge, ways, serial_work, split_work)
+                                    t.dn_edge, ways, serial_work, split_work, split_all)
     return p
 
 

@@ -356,9 +356,9 @@ def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, sta
             follow(old, m.hierarchy, info)
     elif prune:  # the same metric: its pruned hierarchy (made now if the last was not)
         if m.pruned is None:
-            from .perfect import perfect_metric, pruned_hierarchy
+            from .perfect import pruned_hierarchy
 
-            m.pruned = pruned_hierarchy(t, *perfect_metric(t, m.up, m.down))
+            m.pruned = pruned_hierarchy(t, m.up, m.down)
         return copy.copy(m.pruned), changed
     if m.hierarchy is None:
         m.hierarchy = unpruned(t, m.up, m.down)

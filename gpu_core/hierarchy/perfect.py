@@ -3,9 +3,10 @@ Contraction Hierarchies", sections on perfect customization and the metric-depen
 the route index sweeps fewer arcs and fewer levels.
 
 1. Perfect customization: top-down over the topology's sweep levels, every edge {x, y} is
-   lowered through its upper and intermediate triangles (``metric._upper_level``, the
+   lowered through its upper and intermediate triangles (``metric.upper_pass``, the
    same pass ``metric.prune`` runs). Afterwards every arc weighs exactly the distance
-   between its ends in the graph (INF where there is no path).
+   between its ends in the graph (INF where there is no path). On the CPU steps 1 and 2
+   run as one pass (``perfect_and_kept``, "One pass" below).
 2. Arc removal, per direction: the arc x->y goes when some z above min(x, y) (an upper or
    intermediate triangle) gives w(x->z) + w(z->y) == w(x->y) with BOTH legs > 0. RoutingKit
    (``build_contraction_hierarchy_using_perfect_witness_search``) drops only arcs that a
@@ -26,6 +27,21 @@ would close a cycle through a leg of length > 0 inside a shortest path), and it 
 higher than every vertex it lost, so sum(2^rank) over its vertices grew: the replacing
 ends, at an up-down path of length d(s, t) on kept arcs only. With a zero-weight leg
 two arcs could witness each other (x->y by x->z->y and z->y by z->x->y): hence the guard.
+
+One pass (``perfect_and_kept``: steps 1 and 2 together, each triangle visited once). Let
+b be the basic metric, d the distance, N the upper neighbours of x (a clique), and for
+y in N let Q(x->y) = min over z in N - {y} of b(x->z) + d(z->y) (likewise Q(y->x) with
+d(y->z) + b(z->x)); top-down, every d(z->y) with z, y above x is final when x is reached.
+(a) d(x->y) = min(b(x->y), Q(x->y)): every term is a path's length; on a shortest x-y path
+let z be the first vertex above x. Its prefix runs below x, so {x, z} is an edge and
+b(x->z) <= the prefix (basic customization); z = y gives b, else the z term is <= d.
+(b) When no edge weighs 0, x->y has an equal witness iff Q(x->y) <= b(x->y), so
+keep = b < Q. If Q = d, its z is one: d(x->z) + d(z->y) <= b(x->z) + d(z->y) = d(x->y).
+If Q > d = b and z is a witness: d(x->z) = b(x->z) gives Q <= d, a contradiction; else
+d(x->z) = b(x->z') + d(z'->z) by (a), and z' != y gives Q <= b(x->z') + d(z'->y) <= d,
+while z' = y gives d(y->z) + d(z->y) = 0. So both flags equal ``removable``'s bit for bit
+(tested); when some edge weighs 0, ``removable`` decides (``_zero_edge``). The test reads
+no value of x's row that the pass writes, so chunks of a heavy row need no order.
 """
 
 from __future__ import annotations
@@ -33,9 +49,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .chordal import lower_bound
+from .chordal import gallop
 from .contract import INF
-from .metric import HierarchyArrays
+from .metric import HierarchyArrays, _plan
+from .plan import (
+    SERIAL,
+    SERIAL_WORK,
+    SPLIT_WORK,
+    UPPER,
+    VERTICES,
+    Plan,
+    reduce_slot,
+)
+
+UINF = np.uint64(INF)
 
 
 def topology_layout(t) -> tuple[np.ndarray, np.ndarray]:
@@ -77,7 +104,7 @@ def _mark(n, up_ptr, up_nb, up, down, ku, kd):
             di = down[i]
             for j in range(i + 1, p1):
                 z = up_nb[j]
-                lo = lower_bound(up_nb, lo, up_ptr[y + 1], z)
+                lo = gallop(up_nb, lo, up_ptr[y + 1], z)
                 f = lo  # {y, z}, y < z < ... (x's upper neighbours form a clique)
                 uj = up[j]
                 dj = down[j]
@@ -122,17 +149,178 @@ def pruned_arrays(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray,
     return laid_out(t, up, down, ku, kd, *kept_layout(t.n, t.up_ptr, t.up_nb, kd))
 
 
-def pruned_hierarchy(t, up: np.ndarray, down: np.ndarray):
-    """The consumers' Hierarchy from a PERFECT metric (``perfect_metric`` or the device's
-    ``metric_cuda.customize_perfect_device``): the arcs ``removable`` keeps, weighed by
-    their ends' distance, in sweep levels of their own."""
+def pruned_hierarchy(t, up: np.ndarray, down: np.ndarray,
+                     perfect: tuple[np.ndarray, np.ndarray] | list | None = None, *,
+                     ways: int | None = None):
+    """The consumers' Hierarchy from a BASIC metric (``metric.triangles``' result; left
+    unchanged): the arcs the removal keeps, weighed by their ends' distance, in sweep
+    levels of their own. ``perfect``: the perfect metric when it is already there (the
+    device's, ``metric_cuda.customize_perfect_device``, which full builds no longer use:
+    ``cch._customize_locked``); else the fused pass
+    (``perfect_and_kept``) computes it with the removal."""
     from .model import Hierarchy
 
-    ku, kd = removable(t, up, down)
-    h = Hierarchy(t.n, *pruned_arrays(t, up, down, ku, kd), "")
+    if perfect is None:
+        pu, pd, ku, kd = perfect_and_kept(t, up, down, ways=ways)
+    else:
+        pu, pd = perfect
+        ku, kd = kept_given(t, up, down, pu, pd, ways=ways)
+    h = Hierarchy(t.n, *pruned_arrays(t, pu, pd, ku, kd), "")
     h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
     return h
 
 
-__all__ = ["kept_layout", "perfect_metric", "pruned_arrays", "pruned_hierarchy", "removable",
-           "topology_layout"]
+@njit(cache=True, nogil=True, inline="always")
+def _q_range(x, i0, i1, shift, up_ptr, up_nb, bu, bd, pu, pd, qu, qd):
+    """Q of x's edges i0..i1 ({x, y}): the least x->z->y (into qu at i + shift) and
+    y->z->x (qd) over x's other upper neighbours z, the leg at x BASIC (bu/bd, x's row),
+    the other PERFECT (pu/pd: rows above x, final); the same pairs give the entries of
+    the z above y, x->y->z and z->y->x. Reads no value of qu/qd it writes but its own:
+    a chunk of x's edges needs only its own copy of the row."""
+    p1 = up_ptr[x + 1]
+    for i in range(i0, i1):
+        y = up_nb[i]
+        lo = up_ptr[y]
+        y1 = up_ptr[y + 1]
+        bui = bu[i]
+        bdi = bd[i]
+        ii = i + shift
+        qui = qu[ii]
+        qdi = qd[ii]
+        for j in range(i + 1, p1):
+            z = up_nb[j]
+            lo = gallop(up_nb, lo, y1, z)  # f = {y, z} (x's upper neighbours: a clique)
+            uf = pu[lo]
+            df = pd[lo]
+            buj = bu[j]
+            bdj = bd[j]
+            jj = j + shift
+            # unsigned: INF + INF = 2^63 still compares above every path, no test
+            qui = min(qui, buj + df)  # x -> z -> y
+            qdi = min(qdi, uf + bdj)  # y -> z -> x
+            qu[jj] = min(qu[jj], bui + uf)  # x -> y -> z
+            qd[jj] = min(qd[jj], df + bdi)  # z -> y -> x
+        qu[ii] = qui
+        qd[ii] = qdi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _settle(e, bu, bd, qu, qd, ku, kd):
+    """Edge e's Q is complete: keep each arc its basic weight beats strictly, and leave
+    the perfect weight min(basic, Q) in qu/qd."""
+    b = bu[e]
+    q = min(qu[e], UINF)  # a sum over an INF leg is INF
+    ku[e] = b < q
+    qu[e] = min(b, q)
+    b = bd[e]
+    q = min(qd[e], UINF)
+    kd[e] = b < q
+    qd[e] = min(b, q)
+
+
+@njit(cache=True, nogil=True)
+def _vertex(x, up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd):
+    p0, p1 = up_ptr[x], up_ptr[x + 1]
+    _q_range(x, p0, p1, 0, up_ptr, up_nb, bu, bd, pu, pd, qu, qd)
+    for e in range(p0, p1):
+        _settle(e, bu, bd, qu, qd, ku, kd)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _run(lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, red_v, red_off,
+         red_m, red_pos, up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd, su, sd):
+    """Q and the keep flags group by group as the plan (``plan.Plan``, kind UPPER) says;
+    qu/qd start at INF. A cut vertex's chunks fill copies of its row (at INF), reduced by
+    minimum and settled in one ``prange`` (so a group with a cut vertex has two
+    barriers, as in ``metric._run``)."""
+    ways = bin_ptr.shape[1] - 1
+    for h in range(lvl_ptr.shape[0] - 1):
+        s, e = lvl_ptr[h], lvl_ptr[h + 1]
+        if mode[h] == SERIAL:
+            for i in range(s, e):
+                _vertex(lvl_vert[i], up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd)
+        elif mode[h] == VERTICES:
+            for i in prange(s, e):
+                _vertex(lvl_vert[i], up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd)
+        else:
+            for j in prange(ways):
+                for q in range(bin_ptr[h, j], bin_ptr[h, j + 1]):
+                    u = tk_v[q]
+                    b = tk_buf[q]
+                    if b < 0:  # the whole vertex in one task
+                        _vertex(u, up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd)
+                        continue
+                    p0 = up_ptr[u]
+                    for p in range(up_ptr[u + 1] - p0):
+                        su[b + p] = UINF
+                        sd[b + p] = UINF
+                    _q_range(u, tk_k0[q], tk_k1[q], b - p0, up_ptr, up_nb, bu, bd, pu, pd,
+                             su, sd)
+            r0, r1 = red_ptr[h], red_ptr[h + 1]
+            if r1 == r0:  # no cut vertex: no second barrier
+                continue
+            for q in prange(red_pos[r0], red_pos[r1]):  # each cut row slot: min of its copies
+                f = reduce_slot(q, r0, r1, red_pos, red_v, red_off, red_m, up_ptr, su, sd, qu, qd)
+                _settle(f, bu, bd, qu, qd, ku, kd)
+
+
+def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray, ...]:
+    """(qu, qd, ku, kd) of plan ``p``: Q settled into the perfect weights. The rows above
+    each vertex are read from (pu, pd), or from (qu, qd) as they settle when None."""
+    qu = np.full(t.edges, INF, np.int64)
+    qd = np.full(t.edges, INF, np.int64)
+    ku = np.empty(t.edges, np.bool_)
+    kd = np.empty(t.edges, np.bool_)
+    su = np.empty(p.scratch, np.uint64)
+    sd = np.empty(p.scratch, np.uint64)
+    # every weight is in [0, INF]: the same bits read as unsigned (see _q_range)
+    u = [a.view(np.uint64) for a in (up, down, qu if pu is None else pu,
+                                     qd if pd is None else pd, qu, qd)]
+    _run(lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf, p.red_ptr,
+         p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, *u, ku, kd, su, sd)
+    return qu, qd, ku, kd
+
+
+def _zero_edge(pu: np.ndarray, pd: np.ndarray) -> bool:
+    """Some edge weighs 0 (a zero-weight path): the one-sided test may differ there."""
+    return bool((pu == 0).any() or (pd == 0).any())
+
+
+def perfect_and_kept(t, up: np.ndarray, down: np.ndarray, *, ways: int | None = None,
+                     serial_work: int = SERIAL_WORK,
+                     split_work: int = SPLIT_WORK) -> tuple[np.ndarray, ...]:
+    """(perfect up, perfect down, keep_up, keep_down) from the BASIC metric (left as it
+    is) in one pass: ``perfect_metric`` and ``removable`` fused (module docstring, "One
+    pass"), top-down over the topology's levels as ``plan`` schedules them (heavy
+    vertices' edges cut over the threads). Equal to the two passes bit for bit; where
+    some edge weighs 0 the keep flags come from ``removable``."""
+    sweep, level_ptr = topology_layout(t)
+    by_sweep = np.empty(t.n, np.int32)
+    by_sweep[sweep] = np.arange(t.n, dtype=np.int32)
+    # every parallel group as tasks dealt heaviest first: a level's vertices by rank in
+    # a static prange left the Kanto-sized map's bound at 16 threads 8.2x, tasks 12.8x
+    p = _plan(t, UPPER, level_ptr, by_sweep, ways, serial_work, split_work, name="perfect",
+              split_all=True)
+    pu, pd, ku, kd = _fused(t, p, level_ptr, by_sweep, up, down, None, None)
+    if _zero_edge(pu, pd):
+        ku, kd = removable(t, pu, pd)
+    return pu, pd, ku, kd
+
+
+def kept_given(t, up: np.ndarray, down: np.ndarray, pu: np.ndarray, pd: np.ndarray, *,
+               ways: int | None = None, serial_work: int = SERIAL_WORK,
+               split_work: int = SPLIT_WORK) -> tuple[np.ndarray, np.ndarray]:
+    """(keep_up, keep_down) = ``removable(t, pu, pd)`` from the basic (up, down) and the
+    perfect (pu, pd) metric: the one-sided test needs no order, so every vertex is one
+    group whose tasks (heavy vertices cut) are dealt to the threads at once."""
+    if _zero_edge(pu, pd):
+        return removable(t, pu, pd)
+    ptr, verts = np.array([0, t.n], np.int64), np.arange(t.n, dtype=np.int32)
+    p = _plan(t, UPPER, ptr, verts, ways, serial_work, split_work, name="removal",
+              split_all=True)
+    _, _, ku, kd = _fused(t, p, ptr, verts, up, down, pu, pd)
+    return ku, kd
+
+
+__all__ = ["kept_given", "kept_layout", "perfect_and_kept", "perfect_metric", "pruned_arrays",
+           "pruned_hierarchy", "removable", "topology_layout"]

@@ -64,6 +64,23 @@ def run_of(ptr, lo, hi, q):
     return lo
 
 
+@njit(cache=True, nogil=True, inline="always")
+def reduce_slot(q, r0, r1, red_pos, red_v, red_off, red_m, up_ptr, su, sd, up, down):
+    """Slot q of the cut rows r0..r1 of a group: the minimum of its row copies (su/sd)
+    and its own value into up/down; returns its edge id."""
+    lo = run_of(red_pos, r0, r1, q)
+    u = red_v[lo]
+    d = up_ptr[u + 1] - up_ptr[u]
+    f = up_ptr[u] + q - red_pos[lo]
+    o = red_off[lo] + q - red_pos[lo]
+    mu, md = up[f], down[f]
+    for c in range(red_m[lo]):
+        mu = min(mu, su[o + c * d])
+        md = min(md, sd[o + c * d])
+    up[f], down[f] = mu, md
+    return f
+
+
 @njit(cache=True, parallel=True)
 def vertex_work(kind, n, up_ptr, dn_ptr, dn_src, dn_edge):
     """int64 [n]: each vertex's inner-loop steps in the pass ``kind``."""
@@ -107,8 +124,8 @@ def _cut(kind, u, m, wk_u, up_ptr, dn_ptr, dn_src, dn_edge, out):
 
 @njit(cache=True)
 def _group(kind, h, lvl_ptr, lvl_vert, wk, up_ptr, dn_ptr, dn_src, dn_edge, ways,
-           serial_work, split_work, fill, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, tk_w,
-           red_v, red_off, red_m, red_pos, counts, cuts, tmp_w, tmp_i):
+           serial_work, split_work, split_all, fill, mode, bin_ptr, tk_v, tk_k0, tk_k1,
+           tk_buf, tk_w, red_v, red_off, red_m, red_pos, counts, cuts, tmp_w, tmp_i):
     """Plan group h; without ``fill`` only count its tasks, reductions and buffer size
     into counts[0..3] (offsets into the plan's arrays when filling)."""
     s, e = lvl_ptr[h], lvl_ptr[h + 1]
@@ -121,7 +138,7 @@ def _group(kind, h, lvl_ptr, lvl_vert, wk, up_ptr, dn_ptr, dn_src, dn_edge, ways
     target = max(split_work, (tot + 2 * ways - 1) // (2 * ways))
     if ways <= 1 or tot < serial_work:
         md = SERIAL
-    elif mx <= target and e - s >= 16 * ways:
+    elif mx <= target and e - s >= 16 * ways and not split_all:
         md = VERTICES
     else:
         md = TASKS
@@ -204,7 +221,7 @@ def _deal(t0, t1, ways, tk_v, tk_k0, tk_k1, tk_buf, tk_w, bin_ptr, h, tmp_w, tmp
 
 @njit(cache=True)
 def _build(kind, lvl_ptr, lvl_vert, wk, up_ptr, dn_ptr, dn_src, dn_edge, ways, serial_work,
-           split_work):
+           split_work, split_all):
     H = lvl_ptr.shape[0] - 1
     e0 = np.zeros(0, np.int64)
     e1 = np.zeros((0, 0), np.int64)
@@ -218,8 +235,8 @@ def _build(kind, lvl_ptr, lvl_vert, wk, up_ptr, dn_ptr, dn_src, dn_edge, ways, s
     cuts = np.empty(maxdeg + 1, np.int64)
     for h in range(H):  # count
         _group(kind, h, lvl_ptr, lvl_vert, wk, up_ptr, dn_ptr, dn_src, dn_edge, ways,
-               serial_work, split_work, False, m0, e1, i0, e0, e0, e0, e0, i0, e0, e0, e0,
-               counts, cuts, e0, i0)
+               serial_work, split_work, split_all, False, m0, e1, i0, e0, e0, e0, e0, i0,
+               e0, e0, e0, counts, cuts, e0, i0)
     nt, nr, scratch = counts[0], counts[1], counts[3]
     mode = np.zeros(H, np.int8)
     bin_ptr = np.zeros((H, ways + 1), np.int64)
@@ -239,8 +256,8 @@ def _build(kind, lvl_ptr, lvl_vert, wk, up_ptr, dn_ptr, dn_src, dn_edge, ways, s
     for h in range(H):  # fill; buffer offsets restart per group (the scratch is reused)
         counts[2] = 0
         _group(kind, h, lvl_ptr, lvl_vert, wk, up_ptr, dn_ptr, dn_src, dn_edge, ways,
-               serial_work, split_work, True, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf,
-               tk_w, red_v, red_off, red_m, red_pos, counts, cuts, tmp_w, tmp_i)
+               serial_work, split_work, split_all, True, mode, bin_ptr, tk_v, tk_k0, tk_k1,
+               tk_buf, tk_w, red_v, red_off, red_m, red_pos, counts, cuts, tmp_w, tmp_i)
         red_ptr[h + 1] = counts[1]
     return mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, red_v, red_off, red_m, \
         red_pos, scratch
@@ -271,13 +288,67 @@ class Plan:
 
 def build_plan(kind: int, lvl_ptr: np.ndarray, lvl_vert: np.ndarray, up_ptr: np.ndarray,
                dn_ptr: np.ndarray, dn_src: np.ndarray, dn_edge: np.ndarray, ways: int,
-               serial_work: int = SERIAL_WORK, split_work: int = SPLIT_WORK) -> Plan:
+               serial_work: int = SERIAL_WORK, split_work: int = SPLIT_WORK,
+               split_all: bool = False) -> Plan:
     """The schedule of pass ``kind`` (TRIANGLES or UPPER) over the groups ``lvl_ptr``/
-    ``lvl_vert`` for ``ways`` threads."""
+    ``lvl_vert`` for ``ways`` threads. ``split_all``: no ``VERTICES`` mode (a group of
+    every vertex, as the arc removal runs, sorted by rank has its heavy vertices at the
+    end, where a static ``prange`` gives them all to the last thread)."""
     n = lvl_vert.shape[0]
     wk = vertex_work(kind, n, up_ptr, dn_ptr, dn_src, dn_edge)
     out = _build(kind, lvl_ptr, lvl_vert, wk, up_ptr, dn_ptr, dn_src, dn_edge, max(ways, 1),
-                 serial_work, max(split_work, 1))
+                 serial_work, max(split_work, 1), split_all)
     mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, red_v, red_off, red_m, red_pos, sc = out
     return Plan(mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, red_v, red_off, red_m,
                 red_pos, scratch=int(sc), ways=max(ways, 1))
+
+
+@njit(cache=True)
+def _cost(kind, mode, bin_ptr, tk_k0, tk_k1, tk_v, red_ptr, red_m, red_pos, lvl_ptr, lvl_vert,
+          wk, up_ptr, dn_src, dn_edge, out):
+    ways = bin_ptr.shape[1] - 1
+    for h in range(lvl_ptr.shape[0] - 1):
+        s, e = lvl_ptr[h], lvl_ptr[h + 1]
+        tot = 0
+        for i in range(s, e):
+            tot += wk[lvl_vert[i]]
+        out[0] += tot
+        if mode[h] == SERIAL:
+            out[1] += tot
+        elif mode[h] == VERTICES:  # a static prange: equal slices of the group's vertices
+            best = 0
+            for j in range(ways):
+                acc = 0
+                for i in range(s + (e - s) * j // ways, s + (e - s) * (j + 1) // ways):
+                    acc += wk[lvl_vert[i]]
+                best = max(best, acc)
+            out[1] += best
+            out[2] += 1
+        else:
+            best = 0
+            for j in range(ways):
+                acc = 0
+                for q in range(bin_ptr[h, j], bin_ptr[h, j + 1]):
+                    for k in range(tk_k0[q], tk_k1[q]):
+                        acc += _item_work(kind, tk_v[q], k, up_ptr, dn_src, dn_edge)
+                best = max(best, acc)
+            slots = 0
+            for r in range(red_ptr[h], red_ptr[h + 1]):
+                slots += (red_pos[r + 1] - red_pos[r]) * red_m[r]
+            out[1] += best + (slots + ways - 1) // ways
+            out[2] += 1 + (red_ptr[h + 1] > red_ptr[h])
+
+
+def plan_cost(kind: int, p: Plan, lvl_ptr: np.ndarray, lvl_vert: np.ndarray,
+              up_ptr: np.ndarray, dn_ptr: np.ndarray, dn_src: np.ndarray,
+              dn_edge: np.ndarray) -> dict:
+    """The inner steps of pass ``kind`` under plan ``p``: ``work`` in all, ``path`` its
+    critical path (per group: the serial work, the busiest static slice of a ``prange``,
+    or the busiest bin plus a share of the reduction), ``barriers`` (parallel loops):
+    work / path bounds the speed-up over one thread."""
+    wk = vertex_work(kind, lvl_vert.shape[0], up_ptr, dn_ptr, dn_src, dn_edge)
+    out = np.zeros(3, np.int64)
+    _cost(kind, p.mode, p.bin_ptr, p.tk_k0, p.tk_k1, p.tk_v, p.red_ptr, p.red_m, p.red_pos,
+          lvl_ptr, lvl_vert, wk, up_ptr, dn_src, dn_edge, out)
+    return {"work": int(out[0]), "path": int(out[1]), "barriers": int(out[2]),
+            "groups": int(lvl_ptr.shape[0] - 1), "ways": p.ways}
