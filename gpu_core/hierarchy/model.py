@@ -49,7 +49,8 @@ class Hierarchy:
     down_src: np.ndarray  # int32
     down_w: np.ndarray  # int64
     level_ptr: np.ndarray  # int64 [levels+1]: level l is sweep ids level_ptr[l]..[l+1)
-    graph_key: str = _Key()  # fingerprint of the graph it was built from (``_Key``)
+    # fingerprint of the graph it was built from (``_Key``: a string, or made when read)
+    graph_key: str = _Key()  # type: ignore[assignment]
     shortcuts: int = 0
     build_s: float = 0.0
     method: str = "ch"  # "ch" (witness searches) or "cch" (customizable, cch.py)

@@ -18,6 +18,7 @@ import copy
 import heapq
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -28,6 +29,9 @@ from .contract import INF
 from .metric import _tri_range
 from .patch import patch_hierarchy, spares_of, unpruned
 from .plan import TRIANGLES, _cut, vertex_work
+
+if TYPE_CHECKING:
+    from .inputs import KeptInputs
 
 # More changed input edges than edges / PARTIAL_MAX_SHARE: the full (parallel) pass is
 # cheaper than the worklist.
@@ -50,7 +54,7 @@ class Metric:
     down: np.ndarray
     hierarchy: object  # the Hierarchy of (up, down), unpruned (None: made when first needed)
     pruned: object = None  # the pruned Hierarchy a full customization served, while valid
-    inputs: object = None  # inputs.KeptInputs: the graph base_up/base_down come from
+    inputs: KeptInputs | None = None  # the graph base_up/base_down come from
 
 
 _LOCKS: dict = {}

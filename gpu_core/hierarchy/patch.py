@@ -162,7 +162,8 @@ def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.
         by_sweep = t._by_sweep = np.argsort(sweep).astype(np.int32)
     tails = t._tails
     sp = spares_of(t)
-    parts, info = [], {}
+    parts: list = []
+    info: dict[str, Patched | None] = {}
     for name, new, old, ptr, nb, w in (("up", up, old_up, h.up_ptr, h.up_dst, h.up_w),
                                        ("down", down, old_down, h.down_ptr, h.down_src,
                                         h.down_w)):
@@ -194,7 +195,7 @@ def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.
     (uptr, udst, uw), (dptr, dsrc, dw) = parts
     out = Hierarchy(t.n, h.rank_of, uptr, udst, uw, dptr, dsrc, dw, h.level_ptr, "")
     out.method, out.shortcuts, out.cch_edges = "cch", t.fill, t.edges
-    out._device_box = {}  # shared by its copies (``cuda._device``)
+    out._device_box = {}  # type: ignore[attr-defined]  # shared by its copies (``cuda._device``)
     return out, info
 
 
@@ -205,5 +206,5 @@ def unpruned(t, up: np.ndarray, down: np.ndarray):
 
     h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
     h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
-    h._device_box = {}  # shared by its copies (``cuda._device``)
+    h._device_box = {}  # type: ignore[attr-defined]  # shared by its copies (``cuda._device``)
     return h

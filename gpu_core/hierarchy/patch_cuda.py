@@ -36,7 +36,7 @@ def follow(old, new, info: dict) -> None:
     box = getattr(old, "_device_box", None)
     dev = None if box is None else box.get("dev")
     new._device_box = nbox = {}
-    if not _valid(dev, old):
+    if dev is None or not _valid(dev, old):
         _device(new)
         return
     d = info.get("down")

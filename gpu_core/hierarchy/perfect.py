@@ -274,10 +274,11 @@ def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray,
     su = np.empty(p.scratch, np.uint64)
     sd = np.empty(p.scratch, np.uint64)
     # every weight is in [0, INF]: the same bits read as unsigned (see _q_range)
-    u = [a.view(np.uint64) for a in (up, down, qu if pu is None else pu,
-                                     qd if pd is None else pd, qu, qd)]
+    bu, bd, vu, vd, wu, wd = (a.view(np.uint64) for a in (
+        up, down, qu if pu is None else pu, qd if pd is None else pd, qu, qd))
     _run(lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf, p.red_ptr,
-         p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, *u, ku, kd, su, sd)
+         p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, bu, bd, vu, vd, wu, wd,
+         ku, kd, su, sd)
     return qu, qd, ku, kd
 
 

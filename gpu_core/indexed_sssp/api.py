@@ -49,6 +49,7 @@ class _Pair:
         self.h = h
         self._cpu = None
         self._cuda = None
+        self._level_cols: tuple[np.ndarray, np.ndarray] | None = None  # _level_columns
 
     def matches(self, g: CSRGraph) -> bool:
         return self.weights_ref() is g.weights and self.indices_ref() is g.indices
@@ -160,7 +161,7 @@ def _cpu_run(pair: _Pair, h, sources, ks: KeySpace, key, pred, dist):
 def _level_columns(pair: _Pair) -> tuple[np.ndarray, np.ndarray]:
     """(vertices, downward arcs) per sweep level: the same for every search of the pair,
     made once (a call on the GPU takes ~2 ms; these gathers were a tenth of it)."""
-    cols = pair.__dict__.get("_level_cols")
+    cols = pair._level_cols
     if cols is None:
         h = pair.h
         lp = np.asarray(h.level_ptr)
