@@ -578,6 +578,7 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
     kept = _kept_sections()
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text("\n".join(lines) + "\n" + (f"\n{kept}" if kept else ""), encoding="utf-8")
+    print(f"wrote {DOC}")
 
 
 def _map_args(args) -> str:
@@ -595,4 +596,3 @@ def _kept_sections() -> str:
     text = DOC.read_text(encoding="utf-8")
     at = text.find("\n### ")
     return text[at + 1:] if at >= 0 else ""
-    print(f"wrote {DOC}")
