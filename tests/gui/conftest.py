@@ -59,6 +59,12 @@ def settings_file(tmp_path, monkeypatch):
     return path
 
 
+def raster_settled(rv) -> bool:
+    """Whether a window's raster view (``canvas.raster``) shows a finished render: an id
+    image, no render in flight or waiting for its pause. For ``qtbot.waitUntil``."""
+    return rv.ids is not None and not rv.runner.busy() and not rv.timer.isActive()
+
+
 @pytest.fixture
 def make_window(qtbot, settings_file):
     """Factory of main windows; after the test every window is closed and every worker

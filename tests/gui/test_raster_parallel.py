@@ -4,12 +4,15 @@ pixels as the serial kernels, and a distance field's colour per arc kept between
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from app.gui import raster
 from app.gui.geometry import build_geometry
 from gpu_core.sssp import sssp
+from tests.gui.conftest import raster_settled
 
 
 def _random_segments(rng: np.random.Generator, n: int) -> raster.SegmentSet:
@@ -169,13 +172,9 @@ def test_a_fields_colours_are_kept_between_renders(qtbot, make_window, fixture_n
         return real(*a, **k)
 
     monkeypatch.setattr(raster, "field_arc_colours", spy)
-    w = make_window(fixture_net)
-    c = w.canvas
+    c = make_window(fixture_net).canvas
     rv = c.raster
-
-    def settled():
-        return rv.ids is not None and not rv.runner.busy() and not rv.timer.isActive()
-
+    settled = partial(raster_settled, rv)
     qtbot.waitUntil(settled, timeout=5000)
     dist = sssp(fixture_net, 5, backend="cpu").dist
     c.show_field(dist, "turbo", fixture_net.unit)

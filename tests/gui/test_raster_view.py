@@ -5,12 +5,14 @@ against a whole render), and the rasteriser never runs on the GUI thread."""
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import numpy as np
 import pytest
 
 from app.gui import raster
 from app.gui.geometry import build_geometry
+from tests.gui.conftest import raster_settled
 
 
 @pytest.mark.parametrize("shift", [(40, 0), (-25, 17), (3, -60), (0, 33)])
@@ -48,12 +50,9 @@ def test_pan_and_zoom_rasterise_on_the_worker(qtbot, make_window, fixture_net, m
             return _real(*a, **k)
 
         monkeypatch.setattr(raster, name, spy)
-    w = make_window(fixture_net)
-    c = w.canvas
+    c = make_window(fixture_net).canvas
     rv = c.raster
-    def settled():
-        return rv.ids is not None and not rv.runner.busy() and not rv.timer.isActive()
-
+    settled = partial(raster_settled, rv)
     qtbot.waitUntil(settled, timeout=5000)
     # (the first change of the fitted view also fits its aspect: a zoom)
     c.vb.translateBy(x=1.0)
