@@ -187,3 +187,20 @@ def test_route_warns_about_a_start_outside_the_map(fragmented, capsys):
     assert main(["route", fragmented, "--from", "24.941,60.1701", "--to", dst, "--backend", "cpu",
                  "--no-cache"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cores,preset,want", [(2, None, "passive"), (4, None, "passive"),
+                                               (16, None, None), (2, "active", "active")])
+def test_idle_openmp_threads_sleep_on_few_cores(monkeypatch, cores, preset, want):
+    import os
+
+    import app.cli as cli
+
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    monkeypatch.setenv("OMP_WAIT_POLICY", "recorded")  # so that the test's value is undone
+    if preset is None:
+        monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    else:
+        monkeypatch.setenv("OMP_WAIT_POLICY", preset)
+    cli.quiet_omp_waits()
+    assert os.environ.get("OMP_WAIT_POLICY") == want
