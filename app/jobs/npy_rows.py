@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -82,12 +83,10 @@ class NpyRows:
         k = block.shape[0]
         cuts = [k * i // THREADS for i in range(THREADS + 1)]
         for a, b in zip(cuts[:-1], cuts[1:], strict=True):
-            if b > a or k == 0:
+            if b > a:  # an empty block writes nothing (its tag counts 0)
                 self._pending.append(self._pool.submit(self._write, r0 + a, block[a:b], tag))
 
     def _write(self, r0: int, block: np.ndarray, tag) -> None:
-        import time
-
         t0 = time.perf_counter()
         buf = np.ascontiguousarray(block, dtype=self.dtype)
         lost = int(np.count_nonzero(buf < 0)) if self.count else 0
