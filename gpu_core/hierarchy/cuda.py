@@ -1,5 +1,6 @@
 """GPU side of the contraction hierarchy: GPHAST sweeps (``phast.cu``), K sources per
-batch, the upward searches done on the CPU threads meanwhile (``cpu.upward_searches``).
+batch, the upward searches walked on the device (``upward_cuda``), or on the CPU threads
+(``cpu.upward_searches``) where the index's tree is too deep for the walk.
 
 The hierarchy's arrays are copied to the device once per hierarchy (kept on the object).
 Imported only when CuPy is usable.
@@ -101,17 +102,37 @@ class Sweeper:
         self.lp = [int(x) for x in h.level_ptr]
         self.sweeps = 0
         self.wide_sweeps = 0  # batches swept in 64 bits after a 32-bit sweep overflowed
+        self.walk = self._walker()
+        self.loc = None  # the restricted sweep's local ids (device), for the walk
+
+    def _walker(self):
+        from .upward_cuda import walker
+
+        return walker(self.h)
 
     def sweep(self, sources: np.ndarray) -> None:
         """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
-        h = self.h
-        col, verts, dists = self._spaces(sources)
-        col = cp.asarray(col)
-        verts_d, dists_d = cp.asarray(verts), cp.asarray(dists)
-        narrow = self.d32 is not None and (dists.size == 0 or int(dists.max()) < BIG32)
+        if self.walk is not None:
+            seeds = cp.asarray(self.walk_ids(sources))
+            narrow = self.d32 is not None and self.walk.w32 is not None
+
+            def seed(d, suffix: str) -> None:
+                self.walk.run(d, suffix == "32", seeds, self.K, self.big, self.loc)
+        else:
+            col, verts, dists = self._spaces(sources)
+            col = cp.asarray(col)
+            verts_d, dists_d = cp.asarray(verts), cp.asarray(dists)
+            narrow = self.d32 is not None and (dists.size == 0 or int(dists.max()) < BIG32)
+
+            def seed(d, suffix: str) -> None:
+                cnt = int(verts_d.shape[0])
+                if cnt:  # a restricted sweep may keep no entry (nothing reaches a target)
+                    self.mod.get_function("phast_scatter" + suffix)(
+                        ((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
+                        (col, verts_d, dists_d, np.int64(cnt), d, np.int32(self.K)))
         if narrow:
             self.big.fill(0)
-            self._run(self.d32, "32", col, verts_d, dists_d)
+            self._run(self.d32, "32", seed)
             if int(self.big.get()[0]) == 0:
                 self.d = self.d32
                 self.sweeps += 1
@@ -119,10 +140,14 @@ class Sweeper:
             self.wide_sweeps += 1
         if self.d64 is None:
             self.d32 = self.d = None  # the wide block replaces it: long costs stay wide
-            self.d64 = cp.empty(h.n * self.K, dtype=cp.int64)
-        self._run(self.d64, "", col, verts_d, dists_d)
+            self.d64 = cp.empty(self.h.n * self.K, dtype=cp.int64)
+        self._run(self.d64, "", seed)
         self.d = self.d64
         self.sweeps += 1
+
+    def walk_ids(self, sources: np.ndarray) -> np.ndarray:
+        """The sources' sweep ids in the index the walk climbs (int32)."""
+        return self.h.rank_of[sources].astype(np.int32)
 
     def _spaces(self, sources: np.ndarray):
         """(column, sweep id, cost) of each source's upward search entries (host arrays)."""
@@ -131,13 +156,11 @@ class Sweeper:
         col = np.repeat(np.arange(int(sources.shape[0]), dtype=np.int32), np.diff(offsets))
         return col, verts, dists
 
-    def _run(self, d, suffix: str, col, verts, dists) -> None:
+    def _run(self, d, suffix: str, seed: Callable) -> None:
+        """Fill ``d`` with INF, ``seed`` it with the upward costs, sweep every level."""
         K, dev, f = self.K, self.dev, self.mod.get_function
         d.fill(INF if suffix == "" else 0x7FFFFFFF)
-        cnt = int(verts.shape[0])
-        if cnt:  # a restricted sweep may keep no entry of a batch (nothing reaches a target)
-            f("phast_scatter" + suffix)(((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
-                                        (col, verts, dists, np.int64(cnt), d, np.int32(K)))
+        seed(d, suffix)
         level = f("phast_level" + suffix)
         w = dev["w32"] if suffix else dev["w"]
         lp = self.lp
@@ -167,6 +190,16 @@ class RestrictedSweeper(Sweeper):
     def __init__(self, h, r, K: int):
         self.full = h
         super().__init__(r, K)
+        if self.walk is not None:
+            self.loc = cp.asarray(r.loc)
+
+    def _walker(self):
+        from .upward_cuda import walker
+
+        return walker(self.full)  # the searches climb the full index
+
+    def walk_ids(self, sources: np.ndarray) -> np.ndarray:
+        return self.full.rank_of[sources].astype(np.int32)
 
     def _spaces(self, sources: np.ndarray):
         from .few import source_spaces

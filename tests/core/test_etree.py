@@ -1,0 +1,99 @@
+"""The elimination tree the GPU's upward searches walk (``hierarchy/etree``): every upward
+arc ends at an ancestor, and one climb up the path, each vertex pushing its arcs, gives the
+same costs as the upward Dijkstra, for both index builders and patched indexes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpu_core.graph import CSRGraph
+from gpu_core.hierarchy import build_hierarchy
+from gpu_core.hierarchy.cpu import upward_searches
+from gpu_core.hierarchy.etree import elimination_tree
+from tests.core.families import FAMILIES, FAMILY_NAMES, random_sparse
+
+INF = 1 << 62
+
+
+def climb(h, parent, depth, s: int) -> dict[int, int]:
+    """The walk of upward.cu in Python: costs by depth along s's path."""
+    sd = [INF] * (int(depth[s]) + 1)
+    sd[depth[s]] = 0
+    out = {}
+    x = int(s)
+    while x >= 0:
+        dx = sd[depth[x]]
+        if dx < INF:
+            out[x] = dx
+            for e in range(h.up_ptr[x], h.up_ptr[x + 1]):
+                y = int(h.up_dst[e])
+                sd[depth[y]] = min(sd[depth[y]], dx + int(h.up_w[e]))
+        x = int(parent[x])
+    return out
+
+
+def check(h) -> None:
+    parent, depth = elimination_tree(h)
+    assert parent.dtype == depth.dtype == np.int32
+    has = parent >= 0
+    np.testing.assert_array_equal(depth[has], depth[parent[has]] + 1)
+    assert np.all(depth[~has] == 0)
+    # every upward arc of x ends on x's path to its root
+    for x in range(h.n):
+        anc = set()
+        a = int(parent[x])
+        while a >= 0:
+            anc.add(a)
+            a = int(parent[a])
+        heads = set(h.up_dst[h.up_ptr[x]:h.up_ptr[x + 1]].tolist())
+        assert heads <= anc, (x, heads - anc)
+    srcs = np.arange(h.n, dtype=np.int32)
+    off, verts, dists = upward_searches(h, srcs)
+    for s in range(h.n):
+        want = dict(zip(verts[off[s]:off[s + 1]].tolist(), dists[off[s]:off[s + 1]].tolist(),
+                        strict=True))
+        assert climb(h, parent, depth, s) == want
+
+
+@pytest.mark.parametrize("method", ["ch", "cch"])
+@pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
+def test_families(name, make, method):
+    check(build_hierarchy(make(seed=5), method=method))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_graphs_both_builders(seed):
+    g = random_sparse(seed=seed, n=150, avg_deg=3)
+    for method in ("ch", "cch"):
+        check(build_hierarchy(g, method=method))
+
+
+def test_patched_index_after_closures():
+    """Partial re-customizations (closures, reopenings, new weights: arcs appear and
+    vanish) each get a tree of their own arrays."""
+    from gpu_core.hierarchy.cch import build_topology, customize
+    from maps.generate import generate
+    from tests.core.test_cch_partial import _edit, arc_lists
+
+    pytest.importorskip("pymetis")
+    g = CSRGraph.from_any(generate("grid", 400, seed=3))
+    t = build_topology(g)
+    h = customize(t, g)
+    check(h)
+    rng = np.random.default_rng(2)
+    tails, heads, w, live = arc_lists(g)
+    for _ in range(3):
+        _edit(tails, heads, w, live, rng, 6)
+        h2 = customize(t, CSRGraph.from_edges(g.num_nodes, tails[live], heads[live], w[live]))
+        assert h2.customized.startswith("partial")
+        check(h2)
+        h = h2
+
+
+def test_kept_while_the_arrays_stay():
+    h = build_hierarchy(random_sparse(seed=1, n=60), method="ch")
+    a = elimination_tree(h)
+    assert elimination_tree(h)[0] is a[0]
+    h.up_dst = h.up_dst.copy()  # other arrays: made again
+    assert elimination_tree(h)[0] is not a[0]
