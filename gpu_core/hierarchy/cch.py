@@ -312,18 +312,13 @@ def to_hierarchy(t: Topology, up: np.ndarray, down: np.ndarray, *, prune: bool =
     sweep ids by the topology's levels, or with ``prune`` the arcs the perfect
     customization keeps (``perfect``), in sweep levels of their own."""
     from .metric import hierarchy_arrays
-    from .model import Hierarchy
+    from .model import of_topology
 
     if prune:
         from .perfect import pruned_hierarchy
 
         return pruned_hierarchy(t, up, down)
-    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
-    h.method = "cch"
-    h.shortcuts = t.fill
-    h.cch_edges = t.edges
-    h._device_box = {}  # shared by its copies (``cuda._device``)
-    return h
+    return of_topology(t, *hierarchy_arrays(t, up, down))
 
 
 def _check_topology(t: Topology, path) -> None:

@@ -90,7 +90,7 @@ class Sweeper:
     batch whose costs reach 2^30 is swept again in 64 bits (``phast.cu`` says why that is
     exact); ``d.dtype`` says which block the last sweep filled."""
 
-    def __init__(self, h, K: int):
+    def __init__(self, h, K: int, walk: bool = True):
         self.mod = get_module(_SRC)
         self.h = h
         self.K = K
@@ -102,13 +102,13 @@ class Sweeper:
         self.lp = [int(x) for x in h.level_ptr]
         self.sweeps = 0
         self.wide_sweeps = 0  # batches swept in 64 bits after a 32-bit sweep overflowed
-        self.walk = self._walker()
+        self.walk = self._walker(walk)
         self.loc = None  # the restricted sweep's local ids (device), for the walk
 
-    def _walker(self):
+    def _walker(self, build: bool):
         from .upward_cuda import walker
 
-        return walker(self.h)
+        return walker(self.h, build)
 
     def sweep(self, sources: np.ndarray) -> None:
         """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
@@ -187,16 +187,16 @@ class RestrictedSweeper(Sweeper):
     kernels on the compact sub-range); the upward searches run on the full index and keep
     only the entries inside the selection."""
 
-    def __init__(self, h, r, K: int):
+    def __init__(self, h, r, K: int, walk: bool = True):
         self.full = h
-        super().__init__(r, K)
+        super().__init__(r, K, walk)
         if self.walk is not None:
             self.loc = cp.asarray(r.loc)
 
-    def _walker(self):
+    def _walker(self, build: bool):
         from .upward_cuda import walker
 
-        return walker(self.full)  # the searches climb the full index
+        return walker(self.full, build)  # the searches climb the full index
 
     def walk_ids(self, sources: np.ndarray) -> np.ndarray:
         return self.full.rank_of[sources].astype(np.int32)
@@ -215,18 +215,22 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
     ``restricted``: sweep only the targets' part of the index (RPHAST); ``narrow``: int32
     blocks, narrowed on the device (the caller knows every cost fits)."""
     S = int(sources.shape[0])
+    from .upward_cuda import BUILD_MIN_SOURCES
+
+    # a partial update's new upward lists are uploaded for a job big enough to gain
+    walk = S >= BUILD_MIN_SOURCES or not getattr(h, "customized", "").startswith("partial")
     if restricted:
         from .few import restrict
 
         r = restrict(h, targets)
         rows_host, n = r.rows, r.n
         K = batch_width(n, int(targets.shape[0]), S)
-        sw = RestrictedSweeper(h, r, K)
+        sw = RestrictedSweeper(h, r, K, walk)
     else:
         rows_host = h.rank_of if targets is None else h.rank_of[targets]
         n = h.n
         K = batch_width(n, n if targets is None else int(targets.shape[0]), S)
-        sw = Sweeper(h, K)
+        sw = Sweeper(h, K, walk)
     ncols = int(rows_host.shape[0])
     rows = cp.asarray(rows_host.astype(np.int32))
     out = cp.empty((K, ncols), dtype=cp.int64)

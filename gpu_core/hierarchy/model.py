@@ -113,6 +113,20 @@ class Hierarchy:
         return h
 
 
+def of_topology(t, rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w,
+                level_ptr) -> Hierarchy:
+    """The Hierarchy of a CCH topology ``t``'s customization from its arrays (rank_of,
+    up and down lists, level_ptr). It remembers ``t`` (weakly): every Hierarchy of ``t``
+    climbs ``t``'s elimination tree (``etree``), whatever arcs its metric keeps."""
+    import weakref
+
+    h = Hierarchy(t.n, rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr)
+    h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
+    h._device_box = {}  # type: ignore[attr-defined]  # shared by its copies (``cuda._device``)
+    h._topology = weakref.ref(t)  # type: ignore[attr-defined]
+    return h
+
+
 def _check_hierarchy(h: Hierarchy, path) -> None:
     n = h.n
     ok = (h.rank_of.shape == (n,) and h.up_ptr.shape == (n + 1,) and h.down_ptr.shape == (n + 1,)

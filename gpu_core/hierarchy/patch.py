@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from .contract import INF
+from .model import of_topology
 from .plan import run_of
 
 # Clean runs of the sweep lists are copied in pieces of this many arcs, side by side (the
@@ -154,7 +155,6 @@ def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.
     the old one ``h``, which showed the old values of the ``changed`` edges: the arrays
     no change touches are shared (the Hierarchy's arrays are never written once built),
     the others copied into recycled buffers (``Spares``) and patched."""
-    from .model import Hierarchy
 
     sweep, _ = t._sweep
     by_sweep = getattr(t, "_by_sweep", None)
@@ -193,18 +193,11 @@ def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.
         parts.append((nptr, nnb, nw))
         info[name] = Patched(dirty, structural)
     (uptr, udst, uw), (dptr, dsrc, dw) = parts
-    out = Hierarchy(t.n, h.rank_of, uptr, udst, uw, dptr, dsrc, dw, h.level_ptr, "")
-    out.method, out.shortcuts, out.cch_edges = "cch", t.fill, t.edges
-    out._device_box = {}  # type: ignore[attr-defined]  # shared by its copies (``cuda._device``)
-    return out, info
+    return of_topology(t, h.rank_of, uptr, udst, uw, dptr, dsrc, dw, h.level_ptr), info
 
 
 def unpruned(t, up: np.ndarray, down: np.ndarray):
     """The unpruned Hierarchy of the customized (up, down): what partial updates patch."""
     from .metric import hierarchy_arrays
-    from .model import Hierarchy
 
-    h = Hierarchy(t.n, *hierarchy_arrays(t, up, down), "")
-    h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
-    h._device_box = {}  # type: ignore[attr-defined]  # shared by its copies (``cuda._device``)
-    return h
+    return of_topology(t, *hierarchy_arrays(t, up, down))

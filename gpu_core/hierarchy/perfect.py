@@ -158,16 +158,14 @@ def pruned_hierarchy(t, up: np.ndarray, down: np.ndarray,
     device's, ``metric_cuda.customize_perfect_device``, which full builds no longer use:
     ``cch._customize_locked``); else the fused pass
     (``perfect_and_kept``) computes it with the removal."""
-    from .model import Hierarchy
+    from .model import of_topology
 
     if perfect is None:
         pu, pd, ku, kd = perfect_and_kept(t, up, down, ways=ways)
     else:
         pu, pd = perfect
         ku, kd = kept_given(t, up, down, pu, pd, ways=ways)
-    h = Hierarchy(t.n, *pruned_arrays(t, pu, pd, ku, kd), "")
-    h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
-    return h
+    return of_topology(t, *pruned_arrays(t, pu, pd, ku, kd))
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -24,6 +24,9 @@ THREADS = 128  # lanes per source: the top separators' vertices have hundreds of
 DEFAULT_SHARED = 48 * 1024  # bytes a block gets without opting in
 ENABLED = True  # False: the host's searches (tests compare the two)
 BIG32 = 1 << 30
+# sources from which a job after a closure uploads the walk's device lists for the new
+# Hierarchy (NE: ~10 ms; the host's 16 threads search ~500 sources in that time)
+BUILD_MIN_SOURCES = 512
 
 
 class Walker:
@@ -73,9 +76,11 @@ def _shared_limit() -> int:
     return int(dev.attributes.get("MaxSharedMemoryPerBlockOptin", DEFAULT_SHARED))
 
 
-def walker(h) -> Walker | None:
+def walker(h, build: bool = True) -> Walker | None:
     """The walk for ``h`` on the current device (kept with ``h``, shared by its copies),
-    or None: disabled, or a tree too deep for one block's shared memory."""
+    or None: disabled, a tree too deep for one block's shared memory, or none made yet and
+    ``build`` false (a small job after a closure: the host's searches cost less than the
+    upload of the new upward lists)."""
     if not ENABLED:
         return None
     w = getattr(h, "_walk", None)
@@ -83,6 +88,8 @@ def walker(h) -> Walker | None:
     if (w is None or not w.valid(h)) and box is not None:
         w = box.get("walk")
     if w is None or not w.valid(h):
+        if not build:
+            return None
         parent, depth = elimination_tree(h)
         if (int(depth.max(initial=0)) + 1) * 8 > _shared_limit():
             return None

@@ -83,12 +83,18 @@ def test_patched_index_after_closures():
     check(h)
     rng = np.random.default_rng(2)
     tails, heads, w, live = arc_lists(g)
-    for _ in range(3):
+    seen: dict[int, np.ndarray] = {}
+    held = []  # the Hierarchies stay alive: their ids stay theirs
+    for _ in range(4):
         _edit(tails, heads, w, live, rng, 6)
         h2 = customize(t, CSRGraph.from_edges(g.num_nodes, tails[live], heads[live], w[live]))
         assert h2.customized.startswith("partial")
         check(h2)
-        h = h2
+        held.append(h2)
+        # the topology's tree, made once per sweep numbering (partial updates share one)
+        tree = seen.setdefault(id(h2.rank_of), elimination_tree(h2)[0])
+        assert elimination_tree(h2)[0] is tree
+    assert len(seen) < 4
 
 
 def test_kept_while_the_arrays_stay():

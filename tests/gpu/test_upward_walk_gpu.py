@@ -21,6 +21,11 @@ from gpu_core.hierarchy import cuda as hcuda  # noqa: E402  (needs CuPy)
 from gpu_core.hierarchy import upward_cuda  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _walk_small_jobs(monkeypatch):
+    monkeypatch.setattr(upward_cuda, "BUILD_MIN_SOURCES", 0)
+
+
 def gpu_rows(g, h, src, tgt, query="phast"):
     return multi_source_sssp(g, src, targets=tgt, backend="cupy", variant="phast",
                              hierarchy=h, query=query).dist
@@ -46,6 +51,30 @@ def test_families(name, make, query, monkeypatch):
         walked, host = both(g, h, src, tgt, query, monkeypatch)
         np.testing.assert_array_equal(walked, host)
         np.testing.assert_array_equal(walked, oracle(g, src, tgt))
+
+
+def test_small_jobs_after_a_closure_search_on_the_host(monkeypatch):
+    from gpu_core.hierarchy.cch import build_topology, customize
+    from maps.generate import generate
+
+    monkeypatch.setattr(upward_cuda, "BUILD_MIN_SOURCES", 64)
+    g = CSRGraph.from_any(generate("grid", 900, seed=2))
+    t = build_topology(g)
+    customize(t, g)
+    w = g.weights.astype(np.int64).copy()
+    w[:40] += 7
+    g2 = CSRGraph.from_edges(g.num_nodes, g.arc_sources(), g.indices, w)
+    h2 = customize(t, g2)
+    assert h2.customized.startswith("partial")
+    made = []
+    real = upward_cuda.walker
+    monkeypatch.setattr(upward_cuda, "walker", lambda h, build=True: made.append(build)
+                        or real(h, build))
+    r = np.random.default_rng(1)
+    few, many = r.integers(0, g.num_nodes, 20), r.integers(0, g.num_nodes, 80)
+    np.testing.assert_array_equal(gpu_rows(g2, h2, few, many), oracle(g2, few, many))
+    np.testing.assert_array_equal(gpu_rows(g2, h2, many, few), oracle(g2, many, few))
+    assert made == [False, True]
 
 
 def test_the_walk_is_taken_and_deep_trees_fall_back(monkeypatch):
