@@ -24,6 +24,7 @@ THREADS = 128  # lanes per source: the top separators' vertices have hundreds of
 DEFAULT_SHARED = 48 * 1024  # bytes a block gets without opting in
 ENABLED = True  # False: the host's searches (tests compare the two)
 BIG32 = 1 << 30
+_OPTED: dict[tuple, int] = {}  # (device, narrow) -> the kernel's shared-memory limit set
 # sources from which a job after a closure uploads the walk's device lists for the new
 # Hierarchy (NE: ~10 ms; the host's 16 threads search ~500 sources in that time)
 BUILD_MIN_SOURCES = 512
@@ -61,8 +62,10 @@ class Walker:
         size = 4 if narrow else 8
         f = self.mod.get_function("upward_walk32" if narrow else "upward_walk")
         smem = self.slots * size
-        if smem > DEFAULT_SHARED:
+        key = (self.id, narrow)
+        if smem > _OPTED.get(key, DEFAULT_SHARED):  # the attribute only ever grows
             f.max_dynamic_shared_size_bytes = smem
+            _OPTED[key] = smem
         if not narrow and self.w64 is None:
             self.w64 = cp.asarray(self._w)
         w = self.w32 if narrow else self.w64
