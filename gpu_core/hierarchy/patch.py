@@ -14,8 +14,10 @@ view or caller holds them any more, and made (and touched) ahead by ``Spares.rea
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -26,6 +28,10 @@ from .plan import run_of
 # Clean runs of the sweep lists are copied in pieces of this many arcs, side by side (the
 # dirty vertices of a closure sit near the top: one run after them holds most arcs).
 COPY_PIECE = 1 << 16
+# Threads of the copy passes: memory-bound, they gain nothing past a few, and on the H100
+# host's 16 cores the copies of a closure's patch took 30-44 ms on 16 threads, 9-11 ms on 4
+# (NE, the same draws; docs/perf/route_index_h100.md).
+COPY_THREADS = 4
 # Buffers kept per kind (dtype, size): both directions of the Hierarchy in use, of the one
 # before it (a caller may still hold it) and of the next one.
 SPARES_PER_KIND = 6
@@ -77,6 +83,17 @@ class Spares:
                 lst.append(b)
 
 
+@contextmanager
+def copy_threads():
+    """numba's threads capped at ``COPY_THREADS`` in this thread while inside."""
+    was = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(was, COPY_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(was)
+
+
 def spares_of(t) -> Spares:
     sp = getattr(t, "_spares", None)
     if sp is None:
@@ -90,17 +107,22 @@ def _copy(src, dst):
         dst[i] = src[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _shift(ptr, dirty, delta, out):
     """out = ptr + the running sum of ``delta`` (one value per ``dirty`` sweep id, sorted:
-    it shifts every pointer after that vertex)."""
-    k = 0
-    run = 0
-    for i in range(ptr.shape[0]):
-        while k < dirty.shape[0] and dirty[k] < i:
-            run += delta[k]
-            k += 1
-        out[i] = ptr[i] + run
+    it shifts every pointer after that vertex), in pieces side by side."""
+    nd = dirty.shape[0]
+    cum = np.zeros(nd + 1, np.int64)
+    for k in range(nd):
+        cum[k + 1] = cum[k] + delta[k]
+    N = ptr.shape[0]
+    for q in prange((N + COPY_PIECE - 1) // COPY_PIECE):
+        i0 = q * COPY_PIECE
+        k = np.searchsorted(dirty, i0)  # dirty ids below i0 shift it already
+        for i in range(i0, min(N, i0 + COPY_PIECE)):
+            while k < nd and dirty[k] < i:
+                k += 1
+            out[i] = ptr[i] + cum[k]
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -187,9 +209,11 @@ def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.
         else:  # the same arcs: only weights change
             nptr, nnb = ptr, nb
             nw = sp.take(np.int64, t.edges, w.shape[0])
-            _copy(w, nw)
-        _rewrite(dirty, by_sweep, t.up_ptr, t.up_nb, up, down, sweep, ptr, nb, w, nptr, nnb,
-                 nw, name == "up", structural)
+            with copy_threads():
+                _copy(w, nw)
+        with copy_threads():
+            _rewrite(dirty, by_sweep, t.up_ptr, t.up_nb, up, down, sweep, ptr, nb, w, nptr,
+                     nnb, nw, name == "up", structural)
         parts.append((nptr, nnb, nw))
         info[name] = Patched(dirty, structural)
     (uptr, udst, uw), (dptr, dsrc, dw) = parts

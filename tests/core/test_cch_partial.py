@@ -122,3 +122,20 @@ def test_many_changes_customize_in_full():
     h = customize(t, g2)
     assert h.customized == "full"
     _assert_same_as_full(t, g2, h)
+
+
+def test_pointer_shift_in_pieces_equals_the_running_sum():
+    """``patch._shift`` (pieces side by side) against the plain running sum, across
+    several pieces and with dirty ids at piece borders."""
+    from gpu_core.hierarchy.patch import COPY_PIECE, _shift
+
+    rng = np.random.default_rng(5)
+    N = 3 * COPY_PIECE + 17
+    ptr = np.cumsum(rng.integers(0, 5, N)).astype(np.int64)
+    dirty = np.unique(np.concatenate([rng.integers(0, N, 300),
+                                      [0, COPY_PIECE - 1, COPY_PIECE, 2 * COPY_PIECE, N - 1]]))
+    delta = rng.integers(-3, 4, dirty.shape[0]).astype(np.int64)
+    out = np.empty_like(ptr)
+    _shift(ptr, dirty, delta, out)
+    cum = np.concatenate([[0], np.cumsum(delta)])
+    np.testing.assert_array_equal(out, ptr + cum[np.searchsorted(dirty, np.arange(N))])
