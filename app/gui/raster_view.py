@@ -8,6 +8,11 @@ strips (:func:`raster.render_shifted`), and so does a zoom back to one of the la
 zoom levels (their id images are kept); another zoom renders the view again. A render is a new
 array every time: the compute worker may still be colouring a distance field over the
 previous one (``RouteTool._worker_field``).
+
+Far zooms of a big map are resampled from its overview (:mod:`app.gui.overview`): made on
+this worker once the first view has landed, then any view whose pixels are at least the
+overview's (the full view, zoomed in up to about 2x) is a pass over the overview's pixels,
+not over every segment of the map; nearer views are rasterised as above.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem
 
-from . import raster
+from . import overview, raster
 from .workers import Job, JobRunner
 
 SCALE_RTOL = 1e-9  # two views of the same scale (a pan, not a zoom)
@@ -80,6 +85,8 @@ class RasterView(QObject):
         self._job = 0
         self.render_ms = 0.0
         self.shifted = False
+        self.resampled = False  # the last render was made from the overview
+        self.overview: overview.Overview | None = None
         self.runner = JobRunner("signpost-raster", self)
         self.runner.finished_job.connect(self._rendered)
         self.timer = QTimer(self)
@@ -93,13 +100,14 @@ class RasterView(QObject):
         self.clear()
         self.seg, self.geo = seg, geo
         self.colours = seg.road_colour
+        self.overview = overview.Overview(seg, geo.bounds)
         self.item = RasterItem()
         return self.item
 
     def clear(self) -> None:
         self.timer.stop()
         self._job = -1  # a render of the old map lands unheard
-        self.seg = self.geo = self.item = None
+        self.seg = self.geo = self.item = self.overview = None
         self.ids = self.rect = self.colours = self.field = self._key = self._field_cols = None
         self._cache = []
         self._colour_gen += 1
@@ -174,6 +182,8 @@ class RasterView(QObject):
             x, y = k[4] - dx / scale, k[5] - dy / scale
             prev, shift = ids, (dx, dy)
             break
+        # a new far view: resampled from the overview (shifting a kept image is cheaper)
+        ov = self.overview.covering(scale, min_z) if prev is None and self.overview else None
         seg, geo, colours, field, gen = self.seg, self.geo, self.colours, self.field, self._colour_gen
         if field is not None:  # its colour per arc, once made (a render is then a gather)
             colours = self._field_cols[1] if self._field_cols and self._field_cols[0] == gen else None
@@ -186,23 +196,38 @@ class RasterView(QObject):
                 # next renders of the same field (pixels of a zoomed-out view ~ arcs drawn)
                 cols = raster.field_arc_colours(geo, seg, *field)[0]
             t1 = time.perf_counter()
-            if prev is not None:
+            if ov is not None:  # a far view: the overview resampled (and coloured)
+                ids, img = overview.resample(ov[1], ov[0], seg, box, (pw, ph), min_z, cols)
+            elif prev is not None:
                 ids = raster.render_shifted(seg, prev, shift, box, min_z)
                 img = raster.colourise(ids, cols)
             else:  # rasterised and coloured (in one pass with the threads' merge)
                 ids, img = raster.render_coloured(seg, box, (pw, ph), cols, min_z)
-            return ids, key, img, gen, prev is not None, (time.perf_counter() - t1) * 1e3, cols
+            how = "overview" if ov is not None else ("shifted" if prev is not None else "whole")
+            return ids, key, img, gen, how, (time.perf_counter() - t1) * 1e3, cols
 
         self._job = self.runner.submit(Job(fn, kind="raster"))
+
+    def _build_overview(self) -> None:
+        """The overview of a big map for the view widget's size, made on this worker while
+        it is idle (after a render has landed; again if the window grew much): a render
+        asked meanwhile waits for it, once."""
+        if self.overview is None or self.runner.busy():
+            return
+        dpr = self.canvas.devicePixelRatioF() or 1.0
+        spec = self.overview.wanted((self.vb.width() * dpr, self.vb.height() * dpr))
+        if spec is not None:
+            ov = self.overview
+            self.runner.submit(Job(lambda ctx: ov.build(spec), kind="overview"))
 
     def _rendered(self, jid: int, kind: str, result) -> None:
         if jid != self._job or self.item is None:
             return
-        ids, key, img, gen, shifted, ms, cols = result
+        ids, key, img, gen, how, ms, cols = result
         self.ids, self._key = ids, key
         self._cache = [(key, ids)] + [e for e in self._cache if e[0][:4] != key[:4]][:CACHED_LEVELS - 1]
         self.rect = QRectF(key[4], key[5], key[0] / key[2], key[1] / key[2])
-        self.shifted, self.render_ms = shifted, ms
+        self.shifted, self.resampled, self.render_ms = how == "shifted", how == "overview", ms
         if gen == self._colour_gen:
             if self.field is not None:
                 self._field_cols = (gen, cols)
@@ -210,6 +235,7 @@ class RasterView(QObject):
         else:  # the colours changed meanwhile: the new ones over the new ids
             self.recolour()
         self.rendered.emit()
+        self._build_overview()
 
 
 def _colour(geo, seg, ids: np.ndarray, colours: np.ndarray | None, field: tuple | None) -> np.ndarray:
