@@ -180,7 +180,8 @@ def _rendered(canvas, timeout_s: float = 60.0) -> None:
 def measure_redraw(canvas, paint, repeat: int) -> dict:
     """Pan/zoom steps, each until the view is on screen again: rasterised (raster maps: on
     the raster worker), coloured, set and the frame painted. Cycles of: zoom in to a new
-    level (*full redraw*: the view rasterised whole), pan a tenth of the view (*pan redraw*:
+    level (*full redraw*: the view made whole: rasterised, or resampled from the map's
+    overview when that far out), pan a tenth of the view (*pan redraw*:
     the previous image shifted, the uncovered strips rasterised), pan back, zoom back out
     (*zoom back*: a level seen before, its kept image shifted). *redraw: GUI thread* is what
     the GUI thread itself spends on a step: the view change and a frame of the previous
@@ -507,9 +508,10 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "bands, one path per band; raster maps: one colour per arc, then a gather over the "
         "pixel→arc image), *draw route*, *paint frame* (the whole scene painted into a "
         "window-sized image). *GUI side per click* is their sum. *full redraw* is a zoom in "
-        "to a new level (x1.25) until the new view is on screen: raster maps rasterise it "
-        "whole on the raster worker (`app/gui/raster_view.py`), colour it and paint the "
-        "frame; *pan redraw* the same for a pan of a tenth of the view (the previous "
+        "to a new level (x1.25) until the new view is on screen: raster maps make it on the "
+        "raster worker (`app/gui/raster_view.py`; a view this far out is resampled from the "
+        "map's overview, `app/gui/overview.py`, nearer ones rasterised whole), colour it and "
+        "paint the frame; *pan redraw* the same for a pan of a tenth of the view (the previous "
         "pixel→arc image is shifted and only the uncovered strips are rasterised); *zoom "
         "back* a zoom out to the level before (its image is kept: shifted, not rasterised "
         "again); *redraw: GUI thread* is what the GUI thread itself spends on each of these "
@@ -540,7 +542,9 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "(one path item per road class, cosmetic pens); bigger maps switch to the raster level "
         "of detail (`app/gui/raster.py`: a numba kernel writes which arc shows in each pixel "
         "once per pan/zoom, on the raster worker and numba's threads; a new distance field is "
-        "one pass over the pixels, and its colour per arc is kept for the next pans and zooms).",
+        "one pass over the pixels, and its colour per arc is kept for the next pans and zooms; "
+        "views from the whole map in to about 2x are resampled from an overview of the map "
+        "made once, `app/gui/overview.py`).",
         "- *CPU search* is one `gpu_core.sssp(strategy='auto', backend='cpu')` after a warm-up; "
         "the GPU search time of the same map is in `docs/perf/sssp_gpu.md` (measured there on "
         "an H100/H200): the goal is GUI side per click + GPU search < 50 ms on the 1.43M map.",

@@ -12,7 +12,8 @@ previous one (``RouteTool._worker_field``).
 Far zooms of a big map are resampled from its overview (:mod:`app.gui.overview`): made on
 this worker once the first view has landed, then any view whose pixels are at least the
 overview's (the full view, zoomed in up to about 2x) is a pass over the overview's pixels,
-not over every segment of the map; nearer views are rasterised as above.
+not over every segment of the map (a pan's strips there too); nearer views are rasterised
+as above.
 """
 
 from __future__ import annotations
@@ -182,8 +183,8 @@ class RasterView(QObject):
             x, y = k[4] - dx / scale, k[5] - dy / scale
             prev, shift = ids, (dx, dy)
             break
-        # a new far view: resampled from the overview (shifting a kept image is cheaper)
-        ov = self.overview.covering(scale, min_z) if prev is None and self.overview else None
+        # a far view: resampled from the overview (a pan's strips too: no pass over the map)
+        ov = self.overview.covering(scale, min_z) if self.overview else None
         seg, geo, colours, field, gen = self.seg, self.geo, self.colours, self.field, self._colour_gen
         if field is not None:  # its colour per arc, once made (a render is then a gather)
             colours = self._field_cols[1] if self._field_cols and self._field_cols[0] == gen else None
@@ -196,14 +197,16 @@ class RasterView(QObject):
                 # next renders of the same field (pixels of a zoomed-out view ~ arcs drawn)
                 cols = raster.field_arc_colours(geo, seg, *field)[0]
             t1 = time.perf_counter()
-            if ov is not None:  # a far view: the overview resampled (and coloured)
-                ids, img = overview.resample(ov[1], ov[0], seg, box, (pw, ph), min_z, cols)
-            elif prev is not None:
-                ids = raster.render_shifted(seg, prev, shift, box, min_z)
+            if prev is not None:
+                strip = None if ov is None else \
+                    (lambda b, size: overview.resample(ov[1], ov[0], seg, b, size, min_z)[0])
+                ids = raster.render_shifted(seg, prev, shift, box, min_z, strip=strip)
                 img = raster.colourise(ids, cols)
+            elif ov is not None:  # a far view: the overview resampled (and coloured)
+                ids, img = overview.resample(ov[1], ov[0], seg, box, (pw, ph), min_z, cols)
             else:  # rasterised and coloured (in one pass with the threads' merge)
                 ids, img = raster.render_coloured(seg, box, (pw, ph), cols, min_z)
-            how = "overview" if ov is not None else ("shifted" if prev is not None else "whole")
+            how = "shifted" if prev is not None else ("overview" if ov is not None else "whole")
             return ids, key, img, gen, how, (time.perf_counter() - t1) * 1e3, cols
 
         self._job = self.runner.submit(Job(fn, kind="raster"))

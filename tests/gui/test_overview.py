@@ -67,7 +67,8 @@ def test_resample_follows_the_rule(view):
         assert (want > 0).sum() > 20 or x < -100
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(argb, raster.colourise(got, seg.road_colour))
-        np.testing.assert_array_equal(overview.resample(ov, spec, seg, rect, size, min_z)[0], want)
+        for nt in (1, 3):
+            np.testing.assert_array_equal(overview.resample(ov, spec, seg, rect, size, min_z, threads=nt)[0], want)
 
 
 def _map(net):
@@ -107,6 +108,26 @@ def test_plan_bounds_the_memory():
     assert not small.covers(small.scale / 2, small.min_z - 1)  # a class the overview left out
     assert overview.plan((0.0, 0.0, np.nan, 1.0), 1.0, 0) is None
     assert overview.plan(bounds, 0.0, 0) is None
+
+
+def test_an_overview_is_made_once_per_window_size(fixture_net, monkeypatch):
+    """None for maps below the size limit; built for the widget, not again for the same or
+    a smaller one, again for one much larger; a capped overview is not made again."""
+    geo, seg = _map(fixture_net)
+    ov = overview.Overview(seg, geo.bounds)
+    assert ov.wanted((800.0, 500.0)) is None  # a small map: the exact pass is fast enough
+    monkeypatch.setattr(overview, "MIN_SEGMENTS", 100)
+    spec = ov.wanted((800.0, 500.0))
+    x0, y0, x1, y1 = geo.bounds
+    assert spec.scale == pytest.approx(overview.FACTOR * min(800 / (x1 - x0), 500 / (y1 - y0)))
+    ov.build(spec)
+    assert ov.covering(spec.scale, spec.min_z)[0] is spec and ov.covering(spec.scale * 1.1, spec.min_z) is None
+    assert ov.wanted((800.0, 500.0)) is None and ov.wanted((400.0, 250.0)) is None
+    assert ov.wanted((1000.0, 625.0)) is None  # 25 % larger: kept
+    bigger = ov.wanted((1600.0, 1000.0))
+    assert bigger.scale == pytest.approx(2 * spec.scale)
+    monkeypatch.setattr(overview, "MAX_PIXELS", spec.w * spec.h)
+    assert ov.wanted((1600.0, 1000.0)) is None  # capped at the size built
 
 
 def _compare(net, size, zooms=(1.0, 0.8, 0.6)):
@@ -172,6 +193,13 @@ def test_the_window_resamples_far_views(qtbot, make_window, fixture_net, monkeyp
 
     monkeypatch.setattr(raster, "RASTER_MIN_SEGMENTS", 100)
     monkeypatch.setattr(overview, "MIN_SEGMENTS", 100)
+    raster_calls = []
+    real_draw = raster.draw
+
+    def spy(*a, **k):
+        raster_calls.append(1)
+        return real_draw(*a, **k)
+
     c = make_window(fixture_net).canvas
     rv = c.raster
     settled = partial(raster_settled, rv)
@@ -198,14 +226,19 @@ def test_the_window_resamples_far_views(qtbot, make_window, fixture_net, monkeyp
         np.testing.assert_array_equal(rv.item._buf, raster.field_image(rv.ids, rv.geo, rv.seg, *rv.field)[0])
         return box, rv.ids.shape[::-1]
 
+    monkeypatch.setattr(raster, "draw", spy)  # from here on: far views rasterise nothing
     change(lambda: zoom(0.8))
     assert rv.resampled and not rv.shifted
     box, size = on_screen()
     np.testing.assert_array_equal(rv.ids, overview.resample(img, spec, rv.seg, box, size, rv._key[3])[0])
     change(lambda: c.vb.translateBy(x=c.vb.viewRect().width() * 0.1))
-    assert rv.shifted and not rv.resampled
-    on_screen()
+    assert rv.shifted and not rv.resampled  # the kept image moved, its strip resampled:
+    box, size = on_screen()  # the view resampled whole (but for rounding at the strip's edge)
+    whole = overview.resample(img, spec, rv.seg, box, size, rv._key[3])[0]
+    assert (rv.ids != whole).mean() < 0.002
+    assert not raster_calls
     change(lambda: zoom(0.25))  # nearer than the overview's pixels: the exact pass
+    assert raster_calls
     assert not rv.resampled and not rv.shifted
     box, size = on_screen()
     np.testing.assert_array_equal(rv.ids, raster.render_ids(rv.seg, box, size, min_z=rv._key[3]))
