@@ -30,6 +30,10 @@ from .workers import Job, JobRunner
 
 SCALE_RTOL = 1e-9  # two views of the same scale (a pan, not a zoom)
 CACHED_LEVELS = 4  # id images kept, one per zoom level (6.4 MB each at 1600 x 1000)
+# The overview is made this long after a view first lands (not at once: while a big map
+# opens the loader thread makes the snapping index on the same cores, and the view widget
+# may not have its size yet)
+OVERVIEW_DELAY_MS = 1000
 
 
 class RasterItem(QGraphicsItem):
@@ -94,6 +98,11 @@ class RasterView(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(30)  # re-render once a pan/zoom pauses
         self.timer.timeout.connect(self.request)
+        self.ov_timer = QTimer(self)
+        self.ov_timer.setSingleShot(True)
+        self.ov_timer.setInterval(OVERVIEW_DELAY_MS)
+        self.ov_timer.timeout.connect(self._overview_due)
+        self._ov_due = False  # the delay is over: build once the worker is idle
 
     # ---- state ------------------------------------------------------------------------
     def set_segments(self, seg: raster.SegmentSet, geo) -> RasterItem:
@@ -107,6 +116,8 @@ class RasterView(QObject):
 
     def clear(self) -> None:
         self.timer.stop()
+        self.ov_timer.stop()
+        self._ov_due = False
         self._job = -1  # a render of the old map lands unheard
         self.seg = self.geo = self.item = self.overview = None
         self.ids = self.rect = self.colours = self.field = self._key = self._field_cols = None
@@ -115,6 +126,7 @@ class RasterView(QObject):
 
     def shutdown(self) -> bool:
         self.timer.stop()
+        self.ov_timer.stop()
         self._job = -1  # a render still queued to this thread lands unheard
         return self.runner.shutdown()
 
@@ -211,17 +223,33 @@ class RasterView(QObject):
 
         self._job = self.runner.submit(Job(fn, kind="raster"))
 
-    def _build_overview(self) -> None:
-        """The overview of a big map for the view widget's size, made on this worker while
-        it is idle (after a render has landed; again if the window grew much): a render
-        asked meanwhile waits for it, once."""
-        if self.overview is None or self.runner.busy():
-            return
+    def _widget_px(self) -> tuple[float, float]:
         dpr = self.canvas.devicePixelRatioF() or 1.0
-        spec = self.overview.wanted((self.vb.width() * dpr, self.vb.height() * dpr))
-        if spec is not None:
-            ov = self.overview
-            self.runner.submit(Job(lambda ctx: ov.build(spec), kind="overview"))
+        return self.vb.width() * dpr, self.vb.height() * dpr
+
+    def _overview_due(self) -> None:
+        self._ov_due = True
+        self._build_overview()
+
+    def build_overview(self) -> bool:
+        """Make the overview now if one is wanted (the bench, tests): True when a build was
+        queued on the worker (``runner.busy()`` until it is done)."""
+        self.ov_timer.stop()
+        self._ov_due = True
+        return self._build_overview()
+
+    def _build_overview(self) -> bool:
+        """The overview of a big map for the view widget's size (again if the window grew
+        much), on this worker once it is idle: a render asked meanwhile waits for it, once."""
+        if self.overview is None or self.runner.busy():
+            return False  # (due: tried again when the render in flight lands)
+        self._ov_due = False
+        spec = self.overview.wanted(self._widget_px())
+        if spec is None:
+            return False
+        ov = self.overview
+        self.runner.submit(Job(lambda ctx: ov.build(spec), kind="overview"))
+        return True
 
     def _rendered(self, jid: int, kind: str, result) -> None:
         if jid != self._job or self.item is None:
@@ -238,7 +266,11 @@ class RasterView(QObject):
         else:  # the colours changed meanwhile: the new ones over the new ids
             self.recolour()
         self.rendered.emit()
-        self._build_overview()
+        if self._ov_due:
+            self._build_overview()
+        elif self.overview is not None and not self.ov_timer.isActive() \
+                and self.overview.wanted(self._widget_px()) is not None:
+            self.ov_timer.start()
 
 
 def _colour(geo, seg, ids: np.ndarray, colours: np.ndarray | None, field: tuple | None) -> np.ndarray:
