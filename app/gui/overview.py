@@ -211,7 +211,8 @@ class Overview:
             return None
         x0, y0, x1, y1 = self.bounds
         fit = min(widget_px[0] / max(x1 - x0, 1e-9), widget_px[1] / max(y1 - y0, 1e-9))
-        spec = plan(self.bounds, fit, self.seg.z_max)  # the whole map fitting the widget, x FACTOR
+        z_max = self.seg.z_max if self.seg.z_first is not None else 0
+        spec = plan(self.bounds, fit, z_max)  # the whole map fitting the widget, x FACTOR
         if spec is None or (self.level is not None and spec.scale <= self.level[0].scale * self.REBUILD):
             return None
         return spec

@@ -243,3 +243,4 @@ def test_the_window_resamples_far_views(qtbot, make_window, fixture_net, monkeyp
     box, size = on_screen()
     np.testing.assert_array_equal(rv.ids, raster.render_ids(rv.seg, box, size, min_z=rv._key[3]))
     assert rv.overview.level[1] is img  # made once
+    assert not rv.build_overview()  # (the window did not grow: none wanted)
