@@ -69,7 +69,8 @@ class RasterView(QObject):
     ``ids``/``rect``: the id image on screen and the map rectangle it covers; ``colours``:
     one ARGB per drawn arc (roads, or a class view), or None while a distance ``field``
     (dist, lut, bands) is shown, coloured per pixel. ``rendered`` is emitted when a new
-    id image is on screen; ``render_ms``/``shifted`` tell how the last one was made."""
+    id image is on screen; ``render_ms``/``shifted``/``resampled`` tell how the last one was
+    made; ``overview``: the map's, far views are resampled from (:mod:`app.gui.overview`)."""
 
     rendered = Signal()
 
