@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from app.bench import MAP_COLS
+from app.bench.gui_redraw import measure_redraw, rendered
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "gui.md"
 
@@ -131,7 +132,14 @@ def measure_map(net, label: str, args) -> dict:
     row["prep_roads_ms"] = (time.perf_counter() - t0) * 1e3
     canvas.show()
     QCoreApplication.processEvents()
-    _rendered(canvas)  # raster maps: the first render lands from the raster worker
+    rendered(canvas)  # raster maps: the first render lands from the raster worker
+    # big raster maps: the overview far views are resampled from (the window makes it on the
+    # raster worker a second after the first view lands; here now, timed)
+    row["prep_overview"] = "-"
+    t0 = time.perf_counter()
+    if canvas.raster_mode and canvas.raster.build_overview():
+        rendered(canvas)
+        row["prep_overview"] = f"{(time.perf_counter() - t0) * 1e3:.0f}"
 
     row["mode"] = "raster" if canvas.raster_mode else "vector"
     # Colour the field as the window does: bands of paths (vector) or arc colours + a
@@ -161,56 +169,6 @@ def measure_map(net, label: str, args) -> dict:
     # one frame painted.
     row["edit_side_ms"] = row["snap_ms"] + row["edit_ms"] + row["paint_ms"]
     return row
-
-
-def _rendered(canvas, timeout_s: float = 60.0) -> None:
-    """Wait for the raster worker's render of the view (raster maps; vector: at once)."""
-    from PySide6.QtCore import QCoreApplication
-
-    if not canvas.raster_mode:
-        return
-    rv = canvas.raster
-    end = time.perf_counter() + timeout_s
-    while (rv.runner.busy() or rv.timer.isActive() or rv.ids is None) and time.perf_counter() < end:
-        QCoreApplication.processEvents()
-        time.sleep(0.0005)
-    QCoreApplication.processEvents()  # the render's result, queued to this thread
-
-
-def measure_redraw(canvas, paint, repeat: int) -> dict:
-    """Pan/zoom steps, each until the view is on screen again: rasterised (raster maps: on
-    the raster worker), coloured, set and the frame painted. Cycles of: zoom in to a new
-    level (*full redraw*: the view rasterised whole), pan a tenth of the view (*pan redraw*:
-    the previous image shifted, the uncovered strips rasterised), pan back, zoom back out
-    (*zoom back*: a level seen before, its kept image shifted). *redraw: GUI thread* is what
-    the GUI thread itself spends on a step: the view change and a frame of the previous
-    image moved and scaled (the rasteriser runs meanwhile)."""
-    from PySide6.QtCore import QRectF
-
-    vb = canvas.vb
-    out: dict[str, list] = {"redraw_ms": [], "pan_ms": [], "zoom_back_ms": [], "redraw_gui_ms": []}
-
-    def zoom(f: float) -> None:
-        r = vb.viewRect()
-        vb.setRange(QRectF(r.center().x() - r.width() * f / 2, r.center().y() - r.height() * f / 2,
-                           r.width() * f, r.height() * f), padding=0)
-
-    def pan(f: float) -> None:
-        vb.translateBy(x=vb.viewRect().width() * f)
-
-    for k in range(max(repeat, 2)):
-        f = 0.8 - 0.01 * k  # a new zoom level every cycle
-        for key, step in (("redraw_ms", lambda f=f: zoom(f)), ("pan_ms", lambda: pan(0.1)),
-                          ("pan_ms", lambda: pan(-0.1)), ("zoom_back_ms", lambda f=f: zoom(1 / f))):
-            t0 = time.perf_counter()
-            step()
-            paint()  # the frame the user sees at once: the previous image moved/scaled
-            out["redraw_gui_ms"].append((time.perf_counter() - t0) * 1e3)
-            canvas.render_raster()  # now, not after the 30 ms pause the window waits for
-            _rendered(canvas)
-            paint()
-            out[key].append((time.perf_counter() - t0) * 1e3)
-    return {k: statistics.median(v) for k, v in out.items()}
 
 
 def measure_edit(net, geo, canvas, res, route, repeat: int) -> float:
@@ -308,6 +266,7 @@ COLS = [
     ("prep_geometry_ms", "prep geometry", "{:.0f}"),
     ("prep_snapper_ms", "prep snap index", "{:.0f}"),
     ("prep_roads_ms", "prep road layer", "{:.0f}"),
+    ("prep_overview", "prep overview", "{}"),
     ("cpu_search_ms", "CPU search", "{:.1f}"),
     ("snap_ms", "snap", "{:.2f}"),
     ("route_ms", "route from pred", "{:.2f}"),
@@ -502,15 +461,18 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         f"{os.getloadavg()[0]:.1f} (other work shared the 2 cores: expect noise).",
         "",
         "All times in milliseconds (median). *prep* columns happen once per map (in the loader "
-        "thread). Per click, on top of the search: *snap* the click to the nearest road, read "
+        "thread; *prep overview*, big raster maps only, on the raster worker after the first "
+        "view). Per click, on top of the search: *snap* the click to the nearest road, read "
         "the *route from pred*ecessors, *colour field* (vector maps: arcs split into colour "
         "bands, one path per band; raster maps: one colour per arc, then a gather over the "
         "pixel→arc image), *draw route*, *paint frame* (the whole scene painted into a "
         "window-sized image). *GUI side per click* is their sum. *full redraw* is a zoom in "
-        "to a new level (x1.25) until the new view is on screen: raster maps rasterise it "
-        "whole on the raster worker (`app/gui/raster_view.py`), colour it and paint the "
-        "frame; *pan redraw* the same for a pan of a tenth of the view (the previous "
-        "pixel→arc image is shifted and only the uncovered strips are rasterised); *zoom "
+        "to a new level (x1.25) until the new view is on screen: raster maps make it on the "
+        "raster worker (`app/gui/raster_view.py`; a view this far out is resampled from the "
+        "map's overview, `app/gui/overview.py`, nearer ones rasterised whole), colour it and "
+        "paint the frame; *pan redraw* the same for a pan of a tenth of the view (the previous "
+        "pixel→arc image is shifted and only the uncovered strips are rasterised, or resampled "
+        "in a far view); *zoom "
         "back* a zoom out to the level before (its image is kept: shifted, not rasterised "
         "again); *redraw: GUI thread* is what the GUI thread itself spends on each of these "
         "steps (the view change and a frame of the previous image moved and scaled: the "
@@ -540,7 +502,9 @@ def write_doc(rows, clicks, args, window_text: str = "") -> None:
         "(one path item per road class, cosmetic pens); bigger maps switch to the raster level "
         "of detail (`app/gui/raster.py`: a numba kernel writes which arc shows in each pixel "
         "once per pan/zoom, on the raster worker and numba's threads; a new distance field is "
-        "one pass over the pixels, and its colour per arc is kept for the next pans and zooms).",
+        "one pass over the pixels, and its colour per arc is kept for the next pans and zooms; "
+        "views from the whole map in to about 2x are resampled from an overview of the map "
+        "made once, `app/gui/overview.py`).",
         "- *CPU search* is one `gpu_core.sssp(strategy='auto', backend='cpu')` after a warm-up; "
         "the GPU search time of the same map is in `docs/perf/sssp_gpu.md` (measured there on "
         "an H100/H200): the goal is GUI side per click + GPU search < 50 ms on the 1.43M map.",

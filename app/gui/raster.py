@@ -485,11 +485,12 @@ def render_coloured(seg: SegmentSet, rect: tuple[float, float, float, float], si
 
 def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
                    rect: tuple[float, float, float, float], min_z: int = 0,
-                   threads: int | None = None) -> np.ndarray:
+                   threads: int | None = None, strip=None) -> np.ndarray:
     """:func:`render_ids` of ``rect`` from ``prev``, the id image of the same size, scale
     and ``min_z`` whose pixel (i, j) is pixel (i - dy, j - dx) here (``shift`` = (dx,
     dy) whole pixels: a pan): the overlap is copied and only the uncovered strips are
-    rasterised. ``prev`` is not written (a worker may still read it). A line that
+    rasterised (or made by ``strip(rect, (w, h))``: a far view's, resampled from the
+    map's overview). ``prev`` is not written (a worker may still read it). A line that
     crosses a strip's edge may step one pixel off where a whole render puts it.
     """
     h, w = prev.shape
@@ -512,8 +513,12 @@ def render_shifted(seg: SegmentSet, prev: np.ndarray, shift: tuple[int, int],
     for r0, r1, c0, c1 in strips:
         # one pixel of margin above and left: the second pixel of 2 px lines there
         m0, n0 = max(r0 - 1, 0), max(c0 - 1, 0)
-        part = np.zeros((r1 - m0, c1 - n0), dtype=np.int32)
-        draw(part, seg, a, x + n0 / scale, y + m0 / scale, scale, threads)
+        box = (x + n0 / scale, y + m0 / scale, (c1 - n0) / scale, (r1 - m0) / scale)
+        if strip is not None:
+            part = strip(box, (c1 - n0, r1 - m0))
+        else:
+            part = np.zeros((r1 - m0, c1 - n0), dtype=np.int32)
+            draw(part, seg, a, box[0], box[1], scale, threads)
         out[r0:r1, c0:c1] = part[r0 - m0:, c0 - n0:]
     return out
 

@@ -8,6 +8,12 @@ strips (:func:`raster.render_shifted`), and so does a zoom back to one of the la
 zoom levels (their id images are kept); another zoom renders the view again. A render is a new
 array every time: the compute worker may still be colouring a distance field over the
 previous one (``RouteTool._worker_field``).
+
+Far zooms of a big map are resampled from its overview (:mod:`app.gui.overview`): made on
+this worker once the first view has landed, then any view whose pixels are at least the
+overview's (the full view, zoomed in up to about 2x) is a pass over the overview's pixels,
+not over every segment of the map (a pan's strips there too); nearer views are rasterised
+as above.
 """
 
 from __future__ import annotations
@@ -19,11 +25,15 @@ from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem
 
-from . import raster
+from . import overview, raster
 from .workers import Job, JobRunner
 
 SCALE_RTOL = 1e-9  # two views of the same scale (a pan, not a zoom)
 CACHED_LEVELS = 4  # id images kept, one per zoom level (6.4 MB each at 1600 x 1000)
+# The overview is made this long after a view first lands (not at once: while a big map
+# opens the loader thread makes the snapping index on the same cores, and the view widget
+# may not have its size yet)
+OVERVIEW_DELAY_MS = 1000
 
 
 class RasterItem(QGraphicsItem):
@@ -59,7 +69,8 @@ class RasterView(QObject):
     ``ids``/``rect``: the id image on screen and the map rectangle it covers; ``colours``:
     one ARGB per drawn arc (roads, or a class view), or None while a distance ``field``
     (dist, lut, bands) is shown, coloured per pixel. ``rendered`` is emitted when a new
-    id image is on screen; ``render_ms``/``shifted`` tell how the last one was made."""
+    id image is on screen; ``render_ms``/``shifted``/``resampled`` tell how the last one was
+    made; ``overview``: the map's, far views are resampled from (:mod:`app.gui.overview`)."""
 
     rendered = Signal()
 
@@ -80,12 +91,19 @@ class RasterView(QObject):
         self._job = 0
         self.render_ms = 0.0
         self.shifted = False
+        self.resampled = False  # the last render was made from the overview
+        self.overview: overview.Overview | None = None
         self.runner = JobRunner("signpost-raster", self)
         self.runner.finished_job.connect(self._rendered)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(30)  # re-render once a pan/zoom pauses
         self.timer.timeout.connect(self.request)
+        self.ov_timer = QTimer(self)
+        self.ov_timer.setSingleShot(True)
+        self.ov_timer.setInterval(OVERVIEW_DELAY_MS)
+        self.ov_timer.timeout.connect(self._overview_due)
+        self._ov_due = False  # the delay is over: build once the worker is idle
 
     # ---- state ------------------------------------------------------------------------
     def set_segments(self, seg: raster.SegmentSet, geo) -> RasterItem:
@@ -93,19 +111,23 @@ class RasterView(QObject):
         self.clear()
         self.seg, self.geo = seg, geo
         self.colours = seg.road_colour
+        self.overview = overview.Overview(seg, geo.bounds)
         self.item = RasterItem()
         return self.item
 
     def clear(self) -> None:
         self.timer.stop()
+        self.ov_timer.stop()
+        self._ov_due = False
         self._job = -1  # a render of the old map lands unheard
-        self.seg = self.geo = self.item = None
+        self.seg = self.geo = self.item = self.overview = None
         self.ids = self.rect = self.colours = self.field = self._key = self._field_cols = None
         self._cache = []
         self._colour_gen += 1
 
     def shutdown(self) -> bool:
         self.timer.stop()
+        self.ov_timer.stop()
         self._job = -1  # a render still queued to this thread lands unheard
         return self.runner.shutdown()
 
@@ -174,6 +196,8 @@ class RasterView(QObject):
             x, y = k[4] - dx / scale, k[5] - dy / scale
             prev, shift = ids, (dx, dy)
             break
+        # a far view: resampled from the overview (a pan's strips too: no pass over the map)
+        ov = self.overview.covering(scale, min_z) if self.overview else None
         seg, geo, colours, field, gen = self.seg, self.geo, self.colours, self.field, self._colour_gen
         if field is not None:  # its colour per arc, once made (a render is then a gather)
             colours = self._field_cols[1] if self._field_cols and self._field_cols[0] == gen else None
@@ -187,22 +211,55 @@ class RasterView(QObject):
                 cols = raster.field_arc_colours(geo, seg, *field)[0]
             t1 = time.perf_counter()
             if prev is not None:
-                ids = raster.render_shifted(seg, prev, shift, box, min_z)
+                strip = None if ov is None else \
+                    (lambda b, size: overview.resample(ov[1], ov[0], seg, b, size, min_z)[0])
+                ids = raster.render_shifted(seg, prev, shift, box, min_z, strip=strip)
                 img = raster.colourise(ids, cols)
+            elif ov is not None:  # a far view: the overview resampled (and coloured)
+                ids, img = overview.resample(ov[1], ov[0], seg, box, (pw, ph), min_z, cols)
             else:  # rasterised and coloured (in one pass with the threads' merge)
                 ids, img = raster.render_coloured(seg, box, (pw, ph), cols, min_z)
-            return ids, key, img, gen, prev is not None, (time.perf_counter() - t1) * 1e3, cols
+            how = "shifted" if prev is not None else ("overview" if ov is not None else "whole")
+            return ids, key, img, gen, how, (time.perf_counter() - t1) * 1e3, cols
 
         self._job = self.runner.submit(Job(fn, kind="raster"))
+
+    def _widget_px(self) -> tuple[float, float]:
+        dpr = self.canvas.devicePixelRatioF() or 1.0
+        return self.vb.width() * dpr, self.vb.height() * dpr
+
+    def _overview_due(self) -> None:
+        self._ov_due = True
+        self._build_overview()
+
+    def build_overview(self) -> bool:
+        """Make the overview now if one is wanted (the bench, tests): True when a build was
+        queued on the worker (``runner.busy()`` until it is done)."""
+        self.ov_timer.stop()
+        self._ov_due = True
+        return self._build_overview()
+
+    def _build_overview(self) -> bool:
+        """The overview of a big map for the view widget's size (again if the window grew
+        much), on this worker once it is idle: a render asked meanwhile waits for it, once."""
+        if self.overview is None or self.runner.busy():
+            return False  # (due: tried again when the render in flight lands)
+        self._ov_due = False
+        spec = self.overview.wanted(self._widget_px())
+        if spec is None:
+            return False
+        ov = self.overview
+        self.runner.submit(Job(lambda ctx: ov.build(spec), kind="overview"))
+        return True
 
     def _rendered(self, jid: int, kind: str, result) -> None:
         if jid != self._job or self.item is None:
             return
-        ids, key, img, gen, shifted, ms, cols = result
+        ids, key, img, gen, how, ms, cols = result
         self.ids, self._key = ids, key
         self._cache = [(key, ids)] + [e for e in self._cache if e[0][:4] != key[:4]][:CACHED_LEVELS - 1]
         self.rect = QRectF(key[4], key[5], key[0] / key[2], key[1] / key[2])
-        self.shifted, self.render_ms = shifted, ms
+        self.shifted, self.resampled, self.render_ms = how == "shifted", how == "overview", ms
         if gen == self._colour_gen:
             if self.field is not None:
                 self._field_cols = (gen, cols)
@@ -210,6 +267,11 @@ class RasterView(QObject):
         else:  # the colours changed meanwhile: the new ones over the new ids
             self.recolour()
         self.rendered.emit()
+        if self._ov_due:
+            self._build_overview()
+        elif self.overview is not None and not self.ov_timer.isActive() \
+                and self.overview.wanted(self._widget_px()) is not None:
+            self.ov_timer.start()
 
 
 def _colour(geo, seg, ids: np.ndarray, colours: np.ndarray | None, field: tuple | None) -> np.ndarray:
