@@ -31,6 +31,7 @@ from . import raster
 
 FACTOR = 2.0  # overview pixels per view pixel of the first full view, per axis
 MAX_PIXELS = 16_000_000  # 64 MB of int32: the overview's memory bound
+MIN_STEP = 1.5  # overview pixels per view pixel, at least, for a view made from it
 MIN_SEGMENTS = raster.RASTER_MIN_SEGMENTS  # smaller maps: the exact pass is fast enough
 
 
@@ -47,8 +48,10 @@ class OverviewSpec:
 
     def covers(self, scale: float, min_z: int) -> bool:
         """Whether a view of ``scale`` pixels per metre (level of detail ``min_z``) can be
-        made from the overview: its pixels are at least the overview's."""
-        return scale <= self.scale * (1.0 + 1e-9) and min_z >= self.min_z
+        made from the overview: its pixels at least :data:`MIN_STEP` of the overview's
+        (near 1:1 the overview's half-pixel phase showed as a faint lattice of empty
+        pixels on dense maps; the exact pass draws those views)."""
+        return scale * MIN_STEP <= self.scale * (1.0 + 1e-9) and min_z >= self.min_z
 
 
 def plan(bounds: tuple[float, float, float, float], view_scale: float, z_max: int,
