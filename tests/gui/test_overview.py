@@ -21,23 +21,29 @@ SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "maps", "samples", 
 
 
 def _oracle(ov, spec, arc, first, rect, size):
-    """The rule, pixel by pixel: each overview pixel goes to the view pixel holding its
-    centre; a view pixel shows the arc of the highest segment index there (>= ``first``)."""
+    """The rule, pixel by pixel: an overview pixel counts for each view pixel it overlaps by
+    more than ``OVERLAP`` along both axes; a view pixel shows the arc of the highest
+    segment index among them (>= ``first``)."""
     w, h = size
     x, y, rw, _ = rect
-    scale = w / rw
+    step = spec.scale / (w / rw)  # overview pixels per view pixel
+    m = overview.OVERLAP
     out = np.zeros((h, w), np.int64)
     best = np.zeros((h, w), np.int64)
+    x0, y0 = (x - spec.ox) * spec.scale, (y - spec.oy) * spec.scale  # view origin, overview px
     for i in range(spec.h):
         for j in range(spec.w):
-            m = int(ov[i, j])
-            if m == 0:
+            v = int(ov[i, j])
+            if v == 0:
                 continue
-            cx = spec.ox + (j + 0.5) / spec.scale
-            cy = spec.oy + (i + 0.5) / spec.scale
-            c, r = int(np.floor((cx - x) * scale)), int(np.floor((cy - y) * scale))
-            if 0 <= c < w and 0 <= r < h and m > best[r, c]:
-                best[r, c] = m
+            # view pixels c with j + 1 > x0 + c*step + m and j < x0 + (c+1)*step - m
+            cs = [c for c in range(max(0, int((j - x0) / step) - 2), min(w, int((j - x0) / step) + 3))
+                  if j + 1 > x0 + c * step + m and j < x0 + (c + 1) * step - m]
+            rs = [r for r in range(max(0, int((i - y0) / step) - 2), min(h, int((i - y0) / step) + 3))
+                  if i + 1 > y0 + r * step + m and i < y0 + (r + 1) * step - m]
+            for r in rs:
+                for c in cs:
+                    best[r, c] = max(best[r, c], v)
     drawn = best > first
     out[drawn] = arc[best[drawn] - 1] + 1
     return out
@@ -180,10 +186,26 @@ def test_far_views_of_dense_random_maps_look_like_the_exact_pass(seed):
         assert (exact > 0).mean() > 0.3
         assert (exact == got).mean() >= max((exact == off).mean(), 0.75)
         assert ((exact > 0) == (got > 0)).mean() >= max(((exact > 0) == (off > 0)).mean(), 0.8)
+        # roads of 2-3 px under thicker neighbours may go (~1.2 %; half a pixel off: ~0.3 %)
         shown, lost = _lost(exact, got, nd, 2)
-        assert lost <= 0.01 * shown
+        assert lost <= 0.02 * shown
         shown, lost = _lost(exact, got, nd, 4)
         assert lost <= max(0.002 * shown, 1)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_no_lattice_at_uneven_steps(seed):
+    """At 1.6 overview pixels a view pixel the ink is even across the 5-column period (the
+    rule "the view pixel holding an overview pixel's centre" gave alternate columns one
+    and two overview pixels: a regular lattice over dense quarters)."""
+    for exact, got, _, _ in _compare(generate("kanto", 20_000, seed=seed), (400, 250), zooms=(0.8,)):
+        for a, tol in ((exact, 0.0), (got, 0.02)):
+            ink = [(a[:, k::5] > 0).mean() for k in range(5)] + [(a[k::5] > 0).mean() for k in range(5)]
+            spread = max(ink) - min(ink)
+            if a is exact:
+                base = spread
+            else:
+                assert spread <= base + tol, (ink, base)
 
 
 def test_the_window_resamples_far_views(qtbot, make_window, fixture_net, monkeypatch):
