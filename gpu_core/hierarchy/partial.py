@@ -195,7 +195,7 @@ def _mark(u, w, i, up_ptr, up_nb, dirty, queued, heap):
                 heapq.heappush(heap, np.int64(x))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def update(seeds, tails, wk, ways, split_work, up_ptr, up_nb, dn_ptr, dn_src, dn_edge,
            base_up, base_down, up, down, stats):
     """Bring ``up``/``down`` (customized for the old inputs) to the new inputs ``base_up``/
@@ -325,22 +325,12 @@ def partial_from_graph(t, g, prune: bool = False, device: bool = False):
     if diff is None:
         return None
     seeds, rows = diff
+    if rows:  # what the next graph is compared with (and the lazy graph key hashes)
+        m.inputs = KeptInputs.of(g)
     if seeds.shape[0] * PARTIAL_MAX_SHARE > max(t.edges, 1):
         t._metric = None  # its base shows g already: the full path keeps a new one
         return None
-    if not rows:
-        return _partial(t, m, seeds, prune, None, PARTIAL_SPLIT_WORK, None, device)
-    # What the next graph is compared with (and the lazy graph key hashes): g's arrays
-    # copied on a thread while the update runs (NE: 6-10 ms of a closure on the H100 host),
-    # done before this returns, so the caller may write g afterwards.
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="kept-inputs") as ex:
-        copy = ex.submit(KeptInputs.of, g)
-        try:
-            return _partial(t, m, seeds, prune, None, PARTIAL_SPLIT_WORK, None, device)
-        finally:
-            m.inputs = copy.result()
+    return _partial(t, m, seeds, prune, None, PARTIAL_SPLIT_WORK, None, device)
 
 
 def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, stats,
