@@ -9,6 +9,7 @@ vertex pulling from its in-arcs, completes every distance (Delling et al., PHAST
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -98,6 +99,73 @@ def _upward_chunk(sources, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
     return counts, out_v[:used], out_d[:used]
 
 
+@njit(cache=True, nogil=True)
+def _walk_chunk(sources, ptr, arc_depth, wt, parent, depth, sd):
+    """The upward searches from ``sources`` as climbs of their elimination-tree paths
+    (``etree``; no heap: each vertex of the path, in order, pushes its arcs into the
+    path's costs ``sd``, indexed by depth, INF everywhere and left so), concatenated as
+    ``_upward_chunk`` gives them: the same vertices and costs, in path order."""
+    S = sources.shape[0]
+    counts = np.empty(S, np.int64)
+    out_v = np.empty(max(1024, 64 * S), np.int32)
+    out_d = np.empty(out_v.shape[0], np.int64)
+    used = 0
+    for i in range(S):
+        x = sources[i]
+        p = depth[x]
+        sd[p] = 0
+        nt = used
+        while x >= 0:
+            dx = sd[p]
+            if dx < INF:
+                if nt == out_v.shape[0]:  # grow by doubling (amortised copies)
+                    nv = np.empty(2 * nt, np.int32)
+                    nd = np.empty(2 * nt, np.int64)
+                    nv[:nt] = out_v[:nt]
+                    nd[:nt] = out_d[:nt]
+                    out_v, out_d = nv, nd
+                out_v[nt] = x
+                out_d[nt] = dx
+                nt += 1
+                for e in range(ptr[x], ptr[x + 1]):
+                    c = dx + wt[e]
+                    q = arc_depth[e]
+                    if c < sd[q]:
+                        sd[q] = c
+                sd[p] = INF
+            x = parent[x]
+            p -= 1
+        counts[i] = nt - used
+        used = nt
+    return counts, out_v[:used], out_d[:used]
+
+
+# Sources from which upward searches make the tree to climb when ``h`` has none yet (NE:
+# the head depths of a new Hierarchy's arcs take ~10 ms, a loaded index's tree ~0.12 s;
+# a climb saves ~0.05 ms a source on NE, ~0.5 ms on the Kanto-sized index)
+CLIMB_MIN_SOURCES = 512
+
+
+def up_tree(h, build: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(parent, depth, each upward arc's head depth) for climbing ``h``'s upward searches
+    (``_walk_chunk``: 2.2-2.4x faster than the Dijkstra on one thread, NE and the
+    Kanto-sized index), kept with ``h``; None for a witness-search CH, whose tree may run
+    far past its search spaces, or when none is kept and ``build`` is false."""
+    if getattr(h, "method", "ch") != "cch":
+        return None
+    got = getattr(h, "_arc_depth", None)
+    if got is not None and got[0]() is h.up_dst:
+        return got[1], got[2], got[3]
+    if not build:
+        return None
+    from .etree import elimination_tree
+
+    parent, depth = elimination_tree(h)
+    got = (weakref.ref(h.up_dst), parent, depth, depth[h.up_dst])
+    h._arc_depth = got
+    return parent, depth, got[3]
+
+
 _SCRATCH = threading.local()  # each search thread's O(n) state, kept between calls
 _POOL: list = []  # [ThreadPoolExecutor], made on first use
 
@@ -125,17 +193,23 @@ def _pool(threads: int):
     return _POOL[0]
 
 
-def search_spaces(seeds: np.ndarray, ptr, nbr, wt, n: int, threads: int | None = None):
+def search_spaces(seeds: np.ndarray, ptr, nbr, wt, n: int, threads: int | None = None,
+                  tree: tuple | None = None):
     """(counts, vertices, costs) of the upward searches from ``seeds`` (sweep ids) over
     one direction's arcs (``ptr``/``nbr``/``wt``), concatenated in seed order: one pass,
     contiguous runs of seeds on ``threads`` threads (default numba's count; the searches
-    release the GIL), each with its kept scratch."""
+    release the GIL), each with its kept scratch; with ``tree`` (``up_tree`` of these
+    arcs) climbed along the elimination tree instead of a Dijkstra each."""
     seeds = np.ascontiguousarray(seeds, dtype=np.int32)
     S = int(seeds.shape[0])
     m = int(nbr.shape[0])
     nth = max(1, min(threads or get_num_threads(), S))
 
     def run(lo: int, hi: int):
+        if tree is not None:
+            parent, depth, arc_depth = tree
+            sd = np.full(int(depth.max(initial=0)) + 1, INF, np.int64)
+            return _walk_chunk(seeds[lo:hi], ptr, arc_depth, wt, parent, depth, sd)
         return _upward_chunk(seeds[lo:hi], ptr, nbr, wt, *_scratch(n, m))
 
     if nth == 1:
@@ -149,7 +223,8 @@ def search_spaces(seeds: np.ndarray, ptr, nbr, wt, n: int, threads: int | None =
 def upward_searches(h, sources: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each source (sweep ids): (offsets [S+1], vertices, distances) of its upward
     search space, concatenated."""
-    counts, verts, dists = search_spaces(sources, h.up_ptr, h.up_dst, h.up_w, h.n)
+    tree = up_tree(h, build=int(sources.shape[0]) >= CLIMB_MIN_SOURCES)
+    counts, verts, dists = search_spaces(sources, h.up_ptr, h.up_dst, h.up_w, h.n, tree=tree)
     offsets = np.zeros(counts.shape[0] + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
     return offsets, verts, dists

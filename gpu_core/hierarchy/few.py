@@ -23,7 +23,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from .contract import INF
-from .cpu import _upward_one, search_spaces
+from .cpu import CLIMB_MIN_SOURCES, _upward_one, search_spaces, up_tree
 
 QUERIES = ("auto", "phast", "rphast", "buckets")
 
@@ -63,16 +63,17 @@ def search_threads(searches: int) -> int:
     return max(1, min(get_num_threads(), searches // SEARCHES_PER_THREAD))
 
 
-def _spaces(seeds: np.ndarray, ptr, nbr, wt, n: int):
+def _spaces(seeds: np.ndarray, ptr, nbr, wt, n: int, tree=None):
     """(counts, vertices, costs) of the upward searches from ``seeds`` (sweep ids) over
-    one direction's arcs, concatenated (``cpu.search_spaces``)."""
-    return search_spaces(seeds, ptr, nbr, wt, n, search_threads(int(seeds.shape[0])))
+    one direction's arcs, concatenated (``cpu.search_spaces``; ``tree``: climbed)."""
+    return search_spaces(seeds, ptr, nbr, wt, n, search_threads(int(seeds.shape[0])), tree)
 
 
 def source_spaces(h, sources: np.ndarray):
     """(column, sweep id, cost) of the sources' (graph ids) upward search entries (the
     GPU's restricted sweep scatters these)."""
-    counts, verts, dists = _spaces(h.rank_of[sources], h.up_ptr, h.up_dst, h.up_w, h.n)
+    counts, verts, dists = _spaces(h.rank_of[sources], h.up_ptr, h.up_dst, h.up_w, h.n,
+                                   up_tree(h, build=sources.shape[0] >= CLIMB_MIN_SOURCES))
     return np.repeat(np.arange(counts.shape[0], dtype=np.int32), counts), verts, dists
 
 

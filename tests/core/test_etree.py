@@ -9,7 +9,7 @@ import pytest
 
 from gpu_core.graph import CSRGraph
 from gpu_core.hierarchy import build_hierarchy
-from gpu_core.hierarchy.cpu import upward_searches
+from gpu_core.hierarchy.cpu import search_spaces, up_tree, upward_searches
 from gpu_core.hierarchy.etree import elimination_tree
 from tests.core.families import FAMILIES, FAMILY_NAMES, random_sparse
 
@@ -49,11 +49,17 @@ def check(h) -> None:
         heads = set(h.up_dst[h.up_ptr[x]:h.up_ptr[x + 1]].tolist())
         assert heads <= anc, (x, heads - anc)
     srcs = np.arange(h.n, dtype=np.int32)
-    off, verts, dists = upward_searches(h, srcs)
+    counts, verts, dists = search_spaces(srcs, h.up_ptr, h.up_dst, h.up_w, h.n)  # Dijkstra
+    off = np.concatenate([[0], np.cumsum(counts)])
+    if h.method == "cch":
+        assert up_tree(h) is not None  # made: upward_searches climbs it
+    woff, wverts, wdists = upward_searches(h, srcs)
     for s in range(h.n):
         want = dict(zip(verts[off[s]:off[s + 1]].tolist(), dists[off[s]:off[s + 1]].tolist(),
                         strict=True))
         assert climb(h, parent, depth, s) == want
+        assert dict(zip(wverts[woff[s]:woff[s + 1]].tolist(),
+                        wdists[woff[s]:woff[s + 1]].tolist(), strict=True)) == want
 
 
 @pytest.mark.parametrize("method", ["ch", "cch"])
@@ -95,6 +101,32 @@ def test_patched_index_after_closures():
         tree = seen.setdefault(id(h2.rank_of), elimination_tree(h2)[0])
         assert elimination_tree(h2)[0] is tree
     assert len(seen) < 4
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_climb_on_threads_and_its_use(threads):
+    """``search_spaces`` with the tree, on one or several threads, equals the Dijkstra
+    entry by entry (with the order of each source's entries free); a witness CH gets no
+    tree (its tree may run far past its search spaces)."""
+    from maps.generate import generate
+
+    pytest.importorskip("pymetis")
+    g = CSRGraph.from_any(generate("kanto", 3000, seed=4))
+    h = build_hierarchy(g, method="cch")
+    assert up_tree(h, build=False) is None  # none made yet
+    tree = up_tree(h)
+    assert tree is not None and up_tree(h, build=False)[2] is tree[2]  # kept
+    srcs = np.random.default_rng(3).integers(0, h.n, 200).astype(np.int32)
+    a = search_spaces(srcs, h.up_ptr, h.up_dst, h.up_w, h.n, threads)
+    b = search_spaces(srcs, h.up_ptr, h.up_dst, h.up_w, h.n, threads, tree)
+    np.testing.assert_array_equal(a[0], b[0])
+    off = np.concatenate([[0], np.cumsum(a[0])])
+    for i in range(srcs.shape[0]):
+        sl = slice(off[i], off[i + 1])
+        ia, ib = np.argsort(a[1][sl]), np.argsort(b[1][sl])
+        np.testing.assert_array_equal(a[1][sl][ia], b[1][sl][ib])
+        np.testing.assert_array_equal(a[2][sl][ia], b[2][sl][ib])
+    assert up_tree(build_hierarchy(random_sparse(seed=2, n=80), method="ch")) is None
 
 
 def test_kept_while_the_arrays_stay():
