@@ -1,8 +1,10 @@
-"""Where a GPHAST batch of 1,000 sources goes on the GPU: the upward searches walked on the
-device (per block width) against the host's searches, the fill, the sweep; the two give
-equal rows. Timings for docs/perf/route_index_h100.md (the bench's row is `bench matrix`).
+"""The upward searches of 1,000 sources: on the CPU, one thread, the Dijkstra against the
+climb of the elimination tree (the same entries); with CuPy and a GPU, where a GPHAST batch
+goes (the walk on the device per block width, against the host's searches; the fill; the
+sweep; equal rows). Timings for docs/perf/route_index_h100.md (the bench's row is
+`bench matrix`).
 
-    python scripts/profile_upward.py kanto.spn        # a map file; needs CuPy and a GPU
+    python scripts/profile_upward.py kanto.spn        # a map file
 """
 
 from __future__ import annotations
@@ -13,16 +15,33 @@ import time
 import numpy as np
 
 
-def main() -> None:
-    import cupy as cp
+def cpu_part(h, src: np.ndarray) -> None:
+    from gpu_core.hierarchy.cpu import search_spaces, up_tree
 
+    seeds = h.rank_of[src].astype(np.int32)
+    tree = up_tree(h)
+    if tree is None:
+        print("a witness-search CH: no climb on the CPU")
+        return
+    for name, tr in (("Dijkstra", None), ("climb", tree)) * 2:
+        search_spaces(seeds[:4], h.up_ptr, h.up_dst, h.up_w, h.n, 1, tr)  # compiled
+        t0 = time.perf_counter()
+        counts = search_spaces(seeds, h.up_ptr, h.up_dst, h.up_w, h.n, 1, tr)[0]
+        print(f"CPU, one thread, {name}: {1e3 * (time.perf_counter() - t0):.0f} ms, "
+              f"{int(counts.sum()):,} entries", flush=True)
+
+
+def main() -> None:
     from app.jobs.index import hierarchy_for
-    from gpu_core.hierarchy import cuda as hc
-    from gpu_core.hierarchy import upward_cuda as uc
     from gpu_core.hierarchy.etree import elimination_tree
     from maps.load import load_map
 
-    h, info = hierarchy_for(load_map(sys.argv[1]), policy="on", backend="cupy")
+    try:
+        import cupy as cp
+    except ImportError:
+        cp = None
+    h, info = hierarchy_for(load_map(sys.argv[1]), policy="on",
+                            backend="cpu" if cp is None else "cupy")
     t0 = time.perf_counter()
     _, depth = elimination_tree(h)
     print(f"index {info.source} ({info.seconds:.1f} s), levels {h.levels}, tree "
@@ -30,6 +49,11 @@ def main() -> None:
     rng = np.random.default_rng(1)
     src = rng.choice(h.n, 1000, replace=False).astype(np.int64)
     tgt = rng.choice(h.n, 1000, replace=False).astype(np.int64)
+    cpu_part(h, src)
+    if cp is None:
+        return
+    from gpu_core.hierarchy import cuda as hc
+    from gpu_core.hierarchy import upward_cuda as uc
     K = hc.batch_width(h.n, 1000, 1000)
     sync = cp.cuda.runtime.deviceSynchronize
 
