@@ -17,6 +17,7 @@ import numpy as np
 
 from ..device import get_module, memory
 from ..errors import CancelledError, GpuOutOfMemoryError
+from . import upward_cuda
 from .cpu import upward_searches
 
 _SRC = Path(__file__).resolve().with_name("phast.cu")
@@ -90,7 +91,7 @@ class Sweeper:
     batch whose costs reach 2^30 is swept again in 64 bits (``phast.cu`` says why that is
     exact); ``d.dtype`` says which block the last sweep filled."""
 
-    def __init__(self, h, K: int, walk: bool = True):
+    def __init__(self, h, K: int, walk: bool = True, full=None):
         self.mod = get_module(_SRC)
         self.h = h
         self.K = K
@@ -102,18 +103,15 @@ class Sweeper:
         self.lp = [int(x) for x in h.level_ptr]
         self.sweeps = 0
         self.wide_sweeps = 0  # batches swept in 64 bits after a 32-bit sweep overflowed
-        self.walk = self._walker(walk)
+        self.full = h if full is None else full  # the index the upward searches climb
+        # walk: make the device walk if there is none yet (else only a kept one is used)
+        self.walk = upward_cuda.walker(self.full, walk)
         self.loc = None  # the restricted sweep's local ids (device), for the walk
-
-    def _walker(self, build: bool):
-        from .upward_cuda import walker
-
-        return walker(self.h, build)
 
     def sweep(self, sources: np.ndarray) -> None:
         """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
         if self.walk is not None:
-            seeds = cp.asarray(self.walk_ids(sources))
+            seeds = cp.asarray(self.full.rank_of[sources].astype(np.int32))
             narrow = self.d32 is not None and self.walk.w32 is not None
 
             def seed(d, suffix: str) -> None:
@@ -144,10 +142,6 @@ class Sweeper:
         self._run(self.d64, "", seed)
         self.d = self.d64
         self.sweeps += 1
-
-    def walk_ids(self, sources: np.ndarray) -> np.ndarray:
-        """The sources' sweep ids in the index the walk climbs (int32)."""
-        return self.h.rank_of[sources].astype(np.int32)
 
     def _spaces(self, sources: np.ndarray):
         """(column, sweep id, cost) of each source's upward search entries (host arrays)."""
@@ -188,18 +182,9 @@ class RestrictedSweeper(Sweeper):
     only the entries inside the selection."""
 
     def __init__(self, h, r, K: int, walk: bool = True):
-        self.full = h
-        super().__init__(r, K, walk)
+        super().__init__(r, K, walk, full=h)
         if self.walk is not None:
             self.loc = cp.asarray(r.loc)
-
-    def _walker(self, build: bool):
-        from .upward_cuda import walker
-
-        return walker(self.full, build)  # the searches climb the full index
-
-    def walk_ids(self, sources: np.ndarray) -> np.ndarray:
-        return self.full.rank_of[sources].astype(np.int32)
 
     def _spaces(self, sources: np.ndarray):
         from .few import source_spaces
@@ -215,10 +200,9 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
     ``restricted``: sweep only the targets' part of the index (RPHAST); ``narrow``: int32
     blocks, narrowed on the device (the caller knows every cost fits)."""
     S = int(sources.shape[0])
-    from .upward_cuda import BUILD_MIN_SOURCES
-
     # a partial update's new upward lists are uploaded for a job big enough to gain
-    walk = S >= BUILD_MIN_SOURCES or not getattr(h, "customized", "").startswith("partial")
+    walk = (S >= upward_cuda.BUILD_MIN_SOURCES
+            or not getattr(h, "customized", "").startswith("partial"))
     if restricted:
         from .few import restrict
 
