@@ -70,6 +70,18 @@ def _upward_one(s, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
 
 
 @njit(cache=True, nogil=True)
+def _grown(out_v, out_d, used, need):
+    """(vertices, costs) output arrays of at least ``need`` entries, the first ``used``
+    kept: doubled (amortised copies)."""
+    cap = max(2 * out_v.shape[0], need)
+    nv = np.empty(cap, np.int32)
+    nd = np.empty(cap, np.int64)
+    nv[:used] = out_v[:used]
+    nd[:used] = out_d[:used]
+    return nv, nd
+
+
+@njit(cache=True, nogil=True)
 def _upward_chunk(sources, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
     """The upward searches from ``sources`` one after another, in one pass: (vertices
     reached per source, their ids, their costs), concatenated in source order. ``dist``
@@ -82,13 +94,8 @@ def _upward_chunk(sources, up_ptr, up_dst, up_w, dist, touched, hk, hv, pos):
     used = 0
     for i in range(S):
         nt = _upward_one(sources[i], up_ptr, up_dst, up_w, dist, touched, hk, hv, pos)
-        if used + nt > out_v.shape[0]:  # grow by doubling (amortised copies)
-            cap = max(2 * out_v.shape[0], used + nt)
-            nv = np.empty(cap, np.int32)
-            nd = np.empty(cap, np.int64)
-            nv[:used] = out_v[:used]
-            nd[:used] = out_d[:used]
-            out_v, out_d = nv, nd
+        if used + nt > out_v.shape[0]:
+            out_v, out_d = _grown(out_v, out_d, used, used + nt)
         for k in range(nt):
             x = touched[k]
             out_v[used + k] = x
@@ -118,12 +125,8 @@ def _walk_chunk(sources, ptr, arc_depth, wt, parent, depth, sd):
         while x >= 0:
             dx = sd[p]
             if dx < INF:
-                if nt == out_v.shape[0]:  # grow by doubling (amortised copies)
-                    nv = np.empty(2 * nt, np.int32)
-                    nd = np.empty(2 * nt, np.int64)
-                    nv[:nt] = out_v[:nt]
-                    nd[:nt] = out_d[:nt]
-                    out_v, out_d = nv, nd
+                if nt == out_v.shape[0]:
+                    out_v, out_d = _grown(out_v, out_d, nt, nt + 1)
                 out_v[nt] = x
                 out_d[nt] = dx
                 nt += 1
