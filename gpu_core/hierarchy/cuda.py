@@ -17,7 +17,6 @@ import numpy as np
 
 from ..device import get_module, memory
 from ..errors import CancelledError, GpuOutOfMemoryError
-from . import upward_cuda
 from .cpu import upward_searches
 
 _SRC = Path(__file__).resolve().with_name("phast.cu")
@@ -103,9 +102,11 @@ class Sweeper:
         self.lp = [int(x) for x in h.level_ptr]
         self.sweeps = 0
         self.wide_sweeps = 0  # batches swept in 64 bits after a 32-bit sweep overflowed
+        from .upward_cuda import walker  # (read when called: tests replace it)
+
         self.full = h if full is None else full  # the index the upward searches climb
         # walk: make the device walk if there is none yet (else only a kept one is used)
-        self.walk = upward_cuda.walker(self.full, walk)
+        self.walk = walker(self.full, walk)
         self.loc = None  # the restricted sweep's local ids (device), for the walk
 
     def sweep(self, sources: np.ndarray) -> None:
@@ -199,10 +200,11 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
     """(first row, int64 block [k, cols]) for consecutive batches of ``sources``;
     ``restricted``: sweep only the targets' part of the index (RPHAST); ``narrow``: int32
     blocks, narrowed on the device (the caller knows every cost fits)."""
+    from .upward_cuda import BUILD_MIN_SOURCES
+
     S = int(sources.shape[0])
     # a partial update's new upward lists are uploaded for a job big enough to gain
-    walk = (S >= upward_cuda.BUILD_MIN_SOURCES
-            or not getattr(h, "customized", "").startswith("partial"))
+    walk = S >= BUILD_MIN_SOURCES or not getattr(h, "customized", "").startswith("partial")
     if restricted:
         from .few import restrict
 
