@@ -178,7 +178,7 @@ def customize_metric(t: Topology, graph, *, backend: str = "cpu",
         slots = slots_for(t, g)
         if isinstance(slots, str):
             raise InvalidArgumentError(slots)
-    up, down = initial(t.edges, slots, g.weights)
+    up, down = initial(t.edges, slots, g.weights, g.indptr)
     triangles(t, up, down)
     return up, down
 
@@ -205,9 +205,9 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
     ``backend``: a few edges cost less than a device pass), with the same distances; that
     Hierarchy is unpruned (``customized = "partial (N edges changed)"``), unless no
     customized weight changed (then ``prune`` serves that metric's pruned one).
-    A full customization runs on the host's cores whatever ``backend`` (the device's
-    level-by-level passes were 4x slower on a grid-like map); ``cupy``: the partial
-    updates' GPHAST device lists follow each patch (``patch_cuda``).
+    ``cupy``: a full customization of a large topology runs on the device
+    (``DEVICE_MIN_EDGES``; on the host's cores when the device has no room), and the
+    partial updates' GPHAST device lists follow each patch (``patch_cuda``).
     ``key``: the graph's ``graph_key`` when the caller has it; else it is hashed when
     first read (from the kept copy of the graph's arrays: nothing the caller writes
     later changes it)."""
@@ -254,8 +254,6 @@ def _customize_kept(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
 
 def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
                       prune: bool):
-    import copy
-
     from .inputs import KeptInputs
     from .metric import initial
     from .partial import keep, partial_from_graph, try_partial
@@ -266,7 +264,7 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
         slots = slots_for(t, g)
         if isinstance(slots, str):
             raise InvalidArgumentError(slots)
-        base_up, base_down = initial(t.edges, slots, g.weights)
+        base_up, base_down = initial(t.edges, slots, g.weights, g.indptr)
         # the kept metric's graph unknown, or many rows changed: every input compared
         done = try_partial(t, base_up, base_down, prune, device=device) if reuse else None
         if done is not None:
@@ -275,11 +273,10 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
         done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
         done[0].graph_key = _lazy_key(t._metric.inputs)
         return done[0]
-    # A full customization runs on the host's cores whatever the backend: the plan's
-    # triangle pass and the fused perfect + removal pass (``perfect``) beat the device's
-    # level-by-level launches (a warp per vertex; the separators' cliques of a grid-like
-    # map serialise them): Kanto-sized map on the H100 host, 83 s on the GPU against
-    # 19 s on 16 cores. The GPU keeps the partial updates' device lists (``patch_cuda``).
+    if device and t.edges >= DEVICE_MIN_EDGES:
+        h = _full_on_device(t, g, base_up, base_down, prune, cancel)
+        if h is not None:
+            return h
     from .metric import triangles
 
     up, down = base_up.copy(), base_down.copy()
@@ -293,10 +290,50 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
     else:
         h = to_hierarchy(t, up, down)
         keep(t, base_up, base_down, up, down, h, g=g)
+    return _full(t, h)
+
+
+def _full(t: Topology, h):
+    import copy
+
     out = copy.copy(h)
     out.customized = "full"
     out.graph_key = _lazy_key(t._metric.inputs)
     return out
+
+
+# Full customizations of topologies with at least this many edges run on the device when
+# the backend is cupy (``metric_cuda.customize_full_device``: a warp per tile of a
+# vertex's pairs of upward edges); smaller ones on the host's cores, where the transfers
+# would cost more than the passes.
+DEVICE_MIN_EDGES = 1 << 21
+
+
+def _full_on_device(t: Topology, g: CSRGraph, base_up, base_down, prune: bool, cancel):
+    """The full customization on the device, kept as the host's is; None when the device
+    has no room for it (the caller runs it on the host)."""
+    from ..errors import GpuOutOfMemoryError
+    from .metric_cuda import customize_full_device
+    from .partial import keep
+
+    try:
+        got = customize_full_device(t, g, prune=prune, cancel=cancel)
+    except GpuOutOfMemoryError:
+        return None
+    up, down = got[0], got[1]
+    if prune:
+        from .model import of_topology
+        from .perfect import pruned_arrays, removable
+
+        pu, pd, ku, kd, zero = got[2:]
+        if zero:  # an edge weighs 0: the one-sided test may differ there, the full one
+            ku, kd = removable(t, pu, pd)
+        h = of_topology(t, *pruned_arrays(t, pu, pd, ku, kd))
+        keep(t, base_up, base_down, up, down, None, pruned=h, g=g)
+    else:
+        h = to_hierarchy(t, up, down)
+        keep(t, base_up, base_down, up, down, h, g=g)
+    return _full(t, h)
 
 
 def _lazy_key(inputs):

@@ -35,12 +35,36 @@ from .plan import (
 )
 
 
-@njit(cache=True)
-def initial(m_edges, slots, weights):
-    """up, down int64 [edges]: the least arc weight per edge and direction."""
-    up = np.full(m_edges, INF, np.int64)
-    down = np.full(m_edges, INF, np.int64)
-    for a in range(slots.shape[0]):
+def initial(m_edges: int, slots: np.ndarray, weights: np.ndarray,
+            indptr: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """up, down int64 [edges]: the least arc weight per edge and direction (``slots``:
+    ``chordal.arc_slots``). With the graph's ``indptr`` the arcs are spread over the
+    threads row by row: the arcs of one edge and direction share their tail, so no two
+    threads write one slot (a 24M-node map: 8 s on one thread)."""
+    up = np.empty(m_edges, np.int64)
+    down = np.empty(m_edges, np.int64)
+    _fill_inf(up, down)
+    if indptr is None:
+        _scatter(slots, weights, up, down, 0, slots.shape[0])
+    else:
+        _scatter_rows(np.asarray(indptr, np.int64), slots, weights, up, down)
+    return up, down
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _fill_inf(up, down):
+    """INF everywhere, in pieces side by side (first touch of the pages on every core)."""
+    m = up.shape[0]
+    pieces = 64
+    for k in prange(pieces):
+        for e in range(k * m // pieces, (k + 1) * m // pieces):
+            up[e] = INF
+            down[e] = INF
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scatter(slots, weights, up, down, a0, a1):
+    for a in range(a0, a1):
         s = slots[a]
         if s < 0:
             continue
@@ -52,7 +76,15 @@ def initial(m_edges, slots, weights):
         else:
             if w < up[e]:
                 up[e] = w
-    return up, down
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _scatter_rows(indptr, slots, weights, up, down):
+    n = indptr.shape[0] - 1
+    pieces = min(n, 256)
+    for k in prange(pieces):
+        _scatter(slots, weights, up, down, indptr[k * n // pieces],
+                 indptr[(k + 1) * n // pieces])
 
 
 @njit(cache=True, nogil=True, inline="always")

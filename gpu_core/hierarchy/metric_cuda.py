@@ -1,17 +1,21 @@
-"""Customization of a CCH topology on the GPU (``metric.cu``): arc slots, initial weights
-and one launch per elimination-tree height. The topology's arrays are copied to the
-device once per topology object (kept on it), so a re-customization after closures moves
-only the graph's arcs and weights. Imported only when CuPy is usable."""
+"""Customization of a CCH topology on the GPU (``metric.cu``): arc slots, initial weights,
+the basic customization (bottom-up) and the perfect one with the arc removal's keep
+flags (top-down), one launch per elimination-tree height, a warp per tile of a vertex's
+pairs of upward edges. The topology's arrays are copied to the device once per topology
+object (kept on it). Imported only when CuPy is usable."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cupy as cp
 import numpy as np
+from numba import njit, prange
 
 from ..device import get_module, memory
-from ..errors import InvalidArgumentError
+from ..errors import CancelledError, InvalidArgumentError
+from ..graph import CSRGraph
 from .metric import INF
 
 _SRC = Path(__file__).resolve().with_name("metric.cu")
@@ -19,23 +23,32 @@ BLOCK = 256
 
 
 def _device(t) -> dict:
+    """The topology's arrays the kernels read, on the current device (kept on ``t``), and
+    each height's range of tiles (``metric.cu``)."""
     dev = getattr(t, "_device", None)
     if dev is None or dev["id"] != memory.current_device_id():
-        need = (t.up_ptr.nbytes + t.up_nb.nbytes + t.dn_ptr.nbytes + t.dn_src.nbytes
-                + t.dn_edge.nbytes + t.lvl_vert.nbytes + t.rank.nbytes + 16 * t.edges)
+        need = (t.up_ptr.nbytes + t.up_nb.nbytes + t.lvl_vert.nbytes + t.rank.nbytes
+                + 8 * (t.n + 1))
         memory.ensure_free(need, "the route index topology")
         with memory.oom_as_typed("the route index topology", need):
+            up_ptr = cp.asarray(t.up_ptr)
+            lvl_vert = cp.asarray(t.lvl_vert)
+            d = (up_ptr[1:] - up_ptr[:-1])[lvl_vert]
+            k = (d + 31) // 32
+            tiles = cp.where(d >= 2, k * (k + 1) // 2, 0)
+            tile_ptr = cp.zeros(t.n + 1, dtype=cp.int64)
+            cp.cumsum(tiles, out=tile_ptr[1:])
+            del d, k, tiles
             dev = {"id": memory.current_device_id(), "rank": cp.asarray(t.rank),
-                   "up_ptr": cp.asarray(t.up_ptr), "up_nb": cp.asarray(t.up_nb),
-                   "dn_ptr": cp.asarray(t.dn_ptr), "dn_src": cp.asarray(t.dn_src),
-                   "dn_edge": cp.asarray(t.dn_edge), "lvl_vert": cp.asarray(t.lvl_vert),
-                   "lp": [int(x) for x in t.lvl_ptr]}
+                   "up_ptr": up_ptr, "up_nb": cp.asarray(t.up_nb), "lvl_vert": lvl_vert,
+                   "tile_ptr": tile_ptr, "lp": [int(x) for x in t.lvl_ptr],
+                   "tp": [int(x) for x in cp.asnumpy(tile_ptr[cp.asarray(t.lvl_ptr)])]}
         t._device = dev
     return dev
 
 
-def _basic(t, g):
-    """(up, down) uint64 device arrays: the basic customization of ``g`` over ``t``."""
+def _slots_initial(t, g):
+    """(up, down) uint64 device arrays: the least input arc per edge and direction."""
     mod = get_module(_SRC)
     dev = _device(t)
     n, m = t.n, g.num_arcs
@@ -62,48 +75,102 @@ def _basic(t, g):
                                        "(a new road)")
         f("cch_initial")(((m + BLOCK - 1) // BLOCK,), (BLOCK,),
                          (slots, weights, np.int64(m), up, down))
-    _per_level(f("cch_height"), dev["lp"], dev["lvl_vert"],
-               (dev["up_ptr"], dev["up_nb"], dev["dn_ptr"], dev["dn_src"], dev["dn_edge"], up,
-                down))
     return up, down
 
 
-def _per_level(kernel, lp: list, verts, args: tuple) -> None:
-    """One launch per level (vertex range lp[l]..lp[l+1) of ``verts``), a warp per vertex."""
-    for lv in range(len(lp) - 1):
-        s, e = lp[lv], lp[lv + 1]
-        if e > s:
-            threads = (e - s) * 32
-            kernel(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
-                   (verts, np.int64(s), np.int64(e), *args))
+def _per_height(kernel, dev: dict, args: tuple, *, top_down: bool = False,
+                cancel: Callable[[], bool] | None = None) -> None:
+    """One launch per elimination-tree height (bottom-up, or ``top_down``), a warp per
+    tile of the height's vertices' pairs of upward edges."""
+    lp, tp = dev["lp"], dev["tp"]
+    heights = range(len(lp) - 2, -1, -1) if top_down else range(len(lp) - 1)
+    for k, h in enumerate(heights):
+        q0, q1 = tp[h], tp[h + 1]
+        if q1 > q0:
+            warps = BLOCK // 32
+            kernel((((q1 - q0) + warps - 1) // warps,), (BLOCK,),
+                   (dev["lvl_vert"], dev["tile_ptr"], np.int64(lp[h]), np.int64(lp[h + 1]),
+                    np.int64(q0), np.int64(q1), dev["up_ptr"], dev["up_nb"], *args))
+        if cancel is not None and (k & 255) == 255 and cancel():
+            raise CancelledError("building the route index was cancelled")
+
+
+def _basic(t, up, down, cancel=None) -> None:
+    """The basic customization of the initial weights (up, down), in place."""
+    _per_height(get_module(_SRC).get_function("cch_push"), _device(t), (up, down),
+                cancel=cancel)
+
+
+def _perfect(t, up, down, cancel=None):
+    """(perfect up, perfect down, keep up, keep down) device arrays from the basic metric
+    (left as it is): ``perfect.perfect_and_kept``'s Q on the device."""
+    mod = get_module(_SRC)
+    need = 18 * t.edges
+    memory.ensure_free(need, "pruning the route index")
+    with memory.oom_as_typed("pruning the route index", need):
+        qu = cp.full(t.edges, INF, dtype=cp.uint64)
+        qd = cp.full(t.edges, INF, dtype=cp.uint64)
+        ku = cp.empty(t.edges, dtype=cp.bool_)
+        kd = cp.empty(t.edges, dtype=cp.bool_)
+    _per_height(mod.get_function("cch_q"), _device(t), (up, down, qu, qd), top_down=True,
+                cancel=cancel)
+    if t.edges:
+        mod.get_function("cch_settle")(((t.edges + BLOCK - 1) // BLOCK,), (BLOCK,),
+                                       (up, down, qu, qd, ku, kd, np.int64(t.edges)))
+    return qu, qd, ku, kd
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _touch(buf):
+    """Write one byte of every 4 KiB page, pieces side by side: a fresh host array's
+    pages are faulted in on every core instead of one by one inside the copy (a 24M-node
+    map's 16 GB came down at 2.1 GB/s into untouched memory)."""
+    pages = (buf.shape[0] + 4095) >> 12
+    for p in prange(pages):
+        buf[p << 12] = 0
+
+
+def _host(*arrays) -> tuple[np.ndarray, ...]:
+    """Host copies of device arrays (uint64 read back as int64)."""
+    out = []
+    for a in arrays:
+        dst = np.empty(a.shape, np.int64 if a.dtype == cp.uint64 else a.dtype)
+        if dst.nbytes:
+            _touch(dst.reshape(-1).view(np.uint8))
+            a.get(out=dst.view(a.dtype))
+        out.append(dst)
+    return tuple(out)
 
 
 def customize_device(t, g) -> tuple[np.ndarray, np.ndarray]:
     """(up, down) int64 host arrays: ``g``'s weights customized over topology ``t``."""
-    up, down = _basic(t, g)
-    return cp.asnumpy(up).view(np.int64), cp.asnumpy(down).view(np.int64)
+    up, down = _slots_initial(t, CSRGraph.from_any(g))
+    _basic(t, up, down)
+    return _host(up, down)
 
 
 def customize_perfect_device(t, g) -> tuple[np.ndarray, ...]:
     """(up, down, perfect_up, perfect_down) int64 host arrays: the basic customization
-    (kept for partial updates) and the perfect one (``perfect.perfect_metric``), both on
-    the device; the arc removal runs on the host (``perfect.pruned_hierarchy``)."""
-    from .perfect import topology_layout
+    (kept for partial updates) and the perfect one (``perfect.perfect_metric``)."""
+    up, down = _slots_initial(t, CSRGraph.from_any(g))
+    _basic(t, up, down)
+    qu, qd, _, _ = _perfect(t, up, down)
+    return _host(up, down, qu, qd)
 
-    up, down = _basic(t, g)
-    dev = _device(t)
-    if "by_sweep" not in dev:
-        sweep, lp = topology_layout(t)
-        by_sweep = np.empty(t.n, np.int64)
-        by_sweep[sweep] = np.arange(t.n)
-        dev["by_sweep"] = cp.asarray(by_sweep)
-        dev["sweep_lp"] = [int(x) for x in lp]
-    with memory.oom_as_typed("pruning the route index", 16 * t.edges):
-        u2, d2 = up.copy(), down.copy()
-    # cch_upper lowers each edge through its upper and intermediate triangles, top-down:
-    # values read within a launch may be stale, but each is the length of a real path at
-    # most the basic one, and the edges of the triangles' far sides are final, so the
-    # minimum reached is the distance, the same as the host's pass
-    _per_level(get_module(_SRC).get_function("cch_upper"), dev["sweep_lp"], dev["by_sweep"],
-               (dev["up_ptr"], dev["up_nb"], u2, d2))
-    return tuple(cp.asnumpy(a).view(np.int64) for a in (up, down, u2, d2))
+
+def customize_full_device(t, g, *, prune: bool,
+                          cancel: Callable[[], bool] | None = None) -> tuple[np.ndarray, ...]:
+    """A full customization of ``g``'s weights over ``t`` on the device: (up, down) of the
+    basic customization and, with ``prune``, (perfect up, perfect down, keep up, keep
+    down) as ``perfect.perfect_and_kept`` gives them when no edge weighs 0, and whether
+    one does (then the caller decides the keep flags with ``perfect.removable``). Host
+    arrays; GpuOutOfMemoryError when they do not fit."""
+    need = 16 * t.edges + (18 * t.edges if prune else 0)
+    memory.ensure_free(need + t.up_nb.nbytes + t.up_ptr.nbytes, "customizing the route index")
+    up, down = _slots_initial(t, CSRGraph.from_any(g))
+    _basic(t, up, down, cancel)
+    if not prune:
+        return _host(up, down)
+    qu, qd, ku, kd = _perfect(t, up, down, cancel)
+    zero = bool(((qu == 0) | (qd == 0)).any()) if t.edges else False
+    return (*_host(up, down, qu, qd, ku, kd), zero)

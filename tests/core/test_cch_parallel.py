@@ -108,3 +108,26 @@ def test_partial_update_with_cut_rows(name, make):
         np.testing.assert_array_equal(phast_rows(g2, done[0], src), scipy_rows(g2, src))
     # both parallel paths ran: whole rows cut over threads, and batches of single edges
     assert stats[0] > 0 and stats[1] > 0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_initial_weights_by_rows_equal_the_serial_scatter(seed):
+    """``metric.initial`` with the graph's rows (threads per tail vertex) keeps the least
+    of parallel arcs on each edge and direction, as the one-thread scatter does."""
+    g = _random_graph(300, 3000, seed)  # many parallel arcs and self-loops
+    t = build_topology(g)
+    s = slots_for(t, g)
+    assert not isinstance(s, str)
+    serial = metric.initial(t.edges, s, g.weights)
+    rows = metric.initial(t.edges, s, g.weights, g.indptr)
+    for a, b in zip(serial, rows, strict=True):
+        np.testing.assert_array_equal(a, b)
+    # the least weight of every arc per slot, by numpy
+    want_u = np.full(t.edges, metric.INF, np.int64)
+    want_d = np.full(t.edges, metric.INF, np.int64)
+    ok = s >= 0
+    for want, bit in ((want_u, 0), (want_d, 1)):
+        sel = ok & ((s & 1) == bit)
+        np.minimum.at(want, s[sel] >> 1, g.weights[sel].astype(np.int64))
+    np.testing.assert_array_equal(rows[0], want_u)
+    np.testing.assert_array_equal(rows[1], want_d)

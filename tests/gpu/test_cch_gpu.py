@@ -106,7 +106,8 @@ def test_matrix_job_recustomizes_on_the_device(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("name,make", FAMILIES, ids=FAMILY_NAMES)
-def test_device_perfect_metric_and_pruned_index_equal_the_hosts(name, make):
+def test_device_perfect_metric_and_pruned_index_equal_the_hosts(name, make, monkeypatch):
+    from gpu_core.hierarchy import cch
     from gpu_core.hierarchy.metric_cuda import customize_perfect_device
     from gpu_core.hierarchy.perfect import perfect_metric
 
@@ -119,8 +120,50 @@ def test_device_perfect_metric_and_pruned_index_equal_the_hosts(name, make):
     pu_c, pd_c = perfect_metric(t, up_c, down_c)
     np.testing.assert_array_equal(pu, pu_c)
     np.testing.assert_array_equal(pd, pd_c)
-    h_g = customize(t, g, backend="cupy", prune=True, reuse=False)
-    h_c = customize(t, g, backend="cpu", prune=True, reuse=False)
+    monkeypatch.setattr(cch, "DEVICE_MIN_EDGES", 0)  # every full customization on the device
+    for prune in (True, False):
+        h_g = customize(t, g, backend="cupy", prune=prune, reuse=False)
+        h_c = customize(t, g, backend="cpu", prune=prune, reuse=False)
+        _same_hierarchy(h_g, h_c)
+
+
+def _same_hierarchy(h_g, h_c):
     for f in ("rank_of", "up_ptr", "up_dst", "up_w", "down_ptr", "down_src", "down_w",
               "level_ptr"):
         np.testing.assert_array_equal(getattr(h_g, f), getattr(h_c, f), err_msg=f)
+
+
+@pytest.mark.parametrize("kind,n", [("kanto", 30_000), ("grid", 20_000)])
+def test_device_full_customization_of_wide_separators(kind, n, monkeypatch):
+    """Vertices with hundreds of upward edges (many tiles each): the device's basic and
+    perfect metric and keep flags equal the host's fused pass, and a re-customization
+    after closures starts from the device's kept metric."""
+    from gpu_core.hierarchy import cch
+    from gpu_core.hierarchy.metric_cuda import customize_full_device
+    from gpu_core.hierarchy.perfect import perfect_and_kept
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate(kind, n, seed=3))
+    t = build_topology(g)
+    assert int(np.diff(t.up_ptr).max()) > 64
+    up, down, pu, pd, ku, kd, zero = customize_full_device(t, g, prune=True)
+    up_c, down_c = customize_metric(t, g, backend="cpu")
+    np.testing.assert_array_equal(up, up_c)
+    np.testing.assert_array_equal(down, down_c)
+    want = perfect_and_kept(t, up_c, down_c)
+    assert zero == bool((want[0] == 0).any() or (want[1] == 0).any())
+    for got, w in zip((pu, pd, ku, kd)[:2 if zero else 4], want, strict=False):
+        np.testing.assert_array_equal(got, w)
+    monkeypatch.setattr(cch, "DEVICE_MIN_EDGES", 0)
+    h = customize(t, g, backend="cupy")
+    assert h.customized == "full"
+    _same_hierarchy(h, customize(t, g, backend="cpu", reuse=False))
+    r = np.random.default_rng(1)
+    keep = np.ones(g.num_arcs, bool)
+    keep[r.integers(0, g.num_arcs, 10)] = False
+    g2 = CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
+                             g.weights[keep])
+    h2 = customize(t, g2, backend="cupy")
+    src = r.integers(0, g.num_nodes, 32)
+    got = multi_source_sssp(g2, src, backend="cupy", variant="phast", hierarchy=h2).dist
+    np.testing.assert_array_equal(got, multi_source_sssp(g2, src, backend="cpu").dist)
