@@ -220,7 +220,7 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
     _stop(cancel)
     if progress is not None:
         progress(0.0, "customizing the route index")
-    h = _customize_kept(t, g, backend, reuse, cancel, prune)
+    h = _customize_kept(t, g, backend, reuse, cancel, prune, progress)
     if key:
         h.graph_key = key
     h.customize_s = time.perf_counter() - t0
@@ -230,7 +230,7 @@ def customize(t: Topology, graph, *, backend: str = "cpu", progress: Progress | 
 
 
 def _customize_kept(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
-                    prune: bool):
+                    prune: bool, progress: Progress | None = None):
     """Customization through the metric kept on ``t``: partial when it allows (the
     changed inputs found by comparing ``g`` with the graph of the kept metric), else in
     full (then kept for the next one). Returns a Hierarchy of its own (the kept one's
@@ -247,13 +247,13 @@ def _customize_kept(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
         kept = t.__dict__.setdefault("_metrics", {})
         t._metric = kept.get(family)
         try:
-            return _customize_locked(t, g, backend, reuse, cancel, prune)
+            return _customize_locked(t, g, backend, reuse, cancel, prune, progress)
         finally:
             kept[family] = getattr(t, "_metric", None)
 
 
 def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
-                      prune: bool):
+                      prune: bool, progress: Progress | None = None):
     from .inputs import KeptInputs
     from .metric import initial
     from .partial import keep, partial_from_graph, try_partial
@@ -274,7 +274,7 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
         done[0].graph_key = _lazy_key(t._metric.inputs)
         return done[0]
     if device and t.edges >= DEVICE_MIN_EDGES:
-        h = _full_on_device(t, g, base_up, base_down, prune, cancel)
+        h = _full_on_device(t, g, base_up, base_down, prune, cancel, progress)
         if h is not None:
             return h
     from .metric import triangles
@@ -309,7 +309,8 @@ def _full(t: Topology, h):
 DEVICE_MIN_EDGES = 1 << 21
 
 
-def _full_on_device(t: Topology, g: CSRGraph, base_up, base_down, prune: bool, cancel):
+def _full_on_device(t: Topology, g: CSRGraph, base_up, base_down, prune: bool, cancel,
+                    progress: Progress | None = None):
     """The full customization on the device, kept as the host's is; None when the device
     has no room for it (the caller runs it on the host)."""
     from ..errors import GpuOutOfMemoryError
@@ -317,7 +318,7 @@ def _full_on_device(t: Topology, g: CSRGraph, base_up, base_down, prune: bool, c
     from .partial import keep
 
     try:
-        got = customize_full_device(t, g, prune=prune, cancel=cancel)
+        got = customize_full_device(t, g, prune=prune, cancel=cancel, progress=progress)
     except GpuOutOfMemoryError:
         return None
     up, down = got[0], got[1]

@@ -79,10 +79,12 @@ def _slots_initial(t, g):
 
 
 def _per_height(kernel, dev: dict, args: tuple, *, top_down: bool = False,
-                cancel: Callable[[], bool] | None = None) -> None:
+                cancel: Callable[[], bool] | None = None, progress=None) -> None:
     """One launch per elimination-tree height (bottom-up, or ``top_down``), a warp per
-    tile of the height's vertices' pairs of upward edges."""
+    tile of the height's vertices' pairs of upward edges; ``progress(fraction of the
+    tiles)`` and ``cancel()`` between launches (every 256th)."""
     lp, tp = dev["lp"], dev["tp"]
+    done, total = 0, max(tp[-1], 1)
     heights = range(len(lp) - 2, -1, -1) if top_down else range(len(lp) - 1)
     for k, h in enumerate(heights):
         q0, q1 = tp[h], tp[h + 1]
@@ -91,17 +93,21 @@ def _per_height(kernel, dev: dict, args: tuple, *, top_down: bool = False,
             kernel((((q1 - q0) + warps - 1) // warps,), (BLOCK,),
                    (dev["lvl_vert"], dev["tile_ptr"], np.int64(lp[h]), np.int64(lp[h + 1]),
                     np.int64(q0), np.int64(q1), dev["up_ptr"], dev["up_nb"], *args))
-        if cancel is not None and (k & 255) == 255 and cancel():
-            raise CancelledError("building the route index was cancelled")
+        done += q1 - q0
+        if (k & 255) == 255:
+            if cancel is not None and cancel():
+                raise CancelledError("building the route index was cancelled")
+            if progress is not None:
+                progress(done / total)
 
 
-def _basic(t, up, down, cancel=None) -> None:
+def _basic(t, up, down, cancel=None, progress=None) -> None:
     """The basic customization of the initial weights (up, down), in place."""
     _per_height(get_module(_SRC).get_function("cch_push"), _device(t), (up, down),
-                cancel=cancel)
+                cancel=cancel, progress=progress)
 
 
-def _perfect(t, up, down, cancel=None):
+def _perfect(t, up, down, cancel=None, progress=None):
     """(perfect up, perfect down, keep up, keep down) device arrays from the basic metric
     (left as it is): ``perfect.perfect_and_kept``'s Q on the device."""
     mod = get_module(_SRC)
@@ -113,7 +119,7 @@ def _perfect(t, up, down, cancel=None):
         ku = cp.empty(t.edges, dtype=cp.bool_)
         kd = cp.empty(t.edges, dtype=cp.bool_)
     _per_height(mod.get_function("cch_q"), _device(t), (up, down, qu, qd), top_down=True,
-                cancel=cancel)
+                cancel=cancel, progress=progress)
     if t.edges:
         mod.get_function("cch_settle")(((t.edges + BLOCK - 1) // BLOCK,), (BLOCK,),
                                        (up, down, qu, qd, ku, kd, np.int64(t.edges)))
@@ -146,7 +152,8 @@ def customize_device(t, g) -> tuple[np.ndarray, np.ndarray]:
     """(up, down) int64 host arrays: ``g``'s weights customized over topology ``t``."""
     up, down = _slots_initial(t, CSRGraph.from_any(g))
     _basic(t, up, down)
-    return _host(up, down)
+    hu, hd = _host(up, down)
+    return hu, hd
 
 
 def customize_perfect_device(t, g) -> tuple[np.ndarray, ...]:
@@ -158,19 +165,26 @@ def customize_perfect_device(t, g) -> tuple[np.ndarray, ...]:
     return _host(up, down, qu, qd)
 
 
-def customize_full_device(t, g, *, prune: bool,
-                          cancel: Callable[[], bool] | None = None) -> tuple[np.ndarray, ...]:
+def customize_full_device(t, g, *, prune: bool, cancel: Callable[[], bool] | None = None,
+                          progress: Callable[[float, str], None] | None = None,
+                          ) -> tuple:
     """A full customization of ``g``'s weights over ``t`` on the device: (up, down) of the
     basic customization and, with ``prune``, (perfect up, perfect down, keep up, keep
     down) as ``perfect.perfect_and_kept`` gives them when no edge weighs 0, and whether
     one does (then the caller decides the keep flags with ``perfect.removable``). Host
-    arrays; GpuOutOfMemoryError when they do not fit."""
+    arrays; GpuOutOfMemoryError when they do not fit. ``progress(fraction, what)``."""
     need = 16 * t.edges + (18 * t.edges if prune else 0)
     memory.ensure_free(need + t.up_nb.nbytes + t.up_ptr.nbytes, "customizing the route index")
     up, down = _slots_initial(t, CSRGraph.from_any(g))
-    _basic(t, up, down, cancel)
+    what = "customizing the route index on the GPU"
+    half = 0.5 if prune else 1.0
+
+    def step(base: float):
+        return None if progress is None else (lambda f: progress(base + half * f, what))
+
+    _basic(t, up, down, cancel, step(0.0))
     if not prune:
         return _host(up, down)
-    qu, qd, ku, kd = _perfect(t, up, down, cancel)
+    qu, qd, ku, kd = _perfect(t, up, down, cancel, step(0.5))
     zero = bool(((qu == 0) | (qd == 0)).any()) if t.edges else False
     return (*_host(up, down, qu, qd, ku, kd), zero)

@@ -167,3 +167,18 @@ def test_device_full_customization_of_wide_separators(kind, n, monkeypatch):
     src = r.integers(0, g.num_nodes, 32)
     got = multi_source_sssp(g2, src, backend="cupy", variant="phast", hierarchy=h2).dist
     np.testing.assert_array_equal(got, multi_source_sssp(g2, src, backend="cpu").dist)
+
+
+def test_device_full_customization_reports_progress_and_cancels():
+    from gpu_core.errors import CancelledError
+    from gpu_core.hierarchy.metric_cuda import customize_full_device
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("kanto", 150_000, seed=2))
+    t = build_topology(g)
+    assert t.lvl_ptr.shape[0] - 1 > 512  # progress and cancel are polled every 256 launches
+    seen: list[float] = []
+    customize_full_device(t, g, prune=True, progress=lambda f, what: seen.append(f))
+    assert seen and seen == sorted(seen) and 0 < seen[0] and seen[-1] <= 1.0
+    with pytest.raises(CancelledError):
+        customize_full_device(t, g, prune=True, cancel=lambda: True)
