@@ -154,10 +154,9 @@ def pruned_hierarchy(t, up: np.ndarray, down: np.ndarray,
                      ways: int | None = None):
     """The consumers' Hierarchy from a BASIC metric (``metric.triangles``' result; left
     unchanged): the arcs the removal keeps, weighed by their ends' distance, in sweep
-    levels of their own. ``perfect``: the perfect metric when it is already there (the
-    device's, ``metric_cuda.customize_perfect_device``, which full builds no longer use:
-    ``cch._customize_locked``); else the fused pass
-    (``perfect_and_kept``) computes it with the removal."""
+    levels of their own. ``perfect``: the perfect metric when it is already there; else
+    the fused pass (``perfect_and_kept``) computes it with the removal. (A device build
+    gets the keep flags with the perfect metric: ``cch._full_on_device``.)"""
     from .model import of_topology
 
     if perfect is None:
