@@ -125,6 +125,10 @@ def test_downward_and_heights_match_their_definitions(seed):
     rank = rng.permutation(n).astype(np.int32)
     up_ptr, up_nb = eliminate(n, ptr, adj, rank, 1 << 40, np.zeros(2, np.int64))
     dn_ptr, dn_src, dn_edge = downward(n, up_ptr, up_nb)
+    for blocks in (2, 3, 7):  # the threads' blocks of rows: the same transpose
+        for a, b in zip(downward(n, up_ptr, up_nb, blocks), (dn_ptr, dn_src, dn_edge),
+                        strict=True):
+            np.testing.assert_array_equal(a, b)
     lower: list[list[tuple[int, int]]] = [[] for _ in range(n)]
     for x in range(n):
         for e in range(up_ptr[x], up_ptr[x + 1]):
@@ -135,7 +139,7 @@ def test_downward_and_heights_match_their_definitions(seed):
                        dn_edge[dn_ptr[y]:dn_ptr[y + 1]].tolist(), strict=True))
         assert got == lower[y]  # ascending lower neighbour, with its edge id
         h[y] = 1 + max((h[x] for x, _ in lower[y]), default=-1)
-    lvl_ptr, lvl_vert = heights(n, dn_ptr, dn_src)
+    lvl_ptr, lvl_vert = heights(n, up_ptr, up_nb)
     want = np.argsort(h, kind="stable")  # by height, ascending vertex within one
     np.testing.assert_array_equal(lvl_vert, want)
     np.testing.assert_array_equal(lvl_ptr, np.concatenate(
