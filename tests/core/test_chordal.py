@@ -1,7 +1,8 @@
-"""The chordal supergraph's kernels (``gpu_core.hierarchy.chordal``) against plain-Python
-references: the merged elimination equals the sort-based one it replaced (bit for bit,
-the edge-limit stop included) on random graphs under random and nested-dissection
-orders, and the transpose and heights equal their definitions."""
+"""The chordal supergraph's kernels (``gpu_core.hierarchy.chordal``, ``elimination``)
+against plain-Python references: the merged elimination equals the sort-based one it
+replaced (bit for bit, the edge-limit stop included) on random graphs under random and
+nested-dissection orders, whatever the bins of subtrees eliminated side by side; the
+tree, the transpose and the heights equal their definitions."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import numpy as np
 import pytest
 
 from gpu_core.graph import CSRGraph
-from gpu_core.hierarchy.chordal import downward, eliminate, heights, upward_rows
+from gpu_core.hierarchy.chordal import downward, eliminate, heights
+from gpu_core.hierarchy.elimination import etree, rank_rows
 from gpu_core.hierarchy.order import undirected
 
 
@@ -80,11 +82,13 @@ def test_merged_elimination_equals_the_sort_based_one(seed):
     ptr, adj = _random_graph(rng, n)
     for rank in _orders(rng, n, ptr, adj):
         want_ptr, want_nb, _ = _reference_eliminate(n, ptr, adj, rank, 1 << 40)
-        progress = np.zeros(2, np.int64)
-        up_ptr, up_nb = eliminate(n, ptr, adj, rank, 1 << 40, progress)
-        np.testing.assert_array_equal(up_ptr, want_ptr)
-        np.testing.assert_array_equal(up_nb, want_nb)
-        assert up_nb.dtype == np.int32 and up_ptr.dtype == np.int64 and progress[1] == 0
+        for bins in (None, 1, 2, 5, 40):  # one pass in rank order, or bins side by side
+            progress = np.zeros(2, np.int64)
+            up_ptr, up_nb = eliminate(n, ptr, adj, rank, 1 << 40, progress, bins=bins)
+            np.testing.assert_array_equal(up_ptr, want_ptr)
+            np.testing.assert_array_equal(up_nb, want_nb)
+            assert up_nb.dtype == np.int32 and up_ptr.dtype == np.int64
+            assert progress[1] == 0 and progress[0] == n
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -96,25 +100,44 @@ def test_edge_limit_stops_at_the_same_row(seed):
     full = _reference_eliminate(n, ptr, adj, rank, 1 << 40)[1].shape[0]
     limit = int(rng.integers(0, max(full, 1)))
     want_ptr, want_nb, want_flag = _reference_eliminate(n, ptr, adj, rank, limit)
-    progress = np.zeros(2, np.int64)
-    up_ptr, up_nb = eliminate(n, ptr, adj, rank, limit, progress)
-    np.testing.assert_array_equal(up_ptr, want_ptr)
-    np.testing.assert_array_equal(up_nb, want_nb)
-    assert progress[1] == want_flag
+    for bins in (1, 3, 16):
+        progress = np.zeros(2, np.int64)
+        up_ptr, up_nb = eliminate(n, ptr, adj, rank, limit, progress, bins=bins)
+        np.testing.assert_array_equal(up_ptr, want_ptr)
+        np.testing.assert_array_equal(up_nb, want_nb)
+        assert progress[1] == want_flag
+
+
+def test_a_stop_asked_ends_the_elimination():
+    rng = np.random.default_rng(7)
+    ptr, adj = _random_graph(rng, 200)
+    rank = rng.permutation(200).astype(np.int32)
+    for bins in (1, 4):
+        progress = np.array([0, 1], np.int64)  # another thread's stop, already there
+        eliminate(200, ptr, adj, rank, 1 << 40, progress, bins=bins)
+        assert progress[1] == 1 and progress[0] < 200
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_upward_rows_are_each_ranks_higher_neighbours(seed):
+def test_rank_rows_and_tree(seed):
     rng = np.random.default_rng(200 + seed)
     n = int(rng.integers(1, 300))
     ptr, adj = _random_graph(rng, n)
     rank = rng.permutation(n).astype(np.int32)
-    optr, onb = upward_rows(n, ptr, adj, rank)
+    optr, onb, lptr, lnb = rank_rows(n, ptr, adj, rank)
+    up_ptr, up_nb = eliminate(n, ptr, adj, rank, 1 << 40, np.zeros(2, np.int64))
+    kptr, kids, parent = etree(n, lptr, lnb)
+    for r in range(n):  # the parent: the lowest higher neighbour in the chordal graph
+        want_parent = up_nb[up_ptr[r]] if up_ptr[r + 1] > up_ptr[r] else -1
+        assert parent[r] == want_parent
+        assert kids[kptr[r]:kptr[r + 1]].tolist() == np.flatnonzero(parent == r).tolist()
     order = np.argsort(rank)
     for r in range(n):
         v = order[r]
         want = sorted(int(rank[u]) for u in adj[ptr[v]:ptr[v + 1]] if rank[u] > r)
         assert onb[optr[r]:optr[r + 1]].tolist() == want
+        want = [int(rank[u]) for u in adj[ptr[v]:ptr[v + 1]] if rank[u] < r]
+        assert lnb[lptr[r]:lptr[r + 1]].tolist() == want
 
 
 @pytest.mark.parametrize("seed", range(10))
