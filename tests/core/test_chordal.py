@@ -167,3 +167,22 @@ def test_downward_and_heights_match_their_definitions(seed):
     np.testing.assert_array_equal(lvl_vert, want)
     np.testing.assert_array_equal(lvl_ptr, np.concatenate(
         [[0], np.cumsum(np.bincount(h, minlength=int(h.max(initial=-1)) + 1))]))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_undirected_simple_graph_whatever_the_blocks(seed):
+    # self-loops, parallel and one-way arcs: each row the sorted set of the other ends
+    rng = np.random.default_rng(400 + seed)
+    n = int(rng.integers(1, 200))
+    m = int(rng.integers(0, 4 * n + 1))
+    t, h = rng.integers(0, n, m), rng.integers(0, n, m)
+    g = CSRGraph.from_edges(n, t.tolist(), h.tolist(), [1] * m)
+    nbrs: list[set[int]] = [set() for _ in range(n)]
+    for a, b in zip(t.tolist(), h.tolist(), strict=True):
+        if a != b:
+            nbrs[a].add(b)
+            nbrs[b].add(a)
+    for blocks in (None, 1, 2, 7):
+        ptr, adj = undirected(n, g.indptr, g.indices, blocks=blocks)
+        assert ptr.dtype == np.int64 and adj.dtype == np.int32
+        assert [adj[ptr[v]:ptr[v + 1]].tolist() for v in range(n)] == [sorted(x) for x in nbrs]
