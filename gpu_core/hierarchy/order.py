@@ -240,22 +240,22 @@ def reduce_low_degree(n, ptr, adj_in, seed):
     return out[:nout], rounds, start, deg, adj, gone
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _core_csr(n, start, deg, adj, gone, core_id):
-    """The core's adjacency in core ids."""
+    """The core's adjacency in core ids (rows copied in parallel: each its own)."""
     k = 0
     for v in range(n):
         if not gone[v]:
             core_id[v] = k
             k += 1
     ptr = np.zeros(k + 1, np.int64)
-    for v in range(n):
+    for v in prange(n):
         if not gone[v]:
             ptr[core_id[v] + 1] = deg[v]
     for i in range(k):
         ptr[i + 1] += ptr[i]
     out = np.empty(ptr[k], np.int32)
-    for v in range(n):
+    for v in prange(n):
         if not gone[v]:
             o = ptr[core_id[v]]
             for i in range(deg[v]):
