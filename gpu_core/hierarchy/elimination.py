@@ -127,19 +127,27 @@ def etree(n, lptr, lnb):
                 if nxt == -1:
                     parent[i] = k
                 i = nxt
-    kptr = np.zeros(n + 1, np.int64)
-    for j in range(n):
-        if parent[j] >= 0:
-            kptr[parent[j] + 1] += 1
-    for i in range(n):
-        kptr[i + 1] += kptr[i]
-    fill = kptr[:-1].copy()
-    kids = np.empty(kptr[n], np.int64)
-    for j in range(n):
-        if parent[j] >= 0:
-            kids[fill[parent[j]]] = j
-            fill[parent[j]] += 1
+    kptr, kids = _group(parent, n)
     return kptr, kids, parent
+
+
+@njit(cache=True, nogil=True)
+def _group(key, m):
+    """(gptr, items): the indices i with key[i] = g >= 0 grouped by g < m, each group
+    ascending (``items[gptr[g]:gptr[g+1]]``); a counting sort."""
+    gptr = np.zeros(m + 1, np.int64)
+    for i in range(key.shape[0]):
+        if key[i] >= 0:
+            gptr[key[i] + 1] += 1
+    for g in range(m):
+        gptr[g + 1] += gptr[g]
+    fill = gptr[:-1].copy()
+    items = np.empty(gptr[m], np.int64)
+    for i in range(key.shape[0]):
+        if key[i] >= 0:
+            items[fill[key[i]]] = i
+            fill[key[i]] += 1
+    return gptr, items
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -255,24 +263,8 @@ def plan_bins(n, kptr, kids, parent, bins):
     for r in range(n - 1, -1, -1):  # a bin's subtree below its root: the root's bin
         if bin_of[r] == -1 and parent[r] != -1 and size[r] <= limit:
             bin_of[r] = bin_of[parent[r]]
-    bptr = np.zeros(nbin + 1, np.int64)
-    for r in range(n):
-        if bin_of[r] >= 0:
-            bptr[bin_of[r] + 1] += 1
-    for b in range(nbin):
-        bptr[b + 1] += bptr[b]
-    pos = bptr[:-1].copy()
-    bverts = np.empty(bptr[nbin], np.int64)
-    top = np.empty(n - bptr[nbin], np.int64)
-    t = 0
-    for r in range(n):
-        b = bin_of[r]
-        if b >= 0:
-            bverts[pos[b]] = r
-            pos[b] += 1
-        else:
-            top[t] = r
-            t += 1
+    bptr, bverts = _group(bin_of, nbin)
+    top = np.flatnonzero(bin_of < 0)
     return bptr, bverts, top
 
 

@@ -64,6 +64,14 @@ def _random_graph(rng, n):
     return undirected(n, g.indptr, g.indices)
 
 
+def _case(seed, lo=1, hi=300):
+    """(rng, n, ptr, adj, rank): a random graph of lo <= n < hi vertices, a random order."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(lo, hi))
+    ptr, adj = _random_graph(rng, n)
+    return rng, n, ptr, adj, rng.permutation(n).astype(np.int32)
+
+
 def _orders(rng, n, ptr, adj):
     """A random permutation, and METIS's nested dissection when pymetis is here."""
     yield rng.permutation(n).astype(np.int32)
@@ -93,10 +101,7 @@ def test_merged_elimination_equals_the_sort_based_one(seed):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_edge_limit_stops_at_the_same_row(seed):
-    rng = np.random.default_rng(100 + seed)
-    n = int(rng.integers(20, 200))
-    ptr, adj = _random_graph(rng, n)
-    rank = rng.permutation(n).astype(np.int32)
+    rng, n, ptr, adj, rank = _case(100 + seed, 20, 200)
     full = _reference_eliminate(n, ptr, adj, rank, 1 << 40)[1].shape[0]
     limit = int(rng.integers(0, max(full, 1)))
     want_ptr, want_nb, want_flag = _reference_eliminate(n, ptr, adj, rank, limit)
@@ -109,21 +114,16 @@ def test_edge_limit_stops_at_the_same_row(seed):
 
 
 def test_a_stop_asked_ends_the_elimination():
-    rng = np.random.default_rng(7)
-    ptr, adj = _random_graph(rng, 200)
-    rank = rng.permutation(200).astype(np.int32)
+    _, n, ptr, adj, rank = _case(7, 150, 200)
     for bins in (1, 4):
         progress = np.array([0, 1], np.int64)  # another thread's stop, already there
-        eliminate(200, ptr, adj, rank, 1 << 40, progress, bins=bins)
-        assert progress[1] == 1 and progress[0] < 200
+        eliminate(n, ptr, adj, rank, 1 << 40, progress, bins=bins)
+        assert progress[1] == 1 and progress[0] < n
 
 
 @pytest.mark.parametrize("seed", range(10))
 def test_rank_rows_and_tree(seed):
-    rng = np.random.default_rng(200 + seed)
-    n = int(rng.integers(1, 300))
-    ptr, adj = _random_graph(rng, n)
-    rank = rng.permutation(n).astype(np.int32)
+    _, n, ptr, adj, rank = _case(200 + seed)
     optr, onb, lptr, lnb = rank_rows(n, ptr, adj, rank)
     up_ptr, up_nb = eliminate(n, ptr, adj, rank, 1 << 40, np.zeros(2, np.int64))
     kptr, kids, parent = etree(n, lptr, lnb)
@@ -142,10 +142,7 @@ def test_rank_rows_and_tree(seed):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_downward_and_heights_match_their_definitions(seed):
-    rng = np.random.default_rng(300 + seed)
-    n = int(rng.integers(1, 300))
-    ptr, adj = _random_graph(rng, n)
-    rank = rng.permutation(n).astype(np.int32)
+    _, n, ptr, adj, rank = _case(300 + seed)
     up_ptr, up_nb = eliminate(n, ptr, adj, rank, 1 << 40, np.zeros(2, np.int64))
     dn_ptr, dn_src, dn_edge = downward(n, up_ptr, up_nb)
     for blocks in (2, 3, 7):  # the threads' blocks of rows: the same transpose
