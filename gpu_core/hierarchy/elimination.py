@@ -349,7 +349,6 @@ def _in_bins(n, optr, onb, kptr, kids, parent, loc, max_edges, progress, edges, 
     is_top = np.zeros(n, np.bool_)
     is_top[top] = True
     out = [None] * nbin
-    stopped = (np.zeros(n + 1, np.int64), np.empty(0, np.int32))
 
     def one(b: int) -> None:
         verts = bverts[bptr[b]:bptr[b + 1]]
@@ -362,7 +361,7 @@ def _in_bins(n, optr, onb, kptr, kids, parent, loc, max_edges, progress, edges, 
     with ThreadPoolExecutor(max(1, threads)) as ex:
         list(ex.map(one, np.argsort(-np.diff(bptr), kind="stable").tolist()))  # largest first
         if progress[1] != 0:
-            return stopped
+            return np.zeros(n + 1, np.int64), np.empty(0, np.int32)  # stopped
         if any(d < v.shape[0] for v, _, _, d in out):
             return None
         got = [_roots(v, lp, nb, parent, is_top) for v, lp, nb, _ in out]
@@ -378,7 +377,7 @@ def _in_bins(n, optr, onb, kptr, kids, parent, loc, max_edges, progress, edges, 
         tnb, done = _rows(top, k0, optr, onb, kptr, kids, loc, tlp, tnb, max_edges,
                           progress, edges)
         if progress[1] != 0:
-            return stopped
+            return np.zeros(n + 1, np.int64), np.empty(0, np.int32)  # stopped
         if done < top.shape[0]:
             return None
         lens = np.zeros(n + 1, np.int64)
