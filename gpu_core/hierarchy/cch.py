@@ -103,7 +103,7 @@ def build_topology(graph, *, progress: Progress | None = None,
         progress(0.5, "building the chordal supergraph")
     up_ptr, up_nb = _eliminate(n, ptr, adj, rank, progress, cancel)
     dn_ptr, dn_src, dn_edge = downward(n, up_ptr, up_nb)
-    lvl_ptr, lvl_vert = heights(n, dn_ptr, dn_src)
+    lvl_ptr, lvl_vert = heights(n, up_ptr, up_nb)
     order = np.empty(n, np.int32)
     order[rank] = np.arange(n, dtype=np.int32)
     t2 = time.perf_counter()

@@ -19,110 +19,85 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .order import sort_unique
 
-
-@njit(cache=True, nogil=True)
-def _push(buf, m, x):
-    """buf[m] = x, the buffer doubled first when full; returns the buffer."""
-    if m == buf.shape[0]:
-        buf2 = np.empty(2 * m, np.int32)
-        buf2[:m] = buf[:m]
-        buf = buf2
-    buf[m] = x
-    return buf
-
-
-@njit(cache=True, nogil=True)
-def eliminate(n, ptr, adj, rank, max_edges, progress):
+def eliminate(n, ptr, adj, rank, max_edges, progress, *, bins: int | None = None):
     """(up_ptr int64 [n+1], up_nb int32 sorted per row) of the chordal supergraph, in ranks;
-    ``ptr``/``adj`` the undirected simple graph in vertex ids. ``progress[0]`` receives the
-    vertices done; ``progress[1]`` set to 1 (another thread) stops it; more than
-    ``max_edges`` edges stop it with ``progress[1] = 2`` (a graph without small separators)."""
-    order = np.empty(n, np.int64)
-    for v in range(n):
-        order[rank[v]] = v
-    # elimination-tree children as linked lists, filled as parents are found
-    child = np.full(n, -1, np.int64)
-    sibling = np.full(n, -1, np.int64)
-    up_ptr = np.zeros(n + 1, np.int64)
-    cap = max(16, 2 * adj.shape[0] + n)
-    up_nb = np.empty(cap, np.int32)
-    buf = np.empty(max(16, n), np.int32)
-    top = 0
-    for r in range(n):
-        v = order[r]
-        m = 0
-        for k in range(ptr[v], ptr[v + 1]):
-            x = rank[adj[k]]
-            if x > r:
-                buf = _push(buf, m, x)
-                m += 1
-        c = child[r]
-        while c >= 0:
-            for k in range(up_ptr[c], up_ptr[c + 1]):
-                x = up_nb[k]
-                if x != r:
-                    buf = _push(buf, m, x)
-                    m += 1
-            c = sibling[c]
-        cnt = sort_unique(buf, 0, m)
-        if top + cnt > up_nb.shape[0]:
-            nb2 = np.empty(max(2 * up_nb.shape[0], top + cnt), np.int32)
-            nb2[:top] = up_nb[:top]
-            up_nb = nb2
-        up_nb[top : top + cnt] = buf[:cnt]
-        top += cnt
-        up_ptr[r + 1] = top
-        if top > max_edges:
-            progress[1] = 2
-            break
-        if (r & 4095) == 0:
-            progress[0] = r
-            if progress[1] != 0:
-                break
-        if cnt > 0:
-            p = buf[0]
-            sibling[r] = child[p]
-            child[p] = r
-    return up_ptr, up_nb[:top].copy()
+    ``ptr``/``adj`` the undirected simple graph in vertex ids. ``progress[0]`` receives
+    about the vertices done; ``progress[1]`` set to 1 (another thread) stops it; more
+    than ``max_edges`` edges stop it with ``progress[1] = 2`` (a graph without small
+    separators), the rows then those up to the first past the limit. Holds the GIL
+    only between its steps (a caller's thread polls ``progress`` meanwhile).
+
+    Rows merged from sorted runs, subtrees of the elimination tree side by side in
+    ``bins`` bins (``elimination``); the same result whatever ``bins`` and threads."""
+    from .elimination import eliminate_rows, rank_rows
+
+    optr, onb, lptr, lnb = rank_rows(n, ptr, adj, rank)
+    return eliminate_rows(n, optr, onb, lptr, lnb, max_edges, progress, bins=bins)
 
 
-@njit(cache=True)
-def downward(n, up_ptr, up_nb):
-    """The transpose: for each vertex its lower neighbours (ascending) and the edge ids."""
-    cnt = np.zeros(n + 1, np.int64)
-    for e in range(up_nb.shape[0]):
-        cnt[up_nb[e] + 1] += 1
-    for i in range(n):
-        cnt[i + 1] += cnt[i]
-    dn_ptr = cnt.copy()
-    fill = cnt[:-1].copy()
+def downward(n, up_ptr, up_nb, blocks: int | None = None):
+    """The transpose: for each vertex its lower neighbours (ascending) and the edge ids.
+    In parallel over ``blocks`` blocks of rows (one per thread, at most 16, by default;
+    each block counts its edges to every vertex: int32 [blocks, n] for the while); the
+    same whatever the block count."""
+    import numba
+
+    k = blocks or max(1, min(numba.get_num_threads(), 16, up_nb.shape[0] // 65536))
+    # blocks of rows with about as many edges each
+    xb = np.searchsorted(up_ptr, np.linspace(0, up_nb.shape[0], k + 1), side="left")
+    xb[0], xb[-1] = 0, n
+    return _downward(n, up_ptr, up_nb, xb.astype(np.int64))
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _downward(n, up_ptr, up_nb, xb):
+    k = xb.shape[0] - 1
+    cnt = np.zeros((k, n), np.int32)  # cnt[b, y]: block b's edges to y, then its offset
+    for b in prange(k):
+        for e in range(up_ptr[xb[b]], up_ptr[xb[b + 1]]):
+            cnt[b, up_nb[e]] += 1
+    dn_ptr = np.zeros(n + 1, np.int64)
+    step = 4096
+    for yb in prange((n + step - 1) // step):  # each vertex's blocks in order
+        y0, y1 = yb * step, min(n, yb * step + step)
+        for y in range(y0, y1):
+            dn_ptr[y + 1] = 0
+        for b in range(k):
+            for y in range(y0, y1):
+                c = cnt[b, y]
+                cnt[b, y] = dn_ptr[y + 1]
+                dn_ptr[y + 1] += c
+    for y in range(n):
+        dn_ptr[y + 1] += dn_ptr[y]
     dn_src = np.empty(up_nb.shape[0], np.int32)
     dn_edge = np.empty(up_nb.shape[0], np.int64)
-    for x in range(n):
-        for e in range(up_ptr[x], up_ptr[x + 1]):
-            y = up_nb[e]
-            dn_src[fill[y]] = x
-            dn_edge[fill[y]] = e
-            fill[y] += 1
+    for b in prange(k):
+        for x in range(xb[b], xb[b + 1]):
+            for e in range(up_ptr[x], up_ptr[x + 1]):
+                y = up_nb[e]
+                p = dn_ptr[y] + cnt[b, y]
+                cnt[b, y] += 1
+                dn_src[p] = x
+                dn_edge[p] = e
     return dn_ptr, dn_src, dn_edge
 
 
-@njit(cache=True)
-def heights(n, dn_ptr, dn_src):
+@njit(cache=True, nogil=True)
+def heights(n, up_ptr, up_nb):
     """(lvl_ptr, lvl_vert): vertices grouped by 1 + the largest height of a lower
-    neighbour (0 without one); every lower neighbour of a vertex is in an earlier group."""
+    neighbour (0 without one); every lower neighbour of a vertex is in an earlier group.
+    That is the height in the elimination tree (every lower neighbour is a descendant,
+    every child a lower neighbour), so only each row's first value is read."""
     h = np.zeros(n, np.int64)
     top = 0
-    for x in range(n):
-        best = -1
-        for k in range(dn_ptr[x], dn_ptr[x + 1]):
-            if h[dn_src[k]] > best:
-                best = h[dn_src[k]]
-        h[x] = best + 1
+    for x in range(n):  # children come first: h[x] is final here
         if h[x] + 1 > top:
             top = h[x] + 1
+        if up_ptr[x] < up_ptr[x + 1]:
+            p = up_nb[up_ptr[x]]
+            if h[x] + 1 > h[p]:
+                h[p] = h[x] + 1
     ptr = np.zeros(top + 1, np.int64)
     for x in range(n):
         ptr[h[x] + 1] += 1

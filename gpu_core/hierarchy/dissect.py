@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from numba import njit
 
 from ..errors import CancelledError
 
@@ -34,17 +35,56 @@ def split_depth(k: int) -> int:
 
 
 def induced(ptr: np.ndarray, adj: np.ndarray, verts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """CSR (ptr, adj) of the subgraph induced by ``verts`` (ascending), in their positions."""
-    k = ptr.shape[0] - 1
-    new = np.full(k, -1, np.int64)
-    new[verts] = np.arange(verts.shape[0])
-    deg = np.diff(ptr)
-    rows = np.repeat(np.arange(k), deg)
-    keep = (new[rows] >= 0) & (new[adj] >= 0)
-    cnt = np.bincount(new[rows[keep]], minlength=verts.shape[0])
+    """CSR (ptr, adj) of the subgraph induced by ``verts`` (ascending), in their positions
+    (each row's neighbours in their order in ``adj``)."""
+    return _induced(ptr, adj, np.asarray(verts, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _induced(ptr, adj, verts):
+    # one pass over verts' rows only (the whole graph's arrays in numpy took 0.65 s of
+    # a 5.1M-vertex core's split, on its critical path)
+    new = np.full(ptr.shape[0] - 1, -1, np.int64)
+    for i in range(verts.shape[0]):
+        new[verts[i]] = i
     sub_ptr = np.zeros(verts.shape[0] + 1, np.int64)
-    np.cumsum(cnt, out=sub_ptr[1:])
-    return sub_ptr, new[adj[keep]].astype(np.int32)
+    for i in range(verts.shape[0]):
+        c = 0
+        for e in range(ptr[verts[i]], ptr[verts[i] + 1]):
+            if new[adj[e]] >= 0:
+                c += 1
+        sub_ptr[i + 1] = sub_ptr[i] + c
+    out = np.empty(sub_ptr[-1], np.int32)
+    o = 0
+    for i in range(verts.shape[0]):
+        for e in range(ptr[verts[i]], ptr[verts[i] + 1]):
+            j = new[adj[e]]
+            if j >= 0:
+                out[o] = j
+                o += 1
+    return sub_ptr, out
+
+
+@njit(cache=True, nogil=True)
+def _cut(ptr, adj, part):
+    """(a, b) int64: the edges from part 0 to part 1, by a ascending, then in adj's order."""
+    m = 0
+    for u in range(ptr.shape[0] - 1):
+        if part[u] == 0:
+            for e in range(ptr[u], ptr[u + 1]):
+                if part[adj[e]] == 1:
+                    m += 1
+    a = np.empty(m, np.int64)
+    b = np.empty(m, np.int64)
+    m = 0
+    for u in range(ptr.shape[0] - 1):
+        if part[u] == 0:
+            for e in range(ptr[u], ptr[u + 1]):
+                if part[adj[e]] == 1:
+                    a[m] = u
+                    b[m] = adj[e]
+                    m += 1
+    return a, b
 
 
 def separator(ptr: np.ndarray, adj: np.ndarray, part: np.ndarray) -> np.ndarray:
@@ -52,9 +92,7 @@ def separator(ptr: np.ndarray, adj: np.ndarray, part: np.ndarray) -> np.ndarray:
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import maximum_bipartite_matching
 
-    rows = np.repeat(np.arange(ptr.shape[0] - 1), np.diff(ptr))
-    cut = (part[rows] == 0) & (part[adj] == 1)
-    a, b = rows[cut], adj[cut].astype(np.int64)
+    a, b = _cut(ptr, adj, np.asarray(part, dtype=np.int64))
     if a.shape[0] == 0:
         return np.empty(0, np.int64)
     left, ai = np.unique(a, return_inverse=True)
