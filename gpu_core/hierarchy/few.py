@@ -198,7 +198,28 @@ class Restricted:
 
 
 def restrict(h, targets: np.ndarray) -> Restricted:
-    """The restricted sweep of ``targets`` (graph ids)."""
+    """The restricted sweep of ``targets`` (graph ids). The last one made is kept on ``h``
+    (a Hierarchy is never written once built) with its device copy (``cuda._device``), so
+    a job that asks again for the same targets block after block (a Dask worker's matrix
+    blocks) makes and uploads it once: 10,000 targets of the 24M-node map select a cone of
+    millions of vertices."""
+    key = _targets_key(targets)
+    kept = getattr(h, "_restricted", None)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    r = _restrict(h, targets)
+    h._restricted = (key, r)
+    return r
+
+
+def _targets_key(targets: np.ndarray) -> tuple:
+    import hashlib
+
+    a = np.ascontiguousarray(targets, dtype=np.int64)
+    return a.shape[0], hashlib.blake2b(a.view(np.uint8).data, digest_size=16).digest()
+
+
+def _restrict(h, targets: np.ndarray) -> Restricted:
     tr = np.ascontiguousarray(h.rank_of[targets], dtype=np.int32)
     sel = _closure(tr, h.down_ptr, h.down_src, h.n)
     m = int(sel.shape[0])

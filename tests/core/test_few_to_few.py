@@ -108,6 +108,17 @@ def test_restricted_selection_is_closed_and_small():
     heads = np.repeat(np.arange(r.n), np.diff(r.down_ptr))
     assert np.all((r.down_src >= 0) & (r.down_src < heads))
     assert r.level_ptr[0] == 0 and r.level_ptr[-1] == r.n
+    # kept for the same targets (a worker's blocks ask again), made anew for others
+    assert few.restrict(h, tgt.copy()) is r
+    other = few.restrict(h, tgt[:5])
+    assert other is not r and other.rows.shape[0] == 5
+    fresh = few._restrict(h, tgt)
+    for f in ("sel", "loc", "down_ptr", "down_src", "down_w", "level_ptr", "rows"):
+        np.testing.assert_array_equal(getattr(few.restrict(h, tgt), f), getattr(fresh, f))
+    src = np.arange(0, g.num_nodes, 97)
+    want = oracle(g, src, tgt)
+    for _ in range(2):  # the second time through the kept selection
+        np.testing.assert_array_equal(indexed(g, h, src, tgt, "rphast")[0], want)
 
 
 def test_selection_rule():
