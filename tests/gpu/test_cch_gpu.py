@@ -182,3 +182,18 @@ def test_device_full_customization_reports_progress_and_cancels():
     assert seen and seen == sorted(seen) and 0 < seen[0] and seen[-1] <= 1.0
     with pytest.raises(CancelledError):
         customize_full_device(t, g, prune=True, cancel=lambda: True)
+
+
+def test_device_full_customization_falls_back_to_the_host_when_the_device_is_full(monkeypatch):
+    from gpu_core.device import memory
+    from gpu_core.hierarchy import cch
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("kanto", 30_000, seed=4))
+    t = build_topology(g)
+    want = customize(t, g, backend="cpu", reuse=False)
+    monkeypatch.setattr(cch, "DEVICE_MIN_EDGES", 0)
+    monkeypatch.setattr(memory, "free_memory", lambda: (1 << 20, 80 << 30))  # 1 MiB free
+    got = customize(t, g, backend="cupy", reuse=False)
+    assert got.customized == "full"
+    _same_hierarchy(got, want)
