@@ -192,8 +192,15 @@ def test_device_full_customization_falls_back_to_the_host_when_the_device_is_ful
     g = CSRGraph.from_any(generate("kanto", 30_000, seed=4))
     t = build_topology(g)
     want = customize(t, g, backend="cpu", reuse=False)
+    from gpu_core.hierarchy import metric_cuda
+
+    def not_here(*a, **k):
+        raise AssertionError("the device customization ran on a full device")
+
+    cp.get_default_memory_pool().free_all_blocks()  # no pooled bytes count as free
     monkeypatch.setattr(cch, "DEVICE_MIN_EDGES", 0)
     monkeypatch.setattr(memory, "free_memory", lambda: (1 << 20, 80 << 30))  # 1 MiB free
+    monkeypatch.setattr(metric_cuda, "_slots_initial", not_here)
     got = customize(t, g, backend="cupy", reuse=False)
     assert got.customized == "full"
     _same_hierarchy(got, want)
