@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 26 part of scripts/gpu_check.sh: the route index (CCH) built on the GPU host (its
 # cores + the GPU's customization) on NE (carry .gpu_maps/NE.gr.xz) and, in full mode, the
-# Kanto-sized generated map; re-customization after 10 closures; one-to-all searches through
+# Kanto-sized generated map; the full customization on the device against the host's
+# (scripts/profile_customize.py); re-customization after 10 closures; one-to-all searches through
 # the index (bench sssp --index). Appends its lines to $OUT/summary.txt.
 set -uo pipefail
 MODE=${MODE:-quick}
@@ -18,6 +19,8 @@ for m in "${maps[@]}"; do
   timeout 300 $PY scripts/bench_index_build.py "$m" --backend cupy 2>&1 \
     | tee "$OUT/index_$name.log" | grep -v '^ *$' | tail -n 6 | sed "s/^/index $name: /" \
     >> "$OUT/summary.txt"
+  timeout 300 $PY scripts/profile_customize.py "$m" 2>&1 | tee "$OUT/customize_$name.log" \
+    | grep -E 'customization|equal' | sed "s/^/customize $name: /" >> "$OUT/summary.txt"
   timeout 300 $PY -m app.bench.sssp --map "$m" --backend cupy --strategies auto --sources 20 \
     --no-figures --index --out "$OUT/sssp_index_$name" 2>&1 | tee "$OUT/sssp_index_$name.log" \
     | grep -E 'auto|index' | tail -n 4 | sed "s/^/sssp+index $name: /" >> "$OUT/summary.txt"
