@@ -56,21 +56,29 @@ def test_road_map_closures_on_the_device():
     g = CSRGraph.from_any(generate("grid", 40000, seed=2))
     t = _same_metric(g)
     r = np.random.default_rng(5)
-    tails = g.arc_sources()
     for _ in range(5):  # 10 closures and 10 new weights, re-customized each time
-        keep = np.ones(g.num_arcs, bool)
-        keep[r.integers(0, g.num_arcs, 10)] = False
-        w = g.weights.astype(np.int64).copy()
-        w[r.integers(0, g.num_arcs, 10)] = r.integers(0, 5000, 10)
-        g2 = CSRGraph.from_edges(g.num_nodes, tails[keep], g.indices[keep], w[keep])
+        g2 = _edited(g, r, reweights=10)
         up_c, down_c = customize_metric(t, g2, backend="cpu")
         up_g, down_g = customize_metric(t, g2, backend="cupy")
         np.testing.assert_array_equal(up_g, up_c)
         np.testing.assert_array_equal(down_g, down_c)
         h = customize(t, g2, backend="cupy", prune=bool(r.integers(0, 2)))
-        src = r.integers(0, g.num_nodes, 64)
-        got = multi_source_sssp(g2, src, backend="cupy", variant="phast", hierarchy=h).dist
-        np.testing.assert_array_equal(got, multi_source_sssp(g2, src, backend="cpu").dist)
+        _rows_equal_dijkstra(g2, h, r.integers(0, g.num_nodes, 64))
+
+
+def _edited(g, r, closures: int = 10, reweights: int = 0):
+    """``g`` with ``closures`` random arcs removed and ``reweights`` given new weights."""
+    keep = np.ones(g.num_arcs, bool)
+    keep[r.integers(0, g.num_arcs, closures)] = False
+    w = g.weights.astype(np.int64).copy()
+    if reweights:
+        w[r.integers(0, g.num_arcs, reweights)] = r.integers(0, 5000, reweights)
+    return CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep], w[keep])
+
+
+def _rows_equal_dijkstra(g, h, src):
+    got = multi_source_sssp(g, src, backend="cupy", variant="phast", hierarchy=h).dist
+    np.testing.assert_array_equal(got, multi_source_sssp(g, src, backend="cpu").dist)
 
 
 def test_added_arc_refused_on_the_device():
@@ -159,14 +167,8 @@ def test_device_full_customization_of_wide_separators(kind, n, monkeypatch):
     assert h.customized == "full"
     _same_hierarchy(h, customize(t, g, backend="cpu", reuse=False))
     r = np.random.default_rng(1)
-    keep = np.ones(g.num_arcs, bool)
-    keep[r.integers(0, g.num_arcs, 10)] = False
-    g2 = CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
-                             g.weights[keep])
-    h2 = customize(t, g2, backend="cupy")
-    src = r.integers(0, g.num_nodes, 32)
-    got = multi_source_sssp(g2, src, backend="cupy", variant="phast", hierarchy=h2).dist
-    np.testing.assert_array_equal(got, multi_source_sssp(g2, src, backend="cpu").dist)
+    g2 = _edited(g, r)
+    _rows_equal_dijkstra(g2, customize(t, g2, backend="cupy"), r.integers(0, g.num_nodes, 32))
 
 
 def test_device_full_customization_reports_progress_and_cancels():
