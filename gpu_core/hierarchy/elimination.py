@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .chordal import gallop
 from .order import sort_unique
+from .sorted_rows import gallop
 
 
 @njit(cache=True, nogil=True)

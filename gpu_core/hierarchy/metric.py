@@ -20,7 +20,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .chordal import find_edge, gallop
+from .chordal import find_edge
 from .contract import INF
 from .plan import (
     SERIAL,
@@ -33,6 +33,7 @@ from .plan import (
     build_plan,
     reduce_slot,
 )
+from .sorted_rows import gallop
 
 
 def initial(m_edges: int, slots: np.ndarray, weights: np.ndarray,

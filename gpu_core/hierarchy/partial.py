@@ -24,11 +24,12 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .chordal import find_edge, gallop, lower_bound
+from .chordal import find_edge
 from .contract import INF
 from .metric import _tri_range
 from .patch import patch_hierarchy, spares_of, unpruned
 from .plan import TRIANGLES, _cut, vertex_work
+from .sorted_rows import gallop, lower_bound
 
 if TYPE_CHECKING:
     from .inputs import KeptInputs

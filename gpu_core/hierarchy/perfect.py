@@ -49,7 +49,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .chordal import gallop
 from .contract import INF
 from .metric import HierarchyArrays, _plan
 from .plan import (
@@ -61,6 +60,7 @@ from .plan import (
     Plan,
     reduce_slot,
 )
+from .sorted_rows import gallop
 
 UINF = np.uint64(INF)
 
