@@ -99,12 +99,23 @@ def _per_worker(stats: dict, key: str) -> str:
 def _busy(busy: dict, seconds: float) -> str:
     """Where each worker's part of the timed run went: seconds per kind of work
     (``dask_worker.take_busy``) and ``wait``, the run's seconds outside its tasks (blocks
-    not yet given to it, the client's rounds); workers separated by " | "."""
+    not yet given to it, the client's rounds), then its search counts in parentheses
+    (sweeps, 64-bit re-sweeps, K, query); workers separated by " | "."""
     parts = []
     for kinds in busy.values():
-        text = " ".join(f"{k} {v:.2f}" for k, v in sorted(kinds.items()) if k != "tasks")
-        parts.append(f"{text} wait {max(0.0, seconds - kinds.get('tasks', 0.0)):.2f}")
+        text = " ".join(f"{k} {v:.2f}" for k, v in sorted(kinds.items())
+                        if k not in ("tasks", "counts"))
+        counts = " ".join(f"{k}={v}" for k, v in sorted(kinds.get("counts", {}).items()))
+        parts.append(f"{text} wait {max(0.0, seconds - kinds.get('tasks', 0.0)):.2f}"
+                     + (f" ({counts})" if counts else ""))
     return " | ".join(parts)
+
+
+def _sweep_counts(stats: dict) -> str:
+    """The one process's search counts, as the workers' breakdown shows theirs."""
+    got = " ".join(f"{k}={stats[k]}" for k in ("query", "K", "bits", "sweeps", "wide_sweeps")
+                   if k in stats)
+    return f" ({got})" if got else ""
 
 
 def _matrix_rows(net, src, tgt, args, out: Path, clusters) -> list[dict]:
@@ -127,7 +138,8 @@ def _matrix_rows(net, src, tgt, args, out: Path, clusters) -> list[dict]:
     _free_device()
     table = [_row(job="matrix", size=F, workers="one process", seconds=base,
                   note=f"{stats.get('backend')} {stats.get('variant')}; index "
-                       f"{stats.get('index')} {stats.get('index_s', 0):.2f} s")]
+                       f"{stats.get('index')} {stats.get('index_s', 0):.2f} s"
+                       + _sweep_counts(stats))]
     modes = ("written", "shipped") if args.matrix_output == "both" else (args.matrix_output,)
     for cl in clusters():
         for mode in modes:

@@ -45,6 +45,7 @@ class WorkerMap:
     warm_s: float = 0.0
     gpu_free_gib: float | None = None  # the device memory free after the warm-up
     busy: dict = field(default_factory=dict)  # seconds per kind of work since take_busy()
+    sweeps: dict = field(default_factory=dict)  # the searches' own counts since take_busy()
 
     def stats(self) -> dict:
         return {"pid": os.getpid(), "how": self.how, "load_s": round(self.load_s, 3),
@@ -163,11 +164,14 @@ def take_busy(dask_worker=None) -> dict:
     computed), ``write`` (rows written into the .npy), ``sync`` (flushed to disk),
     ``draw`` (sampled paths drawn and kept), ``rounds`` (greedy rounds' counts), and
     ``tasks`` (every block task, end to end: what is not in it is time the worker waited
-    for work)."""
+    for work); under ``counts`` the matrix searches' numbers (``sweeps``, ``wide_sweeps``,
+    ``K``, ``bits``, ``query``), not seconds."""
     out: dict = {}
     for wm in _maps(dask_worker).values():
         out = {k: round(v, 3) for k, v in wm.busy.items()}
-        wm.busy = {}
+        if wm.sweeps:
+            out["counts"] = dict(wm.sweeps)
+        wm.busy, wm.sweeps = {}, {}
     return out
 
 
@@ -215,15 +219,30 @@ def _timed_rows(wm: WorkerMap, ref: MapRef, variant: str, sources: np.ndarray,
     ``rows`` work of ``wm``."""
     from gpu_core.multi_source import iter_distance_rows
 
+    st: dict = {}
     rows_it = iter_distance_rows(wm.graph, sources, targets=targets, backend=ref.backend,
-                                 variant=variant, hierarchy=wm.hierarchy, narrow=narrow)
+                                 variant=variant, hierarchy=wm.hierarchy, narrow=narrow,
+                                 stats=st)
     while True:
         t0 = time.perf_counter()
         got = next(rows_it, None)
         wm.add("rows", t0)
         if got is None:
+            _count_sweeps(wm, st)
             return
         yield got
+
+
+def _count_sweeps(wm: WorkerMap, st: dict) -> None:
+    """Add one block's search counts (``iter_distance_rows``' stats: GPU sweeps, those
+    re-run in 64 bits, the sweep width K, the variant and query) to the worker's breakdown: why a
+    worker's rows cost more than the one process's shows there."""
+    for k in ("sweeps", "wide_sweeps"):
+        if k in st:
+            wm.sweeps[k] = wm.sweeps.get(k, 0) + int(st[k])
+    for k in ("variant", "query", "K", "bits"):
+        if k in st:
+            wm.sweeps[k] = st[k]
 
 
 def matrix_block_to_file(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,

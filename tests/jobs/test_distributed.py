@@ -135,6 +135,9 @@ def test_matrix_npy_written_by_workers_one_killed(files, cluster, tmp_path):
     # the per-worker breakdown: a surviving worker computed, wrote and flushed rows
     kinds = [set(b) for b in stats["dask_busy"].values()]
     assert any({"rows", "write", "sync", "tasks"} <= k for k in kinds), stats["dask_busy"]
+    # with the searches' own numbers apart from the seconds (here: no index, scipy)
+    counts = [b["counts"] for b in stats["dask_busy"].values() if "counts" in b]
+    assert counts and all(c.get("variant") == "scipy" for c in counts), stats["dask_busy"]
     _await_two_workers(client, killed[0])
 
 
