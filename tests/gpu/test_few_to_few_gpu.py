@@ -59,3 +59,24 @@ def test_wide_costs_sweep_again_in_64_bits():
     h = build_hierarchy(g)
     src, tgt = r.integers(0, n, 50), r.integers(0, n, 12)
     np.testing.assert_array_equal(gpu_rows(g, h, src, tgt), oracle(g, src, tgt))
+
+
+def test_kept_selection_serves_the_next_blocks_on_the_device():
+    """A Dask worker's blocks: the same targets again and again. The second block reuses
+    the restricted sweep and its device copy (``few.restrict`` keeps the last one), with
+    the same rows; other targets get their own."""
+    from gpu_core.hierarchy import few
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("kanto", 30_000, seed=3))
+    h = build_hierarchy(g)
+    r = np.random.default_rng(4)
+    tgt = r.integers(0, g.num_nodes, 50)
+    blocks = [r.integers(0, g.num_nodes, 40) for _ in range(3)]
+    for src in blocks:
+        np.testing.assert_array_equal(gpu_rows(g, h, src, tgt), oracle(g, src, tgt))
+    kept = few.restrict(h, tgt)
+    assert getattr(kept, "_device", None) is not None  # uploaded once, kept with it
+    other = r.integers(0, g.num_nodes, 20)
+    np.testing.assert_array_equal(gpu_rows(g, h, blocks[0], other), oracle(g, blocks[0], other))
+    assert few.restrict(h, other) is not kept
