@@ -256,7 +256,7 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
                       prune: bool, progress: Progress | None = None):
     from .inputs import KeptInputs
     from .metric import initial
-    from .partial import keep, partial_from_graph, try_partial
+    from .partial import partial_from_graph, try_partial
 
     device = backend == "cupy"
     done = partial_from_graph(t, g, prune, device) if reuse else None
@@ -282,20 +282,28 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
     up, down = base_up.copy(), base_down.copy()
     triangles(t, up, down)
     _stop(cancel)
+    pruned = None
     if prune:
         from .perfect import pruned_hierarchy
 
-        h = pruned_hierarchy(t, up, down)
+        pruned = pruned_hierarchy(t, up, down)
+    return _full(t, g, base_up, base_down, up, down, pruned)
+
+
+def _full(t: Topology, g: CSRGraph, base_up, base_down, up, down, pruned):
+    """The Hierarchy of a full customization (basic metric up/down; ``pruned``: the
+    pruned Hierarchy made from it, or None for the unpruned one), its metric kept on
+    ``t`` for the next partial one."""
+    import copy
+
+    from .partial import keep
+
+    if pruned is not None:
+        h = pruned
         keep(t, base_up, base_down, up, down, None, pruned=h, g=g)
     else:
         h = to_hierarchy(t, up, down)
         keep(t, base_up, base_down, up, down, h, g=g)
-    return _full(t, h)
-
-
-def _full(t: Topology, h):
-    import copy
-
     out = copy.copy(h)
     out.customized = "full"
     out.graph_key = _lazy_key(t._metric.inputs)
@@ -315,13 +323,12 @@ def _full_on_device(t: Topology, g: CSRGraph, base_up, base_down, prune: bool, c
     has no room for it (the caller runs it on the host)."""
     from ..errors import GpuOutOfMemoryError
     from .metric_cuda import customize_full_device
-    from .partial import keep
 
     try:
         got = customize_full_device(t, g, prune=prune, cancel=cancel, progress=progress)
     except GpuOutOfMemoryError:
         return None
-    up, down = got[0], got[1]
+    pruned = None
     if prune:
         from .model import of_topology
         from .perfect import pruned_arrays, removable
@@ -329,12 +336,8 @@ def _full_on_device(t: Topology, g: CSRGraph, base_up, base_down, prune: bool, c
         pu, pd, ku, kd, zero = got[2:]
         if zero:  # an edge weighs 0: the one-sided test may differ there, the full one
             ku, kd = removable(t, pu, pd)
-        h = of_topology(t, *pruned_arrays(t, pu, pd, ku, kd))
-        keep(t, base_up, base_down, up, down, None, pruned=h, g=g)
-    else:
-        h = to_hierarchy(t, up, down)
-        keep(t, base_up, base_down, up, down, h, g=g)
-    return _full(t, h)
+        pruned = of_topology(t, *pruned_arrays(t, pu, pd, ku, kd))
+    return _full(t, g, base_up, base_down, got[0], got[1], pruned)
 
 
 def _lazy_key(inputs):
