@@ -1,8 +1,12 @@
 """Where a closure-to-ready goes (issue 26): 10 random closures a draw on a map's kept
 metric, each step of the partial re-customization timed (changed rows, the kept copy of
-the graph, the update, the patch and its passes, the device lists).
+the graph, the update (on the host, or on the device: update_device), the patch and its passes,
+the device lists).
 
-    python scripts/profile_closures.py NE.gr.xz [cpu|cupy] [topology.npz]
+    python scripts/profile_closures.py NE.gr.xz [cpu|cupy|cupy-host] [topology.npz]
+
+``cupy-host``: the cupy backend with the update on the host's cores (as before the
+device's update), the rest as ``cupy``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ def main() -> None:
     from maps.load import load_map
 
     backend = sys.argv[2] if len(sys.argv) > 2 else "cpu"
+    if backend == "cupy-host":
+        backend = "cupy"
+        partial.PARTIAL_DEVICE_MIN_EDGES = 1 << 62
     spent: dict[str, float] = {}
 
     def sync() -> None:
@@ -49,6 +56,9 @@ def main() -> None:
         from gpu_core.hierarchy import patch_cuda
 
         wrap(patch_cuda, "follow")
+        from gpu_core.hierarchy import partial_cuda
+
+        wrap(partial_cuda, "update_device")
     wrap(inputs.KeptInputs, "of")
     g = CSRGraph.from_any(load_map(sys.argv[1]))
     t = bench._topology(g, sys.argv[3] if len(sys.argv) > 3 else "")

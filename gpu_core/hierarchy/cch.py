@@ -257,6 +257,7 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
     from .inputs import KeptInputs
     from .metric import initial
     from .partial import partial_from_graph, try_partial
+    from .patch import spares_of
 
     device = backend == "cupy"
     done = partial_from_graph(t, g, prune, device) if reuse else None
@@ -268,7 +269,7 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
         # the kept metric's graph unknown, or many rows changed: every input compared
         done = try_partial(t, base_up, base_down, prune, device=device) if reuse else None
         if done is not None:
-            t._metric.inputs = KeptInputs.of(g)
+            t._metric.inputs = KeptInputs.of(g, spares_of(t))
     if done is not None:
         done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
         done[0].graph_key = _lazy_key(t._metric.inputs)

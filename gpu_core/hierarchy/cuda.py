@@ -70,13 +70,20 @@ def ready(h) -> None:
 
 
 def batch_width(n: int, ncols: int, total: int) -> int:
-    """Sources per sweep (a multiple of 32): K_MAX, fewer when memory or the job is small."""
+    """Sources per sweep (a multiple of 32): K_MAX, fewer when memory or the job is small,
+    the ``total`` sources then spread evenly over the sweeps they need.
+
+    The width is the most that fits, not a power of two: halving made it fall from 256 to
+    128 on the 24M-node map for a few GB less free memory (a Dask worker's against one
+    process's), twice the sweeps for the same rows (docs/perf/dask.md)."""
     free, _ = memory.free_memory()
     free += int(cp.get_default_memory_pool().free_bytes())
-    k = min(K_MAX, max(32, -(-total // 32) * 32))
-    while k > 32 and (n + ncols) * k * 8 > 0.6 * free:
-        k //= 2
-    k = max(32, k // 32 * 32)
+    fit = int(0.6 * free) // max((n + ncols) * 8, 1) // 32 * 32
+    def up32(x: int) -> int:
+        return -(-x // 32) * 32
+
+    k = max(32, min(K_MAX, fit, up32(total)))
+    k = min(k, up32(-(-total // -(-total // k))))  # the sweeps even: 1100 as 2 x 576
     if (n + ncols) * k * 8 > 0.8 * free:
         raise GpuOutOfMemoryError((n + ncols) * k * 8, free, f"a GPHAST sweep of {k} sources")
     return k

@@ -18,7 +18,7 @@ import copy
 import heapq
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -42,6 +42,11 @@ PARTIAL_MAX_SHARE = 64
 # parallel region of its own, and on the loaded 2-core machine one cost milliseconds. NE,
 # 10 closures that reach 218 rows near the top: 0.70-0.82 s of update at SPLIT_WORK.
 PARTIAL_SPLIT_WORK = 1 << 16
+# Partial updates of topologies with at least this many edges run on the device when the
+# caller asks for it (``partial_cuda``; the cupy backend): the host's worklist took 3-29
+# ms for 10 closures on NE on the H100 host, the device's one launch less. Below it the
+# launch and the copies cost more than the host's rows.
+PARTIAL_DEVICE_MIN_EDGES = 1 << 21
 
 
 @dataclass
@@ -56,6 +61,8 @@ class Metric:
     hierarchy: object  # the Hierarchy of (up, down), unpruned (None: made when first needed)
     pruned: object = None  # the pruned Hierarchy a full customization served, while valid
     inputs: KeptInputs | None = None  # the graph base_up/base_down come from
+    version: int = 0  # bumped by every host-side update (a device copy of another is stale)
+    device: object = None  # partial_cuda.DeviceMetric: the device copy, when made
 
 
 _LOCKS: dict = {}
@@ -327,7 +334,7 @@ def partial_from_graph(t, g, prune: bool = False, device: bool = False):
         return None
     seeds, rows = diff
     if rows:  # what the next graph is compared with (and the lazy graph key hashes)
-        m.inputs = KeptInputs.of(g)
+        m.inputs = KeptInputs.of(g, spares_of(t))
     if seeds.shape[0] * PARTIAL_MAX_SHARE > max(t.edges, 1):
         t._metric = None  # its base shows g already: the full path keeps a new one
         return None
@@ -340,17 +347,22 @@ def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, sta
     one) changed, and the Hierarchy patched to it."""
     if getattr(t, "_tails", None) is None:
         t._tails = edge_tails(t.n, t.up_ptr)
-    if getattr(t, "_work", None) is None:
-        t._work = vertex_work(TRIANGLES, t.n, t.up_ptr, t.dn_ptr, t.dn_src, t.dn_edge)
     changed = seeds[:0]
     if seeds.shape[0]:
         if m.hierarchy is None:  # before the update: it shows the old values
             m.hierarchy = unpruned(t, m.up, m.down)
-        ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
-        changed, ou, od = update(seeds.astype(np.int64), t._tails, t._work, ways,
-                                 max(int(split_work), 1), t.up_ptr, t.up_nb, t.dn_ptr,
-                                 t.dn_src, t.dn_edge, m.base_up, m.base_down, m.up, m.down,
-                                 np.zeros(3, np.int64) if stats is None else stats)
+        got = _update_on_device(t, m, seeds) if device else None
+        if got is None:
+            if getattr(t, "_work", None) is None:
+                t._work = vertex_work(TRIANGLES, t.n, t.up_ptr, t.dn_ptr, t.dn_src,
+                                      t.dn_edge)
+            ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
+            m.version += 1  # a device copy no longer mirrors it
+            got = update(seeds.astype(np.int64), t._tails, t._work, ways,
+                         max(int(split_work), 1), t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src,
+                         t.dn_edge, m.base_up, m.base_down, m.up, m.down,
+                         np.zeros(3, np.int64) if stats is None else stats)
+        changed, ou, od = got
     if changed.shape[0]:
         old = m.hierarchy
         m.hierarchy, info = patch_hierarchy(t, old, changed, ou, od, m.up, m.down)
@@ -374,6 +386,21 @@ def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, sta
     return copy.copy(m.hierarchy), changed
 
 
+def _update_on_device(t, m: Metric, seeds: np.ndarray):
+    """``partial_cuda.update_device`` for a large topology; None (the host updates) for
+    a small one or when the device has no room for the metric's copy."""
+    if t.edges < PARTIAL_DEVICE_MIN_EDGES:
+        return None
+    from ..errors import GpuOutOfMemoryError
+    from .partial_cuda import update_device
+
+    try:
+        return update_device(t, m, seeds)
+    except GpuOutOfMemoryError:
+        m.device = None
+        return None
+
+
 def prepare(t, backend: str = "cpu") -> bool:
     """Get the next partial update of ``t``'s kept metric ready while no edit waits: its
     unpruned Hierarchy (a pruned full customization has none yet; NE: 0.7-2 s on the
@@ -386,11 +413,56 @@ def prepare(t, backend: str = "cpu") -> bool:
         if m.hierarchy is None:
             m.hierarchy = unpruned(t, m.up, m.down)
         spares_of(t).ready(t.n, t.edges, sets=2)
+        if m.inputs is not None:
+            m.inputs.stock(spares_of(t))
+        _warm(t, m)
         if backend == "cupy":
             from .cuda import ready
 
             ready(m.hierarchy)
+            from ..device import get_module
+            from .patch_cuda import _SRC
+
+            get_module(_SRC)  # compiled, or read from CuPy's cache, before a closure waits
+            if t.edges >= PARTIAL_DEVICE_MIN_EDGES:
+                from ..errors import GpuOutOfMemoryError
+                from .partial_cuda import warm
+
+                try:
+                    warm(t, m)  # the metric's device copy made, the kernels loaded
+                except GpuOutOfMemoryError:
+                    pass  # the host updates
         return True
+
+
+def _warm(t, m: Metric) -> None:
+    """Run the jitted passes of the next update once on empty work (numba loads each
+    from its disk cache on a process's first call: the first closure on NE spent ~50 ms
+    more than the next ones, on the H100 host). Nothing is written."""
+    from .inputs import _diff_rows, _rebase
+    from .patch import _copy, _rewrite, _shift
+
+    h: Any = m.hierarchy
+    ki = m.inputs
+    e64 = np.empty(0, np.int64)
+    if ki is not None:
+        _diff_rows(0, ki.indptr, ki.indices, ki.weights, ki.indptr, ki.indices, ki.weights,
+                   np.empty(0, np.uint8))
+        _rebase(e64, t.rank, t.up_ptr, t.up_nb, ki.indptr, ki.indices, ki.indptr,
+                ki.indices, ki.weights, m.base_up, m.base_down)
+        for a in (ki.indptr, ki.indices, ki.weights):
+            _copy(a[:0], a[:0].copy())
+    if h is None or getattr(t, "_sweep", None) is None:
+        return
+    _shift(h.up_ptr[:1], e64, e64, np.empty(1, np.int64))
+    for w in (h.up_w, h.down_w):
+        _copy(w[:0], w[:0].copy())
+    by_sweep = getattr(t, "_by_sweep", None)
+    if by_sweep is None:
+        by_sweep = t._by_sweep = np.argsort(t._sweep[0]).astype(np.int32)
+    for upward in (True, False):
+        _rewrite(e64, by_sweep, t.up_ptr, t.up_nb, m.up, m.down, t._sweep[0], h.up_ptr,
+                 h.up_dst, h.up_w, h.up_ptr, h.up_dst, h.up_w[:0].copy(), upward, False)
 
 
 def keep(t, base_up, base_down, up, down, h, pruned=None, g=None) -> None:

@@ -75,12 +75,26 @@ class Spares:
         """Make (and touch) buffers for ``sets`` patched Hierarchies beyond those in use."""
         for dtype, cap, per in ((np.int64, n + 1, 2), (np.int32, edges, 2),
                                 (np.int64, edges, 2)):
-            lst = self.bufs.setdefault((np.dtype(dtype).str, int(cap)), [])
-            free = sum(1 for i in range(len(lst)) if sys.getrefcount(lst[i]) <= 2)
-            for _ in range(max(0, min(per * sets - free, SPARES_PER_KIND - len(lst)))):
-                b = np.empty(cap, dtype)
-                _touch(b)
-                lst.append(b)
+            self.stock(dtype, cap, per * sets)
+
+    def stock(self, dtype, cap: int, count: int) -> None:
+        """At least ``count`` free buffers of (``dtype``, ``cap``), made and touched now
+        (within ``SPARES_PER_KIND``)."""
+        lst = self.bufs.setdefault((np.dtype(dtype).str, int(cap)), [])
+        free = sum(1 for i in range(len(lst)) if sys.getrefcount(lst[i]) <= 2)
+        for _ in range(max(0, min(count - free, SPARES_PER_KIND - len(lst)))):
+            b = np.empty(cap, dtype)
+            _touch(b)
+            lst.append(b)
+
+    def copy_of(self, a: np.ndarray) -> np.ndarray:
+        """A copy of the 1-d array ``a`` in a recycled buffer (capacity: the next power of
+        two), copied on ``COPY_THREADS``."""
+        cap = 1 << max(int(a.shape[0]) - 1, 0).bit_length()
+        out = self.take(a.dtype, cap, a.shape[0])
+        with copy_threads():
+            _copy(a, out)
+        return out
 
 
 @contextmanager

@@ -125,17 +125,25 @@ def test_prepare_then_closures_recycle_buffers():
     assert any(t._spares.bufs.values())  # (a list of them here would hold them all)
     rng = np.random.default_rng(3)
     src = np.arange(0, g.num_nodes, 7)
-    for _ in range(6):
+    made = []
+    for step in range(6):
         keep = np.ones(g.num_arcs, bool)
         keep[rng.integers(0, g.num_arcs, 10)] = False
         g2 = CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
                                  g.weights[keep])
         h = customize(t, g2)
         np.testing.assert_array_equal(phast_rows(g2, h, src), scipy_rows(g2, src))
+        if step % 2 == 0:
+            made.append((g2, h))  # its lazy key holds its kept copy of g2
     # the patched lists live in pooled buffers (views of them)
     bases = {id(b) for lst in t._spares.bufs.values() for b in lst}
     assert any(getattr(h, a).base is not None and id(getattr(h, a).base) in bases
                for a in ("up_dst", "up_w", "down_src", "down_w"))
+    # the kept copies of the graphs live in pooled buffers, and one a Hierarchy still
+    # holds (its key not hashed yet) was never handed out again
+    assert t._metric.inputs.indices.base is not None
+    for g_old, h_old in made:
+        assert h_old.graph_key == graph_key(g_old)
 
 
 def test_weights_and_keys_keep_a_metric_each():

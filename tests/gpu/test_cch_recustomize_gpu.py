@@ -68,3 +68,50 @@ def test_partial_on_the_device_equals_the_host(family, weights_only):
             _same_on_device(ph)
             np.testing.assert_array_equal(_rows(pg, ph, src, "cupy"), scipy_rows(pg, src))
         prev = (g2, h, _device(h))
+
+
+@pytest.mark.parametrize("family,cap", [("grid", None), ("kanto", None), ("grid", 3)])
+def test_update_on_the_device_equals_the_host_update(monkeypatch, family, cap):
+    """``partial_cuda.update_device`` (forced on a small map) keeps the same metric as the
+    host's worklist edit after edit, bit for bit, and reports the same changed edges;
+    with ``cap`` the changes overflow the record and come back by comparison. A host
+    update between two device ones makes the device copy stale: it is made again."""
+    import copy
+
+    from gpu_core.hierarchy import partial_cuda
+    from maps.generate import generate
+
+    monkeypatch.setattr(partial, "PARTIAL_DEVICE_MIN_EDGES", 0)
+    if cap is not None:
+        monkeypatch.setattr(partial_cuda, "CHANGES_CAP", cap)
+    g = CSRGraph.from_any(generate(family, 3000, seed=5))
+    t_dev = build_topology(g)
+    t_host = copy.deepcopy(t_dev)
+    customize(t_dev, g, backend="cupy")
+    customize(t_host, g, backend="cpu")
+    assert partial.prepare(t_dev, "cupy")
+    assert t_dev._metric.device is not None  # uploaded ahead
+    rng = np.random.default_rng(11)
+    tails, heads, w, live = arc_lists(g)
+    src = np.arange(0, g.num_nodes, 89)
+    for step in range(10):
+        _edit(tails, heads, w, live, rng, 12)
+        g2 = CSRGraph.from_edges(g.num_nodes, tails[live], heads[live], w[live])
+        backend = "cpu" if step == 4 else "cupy"  # step 4: the host updates t_dev
+        h = customize(t_dev, g2, backend=backend)
+        hh = customize(t_host, g2, backend="cpu")
+        assert h.customized == hh.customized, step
+        m = t_dev._metric
+        np.testing.assert_array_equal(m.up, t_host._metric.up)
+        np.testing.assert_array_equal(m.down, t_host._metric.down)
+        dm = m.device
+        if backend == "cupy" and h.customized != "partial (0 edges changed)":
+            assert dm is not None and dm.version == m.version
+            np.testing.assert_array_equal(cp.asnumpy(dm.up), m.up)
+            np.testing.assert_array_equal(cp.asnumpy(dm.down), m.down)
+            np.testing.assert_array_equal(cp.asnumpy(dm.base_up), m.base_up)
+            assert not bool(dm.work["dirty"].any()) and not bool(dm.work["queued"].any())
+        elif backend == "cpu":
+            assert dm is None or dm.version != m.version  # stale: never trusted
+        _same_on_device(h)
+        np.testing.assert_array_equal(_rows(g2, h, src, "cupy"), scipy_rows(g2, src))

@@ -84,3 +84,21 @@ def test_indexed_sampling_equals_the_sampler(max_weight):
     np.testing.assert_array_equal(fast.sites, plain.sites)
     np.testing.assert_array_equal(fast.gains, plain.gains)
     np.testing.assert_array_equal(fast.coverage, plain.coverage)
+
+
+@pytest.mark.parametrize("free_gib,total,want_k,sweeps", [
+    (78, 1024, 256, 4), (76, 1024, 224, 5), (78, 10000, 256, 40), (70, 1100, 224, 5),
+    (600, 1100, 576, 2), (600, 20, 32, 1)])
+def test_batch_width_takes_what_fits_spread_evenly(monkeypatch, free_gib, total, want_k,
+                                                   sweeps):
+    """The sweep width is the widest multiple of 32 that fits (not a power of two: a few
+    GB less free memory must not halve it), the sources spread evenly over the sweeps."""
+    class NoPool:
+        def free_bytes(self) -> int:
+            return 0
+
+    monkeypatch.setattr(hcuda.memory, "free_memory", lambda: (free_gib << 30, 80 << 30))
+    monkeypatch.setattr(hcuda.cp, "get_default_memory_pool", lambda: NoPool())
+    k = hcuda.batch_width(24_000_000, 10_000, total)
+    assert k % 32 == 0 and k == want_k and -(-total // k) == sweeps
+    assert (24_000_000 + 10_000) * k * 8 <= 0.6 * (free_gib << 30)
