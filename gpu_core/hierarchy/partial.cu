@@ -38,6 +38,18 @@ __device__ __forceinline__ void cchp_queue(int x, int* queued, const int* __rest
     }
 }
 
+// The triangle of a = {v, u} and b = {v, w} (v below both): u -> v -> w into nu, w -> v ->
+// u into nd.
+__device__ __forceinline__ void cchp_triangle(i64 a, i64 b, const i64* up, const i64* down,
+                                              u64& nu, u64& nd)
+{
+    const u64 inf = CCH_INF;
+    const u64 da = __ldcg(down + a), ua = __ldcg(up + a);
+    const u64 ub = __ldcg(up + b), db = __ldcg(down + b);
+    if (da < inf && ub < inf) nu = min(nu, da + ub);
+    if (ua < inf && db < inf) nd = min(nd, db + ua);
+}
+
 __device__ __forceinline__ u64 cchp_warp_min(u64 x)
 {
     for (int o = 16; o; o >>= 1) x = min(x, __shfl_xor_sync(0xffffffffu, x, o));
@@ -88,14 +100,8 @@ extern "C" __global__ void cch_partial(
             const i64 dw0 = dn_ptr[w], dw1 = dn_ptr[w + 1];
             if (du1 - du0 <= dw1 - dw0) {  // u's lower neighbours v; {v, w} searched
                 for (i64 k = du0 + lane; k < du1; k += 32) {
-                    const int v = dn_src[k];
-                    const i64 b = cchp_find(up_ptr, up_nb, v, w);
-                    if (b < 0) continue;
-                    const i64 a = dn_edge[k];
-                    const u64 da = __ldcg(down + a), ua = __ldcg(up + a);
-                    const u64 ub = __ldcg(up + b), db = __ldcg(down + b);
-                    if (da < inf && ub < inf) nu = min(nu, da + ub);  // u -> v -> w
-                    if (ua < inf && db < inf) nd = min(nd, db + ua);  // w -> v -> u
+                    const i64 b = cchp_find(up_ptr, up_nb, dn_src[k], w);
+                    if (b >= 0) cchp_triangle(dn_edge[k], b, up, down, nu, nd);
                 }
             } else {  // w's lower neighbours below u (ascending); {v, u} searched
                 i64 lo = dw0, hi = dw1;
@@ -104,14 +110,8 @@ extern "C" __global__ void cch_partial(
                     if (dn_src[mid] < u) lo = mid + 1; else hi = mid;
                 }
                 for (i64 k = dw0 + lane; k < lo; k += 32) {
-                    const int v = dn_src[k];
-                    const i64 a = cchp_find(up_ptr, up_nb, v, u);
-                    if (a < 0) continue;
-                    const i64 b = dn_edge[k];
-                    const u64 da = __ldcg(down + a), ua = __ldcg(up + a);
-                    const u64 ub = __ldcg(up + b), db = __ldcg(down + b);
-                    if (da < inf && ub < inf) nu = min(nu, da + ub);
-                    if (ua < inf && db < inf) nd = min(nd, db + ua);
+                    const i64 a = cchp_find(up_ptr, up_nb, dn_src[k], u);
+                    if (a >= 0) cchp_triangle(a, dn_edge[k], up, down, nu, nd);
                 }
             }
             nu = cchp_warp_min(nu);
