@@ -94,6 +94,10 @@ def _build_cch(graph, progress, cancel, topology, backend) -> Hierarchy:
             lambda f, m: progress(0.8 * f, m)))
     h = customize(t, g, backend=backend, cancel=cancel, progress=None if progress is None else (
         lambda f, m: progress(0.8 + 0.2 * f, m)))
+    if topology is None:  # ``t`` goes with this call: its tree stays with the index
+        from .etree import elimination_tree
+
+        h.tree_parent, h.tree_depth = elimination_tree(h)
     if progress is not None:
         progress(1.0, "route index ready")
     return h

@@ -8,7 +8,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -16,8 +16,9 @@ from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 
 # bump when the saved layout changes (2: cch fields, checksum; 3: full customizations are
-# pruned, perfect.py: an older cached index is rebuilt rather than served with more arcs)
-FORMAT = 3
+# pruned, perfect.py: an older cached index is rebuilt rather than served with more arcs;
+# 4: the elimination tree saved with it)
+FORMAT = 4
 ProgressCallback = Callable[[float, str], None]
 
 
@@ -58,6 +59,12 @@ class Hierarchy:
     order_s: float = 0.0  # cch: nested dissection
     topology_s: float = 0.0  # cch: chordal supergraph
     customize_s: float = 0.0  # cch: the metric (the whole build_s after a closure)
+    # the upward graph's elimination tree (``etree``; sweep ids), written with the file
+    # (empty until saved or read): an index read back, as a Dask worker's is, has no
+    # topology, and Liu's algorithm over the 24M-node map's 317M arcs cost its warm-up
+    # seconds
+    tree_parent: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
+    tree_depth: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
 
     @property
     def levels(self) -> int:
@@ -94,7 +101,14 @@ class Hierarchy:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write to ``path`` (.npz, with a checksum of every array) through a temporary
-        file renamed into place."""
+        file renamed into place, with the elimination tree when it is known without a
+        search (a CCH's topology's, or one already made: ``etree.known_tree``)."""
+        if self.tree_parent.shape[0] != self.n:
+            from .etree import known_tree
+
+            got = known_tree(self)
+            if got is not None:
+                self.tree_parent, self.tree_depth = got
         save_npz(path, self, FORMAT)
 
     @classmethod
@@ -132,7 +146,8 @@ def _check_hierarchy(h: Hierarchy, path) -> None:
     ok = (h.rank_of.shape == (n,) and h.up_ptr.shape == (n + 1,) and h.down_ptr.shape == (n + 1,)
           and int(h.up_ptr[-1]) == h.up_dst.shape[0] == h.up_w.shape[0]
           and int(h.down_ptr[-1]) == h.down_src.shape[0] == h.down_w.shape[0]
-          and h.level_ptr.shape[0] >= 1 and int(h.level_ptr[-1]) == n)
+          and h.level_ptr.shape[0] >= 1 and int(h.level_ptr[-1]) == n
+          and h.tree_parent.shape in ((0,), (n,)) and h.tree_depth.shape == h.tree_parent.shape)
     if not ok:
         raise ValueError(f"{path}: inconsistent hierarchy arrays")
 

@@ -39,24 +39,23 @@ def _topology(t) -> dict:
     dev = getattr(t, "_partial_device", None)
     if dev is not None and dev["id"] == base["id"]:
         return dev
-    from .partial import edge_tails
-
-    if getattr(t, "_tails", None) is None:
-        t._tails = edge_tails(t.n, t.up_ptr)
+    tails = getattr(t, "_tails", None)  # partial.edge_tails, when a host update made it
+    if tails is None:
+        tails = np.repeat(np.arange(t.n, dtype=np.int32), np.diff(t.up_ptr))
     height = np.empty(t.n, np.int32)
     lp = t.lvl_ptr.astype(np.int64)
     height[t.lvl_vert] = np.repeat(np.arange(lp.shape[0] - 1, dtype=np.int32), np.diff(lp))
     cum = np.zeros(t.n + 1, np.int64)
     np.cumsum(np.diff(t.up_ptr)[t.lvl_vert], out=cum[1:])
     per_h = cum[lp[1:]] - cum[lp[:-1]]  # edges of each height's vertices: a list's most
-    need = (t.dn_ptr.nbytes + t.dn_src.nbytes + t.dn_edge.nbytes + t._tails.nbytes
+    need = (t.dn_ptr.nbytes + t.dn_src.nbytes + t.dn_edge.nbytes + tails.nbytes
             + height.nbytes + lp.nbytes)
     memory.ensure_free(need, "the route index topology")
     with memory.oom_as_typed("the route index topology", need):
         dev = {"id": base["id"], "dn_ptr": cp.asarray(t.dn_ptr.astype(np.int64)),
                "dn_src": cp.asarray(t.dn_src.astype(np.int32)),
                "dn_edge": cp.asarray(t.dn_edge.astype(np.int64)),
-               "tails": cp.asarray(t._tails.astype(np.int32)), "height": cp.asarray(height),
+               "tails": cp.asarray(tails.astype(np.int32)), "height": cp.asarray(height),
                "lp": cp.asarray(lp), "heights": int(lp.shape[0] - 1),
                "list_cap": int(per_h.max()) if per_h.size else 0}
     t._partial_device = dev
