@@ -4,7 +4,8 @@
 # `signpost bench dask` on NE, one process against LocalCUDACluster of W workers (one per
 # GPU), same bytes checked, with each worker's time per kind of work (worker_busy column).
 #   WORKERS=1,2,4 SIZES=30000 K=20 EPS=0.05 bash scripts/gpu_dask.sh
-# Logs and dask_bench.csv under $OUT/dask_ne; the table goes to $OUT/summary.txt.
+#   BIG=1 WORKERS=2 bash scripts/gpu_dask.sh   # only the 24M-node map's 10,000 x 10,000
+# Logs and dask_bench.csv under $OUT/dask_ne (dask_24m); the table goes to $OUT/summary.txt.
 set -uo pipefail
 OUT=${OUT:-bench_out}
 PY=${PY:-python3}
@@ -14,6 +15,17 @@ K=${K:-20}
 EPS=${EPS:-0.05}
 mkdir -p "$OUT/dask_ne"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$OUT/gpus.txt"
+if [ "${BIG:-0}" = 1 ]; then  # the 24M-node map (generated: 70-80 s, 2.75 GB in /tmp)
+  mkdir -p "$OUT/dask_24m"
+  $PY -c "from app.cli import main; main()" generate kanto --nodes 24000000 --out /tmp/k24.spn -q
+  timeout ${DASK_TIMEOUT:-480} $PY -m app.bench.dask --map /tmp/k24.spn --sizes 10000 \
+    --workers "$WORKERS" --index on --backend cupy --matrix-output written --out /tmp/d24 2>&1 \
+    | tee "$OUT/dask_24m/bench.log" | grep -v "^ *$" | tail -n 8 \
+    | sed 's/^/dask 24M: /' >> "$OUT/summary.txt"
+  cp /tmp/d24/dask_bench.csv "$OUT/dask_24m/" 2>/dev/null
+  cat "$OUT/summary.txt"
+  exit 0
+fi
 timeout ${DASK_TIMEOUT:-540} $PY -m app.bench.dask --map .gpu_maps/NE.gr.xz --sizes "$SIZES" \
   --workers "$WORKERS" --index on --billboards "$K" --epsilon "$EPS" --matrix-output written \
   --billboards-paths kept --out "$OUT/dask_ne" 2>&1 | tee "$OUT/dask_ne/bench.log" \
