@@ -22,7 +22,8 @@ from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph
 from .model import load_npz, save_npz
 
-TOPOLOGY_FORMAT = 1
+# bump when the saved layout changes (2: checksums by pieces, ``model.content_hash``)
+TOPOLOGY_FORMAT = 2
 Progress = Callable[[float, str], None]
 
 

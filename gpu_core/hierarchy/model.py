@@ -17,7 +17,7 @@ from ..graph import CSRGraph, GraphLike
 
 # bump when the saved layout changes (2: cch fields, checksum; 3: full customizations are
 # pruned, perfect.py: an older cached index is rebuilt rather than served with more arcs;
-# 4: the elimination tree saved with it)
+# 4: the elimination tree saved with it, checksums by pieces: ``content_hash``)
 FORMAT = 4
 ProgressCallback = Callable[[float, str], None]
 
@@ -198,25 +198,48 @@ def polled(work: Callable[[], None], result: dict, counter: np.ndarray,
 
 
 # ---- files: every array checksummed, so damage is found instead of trusted -------------
-# Arrays are hashed in pieces of this many bytes: one update over a whole array held the
-# GIL 40-50 ms on the 1.43M-node map's index while the app's window waited (issue 27);
-# between pieces another thread gets its turn.
-HASH_CHUNK = 1 << 22
+# Arrays are hashed in pieces of this many bytes, each piece's digest on a thread of its
+# own (blake2b lets go of the GIL while it hashes), the pieces' digests then hashed in
+# order: one thread hashed 1.4 GB/s, and a worker reading the 24M-node map's index (GBs)
+# spent seconds on it. Small pieces also keep the app's window responsive (issue 27: one
+# update over a whole array had held the GIL 40-50 ms on the 1.43M-node map's index).
+HASH_PIECE = 1 << 24
+HASH_THREADS = 16
+
+
+def _piece_digest(piece: memoryview) -> bytes:
+    return hashlib.blake2b(piece, digest_size=16).digest()
 
 
 def content_hash(obj) -> str:
-    """blake2b of every field of a dataclass (arrays by bytes, scalars by repr)."""
-    h = hashlib.blake2b(digest_size=16)
+    """blake2b of every field of a dataclass: its name, and for an array its dtype, shape
+    and the digests of its ``HASH_PIECE``-byte pieces (hashed side by side), for anything
+    else its repr. The digest does not depend on the threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pieces: list[memoryview] = []
+    parts: list = []  # per field: bytes to feed, or (first piece, end) of its pieces
     for f in fields(obj):
         v = getattr(obj, f.name)
-        h.update(f.name.encode())
+        parts.append(f.name.encode())
         if isinstance(v, np.ndarray):
-            h.update(str(v.dtype).encode() + str(v.shape).encode())
+            parts.append(str(v.dtype).encode() + str(v.shape).encode())
             data = np.ascontiguousarray(v).reshape(-1).view(np.uint8)
-            for at in range(0, data.size, HASH_CHUNK):  # the same digest, fed in pieces
-                h.update(data[at:at + HASH_CHUNK].data)
+            first = len(pieces)
+            pieces.extend(data[at:at + HASH_PIECE].data
+                          for at in range(0, data.size, HASH_PIECE))
+            parts.append((first, len(pieces)))
         else:
-            h.update(repr(v).encode())
+            parts.append(repr(v).encode())
+    ways = min(HASH_THREADS, os.cpu_count() or 1, len(pieces))
+    if ways > 1:
+        with ThreadPoolExecutor(ways, thread_name_prefix="signpost-hash") as ex:
+            digests = list(ex.map(_piece_digest, pieces))
+    else:
+        digests = [_piece_digest(p) for p in pieces]
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        h.update(b"".join(digests[part[0]:part[1]]) if isinstance(part, tuple) else part)
     return h.hexdigest()
 
 
