@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import heapq
+import logging
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,8 @@ from .sorted_rows import gallop, lower_bound
 
 if TYPE_CHECKING:
     from .inputs import KeptInputs
+
+log = logging.getLogger(__name__)
 
 # More changed input edges than edges / PARTIAL_MAX_SHARE: the full (parallel) pass is
 # cheaper than the worklist.
@@ -388,7 +391,9 @@ def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, sta
 
 def _update_on_device(t, m: Metric, seeds: np.ndarray):
     """``partial_cuda.update_device`` for a large topology; None (the host updates) for
-    a small one or when the device has no room for the metric's copy."""
+    a small one, or when the device has no room for the metric's copy or fails (the
+    host's arrays are written only once the device is done, so the host's update after
+    a failure starts from the same state)."""
     if t.edges < PARTIAL_DEVICE_MIN_EDGES:
         return None
     from ..errors import GpuOutOfMemoryError
@@ -397,6 +402,10 @@ def _update_on_device(t, m: Metric, seeds: np.ndarray):
     try:
         return update_device(t, m, seeds)
     except GpuOutOfMemoryError:
+        m.device = None
+        return None
+    except Exception as exc:  # a launch or driver error: the host's update is exact too
+        log.warning("re-customizing on the device failed (%s); the host updates", exc)
         m.device = None
         return None
 

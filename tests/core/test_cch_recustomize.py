@@ -222,3 +222,37 @@ def test_changed_inputs_on_random_multigraphs(n, data):
     np.testing.assert_array_equal(diff[0], want)
     np.testing.assert_array_equal(bu, want_u)
     np.testing.assert_array_equal(bd, want_d)
+
+
+def test_a_failing_device_update_leaves_the_host_update_exact(monkeypatch):
+    """The device update failing (a driver error, say) hands the work to the host's,
+    which starts from the unchanged host arrays: the result equals a full customization."""
+    import sys
+    import types
+
+    def boom(t, m, seeds):
+        raise RuntimeError("launch failed")
+
+    fake = types.ModuleType("gpu_core.hierarchy.partial_cuda")
+    fake.update_device = boom
+    monkeypatch.setitem(sys.modules, "gpu_core.hierarchy.partial_cuda", fake)
+    monkeypatch.setattr(partial, "PARTIAL_DEVICE_MIN_EDGES", 0)
+    g = _map("grid", 900, 9)
+    t = build_topology(g)
+    customize(t, g)
+    keep = np.ones(g.num_arcs, bool)
+    keep[np.random.default_rng(4).integers(0, g.num_arcs, 5)] = False
+    g2 = CSRGraph.from_edges(g.num_nodes, g.arc_sources()[keep], g.indices[keep],
+                             g.weights[keep])
+    m = t._metric
+    m.device = object()  # a stale copy: dropped
+    bu, bd = initial(t.edges, slots_for(t, g2), g2.weights, g2.indptr)
+    seeds = np.flatnonzero((m.base_up != bu) | (m.base_down != bd))
+    m.base_up, m.base_down = bu, bd
+    assert partial._update_on_device(t, m, seeds) is None and m.device is None
+    h, changed = partial._partial(t, m, seeds, False, None, partial.PARTIAL_SPLIT_WORK, None,
+                                  False)
+    full = customize(build_topology(g2), g2)
+    src = np.arange(0, g.num_nodes, 11)
+    np.testing.assert_array_equal(phast_rows(g2, h, src), phast_rows(g2, full, src))
+    np.testing.assert_array_equal(phast_rows(g2, h, src), scipy_rows(g2, src))
