@@ -41,6 +41,16 @@ __device__ __forceinline__ u64 warp_min64(u64 v) {
   }
   return v;
 }
+
+// The first position in a[lo, hi) (ascending) whose value is not below y.
+__device__ __forceinline__ i64 lower_bound_i32(const int* __restrict__ a, i64 lo, i64 hi,
+                                               int y) {
+  while (lo < hi) {
+    const i64 mid = (lo + hi) >> 1;
+    if (a[mid] < y) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
 __device__ __forceinline__ void warp_add_to(u64* ctr, unsigned v) {
   unsigned s = warp_sum(v);
   if ((threadIdx.x & 31) == 0 && s) atomicAdd(ctr, (u64)s);

@@ -49,6 +49,14 @@ class Topology:
     def edges(self) -> int:
         return int(self.up_nb.shape[0])
 
+    def tails(self) -> np.ndarray:
+        """int32 [edges]: the lower end of every edge (made once, kept)."""
+        got = self.__dict__.get("_tails")
+        if got is None:
+            got = self._tails = np.repeat(np.arange(self.n, dtype=np.int32),
+                                          np.diff(self.up_ptr))
+        return got
+
     def summary(self) -> dict:
         return {"nodes": self.n, "cch_edges": self.edges, "fill": self.fill, "core": self.core,
                 "heights": int(self.lvl_ptr.shape[0] - 1), "order_s": round(self.order_s, 3),

@@ -79,11 +79,10 @@ def batch_width(n: int, ncols: int, total: int) -> int:
     free, _ = memory.free_memory()
     free += int(cp.get_default_memory_pool().free_bytes())
     fit = int(0.6 * free) // max((n + ncols) * 8, 1) // 32 * 32
-    def up32(x: int) -> int:
-        return -(-x // 32) * 32
-
-    k = max(32, min(K_MAX, fit, up32(total)))
-    k = min(k, up32(-(-total // -(-total // k))))  # the sweeps even: 1100 as 2 x 576
+    total = max(int(total), 1)
+    k = max(32, min(K_MAX, fit, -(-total // 32) * 32))
+    per = -(-total // -(-total // k))  # sources per sweep, spread evenly: 1100 as 2 x 550
+    k = min(k, -(-per // 32) * 32)
     if (n + ncols) * k * 8 > 0.8 * free:
         raise GpuOutOfMemoryError((n + ncols) * k * 8, free, f"a GPHAST sweep of {k} sources")
     return k

@@ -48,7 +48,7 @@ class KeptInputs:
     def stock(self, spares, count: int = 2) -> None:
         """Buffers for ``count`` more copies of a graph of this one's size in ``spares``."""
         for a in (self.indptr, self.indices, self.weights):
-            spares.stock(a.dtype, 1 << max(int(a.shape[0]) - 1, 0).bit_length(), count)
+            spares.stock(a.dtype, spares.capacity(a.shape[0]), count)
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -17,17 +17,6 @@
 //   vertices in ``lvl_vert`` order; a warp finds its vertex by binary search.
 #define CCH_INF (1LL << 62)
 
-__device__ __forceinline__ long long cch_find(const long long* __restrict__ up_ptr,
-                                              const int* __restrict__ up_nb, long long lo,
-                                              long long hi, int y)
-{
-    while (lo < hi) {
-        const long long mid = (lo + hi) >> 1;
-        if (up_nb[mid] < y) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
 extern "C" __global__ void cch_slots(const int* __restrict__ indptr,
                                      const int* __restrict__ indices,
                                      const int* __restrict__ rank,
@@ -42,7 +31,7 @@ extern "C" __global__ void cch_slots(const int* __restrict__ indptr,
         const int rv = rank[indices[a]];
         if (rv == ru) { slots[a] = -1; continue; }
         const int x = ru < rv ? ru : rv, y = ru < rv ? rv : ru;
-        const long long e = cch_find(up_ptr, up_nb, up_ptr[x], up_ptr[x + 1], y);
+        const long long e = lower_bound_i32(up_nb, up_ptr[x], up_ptr[x + 1], y);
         if (e < up_ptr[x + 1] && up_nb[e] == y) slots[a] = 2 * e + (ru < rv ? 0 : 1);
         else slots[a] = -2;
     }

@@ -16,17 +16,13 @@
 // An edge is written only at its own height, by its own warp, and read at higher heights
 // only: the barriers order every read after its write. Values written in this launch are
 // read through L2 (__ldcg): another SM may hold a stale L1 line of them.
-#define CCH_INF (1LL << 62)  // i64, u64 and grid_barrier: common.cuh
+#define CCH_INF (1LL << 62)  // i64, u64, grid_barrier, warp_min64, lower_bound_i32: common.cuh
 
 __device__ __forceinline__ i64 cchp_find(const i64* __restrict__ up_ptr,
                                          const int* __restrict__ up_nb, int x, int y)
 {
-    i64 lo = up_ptr[x], hi = up_ptr[x + 1];
-    while (lo < hi) {
-        const i64 mid = (lo + hi) >> 1;
-        if (up_nb[mid] < y) lo = mid + 1; else hi = mid;
-    }
-    return (lo < up_ptr[x + 1] && up_nb[lo] == y) ? lo : -1;
+    const i64 p = lower_bound_i32(up_nb, up_ptr[x], up_ptr[x + 1], y);
+    return (p < up_ptr[x + 1] && up_nb[p] == y) ? p : -1;
 }
 
 __device__ __forceinline__ void cchp_queue(int x, int* queued, const int* __restrict__ height,
@@ -48,12 +44,6 @@ __device__ __forceinline__ void cchp_triangle(i64 a, i64 b, const i64* up, const
     const u64 ub = __ldcg(up + b), db = __ldcg(down + b);
     if (da < inf && ub < inf) nu = min(nu, da + ub);
     if (ua < inf && db < inf) nd = min(nd, db + ua);
-}
-
-__device__ __forceinline__ u64 cchp_warp_min(u64 x)
-{
-    for (int o = 16; o; o >>= 1) x = min(x, __shfl_xor_sync(0xffffffffu, x, o));
-    return x;
 }
 
 extern "C" __global__ void cch_partial(
@@ -104,18 +94,14 @@ extern "C" __global__ void cch_partial(
                     if (b >= 0) cchp_triangle(dn_edge[k], b, up, down, nu, nd);
                 }
             } else {  // w's lower neighbours below u (ascending); {v, u} searched
-                i64 lo = dw0, hi = dw1;
-                while (lo < hi) {
-                    const i64 mid = (lo + hi) >> 1;
-                    if (dn_src[mid] < u) lo = mid + 1; else hi = mid;
-                }
-                for (i64 k = dw0 + lane; k < lo; k += 32) {
+                const i64 below = lower_bound_i32(dn_src, dw0, dw1, u);
+                for (i64 k = dw0 + lane; k < below; k += 32) {
                     const i64 a = cchp_find(up_ptr, up_nb, dn_src[k], u);
                     if (a >= 0) cchp_triangle(a, dn_edge[k], up, down, nu, nd);
                 }
             }
-            nu = cchp_warp_min(nu);
-            nd = cchp_warp_min(nd);
+            nu = warp_min64(nu);
+            nd = warp_min64(nd);
             int moved = 0;
             if (lane == 0) {
                 nu = min(nu, (u64)__ldcg(base_up + f));

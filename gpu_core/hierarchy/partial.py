@@ -81,16 +81,6 @@ def lock_for(t) -> threading.Lock:
         return lk
 
 
-@njit(cache=True)
-def edge_tails(n, up_ptr):
-    """int32 [edges]: the lower end of every edge."""
-    out = np.empty(up_ptr[n], np.int32)
-    for x in range(n):
-        for e in range(up_ptr[x], up_ptr[x + 1]):
-            out[e] = x
-    return out
-
-
 @njit(cache=True, inline="always")
 def _has(up_ptr, up_nb, x, y):
     """Edge id of {x, y} (x < y), -1 if none."""
@@ -348,8 +338,6 @@ def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, sta
              device: bool):
     """The worklist from the edges ``seeds`` whose input (``m.base_*``, already the new
     one) changed, and the Hierarchy patched to it."""
-    if getattr(t, "_tails", None) is None:
-        t._tails = edge_tails(t.n, t.up_ptr)
     changed = seeds[:0]
     if seeds.shape[0]:
         if m.hierarchy is None:  # before the update: it shows the old values
@@ -361,7 +349,7 @@ def _partial(t, m: Metric, seeds: np.ndarray, prune: bool, ways, split_work, sta
                                       t.dn_edge)
             ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
             m.version += 1  # a device copy no longer mirrors it
-            got = update(seeds.astype(np.int64), t._tails, t._work, ways,
+            got = update(seeds.astype(np.int64), t.tails(), t._work, ways,
                          max(int(split_work), 1), t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src,
                          t.dn_edge, m.base_up, m.base_down, m.up, m.down,
                          np.zeros(3, np.int64) if stats is None else stats)

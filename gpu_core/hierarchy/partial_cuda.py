@@ -39,9 +39,7 @@ def _topology(t) -> dict:
     dev = getattr(t, "_partial_device", None)
     if dev is not None and dev["id"] == base["id"]:
         return dev
-    tails = getattr(t, "_tails", None)  # partial.edge_tails, when a host update made it
-    if tails is None:
-        tails = np.repeat(np.arange(t.n, dtype=np.int32), np.diff(t.up_ptr))
+    tails = t.tails()
     height = np.empty(t.n, np.int32)
     lp = t.lvl_ptr.astype(np.int64)
     height[t.lvl_vert] = np.repeat(np.arange(lp.shape[0] - 1, dtype=np.int32), np.diff(lp))
@@ -55,7 +53,7 @@ def _topology(t) -> dict:
         dev = {"id": base["id"], "dn_ptr": cp.asarray(t.dn_ptr.astype(np.int64)),
                "dn_src": cp.asarray(t.dn_src.astype(np.int32)),
                "dn_edge": cp.asarray(t.dn_edge.astype(np.int64)),
-               "tails": cp.asarray(tails.astype(np.int32)), "height": cp.asarray(height),
+               "tails": cp.asarray(tails), "height": cp.asarray(height),
                "lp": cp.asarray(lp), "heights": int(lp.shape[0] - 1),
                "list_cap": int(per_h.max()) if per_h.size else 0}
     t._partial_device = dev

@@ -87,11 +87,16 @@ class Spares:
             _touch(b)
             lst.append(b)
 
+    @staticmethod
+    def capacity(size: int) -> int:
+        """The buffer size ``copy_of`` takes for ``size`` elements: the next power of two
+        (arrays whose sizes change by a few, as edited graphs' do, share buffers)."""
+        return 1 << max(int(size) - 1, 0).bit_length()
+
     def copy_of(self, a: np.ndarray) -> np.ndarray:
-        """A copy of the 1-d array ``a`` in a recycled buffer (capacity: the next power of
-        two), copied on ``COPY_THREADS``."""
-        cap = 1 << max(int(a.shape[0]) - 1, 0).bit_length()
-        out = self.take(a.dtype, cap, a.shape[0])
+        """A copy of the 1-d array ``a`` in a recycled buffer (``capacity``), copied on
+        ``COPY_THREADS``."""
+        out = self.take(a.dtype, self.capacity(a.shape[0]), a.shape[0])
         with copy_threads():
             _copy(a, out)
         return out
@@ -196,7 +201,7 @@ def patch_hierarchy(t, h, changed: np.ndarray, old_up: np.ndarray, old_down: np.
     by_sweep = getattr(t, "_by_sweep", None)
     if by_sweep is None:
         by_sweep = t._by_sweep = np.argsort(sweep).astype(np.int32)
-    tails = t._tails
+    tails = t.tails()
     sp = spares_of(t)
     parts: list = []
     info: dict[str, Patched | None] = {}
