@@ -14,7 +14,6 @@ from collections.abc import Iterator
 import numpy as np
 
 from .distributed import (
-    GPU_MIN_BLOCK_INDEX,
     RETRIES,
     DistributedError,
     busy_by_worker,
@@ -22,6 +21,7 @@ from .distributed import (
     require_dask,
     ship_map,
     split_rows,
+    sweep_unit,
 )
 
 
@@ -34,8 +34,9 @@ class _WorkerDraw:
         self.client, self.mode, self.block = client, mode, block
         self.ship = ship_map(client, net, backend, hierarchy, index_path,
                              warm=("sample", mode))
-        # the indexed GPU sampler draws GPU_MIN_BLOCK_INDEX pairs a sweep: whole sweeps a block
-        self.width = GPU_MIN_BLOCK_INDEX if backend == "cupy" and hierarchy is not None else 1
+        # the indexed GPU sampler draws a sweep's width of pairs at a time: whole sweeps a block
+        self.width = (sweep_unit(client, self.ship, 0) if backend == "cupy"
+                      and hierarchy is not None else 1)
         self.kernel = f"dask {backend}"
         self.blocks = 0
         self.busy: dict = {}  # worker -> seconds per kind of work (busy_by_worker)

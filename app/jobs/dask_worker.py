@@ -195,6 +195,27 @@ def block_budget(backend: str) -> int:
     return max(budget, 1 << 20)
 
 
+def sweep_width(ref: MapRef, ncols: int, dask_worker=None) -> int:
+    """Sources per GPHAST sweep this worker's blocks would get on its loaded route index,
+    ``ncols`` target columns beside the sweep (``hierarchy.cuda.batch_width``, from the
+    device memory free now; the billboards' indexed sampler's own width once it is made);
+    0 without an index on a GPU here. The client cuts blocks in whole sweeps of the
+    smallest (a 1,024-row block on a 224-wide worker is 5 sweeps)."""
+    wm = _maps(dask_worker).get(ref.key)
+    if wm is None or wm.hierarchy is None or resolved_backend(ref.backend) != "cupy":
+        return 0
+    for ps in wm.samplers.values():  # an indexed path sampler holds its sweep block already
+        if getattr(ps, "kernel", "") == "indexed":
+            return int(ps.sampler.K)
+    from gpu_core.errors import GpuOutOfMemoryError
+    from gpu_core.hierarchy.cuda import batch_width
+
+    try:
+        return int(batch_width(int(wm.hierarchy.n), int(ncols), 1 << 30))
+    except GpuOutOfMemoryError:  # the block will say so itself, with its sizes
+        return 0
+
+
 def matrix_block(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
                  targets: np.ndarray, narrow: bool) -> np.ndarray:
     """Costs of one block of origins to every target ([k, T], -1 unreachable): int32 when

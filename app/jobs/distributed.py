@@ -357,8 +357,9 @@ def _matrix_plan(client, net, sources, targets, *, backend, variant, hierarchy, 
     ship = ship_map(client, net, backend, hierarchy, index_path, warm=("matrix", variant))
     F, T = int(sources.shape[0]), int(targets.shape[0])
     workers = max(1, len(ship.workers))
-    # a GPU block is at least one full GPHAST sweep (or a few batched launches) wide
-    least = 1 if backend != "cupy" else GPU_MIN_BLOCK_INDEX if hierarchy else GPU_MIN_BLOCK
+    # a GPU block is whole GPHAST sweeps (or a few batched launches) wide
+    least = (1 if backend != "cupy" else sweep_unit(client, ship, T) if hierarchy
+             else GPU_MIN_BLOCK)
     rows = block or block_rows(client, backend, F, T, workers, least)
     # every cost fits int32 when the arc weights sum below 2^31: half the bytes come back
     narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
@@ -467,6 +468,20 @@ def matrix_to_npy(client, net, sources: np.ndarray, targets: np.ndarray, path: s
         stats["dask_busy"] = busy_by_worker(client)
         stats["dask_rewritten"] = len(lost)
     return unreachable
+
+
+def sweep_unit(client, ship: Shipment, ncols: int) -> int:
+    """The rows of one GPHAST sweep on the narrowest worker (``dask_worker.sweep_width``):
+    the unit blocks are cut in. GPU_MIN_BLOCK_INDEX (a sweep's most) where a worker cannot
+    say; on a 24M-node map a sweep is ~224-256 wide, and 1,024-row blocks cost 5 sweeps
+    of 205 on a 224-wide worker where 4.5 would do."""
+    from .dask_worker import sweep_width
+
+    try:
+        widths = [int(w) for w in client.run(sweep_width, ship.ref, int(ncols)).values()]
+    except (OSError, RuntimeError, TimeoutError):  # a worker lost: the blocks still run
+        widths = []
+    return min((w for w in widths if w > 0), default=GPU_MIN_BLOCK_INDEX)
 
 
 def block_rows(client, backend: str, F: int, T: int, workers: int, least: int = 1) -> int:

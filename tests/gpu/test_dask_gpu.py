@@ -57,3 +57,45 @@ def test_local_cuda_cluster_matrix_and_billboards_equal_one_process(tmp_path):
         assert list(done.billboards.sites) == list(r.sites), done.dask["paths"]
         np.testing.assert_array_equal(done.billboards.gains, r.gains)
     assert runs[0].dask["paths"] == "paths kept on workers"
+
+
+def test_local_cuda_cluster_through_the_route_index_cuts_blocks_in_whole_sweeps(
+        tmp_path, monkeypatch):
+    """With the route index the workers sweep (GPHAST), a block is whole sweeps of the
+    narrowest worker's width (``dask_worker.sweep_width``), and the matrix and the
+    sampled billboards equal one process's."""
+    from app.jobs import billboards, matrix
+    from app.jobs.dask_worker import MapRef, sweep_width, worker_map
+    from app.jobs.distributed import connect
+    from app.jobs.index import hierarchy_for
+    from gpu_core.hierarchy import graph_key
+    from gpu_core.hierarchy.cuda import batch_width
+    from maps.generate import generate
+
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))  # the workers read it too
+    net = generate("kanto", 30000, seed=6)
+    rng = np.random.default_rng(3)
+    opts = matrix.MatrixOptions(tuple(rng.integers(0, net.num_nodes, 2500).tolist()),
+                                tuple(rng.integers(0, net.num_nodes, 150).tolist()),
+                                "cupy", index="on")
+    want = np.vstack([b for _, b in matrix.iter_rows(net, opts)])
+    bo = billboards.BillboardsOptions(3, backend="cupy", method="sampled", epsilon=0.2,
+                                      index="on")
+    ref = billboards.run(net, bo).billboards
+    with connect("local", "cupy") as cl:
+        stats: dict = {}
+        got = np.vstack([b for _, b in matrix.iter_rows(net, opts, client=cl.client,
+                                                         stats=stats)])
+        done = billboards.run(net, bo, client=cl.client, keep_paths=True)
+        widths = [int(w) for w in cl.client.run(
+            sweep_width, MapRef(graph_key(net), None, None, "cupy"), 150).values()]
+    np.testing.assert_array_equal(got, want)
+    assert list(done.billboards.sites) == list(ref.sites)
+    np.testing.assert_array_equal(done.billboards.gains, ref.gains)
+    assert all(w > 0 and w % 32 == 0 for w in widths)
+    assert stats["dask_block_rows"] % min(widths) == 0
+    # the width a worker reports is the sweep's for the memory free where it runs
+    h, _ = hierarchy_for(net, policy="on", backend="cupy")
+    here = MapRef(graph_key(net), None, None, "cupy")
+    worker_map(here, net, h)
+    assert sweep_width(here, 150) == batch_width(h.n, 150, 1 << 30)

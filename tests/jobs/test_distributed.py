@@ -521,3 +521,45 @@ def test_local_cluster_workers_share_the_cores_without_profiler():
                                                      workers=[w]) for w in ship.workers])
     assert got == {(None, False)}
     assert threads == [max(1, _cores() // 2)] * 2
+
+
+class _Runs:
+    """A client whose ``run`` answers each worker's value (or raises ``fails``)."""
+
+    def __init__(self, answers: dict, fails: Exception | None = None):
+        self.answers, self.fails = answers, fails
+
+    def run(self, fn, *args):
+        if self.fails is not None:
+            raise self.fails
+        return dict(self.answers)
+
+
+@pytest.mark.parametrize("answers,fails,want", [
+    ({"a": 256, "b": 224}, None, 224),  # the narrowest worker's sweep
+    ({"a": 0, "b": 192}, None, 192),  # a worker without an index on a GPU says 0
+    ({"a": 0}, None, 1024),  # none can say: a sweep's most
+    ({}, OSError("worker lost"), 1024),
+])
+def test_sweep_unit_is_the_narrowest_workers_sweep(answers, fails, want):
+    from app.jobs.dask_worker import MapRef
+    from app.jobs.distributed import GPU_MIN_BLOCK_INDEX, Shipment, split_rows, sweep_unit
+
+    ship = Shipment(MapRef("k", None, None, "cupy"), None, None)
+    unit = sweep_unit(_Runs(answers, fails), ship, 10000)
+    assert unit == want and (want != 1024 or unit == GPU_MIN_BLOCK_INDEX)
+    # 10,000 rows on two 224-wide workers: 23 sweeps the busiest, not 5 blocks of 1,024 (25)
+    if unit == 224:
+        assert split_rows(10000, unit, 2) // unit == 23
+
+
+def test_sweep_width_without_an_index_or_a_gpu_is_zero():
+    from app.jobs.dask_worker import MapRef, sweep_width, worker_map
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import graph_key
+
+    g = CSRGraph.from_any(CSRGraph(np.array([0, 1, 1]), np.array([1]), np.array([3])))
+    ref = MapRef(graph_key(g), None, None, "cpu")
+    worker_map(ref, g, None)
+    assert sweep_width(ref, 5) == 0
+    assert sweep_width(MapRef("not loaded", None, None, "cupy"), 5) == 0
