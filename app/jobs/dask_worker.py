@@ -197,7 +197,7 @@ def block_budget(backend: str) -> int:
 
 def sweep_width(ref: MapRef, ncols: int, dask_worker=None) -> int:
     """Sources per GPHAST sweep this worker's blocks would get on its loaded route index,
-    ``ncols`` target columns beside the sweep (``hierarchy.cuda.batch_width``, from the
+    ``ncols`` target columns beside the sweep (``hierarchy.cuda.resident_width``, from the
     device memory free now; the billboards' indexed sampler's own width once it is made);
     0 without an index on a GPU here. The client cuts blocks in whole sweeps of the
     smallest (a 1,024-row block on a 224-wide worker is 5 sweeps)."""
@@ -208,10 +208,10 @@ def sweep_width(ref: MapRef, ncols: int, dask_worker=None) -> int:
         if getattr(ps, "kernel", "") == "indexed":
             return int(ps.sampler.K)
     from gpu_core.errors import GpuOutOfMemoryError
-    from gpu_core.hierarchy.cuda import batch_width
+    from gpu_core.hierarchy.cuda import resident_width
 
     try:
-        return int(batch_width(int(wm.hierarchy.n), int(ncols), 1 << 30))
+        return int(resident_width(wm.hierarchy, int(ncols), 1 << 30))
     except GpuOutOfMemoryError:  # the block will say so itself, with its sizes
         return 0
 

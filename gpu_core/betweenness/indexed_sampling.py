@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..hierarchy.cuda import Sweeper, batch_width
+from ..hierarchy.cuda import Sweeper, resident_width
 from .cuda import CudaSampler, _module
 
 
@@ -27,7 +27,7 @@ class IndexedSampler:
         self.n = g.num_nodes
         self.h = hierarchy
         # the sweep block first: the per-source sampler sizes its scratch by what is left
-        self.K = batch_width(self.n, 0, 1 << 30)
+        self.K = resident_width(hierarchy, 0, 1 << 30)
         self.sweeper = Sweeper(hierarchy, self.K)
         self.rank_of = cp.asarray(hierarchy.rank_of.astype(np.int32))
         self.fallback = CudaSampler(g, w, ri, rx, rw)
