@@ -13,21 +13,29 @@ pytest.importorskip("dask_cuda")
 pytestmark = pytest.mark.gpu
 
 
+def _one_process(nodes: int, seed: int, sources: int, targets: int, index: str):
+    """A generated map; a matrix job of random ``sources`` x ``targets`` and sampled
+    billboards (K = 3, eps = 0.2), each with one process's answer."""
+    from app.jobs import billboards, matrix
+    from maps.generate import generate
+
+    net = generate("kanto", nodes, seed=seed)
+    rng = np.random.default_rng(seed - 2)
+    opts = matrix.MatrixOptions(tuple(rng.integers(0, net.num_nodes, sources).tolist()),
+                                tuple(rng.integers(0, net.num_nodes, targets).tolist()),
+                                "cupy", index=index)
+    want = np.vstack([b for _, b in matrix.iter_rows(net, opts)])
+    bo = billboards.BillboardsOptions(3, backend="cupy", method="sampled", epsilon=0.2,
+                                      index=index)
+    return net, opts, want, bo, billboards.run(net, bo).billboards
+
+
 def test_local_cuda_cluster_matrix_and_billboards_equal_one_process(tmp_path):
     from app.jobs import billboards, matrix
     from app.jobs.distributed import connect
     from gpu_core.multi_source import open_npy_memmap
-    from maps.generate import generate
 
-    net = generate("kanto", 20000, seed=4)
-    rng = np.random.default_rng(2)
-    opts = matrix.MatrixOptions(tuple(rng.integers(0, net.num_nodes, 300).tolist()),
-                                tuple(rng.integers(0, net.num_nodes, 200).tolist()),
-                                "cupy", index="off")
-    want = np.vstack([b for _, b in matrix.iter_rows(net, opts)])
-    bo = billboards.BillboardsOptions(3, backend="cupy", method="sampled", epsilon=0.2,
-                                      index="off")
-    ref = billboards.run(net, bo).billboards
+    net, opts, want, bo, ref = _one_process(20000, 4, 300, 200, "off")
     fixed = billboards.BillboardsOptions(4, backend="cupy", method="sampled", epsilon=0.2,
                                          index="off", fixed=(5, 900), seed=3)
     ref_fixed = billboards.run(net, fixed).billboards
@@ -70,18 +78,9 @@ def test_local_cuda_cluster_through_the_route_index_cuts_blocks_in_whole_sweeps(
     from app.jobs.index import hierarchy_for
     from gpu_core.hierarchy import graph_key
     from gpu_core.hierarchy.cuda import batch_width
-    from maps.generate import generate
 
     monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))  # the workers read it too
-    net = generate("kanto", 30000, seed=6)
-    rng = np.random.default_rng(3)
-    opts = matrix.MatrixOptions(tuple(rng.integers(0, net.num_nodes, 2500).tolist()),
-                                tuple(rng.integers(0, net.num_nodes, 150).tolist()),
-                                "cupy", index="on")
-    want = np.vstack([b for _, b in matrix.iter_rows(net, opts)])
-    bo = billboards.BillboardsOptions(3, backend="cupy", method="sampled", epsilon=0.2,
-                                      index="on")
-    ref = billboards.run(net, bo).billboards
+    net, opts, want, bo, ref = _one_process(30000, 6, 2500, 150, "on")
     with connect("local", "cupy") as cl:
         stats: dict = {}
         got = np.vstack([b for _, b in matrix.iter_rows(net, opts, client=cl.client,
