@@ -5,6 +5,7 @@
 # GPU), same bytes checked, with each worker's time per kind of work (worker_busy column).
 #   WORKERS=1,2,4 SIZES=30000 K=20 EPS=0.05 bash scripts/gpu_dask.sh
 #   BIG=1 WORKERS=2 bash scripts/gpu_dask.sh   # only the 24M-node map's 10,000 x 10,000
+#   NEED=H100 BIG=1 WORKERS=2,4 bash scripts/gpu_dask.sh   # nothing runs on other cards
 # Logs and dask_bench.csv under $OUT/dask_ne (dask_24m); the table goes to $OUT/summary.txt.
 set -uo pipefail
 OUT=${OUT:-bench_out}
@@ -15,6 +16,11 @@ K=${K:-20}
 EPS=${EPS:-0.05}
 mkdir -p "$OUT/dask_ne"
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$OUT/gpus.txt"
+# NEED=H100: stop at once (exit 3) on other cards, before any device time goes to a run
+# whose figures would not count (the device tool may give H200s for an H100 kind)
+if [ -n "${NEED:-}" ] && grep -qv "$NEED" "$OUT/gpus.txt"; then
+  echo "not every GPU is an $NEED: stopping"; exit 3
+fi
 if [ "${BIG:-0}" = 1 ]; then  # the 24M-node map (generated: 70-80 s, 2.75 GB in /tmp)
   mkdir -p "$OUT/dask_24m"
   $PY -c "from app.cli import main; main()" generate kanto --nodes 24000000 --out /tmp/k24.spn -q
