@@ -113,8 +113,9 @@ def _busy(busy: dict, seconds: float) -> str:
 
 def _sweep_counts(stats: dict) -> str:
     """The one process's search counts, as the workers' breakdown shows theirs."""
-    got = " ".join(f"{k}={stats[k]}" for k in ("query", "K", "bits", "sweeps", "wide_sweeps")
-                   if k in stats)
+    from app.jobs.dask_worker import SWEEP_FACTS, SWEEP_TOTALS
+
+    got = " ".join(f"{k}={stats[k]}" for k in SWEEP_FACTS[1:] + SWEEP_TOTALS if k in stats)
     return f" ({got})" if got else ""
 
 

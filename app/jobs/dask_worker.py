@@ -254,14 +254,19 @@ def _timed_rows(wm: WorkerMap, ref: MapRef, variant: str, sources: np.ndarray,
         yield got
 
 
+# ``iter_distance_rows``' search stats a worker reports: counts summed over its blocks
+# (GPU sweeps, those re-run in 64 bits), then facts of its last block
+SWEEP_TOTALS = ("sweeps", "wide_sweeps")
+SWEEP_FACTS = ("variant", "query", "K", "bits")
+
+
 def _count_sweeps(wm: WorkerMap, st: dict) -> None:
-    """Add one block's search counts (``iter_distance_rows``' stats: GPU sweeps, those
-    re-run in 64 bits, the sweep width K, the variant and query) to the worker's breakdown: why a
-    worker's rows cost more than the one process's shows there."""
-    for k in ("sweeps", "wide_sweeps"):
+    """Add one block's search stats (``SWEEP_TOTALS``, ``SWEEP_FACTS``) to the worker's
+    breakdown: why a worker's rows cost more than the one process's shows there."""
+    for k in SWEEP_TOTALS:
         if k in st:
             wm.sweeps[k] = wm.sweeps.get(k, 0) + int(st[k])
-    for k in ("variant", "query", "K", "bits"):
+    for k in SWEEP_FACTS:
         if k in st:
             wm.sweeps[k] = st[k]
 
