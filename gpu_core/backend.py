@@ -54,4 +54,13 @@ def describe_backend(name: str = "auto") -> str:
     ok, why = cupy_status()
     if name == "cpu":
         return "CPU (chosen)"
-    return f"GPU: {why}" if ok else f"CPU ({why})"
+    return f"GPU: {why}{_pool_limit()}" if ok else f"CPU ({why})"
+
+
+def _pool_limit() -> str:
+    """", CuPy memory limit 79.1 GiB" where one is set (``CUPY_GPU_MEMORY_LIMIT``): the
+    blocks are sized by it, so a benchmark's header says it beside the card."""
+    import cupy
+
+    limit = int(cupy.get_default_memory_pool().get_limit())
+    return f", CuPy memory limit {limit / 2**30:.1f} GiB" if limit > 0 else ""

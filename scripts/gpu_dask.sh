@@ -6,6 +6,8 @@
 #   WORKERS=1,2,4 SIZES=30000 K=20 EPS=0.05 bash scripts/gpu_dask.sh
 #   BIG=1 WORKERS=2 bash scripts/gpu_dask.sh   # only the 24M-node map's 10,000 x 10,000
 #   NEED=H100 BIG=1 WORKERS=2,4 bash scripts/gpu_dask.sh   # nothing runs on other cards
+#   CUPY_GPU_MEMORY_LIMIT=84934656000 BIG=1 ...   # on H200s: an H100's pool (its sweep
+#     width), every process alike; a stand-in for the ratios, not an H100 measurement
 # Logs and dask_bench.csv under $OUT/dask_ne (dask_24m); the table goes to $OUT/summary.txt.
 set -uo pipefail
 OUT=${OUT:-bench_out}

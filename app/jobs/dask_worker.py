@@ -152,9 +152,9 @@ def preload(ref: MapRef, graph=None, hierarchy=None, warm: tuple | None = None) 
         wm.busy = {}
         wm.warm_s = time.perf_counter() - t0
     if resolved_backend(ref.backend) == "cupy":  # what the blocks' chunks are sized by
-        import cupy as cp
+        from gpu_core.device import memory
 
-        wm.gpu_free_gib = round(cp.cuda.runtime.memGetInfo()[0] / 2**30, 1)
+        wm.gpu_free_gib = round(memory.free_memory()[0] / 2**30, 1)
     return wm.stats()
 
 
@@ -189,9 +189,9 @@ def block_budget(backend: str) -> int:
 
     budget = available_memory() // 8
     if resolved_backend(backend) == "cupy":
-        import cupy as cp
+        from gpu_core.device import memory
 
-        budget = min(budget, int(cp.cuda.runtime.memGetInfo()[0]) // 2)
+        budget = min(budget, memory.free_memory()[0] // 2)
     return max(budget, 1 << 20)
 
 

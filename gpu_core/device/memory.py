@@ -32,9 +32,23 @@ def current_device_id() -> int:
 
 
 def free_memory() -> tuple[int, int]:
-    """(free, total) bytes of the current device; tests monkeypatch this to simulate OOM."""
-    free, total = _cupy().cuda.runtime.memGetInfo()
-    return int(free), int(total)
+    """(free, total) bytes of the current device that CuPy's pool may still take; tests
+    monkeypatch this to simulate OOM.
+
+    A pool limit (``CUPY_GPU_MEMORY_LIMIT``, ``MemoryPool.set_limit``: a GPU shared with
+    other programs) caps both: sizes chosen from the card's own free memory would pass the
+    limit and fail in the pool (a sweep block sized for 141 GB under an 80 GB cap)."""
+    cp = _cupy()
+    free, total = (int(x) for x in cp.cuda.runtime.memGetInfo())
+    return pool_capped(free, total, cp.get_default_memory_pool())
+
+
+def pool_capped(free: int, total: int, pool) -> tuple[int, int]:
+    """(free, total) within ``pool``'s limit (0: none): the limit less what it holds."""
+    limit = int(pool.get_limit())
+    if limit <= 0:
+        return free, total
+    return max(0, min(free, limit - int(pool.total_bytes()))), min(total, limit)
 
 
 def ensure_free(nbytes: int, what: str) -> None:

@@ -102,3 +102,21 @@ def test_batch_width_takes_what_fits_spread_evenly(monkeypatch, free_gib, total,
     k = hcuda.batch_width(24_000_000, 10_000, total)
     assert k % 32 == 0 and k == want_k and -(-total // k) == sweeps
     assert (24_000_000 + 10_000) * k * 8 <= 0.6 * (free_gib << 30)
+
+
+def test_batch_width_stays_within_the_pool_limit():
+    """Under ``CUPY_GPU_MEMORY_LIMIT`` (a GPU shared with other programs) the sweep block
+    is sized from the limit, not the card, and its allocation then succeeds."""
+    pool = cp.get_default_memory_pool()
+    pool.free_all_blocks()
+    before = pool.get_limit()
+    n = 2_000_000
+    try:
+        pool.set_limit(size=int(pool.total_bytes()) + (1 << 30))
+        k = hcuda.batch_width(n, 0, 1 << 20)
+        assert (n * k * 8) <= 0.6 * (1 << 30) and k >= 32
+        block = cp.empty(n * k, dtype=cp.int64)  # within the limit: no OutOfMemoryError
+        del block
+    finally:
+        pool.free_all_blocks()
+        pool.set_limit(size=before)
