@@ -90,6 +90,15 @@ def _remember(t, path: str) -> None:
         _RECENT.popitem(last=False)
 
 
+def release_device_copies(*hierarchies) -> None:
+    """Free the GPU memory that ``hierarchies`` and the topologies kept here (with their
+    kept metrics) hold in this process (``hierarchy.api.release_device``): before a Dask
+    job, whose local cluster's first worker shares this process's GPU."""
+    from gpu_core.hierarchy.api import release_device
+
+    release_device(*hierarchies, *_RECENT.values())
+
+
 def _cached_topology(tkey: str):
     """The cached topology ``tkey``, or None (absent or damaged: a damaged file is removed)."""
     from gpu_core.hierarchy import Topology

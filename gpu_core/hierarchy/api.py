@@ -220,4 +220,16 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
         yield r0, sweep_block(h, sources[r0 : r0 + step], targets).astype(out, copy=False)
 
 
+def release_device(*held) -> None:
+    """Free the device memory that GPU work on ``held`` (Hierarchies, CCH Topologies)
+    keeps (``cuda.release``); nothing where CuPy was never loaded. The next GPU search
+    uploads what it needs again."""
+    import sys
+
+    if "cupy" in sys.modules and held:
+        from .cuda import release
+
+        release(*held)
+
+
 CPU_SWEEP_BYTES = 512 << 20  # the CPU sweep's [n, k] cost block stays near this size

@@ -120,3 +120,37 @@ def test_batch_width_stays_within_the_pool_limit():
     finally:
         pool.free_all_blocks()
         pool.set_limit(size=before)
+
+
+def test_release_gives_the_device_copies_back_and_the_next_sweep_uploads_again():
+    """``release_device``: a process that hands its GPU to a Dask worker frees what its
+    sweeps kept (downward lists, upward walk, the kept restricted sweep's copies); the
+    next sweep uploads them again and gives the same rows."""
+    from gpu_core.hierarchy import build_topology, customize
+    from gpu_core.hierarchy.api import release_device
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 20000, seed=5))
+    t = build_topology(g)
+    h = customize(t, g, backend="cupy")  # the topology keeps its device copies too
+    r = np.random.default_rng(8)
+    src, tgt = r.integers(0, g.num_nodes, 64), r.integers(0, g.num_nodes, 30)
+
+    def swept(query: str) -> np.ndarray:
+        from gpu_core.multi_source import iter_distance_rows
+
+        return np.vstack([b for _, b in iter_distance_rows(
+            g, src, targets=tgt, backend="cupy", hierarchy=h, query=query)])
+
+    phast, rphast = swept("phast"), swept("rphast")
+    pool = cp.get_default_memory_pool()
+    assert h._device is not None and h._restricted[1]._device is not None
+    assert t._device is not None
+    held = pool.used_bytes()
+    release_device(h)
+    assert h._device is None and getattr(h, "_walk", None) is None and t._device is None
+    assert h._restricted[1]._device is None and not h._device_box
+    assert pool.used_bytes() < held
+    np.testing.assert_array_equal(swept("phast"), phast)
+    np.testing.assert_array_equal(swept("rphast"), rphast)
+    assert h._device is not None

@@ -563,3 +563,26 @@ def test_sweep_width_without_an_index_or_a_gpu_is_zero():
     worker_map(ref, g, None)
     assert sweep_width(ref, 5) == 0
     assert sweep_width(MapRef("not loaded", None, None, "cupy"), 5) == 0
+
+
+def test_ship_map_gives_the_clients_device_copies_back(cluster, monkeypatch):
+    """The client frees its route index's GPU copies, and those of the topologies it
+    keeps, before the workers load theirs: a local cluster's first worker shares the
+    client's GPU, and its sweep width is what that GPU has free (``hierarchy.cuda.release``)."""
+    import gpu_core.hierarchy.api as hapi
+    from app.jobs import index
+    from app.jobs.distributed import ship_map
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import build_hierarchy
+    from maps.generate import generate
+
+    released: list[tuple] = []
+    monkeypatch.setattr(hapi, "release_device", lambda *held: released.append(held))
+    kept = object()  # a topology the index module keeps
+    monkeypatch.setattr(index, "_RECENT", {("topo", 1, 2): kept})
+    g = CSRGraph.from_any(generate("grid", 400, seed=2))
+    h = build_hierarchy(g)
+    ship = ship_map(cluster[1], g, "cpu", h)
+    assert released == [(h, kept)] and len(ship.workers) == 2
+    ship_map(cluster[1], g, "cpu")
+    assert released[1] == (kept,)  # no index shipped: the kept topologies still
