@@ -222,14 +222,10 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
 
 def release_device(*held) -> None:
     """Free the device memory that GPU work on ``held`` (Hierarchies, CCH Topologies)
-    keeps (``cuda.release``); nothing where CuPy was never loaded. The next GPU search
-    uploads what it needs again."""
-    import sys
+    keeps (``device_copies.release``); the next GPU search uploads what it needs again."""
+    from .device_copies import release
 
-    if "cupy" in sys.modules and held:
-        from .cuda import release
-
-        release(*held)
+    release(*held)
 
 
 CPU_SWEEP_BYTES = 512 << 20  # the CPU sweep's [n, k] cost block stays near this size

@@ -69,38 +69,6 @@ def ready(h) -> None:
     _device(h)
 
 
-def release(*held) -> None:
-    """Drop the device copies that GPU work on each of ``held`` keeps and give the pool's
-    free blocks back; the next GPU search or customization uploads them again.
-    ``held``: Hierarchies (their downward lists and upward walk, shared with their copies;
-    their kept restricted sweep's; their CCH topology's) and CCH Topologies (theirs, their
-    kept metric's and the hierarchies that metric holds). For a process that hands its
-    GPU to another, a Dask client beside its local cluster's first worker: what the
-    24M-node map's index left there took 32 of that worker's 224 sources a sweep on an
-    H100 (docs/perf/dask.md)."""
-    from .cch import Topology
-
-    def drop(obj) -> None:
-        for name in ("_device", "_walk"):
-            if getattr(obj, name, None) is not None:
-                setattr(obj, name, None)
-        box = getattr(obj, "_device_box", None)
-        if box:
-            box.clear()
-
-    for x in held:
-        ref = None if isinstance(x, Topology) else getattr(x, "_topology", None)
-        t = x if isinstance(x, Topology) else ref() if ref is not None else None
-        kept = None if isinstance(x, Topology) else getattr(x, "_restricted", None)
-        m = getattr(t, "_metric", None)
-        for obj in (x, t, None if kept is None else kept[1], getattr(m, "h", None),
-                    getattr(m, "pruned", None)):
-            drop(obj)
-        if getattr(m, "device", None) is not None:
-            m.device = None
-    cp.get_default_memory_pool().free_all_blocks()
-
-
 def batch_width(n: int, ncols: int, total: int) -> int:
     """Sources per sweep (a multiple of 32): K_MAX, fewer when memory or the job is small,
     the ``total`` sources then spread evenly over the sweeps they need.

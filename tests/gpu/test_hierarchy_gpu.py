@@ -122,17 +122,20 @@ def test_batch_width_stays_within_the_pool_limit():
         pool.set_limit(size=before)
 
 
-def test_release_gives_the_device_copies_back_and_the_next_sweep_uploads_again():
+def test_release_gives_the_device_copies_back_and_the_next_sweep_uploads_again(
+        monkeypatch):
     """``release_device``: a process that hands its GPU to a Dask worker frees what its
-    sweeps kept (downward lists, upward walk, the kept restricted sweep's copies); the
-    next sweep uploads them again and gives the same rows."""
-    from gpu_core.hierarchy import build_topology, customize
+    customization and sweeps kept (the topology's arrays, downward lists, upward walk,
+    the kept restricted sweep's copies); the next sweep uploads them again and gives the
+    same rows."""
+    from gpu_core.hierarchy import build_topology, cch, customize
     from gpu_core.hierarchy.api import release_device
     from maps.generate import generate
 
     g = CSRGraph.from_any(generate("grid", 20000, seed=5))
     t = build_topology(g)
-    h = customize(t, g, backend="cupy")  # the topology keeps its device copies too
+    monkeypatch.setattr(cch, "DEVICE_MIN_EDGES", 0)  # customized on the device
+    h = customize(t, g, backend="cupy")  # the topology keeps its device copies
     r = np.random.default_rng(8)
     src, tgt = r.integers(0, g.num_nodes, 64), r.integers(0, g.num_nodes, 30)
 

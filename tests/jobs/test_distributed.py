@@ -568,7 +568,7 @@ def test_sweep_width_without_an_index_or_a_gpu_is_zero():
 def test_ship_map_gives_the_clients_device_copies_back(cluster, monkeypatch):
     """The client frees its route index's GPU copies, and those of the topologies it
     keeps, before the workers load theirs: a local cluster's first worker shares the
-    client's GPU, and its sweep width is what that GPU has free (``hierarchy.cuda.release``)."""
+    client's GPU, and its sweep width is what that GPU has free (``hierarchy.device_copies``)."""
     import gpu_core.hierarchy.api as hapi
     from app.jobs import index
     from app.jobs.distributed import ship_map

@@ -1,0 +1,56 @@
+"""Where GPU work keeps device copies on route-index objects, and how to give them back.
+
+Sweeps keep their device lists on the Hierarchy (``cuda._device``: ``_device``, shared by
+its copies through ``_device_box``; ``upward_cuda.walker``: ``_walk``) and on its kept
+restricted sweep (``few.restrict``: ``_restricted``); a customization on the device keeps
+the topology's arrays (``metric_cuda._device``) and, for partial updates, its kept
+metrics' (``partial.Metric.device``), whose hierarchies sweep too. Plain attributes, so
+this module needs no CuPy: the next GPU search or customization uploads them again.
+"""
+
+from __future__ import annotations
+
+import sys
+
+_ON_OBJECT = ("_device", "_walk")
+
+
+def _drop(obj) -> None:
+    for name in _ON_OBJECT:
+        if getattr(obj, name, None) is not None:
+            setattr(obj, name, None)
+    box = getattr(obj, "_device_box", None)
+    if box:
+        box.clear()
+
+
+def release(*held) -> None:
+    """Drop the device copies that GPU work on each of ``held`` keeps, then give CuPy's
+    pool its free blocks back (where CuPy is loaded). ``held``: Hierarchies (with their
+    kept restricted sweep and their CCH topology) and CCH Topologies (with their kept
+    metrics and those metrics' hierarchies). For a process that hands its GPU to another,
+    a Dask client beside its local cluster's first worker: what the 24M-node map's index
+    left there took 32 of that worker's 224 sources a sweep on an H100
+    (docs/perf/dask.md)."""
+    from .cch import Topology
+
+    for x in held:
+        t: object | None
+        if isinstance(x, Topology):
+            t, kept = x, None
+        else:
+            ref = getattr(x, "_topology", None)  # a CCH Hierarchy's topology, held weakly
+            t, kept = (ref() if ref is not None else None), getattr(x, "_restricted", None)
+        for obj in (x, t, None if kept is None else kept[1]):
+            _drop(obj)
+        # the metrics kept on the topology (one per weight family) and their hierarchies
+        metrics = {id(m): m for m in (*getattr(t, "_metrics", {}).values(),
+                                      getattr(t, "_metric", None)) if m is not None}
+        for m in metrics.values():
+            _drop(getattr(m, "hierarchy", None))
+            _drop(getattr(m, "pruned", None))
+            if getattr(m, "device", None) is not None:
+                m.device = None
+    cp = sys.modules.get("cupy")
+    if cp is not None and held:
+        cp.get_default_memory_pool().free_all_blocks()
