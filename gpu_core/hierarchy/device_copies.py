@@ -41,9 +41,23 @@ def release(*held) -> None:
         else:
             ref = getattr(x, "_topology", None)  # a CCH Hierarchy's topology, held weakly
             t, kept = (ref() if ref is not None else None), getattr(x, "_restricted", None)
-        for obj in (x, t, None if kept is None else kept[1]):
+        for obj in (x, None if kept is None else kept[1]):
             _drop(obj)
-        # the metrics kept on the topology (one per weight family) and their hierarchies
+        if t is not None:
+            _release_topology(t)
+    cp = sys.modules.get("cupy")
+    if cp is not None and held:
+        cp.get_default_memory_pool().free_all_blocks()
+
+
+def _release_topology(t) -> None:
+    """The topology's arrays, and the metrics kept on it (one per weight family) with their
+    hierarchies, under the lock its customizations take (one may be running in another
+    thread: it keeps its own references, and the next one uploads again)."""
+    from .partial import lock_for
+
+    with lock_for(t):
+        _drop(t)
         metrics = {id(m): m for m in (*getattr(t, "_metrics", {}).values(),
                                       getattr(t, "_metric", None)) if m is not None}
         for m in metrics.values():
@@ -51,6 +65,3 @@ def release(*held) -> None:
             _drop(getattr(m, "pruned", None))
             if getattr(m, "device", None) is not None:
                 m.device = None
-    cp = sys.modules.get("cupy")
-    if cp is not None and held:
-        cp.get_default_memory_pool().free_all_blocks()
