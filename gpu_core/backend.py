@@ -58,9 +58,10 @@ def describe_backend(name: str = "auto") -> str:
 
 
 def _pool_limit() -> str:
-    """", CuPy memory limit 79.1 GiB" where one is set (``CUPY_GPU_MEMORY_LIMIT``): the
-    blocks are sized by it, so a benchmark's header says it beside the card."""
+    """" (CuPy memory limit 79.1 GiB)" where one is set (``CUPY_GPU_MEMORY_LIMIT``): the
+    blocks are sized by it, so a benchmark's header says it beside the card (the status
+    bar keeps the card, its tooltip the whole line)."""
     import cupy
 
     limit = int(cupy.get_default_memory_pool().get_limit())
-    return f", CuPy memory limit {limit / 2**30:.1f} GiB" if limit > 0 else ""
+    return f" (CuPy memory limit {limit / 2**30:.1f} GiB)" if limit > 0 else ""
