@@ -267,7 +267,7 @@ def ship_map(client, net, backend: str, hierarchy=None, index_path: str = "",
 
     t0 = time.perf_counter()
     # what this process keeps on its GPU would narrow the sweeps of the worker beside it
-    release_device_copies(*(() if hierarchy is None else (hierarchy,)))
+    release_device_copies(hierarchy)
     g = CSRGraph.from_any(net)
     spn = (getattr(net, "meta", None) or {}).get("cache_file")
     spn = spn if _on_every_worker(client, spn) else None

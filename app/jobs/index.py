@@ -91,12 +91,12 @@ def _remember(t, path: str) -> None:
 
 
 def release_device_copies(*hierarchies) -> None:
-    """Free the GPU memory that ``hierarchies`` and the topologies kept here (with their
-    kept metrics) hold in this process (``hierarchy.api.release_device``): before a Dask
-    job, whose local cluster's first worker shares this process's GPU."""
+    """Free the GPU memory that ``hierarchies`` (None skipped) and the topologies kept here
+    (with their kept metrics) hold in this process (``hierarchy.api.release_device``):
+    before a Dask job, whose local cluster's first worker shares this process's GPU."""
     from gpu_core.hierarchy.api import release_device
 
-    release_device(*hierarchies, *_RECENT.values())
+    release_device(*(h for h in hierarchies if h is not None), *_RECENT.values())
 
 
 def _cached_topology(tkey: str):

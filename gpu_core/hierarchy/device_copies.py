@@ -35,14 +35,15 @@ def release(*held) -> None:
     from .cch import Topology
 
     for x in held:
-        t: object | None
         if isinstance(x, Topology):
-            t, kept = x, None
-        else:
-            ref = getattr(x, "_topology", None)  # a CCH Hierarchy's topology, held weakly
-            t, kept = (ref() if ref is not None else None), getattr(x, "_restricted", None)
-        for obj in (x, None if kept is None else kept[1]):
-            _drop(obj)
+            _release_topology(x)
+            continue
+        _drop(x)
+        kept = getattr(x, "_restricted", None)
+        if kept is not None:
+            _drop(kept[1])
+        ref = getattr(x, "_topology", None)  # a CCH Hierarchy's topology, held weakly
+        t = ref() if ref is not None else None
         if t is not None:
             _release_topology(t)
     cp = sys.modules.get("cupy")
