@@ -5,14 +5,30 @@
 imports ``maps``. The device copy is made in one place, ``gpu_core.device.device_graph``,
 so that map editing (disabling or adding an arc) can later change one object instead of
 every capability.
+
+One prepared handle per graph (:func:`prepared`): validated once, with one cache for what
+derives from it. Every capability and job asks for a graph's handle instead of checking the
+CSR arrays again (``check_csr`` is O(m)) or keeping an identity-keyed cache of its own. The
+graph holds its handle, so it goes with the graph; a ``maps.RoadNetwork`` and the
+:class:`CSRGraph` made of its arrays share one (the window searches the CSRGraph, jobs pass
+the map); a graph whose arrays were replaced gets a new one (osmnx#1054:
+validate once, not per call in hot loops). Derived data (the key space, the in-arcs, the
+key-weighted route index of one-to-all searches) lives in :meth:`PreparedGraph.derived`;
+per-device copies stay in ``gpu_core.device.device_graph(g).derived``.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .keys import KeySpace
 
 
 class GraphLike(Protocol):
@@ -28,7 +44,7 @@ class CSRGraph:
     indptr: np.ndarray
     indices: np.ndarray
     weights: np.ndarray
-    # set by from_any once check_csr passed: a graph passed again is not re-checked
+    # set once check_csr passed (gpu_core.graph): a graph passed again is not re-checked
     _checked: bool = field(default=False, init=False, repr=False, compare=False)
 
     @property
@@ -41,25 +57,15 @@ class CSRGraph:
 
     @classmethod
     def from_any(cls, g: GraphLike, *, allow_negative: bool = False) -> CSRGraph:
-        """Validate once (:func:`gpu_core.validate.check_csr`: dtypes, shapes, monotone
-        indptr, indices in range, weights fit int32) and wrap (no copy when already int32).
-        Negative weights are refused unless ``allow_negative`` (only the label-correcting
-        SSSP strategies take them). A CSRGraph is checked the first time it is passed and
-        marked valid (its weights' sign is left to the caller)."""
-        from .validate import check_csr
-
-        if isinstance(g, CSRGraph):
-            if not getattr(g, "_checked", False):
-                g.indptr, g.indices, g.weights = check_csr(g.indptr, g.indices, g.weights,
-                                                           allow_negative=True)
-                g._checked = True
-            return g
-        as_csr = getattr(g, "as_csr_graph", None)  # e.g. a MutableGraph: its compaction
-        if callable(as_csr):
-            return as_csr()
-        out = cls(*check_csr(g.indptr, g.indices, g.weights, allow_negative=allow_negative))
-        out._checked = True
-        return out
+        """The validated CSRGraph of ``g`` (:func:`gpu_core.validate.check_csr`: dtypes,
+        shapes, monotone indptr, indices in range, weights fit int32; no copy when already
+        int32), checked once per graph: :func:`prepared` keeps it.
+        Negative weights are refused (NegativeWeightsError) unless ``allow_negative`` (only
+        the label-correcting SSSP strategies take them)."""
+        h = prepared(g)
+        if not allow_negative and not isinstance(g, CSRGraph):
+            h.refuse_negative()  # a CSRGraph's weights' sign is left to the caller
+        return h.csr
 
     @classmethod
     def from_edges(cls, n: int, tails, heads, weights) -> CSRGraph:
@@ -87,3 +93,144 @@ class CSRGraph:
         """The transposed graph (arcs reversed), rows sorted like ``from_edges``."""
         return CSRGraph.from_edges(self.num_nodes, self.indices, self.arc_sources(), self.weights)
 
+
+T = TypeVar("T")
+
+_lock = threading.RLock()  # the app's compute and index workers prepare graphs at once
+# The graph object holds its handle (the handle holds only weak references to the arrays
+# it answers for, and its CSRGraph), so it is freed with the graph: no global registry.
+_ATTR = "_prepared_graph"
+
+
+class PreparedGraph:
+    """A validated graph (``csr``) and everything computed from it once."""
+
+    def __init__(self, csr: CSRGraph) -> None:
+        self.csr = csr
+        # the (indptr, indices, weights) sets this handle answers for, weakly: the
+        # source's, and the int32 copies check_csr made of them when it had to
+        self._sources: list[tuple[weakref.ref, ...]] = []
+        self._derived: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        w = csr.weights
+        self.min_weight = int(w.min()) if w.size else 0
+
+    def __reduce__(self):
+        # a pickled or deep-copied graph (a Dask worker's map, a saved state) is prepared
+        # again where it lands: locks, device engines and caches do not travel
+        return (_no_handle, ())
+
+    @property
+    def negative(self) -> bool:
+        """Whether some arc weight is negative (the label-correcting strategies only)."""
+        return self.min_weight < 0
+
+    @property
+    def indexable(self) -> bool:
+        """Whether a route index can serve this graph: the one rule (negative arcs: no)."""
+        return not self.negative
+
+    @property
+    def key_space(self) -> KeySpace:
+        from .keys import key_space_for
+
+        return self.derived("key_space", lambda: key_space_for(self.csr.weights,
+                                                               self.csr.num_nodes))
+
+    def refuse_negative(self) -> None:
+        """NegativeWeightsError (check_csr's wording) when some arc is negative."""
+        if self.negative:
+            from .errors import NegativeWeightsError
+
+            raise NegativeWeightsError(
+                f"weights must be non-negative (this graph has an arc of weight "
+                f"{self.min_weight})")
+
+    def derived(self, name: str, build: Callable[[], T]) -> T:
+        """``build()`` once per graph. It runs outside the lock (a build may ask for other
+        derived values, and the window's thread must not wait on a worker's build): two
+        threads racing may both build, and the first value stored is kept."""
+        with self._lock:
+            if name in self._derived:
+                return self._derived[name]
+        value = build()
+        with self._lock:
+            return self._derived.setdefault(name, value)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        with self._lock:
+            return self._derived.get(name, default)
+
+    def put(self, name: str, value: Any) -> None:
+        """Replace a derived value (a route index built or dropped in this process)."""
+        with self._lock:
+            self._derived[name] = value
+
+    def pop(self, name: str) -> None:
+        with self._lock:
+            self._derived.pop(name, None)
+
+    def holds(self, graph: GraphLike) -> bool:
+        """Whether ``graph``'s arrays are the very ones this handle was made from."""
+        arrays = (graph.indptr, graph.indices, graph.weights)
+        return any(all(r() is a for r, a in zip(refs, arrays, strict=True)) for refs in self._sources)
+
+
+def prepared(graph: GraphLike) -> PreparedGraph:
+    """The handle of ``graph`` (a RoadNetwork, a CSRGraph, a MutableGraph: its current
+    compaction), validated by ``check_csr`` the first time its arrays are seen. Raises
+    InvalidArgumentError for malformed arrays; negative weights are accepted here (callers
+    that refuse them call :meth:`PreparedGraph.refuse_negative`)."""
+    as_csr = getattr(graph, "as_csr_graph", None)  # e.g. a MutableGraph: its compaction
+    if callable(as_csr) and not isinstance(graph, CSRGraph):
+        graph = as_csr()
+    with _lock:
+        hit = getattr(graph, _ATTR, None)
+        if isinstance(hit, PreparedGraph) and hit.holds(graph):
+            return hit
+        if isinstance(graph, CSRGraph):
+            csr = graph
+            if not graph._checked:
+                _check_into(csr)
+        else:
+            csr = CSRGraph(graph.indptr, graph.indices, graph.weights)
+            _check_into(csr)
+        h = PreparedGraph(csr)
+        _attach(h, graph)
+        if csr is not graph:  # the map's CSRGraph carries the same handle
+            _attach(h, csr)
+        return h
+
+
+def forget_prepared(graph: GraphLike) -> None:
+    """Drop ``graph``'s handle and what was derived from it (its CSRGraph's too): the next
+    call prepares it afresh (tests that reuse one map object)."""
+    h = getattr(graph, _ATTR, None)
+    if isinstance(h, PreparedGraph):
+        for g in (graph, h.csr):
+            try:
+                setattr(g, _ATTR, None)
+            except (TypeError, AttributeError):
+                pass
+
+
+def _no_handle() -> None:
+    return None
+
+
+def _check_into(csr: CSRGraph) -> None:
+    from .validate import check_csr
+
+    csr.indptr, csr.indices, csr.weights = check_csr(csr.indptr, csr.indices, csr.weights,
+                                                     allow_negative=True)
+    csr._checked = True
+
+
+def _attach(h: PreparedGraph, graph: GraphLike) -> None:
+    """Hand ``h`` to ``graph`` (which then owns it: the handle goes with the graph)."""
+    try:
+        refs = tuple(weakref.ref(a) for a in (graph.indptr, graph.indices, graph.weights))
+        setattr(graph, _ATTR, h)
+    except (TypeError, AttributeError):  # plain lists, a slotted object: never found again
+        return
+    h._sources.append(refs)

@@ -131,11 +131,11 @@ class RouteIndex(QObject):
         backend = win.algo_panel.backend
 
         def fn(ctx: JobContext):
-            from app.jobs.index import _memo_get, prepare_search_index
+            from app.jobs.index import known_key_index, prepare_search_index
 
             info = prepare_search_index(graph, backend=backend, progress=ctx.progress,
                                         cancel=ctx.cancelled)
-            return graph, info, _memo_get(graph)
+            return graph, info, known_key_index(graph)
 
         fn.__name__ = "route-index"
         self._submit(fn, "build")
@@ -168,11 +168,11 @@ class RouteIndex(QObject):
             if self._kind == "edit":
                 self.runner.cancel()
             if self._hold is not None:
-                from app.jobs.index import _memo_get, _memo_put
+                from app.jobs.index import known_key_index, remember_key_index
 
                 graph, hit = self._hold
-                if _memo_get(graph) is None or _memo_get(graph)[0] is None:
-                    _memo_put(graph, hit)
+                if known_key_index(graph) is None or known_key_index(graph)[0] is None:
+                    remember_key_index(graph, hit)
             return
         if self.state == "building" and self._kind == "build":
             self._edit_pending = True  # after the map's index
@@ -184,7 +184,7 @@ class RouteIndex(QObject):
     def reindex_edits(self) -> int:
         """Re-customize the index for the edited map's graph now (a no-op when that graph
         already has it); returns the job id or 0."""
-        from app.jobs.index import _memo_get
+        from app.jobs.index import known_key_index
 
         sc = self.win.scenario
         if sc is None or not sc.edits or self._hold is None:
@@ -194,7 +194,7 @@ class RouteIndex(QObject):
         g = sc.graph.cached_graph()
         if g is None:
             return 0
-        hit = _memo_get(g)
+        hit = known_key_index(g)
         if g is self._edit_graph or (hit is not None and hit[0] is not None):
             return 0
         self._edit_graph = g
@@ -255,7 +255,7 @@ class RouteIndex(QObject):
             self._field_changed()
 
     def _edit_done(self, g, info, hit) -> None:
-        from app.jobs.index import _memo_put
+        from app.jobs.index import remember_key_index
 
         self.edit_info = info
         sc = self.win.scenario
@@ -266,7 +266,7 @@ class RouteIndex(QObject):
             if sc is not None and sc.edits:  # the compaction searches read, if made anew
                 cur = sc.graph.cached_graph()
                 if cur is not None and cur is not g and cur.num_arcs == g.num_arcs:
-                    _memo_put(cur, hit)
+                    remember_key_index(cur, hit)
             self.label.setText("route index ready (edited map)")
             self.label.setToolTip(f"Re-customized for the edits in {info.seconds:.2f} s "
                                   f"({info.source})")

@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 
 from .common import CancelCheck, Progress, report
-from .index import IndexInfo, _cached_topology, _memo_get, _memo_put
+from .index import IndexInfo, _cached_topology, known_key_index, remember_key_index
 
 RECENT_EDITED = 3  # customized indexes kept for undo / redo (about 70 B per node each)
 _recent: OrderedDict = OrderedDict()  # key fingerprint -> Hierarchy
@@ -32,12 +32,12 @@ def edited_key_index(graph, topology_key: str, *, backend: str = "auto",
     ``IndexInfo.reason``, when the topology is not built yet or the edits added a road.
     Cancelling raises CancelledError."""
     from gpu_core.errors import CancelledError, InvalidArgumentError
-    from gpu_core.graph import CSRGraph
+    from gpu_core.graph import CSRGraph, prepared
     from gpu_core.hierarchy import key_graph_fingerprint, key_hierarchy
     from gpu_core.indexed_sssp import prepare_index
 
     g = CSRGraph.from_any(graph)  # a MutableGraph's compaction: the arrays searches read
-    hit = _memo_get(g)
+    hit = known_key_index(g)
     if hit is not None and hit[0] is not None:
         return hit
     t0 = time.perf_counter()
@@ -48,7 +48,7 @@ def edited_key_index(graph, topology_key: str, *, backend: str = "auto",
         t = _cached_topology(topology_key)
         if t is None:
             return None, IndexInfo(reason="the map's route index is not built yet")
-        if g.num_arcs and int(g.weights.min()) < 0:
+        if not prepared(g).indexable:
             return None, IndexInfo(reason="negative arc weights")
         report(progress, 0.0, "re-customizing the route index for the edits")
         try:
@@ -65,5 +65,5 @@ def edited_key_index(graph, topology_key: str, *, backend: str = "auto",
     report(progress, None, "getting the search index ready")
     prepare_index(h, g, backend)
     out = (h, IndexInfo(source, time.perf_counter() - t0, "", h.summary()))
-    _memo_put(g, out)
+    remember_key_index(g, out)
     return out

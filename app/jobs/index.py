@@ -19,7 +19,6 @@ re-customize when cached; build when the graph is road-shaped and the job has at
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -228,37 +227,22 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
 # --- the key-weighted index of one-to-all searches (issue 26) -------------------------------
 # Its own cache entry, named by the fingerprint of the KEY-weighted graph
 # (gpu_core.hierarchy.key_graph_fingerprint), so it never collides with the plain index.
-# Searches look it up per click: the answer is kept per graph (by the identity of its
-# weights and indices arrays, as gpu_core.sssp.prepare_graph does), so a click hashes
-# nothing; a build in this process (policy "on") updates the memo.
-_key_memo: dict[int, tuple] = {}
-_memo_lock = threading.Lock()  # the app's compute and index workers both use it
+# Searches look it up per click: the answer is kept on the graph's prepared handle
+# (gpu_core.graph: one per graph, dropped with it), so a click hashes nothing; a build
+# in this process (policy "on") updates it.
+_ONE_TO_ALL = "one_to_all_index"
 
 
-def _memo_get(net):
-    with _memo_lock:
-        hit = _key_memo.get(id(net.weights))
-    if hit is not None and hit[0]() is net.weights and hit[1]() is net.indices:
-        return hit[2]
-    return None
+def known_key_index(net):
+    from gpu_core.graph import prepared
+
+    return prepared(net).get(_ONE_TO_ALL)
 
 
-def _memo_put(net, value) -> None:
-    import weakref
+def remember_key_index(net, value) -> None:
+    from gpu_core.graph import prepared
 
-    try:
-        refs = (weakref.ref(net.weights), weakref.ref(net.indices))
-    except TypeError:
-        return
-    with _memo_lock:
-        _key_memo.pop(id(net.weights), None)  # re-inserted last: the newest
-        _key_memo[id(net.weights)] = (*refs, value)
-        # drop the entries of freed graphs, then the oldest (an edit session makes one
-        # per edit state; the window keeps the map's own index and registers it again)
-        for k in [k for k, v in _key_memo.items() if v[0]() is None or v[1]() is None]:
-            del _key_memo[k]
-        while len(_key_memo) > 8:
-            del _key_memo[next(iter(_key_memo))]
+    prepared(net).put(_ONE_TO_ALL, value)
 
 
 def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = None,
@@ -268,23 +252,24 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
     (this process, or the cache folder), never a build, so a click never waits for one;
     ``on``: load, else build and save. Maps with negative arcs, and edited maps under
     ``auto``, have none."""
-    from gpu_core.graph import CSRGraph
+    from gpu_core.graph import prepared
     from gpu_core.hierarchy import Hierarchy, key_graph_fingerprint, key_hierarchy
 
     if policy not in POLICIES:
         raise ValueError(f"index policy {policy!r}: choose one of {', '.join(POLICIES)}")
     if policy == "off":
         return None, IndexInfo()
-    hit = _memo_get(net)
+    hit = known_key_index(net)
     if hit is not None and (hit[0] is not None or policy == "auto"):
         return hit
     meta = getattr(net, "meta", None) or {}
     if policy == "auto" and "edits" in meta:  # an edited map: its index is never cached
         return None, IndexInfo()
-    g = CSRGraph.from_any(net, allow_negative=True)  # a map with negative arcs has none
-    if g.num_arcs and int(g.weights.min()) < 0:
-        _memo_put(net, (None, IndexInfo()))
+    pg = prepared(net)
+    if not pg.indexable:  # a map with negative arcs has none
+        remember_key_index(net, (None, IndexInfo()))
         return None, IndexInfo()
+    g = pg.csr
     key = key_graph_fingerprint(g)
     path = index_path(net, key)
     t0 = time.perf_counter()
@@ -292,12 +277,12 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
         try:
             h = Hierarchy.load(path, key=key)
             out = (h, IndexInfo("cache", time.perf_counter() - t0, path, h.summary()))
-            _memo_put(net, out)
+            remember_key_index(net, out)
             return out
         except (OSError, ValueError, KeyError):
             pass  # unreadable or stale: rebuilt below under "on"
     if policy == "auto":
-        _memo_put(net, (None, IndexInfo()))
+        remember_key_index(net, (None, IndexInfo()))
         return None, IndexInfo()
     report(progress, 0.0, "building the route index for searches (once per map)")
     from gpu_core.hierarchy import topology_key
@@ -316,7 +301,7 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
     except OSError:
         path = ""  # an unwritable cache folder only costs the next process a rebuild
     out = (h, IndexInfo("built", h.build_s, path, h.summary()))
-    _memo_put(net, out)
+    remember_key_index(net, out)
     return out
 
 
@@ -334,12 +319,12 @@ def prepare_search_index(net, *, backend: str = "auto", progress: Progress | Non
     h, info = key_hierarchy_for(net, policy="auto")
     if h is None:
         if not road_shaped(net):  # random or social graphs: contracting them takes hours
-            _memo_put(net, (None, IndexInfo()))
+            remember_key_index(net, (None, IndexInfo()))
             return IndexInfo()
         try:
             h, info = key_hierarchy_for(net, policy="on", progress=progress, cancel=cancel)
         except (HierarchyTooDenseError, InvalidArgumentError):
-            _memo_put(net, (None, IndexInfo()))
+            remember_key_index(net, (None, IndexInfo()))
             return IndexInfo()
     report(progress, None, "getting the search index ready")
     prepare_index(h, net, backend)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import CancelledError, InvalidArgumentError
-from ..graph import CSRGraph
+from ..graph import CSRGraph, prepared
 from .model import load_npz, save_npz
 
 # bump when the saved layout changes (2: checksums by pieces, ``model.content_hash``)
@@ -80,11 +80,15 @@ class Topology:
 
 
 def topology_key(g: CSRGraph) -> str:
-    """A fingerprint of the graph's arcs without their weights (a new weight keeps it)."""
-    h = hashlib.blake2b(digest_size=16, person=b"cch-topology")
-    for a in (g.indptr, g.indices):
-        h.update(np.ascontiguousarray(a).view(np.uint8).data)
-    return h.hexdigest()
+    """A fingerprint of the graph's arcs without their weights (a new weight keeps it),
+    hashed once per graph (kept on its prepared handle)."""
+    def digest() -> str:
+        h = hashlib.blake2b(digest_size=16, person=b"cch-topology")
+        for a in (g.indptr, g.indices):
+            h.update(np.ascontiguousarray(a).view(np.uint8).data)
+        return h.hexdigest()
+
+    return prepared(g).derived("topology_key", digest) if type(g) is CSRGraph else digest()
 
 
 def _stop(cancel: Callable[[], bool] | None) -> None:

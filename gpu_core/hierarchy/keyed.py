@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import InvalidArgumentError, NegativeWeightsError
-from ..graph import CSRGraph, GraphLike
+from ..graph import CSRGraph, GraphLike, prepared
 from ..keys import KeySpace, key_space_for
 from .api import Hierarchy, ProgressCallback, build_hierarchy, graph_key
 
@@ -45,6 +45,9 @@ class KeyGraph(CSRGraph):
 def key_graph_fingerprint(g: CSRGraph, ks: KeySpace | None = None) -> str:
     """Fingerprint of the key-weighted graph (``api.graph_key`` over indptr, indices and
     the int64 key weights): names its cache entry and ties a hierarchy to it."""
+    if ks is None and type(g) is CSRGraph:  # hashed once per graph
+        return prepared(g).derived("key_fingerprint",
+                                   lambda: graph_key(KeyGraph(g, prepared(g).key_space)))
     return graph_key(KeyGraph(g, ks or key_space_for(g.weights, g.num_nodes)))
 
 

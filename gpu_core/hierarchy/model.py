@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from ..errors import CancelledError, GpuCoreError, InvalidArgumentError
-from ..graph import CSRGraph, GraphLike
+from ..graph import CSRGraph, GraphLike, prepared
 
 # bump when the saved layout changes (2: cch fields, checksum; 3: full customizations are
 # pruned, perfect.py: an older cached index is rebuilt rather than served with more arcs;
@@ -153,7 +153,14 @@ def _check_hierarchy(h: Hierarchy, path) -> None:
 
 
 def graph_key(g: CSRGraph) -> str:
-    """A fingerprint of the CSR arrays (a saved hierarchy is only valid for its graph)."""
+    """A fingerprint of the CSR arrays (a saved hierarchy is only valid for its graph),
+    hashed once per plain graph (kept on its prepared handle)."""
+    if type(g) is CSRGraph:
+        return prepared(g).derived("graph_key", lambda: _hash_arrays(g))
+    return _hash_arrays(g)
+
+
+def _hash_arrays(g: CSRGraph) -> str:
     h = hashlib.blake2b(digest_size=16)
     for a in (g.indptr, g.indices, g.weights):
         h.update(np.ascontiguousarray(a).view(np.uint8).data)

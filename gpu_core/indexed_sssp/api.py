@@ -14,20 +14,20 @@ parallel pass. Shortcuts never reach the result: only keys leave the sweep.
 and the graph has no negative arcs; an explicitly chosen strategy ignores the index.
 The index is checked once per graph: a hierarchy made for another graph (or on plain
 weights) is refused with InvalidArgumentError. Per-(index, graph) state (the reverse
-graph, the CPU work vectors, the device buffers) is kept on the hierarchy object.
+graph, the CPU work vectors, the device buffers) is kept on the graph's prepared handle
+(``gpu_core.graph``), so it goes with the graph.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-import weakref
 from collections.abc import Callable
 
 import numpy as np
 
 from ..errors import CancelledError, InvalidArgumentError
-from ..graph import CSRGraph
+from ..graph import CSRGraph, prepared
 from ..keys import KeySpace
 from ..telemetry import MODE_CODE, PhaseLog
 
@@ -39,20 +39,16 @@ class _Pair:
     plain weights, rows by head) and the lazily made CPU / CUDA engines."""
 
     def __init__(self, h, g: CSRGraph):
-        self.weights_ref = weakref.ref(g.weights)
-        self.indices_ref = weakref.ref(g.indices)
         from .cpu import in_arcs
 
         # each row lists its in-arcs by tail (a stable order), so the predecessor pass
-        # stops at the first tight one (the smallest u)
-        self.rptr, self.rsrc, self.rw = in_arcs(g.indptr, g.indices, g.weights)
+        # stops at the first tight one (the smallest u); the graph's own, whatever index
+        self.rptr, self.rsrc, self.rw = prepared(g).derived(
+            "in_arcs", lambda: in_arcs(g.indptr, g.indices, g.weights))
         self.h = h
         self._cpu = None
         self._cuda = None
         self._level_cols: tuple[np.ndarray, np.ndarray] | None = None  # _level_columns
-
-    def matches(self, g: CSRGraph) -> bool:
-        return self.weights_ref() is g.weights and self.indices_ref() is g.indices
 
     def cpu(self):
         if self._cpu is None:
@@ -77,15 +73,16 @@ def check_index(h, g: CSRGraph, ks: KeySpace) -> _Pair:
     if not isinstance(h, Hierarchy):
         raise InvalidArgumentError(f"index must be a gpu_core.hierarchy.Hierarchy, not "
                                    f"{type(h).__name__}")
+    pg = prepared(g)
     with _lock:
-        pairs = h.__dict__.setdefault("_one_to_all", [])
+        pairs: list[_Pair] = pg.derived("one_to_all", list)  # per index, newest last
         for p in pairs:
-            if p.matches(g):
+            if p.h is h:
                 return p
         if h.n != g.num_nodes:
             raise InvalidArgumentError(f"the route index has {h.n:,} nodes, the graph "
                                        f"{g.num_nodes:,}: it was built for another graph")
-        if ks.negative:
+        if not pg.indexable:
             raise InvalidArgumentError("the route index cannot serve a graph with negative arcs")
         from ..hierarchy.keyed import key_graph_fingerprint
 
@@ -93,7 +90,7 @@ def check_index(h, g: CSRGraph, ks: KeySpace) -> _Pair:
             raise InvalidArgumentError(
                 "the route index was not built on this graph's key weights (make it with "
                 "gpu_core.hierarchy.key_hierarchy for this very graph)")
-        pairs[:] = [p for p in pairs if p.weights_ref() is not None][-3:]
+        del pairs[:-1]  # an index replaced (rebuilt, re-customized) is let go
         p = _Pair(h, g)
         pairs.append(p)
         return p
@@ -132,7 +129,7 @@ def indexed_search(h, g: CSRGraph, ks: KeySpace, sources: np.ndarray, which: str
     if which == "cupy":
         key, pred, dist, rows = pair.cuda().run(sources, ks.hop_bits, ks.unreachable)
     else:
-        from ..repair.buffers import take
+        from ..host.result_buffers import take
 
         key, pred, dist = take(g.num_nodes)
         rows = _cpu_run(pair, h, sources, ks, key, pred, dist)

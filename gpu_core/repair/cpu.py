@@ -323,7 +323,7 @@ def extend(previous, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(key, pred, dist) copies of ``previous`` grown to ``n`` vertices (new: unreached),
     in recycled arrays (``buffers``); one parallel pass (three numpy copies cost ~3 ms on a
     1.5M-node map)."""
-    from .buffers import take
+    from ..host.result_buffers import take
 
     key, pred, dist = take(n)
     if n < 1 << 15:

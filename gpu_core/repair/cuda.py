@@ -21,8 +21,8 @@ import cupy as cp
 import numpy as np
 
 from ..device import get_kernel, memory
+from ..host.result_buffers import device_copies, remember
 from ..keys import KEY_INF, NO_PRED
-from .buffers import device_copies, remember
 
 HERE = Path(__file__).resolve().parent
 BLOCK = 1024

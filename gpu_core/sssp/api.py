@@ -14,7 +14,6 @@ import dataclasses
 import logging
 import os
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -23,7 +22,7 @@ import numpy as np
 
 from ..backend import describe_backend, resolve_backend
 from ..errors import InvalidArgumentError, NegativeCycleError
-from ..graph import CSRGraph, GraphLike
+from ..graph import CSRGraph, GraphLike, prepared
 from ..host.distances import dist_from_keys
 from ..keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 from ..telemetry import PhaseLog
@@ -326,29 +325,8 @@ def _finish(
     )
 
 
-# Validated graphs and their key spaces, so repeated searches on one map skip the O(m)
-# checks (osmnx#1054: no per-call validation in hot loops). Keyed by the weights array's
-# identity; the weak reference makes sure a recycled id() never hits a stale entry.
-_prepared: dict[int, tuple[weakref.ref, CSRGraph, KeySpace]] = {}
-
-
 def prepare_graph(graph: GraphLike) -> tuple[CSRGraph, KeySpace]:
-    """(CSRGraph, KeySpace) for ``graph``, validated once per weights array."""
-    w = graph.weights
-    hit = _prepared.get(id(w))
-    if hit is not None and hit[0]() is w and hit[1].indices is _indices_of(graph):
-        return hit[1], hit[2]
-    g = CSRGraph.from_any(graph, allow_negative=True)
-    ks = key_space_for(g.weights, g.num_nodes)
-    try:
-        ref = weakref.ref(w)
-    except TypeError:
-        return g, ks
-    if len(_prepared) > 16:  # a few maps at a time are plenty
-        _prepared.clear()
-    _prepared[id(w)] = (ref, g, ks)
-    return g, ks
-
-
-def _indices_of(graph: GraphLike) -> np.ndarray:
-    return graph.indices
+    """(CSRGraph, KeySpace) for ``graph``, validated once per graph
+    (:func:`gpu_core.graph.prepared`)."""
+    h = prepared(graph)
+    return h.csr, h.key_space

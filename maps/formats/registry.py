@@ -78,10 +78,18 @@ def by_kind(kind: str) -> FormatSpec:
     return _BY_KIND[kind]
 
 
+# A database table is a map source like a file; the registry tells the two apart here, below
+# maps.postgis (which reads the tables and imports the load cache above the formats).
+DB_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_db_uri(text: Any) -> bool:
+    """True for a ``postgresql://`` / ``postgres://`` URI (any case)."""
+    return isinstance(text, str) and text[:13].lower().startswith(DB_SCHEMES)
+
+
 def find_format(path: str) -> FormatSpec | None:
     """The format ``path``'s name says, or None."""
-    from ..postgis.conn import is_db_uri
-
     if is_db_uri(path):
         return _BY_KIND["postgis"]
     low = path.lower().rstrip("/\\")  # a .gdb folder may end in a separator

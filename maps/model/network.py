@@ -127,19 +127,19 @@ class RoadNetwork:
             raise ValueError(f"{vals.shape[0]} values for {self.num_nodes} nodes")
         return dict(zip(self.source_ids(np.arange(self.num_nodes)), vals.tolist(), strict=True))
 
-    # ---- the Python GIS stack (maps.outputs.gis_stack) ---------------------------------
+    # ---- the Python GIS stack (maps.model.gis_stack) ---------------------------------
     # Imported by absolute name: exporting a network does not decide what a file loads to,
     # so it stays out of the load cache's key (maps.formats.registry.loader_modules follows the
     # relative imports of the loaders).
     def to_networkx(self):
-        """A networkx MultiDiGraph keyed by the source's node ids (``maps.outputs.gis_stack``)."""
-        from maps.outputs.gis_stack import to_networkx
+        """A networkx MultiDiGraph keyed by the source's node ids (``maps.model.gis_stack``)."""
+        from maps.model.gis_stack import to_networkx
 
         return to_networkx(self)
 
     def to_geodataframes(self):
         """(nodes, edges) GeoDataFrames (geopandas, the ``gis`` extra)."""
-        from maps.outputs.gis_stack import to_geodataframes
+        from maps.model.gis_stack import to_geodataframes
 
         return to_geodataframes(self)
 

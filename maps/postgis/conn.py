@@ -24,8 +24,8 @@ from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 from ..errors import MapError
+from ..formats.registry import is_db_uri
 
-SCHEMES = ("postgresql://", "postgres://")
 OWN_PARAMS = ("table",)  # Signpost's; every other parameter is libpq's
 _SECRET_PARAMS = ("password",)
 
@@ -33,11 +33,6 @@ _SECRET_PARAMS = ("password",)
 class DatabaseError(MapError):
     """A database could not be reached, or lacks the table or a column it should have.
     The message names host, database and table, never a password."""
-
-
-def is_db_uri(text: Any) -> bool:
-    """True for a ``postgresql://`` / ``postgres://`` URI (any case)."""
-    return isinstance(text, str) and text[:13].lower().startswith(SCHEMES)
 
 
 @dataclass(frozen=True)

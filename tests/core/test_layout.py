@@ -113,31 +113,59 @@ def test_import_graph_sees_every_package_and_inner_imports():
     edges = _import_graph()
     assert {m.split(".")[0] for m in edges} == set(PACKAGES)
     # a function-level import counts: RoadNetwork.to_networkx imports its exporter inside
-    assert "maps.outputs.gis_stack" in edges["maps.model.network"]
+    assert "maps.model.gis_stack" in edges["maps.model.network"]
     # an import under TYPE_CHECKING does not: the exporter only annotates with RoadNetwork
-    assert "maps.model.network" not in edges["maps.outputs.gis_stack"]
+    assert "maps.model.network" not in edges["maps.model.gis_stack"]
 
 
-def test_no_import_cycles():
-    edges = _import_graph()
+def _find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``edges`` (a list of nodes, first = last), or None."""
     state: dict[str, int] = {}  # 1 on the stack, 2 done
     stack: list[str] = []
 
-    def visit(v: str) -> None:
+    def visit(v: str) -> list[str] | None:
         state[v] = 1
         stack.append(v)
-        for w in sorted(edges[v]):
+        for w in sorted(edges.get(v, ())):
             if state.get(w) == 1:
-                cycle = stack[stack.index(w):] + [w]
-                raise AssertionError("import cycle: " + " -> ".join(cycle))
-            if w not in state:
-                visit(w)
+                return stack[stack.index(w):] + [w]
+            if w not in state and (found := visit(w)):
+                return found
         stack.pop()
         state[v] = 2
+        return None
 
     for v in sorted(edges):
-        if v not in state:
-            visit(v)
+        if v not in state and (found := visit(v)):
+            return found
+    return None
+
+
+def test_no_import_cycles():
+    cycle = _find_cycle(_import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def _subpackage(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def test_subpackages_form_a_dag():
+    """Inside each package, the sub-packages (and top-level modules) import each other
+    without a loop, function-level imports included (issue 38; pyproject's layer
+    contracts then fix the order)."""
+    edges: dict[str, set[str]] = {}
+    for v, ws in _import_graph().items():
+        for w in ws:
+            if v.split(".")[0] == w.split(".")[0] and _subpackage(v) != _subpackage(w):
+                edges.setdefault(_subpackage(v), set()).add(_subpackage(w))
+    cycle = _find_cycle(edges)
+    assert cycle is None, "sub-package cycle: " + " -> ".join(cycle or [])
+
+
+def test_find_cycle_finds_one():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": {"c"}}) is None
 
 
 def test_registry_is_the_one_list():

@@ -233,7 +233,7 @@ def test_repair_rows_equal_a_fresh_matrix(family, seed):
 
 
 def test_result_arrays_are_recycled_only_when_nothing_holds_them(monkeypatch):
-    from gpu_core.repair import buffers
+    from gpu_core.host import result_buffers as buffers
 
     monkeypatch.setattr(buffers, "MIN_N", 1)
     monkeypatch.setattr(buffers, "_pool", [])

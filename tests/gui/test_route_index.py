@@ -28,15 +28,16 @@ def road_net():
 
 
 @pytest.fixture(autouse=True)
-def _own_cache(tmp_path, monkeypatch):
+def _own_cache(tmp_path, monkeypatch, road_net):
     """An empty cache folder and no index kept in memory from an earlier test."""
     from collections import OrderedDict
 
     import app.jobs.edit_index as edit_index
     import app.jobs.index as index
+    from gpu_core.graph import forget_prepared
 
     monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(index, "_key_memo", {})
+    forget_prepared(road_net)
     monkeypatch.setattr(index, "_RECENT", OrderedDict())
     monkeypatch.setattr(edit_index, "_recent", OrderedDict())
 

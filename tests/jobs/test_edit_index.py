@@ -21,7 +21,6 @@ from maps.generate import generate
 @pytest.fixture(autouse=True)
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(index, "_key_memo", {})
     monkeypatch.setattr(index, "_RECENT", OrderedDict())
     monkeypatch.setattr(edit_index, "_recent", OrderedDict())
     return tmp_path

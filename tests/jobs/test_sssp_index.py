@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from app.jobs import index, route, sssp
+from gpu_core.graph import prepared
 from gpu_core.reference import reference_sssp
 from maps.generate import generate
 
@@ -34,7 +35,8 @@ def test_auto_never_builds_then_uses_the_built_index(cache):
     info = index.prepare_search_index(net, backend="cpu")
     assert info.source == "built" and list(cache.glob("ch-*.npz"))
     h = index.key_hierarchy_for(net)[0]
-    (ready,) = h.__dict__["_one_to_all"]  # checked, with its CPU engine: clicks pay nothing
+    (ready,) = prepared(net).get("one_to_all")  # checked, with its CPU engine: clicks pay nothing
+    assert ready.h is h
     assert ready._cpu is not None
     for src in (5, 1999):
         got = sssp.run(net, sssp.SsspJobOptions(src, backend="cpu"))

@@ -13,7 +13,7 @@ import numpy as np
 from ..geo.projection import to_lonlat as xy_to_lonlat
 
 if TYPE_CHECKING:  # only for annotations: the model's methods call these functions
-    from ..model.network import RoadNetwork
+    from .network import RoadNetwork
 
 
 def _arc_lonlat(net: RoadNetwork, a: int, tail: int, head: int) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Host result arrays recycled between repairs, and the device copies kept per result.
+"""Host result arrays recycled between searches and repairs (the indexed one-to-all search
+and the repair both fill them), and the device copies kept per result.
 
 A repaired result needs new full-size ``key``/``pred``/``dist`` arrays (the previous result
 stays valid). Fresh ``np.empty`` memory of a 1.5M-node map is ~30 MB of pages the kernel
