@@ -21,8 +21,6 @@ Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
 
 PROFILES = ("length", "walk", "drive", "multimodal")
-# Formats read through maps.source, within $SIGNPOST_MAX_INPUT_MB (and OSM XML)
-_READ_BOUNDED = frozenset({"dimacs", "pace", "graphml", "geojson"})
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +65,10 @@ def load_map(
     shown = redact(path)  # a URI's password never reaches a message
     if not spec.uri and not os.path.exists(path):
         raise MapFormatError("no such file", path=path)
-    if not spec.uri and spec.kind != "filegdb":  # a FIFO, /dev/zero: one line, no hang
+    if not (spec.uri or spec.folder):  # a FIFO, /dev/zero: one line, no hang
         from .source import check_map_file
 
-        check_map_file(path, bounded=spec.kind in _READ_BOUNDED
+        check_map_file(path, bounded=spec.read_bounded
                        or (spec.kind == "osm" and not path.lower().endswith(".pbf")))
     from .model.weights import weight_spec
 

@@ -15,6 +15,7 @@ from gpu_core.errors import CancelledError, GpuCoreError
 from gpu_core.graph import CSRGraph
 from gpu_core.sssp import sssp
 from maps.errors import LayerChoiceError, MapError
+from maps.formats.registry import open_filter
 from maps.model.network import RoadNetwork
 from maps.postgis.conn import is_db_uri, redact
 
@@ -25,10 +26,7 @@ from .workers import Job, JobContext
 
 BIG_MAP_ARCS = 500_000  # above this the snapping index is built after the map is shown
 
-OPEN_FILTER = (
-    "Maps (*.osm.pbf *.pbf *.osm *.osm.bz2 *.osm.gz *.gr *.gr.gz *.gr.xz *.graphml *.graphml.gz "
-    "*.geojson *.json *.gpkg *.shp *.shp.zip *.fgb *.gml *.parquet *.spn);;All files (*)"
-)
+OPEN_FILTER = open_filter()  # every file suffix of maps.formats.registry.FORMATS
 
 
 def _name(path: str) -> str:

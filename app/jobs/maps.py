@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from maps.formats.registry import kinds_where
 from maps.model.network import RoadNetwork
 from maps.points.resolve import ResolvedPoint
 
 from .common import CancelCheck, Progress
 
 # Formats whose weights come from the file: a weight profile does not apply to them.
-FILE_WEIGHT_FORMATS = ("dimacs", "pace", "cache", "postgis")
+FILE_WEIGHT_FORMATS = kinds_where("own_weights")
 # How to read a GIS file: load_map's options behind --layer, --crs, --weight, ...
 GIS_OPTIONS = ("layer", "crs", "weight", "weight_unit", "split_crossings", "sql")
 

@@ -37,6 +37,10 @@ class FormatSpec:
     companions: str | None = None  # (path) -> other files it reads (their bytes key the cache)
     cached: bool = True  # load_map keeps the result in the .spn cache
     uri: bool = False  # a URI, not a file: the reader gets use_cache and keys its own cache
+    folder: bool = False  # a folder, not a file (no file dialog picks it; not size-checked)
+    # read through maps.source within $SIGNPOST_MAX_INPUT_MB (a text format we parse)
+    read_bounded: bool = False
+    way_ids: bool = True  # arcs carry way / feature ids (what-if edits address ways by them)
 
     def function(self, field: str) -> Callable[..., Any]:
         """The function ``field`` ("reader", "sniff" or "companions") names, imported now."""
@@ -49,11 +53,15 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("osm", (".osm.pbf", ".pbf", ".osm", ".osm.bz2", ".osm.gz"),
                ".osm.pbf, .osm, .osm.bz2", "formats.osm:load_osm"),
     FormatSpec("dimacs", (".gr", ".gr.gz"), ".gr (+.co), .gr.gz", "formats.dimacs:load_dimacs",
-               own_weights=True, sniff="formats.dimacs:sniff_kind", companions="formats.dimacs:co_files"),
+               own_weights=True, sniff="formats.dimacs:sniff_kind", companions="formats.dimacs:co_files",
+               read_bounded=True, way_ids=False),
     FormatSpec("pace", (".gr.xz",), ".gr.xz (PACE)", "formats.dimacs:load_pace",
-               own_weights=True, sniff="formats.dimacs:sniff_kind"),
-    FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "formats.graphml:load_graphml"),
-    FormatSpec("geojson", (".geojson", ".json"), ".geojson", "formats.geojson:load_geojson"),
+               own_weights=True, sniff="formats.dimacs:sniff_kind", read_bounded=True,
+               way_ids=False),
+    FormatSpec("graphml", (".graphml", ".graphml.gz"), ".graphml", "formats.graphml:load_graphml",
+               read_bounded=True),
+    FormatSpec("geojson", (".geojson", ".json"), ".geojson", "formats.geojson:load_geojson",
+               read_bounded=True),
     FormatSpec("gpkg", (".gpkg",), ".gpkg", "formats.gpkg:load_gpkg"),
     # With the gis extra (pyogrio, pyarrow):
     FormatSpec("shapefile", (".shp", ".shp.zip"), ".shp, .shp.zip", "formats.ogr:load_ogr",
@@ -61,7 +69,7 @@ FORMATS: tuple[FormatSpec, ...] = (
     FormatSpec("flatgeobuf", (".fgb",), ".fgb", "formats.ogr:load_ogr"),
     FormatSpec("gml", (".gml",), ".gml", "formats.ogr:load_ogr"),
     FormatSpec("filegdb", (".gdb",), ".gdb (File Geodatabase folder)", "formats.ogr:load_ogr",
-               cached=False),  # a folder: the cache keys files' bytes
+               cached=False, folder=True),  # a folder: the cache keys files' bytes
     FormatSpec("geoparquet", (".parquet", ".geoparquet"), ".parquet (GeoParquet)",
                "formats.ogr:load_ogr"),
     FormatSpec("cache", (".spn",), "its own .spn cache", "cache:read_cache",
@@ -71,6 +79,20 @@ FORMATS: tuple[FormatSpec, ...] = (
                "postgis.read:load_postgis", own_weights=True, cached=False, uri=True),
 )  # fmt: skip
 _BY_KIND = {spec.kind: spec for spec in FORMATS}
+
+
+def kinds_where(flag: str, value: bool = True) -> tuple[str, ...]:
+    """The kinds whose ``flag`` field equals ``value`` (e.g. ``own_weights``): the lists
+    other modules once kept by hand."""
+    return tuple(spec.kind for spec in FORMATS if getattr(spec, flag) == value)
+
+
+def open_filter() -> str:
+    """A file dialog's name filter for every map file a reader takes (folders and URIs
+    are opened otherwise)."""
+    patterns = " ".join(f"*{sfx}" for spec in FORMATS if not (spec.folder or spec.uri)
+                        for sfx in spec.suffixes)
+    return f"Maps ({patterns});;All files (*)"
 
 
 def by_kind(kind: str) -> FormatSpec:

@@ -13,13 +13,14 @@ import numpy as np
 
 from gpu_core.dynamic import ARC_DELETED
 from maps.errors import MapError, PointError
+from maps.formats.registry import kinds_where
 from maps.geo.projection import haversine_m, to_lonlat, to_xy
 from maps.model.network import KIND_ROAD
 
 from .model import Edit, EditError
 
 # Formats whose arcs carry no way / feature id (edge_source_id is a line number there).
-NO_WAY_FORMATS = ("dimacs", "pace")
+NO_WAY_FORMATS = kinds_where("way_ids", False)
 
 
 @dataclass(frozen=True)
