@@ -34,8 +34,6 @@ from pathlib import Path
 
 import numpy as np
 
-QUERIES = ("auto", "phast", "rphast", "buckets")
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--map", required=True,
@@ -116,7 +114,9 @@ def _variants(backend: str, spec: str | None) -> tuple[str, ...]:
 def _queries(backend: str, spec: str | None) -> tuple[str, ...]:
     if spec:
         return tuple(q for q in spec.split(",") if q)
-    return QUERIES if backend == "cpu" else tuple(q for q in QUERIES if q != "buckets")
+    from gpu_core.hierarchy.queries import queries_for
+
+    return queries_for(backend)
 
 
 def bench_ours(g, src, tgt, backend: str, variant: str, budget_s: float, ref, ref_done,

@@ -181,14 +181,10 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
     every vertex), "rphast" (sweep the targets' part), "buckets" (CPU only) or "auto"
     (``few.choose_query`` by size); ``stats["query"]`` says which ran. ``narrow``: int32
     blocks (the caller knows every cost fits; made on the device by the GPU sweep)."""
-    from .few import QUERIES, choose_query
+    from .few import choose_query
+    from .queries import check_query
 
-    if query not in QUERIES:
-        raise InvalidArgumentError(f"unknown query {query!r}; choose one of {', '.join(QUERIES)}")
-    if targets is None and query != "auto" and query != "phast":
-        raise InvalidArgumentError(f"the {query} query needs targets")
-    if which == "cupy" and query == "buckets":
-        raise InvalidArgumentError("the buckets query runs on the CPU backend only")
+    check_query(query, which, targets is not None)
     if query == "auto":
         query = choose_query(h.n, int(sources.shape[0]),
                              None if targets is None else int(targets.shape[0]), which)

@@ -24,8 +24,7 @@ from numba import get_num_threads, njit, prange
 
 from .contract import INF
 from .cpu import CLIMB_MIN_SOURCES, _upward_one, search_spaces, up_tree
-
-QUERIES = ("auto", "phast", "rphast", "buckets")
+from .queries import queries_for
 
 # The selection rule (measured on COL/FLA/NE, docs/perf/few_to_few.md). On the CPU the
 # restricted sweep beat the buckets at every shape measured (1x10 to 1000x1000: the
@@ -46,7 +45,7 @@ def choose_query(n: int, sources: int, targets: int | None, backend: str) -> str
     on an ``n``-vertex index, on ``backend`` ("cpu" or "cupy": no buckets on the GPU)."""
     if targets is None or targets >= n:
         return "phast"
-    if backend == "cpu" and 0 < sources * targets <= BUCKET_MAX_PAIRS:
+    if "buckets" in queries_for(backend) and 0 < sources * targets <= BUCKET_MAX_PAIRS:
         return "buckets"
     bound = RPHAST_MAX_TARGETS_PER_NODE if backend == "cpu" else GPU_RPHAST_MAX_TARGETS_PER_NODE
     return "rphast" if 0 < targets <= n * bound else "phast"
