@@ -19,47 +19,55 @@ import sys
 import tempfile
 
 
-def run_gui(args: argparse.Namespace) -> int:
+def _refuse(why: str) -> int:
+    print(f"signpost gui: error: {why}", file=sys.stderr)
+    return 2
+
+
+def _cannot_start(args: argparse.Namespace) -> str | None:
+    """Why the window cannot open here (no display, a broken Qt binding), or None."""
     has_display = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if args.screenshot and not has_display:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a headless machine
     if sys.platform.startswith("linux") and not has_display and not os.environ.get("QT_QPA_PLATFORM"):
         # Qt would abort with a long plugin message; say what to do instead.
-        print(
-            "signpost gui: error: no display (DISPLAY/WAYLAND_DISPLAY unset): run it in a "
-            "desktop session, or render offscreen with --screenshot FILE.png "
-            "(or QT_QPA_PLATFORM=offscreen)",
-            file=sys.stderr,
-        )
-        return 2
+        return ("no display (DISPLAY/WAYLAND_DISPLAY unset): run it in a desktop session, "
+                "or render offscreen with --screenshot FILE.png (or QT_QPA_PLATFORM=offscreen)")
     from ._compat import BindingError, check_binding
 
     try:
         check_binding()
     except BindingError as exc:
-        print(f"signpost gui: error: {exc}", file=sys.stderr)
-        return 2
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
+        return str(exc)
+    return None
 
-    from .main_window import MainWindow, sample_map_path
-    from .settings import Settings
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Signpost")
-    app.setOrganizationName("Signpost")
-    path = getattr(args, "map_uri", None) or args.map or sample_map_path()
-    if not path:
-        print("signpost gui: error: no MAP given and no sample map is bundled", file=sys.stderr)
-        return 2
-    settings_path = getattr(args, "settings", None)
-    scratch = None
-    if args.screenshot and not settings_path:
-        # A batch run neither reads nor writes the user's settings: a fresh file, removed
-        # at the end, so screenshots come out the same on every machine.
-        scratch = tempfile.TemporaryDirectory(prefix="signpost-shot-")
-        settings_path = os.path.join(scratch.name, "settings.ini")
-    win = MainWindow(Settings(settings_path), open_sample=False)
+def _settings_file(args: argparse.Namespace):
+    """(settings file, its scratch folder to remove at the end or None). A batch run
+    neither reads nor writes the user's settings: a fresh file, removed at the end, so
+    screenshots come out the same on every machine."""
+    path = getattr(args, "settings", None)
+    if path or not args.screenshot:
+        return path, None
+    scratch = tempfile.TemporaryDirectory(prefix="signpost-shot-")
+    return os.path.join(scratch.name, "settings.ini"), scratch
+
+
+def _load_edits(win, args: argparse.Namespace) -> bool:
+    """The command line's edits (--scenario then --close, parsed by the CLI) as the Edit
+    tool's (listed, closed roads drawn, undoable); the route then runs on the edited map,
+    its points snapped on it. False when they do not fit the map."""
+    edits = getattr(args, "edit_list", None)
+    if not edits:
+        return True
+    if not win.tools["edit"].load_edits(edits, getattr(args, "scenario", None)):
+        return False
+    win.dock("edit").raise_()
+    return True
+
+
+def _apply_options(win, args: argparse.Namespace) -> None:
+    """The command line's strategy, backend, profile, snap distance and size."""
     if args.strategy:
         win.algo_panel.cb_strategy.setCurrentText(args.strategy)
     if args.backend:
@@ -73,6 +81,27 @@ def run_gui(args: argparse.Namespace) -> int:
         w, h = (int(v) for v in args.size.lower().split("x"))
         win.resize(w, h)
         win.default_layout()
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    why = _cannot_start(args)
+    if why is not None:
+        return _refuse(why)
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow, sample_map_path
+    from .settings import Settings
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Signpost")
+    app.setOrganizationName("Signpost")
+    path = getattr(args, "map_uri", None) or args.map or sample_map_path()
+    if not path:
+        return _refuse("no MAP given and no sample map is bundled")
+    settings_path, scratch = _settings_file(args)
+    win = MainWindow(Settings(settings_path), open_sample=False)
+    _apply_options(win, args)
     win.show()
     state = {"rc": 0, "printed": False}
     batch = bool(args.screenshot)
@@ -109,14 +138,9 @@ def run_gui(args: argparse.Namespace) -> int:
         if state.get("went"):
             return
         state["went"] = True
-        edits = getattr(args, "edit_list", None)  # --scenario then --close, parsed by the CLI
-        # The edits as the Edit tool's (listed, closed roads drawn, undoable); the route
-        # below runs on the edited map, its points snapped on it.
-        if edits:
-            if not win.tools["edit"].load_edits(edits, getattr(args, "scenario", None)):
-                fail(win.last_error or "the edits do not fit the map")
-                return
-            win.dock("edit").raise_()
+        if not _load_edits(win, args):
+            fail(win.last_error or "the edits do not fit the map")
+            return
         if args.route:
             win.tools["route"].route_between(args.route[0], args.route[1])  # failures: routeFailed
         elif batch:
@@ -125,8 +149,8 @@ def run_gui(args: argparse.Namespace) -> int:
     def loaded(_path: str) -> None:
         # Route once the after-load job (kernel warm-up, snapping index) is done, so the
         # search time shown is the search, not numba compiling.
-        for sig in (win.loader.finished_job, win.loader.failed_job):
-            sig.connect(lambda *_: go())
+        win.loader.finished_job.connect(lambda *_: go())
+        win.loader.failed_job.connect(lambda *_: go())
         win.loader.cancelled_job.connect(lambda *_: go())
         if not win.loader.busy():
             go()

@@ -135,27 +135,42 @@ def check_edit(edit: Edit) -> Edit:
     targets = [t for t in ("nodes", "way", "point", "polygon", "line")
                if getattr(edit, t) is not None]
     if edit.action == "add":
-        if targets != ["line"]:
-            raise EditError(label, "add needs a LineString geometry (the new link) and no "
-                                   "other target")
-        if len(edit.line) < 2:
-            raise EditError(label, "add: the line needs at least two points")
-        for lon, lat in edit.line:
-            check_lonlat(label, lon, lat)
+        _check_new_link(edit, label, targets)
     else:
-        if len(targets) != 1 or targets == ["line"]:
-            raise EditError(label, f"{edit.action} needs one target: nodes [A, B], way ID, a "
-                                   "Point or a Polygon" + (f" (got {', '.join(targets)})"
-                                                          if targets else ""))
-        if edit.point is not None:
-            check_lonlat(label, *edit.point)
-        if edit.polygon is not None:
-            if len(edit.polygon) < 3:
-                raise EditError(label, "the polygon needs at least three corners")
-            for lon, lat in edit.polygon:
-                check_lonlat(label, lon, lat)
-        if edit.nodes is not None and (len(edit.nodes) != 2 or edit.nodes[0] == edit.nodes[1]):
-            raise EditError(label, f"nodes must be two different node ids, got {list(edit.nodes)}")
+        _check_target(edit, label, targets)
+    _check_values(edit, label)
+    return edit
+
+
+def _check_new_link(edit: Edit, label: str, targets: list[str]) -> None:
+    if targets != ["line"]:
+        raise EditError(label, "add needs a LineString geometry (the new link) and no "
+                               "other target")
+    if len(edit.line) < 2:
+        raise EditError(label, "add: the line needs at least two points")
+    for lon, lat in edit.line:
+        check_lonlat(label, lon, lat)
+
+
+def _check_target(edit: Edit, label: str, targets: list[str]) -> None:
+    """The one target of an edit of existing roads (nodes, way, point or polygon)."""
+    if len(targets) != 1 or targets == ["line"]:
+        raise EditError(label, f"{edit.action} needs one target: nodes [A, B], way ID, a "
+                               "Point or a Polygon" + (f" (got {', '.join(targets)})"
+                                                      if targets else ""))
+    if edit.point is not None:
+        check_lonlat(label, *edit.point)
+    if edit.polygon is not None:
+        if len(edit.polygon) < 3:
+            raise EditError(label, "the polygon needs at least three corners")
+        for lon, lat in edit.polygon:
+            check_lonlat(label, lon, lat)
+    if edit.nodes is not None and (len(edit.nodes) != 2 or edit.nodes[0] == edit.nodes[1]):
+        raise EditError(label, f"nodes must be two different node ids, got {list(edit.nodes)}")
+
+
+def _check_values(edit: Edit, label: str) -> None:
+    """value / speed_kmh / road_class: present where the action needs them, numbers."""
     if edit.action in VALUE_ACTIONS:
         if edit.value is None:
             raise EditError(label, f"{edit.action} needs a value")
@@ -174,4 +189,3 @@ def check_edit(edit: Edit) -> Edit:
         raise EditError(label, "road_class is for add")
     if edit.action == "add" and edit.value is not None and edit.speed_kmh is not None:
         raise EditError(label, "add: give value (the link's cost) or speed_kmh, not both")
-    return edit
