@@ -27,11 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 import resources
-from app.jobs.maps import (
-    click_point,
-    make_snapper,
-    resolve_texts,
-)
+from app.session import NoSnapping, Session
 from gpu_core.errors import GpuCoreError, InvalidArgumentError
 from gpu_core.graph import CSRGraph
 from maps.errors import MapError, PointError
@@ -75,16 +71,12 @@ class MainWindow(MapLoading, QMainWindow):
     def __init__(self, settings: Settings | None = None, *, open_sample: bool = True):
         super().__init__()
         self.settings = settings or Settings()
-        self.net: RoadNetwork | None = None
+        # The map, its edits (tools/edit_tool.py), the points and the result: app.session,
+        # Qt-free; net, graph, snapper, scenario and snap_max_m below read and write it.
+        self.session = Session(snap_max_m=float(self.settings.defaults.get("snap_max_m", 1000.0)))
         self.geo: MapGeometry | None = None
-        self.graph: CSRGraph | None = None
-        self.snapper = None
-        # What-if editing (tools/edit_tool.py): the edited map (app.jobs.edits.Scenario),
-        # which searches run on while it has edits, and a painter drawn instead of the
-        # distance field (the change view).
-        self.scenario = None
+        # a painter drawn instead of the distance field (the Edit tool's change view)
         self.field_painter: Callable[[], None] | None = None
-        self._edited_snapper: tuple | None = None  # (edited network, its Snapper)
         self.last_error: str | None = None
         self._search_job = 0  # the compute job whose end is reported (newest wins)
         self._handlers: dict[int, _Handlers] = {}
@@ -92,11 +84,9 @@ class MainWindow(MapLoading, QMainWindow):
         self._load_path: str | None = None
         self._loading = False
         self._after_job = 0
-        self._snapper_pending = False
         self.map_path: str | None = None  # the path as the user gave it (route JSON "map")
         self._dialogs: list[QMessageBox] = []
         self.last_click: tuple[float, float, str] | None = None
-        self.snap_max_m = float(self.settings.defaults.get("snap_max_m", 1000.0))
 
         self.setWindowTitle("Signpost")
         try:
@@ -235,12 +225,9 @@ class MainWindow(MapLoading, QMainWindow):
         self._search_job = -1
         self._handlers = {}  # the old map's job ends unheard: nothing waits for it now
         self._idle_progress()
-        self.net = net
+        self.session.open(net, graph, snapper, defer_snapper=defer_snapper)
         self.map_path = net.source_path or None
-        self.graph = graph if graph is not None else CSRGraph.from_any(net)
         self.geo = self.canvas.set_network(net, geo, prepared)
-        self._snapper_pending = defer_snapper and snapper is None
-        self.snapper = snapper if (snapper is not None or defer_snapper) else make_snapper(net)
         self._after_load(net, build_snapper=self._snapper_pending)
         for tool in self.tools.values():
             tool.map_changed(net)
@@ -254,15 +241,25 @@ class MainWindow(MapLoading, QMainWindow):
         self.status(f"Opened {name}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs. "
                     "Left click sets the source, right click the destination.", 8000)
 
+    # The session's state under the names the tools and tests use.
+    net = property(lambda self: self.session.net)
+    graph = property(lambda self: self.session.graph)
+    snapper = property(lambda self: self.session.snapper,
+                       lambda self, v: setattr(self.session, "snapper", v))
+    _snapper_pending = property(lambda self: self.session.snapper_pending,
+                                lambda self, v: setattr(self.session, "snapper_pending", v))
+    scenario = property(lambda self: self.session.scenario,
+                        lambda self, v: setattr(self.session, "scenario", v))
+    snap_max_m = property(lambda self: self.session.snap_max_m,
+                          lambda self, v: setattr(self.session, "snap_max_m", v))
+
     def search_graph(self):
         """The graph searches run on: the edited one while the map has edits."""
-        sc = self.scenario
-        return sc.graph if sc is not None and sc.edits else self.graph
+        return self.session.search_graph()
 
     def search_net(self) -> RoadNetwork | None:
         """The network routes are read from: the edited one while the map has edits."""
-        sc = self.scenario
-        return sc.network() if sc is not None and sc.edits else self.net
+        return self.session.search_net()
 
     def fit_map(self) -> None:
         if self.geo is not None:
@@ -270,43 +267,31 @@ class MainWindow(MapLoading, QMainWindow):
 
     # ---- clicks -----------------------------------------------------------------------
     def snap(self, x: float, y: float):
-        """Snap map metres to the network; None (with a status message) when too far."""
-        if self.net is None:
-            self.status("Open a map first")
-            return None
-        if self.snapper is None:
-            if self._snapper_pending:
-                self.status("Preparing the snapping index of this big map; click again in a moment", 5000)
-            else:
-                self.status("This map has no coordinates or roads to click on: type node:ID points", 6000)
-            return None
+        """Map metres → a ResolvedPoint on the search map (``Session.snap``'s one rule);
+        None, with a status message saying why, where there is none."""
         try:
-            return self.snapper.snap(float(x), float(y), max_distance_m=self.snap_max_m)
+            return self.session.snap(x, y)
+        except NoSnapping as exc:
+            self.status(exc.detail[:1].upper() + exc.detail[1:], 6000)
         except PointError as exc:
             self.status(f"No road here: {exc.detail}", 6000)
-            return None
+        return None
 
     def resolve(self, text: str):
-        """A typed point (LON,LAT or node:ID) → ResolvedPoint, as `signpost route` reads it:
-        on the edited map while it has edits (a closed road is not snapped to; its own
-        index is built on first use, once per edit state)."""
-        net = self.search_net()
-        snapper = self.snapper
-        if net is not self.net:
-            if self._edited_snapper is None or self._edited_snapper[0] is not net:
-                self._edited_snapper = (net, make_snapper(net))
-            snapper = self._edited_snapper[1]
-        return resolve_texts(net, text, max_distance_m=self.snap_max_m, snapper=snapper)[0]
+        """A typed point (LON,LAT or node:ID) → ResolvedPoint, as `signpost route` reads
+        it, by the same rule as a click (``Session.resolve``)."""
+        return self.session.resolve(text)
 
     def on_map_click(self, x: float, y: float, which: str) -> None:
         """A click (or the public click API): snap, then hand it to the tool that takes it."""
         self.last_click = (float(x), float(y), which)
-        s = self.snap(x, y)
-        if s is None:
+        p = self.snap(x, y)
+        if p is None:
             return
+        s = p.snap
         for tool in self.tools.values():
             if which in tool.clicks:
-                tool.clicked(which, click_point(self.net, s), (x, y, float(s.x), float(s.y)))
+                tool.clicked(which, p, (x, y, float(s.x), float(s.y)))
 
     # ---- jobs -------------------------------------------------------------------------
     def submit(self, fn: Callable[[JobContext], object], done: Callable, *,

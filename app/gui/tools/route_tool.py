@@ -10,7 +10,6 @@ from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from app.jobs import sssp
-from app.jobs.maps import click_point
 from app.jobs.route import Route, read_route, route_json
 from gpu_core.errors import InvalidArgumentError
 from maps.errors import MapError, PointError, UnreachableError
@@ -48,13 +47,19 @@ class RouteTool(Tool):
                        "GeoJSON (*.geojson);;GeoPackage (*.gpkg)"),
     }
 
+    # The route's ends and the search on screen live in the window's app.session.Session
+    # (node indices of the search map; result: the gpu_core SSSPResult shown).
+    source = property(lambda self: self.win.session.source,
+                      lambda self, v: setattr(self.win.session, "source", v))
+    target = property(lambda self: self.win.session.target,
+                      lambda self, v: setattr(self.win.session, "target", v))
+    result = property(lambda self: self.win.session.result,
+                      lambda self, v: setattr(self.win.session, "result", v))
+
     def __init__(self, window):
         super().__init__(window)
-        self.source: int | None = None  # node indices of the current points
-        self.target: int | None = None
         self.src_point = None  # maps.points.resolve.ResolvedPoint (for the route JSON)
         self.dst_point = None
-        self.result = None  # gpu_core SSSPResult on screen
         self.route: Route | None = None
         self._snap_segs: dict[str, tuple] = {}
         self._search_t0 = 0.0
@@ -160,15 +165,14 @@ class RouteTool(Tool):
 
     def _dest_dragged(self, x: float, y: float) -> None:
         """Live route while the destination marker is dragged: no search, only pred."""
-        snapper = self.win.snapper
-        if self.result is None or snapper is None:
+        if self.result is None:
             return
         try:
-            s = snapper.snap(float(x), float(y), max_distance_m=self.win.snap_max_m)
-        except PointError:
+            point = self.win.session.snap(x, y)
+        except PointError:  # NoSnapping too: no index yet, nothing to drag to
             return
-        if int(s.node) != self.target:
-            self.target, self.dst_point = int(s.node), click_point(self.win.net, s)
+        if int(point.node) != self.target:
+            self.target, self.dst_point = int(point.node), point
             self.update_route()
 
     def _src_dragged(self, x: float, y: float) -> None:
@@ -177,14 +181,10 @@ class RouteTool(Tool):
         when that search is drawn. The marker stays under the pointer (not moved to the
         snapped point until the drop, which sets the source as a click does)."""
         win = self.win
-        snapper = win.snapper
-        if win.net is None or snapper is None:
-            return
         try:
-            s = snapper.snap(float(x), float(y), max_distance_m=win.snap_max_m)
-        except PointError:
+            point = win.session.snap(x, y)
+        except PointError:  # NoSnapping too: no map or no index yet
             return
-        point = click_point(win.search_net(), s)
         if self._drag_job in win._handlers or self._drag_held:
             self._drag_next = point
         elif int(point.node) != self.source:

@@ -1,0 +1,95 @@
+"""What the window is working on, without Qt (issue 38): the map as loaded, its edits,
+the one rule for which map a point snaps to, the route's source, target and result, and
+the route-index policy. The window and its tools are views of one :class:`Session`
+(napari's ``ViewerModel`` beside its ``QtViewer``); a script or a test drives the same
+state without a window.
+
+The rule for points: a point (a click, a drag, a typed LON,LAT or node:ID) snaps to the
+map searches run on, the edited one while the map has edits, so a closed road is never a
+route's end and a new link is one; its snapping index is built once per edit state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.jobs.maps import click_point, make_snapper, resolve_texts
+from gpu_core.graph import CSRGraph
+from maps.errors import PointError
+from maps.model.network import RoadNetwork
+from maps.points.resolve import ResolvedPoint
+
+
+class NoSnapping(PointError):
+    """The map cannot be clicked on now; ``detail`` says why and what to do instead."""
+
+
+@dataclass
+class Session:
+    snap_max_m: float = 1000.0
+    index_policy: str = "auto"  # the route index: "auto", "on" or "off"
+    net: RoadNetwork | None = None  # the map as loaded
+    graph: CSRGraph | None = None  # its graph (CSRGraph.from_any(net))
+    snapper: Any = None  # the loaded map's snapping index (None: none yet, or none possible)
+    snapper_pending: bool = False  # built on the loader thread, not there yet
+    scenario: Any = None  # app.jobs.edits.Scenario once the map was edited
+    source: int | None = None  # the route's ends (node indices of the search map)
+    target: int | None = None
+    result: Any = None  # the current one-to-all search (app.jobs.sssp result)
+    _edited_snapper: tuple | None = field(default=None, repr=False)  # (edited net, Snapper)
+
+    def open(self, net: RoadNetwork, graph: CSRGraph | None = None, snapper: Any = None, *,
+             defer_snapper: bool = False) -> None:
+        """A new map: its graph and snapping index (``defer_snapper``: built elsewhere and
+        set later); the old map's edits, points and result are gone."""
+        self.net = net
+        self.graph = graph if graph is not None else CSRGraph.from_any(net)
+        self.snapper_pending = defer_snapper and snapper is None
+        self.snapper = snapper if (snapper is not None or defer_snapper) else make_snapper(net)
+        self.scenario = None
+        self._edited_snapper = None
+        self.source = self.target = self.result = None
+
+    @property
+    def edited(self) -> bool:
+        return self.scenario is not None and bool(self.scenario.edits)
+
+    def search_graph(self) -> CSRGraph | None:
+        """The graph searches run on: the edited one while the map has edits."""
+        return self.scenario.graph if self.edited else self.graph
+
+    def search_net(self) -> RoadNetwork | None:
+        """The network routes are read from: the edited one while the map has edits."""
+        return self.scenario.network() if self.edited else self.net
+
+    def search_snapper(self) -> Any:
+        """The snapping index of :meth:`search_net` (None while it cannot be had)."""
+        net = self.search_net()
+        if net is self.net or net is None:
+            return self.snapper
+        if self._edited_snapper is None or self._edited_snapper[0] is not net:
+            self._edited_snapper = (net, make_snapper(net))
+        return self._edited_snapper[1]
+
+    def snap(self, x: float, y: float) -> ResolvedPoint:
+        """Map metres → the nearest road point of the search map, as `signpost route` would
+        read the same LON,LAT; NoSnapping or PointError (``detail``) when there is none."""
+        if self.net is None:
+            raise NoSnapping("open a map first")
+        if self.snapper is None:
+            raise NoSnapping(
+                "preparing the snapping index of this big map; click again in a moment"
+                if self.snapper_pending else
+                "this map has no coordinates or roads to click on: type node:ID points")
+        snapper = self.search_snapper()
+        s = snapper.snap(float(x), float(y), max_distance_m=self.snap_max_m)
+        return click_point(self.search_net(), s)
+
+    def resolve(self, text: str) -> ResolvedPoint:
+        """A typed point (LON,LAT or node:ID), by the same rule as :meth:`snap`."""
+        net = self.search_net()
+        if net is None:
+            raise NoSnapping("open a map first")
+        return resolve_texts(net, text, max_distance_m=self.snap_max_m,
+                             snapper=self.search_snapper())[0]
