@@ -89,56 +89,12 @@ class Layers:
 
 
 def build_layers(win) -> Layers:
-    """The window's layers, wired to its canvas and tools."""
-    canvas, tools = win.canvas, win.tools
+    """The window's layers: each tool's (``Tool.result_layers``, in ``TOOLS`` order), then the
+    map's own road classes."""
+    canvas = win.canvas
     layers = Layers(win)
-    route = tools["route"]
-
-    def route_items():
-        return [*canvas.route_items, canvas.snap_item, canvas.source_marker, canvas.dest_marker]
-
-    def route_toggle(on: bool) -> None:
-        for it in route_items():
-            if it is None:
-                continue
-            # the markers are shown only where a point is set
-            if it in (canvas.source_marker, canvas.dest_marker):
-                which = route.source if it is canvas.source_marker else route.target
-                it.setVisible(on and which is not None)
-            else:
-                it.setVisible(on)
-
-    layers.add(Layer("Route and its points", route_items, route.clear_route, route_toggle))
-
-    def field_toggle(on: bool) -> None:
-        chk = win.algo_panel.chk_field
-        if chk.isChecked() != on:
-            chk.setChecked(on)
-
-    layers.add(Layer("Distance field", lambda: list(canvas.field_items), route.clear_route,
-                     field_toggle))
-
-    def iso_items():
-        lay = route._iso_layer
-        return [] if lay is None else [*lay.items, lay.legend]
-
-    layers.add(Layer("Isochrone polygons", iso_items,
-                     lambda: win.algo_panel.chk_polys.setChecked(False)))
-    bb = tools.get("billboards")
-    if bb is not None:
-        layers.add(Layer("Billboard sites", lambda: [canvas.site_item, *canvas.site_labels],
-                         bb.clear))
-    od = tools.get("od")
-    if od is not None:
-        layers.add(Layer("OD points", lambda: [canvas.od_item, *canvas.od_labels], od.panel.clear))
-    an = tools.get("analysis")
-    if an is not None:
-        layers.add(Layer("Spanning forest", lambda: [an.layers.forest_item], an.layers.clear_forest))
-        layers.add(Layer("PageRank", lambda: [*an.layers.rank_items, an.layers.legend],
-                         an.layers.clear_ranks))
-    ed = tools.get("edit")
-    if ed is not None:
-        layers.add(Layer("Edits (closed roads, new links)",
-                         lambda: [ed.layers.closed_item, ed.layers.link_item, ed.layers.pending]))
+    for tool in win.tools.values():
+        for layer in tool.result_layers():
+            layers.add(layer)
     layers.add(Layer("Road classes", lambda: [*canvas.road_items.values(), canvas.legend]))
     return layers

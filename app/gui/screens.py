@@ -1,6 +1,6 @@
 """One representative screen per tool, set up on whatever map the window shows, as a user
-would: a route with its field, a few edits in the change view, billboard sites, an OD
-matrix, the network analysis. ``scripts/screenshots.py`` saves them at two sizes; the
+would (each tool's ``stage``: a route with its field, a few edits in the change view,
+billboard sites, an OD matrix, the network analysis). ``scripts/screenshots.py`` saves them at two sizes; the
 screenshot tests (``tests/gui/test_screens.py``) check each for clipped widgets.
 
 ``wait(predicate, timeout_s)`` is the caller's way of running the event loop until a
@@ -14,12 +14,20 @@ from collections.abc import Callable
 import numpy as np
 
 SIZES = ((1024, 700), (1600, 1000))
-TOOL_ORDER = ("route", "edit", "billboards", "od", "analysis")
+
+
+def _tool_order() -> tuple[str, ...]:
+    from .tools import TOOLS
+
+    return tuple(t.name for t in TOOLS)
+
+
+TOOL_ORDER = _tool_order()  # every tool has a screen: the order of app.gui.tools.TOOLS
 
 Wait = Callable[[Callable[[], bool], float], None]
 
 
-def _points(win, k: int) -> list[tuple[float, float]]:
+def spread_points(win, k: int) -> list[tuple[float, float]]:
     """``k`` well spread road points of the map (x, y metres): nodes nearest to spots on
     the diagonal of the map's central box."""
     net = win.net
@@ -36,44 +44,15 @@ def _points(win, k: int) -> list[tuple[float, float]]:
     return out
 
 
-def _idle(win) -> bool:
+def idle(win) -> bool:
+    """No job in the worker and no search waiting to be drawn."""
     return not win.compute.busy() and win._search_job not in win._handlers
 
 
 def stage(win, tool: str, wait: Wait) -> None:
-    """Put the window in ``tool``'s representative state (its dock raised)."""
-    canvas = win.canvas
-    a, b = _points(win, 2)
+    """Put the window in ``tool``'s representative state (``Tool.stage``), its dock raised."""
     win.dock(tool).raise_()
-    if tool in ("route", "edit"):
-        canvas.click_at(*a, "left")
-        wait(lambda: _idle(win) and win.tools["route"].result is not None, 60)
-        canvas.click_at(*b, "right")
-        wait(lambda: _idle(win), 60)
-    if tool == "edit":
-        edit = win.tools["edit"]
-        route = win.tools["route"].route
-        if route is not None and len(route.arcs) > 2:
-            edit.toggle_road(int(route.arcs[len(route.arcs) // 2]))
-            wait(lambda: _idle(win), 60)
-        edit.set_change_view(True)
-        wait(lambda: _idle(win), 60)
-    elif tool == "billboards":
-        panel = win.tools["billboards"].panel
-        panel.sp_k.setValue(5)
-        win.tools["billboards"].run()
-        wait(lambda: _idle(win) and win.tools["billboards"].result is not None, 600)
-    elif tool == "od":
-        for p in _points(win, 4):
-            canvas.click_at(*p, "shift")
-        win.tools["od"].run()
-        wait(lambda: _idle(win) and win.tools["od"].panel.matrix is not None, 120)
-    elif tool == "analysis":
-        an = win.tools["analysis"]
-        an.run_mst()
-        wait(lambda: _idle(win) and an.mst_result is not None, 120)
-        an.run_pagerank()
-        wait(lambda: _idle(win) and an.pagerank_result is not None, 120)
+    win.tools[tool].stage(wait)
     win.dock(tool).raise_()
 
 

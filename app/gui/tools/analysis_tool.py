@@ -53,6 +53,21 @@ class AnalysisTool(Tool):
     def widget(self) -> QWidget:
         return self.panel
 
+    def result_layers(self) -> list:
+        from ..layers import Layer
+
+        lay = self.layers
+        return [Layer("Spanning forest", lambda: [lay.forest_item], lay.clear_forest),
+                Layer("PageRank", lambda: [*lay.rank_items, lay.legend], lay.clear_ranks)]
+
+    def stage(self, wait) -> None:
+        from ..screens import idle
+
+        self.run_mst()
+        wait(lambda: idle(self.win) and self.mst_result is not None, 120)
+        self.run_pagerank()
+        wait(lambda: idle(self.win) and self.pagerank_result is not None, 120)
+
     def map_changed(self, net) -> None:
         self.mst_result = self.pagerank_result = self.telemetry = None
         self.layers.clear()

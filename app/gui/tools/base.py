@@ -69,3 +69,13 @@ class Tool(QObject):
 
     def export(self, what: str, path: str) -> None:
         """Write export ``what`` (a key of ``exports``) to ``path``."""
+
+    def result_layers(self) -> list:
+        """The result layers this tool draws (``app.gui.layers.Layer``s, in menu order):
+        View → Layers lists every tool's, in ``TOOLS`` order."""
+        return []
+
+    def stage(self, wait) -> None:
+        """Put the window in this tool's representative state, as a user would (the
+        screenshots and their layout test: ``app.gui.screens``); ``wait(predicate,
+        timeout_s)`` runs the event loop until a job is done."""

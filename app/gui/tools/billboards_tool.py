@@ -30,6 +30,20 @@ class BillboardsTool(Tool):
     def widget(self) -> QWidget:
         return self.panel
 
+    def result_layers(self) -> list:
+        from ..layers import Layer
+
+        canvas = self.win.canvas
+        return [Layer("Billboard sites", lambda: [canvas.site_item, *canvas.site_labels],
+                      self.clear)]
+
+    def stage(self, wait) -> None:
+        from ..screens import idle
+
+        self.panel.sp_k.setValue(5)
+        self.run()
+        wait(lambda: idle(self.win) and self.result is not None, 600)
+
     def map_changed(self, net) -> None:
         self.result = None
 

@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 from PySide6.QtCore import QRectF, QTimer
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from app.jobs import whatif
@@ -29,54 +29,12 @@ from ..edit_panel import EditLayers, EditPanel
 from ..map_canvas import format_cost
 from ..overlays import field_title
 from .base import Tool
+from .edit_commands import EditCommand, file_id
 
 SCENARIO_FILTER = "Scenario (*.geojson *.json);;All files (*)"
 CACHED_COMMANDS = 8  # commands (newest) that keep their before / after results for undo
 WAIT_IDLE_S = 60.0
 BIG_MAP_ARCS = 500_000  # above this, O(m) counts run in the worker, not on each edit here
-
-
-def file_id(net, v: int):
-    """The source-file id of node index ``v`` as a scenario names it: a Python int, or
-    the name on maps of named nodes (GraphML)."""
-    i = int(net.node_ids[v])
-    names = net.meta.get("node_names") if isinstance(net.meta, dict) else None
-    return str(names[i - 1]) if names else i
-
-
-def describe(edit) -> str:
-    """The text of an edit in the panel's list: action, target, value (a scenario file's
-    labels name the file and feature: too long for the list)."""
-    text = edit.describe()
-    return text + (f" ({edit.road_class})" if edit.action == "add" and edit.road_class else "")
-
-
-class EditCommand(QUndoCommand):
-    """One edit on the tool's stack. Pushed after the edit was applied (so a refused edit
-    never reaches the stack): the first redo only updates the view."""
-
-    def __init__(self, tool: EditTool, edit, summary, before, *, silent: bool = False):
-        super().__init__(describe(edit))
-        self.tool, self.edit = tool, edit
-        self.summary = summary
-        self.before = before  # (source, result) before this edit, or None
-        self.after = None  # (source, result) after it, once known
-        self._applied = True
-        self._silent = silent  # opened from a file: the tool updates once for all
-
-    def redo(self) -> None:
-        if self._applied:
-            self._applied = False
-            if not self._silent:
-                self.tool.changed(self.summary, None)
-            return
-        self.tool.redo_command(self)
-
-    def undo(self) -> None:
-        self.tool.undo_command(self)
-
-    def forget_results(self) -> None:
-        self.before = self.after = None
 
 
 class EditTool(Tool):
@@ -114,6 +72,24 @@ class EditTool(Tool):
         return self.panel
 
     # ---- map ----------------------------------------------------------------------------
+    def result_layers(self) -> list:
+        from ..layers import Layer
+
+        lay = self.layers
+        return [Layer("Edits (closed roads, new links)",
+                      lambda: [lay.closed_item, lay.link_item, lay.pending])]
+
+    def stage(self, wait) -> None:
+        from ..screens import idle
+
+        self.win.tools["route"].stage(wait)
+        route = self.win.tools["route"].route
+        if route is not None and len(route.arcs) > 2:
+            self.toggle_road(int(route.arcs[len(route.arcs) // 2]))
+            wait(lambda: idle(self.win), 60)
+        self.set_change_view(True)
+        wait(lambda: idle(self.win), 60)
+
     def map_changed(self, net) -> None:
         old = self.scenario
         # The same map again (another profile, reopened): its edits are applied again.

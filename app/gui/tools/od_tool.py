@@ -34,6 +34,20 @@ class ODTool(Tool):
     def widget(self) -> QWidget:
         return self.panel
 
+    def result_layers(self) -> list:
+        from ..layers import Layer
+
+        canvas = self.win.canvas
+        return [Layer("OD points", lambda: [canvas.od_item, *canvas.od_labels], self.panel.clear)]
+
+    def stage(self, wait) -> None:
+        from ..screens import idle, spread_points
+
+        for p in spread_points(self.win, 4):
+            self.win.canvas.click_at(*p, "shift")
+        self.run()
+        wait(lambda: idle(self.win) and self.panel.matrix is not None, 120)
+
     def map_changed(self, net) -> None:
         self.panel.clear()
 

@@ -97,6 +97,48 @@ class RouteTool(Tool):
         scroll.setWidgetResizable(True)
         return scroll
 
+    def result_layers(self) -> list:
+        from ..layers import Layer
+
+        canvas, win = self.win.canvas, self.win
+
+        def route_items():
+            return [*canvas.route_items, canvas.snap_item, canvas.source_marker, canvas.dest_marker]
+
+        def route_toggle(on: bool) -> None:
+            for it in route_items():
+                if it is None:
+                    continue
+                if it in (canvas.source_marker, canvas.dest_marker):  # shown where a point is set
+                    which = self.source if it is canvas.source_marker else self.target
+                    it.setVisible(on and which is not None)
+                else:
+                    it.setVisible(on)
+
+        def field_toggle(on: bool) -> None:
+            chk = win.algo_panel.chk_field
+            if chk.isChecked() != on:
+                chk.setChecked(on)
+
+        def iso_items():
+            lay = self._iso_layer
+            return [] if lay is None else [*lay.items, lay.legend]
+
+        return [Layer("Route and its points", route_items, self.clear_route, route_toggle),
+                Layer("Distance field", lambda: list(canvas.field_items), self.clear_route,
+                      field_toggle),
+                Layer("Isochrone polygons", iso_items,
+                      lambda: win.algo_panel.chk_polys.setChecked(False))]
+
+    def stage(self, wait) -> None:
+        from ..screens import idle, spread_points
+
+        a, b = spread_points(self.win, 2)
+        self.win.canvas.click_at(*a, "left")
+        wait(lambda: idle(self.win) and self.result is not None, 60)
+        self.win.canvas.click_at(*b, "right")
+        wait(lambda: idle(self.win), 60)
+
     def map_changed(self, net) -> None:
         self._drag_next, self._drag_held = None, False
         self.source = self.target = None
