@@ -70,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         check_out(args.out, OUT_EXT, layer=LAYER)
     if not args.buffer > 0 or args.buffer > 100_000:
-        raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0")
+        raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0 and at most "
+                       "100,000 (100 km each side)")
     net = map_from_args(args)
     if not net.has_coordinates:
         raise CliError(f"{args.map}: this map has no coordinates, so it has no polygons")
