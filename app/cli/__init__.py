@@ -165,13 +165,18 @@ def _dispatch(args: argparse.Namespace) -> int:
     except (MapError, GpuCoreError, CliError) as exc:
         print(f"signpost {args.command}: error: {redact(str(exc))}", file=sys.stderr)
         return 2
-    except MemoryError:  # a last resort: the checks before the work should have said why
-        print(f"signpost {args.command}: error: out of memory", file=sys.stderr)
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a last resort: the checks before the work should have said why
+        from osutil.memory import is_out_of_memory
+
+        if not is_out_of_memory(exc):
+            raise
+        print(f"signpost {args.command}: error: out of memory ({type(exc).__name__}); "
+              "ask for less work (fewer cutoffs, samples or points)", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         terminated = isinstance(exc, _Terminated)
         print(f"signpost {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         return 143 if terminated else 130
-    except BrokenPipeError:
-        return 0
     return int(rc or 0)

@@ -51,6 +51,11 @@ def parse_cutoffs(text: str, option: str) -> list[float]:
             raise CliError(f"{option} {text!r}: {part.strip()} is too large (cutoffs are "
                            f"below {MAX_CUTOFF:g})")
         vals.append(v)
+    from app.jobs.isochrones import MAX_BANDS
+
+    if len(set(vals)) > MAX_BANDS:  # each band is a polygon of its whole area (issue 40)
+        raise CliError(f"{option}: {len(set(vals)):,} cutoffs; at most {MAX_BANDS:,} in one "
+                       "run (each is a polygon of all it reaches)")
     return sorted(set(vals))
 
 
