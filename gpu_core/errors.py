@@ -27,6 +27,24 @@ class GpuOutOfMemoryError(GpuCoreError):
         self.free_bytes = free_bytes
 
 
+class MemoryLimitError(GpuCoreError):
+    """Work whose projected host memory is more than this machine has available: refused
+    in one line before it starts (issue 40), naming what, how much, and a way out;
+    ``needed_bytes`` 0: memory ran out while it ran (a library's allocation failed)."""
+
+    def __init__(self, what: str, needed_bytes: int, available_bytes: int, hint: str = ""):
+        head = (f"{what} would need about {_gib(needed_bytes)} of memory, more than the "
+                f"{_gib(available_bytes)} available" if needed_bytes else
+                f"{what} ran out of memory ({_gib(available_bytes)} available now)")
+        super().__init__(head + (f"; {hint}" if hint else ""))
+        self.needed_bytes = needed_bytes
+        self.available_bytes = available_bytes
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
 class CancelledError(GpuCoreError):
     """A long computation was cancelled by its caller."""
 

@@ -71,9 +71,17 @@ _OPTIONAL = ("geom_indptr", "geom_xy")
 
 
 def cache_dir() -> Path:
-    """Where cache entries live: $SIGNPOST_CACHE_DIR, else ~/.cache/signpost."""
+    """Where cache entries live: $SIGNPOST_CACHE_DIR (``~`` and ``~user`` expanded, as a
+    shell would; an unknown user is an error, never a literal ``~x`` folder), else
+    ~/.cache/signpost."""
     env = os.environ.get("SIGNPOST_CACHE_DIR")
-    return Path(env) if env else Path.home() / ".cache" / "signpost"
+    if not env:
+        return Path.home() / ".cache" / "signpost"
+    path = os.path.expanduser(env)
+    if path.startswith("~"):
+        raise MapError(f"SIGNPOST_CACHE_DIR {env!r}: no user {path[1:].split(os.sep)[0]!r} "
+                       "to expand '~' to; write ~/... for a folder in your home, or a full path")
+    return Path(path)
 
 
 def _json_default(o: Any) -> Any:

@@ -6,13 +6,16 @@ the CLI can print it as it is and exit with status 2, and the app can show it in
 
 from __future__ import annotations
 
+from osutil.secrets import redact
+
 
 class MapError(Exception):
     """Base class of every error the ``maps`` package raises on bad input."""
 
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
         where = ""
-        if path is not None:
+        if path is not None:  # a database address never shows its password
+            path = redact(str(path))
             where = f"{path}:{line}: " if line is not None else f"{path}: "
         super().__init__(where + message)
         self.path = path

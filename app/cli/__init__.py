@@ -21,8 +21,17 @@ from app.cli.errors import CliError  # noqa: F401  (re-exported: app.cli.CliErro
 COMMANDS = ("info", "route", "sssp", "isochrones", "billboards", "matrix", "mst", "pagerank", "generate", "bench", "gui")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors never print a password (issue 40)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        from osutil.secrets import redact
+
+        super().error(redact(message))
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="signpost",
         description="Signpost: shortest routes, billboards and live algorithm charts on road/rail maps.",
     )
@@ -147,21 +156,27 @@ def _dispatch(args: argparse.Namespace) -> int:
     from app.cli._atomic import command_outputs
     from gpu_core.errors import GpuCoreError
     from maps.errors import MapError
+    from osutil.secrets import redact
 
     _names_as_bytes()
     try:
         with command_outputs(args):  # --out: never an input; --if-exists for files too
             rc = args.func(args)
     except (MapError, GpuCoreError, CliError) as exc:
-        print(f"signpost {args.command}: error: {exc}", file=sys.stderr)
+        print(f"signpost {args.command}: error: {redact(str(exc))}", file=sys.stderr)
         return 2
-    except MemoryError:  # a last resort: the checks before the work should have said why
-        print(f"signpost {args.command}: error: out of memory", file=sys.stderr)
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a last resort: the checks before the work should have said why
+        from osutil.memory import is_out_of_memory
+
+        if not is_out_of_memory(exc):
+            raise
+        print(f"signpost {args.command}: error: out of memory ({type(exc).__name__}); "
+              "ask for less work (fewer cutoffs, samples or points)", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         terminated = isinstance(exc, _Terminated)
         print(f"signpost {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         return 143 if terminated else 130
-    except BrokenPipeError:
-        return 0
     return int(rc or 0)

@@ -27,6 +27,7 @@ from app.cli.errors import CliError
 from osutil.atomic import atomic_paths
 
 IF_EXISTS_FILE_DEFAULT = "replace"
+IF_EXISTS_CHOICES = ("fail", "replace", "append")  # maps.postgis.write.IF_EXISTS's order
 APPENDABLE = (".csv", ".gpkg")
 # (option, attribute) of the files a command reads; the map also brings its companions
 INPUT_OPTIONS = (("MAP", "map"), ("--from", "from_csv"), ("--to", "to_csv"),
@@ -72,9 +73,28 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     return found
 
 
+def add_if_exists_argument(p: argparse.ArgumentParser, *, default: str = IF_EXISTS_FILE_DEFAULT,
+                           what: str = "rows under a .csv's same header") -> None:
+    """``--if-exists`` of a command whose ``--out`` is a file only (the commands that also
+    write database tables take ``app.cli.db_out.add_arguments``): the same choices and
+    meaning; ``default`` is this command's (``generate``: fail, it never replaces a map
+    silently); ``what`` says what append adds."""
+    p.add_argument("--if-exists", default=None, choices=IF_EXISTS_CHOICES,
+                   help=f"when --out exists: fail, replace it or append ({what}); default "
+                        f"{default}")
+    p.set_defaults(if_exists_file_default=default)
+
+
 def file_mode(args: argparse.Namespace) -> str:
-    """``--if-exists`` for a file output: as given, else replace (today's behaviour)."""
-    return getattr(args, "if_exists", None) or IF_EXISTS_FILE_DEFAULT
+    """``--if-exists`` for a file output: as given, else the command's default (replace,
+    today's behaviour, unless :func:`add_if_exists_argument` said otherwise)."""
+    return (getattr(args, "if_exists", None) or getattr(args, "if_exists_file_default", None)
+            or IF_EXISTS_FILE_DEFAULT)
+
+
+def _choices_left(low: str) -> str:
+    """What to suggest after ``--if-exists fail`` refused ``low``: only what works there."""
+    return "choose replace, append" if low.endswith(APPENDABLE) else "choose replace"
 
 
 @contextlib.contextmanager
@@ -105,7 +125,9 @@ def command_outputs(args: argparse.Namespace) -> Iterator[None]:
         raise CliError(f"--out {out!r}: --if-exists append does not apply to {ext} files "
                        "(only .csv rows and .gpkg layers can grow); choose fail or replace")
     if mode == "fail" and os.path.lexists(out) and not low.endswith(".gpkg"):
-        raise CliError(f"--out {out!r} exists (--if-exists fail); choose replace or append")
+        given = "" if getattr(args, "if_exists", None) else ", this command's default"
+        raise CliError(f"--out {out!r} exists (--if-exists fail{given}); "
+                       f"{_choices_left(low)} or another file")
     token = _POLICY.set(OutPolicy(out, mode, getattr(args, "layer", None)))
     try:
         yield

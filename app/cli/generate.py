@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from app.cli import CliError
+from app.cli._atomic import add_if_exists_argument, file_mode
 from app.cli._common import add_command
 
 
@@ -21,12 +23,26 @@ def register(sub) -> None:
     )
     p.add_argument("kind", choices=KINDS, help="which generator")
     p.add_argument("--out", required=True, help="output file: .gr, .gr.gz or .spn")
+    add_if_exists_argument(p, default="fail", what="a map cannot grow: refused")
     p.add_argument("--nodes", "-n", type=int, default=None, help="number of nodes")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument(
         "--arcs-per-node", type=int, default=None, help="random/rmat: arcs = this x nodes (4)"
     )
     p.add_argument("--json", action="store_true", help="print a JSON summary")
+
+
+def _check_companions(args: argparse.Namespace, out: str) -> None:
+    """``--if-exists fail`` (the default) also keeps a ``.co`` beside a ``.gr`` output,
+    which the write would replace or remove (the ``.gr`` itself: ``_atomic``)."""
+    if file_mode(args) != "fail" or out.lower().endswith(".spn"):
+        return
+    from maps.outputs.dimacs import co_files
+
+    for co in co_files(out):
+        if os.path.lexists(co):
+            raise CliError(f"--out {out!r}: its coordinates file {co!r} exists (--if-exists "
+                           "fail); choose replace or another file")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     low = out.lower()
     if not low.endswith((".gr", ".gr.gz", ".spn")):
         raise CliError(f"--out {out!r}: write .gr, .gr.gz or .spn")
+    _check_companions(args, out)
     opts = {}
     if args.arcs_per_node is not None:
         if args.kind not in ("random", "rmat"):

@@ -51,6 +51,11 @@ def parse_cutoffs(text: str, option: str) -> list[float]:
             raise CliError(f"{option} {text!r}: {part.strip()} is too large (cutoffs are "
                            f"below {MAX_CUTOFF:g})")
         vals.append(v)
+    from app.jobs.isochrones import MAX_BANDS
+
+    if len(set(vals)) > MAX_BANDS:  # each band is a polygon of its whole area (issue 40)
+        raise CliError(f"{option}: {len(set(vals)):,} cutoffs; at most {MAX_BANDS:,} in one "
+                       "run (each is a polygon of all it reaches)")
     return sorted(set(vals))
 
 
@@ -70,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         check_out(args.out, OUT_EXT, layer=LAYER)
     if not args.buffer > 0 or args.buffer > 100_000:
-        raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0")
+        raise CliError(f"--buffer {args.buffer:g}: give a width in metres, > 0 and at most "
+                       "100,000 (100 km each side)")
     net = map_from_args(args)
     if not net.has_coordinates:
         raise CliError(f"{args.map}: this map has no coordinates, so it has no polygons")

@@ -284,8 +284,10 @@ def _run(args: argparse.Namespace, cl) -> int:
     src, dst = (read_points(p, net, max_distance_m=args.max_snap, snapper_box=box,
                             id_column=args.id_column)
                 for p in (args.from_csv, args.to_csv))
-    _note_duplicates(args.from_csv, src.keys, src.nodes)
-    _note_duplicates(args.to_csv, dst.keys, dst.nodes)
+    for path, read in ((args.from_csv, src), (args.to_csv, dst)):
+        if read.note:
+            print(f"note: {path}: {read.note}", file=sys.stderr)
+        _note_duplicates(path, read.keys, read.nodes)
     from_ids, to_ids = src.row_ids(net), dst.row_ids(net)
     src, dst = src.nodes, dst.nodes
     F, T = int(src.shape[0]), int(dst.shape[0])

@@ -24,6 +24,8 @@ import struct
 import time
 from urllib.parse import urlsplit
 
+from osutil.secrets import redact
+
 SCHEMES = ("tcp",)
 HANDSHAKE_MAX = 1 << 16  # a scheduler's handshake is ~60 bytes; an HTTP banner reads as 5e18
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", re.DOTALL)
@@ -34,13 +36,14 @@ class AddressError(Exception):
 
 
 def shown(spec: str) -> str:
-    """``spec`` as messages print it: any ``user:password@`` removed."""
+    """``spec`` as messages print it: any ``user:password@`` removed, and any other
+    password form (``osutil.secrets.redact``: one after the host, ``?password=``)."""
     m = _SCHEME.match(spec)
     rest = m.group(2) if m else spec
     netloc, sep, tail = rest.partition("/")
     if "@" in netloc:
         rest = netloc.rpartition("@")[2] + sep + tail
-    return f"{m.group(1)}://{rest}" if m else rest
+    return redact(f"{m.group(1)}://{rest}" if m else rest)
 
 
 def _ascii_count(text: str) -> int | None:

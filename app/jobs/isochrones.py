@@ -26,6 +26,7 @@ How a polygon is made (shapely on the CPU, in the map's local metric projection 
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ from maps.model.weights import unit_scale
 
 from .common import CancelCheck, Progress, report
 
+log = logging.getLogger(__name__)
+
 # Half-width of the band drawn around each reachable road, metres: about a street and its
 # frontage; small enough that city blocks with no reachable road show as holes.
 DEFAULT_BUFFER_M = 50.0
@@ -44,6 +47,16 @@ DEFAULT_BUFFER_M = 50.0
 # 2 m of a true circle and makes the buffer ~3x faster than GEOS's default 8.
 QUAD_SEGS = 4
 BY = ("cost", "length")
+# At most this many cutoffs (bands) in one run: each band is a polygon of the whole area
+# it covers, so memory and output grow with bands x outline (issue 40: 10,000 bands on the
+# sample map needed 5.6 GB, then failed inside GEOS).
+MAX_BANDS = 1000
+# A band's outline holds about VERTICES_PER_BUFFER vertices per buffer width of road it
+# reaches, at most (sample map, 20-200 bands, buffers 10-200 m: 0.7 to 3.5), each costing
+# BYTES_PER_VERTEX in all its copies (x/y and lon/lat polygons, GEOS's): 145 MB over
+# 0.54 M vertices measured (200 bands of 100 m, buffer 50 m), rounded up.
+VERTICES_PER_BUFFER = 4.0
+BYTES_PER_VERTEX = 300
 METHODS = ("raster", "union")
 
 
@@ -114,6 +127,8 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     cut = tuple(sorted(set(int(c) for c in opts.cutoffs)))
     if not cut or cut[0] < 0:
         raise ValueError("cutoffs must be integers >= 0")
+    if len(cut) > MAX_BANDS:
+        raise ValueError(f"{len(cut):,} cutoffs: at most {MAX_BANDS:,} bands in one run")
     if not opts.buffer_m > 0:
         raise ValueError(f"the buffer must be > 0 metres, got {opts.buffer_m}")
     if opts.method not in METHODS:
@@ -141,16 +156,65 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     du = dist[tails]
     lines = _ArcLines(net, np.nonzero((du >= 0) & (du <= cut[-1]))[0], tails)
     w = w[lines.arcs]
-    if opts.method == "raster":
-        polys = _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel)
-    else:
-        polys = _union_polygons(lines, dist, w, cut, opts, t, progress, cancel)
-    t4 = time.perf_counter()
-    lonlat = [to_lonlat_geometry(p, net.origin) for p in polys]
+    try:  # out of memory anywhere in the polygon work (GEOS's std::bad_alloc too): one line
+        if opts.method == "raster":
+            polys = _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel)
+        else:
+            check_band_memory(_band_road_m(lines, dist, w, cut), opts.buffer_m)
+            polys = _union_polygons(lines, dist, w, cut, opts, t, progress, cancel)
+        t4 = time.perf_counter()
+        lonlat = [to_lonlat_geometry(p, net.origin) for p in polys]
+    except Exception as exc:
+        from osutil.memory import is_out_of_memory
+
+        if not is_out_of_memory(exc):
+            raise
+        raise _memory_error(0) from None
     t["project_s"] = time.perf_counter() - t4
     t["polygons_s"] = time.perf_counter() - t0 - t["search_s"]
     report(progress, 1.0, "done")
     return IsochroneResult(cut, polys, lonlat, dist, unit, t)
+
+
+def band_memory(road_m: np.ndarray, buffer_m: float) -> int:
+    """Projected bytes of the bands' polygons (``road_m``: metres of road within each
+    cutoff, cumulative): each band's outline has up to VERTICES_PER_BUFFER vertices per
+    ``buffer_m`` of the road it reaches."""
+    vertices = VERTICES_PER_BUFFER * float(np.sum(road_m)) / max(buffer_m, 1e-9)
+    return int(BYTES_PER_VERTEX * vertices)
+
+
+def check_band_memory(road_m: np.ndarray, buffer_m: float) -> int:
+    """:func:`band_memory`, refused (MemoryLimitError, one line) beyond what is available."""
+    from osutil.memory import available_memory
+
+    need, have = band_memory(road_m, buffer_m), available_memory()
+    log.info("isochrones: %d band(s), about %.0f MB of polygons projected (%.0f MB "
+             "available)", len(road_m), need / 2**20, have / 2**20)
+    if need > have:
+        raise _memory_error(need, have)
+    return need
+
+
+def _memory_error(need: int, have: int | None = None):
+    """MemoryLimitError of the polygons: projected (``need``) or run out of (0)."""
+    from gpu_core.errors import MemoryLimitError
+    from osutil.memory import available_memory
+
+    return MemoryLimitError("the isochrone polygons", need,
+                            available_memory() if have is None else have,
+                            "give fewer cutoffs, or a larger --buffer (coarser outlines)")
+
+
+def _band_road_m(lines, dist, w, cut) -> np.ndarray:
+    """Metres of road within each cutoff (cumulative), for :func:`check_band_memory`."""
+    added = []
+    prev = None
+    for c in cut:
+        xs, ys, ids = lines.slice_coords(*lines.reached_parts(dist, w, c, since=prev))
+        added.append(np.hypot(np.diff(xs), np.diff(ys))[np.diff(ids) == 0].sum())
+        prev = c
+    return np.cumsum(np.asarray(added, dtype=np.float64))
 
 
 def _check(cancel) -> None:
@@ -174,10 +238,12 @@ def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> lis
         prev_c = c
     allx = np.concatenate([p[0] for p in parts] + [[sx]])
     ally = np.concatenate([p[1] for p in parts] + [[sy]])
-    road_m = float(sum(np.hypot(np.diff(x), np.diff(y))[np.diff(i) == 0].sum()
-                       for x, y, i in parts))
+    added = np.array([np.hypot(np.diff(x), np.diff(y))[np.diff(i) == 0].sum()
+                      for x, y, i in parts])  # metres of road each cutoff adds
+    road_m = float(added.sum())
     lat = Lattice((allx.min(), ally.min(), allx.max(), ally.max()), (sx, sy), opts.buffer_m,
                   road_m)
+    check_band_memory(np.cumsum(added), opts.buffer_m)  # before any polygon is traced
     field = Field(lat)
     field.mark(np.array([sx]), np.array([sy]))
     t["cut_s"] = time.perf_counter() - t1

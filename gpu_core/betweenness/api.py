@@ -242,7 +242,12 @@ def billboards(
             chunk = srcs[lo : lo + step]
             if chunk.size == 0:
                 break
+            t_chunk = time.perf_counter()
             cn, cp, cs, cq = eng.run(in_r, chunk)
+            if rnd == 1 and lo == 0:  # the first searches, timed: the run's projection
+                from .estimate import log_exact
+
+                log_exact(k, int(srcs.size), (time.perf_counter() - t_chunk) / chunk.size)
             net += cn
             pl += cp
             sb += cs

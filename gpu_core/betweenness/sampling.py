@@ -292,7 +292,7 @@ def sampled_billboards(
         else:
             sampler = PathSampler(g, w, unit, backend, hierarchy)
             xp, kernel_name = sampler.xp, sampler.kernel
-            entry_source = _draw_here(sampler, plan, cancel)
+            entry_source = _draw_here(sampler, plan, cancel, k)
         parts_s, parts_v = [], []
         for done, es, ev, rr in entry_source:
             if cancel is not None and cancel():
@@ -358,12 +358,23 @@ def sampled_billboards(
     )
 
 
-def _draw_here(sampler: PathSampler, plan: SamplePlan, cancel):
+def _draw_here(sampler: PathSampler, plan: SamplePlan, cancel, k: int):
     """(samples done, sample numbers, vertices, reached) chunk by chunk on this process's
-    sampler, then the entries it deferred (done 0: no progress step)."""
+    sampler, then the entries it deferred (done 0: no progress step). The first chunk is
+    the pilot that projects the run's time and memory (``estimate``: refused here when
+    it cannot fit); the rest go on after it."""
+    from .estimate import check_sampled, pilot
+
     L = plan.size
+
+    def run_chunk(lo: int, hi: int):
+        return sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
+
+    (es, ev, rr), est = pilot(run_chunk, L, k, sampler.backend)
+    check_sampled(est)
+    yield est.pilot, es, ev, int(rr.sum())
     chunk = sampler.chunk_size(L)
-    for lo in range(0, L, chunk):
+    for lo in range(est.pilot, L, chunk):
         if cancel is not None and cancel():
             raise CancelledError("billboard sampling cancelled")
         hi = min(L, lo + chunk)

@@ -68,7 +68,9 @@ def _check_cancel(cancel: Cancel | None, path: str) -> None:
 def read_bytes(path: str) -> bytes:
     """The file's bytes, decompressed by its magic number (gzip, xz, bz2 or plain), within
     the limits of :mod:`maps.source` (size, binary content)."""
-    return read_bounded(path, text="DIMACS")
+    data = read_bounded(path, text="DIMACS")
+    check_line_lengths(data, path)  # the fast parsers skip no line the limit covers
+    return data
 
 
 def _strip_bom(data: bytes) -> bytes:

@@ -48,6 +48,15 @@ class PointTable:
         """Index of the first header column named one of ``names`` (None: none is)."""
         return next((j for j, h in enumerate(self.names) if h in names), None)
 
+    def both_note(self, used: str) -> str | None:
+        """What a file with both 'node' and 'lon,lat' columns was read by (``used``:
+        "lonlat" or "node"); None when it has one kind only."""
+        if None in (self.column(NODE_NAMES), self.column(LON_NAMES), self.column(LAT_NAMES)):
+            return None
+        if used == "lonlat":
+            return "both 'node' and 'lon,lat' columns: used lon,lat (every row's node agrees)"
+        return "both 'node' and 'lon,lat' columns: used node (this map has no coordinates)"
+
     @property
     def header_text(self) -> str:
         return self.delimiter.join(self.header or ())
@@ -107,24 +116,61 @@ def _delimiter(header_line: str) -> str:
 
 def _geojson_table(path: str, text: str) -> PointTable:
     """GeoJSON Point/MultiPoint features as a ``lon,lat,PROPS...`` table (row = one point;
-    the properties of every feature, in first-seen order, are the other columns)."""
+    the properties of every feature, in first-seen order, are the other columns). A
+    feature of another kind is refused, never dropped (the rows after it would shift):
+    the message names its index and how many there are (issue 40)."""
     from .areas import parse_geojson
 
     doc = parse_geojson(text, path)
     feats = doc.get("features") if doc.get("type") == "FeatureCollection" else [doc]
     found: list[tuple[float, float, dict]] = []
-    for f in feats if isinstance(feats, list) else []:
+    others: list[tuple[int, str]] = []  # (feature index, its kind) of every non-point
+    for i, f in enumerate(feats if isinstance(feats, list) else []):
         gj = f.get("geometry") if isinstance(f, dict) and f.get("type") == "Feature" else f
         props = f.get("properties") if isinstance(f, dict) else None
         props = props if isinstance(props, dict) else {}
         kind = gj.get("type") if isinstance(gj, dict) else None
-        coords = gj.get("coordinates") if isinstance(gj, dict) and kind in ("Point", "MultiPoint") else None
+        if kind not in ("Point", "MultiPoint"):
+            others.append((i, str(kind) if kind else "without geometry"))
+            continue
+        coords = gj.get("coordinates") if isinstance(gj, dict) else None
         for c in ([coords] if kind == "Point" else coords or []):
-            if not isinstance(c, (list, tuple)) or len(c) < 2:
-                raise PointError(f"point {len(found)}: coordinates {c!r} are not [lon, lat]",
-                                 path=path)
+            if not (isinstance(c, (list, tuple)) and len(c) >= 2 and _numbers(c[:2])):
+                raise PointError(f"feature {i}: coordinates {_json_short(c)} are not two "
+                                 "numbers [lon, lat]", path=path)
             found.append((c[0], c[1], props))
+    if others:
+        _refuse_non_points(path, others, len(feats) if isinstance(feats, list) else 1)
     return _point_table(path, found, geojson_crs(doc))
+
+
+def _numbers(values) -> bool:
+    """JSON numbers only: ``true`` is no coordinate (Python's bool is an int), nor "60.5"."""
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def _json_short(value) -> str:
+    import json
+
+    try:
+        shown = json.dumps(value)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def _refuse_non_points(path: str, others: list[tuple[int, str]], total: int) -> None:
+    """PointError for a GeoJSON whose features are not all points: what it holds instead."""
+    kinds = sorted({k for _, k in others})
+    what = " and ".join(kinds[:3]) + (" ..." if len(kinds) > 3 else "")
+    if len(others) == total:
+        raise PointError(f"holds no points: its {total:,} feature(s) are {what} (a points "
+                         "file holds Point or MultiPoint features)", path=path)
+    first, kind = others[0]
+    is_what = "has no geometry" if kind == "without geometry" else f"is a {kind}, not a point"
+    raise PointError(f"feature {first} {is_what} ({len(others):,} of "
+                     f"{total:,} features are not points: {what}); a points file holds "
+                     "Point or MultiPoint features only", path=path)
 
 
 def geojson_crs(doc: dict) -> str | None:
@@ -143,9 +189,17 @@ def _gpkg_table(path: str) -> PointTable:
 
     from .gpkg_features import read_gpkg_features
 
-    crs, feats = read_gpkg_features(path, ("POINT", "MULTIPOINT"), "point")
-    found = [(pt.x, pt.y, props) for geom, props in feats
-             for pt in shapely.get_parts(geom).tolist() if not pt.is_empty]
+    crs, feats = read_gpkg_features(path, ("POINT", "MULTIPOINT"), "point", keep_null=True)
+    found, others = [], []
+    for k, (geom, props) in enumerate(feats):  # never a feature dropped (rows would shift)
+        parts = [] if geom is None else shapely.get_parts(geom).tolist()
+        if geom is None or geom.geom_type not in ("Point", "MultiPoint") or not parts or any(
+                pt.is_empty for pt in parts):
+            others.append((k, "without geometry" if geom is None else
+                           f"empty {geom.geom_type}" if geom.is_empty else geom.geom_type))
+        found += [(pt.x, pt.y, props) for pt in parts]
+    if others:
+        _refuse_non_points(path, others, len(feats))
     return _point_table(path, found, crs)
 
 

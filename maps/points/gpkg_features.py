@@ -24,11 +24,12 @@ def wkb_of_blob(blob: bytes) -> bytes:
 
 
 def read_gpkg_features(path: str, types: tuple[str, ...], what: str,
-                       error=PointError) -> tuple[str | None, list]:
+                       error=PointError, keep_null: bool = False) -> tuple[str | None, list]:
     """(CRS as 'ORG:CODE' or None, [(geometry, properties)]) of the first layer (by name)
     whose geometry type is one of ``types`` (upper case, e.g. ('POINT', 'MULTIPOINT')).
     ``error`` (a MapError type) names the file, the layer and the feature; ``what`` says
-    what kind of layer was looked for."""
+    what kind of layer was looked for; ``keep_null``: a feature without geometry comes as
+    (None, properties) instead of being skipped."""
     import shapely
 
     from ..source import check_regular
@@ -56,6 +57,8 @@ def read_gpkg_features(path: str, types: tuple[str, ...], what: str,
         for k, row in enumerate(cur):
             props = {n: v for i, (n, v) in enumerate(zip(names, row, strict=True)) if i != gi}
             if row[gi] is None:
+                if keep_null:
+                    out.append((None, props))
                 continue
             try:
                 geom = shapely.from_wkb(wkb_of_blob(bytes(row[gi])))

@@ -322,6 +322,7 @@ class PointsRead:
     keys: list
     ids: list | None = None
     id_name: str | None = None
+    note: str | None = None  # which of a file's 'node' and 'lon,lat' columns was used
 
     def row_ids(self, net: RoadNetwork) -> list:
         """Each row's id: the id column's value, else the node id as written (a ``node``
@@ -377,6 +378,7 @@ def read_points(
             path=path, line=t.header_line,
         )
     width = max(idx) + 1
+    both = t.column(NODE_NAMES) if kind == "lonlat" else None  # checked against lon,lat
     nodes: list[int] = []
     keys: list = []
     idc = id_column_of(t, id_column)
@@ -398,6 +400,10 @@ def read_points(
                 lon, lat = _lonlat_cells(row.cells[idx[0]], row.cells[idx[1]], where)
                 node = _snap_lonlat(net, lon, lat, max_distance_m, box)
                 keys.append((lon, lat))
+                if both is not None and both < len(row.cells) and row.cells[both].strip():
+                    _agrees(net, row.cells[both].strip(), node, box,
+                            f"{where}: its node {row.cells[both].strip()} and its lon,lat "
+                            f"{lon:g},{lat:g}")
         except MapError as exc:
             detail = exc.detail if exc.detail.startswith("row ") else f"{where}: {exc.detail}"
             raise PointError(detail, path=path, line=row.line or None) from None
@@ -405,7 +411,14 @@ def read_points(
     if not nodes:
         raise PointError("no points after the header", path=path)
     return PointsRead(np.asarray(nodes, dtype=np.int32), keys, ids,
-                      None if idc is None else t.header[idc].strip())
+                      None if idc is None else t.header[idc].strip(), t.both_note(kind))
+
+
+def _agrees(net: RoadNetwork, text: str, node: int, box: list, what: str) -> None:
+    """A row with both a node id and lon,lat: PointError unless both name one node."""
+    if _file_node(net, _node_key(net, text, what.split(":")[0]), box) != node:
+        raise PointError(f"{what} (which snaps to node {_label(net, node)}) disagree; keep "
+                         "one of the columns")
 
 
 def read_point_texts(path: str) -> list[tuple[int, str]]:
@@ -527,6 +540,9 @@ def _node_key(net: RoadNetwork, text: str, where: str) -> int | str:
         v = int(text) if len(text) <= 24 else None
     except ValueError:
         v = None
+    if v is None and re.fullmatch(r"[+-]?[0-9]+", text):  # 40 digits: a number, too large
+        raise PointError(f"{where}: node id {_shown(text)} is out of range (ids are 64-bit "
+                         "integers)")
     if v is not None and not ID_MIN <= v <= ID_MAX:
         raise PointError(f"{where}: node id {text!r} is out of range (ids are 64-bit integers)")
     if v is not None:

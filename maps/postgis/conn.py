@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
+from osutil.secrets import redact as redact_text
+
 from ..errors import MapError
 from ..formats.registry import is_db_uri
 
@@ -75,20 +77,23 @@ def parse_uri(uri: str) -> DbUri:
 
 
 def redact(uri: str) -> str:
-    """``uri`` without a password (in the user part or a ``password=`` parameter)."""
+    """``uri`` without a password (in the user part or a ``password=`` parameter); any
+    other text (a malformed address, a libpq ``key=value`` string) through
+    ``osutil.secrets.redact``."""
     if not is_db_uri(uri):
-        return uri
+        return redact_text(uri)
     try:
         parts = urlsplit(uri)
     except ValueError:
-        return re.sub(r"//[^/@]*@", "//***@", uri)
+        return redact_text(re.sub(r"//[^/@]*@", "//***@", uri))
     netloc = parts.netloc
     if "@" in netloc:
         user, host = netloc.rsplit("@", 1)
         netloc = f"{user.split(':', 1)[0]}@{host}"
     params = [(k, "***" if k in _SECRET_PARAMS else v)
               for k, v in parse_qsl(parts.query, keep_blank_values=True)]
-    return _unsplit(parts.scheme, netloc, parts.path, urlencode(params, quote_via=quote, safe="/*"))
+    return redact_text(_unsplit(parts.scheme, netloc, parts.path,
+                                urlencode(params, quote_via=quote, safe="/*")))
 
 
 def _unsplit(scheme: str, netloc: str, path: str, query: str) -> str:
@@ -98,8 +103,9 @@ def _unsplit(scheme: str, netloc: str, path: str, query: str) -> str:
 
 
 def scrub(text: str, password: str | None) -> str:
-    """``text`` on one line, without ``password`` in it (raw or URI-quoted)."""
-    out = " ".join(str(text).split())
+    """``text`` on one line, without ``password`` in it (raw or URI-quoted) nor any
+    other password form (``osutil.secrets.redact``)."""
+    out = redact_text(" ".join(str(text).split()))
     if password:
         for form in {password, quote(password, safe="")}:
             out = out.replace(form, "***")

@@ -205,11 +205,13 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
         "mst": Command(["mst"], True, {**common, "--backend": S(["cpu"]),
                                        "--out": S([files["out"][0], files["out"][3]]),
                                        "--method": S(["boruvka", "kruskal"]),
+                                       "--if-exists": S(["fail", "replace", "append"]),
                                        "--json": None}, odd=files_odd),
         "pagerank": Command(["pagerank"], True, {
             **common, "--out": outs, "--damping": S(["0.85", "0.5", "0"]),
             "--tol": S(["1e-6", "1e-3"]), "--max-iter": S(["10", "100"]),
             "--backend": S(["cpu"]), "--method": S(["framework", "direct"]),
+            "--if-exists": S(["fail", "replace", "append"]),
             "--json": None}, ["--out"], odd=files_odd),
         "dask": Command(["matrix"], True, {
             "--from": pts, "--to": pts, "--out": outs, "--backend": S(["cpu"]),
@@ -233,7 +235,8 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
         "generate": Command(["generate", "ring"], False, {
             "--out": S([files["out"][4], files["out"][5]]),
             "--nodes": S(["10", "25", "64"]), "--seed": st.integers(0, 2**32).map(str),
-            "--arcs-per-node": S(["2", "4"]), "--json": None}, ["--out"],
+            "--arcs-per-node": S(["2", "4"]), "--json": None,
+            "--if-exists": S(["fail", "replace", "append"])}, ["--out"],
             odd={"--out": S(files["out"])}),
     }
 

@@ -132,7 +132,8 @@ def test_large_matrix_note_and_streaming(files, monkeypatch, capsys):
         " Lon , LAT \n 24.003 , 60.0 \n 24.001 ,60.0\n",  # spaces, capitals
         "\ufefflon,lat\r\n24.003,60.0\r\n24.001,60.0\r\n",  # BOM, CRLF
         "latitude;longitude\n60.0;24.003\n60.0;24.001\n",  # semicolons, long names
-        "node,lon,lat\n99,24.003,60.0\n98,24.001,60.0\n",  # lon/lat win on a map with coords
+        "node,lon,lat\n4,24.003,60.0\n2,24.001,60.0\n",  # lon/lat used, node agrees (issue 40:
+        # a node that disagrees is refused, tests/maps/test_issue40_points.py)
     ],
 )
 def test_odd_csv_layouts_read_by_header_name(files, content):
