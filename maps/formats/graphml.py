@@ -18,7 +18,10 @@ Choices:
   the road at all. Walking profiles also walk one-way streets backwards: an edge with
   ``oneway`` true gets a reverse arc unless the file already has an edge target→source
   with the same ``osmid``. In an undirected graph each edge gives the directions
-  ``maps.model.profiles.directions`` allows (``oneway`` respected by ``drive``).
+  ``maps.model.profiles.directions`` allows (``oneway`` respected by ``drive``). A one-way
+  edge of an undirected graph (OSMnx ``to_undirected``, where source/target are swapped for
+  about half the edges) runs the way OSMnx recorded it: its ``from``/``to`` attributes,
+  else the end its geometry starts at, else source → target (:func:`_oneway_ends`).
 * **Weights** by profile through ``maps.model.profiles`` (length → dm; walk/drive → ds from the
   class speed or ``maxspeed``). ``length`` comes from the edge, else from the geometry.
 * **Nodes** keep the GraphML node id (an int when numeric; otherwise 1..N in file order,
@@ -58,6 +61,7 @@ from ..model.weights import WeightSpec, scale_values
 _EDGE_KEYS = {
     "length", "geometry", "osmid", "highway", "railway", "oneway", "maxspeed", "access",
     "foot", "junction", "service", "motor_vehicle", "motorcar", "vehicle", "area", "reversed",
+    "from", "to",
 }  # fmt: skip
 _NODE_KEYS = {"x", "y", "lon", "lat", "osmid"}
 # Edge attributes read as tags ("oneway" is read apart: it also marks edges to walk back).
@@ -344,6 +348,7 @@ def load_graphml(
     sids: list[int] = []
     arc_geoms: list[np.ndarray | None] = []
     costs: list[float] = []
+    node_of = _node_lookup(rd.nodes, index)
     by_profile = weight is None or weight.by_profile
     walking = profile != "drive" and by_profile
     for (u, v, key, d, line, directed), geom in zip(parsed, geoms, strict=True):
@@ -351,6 +356,7 @@ def load_graphml(
         oneway = _truthy(d.get("oneway"))
         if not directed and oneway:
             tags["oneway"] = "yes"
+            u, v = _oneway_ends(u, v, d, geom, lon, lat, node_of)
         fwd, bwd, cls, arc_kind, speed = line_directions(profile, tags, by_profile)
         if directed:
             # The file gives this direction; the profile decides only whether the road is
@@ -427,6 +433,40 @@ def load_graphml(
         (lon, lat, ids), arcs, path=path, profile=profile, contract=contract, class_names=names,
         meta=meta, weighted=weighted,
     )  # fmt: skip
+
+
+def _node_lookup(nodes: list, index: dict[str, int]) -> dict[str, int]:
+    """Node index by GraphML id, and by ``osmid`` where that is not also an id (OSMnx's
+    ``from``/``to`` name nodes by their OSM id)."""
+    out = dict(index)
+    for i, (_, data, _) in enumerate(nodes):
+        osmid = data.get("osmid")
+        if osmid is not None:
+            out.setdefault(_first(osmid).strip(), i)
+    return out
+
+
+def _oneway_ends(
+    u: int, v: int, d: dict[str, str], geom: np.ndarray | None,
+    lon: np.ndarray, lat: np.ndarray, node_of: dict[str, int],
+) -> tuple[int, int]:
+    """The (tail, head) of a one-way edge u–v of an undirected graph: by its ``from``/``to``
+    (OSMnx keeps the way's direction there), else by the end its geometry starts at (OSMnx
+    geometries run from → to), else u → v as written."""
+    f, t = d.get("from"), d.get("to")
+    if f is not None and t is not None:
+        a, b = node_of.get(_first(f).strip()), node_of.get(_first(t).strip())
+        if (a, b) == (v, u):
+            return v, u
+        if (a, b) == (u, v):
+            return u, v
+    if geom is not None and geom.shape[0] >= 2 and u != v:
+        def gap(k: int, node: int) -> float:
+            return abs(geom[k, 0] - lon[node]) + abs(geom[k, 1] - lat[node])
+
+        if gap(0, v) + gap(-1, u) < gap(0, u) + gap(-1, v):
+            return v, u
+    return u, v
 
 
 def _edge_geometries(parsed: list, path: str, lonlat: bool) -> list[np.ndarray | None]:
