@@ -102,6 +102,27 @@ def gpkg_geometry(path: str, table: str) -> tuple[str, str] | None:
         con.close()
 
 
+_LINE_OR_ANY = ("LINESTRING", "MULTILINESTRING", "CURVE", "MULTICURVE", "COMPOUNDCURVE",
+                "GEOMETRY", "GEOMETRYCOLLECTION")
+
+
+def gpkg_line_layers(path: str) -> list[str]:
+    """The layers of the GeoPackage ``path`` that may hold lines (declared a line type or
+    any geometry): those a map can be read from. [] when it is not a GeoPackage."""
+    try:
+        con = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    try:
+        rows = con.execute("SELECT table_name, upper(geometry_type_name) "
+                           "FROM gpkg_geometry_columns").fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        con.close()
+    return [str(t) for t, g in rows if str(g) in _LINE_OR_ANY]
+
+
 def gpkg_layers(path: str) -> list[str] | None:
     """The feature/tile tables of the GeoPackage ``path``; None when it is not one (not
     SQLite, or no ``gpkg_contents``)."""
