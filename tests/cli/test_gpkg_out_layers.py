@@ -44,3 +44,56 @@ def test_roads_named_isochrones_are_not_replaced_without_layer(tmp_path, capsys)
         err = _one_line(capsys, *_iso(m, m, "--if-exists", mode))
         assert "layer 'isochrones' is the map's layer" in err
         assert _digest(m) == before
+
+
+def _gdal_iso_layer(path, crs: str, name: str = "metres", **opts) -> None:
+    """A GDAL-written 'isochrones' layer (R-tree triggers) of one polygon in ``crs``."""
+    import numpy as np
+    import shapely
+    from pyogrio.raw import write
+    from pyproj import Transformer
+
+    x, y = Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(LON0, LAT0)
+    poly = shapely.MultiPolygon([shapely.box(x - 50, y - 50, x + 50, y + 50)])
+    write(str(path), np.array([shapely.to_wkb(poly)], dtype=object),
+          [np.array([50]), np.array([500]), np.array(["dm"], dtype=object)],
+          [name, "cost", "unit"], layer="isochrones", driver="GPKG",
+          geometry_type="MultiPolygon", crs=crs, append=path.exists(), **opts)
+
+
+def _map(tmp_path) -> Path:
+    lines, props = grid_lines()
+    return write_lines(tmp_path / "m.geojson", lines, props, crs=None)
+
+
+def test_append_into_a_gdal_layer_in_3857_reprojects_and_keeps_its_index(tmp_path, capsys) -> None:
+    pyogrio = pytest.importorskip("pyogrio")
+    out = tmp_path / "out.gpkg"
+    _gdal_iso_layer(out, "EPSG:3857")
+    assert main(_iso(_map(tmp_path), out, "--if-exists", "append")) == 0, capsys.readouterr().err
+    meta = pyogrio.read_info(out, layer="isochrones")
+    assert meta["features"] == 3 and list(meta["fields"]) == ["metres", "cost", "unit"]
+    _, _, wkb, fields = pyogrio.raw.read(out, layer="isochrones")
+    import shapely
+
+    x0, y0 = 949_571.0, 6_005_000.0  # LON0, LAT0 in EPSG:3857 (about)
+    for g in shapely.from_wkb(wkb):
+        cx, cy = g.centroid.x, g.centroid.y  # in metres near Zurich, not lon/lat near 0
+        assert abs(cx - x0) < 5_000 and abs(cy - y0) < 5_000, (cx, cy)
+    assert fields[0].tolist() == [50, 100, 200]
+    con = sqlite3.connect(out)  # the R-tree the triggers keep has every feature
+    try:
+        assert con.execute('SELECT count(*) FROM "rtree_isochrones_geom"').fetchone()[0] == 3
+        assert con.execute('SELECT min(minx) FROM "rtree_isochrones_geom"').fetchone()[0] > 9e5
+    finally:
+        con.close()
+
+
+def test_append_refuses_a_layer_with_other_columns(tmp_path, capsys) -> None:
+    pytest.importorskip("pyogrio")
+    out = tmp_path / "out.gpkg"
+    _gdal_iso_layer(out, "EPSG:4326", name="minutes")
+    before = _digest(out)
+    err = _one_line(capsys, *_iso(_map(tmp_path), out, "--if-exists", "append"))
+    assert "no column 'metres'" in err and "choose replace" in err
+    assert "sqlite" not in err.lower() and _digest(out) == before
