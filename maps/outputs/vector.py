@@ -26,7 +26,7 @@ from urllib.parse import quote
 import numpy as np
 
 from ..errors import MapFormatError
-from .gpkg_layer import append_target, register_functions, reproject
+from .gpkg_layer import append_target, friendly, insert_srs_rows, register_functions, reproject
 
 VECTOR_EXT = (".geojson", ".json", ".gpkg")
 _WGS84_WKT = (
@@ -195,7 +195,7 @@ def write_gpkg_polygons(path: str, geoms: Sequence, props: Sequence[Mapping[str,
         _write_layer(con, existing, table, cols, types, multi, env, props, if_exists)
         con.commit()
     except sqlite3.Error as exc:  # a last resort: the CLI checks the layer before the work
-        raise MapFormatError(f"cannot write the GeoPackage layer {table!r}: {exc}") from None
+        raise MapFormatError(friendly(exc, table), path=path) from None
     finally:
         con.close()
 
@@ -207,7 +207,7 @@ def _write_layer(con: sqlite3.Connection, existing: list[str] | None, table: str
         con.execute("PRAGMA application_id = 1196444487")  # 'GPKG'
         con.execute("PRAGMA user_version = 10300")  # GeoPackage 1.3
     con.executescript(_META)
-    con.executemany("INSERT OR IGNORE INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, ?)", [
+    insert_srs_rows(con, [
         ("Undefined cartesian SRS", -1, "NONE", -1, "undefined", ""),
         ("Undefined geographic SRS", 0, "NONE", 0, "undefined", ""),
         ("WGS 84 geodetic", 4326, "EPSG", 4326, _WGS84_WKT, "longitude/latitude"),

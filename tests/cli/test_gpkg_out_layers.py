@@ -97,3 +97,42 @@ def test_append_refuses_a_layer_with_other_columns(tmp_path, capsys) -> None:
     err = _one_line(capsys, *_iso(_map(tmp_path), out, "--if-exists", "append"))
     assert "no column 'metres'" in err and "choose replace" in err
     assert "sqlite" not in err.lower() and _digest(out) == before
+
+
+def test_a_geopackage_with_the_crs_wkt_extension_is_written_and_keeps_its_layers(
+        tmp_path, capsys) -> None:
+    pyogrio = pytest.importorskip("pyogrio")
+    lines, props = grid_lines()
+    m = tmp_path / "wkt.gpkg"
+    import numpy as np
+    import shapely
+    from pyogrio.raw import write
+
+    write(str(m), np.array([shapely.to_wkb(shapely.linestrings(ln)) for ln in lines]),
+          [np.array([p["highway"] for p in props], dtype=object)], ["highway"],
+          layer="roads", driver="GPKG", geometry_type="LineString", crs="EPSG:4326",
+          dataset_options={"CRS_WKT_EXTENSION": "YES"})
+    con = sqlite3.connect(m)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(gpkg_spatial_ref_sys)")]
+    roads = con.execute('SELECT * FROM "roads" ORDER BY fid').fetchall()
+    con.close()
+    assert "definition_12_063" in cols
+    assert main(_iso(m, m, "--layer", "roads")) == 0, capsys.readouterr().err
+    assert sorted(n for n, _ in pyogrio.list_layers(m)) == ["isochrones", "roads"]
+    con = sqlite3.connect(m)
+    assert con.execute('SELECT * FROM "roads" ORDER BY fid').fetchall() == roads
+    con.close()
+    assert pyogrio.read_info(m, layer="isochrones")["features"] == 2
+
+
+def test_a_write_failure_names_no_sql(tmp_path, capsys) -> None:
+    pytest.importorskip("pyogrio")
+    out = tmp_path / "odd.gpkg"
+    con = sqlite3.connect(out)  # a GeoPackage whose contents table lacks columns
+    con.executescript("CREATE TABLE gpkg_contents (table_name TEXT PRIMARY KEY, "
+                      "data_type TEXT);")
+    con.close()
+    err = _one_line(capsys, *_iso(_map(tmp_path), out))
+    assert "cannot write the GeoPackage layer 'isochrones'" in err
+    for word in ("sqlite", "table gpkg", "column", "values were supplied", "no such"):
+        assert word not in err.lower(), err
