@@ -1,0 +1,42 @@
+"""Issue 40 item 5: a truncated .shp is refused naming the file and the features lost,
+not loaded as a partial map."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from maps.errors import MapFormatError
+from maps.load import load_map
+from tests.maps.gis_files import grid_lines, write_lines
+
+
+@pytest.fixture
+def shp(tmp_path):
+    pytest.importorskip("pyogrio")
+    lines, props = grid_lines()
+    return write_lines(tmp_path / "grid.shp", lines, props, crs="EPSG:4326")
+
+
+def test_whole_shapefile_loads(shp) -> None:
+    assert load_map(str(shp), use_cache=False).num_nodes == 16
+
+
+def test_truncated_shp_is_refused_with_the_count(shp) -> None:
+    size = os.path.getsize(shp)
+    with open(shp, "r+b") as fh:
+        fh.truncate(size // 2)  # the second half of the features gone
+    with pytest.raises(MapFormatError) as err:
+        load_map(str(shp), use_cache=False)
+    msg = str(err.value)
+    assert "grid.shp" in msg and "truncated" in msg and "of 8 features" in msg, msg
+
+
+def test_truncated_shp_without_shx_is_refused_by_its_header(shp) -> None:
+    os.unlink(str(shp)[:-4] + ".shx")
+    size = os.path.getsize(shp)
+    with open(shp, "r+b") as fh:
+        fh.truncate(size - 40)
+    with pytest.raises(MapFormatError, match="truncated Shapefile"):
+        load_map(str(shp), use_cache=False)
