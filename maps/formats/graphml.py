@@ -1,4 +1,6 @@
 """GraphML road graphs as OSMnx ``save_graphml`` writes them (stdlib expat + numpy).
+(Over 500 lines: the expat reader and the edge → arc rules of this one format, kept
+together; load_graphml's steps are split into helpers to stay under complexity 20.)
 
 OSMnx stores a MultiDiGraph: nodes with ``x`` (lon), ``y`` (lat), ``osmid``; edges with
 ``length`` (metres), ``highway``, ``oneway``, ``osmid``, ``maxspeed`` and ``geometry`` (WKT
@@ -245,21 +247,7 @@ def load_graphml(
     """Load an OSMnx-style GraphML file (plain or .gz) with weights of ``profile`` (or of
     the ``weight`` column); ``crs`` (``--crs``) overrides the graph's ``crs``."""
     path, raw = read_source(path, profile, progress)
-    rd = _Reader(path, frozenset({weight.column}) if weight else frozenset())
-    try:
-        rd.parser.Parse(raw, True)
-    except expat.ExpatError as exc:
-        raise MapFormatError(
-            f"invalid XML: {expat.ErrorString(exc.code)}", path=path, line=exc.lineno
-        ) from None
-    except (LookupError, UnicodeError, ValueError) as exc:  # e.g. an unknown encoding=
-        raise MapFormatError(
-            f"unreadable XML: {exc}", path=path, line=rd.parser.CurrentLineNumber
-        ) from None
-    if not rd.saw_graphml:
-        raise MapFormatError("not GraphML: no <graphml> element", path=path, line=1)
-    if not rd.nodes:
-        raise EmptyMapError("the graph has no nodes", path=path)
+    rd = _parse(path, raw, weight)
     if progress:
         progress(0.5, f"{len(rd.nodes):,} nodes, {len(rd.edges):,} edges")
     node_defaults = {
@@ -270,60 +258,14 @@ def load_graphml(
     }
 
     n = len(rd.nodes)
-    index: dict[str, int] = {}
-    lon = np.empty(n)
-    lat = np.empty(n)
-    ids = np.empty(n, dtype=np.int64)
-    numeric = True
-    for i, (nid, data, line) in enumerate(rd.nodes):
-        if nid in index:
-            raise MapFormatError(f"node {nid!r} declared twice", path=path, line=line)
-        index[nid] = i
-        d = {**node_defaults, **data}
-        xs, ys = d.get("x", d.get("lon")), d.get("y", d.get("lat"))
-        if xs is None or ys is None:
-            raise MapFormatError(f"node {nid!r} has no x/y coordinates", path=path, line=line)
-        try:
-            lon[i], lat[i] = float(xs), float(ys)
-        except ValueError:
-            raise MapFormatError(
-                f"node {nid!r}: coordinates {xs!r}, {ys!r} are not numbers", path=path, line=line
-            ) from None
-        if not (math.isfinite(lon[i]) and math.isfinite(lat[i])):
-            raise MapFormatError(
-                f"node {nid!r}: ({xs}, {ys}) is not a finite position", path=path, line=line
-            )
-        v = _canonical_int(nid)
-        if v is None:
-            numeric = False
-        else:
-            ids[i] = v
+    lon, lat, ids, numeric, index = _nodes(rd, node_defaults, path)
     file_crs = rd.graph_data.get("crs") or None
     meta: dict[str, Any] = {"format": "graphml", "directed": rd.directed}
     if not numeric or np.unique(ids).size != n:
         ids = np.arange(1, n + 1, dtype=np.int64)
         meta["node_names"] = [nid for nid, _, _ in rd.nodes]
 
-    # Edges → arcs.
-    present: set[tuple[int, int, str]] = set()
-    parsed = []
-    for src, dst, key, data, line, edir in rd.edges:
-        if src not in index or dst not in index:
-            missing = src if src not in index else dst
-            raise MapFormatError(
-                f"edge refers to undeclared node {missing!r}", path=path, line=line
-            )
-        u, v = index[src], index[dst]
-        d = {**edge_defaults, **data}
-        if edir is not None and edir != rd.directed:  # networkx refuses mixed graphs too
-            kind = "a directed" if rd.directed else "an undirected"
-            raise MapFormatError(
-                f"directed={str(edir).lower()} edge in {kind} graph", path=path, line=line
-            )
-        directed = rd.directed
-        osmid = d.get("osmid")
-        present.add((u, v, _first(osmid) if osmid else ""))
-        parsed.append((u, v, key, d, line, directed))
+    present, parsed = _edges(rd, index, edge_defaults, path)
     # a projected graph (OSMnx project_graph) has its geometries in the graph's CRS too
     geoms = _edge_geometries(parsed, path, lonlat=file_crs is None and crs is None)
     # Nodes and edge geometries to WGS84 together (one transform).
@@ -368,33 +310,13 @@ def load_graphml(
                 bwd = (v, u, _first(osmid) if osmid else "") not in present
         if not (fwd or bwd):
             continue
-        if geom is not None and geom.shape[0] >= 2:
-            # OSMnx geometries run source → target; flip one that runs the other way.
-            d_fwd = abs(geom[0, 0] - lon[u]) + abs(geom[0, 1] - lat[u])
-            d_rev = abs(geom[-1, 0] - lon[u]) + abs(geom[-1, 1] - lat[u])
-            if d_rev < d_fwd:
-                geom = geom[::-1]
-        if d.get("length") not in (None, ""):
-            try:
-                length = float(_first(d["length"]))
-            except ValueError:
-                raise MapFormatError(
-                    f"edge length {d['length']!r} is not a number", path=path, line=line
-                ) from None
-            if not (math.isfinite(length) and length >= 0):
-                raise MapFormatError(f"edge length {length} is not >= 0", path=path, line=line)
-        elif geom is not None and geom.shape[0] >= 2:
-            length = haversine_length(geom)
-        else:
-            length = float(haversine_m(lon[u], lat[u], lon[v], lat[v]))
+        geom = _from_tail(geom, lon, lat, u)
+        length = _edge_length(d, geom, (lon, lat), (u, v), path, line)
         if weight is not None:
             where = f"edge {rd.nodes[u][0]!r} -> {rd.nodes[v][0]!r}"
             cost = weight.value({k: _first(x) for k, x in d.items()}, path, where, line=line)
         inner = geom[1:-1] if geom is not None and geom.shape[0] > 2 else None
-        sid = _as_int(d.get("osmid"))
-        if sid is None:
-            sid = _as_int(key) if key is not None else -1
-            sid = -1 if sid is None else sid
+        sid = _source_id(d, key)
         back = None if inner is None else inner[::-1]
         for a, b, g, ok in ((u, v, inner, fwd), (v, u, back, bwd)):
             if ok:
@@ -433,6 +355,122 @@ def load_graphml(
         (lon, lat, ids), arcs, path=path, profile=profile, contract=contract, class_names=names,
         meta=meta, weighted=weighted,
     )  # fmt: skip
+
+
+def _parse(path: str, raw: bytes, weight: WeightSpec | None) -> _Reader:
+    """The file parsed (keys, nodes, edges); MapFormatError/EmptyMapError naming the line."""
+    rd = _Reader(path, frozenset({weight.column}) if weight else frozenset())
+    try:
+        rd.parser.Parse(raw, True)
+    except expat.ExpatError as exc:
+        raise MapFormatError(
+            f"invalid XML: {expat.ErrorString(exc.code)}", path=path, line=exc.lineno
+        ) from None
+    except (LookupError, UnicodeError, ValueError) as exc:  # e.g. an unknown encoding=
+        raise MapFormatError(
+            f"unreadable XML: {exc}", path=path, line=rd.parser.CurrentLineNumber
+        ) from None
+    if not rd.saw_graphml:
+        raise MapFormatError("not GraphML: no <graphml> element", path=path, line=1)
+    if not rd.nodes:
+        raise EmptyMapError("the graph has no nodes", path=path)
+    return rd
+
+
+def _nodes(rd: _Reader, node_defaults: dict[str, str], path: str):
+    """(x, y, ids, all ids canonical integers, index by GraphML id) of the nodes."""
+    n = len(rd.nodes)
+    index: dict[str, int] = {}
+    lon = np.empty(n)
+    lat = np.empty(n)
+    ids = np.empty(n, dtype=np.int64)
+    numeric = True
+    for i, (nid, data, line) in enumerate(rd.nodes):
+        if nid in index:
+            raise MapFormatError(f"node {nid!r} declared twice", path=path, line=line)
+        index[nid] = i
+        d = {**node_defaults, **data}
+        xs, ys = d.get("x", d.get("lon")), d.get("y", d.get("lat"))
+        if xs is None or ys is None:
+            raise MapFormatError(f"node {nid!r} has no x/y coordinates", path=path, line=line)
+        try:
+            lon[i], lat[i] = float(xs), float(ys)
+        except ValueError:
+            raise MapFormatError(
+                f"node {nid!r}: coordinates {xs!r}, {ys!r} are not numbers", path=path, line=line
+            ) from None
+        if not (math.isfinite(lon[i]) and math.isfinite(lat[i])):
+            raise MapFormatError(
+                f"node {nid!r}: ({xs}, {ys}) is not a finite position", path=path, line=line
+            )
+        v = _canonical_int(nid)
+        if v is None:
+            numeric = False
+        else:
+            ids[i] = v
+    return lon, lat, ids, numeric, index
+
+
+def _edges(rd: _Reader, index: dict[str, int], edge_defaults: dict[str, str], path: str):
+    """(set of (u, v, osmid) present, per edge (u, v, key, data, line, directed))."""
+    present: set[tuple[int, int, str]] = set()
+    parsed = []
+    for src, dst, key, data, line, edir in rd.edges:
+        if src not in index or dst not in index:
+            missing = src if src not in index else dst
+            raise MapFormatError(
+                f"edge refers to undeclared node {missing!r}", path=path, line=line
+            )
+        u, v = index[src], index[dst]
+        d = {**edge_defaults, **data}
+        if edir is not None and edir != rd.directed:  # networkx refuses mixed graphs too
+            kind = "a directed" if rd.directed else "an undirected"
+            raise MapFormatError(
+                f"directed={str(edir).lower()} edge in {kind} graph", path=path, line=line
+            )
+        directed = rd.directed
+        osmid = d.get("osmid")
+        present.add((u, v, _first(osmid) if osmid else ""))
+        parsed.append((u, v, key, d, line, directed))
+    return present, parsed
+
+
+def _from_tail(geom: np.ndarray | None, lon: np.ndarray, lat: np.ndarray,
+               u: int) -> np.ndarray | None:
+    """OSMnx geometries run source → target; one that runs the other way, flipped."""
+    if geom is not None and geom.shape[0] >= 2:
+        d_fwd = abs(geom[0, 0] - lon[u]) + abs(geom[0, 1] - lat[u])
+        d_rev = abs(geom[-1, 0] - lon[u]) + abs(geom[-1, 1] - lat[u])
+        if d_rev < d_fwd:
+            return geom[::-1]
+    return geom
+
+
+def _edge_length(d: dict[str, str], geom: np.ndarray | None, lonlat: tuple, ends: tuple,
+                 path: str, line: int) -> float:
+    """The edge's ``length`` (m), else its geometry's, else the straight line's."""
+    if d.get("length") not in (None, ""):
+        try:
+            length = float(_first(d["length"]))
+        except ValueError:
+            raise MapFormatError(
+                f"edge length {d['length']!r} is not a number", path=path, line=line
+            ) from None
+        if not (math.isfinite(length) and length >= 0):
+            raise MapFormatError(f"edge length {length} is not >= 0", path=path, line=line)
+        return length
+    if geom is not None and geom.shape[0] >= 2:
+        return haversine_length(geom)
+    (lon, lat), (u, v) = lonlat, ends
+    return float(haversine_m(lon[u], lat[u], lon[v], lat[v]))
+
+
+def _source_id(d: dict[str, str], key: str | None) -> int:
+    """The edge's ``osmid`` (first of a list), else its key as an integer, else -1."""
+    sid = _as_int(d.get("osmid"))
+    if sid is None:
+        sid = _as_int(key) if key is not None else -1
+    return -1 if sid is None else sid
 
 
 def _node_lookup(nodes: list, index: dict[str, int]) -> dict[str, int]:
