@@ -149,5 +149,5 @@ def _read_noting(read: Any, path: str, options: dict[str, Any]) -> RoadNetwork:
         else:  # not ours: on as it came
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if notes:
-        net.meta["load_warnings"] = notes
+        net.meta["load_warnings"] = [*net.meta.get("load_warnings", ()), *notes]
     return net

@@ -120,6 +120,10 @@ def _collect(
         return f"layer {layer!r} feature {fid_list[i]}"
 
     found = LineSet(path, weight, file_crs)
+    nulls = sum(1 for g in geometry if g is None)
+    if nulls:  # GDAL's reading of a damaged record too: said, not dropped silently
+        found.notes.append(f"{path}: {nulls:,} of {len(geometry):,} features of layer "
+                           f"{layer!r} have no geometry and are not part of the map")
     values = [np.asarray(col, dtype=object).tolist() for col in fields]
     for i, got in enumerate(wkb_lines(list(geometry), path=path, where=where)):
         if got is None:

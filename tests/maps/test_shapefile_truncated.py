@@ -40,3 +40,23 @@ def test_truncated_shp_without_shx_is_refused_by_its_header(shp) -> None:
         fh.truncate(size - 40)
     with pytest.raises(MapFormatError, match="truncated Shapefile"):
         load_map(str(shp), use_cache=False)
+
+
+def test_features_without_geometry_are_said(tmp_path, capsys) -> None:
+    pytest.importorskip("pyogrio")
+    import numpy as np
+    import shapely
+    from pyogrio.raw import write
+
+    lines, props = grid_lines()
+    wkb = [shapely.to_wkb(shapely.linestrings(ln)) for ln in lines] + [None]
+    p = tmp_path / "nulls.shp"
+    write(str(p), np.array(wkb, dtype=object), [np.arange(len(wkb))], ["id"],
+          driver="ESRI Shapefile", geometry_type="LineString", crs="EPSG:4326")
+    net = load_map(str(p), use_cache=False)
+    (note,) = net.meta["load_warnings"]
+    assert "nulls.shp" in note and "1 of 9 features" in note and "no geometry" in note
+    from app.cli import main
+
+    assert main(["info", str(p), "--no-cache"]) == 0
+    assert "warning:" in capsys.readouterr().err
