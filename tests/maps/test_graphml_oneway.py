@@ -90,3 +90,33 @@ def test_route_follows_the_one_way(tmp_path) -> None:
     got = _drive_arcs(p)
     assert (12, 11) not in got
     assert nx.shortest_path(nx.DiGraph(list(got)), 12, 11) == [12, 13, 11]
+
+
+def test_networkx_written_undirected_matches_the_directed_graph(tmp_path) -> None:
+    # OSMnx's to_undirected, as it does it: from/to set on every edge, then a MultiGraph;
+    # networkx then writes (1, 4) for the one-way 4 -> 1, and so on
+    g = nx.MultiDiGraph()
+    pos = {1: (10.0, 50.0), 2: (10.001, 50.0), 3: (10.001, 50.001), 4: (10.0, 50.001),
+           5: (10.002, 50.0)}
+    for n, (x, y) in pos.items():
+        g.add_node(n, x=x, y=y, osmid=n)
+    one_way = [(1, 2), (2, 3), (3, 4), (4, 1)]  # a one-way ring
+    for u, v in one_way:
+        g.add_edge(u, v, highway="primary", oneway=True, length=100.0)
+    for u, v in ((2, 5), (5, 2)):  # a two-way street, both directions as OSMnx keeps them
+        g.add_edge(u, v, highway="primary", oneway=False, length=100.0)
+    h = nx.MultiGraph()
+    h.add_nodes_from(g.nodes(data=True))
+    for u, v, d in g.edges(data=True):
+        d = {**d, "from": u, "to": v}
+        if not d["oneway"] and h.has_edge(u, v):
+            continue  # the reciprocal of a two-way edge, as OSMnx drops it
+        h.add_edge(u, v, **d)
+    p = tmp_path / "nx.graphml"
+    nx.write_graphml(h, p)
+    assert "<edge source=\"1\" target=\"4\"" in p.read_text()  # written against its way
+    got = _drive_arcs(str(p))
+    assert got == {*one_way, (2, 5), (5, 2)}
+    ref = nx.DiGraph(list(g.edges()))
+    assert nx.number_strongly_connected_components(nx.DiGraph(list(got))) == \
+        nx.number_strongly_connected_components(ref) == 1
