@@ -136,3 +136,24 @@ def test_a_write_failure_names_no_sql(tmp_path, capsys) -> None:
     assert "cannot write the GeoPackage layer 'isochrones'" in err
     for word in ("sqlite", "table gpkg", "column", "values were supplied", "no such"):
         assert word not in err.lower(), err
+
+
+def test_reading_a_damaged_geopackage_names_no_sql(tmp_path) -> None:
+    from maps.errors import MapFormatError
+    from maps.load import load_map
+
+    p = tmp_path / "broken.gpkg"
+    con = sqlite3.connect(p)  # gpkg_contents lists a layer whose table is missing
+    con.executescript(
+        "CREATE TABLE gpkg_contents (table_name TEXT, data_type TEXT, srs_id INTEGER);"
+        "CREATE TABLE gpkg_geometry_columns (table_name TEXT, column_name TEXT, "
+        "geometry_type_name TEXT, srs_id INTEGER, z INTEGER, m INTEGER);"
+        "INSERT INTO gpkg_contents VALUES ('roads', 'features', 4326);"
+        "INSERT INTO gpkg_geometry_columns VALUES ('roads', 'geom', 'LINESTRING', 4326, 0, 0);")
+    con.close()
+    with pytest.raises(MapFormatError) as err:
+        load_map(str(p), use_cache=False)
+    msg = str(err.value)
+    assert "broken.gpkg" in msg and "missing" in msg
+    for word in ("sqlite", "no such table", "select"):
+        assert word not in msg.lower(), msg
