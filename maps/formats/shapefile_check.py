@@ -6,7 +6,8 @@ loads. Before GDAL reads it, the ``.shp`` is measured against its own header (fi
 in 16-bit words at byte 24) and its ``.shx`` index (one offset/length pair per feature):
 when records lie past the end, MapFormatError names the file and how many features are
 lost. Only the 100-byte headers and the ``.shx`` (8 bytes a feature) are read, and only
-from regular files.
+from regular files; in a zipped Shapefile, each ``.shp`` member's size (the zip's
+directory) against its ``.shx`` member.
 """
 
 from __future__ import annotations
@@ -61,6 +62,11 @@ def lost_records(shp: str) -> tuple[int, int]:
     with open(shx, "rb") as fh:
         fh.seek(_HEADER)
         data = fh.read(shx_size - _HEADER)
+    return _past(data, size)
+
+
+def _past(data: bytes, size: int) -> tuple[int, int]:
+    """(records of the .shx body ``data`` that end past ``size`` bytes, records)."""
     n = len(data) // 8
     if not n:
         return 0, 0
@@ -71,9 +77,40 @@ def lost_records(shp: str) -> tuple[int, int]:
     return int(np.count_nonzero(ends > size)), n
 
 
+def _zip_lost(path: str) -> tuple[str, int, int, int] | None:
+    """(member, lost, total, size) of the first truncated ``.shp`` in the zip ``path``
+    (its size from the zip's directory, its ``.shx`` read when small)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = {i.filename.lower(): i for i in zf.infolist()}
+            for low, info in infos.items():
+                shx = infos.get(low[:-4] + ".shx") if low.endswith(".shp") else None
+                if shx is None or not (_HEADER < shx.file_size <= _MAX_SHX):
+                    continue
+                with zf.open(shx) as fh:
+                    data = fh.read(shx.file_size + 1)[_HEADER:]
+                lost, total = _past(data, info.file_size)
+                if lost:
+                    return info.filename, lost, total, info.file_size
+    except (OSError, zipfile.BadZipFile, ValueError, RuntimeError, EOFError):
+        return None  # GDAL says what is wrong with the zip
+    return None
+
+
 def check_shapefile(path: str) -> None:
     """MapFormatError naming ``path`` when its ``.shp`` is shorter than its header or
-    ``.shx`` says (module doc); nothing for other files."""
+    ``.shx`` says (module doc); a zipped Shapefile by its members; nothing for others."""
+    if path.lower().endswith(".zip") and _regular(path) is not None:
+        found = _zip_lost(path)
+        if found is not None:
+            member, lost, total, zsize = found
+            raise MapFormatError(
+                f"truncated Shapefile {member!r} in the zip: {lost:,} of {total:,} features "
+                f"lie past its end ({zsize:,} bytes); the map would be partial: restore the "
+                "whole file", path=path)
+        return
     if not path.lower().endswith(".shp"):
         return
     size = _regular(path)

@@ -60,3 +60,17 @@ def test_features_without_geometry_are_said(tmp_path, capsys) -> None:
 
     assert main(["info", str(p), "--no-cache"]) == 0
     assert "warning:" in capsys.readouterr().err
+
+
+def test_truncated_shp_in_a_zip_is_refused(shp, tmp_path) -> None:
+    import zipfile
+
+    size = os.path.getsize(shp)
+    with open(shp, "r+b") as fh:
+        fh.truncate(size // 2)
+    z = tmp_path / "grid.shp.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        for ext in (".shp", ".shx", ".dbf", ".prj"):
+            zf.write(str(shp)[:-4] + ext, "grid" + ext)
+    with pytest.raises(MapFormatError, match="truncated Shapefile 'grid.shp' in the zip"):
+        load_map(str(z), use_cache=False)
