@@ -44,6 +44,7 @@ class OutPolicy:
     out: str
     if_exists: str
     map_layer: str | None = None
+    map_layers: tuple[str, ...] = ()  # without --layer: every layer the map could be read from
 
 
 _POLICY: ContextVar[OutPolicy | None] = ContextVar("signpost_out_policy", default=None)
@@ -128,11 +129,26 @@ def command_outputs(args: argparse.Namespace) -> Iterator[None]:
         given = "" if getattr(args, "if_exists", None) else ", this command's default"
         raise CliError(f"--out {out!r} exists (--if-exists fail{given}); "
                        f"{_choices_left(low)} or another file")
-    token = _POLICY.set(OutPolicy(out, mode, getattr(args, "layer", None)))
+    token = _POLICY.set(OutPolicy(out, mode, getattr(args, "layer", None),
+                                  _map_layers(args, out, inputs)))
     try:
         yield
     finally:
         _POLICY.reset(token)
+
+
+def _map_layers(args: argparse.Namespace, out: str,
+                inputs: list[tuple[str, str]]) -> tuple[str, ...]:
+    """The line layers of the GeoPackage map when ``out`` is that file and no ``--layer``
+    names the one read: any of them may be the map's roads, so none may be replaced."""
+    if getattr(args, "layer", None) is not None or not out.lower().endswith(".gpkg"):
+        return ()
+    for option, path in inputs:
+        if option == "MAP" and _same(out, path):
+            from maps.outputs.vector import gpkg_line_layers
+
+            return tuple(gpkg_line_layers(path))
+    return ()
 
 
 def _gpkg_beside(out: str, path: str, option: str) -> bool:
@@ -173,7 +189,7 @@ def check_out(path: str, exts: tuple[str, ...], option: str = "--out", *,
         if layers is None and pol.if_exists != "replace":
             raise CliError(f"{option} {path!r} exists and is not a GeoPackage (--if-exists "
                            f"{pol.if_exists}); choose replace or another file")
-        if layers is not None and layer == pol.map_layer:
+        if layers is not None and (layer == pol.map_layer or layer in pol.map_layers):
             raise CliError(f"{option} {path!r}: layer {layer!r} is the map's layer; "
                            "write the output to another file")
         if layers is not None and layer in layers and pol.if_exists == "fail":

@@ -72,6 +72,17 @@ def sqlite_uri(path: str) -> str:
     return "file:" + quote(os.fsencode(os.path.abspath(path))) + "?mode=ro"  # bytes: non-UTF-8 too
 
 
+def _why(exc: sqlite3.Error) -> str:
+    """Why SQLite failed, in words about the file rather than SQLite's own (issue 40)."""
+    text = str(exc).lower()
+    missing = "no such table" in text or "no such column" in text
+    return ("the file is in use by another program" if "locked" in text or "busy" in text
+            else "a table it lists is missing or lacks a column" if missing
+            else "the file is damaged or not a database" if "not a database" in text
+            or "malformed" in text or "corrupt" in text
+            else "its tables are not laid out as a GeoPackage's")
+
+
 def _srs(con: sqlite3.Connection, srs_id: Any) -> str | None:
     """The CRS of ``srs_id`` for ``maps.geo.crs`` (None: undefined)."""
     if srs_id in (0, -1, None):
@@ -112,11 +123,11 @@ def load_gpkg(
     try:
         con = sqlite3.connect(sqlite_uri(path), uri=True)
     except sqlite3.Error as exc:
-        raise MapFormatError(f"cannot open as SQLite: {exc}", path=path) from None
+        raise MapFormatError(f"cannot open as SQLite: {_why(exc)}", path=path) from None
     try:
         found, table = _read_layer(con, path, layer, weight)
     except sqlite3.Error as exc:
-        raise MapFormatError(f"not a readable GeoPackage: {exc}", path=path) from None
+        raise MapFormatError(f"not a readable GeoPackage: {_why(exc)}", path=path) from None
     finally:
         con.close()
     return found.network(
@@ -135,8 +146,8 @@ def _layers(con: sqlite3.Connection, path: str) -> list[tuple[str, str, str, Any
         ).fetchall()
     except sqlite3.OperationalError as exc:
         raise MapFormatError(
-            f"not a GeoPackage (no gpkg_contents/gpkg_geometry_columns: {exc})", path=path
-        ) from None
+            f"not a GeoPackage (no readable gpkg_contents/gpkg_geometry_columns: {_why(exc)})",
+            path=path) from None
 
 
 def _rows(con: sqlite3.Connection, path: str, table: str, column: str):

@@ -1,4 +1,6 @@
 """GraphML road graphs as OSMnx ``save_graphml`` writes them (stdlib expat + numpy).
+(Over 500 lines: the expat reader and the edge → arc rules of this one format, kept
+together; load_graphml's steps are split into helpers to stay under complexity 20.)
 
 OSMnx stores a MultiDiGraph: nodes with ``x`` (lon), ``y`` (lat), ``osmid``; edges with
 ``length`` (metres), ``highway``, ``oneway``, ``osmid``, ``maxspeed`` and ``geometry`` (WKT
@@ -18,7 +20,10 @@ Choices:
   the road at all. Walking profiles also walk one-way streets backwards: an edge with
   ``oneway`` true gets a reverse arc unless the file already has an edge target→source
   with the same ``osmid``. In an undirected graph each edge gives the directions
-  ``maps.model.profiles.directions`` allows (``oneway`` respected by ``drive``).
+  ``maps.model.profiles.directions`` allows (``oneway`` respected by ``drive``). A one-way
+  edge of an undirected graph (OSMnx ``to_undirected``, where source/target are swapped for
+  about half the edges) runs the way OSMnx recorded it: its ``from``/``to`` attributes,
+  else the end its geometry starts at, else source → target (:func:`_oneway_ends`).
 * **Weights** by profile through ``maps.model.profiles`` (length → dm; walk/drive → ds from the
   class speed or ``maxspeed``). ``length`` comes from the edge, else from the geometry.
 * **Nodes** keep the GraphML node id (an int when numeric; otherwise 1..N in file order,
@@ -58,6 +63,7 @@ from ..model.weights import WeightSpec, scale_values
 _EDGE_KEYS = {
     "length", "geometry", "osmid", "highway", "railway", "oneway", "maxspeed", "access",
     "foot", "junction", "service", "motor_vehicle", "motorcar", "vehicle", "area", "reversed",
+    "from", "to",
 }  # fmt: skip
 _NODE_KEYS = {"x", "y", "lon", "lat", "osmid"}
 # Edge attributes read as tags ("oneway" is read apart: it also marks edges to walk back).
@@ -241,21 +247,7 @@ def load_graphml(
     """Load an OSMnx-style GraphML file (plain or .gz) with weights of ``profile`` (or of
     the ``weight`` column); ``crs`` (``--crs``) overrides the graph's ``crs``."""
     path, raw = read_source(path, profile, progress)
-    rd = _Reader(path, frozenset({weight.column}) if weight else frozenset())
-    try:
-        rd.parser.Parse(raw, True)
-    except expat.ExpatError as exc:
-        raise MapFormatError(
-            f"invalid XML: {expat.ErrorString(exc.code)}", path=path, line=exc.lineno
-        ) from None
-    except (LookupError, UnicodeError, ValueError) as exc:  # e.g. an unknown encoding=
-        raise MapFormatError(
-            f"unreadable XML: {exc}", path=path, line=rd.parser.CurrentLineNumber
-        ) from None
-    if not rd.saw_graphml:
-        raise MapFormatError("not GraphML: no <graphml> element", path=path, line=1)
-    if not rd.nodes:
-        raise EmptyMapError("the graph has no nodes", path=path)
+    rd = _parse(path, raw, weight)
     if progress:
         progress(0.5, f"{len(rd.nodes):,} nodes, {len(rd.edges):,} edges")
     node_defaults = {
@@ -266,60 +258,14 @@ def load_graphml(
     }
 
     n = len(rd.nodes)
-    index: dict[str, int] = {}
-    lon = np.empty(n)
-    lat = np.empty(n)
-    ids = np.empty(n, dtype=np.int64)
-    numeric = True
-    for i, (nid, data, line) in enumerate(rd.nodes):
-        if nid in index:
-            raise MapFormatError(f"node {nid!r} declared twice", path=path, line=line)
-        index[nid] = i
-        d = {**node_defaults, **data}
-        xs, ys = d.get("x", d.get("lon")), d.get("y", d.get("lat"))
-        if xs is None or ys is None:
-            raise MapFormatError(f"node {nid!r} has no x/y coordinates", path=path, line=line)
-        try:
-            lon[i], lat[i] = float(xs), float(ys)
-        except ValueError:
-            raise MapFormatError(
-                f"node {nid!r}: coordinates {xs!r}, {ys!r} are not numbers", path=path, line=line
-            ) from None
-        if not (math.isfinite(lon[i]) and math.isfinite(lat[i])):
-            raise MapFormatError(
-                f"node {nid!r}: ({xs}, {ys}) is not a finite position", path=path, line=line
-            )
-        v = _canonical_int(nid)
-        if v is None:
-            numeric = False
-        else:
-            ids[i] = v
+    lon, lat, ids, numeric, index = _nodes(rd, node_defaults, path)
     file_crs = rd.graph_data.get("crs") or None
     meta: dict[str, Any] = {"format": "graphml", "directed": rd.directed}
     if not numeric or np.unique(ids).size != n:
         ids = np.arange(1, n + 1, dtype=np.int64)
         meta["node_names"] = [nid for nid, _, _ in rd.nodes]
 
-    # Edges → arcs.
-    present: set[tuple[int, int, str]] = set()
-    parsed = []
-    for src, dst, key, data, line, edir in rd.edges:
-        if src not in index or dst not in index:
-            missing = src if src not in index else dst
-            raise MapFormatError(
-                f"edge refers to undeclared node {missing!r}", path=path, line=line
-            )
-        u, v = index[src], index[dst]
-        d = {**edge_defaults, **data}
-        if edir is not None and edir != rd.directed:  # networkx refuses mixed graphs too
-            kind = "a directed" if rd.directed else "an undirected"
-            raise MapFormatError(
-                f"directed={str(edir).lower()} edge in {kind} graph", path=path, line=line
-            )
-        directed = rd.directed
-        osmid = d.get("osmid")
-        present.add((u, v, _first(osmid) if osmid else ""))
-        parsed.append((u, v, key, d, line, directed))
+    present, parsed = _edges(rd, index, edge_defaults, path)
     # a projected graph (OSMnx project_graph) has its geometries in the graph's CRS too
     geoms = _edge_geometries(parsed, path, lonlat=file_crs is None and crs is None)
     # Nodes and edge geometries to WGS84 together (one transform).
@@ -344,6 +290,7 @@ def load_graphml(
     sids: list[int] = []
     arc_geoms: list[np.ndarray | None] = []
     costs: list[float] = []
+    node_of = _node_lookup(rd.nodes, index)
     by_profile = weight is None or weight.by_profile
     walking = profile != "drive" and by_profile
     for (u, v, key, d, line, directed), geom in zip(parsed, geoms, strict=True):
@@ -351,6 +298,7 @@ def load_graphml(
         oneway = _truthy(d.get("oneway"))
         if not directed and oneway:
             tags["oneway"] = "yes"
+            u, v = _oneway_ends(u, v, d, geom, lon, lat, node_of)
         fwd, bwd, cls, arc_kind, speed = line_directions(profile, tags, by_profile)
         if directed:
             # The file gives this direction; the profile decides only whether the road is
@@ -362,33 +310,13 @@ def load_graphml(
                 bwd = (v, u, _first(osmid) if osmid else "") not in present
         if not (fwd or bwd):
             continue
-        if geom is not None and geom.shape[0] >= 2:
-            # OSMnx geometries run source → target; flip one that runs the other way.
-            d_fwd = abs(geom[0, 0] - lon[u]) + abs(geom[0, 1] - lat[u])
-            d_rev = abs(geom[-1, 0] - lon[u]) + abs(geom[-1, 1] - lat[u])
-            if d_rev < d_fwd:
-                geom = geom[::-1]
-        if d.get("length") not in (None, ""):
-            try:
-                length = float(_first(d["length"]))
-            except ValueError:
-                raise MapFormatError(
-                    f"edge length {d['length']!r} is not a number", path=path, line=line
-                ) from None
-            if not (math.isfinite(length) and length >= 0):
-                raise MapFormatError(f"edge length {length} is not >= 0", path=path, line=line)
-        elif geom is not None and geom.shape[0] >= 2:
-            length = haversine_length(geom)
-        else:
-            length = float(haversine_m(lon[u], lat[u], lon[v], lat[v]))
+        geom = _from_tail(geom, lon, lat, u)
+        length = _edge_length(d, geom, (lon, lat), (u, v), path, line)
         if weight is not None:
             where = f"edge {rd.nodes[u][0]!r} -> {rd.nodes[v][0]!r}"
             cost = weight.value({k: _first(x) for k, x in d.items()}, path, where, line=line)
         inner = geom[1:-1] if geom is not None and geom.shape[0] > 2 else None
-        sid = _as_int(d.get("osmid"))
-        if sid is None:
-            sid = _as_int(key) if key is not None else -1
-            sid = -1 if sid is None else sid
+        sid = _source_id(d, key)
         back = None if inner is None else inner[::-1]
         for a, b, g, ok in ((u, v, inner, fwd), (v, u, back, bwd)):
             if ok:
@@ -427,6 +355,156 @@ def load_graphml(
         (lon, lat, ids), arcs, path=path, profile=profile, contract=contract, class_names=names,
         meta=meta, weighted=weighted,
     )  # fmt: skip
+
+
+def _parse(path: str, raw: bytes, weight: WeightSpec | None) -> _Reader:
+    """The file parsed (keys, nodes, edges); MapFormatError/EmptyMapError naming the line."""
+    rd = _Reader(path, frozenset({weight.column}) if weight else frozenset())
+    try:
+        rd.parser.Parse(raw, True)
+    except expat.ExpatError as exc:
+        raise MapFormatError(
+            f"invalid XML: {expat.ErrorString(exc.code)}", path=path, line=exc.lineno
+        ) from None
+    except (LookupError, UnicodeError, ValueError) as exc:  # e.g. an unknown encoding=
+        raise MapFormatError(
+            f"unreadable XML: {exc}", path=path, line=rd.parser.CurrentLineNumber
+        ) from None
+    if not rd.saw_graphml:
+        raise MapFormatError("not GraphML: no <graphml> element", path=path, line=1)
+    if not rd.nodes:
+        raise EmptyMapError("the graph has no nodes", path=path)
+    return rd
+
+
+def _nodes(rd: _Reader, node_defaults: dict[str, str], path: str):
+    """(x, y, ids, all ids canonical integers, index by GraphML id) of the nodes."""
+    n = len(rd.nodes)
+    index: dict[str, int] = {}
+    lon = np.empty(n)
+    lat = np.empty(n)
+    ids = np.empty(n, dtype=np.int64)
+    numeric = True
+    for i, (nid, data, line) in enumerate(rd.nodes):
+        if nid in index:
+            raise MapFormatError(f"node {nid!r} declared twice", path=path, line=line)
+        index[nid] = i
+        d = {**node_defaults, **data}
+        xs, ys = d.get("x", d.get("lon")), d.get("y", d.get("lat"))
+        if xs is None or ys is None:
+            raise MapFormatError(f"node {nid!r} has no x/y coordinates", path=path, line=line)
+        try:
+            lon[i], lat[i] = float(xs), float(ys)
+        except ValueError:
+            raise MapFormatError(
+                f"node {nid!r}: coordinates {xs!r}, {ys!r} are not numbers", path=path, line=line
+            ) from None
+        if not (math.isfinite(lon[i]) and math.isfinite(lat[i])):
+            raise MapFormatError(
+                f"node {nid!r}: ({xs}, {ys}) is not a finite position", path=path, line=line
+            )
+        v = _canonical_int(nid)
+        if v is None:
+            numeric = False
+        else:
+            ids[i] = v
+    return lon, lat, ids, numeric, index
+
+
+def _edges(rd: _Reader, index: dict[str, int], edge_defaults: dict[str, str], path: str):
+    """(set of (u, v, osmid) present, per edge (u, v, key, data, line, directed))."""
+    present: set[tuple[int, int, str]] = set()
+    parsed = []
+    for src, dst, key, data, line, edir in rd.edges:
+        if src not in index or dst not in index:
+            missing = src if src not in index else dst
+            raise MapFormatError(
+                f"edge refers to undeclared node {missing!r}", path=path, line=line
+            )
+        u, v = index[src], index[dst]
+        d = {**edge_defaults, **data}
+        if edir is not None and edir != rd.directed:  # networkx refuses mixed graphs too
+            kind = "a directed" if rd.directed else "an undirected"
+            raise MapFormatError(
+                f"directed={str(edir).lower()} edge in {kind} graph", path=path, line=line
+            )
+        directed = rd.directed
+        osmid = d.get("osmid")
+        present.add((u, v, _first(osmid) if osmid else ""))
+        parsed.append((u, v, key, d, line, directed))
+    return present, parsed
+
+
+def _from_tail(geom: np.ndarray | None, lon: np.ndarray, lat: np.ndarray,
+               u: int) -> np.ndarray | None:
+    """OSMnx geometries run source → target; one that runs the other way, flipped."""
+    if geom is not None and geom.shape[0] >= 2:
+        d_fwd = abs(geom[0, 0] - lon[u]) + abs(geom[0, 1] - lat[u])
+        d_rev = abs(geom[-1, 0] - lon[u]) + abs(geom[-1, 1] - lat[u])
+        if d_rev < d_fwd:
+            return geom[::-1]
+    return geom
+
+
+def _edge_length(d: dict[str, str], geom: np.ndarray | None, lonlat: tuple, ends: tuple,
+                 path: str, line: int) -> float:
+    """The edge's ``length`` (m), else its geometry's, else the straight line's."""
+    if d.get("length") not in (None, ""):
+        try:
+            length = float(_first(d["length"]))
+        except ValueError:
+            raise MapFormatError(
+                f"edge length {d['length']!r} is not a number", path=path, line=line
+            ) from None
+        if not (math.isfinite(length) and length >= 0):
+            raise MapFormatError(f"edge length {length} is not >= 0", path=path, line=line)
+        return length
+    if geom is not None and geom.shape[0] >= 2:
+        return haversine_length(geom)
+    (lon, lat), (u, v) = lonlat, ends
+    return float(haversine_m(lon[u], lat[u], lon[v], lat[v]))
+
+
+def _source_id(d: dict[str, str], key: str | None) -> int:
+    """The edge's ``osmid`` (first of a list), else its key as an integer, else -1."""
+    sid = _as_int(d.get("osmid"))
+    if sid is None:
+        sid = _as_int(key) if key is not None else -1
+    return -1 if sid is None else sid
+
+
+def _node_lookup(nodes: list, index: dict[str, int]) -> dict[str, int]:
+    """Node index by GraphML id, and by ``osmid`` where that is not also an id (OSMnx's
+    ``from``/``to`` name nodes by their OSM id)."""
+    out = dict(index)
+    for i, (_, data, _) in enumerate(nodes):
+        osmid = data.get("osmid")
+        if osmid is not None:
+            out.setdefault(_first(osmid).strip(), i)
+    return out
+
+
+def _oneway_ends(
+    u: int, v: int, d: dict[str, str], geom: np.ndarray | None,
+    lon: np.ndarray, lat: np.ndarray, node_of: dict[str, int],
+) -> tuple[int, int]:
+    """The (tail, head) of a one-way edge u–v of an undirected graph: by its ``from``/``to``
+    (OSMnx keeps the way's direction there), else by the end its geometry starts at (OSMnx
+    geometries run from → to), else u → v as written."""
+    f, t = d.get("from"), d.get("to")
+    if f is not None and t is not None:
+        a, b = node_of.get(_first(f).strip()), node_of.get(_first(t).strip())
+        if (a, b) == (v, u):
+            return v, u
+        if (a, b) == (u, v):
+            return u, v
+    if geom is not None and geom.shape[0] >= 2 and u != v:
+        def gap(k: int, node: int) -> float:
+            return abs(geom[k, 0] - lon[node]) + abs(geom[k, 1] - lat[node])
+
+        if gap(0, v) + gap(-1, u) < gap(0, u) + gap(-1, v):
+            return v, u
+    return u, v
 
 
 def _edge_geometries(parsed: list, path: str, lonlat: bool) -> list[np.ndarray | None]:

@@ -9,6 +9,7 @@ through pyarrow. Both need the optional ``gis`` extra (``pip install signpost[gi
 * **Geometry**: WKB decoded by shapely (``maps.geo.geometry``); tags, nodes, lengths, one-ways
   and ``--weight`` as for GeoJSON (``maps.model.lines``).
 * ``edge_source_id`` is the feature's fid (GDAL's), else its index.
+* A truncated ``.shp`` (records past its end) is refused (``maps.formats.shapefile_check``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..model import profiles as P
 from ..model.lines import LineSet, Progress
 from ..model.network import RoadNetwork
 from ..model.weights import WeightSpec
+from .shapefile_check import check_shapefile
 
 _NEEDS_GIS = "reading this format needs the gis extra (pip install 'signpost[gis]'): {}"
 _SHAPEFILE_PARTS = (".dbf", ".shx", ".prj", ".cpg")
@@ -78,6 +80,7 @@ def _read_gdal(path: str, layer: str | None, weight: WeightSpec | None) -> tuple
     except ImportError as exc:
         raise MapFormatError(_NEEDS_GIS.format(exc), path=path) from None
     src = _gdal_path(path)
+    check_shapefile(path)  # GDAL loads a truncated .shp as a partial map without a word
     try:
         listed = pyogrio.list_layers(src)
     except Exception as exc:  # noqa: BLE001 (pyogrio's DataSourceError and GDAL's own)
@@ -117,6 +120,10 @@ def _collect(
         return f"layer {layer!r} feature {fid_list[i]}"
 
     found = LineSet(path, weight, file_crs)
+    nulls = sum(1 for g in geometry if g is None)
+    if nulls:  # GDAL's reading of a damaged record too: said, not dropped silently
+        found.notes.append(f"{path}: {nulls:,} of {len(geometry):,} features of layer "
+                           f"{layer!r} have no geometry and are not part of the map")
     values = [np.asarray(col, dtype=object).tolist() for col in fields]
     for i, got in enumerate(wkb_lines(list(geometry), path=path, where=where)):
         if got is None:

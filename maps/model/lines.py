@@ -298,6 +298,7 @@ class LineSet:
         self.feature: list[int] = []  # per line: its feature's index into costs
         self.costs: list[float] = []  # per feature with lines (only under --weight)
         self.skipped = 0  # features without line geometry
+        self.notes: list[str] = []  # load warnings (meta["load_warnings"])
 
     def add(
         self, lines: list[np.ndarray], props: Mapping[str, Any] | None, source_id: int, where: str
@@ -344,7 +345,8 @@ class LineSet:
             lonlat, self.tags, self.source_ids, path=path, profile=profile, contract=contract,
             progress=progress, costs=costs,
             by_profile=self.weight is None or self.weight.by_profile,
-            meta={**meta, "skipped_features": self.skipped, "crs": label},
+            meta={**meta, "skipped_features": self.skipped, "crs": label,
+                  **({"load_warnings": list(self.notes)} if self.notes else {})},
         )  # fmt: skip
 
 

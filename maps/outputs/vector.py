@@ -7,7 +7,9 @@ the files QGIS and GeoPandas open. Stdlib (json, sqlite3) + shapely: no GDAL nee
   ``MULTIPOLYGON`` (a Polygon is written as a one-part MultiPolygon so the layer has one
   type), integer/real/text property columns by the values' type. Written into an
   existing GeoPackage, only that layer changes (replaced, or appended to): the other
-  layers stay as they were, as GDAL does.
+  layers stay as they were, as GDAL does. Appending writes in the layer's own CRS and
+  columns, or refuses; layers GDAL wrote (R-tree triggers) and later GeoPackage layouts
+  are handled by :mod:`maps.outputs.gpkg_layer`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from urllib.parse import quote
 import numpy as np
 
 from ..errors import MapFormatError
+from .gpkg_layer import append_target, friendly, insert_srs_rows, register_functions, reproject
 
 VECTOR_EXT = (".geojson", ".json", ".gpkg")
 _WGS84_WKT = (
@@ -102,6 +105,27 @@ def gpkg_geometry(path: str, table: str) -> tuple[str, str] | None:
         con.close()
 
 
+_LINE_OR_ANY = ("LINESTRING", "MULTILINESTRING", "CURVE", "MULTICURVE", "COMPOUNDCURVE",
+                "GEOMETRY", "GEOMETRYCOLLECTION")
+
+
+def gpkg_line_layers(path: str) -> list[str]:
+    """The layers of the GeoPackage ``path`` that may hold lines (declared a line type or
+    any geometry): those a map can be read from. [] when it is not a GeoPackage."""
+    try:
+        con = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    try:
+        rows = con.execute("SELECT table_name, upper(geometry_type_name) "
+                           "FROM gpkg_geometry_columns").fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        con.close()
+    return [str(t) for t, g in rows if str(g) in _LINE_OR_ANY]
+
+
 def gpkg_layers(path: str) -> list[str] | None:
     """The feature/tile tables of the GeoPackage ``path``; None when it is not one (not
     SQLite, or no ``gpkg_contents``)."""
@@ -166,11 +190,12 @@ def write_gpkg_polygons(path: str, geoms: Sequence, props: Sequence[Mapping[str,
     multi = [g if g.geom_type != "Polygon" else shapely.MultiPolygon([g]) for g in geoms]
     env = shapely.total_bounds(np.asarray(multi, dtype=object)) if multi else [0, 0, 0, 0]
     con = sqlite3.connect(path)
+    register_functions(con)  # GDAL's R-tree triggers call ST_* functions
     try:
         _write_layer(con, existing, table, cols, types, multi, env, props, if_exists)
         con.commit()
     except sqlite3.Error as exc:  # a last resort: the CLI checks the layer before the work
-        raise MapFormatError(f"cannot write the GeoPackage layer {table!r}: {exc}") from None
+        raise MapFormatError(friendly(exc, table), path=path) from None
     finally:
         con.close()
 
@@ -182,7 +207,7 @@ def _write_layer(con: sqlite3.Connection, existing: list[str] | None, table: str
         con.execute("PRAGMA application_id = 1196444487")  # 'GPKG'
         con.execute("PRAGMA user_version = 10300")  # GeoPackage 1.3
     con.executescript(_META)
-    con.executemany("INSERT OR IGNORE INTO gpkg_spatial_ref_sys VALUES (?, ?, ?, ?, ?, ?)", [
+    insert_srs_rows(con, [
         ("Undefined cartesian SRS", -1, "NONE", -1, "undefined", ""),
         ("Undefined geographic SRS", 0, "NONE", 0, "undefined", ""),
         ("WGS 84 geodetic", 4326, "EPSG", 4326, _WGS84_WKT, "longitude/latitude"),
@@ -193,11 +218,14 @@ def _write_layer(con: sqlite3.Connection, existing: list[str] | None, table: str
     if have and if_exists != "append":
         _drop_layer(con, table)
         have = False
-    if have:  # append: new property columns are added, the envelope grows
-        known = {r[1] for r in con.execute(f"PRAGMA table_info({_quote(table)})")}
-        for c in cols:
-            if c not in known:
-                con.execute(f"ALTER TABLE {_quote(table)} ADD COLUMN {_quote(c)} {types[c]}")
+    gcol, srs_id = "geom", 4326
+    if have:  # append: in the layer's CRS and columns (else refused), the envelope grows
+        gcol, srs_id, crs = append_target(con, table, types)
+        multi = reproject(multi, crs)
+        if multi and crs is not None:
+            import shapely
+
+            env = shapely.total_bounds(np.asarray(multi, dtype=object))
         con.execute(
             "UPDATE gpkg_contents SET min_x = min(coalesce(min_x, ?), ?), "
             "min_y = min(coalesce(min_y, ?), ?), max_x = max(coalesce(max_x, ?), ?), "
@@ -216,10 +244,10 @@ def _write_layer(con: sqlite3.Connection, existing: list[str] | None, table: str
         con.execute(f"CREATE TABLE {_quote(table)} (fid INTEGER PRIMARY KEY AUTOINCREMENT, "
                     f"geom MULTIPOLYGON{coldefs})")
     names = "".join(", " + _quote(c) for c in cols)
-    sql = f"INSERT INTO {_quote(table)} (geom{names}) VALUES (?{', ?' * len(cols)})"
+    sql = f"INSERT INTO {_quote(table)} ({_quote(gcol)}{names}) VALUES (?{', ?' * len(cols)})"
     for g, p in zip(multi, props, strict=True):
         vals = [_sql_value(p.get(c)) for c in cols]
-        con.execute(sql, [gpkg_blob(g), *vals])
+        con.execute(sql, [gpkg_blob(g, srs_id), *vals])
 
 
 def _sql_value(v: Any) -> Any:
