@@ -116,7 +116,7 @@ def load_map(
                 flag = "--" + name.replace("_", "-")
                 raise MapFormatError(f"{flag} does not apply to {reader_spec.kind} maps",
                                      path=shown)
-        net = read(path, **{k: v for k, v in options.items() if k in takes})
+        net = _read_noting(read, path, {k: v for k, v in options.items() if k in takes})
         log.info("read %s: %s nodes, %s arcs, unit %s", reader_spec.kind,
                  f"{net.num_nodes:,}", f"{net.num_arcs:,}", net.unit)
         if use_cache and spec.cached and progress is not None:
@@ -130,3 +130,24 @@ def load_map(
         key.update({k: (v.column, v.dimension, v.factor, v.by_profile) if k == "weight" else v
                     for k, v in given.items()})  # fmt: skip
     return cached(path, key, build)  # the key also covers the file's content and loader code
+
+
+def _read_noting(read: Any, path: str, options: dict[str, Any]) -> RoadNetwork:
+    """``read(path, **options)`` with its weight-rounding warnings kept in
+    ``meta["load_warnings"]`` (cached with the map, so a cache hit says them too)."""
+    import warnings
+
+    from .model.weights import RoundedWeightsWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        net = read(path, **options)
+    notes = []
+    for w in caught:
+        if issubclass(w.category, RoundedWeightsWarning):
+            notes.append(str(w.message))
+        else:  # not ours: on as it came
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if notes:
+        net.meta["load_warnings"] = notes
+    return net

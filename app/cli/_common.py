@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 import time
 from collections.abc import Callable
 
@@ -138,6 +139,8 @@ def map_from_args(args: argparse.Namespace):
     with step(f"loading {shown}") as p:
         net = load(secret(args, "map"), **map_options(args), progress=p)
     timings(args)["load_s"] = time.perf_counter() - t0
+    for note in net.meta.get("load_warnings", ()):  # e.g. float weights rounded to int32
+        print(f"signpost {args.command}: warning: {note}", file=sys.stderr)
     if edits is not None:
         from app.jobs.edits import apply_edits
 

@@ -5,7 +5,10 @@
   seconds or metres); a column with neither is a plain number (unit "unit").
 * **Integers.** The kernels add int32 weights exactly. A column is scaled by 10**k, the
   smallest k (0..12) at which every value is an integer to 1e-6 of itself (float noise)
-  and the largest value still fits int32 (integer columns: k = 0).
+  and the largest value still fits int32 (integer columns: k = 0); when that k still
+  rounds a value (1/3 is whole to 1e-6 at k = 6), the first finer k that keeps every value
+  whole, else the finest one int32 allows, so that path sums keep their order wherever
+  int32 can. A column rounded at all gets a :class:`RoundedWeightsWarning` saying so.
   A full-precision float column that no k keeps so (osm2pgrouting's ``cost`` in degrees)
   is taken at the largest k that fits if every value > 0 then stays within 0.1% of itself
   (:data:`FLOAT_REL_TOL`). Otherwise (``0.4`` beside ``3e8``: 0.4 needs k = 1, 3e8 x 10
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +44,7 @@ REL_TOL = 1e-6
 # stays within this of itself (osm2pgrouting's Helsinki: 0.02% at most); else refused.
 FLOAT_REL_TOL = 1e-3
 MAX_DIGITS = 12
+_NOISE = 1e-9  # float64 noise of a decimal value times 10**k (0.1 x 10 = 1.0000000000000002)
 # --weight-unit: (dimension, factor to seconds or metres)
 COLUMN_UNITS: dict[str, tuple[str, float]] = {
     "s": ("time", 1.0), "min": ("time", 60.0), "h": ("time", 3600.0),
@@ -186,7 +191,7 @@ def exact_scale(values: np.ndarray, column: str, path: str | None = None) -> int
             break
         fits = k
         if _kept(values * 10**k):
-            return k
+            return _exact_or_finest(values, k, top)
     if fits >= 0 and _worst(values, fits) <= FLOAT_REL_TOL:
         return fits
     need = next((k for k in range(MAX_DIGITS + 1) if _kept(values * 10**k)), None)
@@ -203,7 +208,53 @@ def exact_scale(values: np.ndarray, column: str, path: str | None = None) -> int
     raise MapFormatError(
         f"weight column {column!r} (values {lo:g} to {top:g}): no power of ten up to "
         f"1e{MAX_DIGITS} makes every value an exact int32 cost: {why}; round or rescale "
-        "the column (costs are never rounded silently)", path=path)
+        "the column", path=path)
+
+
+def _exact(scaled: np.ndarray) -> bool:
+    """Every value of ``scaled`` whole up to float noise (not only to :data:`REL_TOL`)."""
+    return bool(np.all(np.abs(np.rint(scaled) - scaled) <= _NOISE * np.maximum(scaled, 1.0)))
+
+
+def _finest(top: float) -> int:
+    """The largest k (<= MAX_DIGITS) at which ``top`` x 10**k still fits int32."""
+    k = 0
+    while k < MAX_DIGITS and top * 10 ** (k + 1) <= INT32_MAX:
+        k += 1
+    return k
+
+
+def _exact_or_finest(values: np.ndarray, k: int, top: float) -> int:
+    """``k`` when it keeps every value whole, else the first finer scale that does, else
+    the finest int32 allows: a value rounded at 1e-6 of itself (1/3 at x 10**6) can turn
+    three arcs of 1/3 into a shorter path than one of 0.9999995, which x 10**9 keeps."""
+    last = _finest(top)
+    for j in range(k, last + 1):
+        if _exact(values * 10**j):
+            return j
+    return max(k, last)
+
+
+class RoundedWeightsWarning(UserWarning):
+    """A weight column's values were rounded to whole units of the scale (one line)."""
+
+
+def rounding_note(values: np.ndarray, k: int, column: str, unit: str,
+                  path: str | None = None) -> str | None:
+    """The warning for ``values`` scaled by 10**k when some are rounded (None: none is):
+    how much, and that path sums that close may then compare in another order."""
+    s = np.asarray(values, dtype=np.float64) * 10**k
+    if _exact(s):
+        return None
+    err = np.abs(np.rint(s) - s)
+    pos = s > 0
+    rel = float(np.max(err[pos] / s[pos])) if pos.any() else 0.0
+    where = f"{path}: " if path else ""
+    n = int(np.count_nonzero(err > _NOISE * np.maximum(s, 1.0)))
+    return (f"{where}weight column {column!r}: {n:,} value{'s' * (n != 1)} "
+            f"{'are' if n != 1 else 'is'} rounded to whole {unit} (the finest unit int32 allows; each within "
+            f"{rel:.2g} of itself), so two routes whose costs differ by less than their "
+            "arcs' rounding may compare in the other order")
 
 
 def scale_values(
@@ -212,9 +263,11 @@ def scale_values(
     """(int64 weights, unit) of per-arc costs: every value times 10**k (:func:`exact_scale`;
     MapFormatError naming ``column`` when no k keeps them exact)."""
     k = exact_scale(values, column, path)
-    return np.rint(np.asarray(values, dtype=np.float64) * 10**k).astype(np.int64), unit_name(
-        dimension, k
-    )
+    unit = unit_name(dimension, k)
+    note = rounding_note(values, k, column, unit, path)
+    if note is not None:
+        warnings.warn(note, RoundedWeightsWarning, stacklevel=2)
+    return np.rint(np.asarray(values, dtype=np.float64) * 10**k).astype(np.int64), unit
 
 
 def apportion(totals: np.ndarray, group: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -132,11 +132,11 @@ def test_from_edges_scales_float_weights_exactly_or_refuses():
     assert net.source_ids([0, 1, 2]) == [1, 2, 3]
     d = dijkstra(net.to_scipy(), indices=0)
     assert net.by_source_id(d) == {1: 0.0, 2: 60.0, 3: 185.0}
-    third = maps.from_edges([1, 2], [2, 1], [1 / 3, 1.0])  # kept to 1e-6 relative
-    assert third.meta["weight_scale"] == 10**6 and sorted(third.weights) == [333333, 10**6]
-    pi = maps.from_edges([1, 2], [2, 1], [np.pi * 1e-3, 1.0])  # 10**8 keeps both
+    third = maps.from_edges([1, 2], [2, 1], [1 / 3, 1.0])  # rounded: the finest int32 allows
+    assert third.meta["weight_scale"] == 10**9 and sorted(third.weights) == [333333333, 10**9]
+    pi = maps.from_edges([1, 2], [2, 1], [np.pi * 1e-3, 1.0])  # 10**9: the finest that fits
     got = sorted(pi.weights)[0] / pi.meta["weight_scale"]
-    assert pi.meta["weight_scale"] == 10**8 and abs(got - np.pi * 1e-3) <= 1e-6 * np.pi * 1e-3
+    assert pi.meta["weight_scale"] == 10**9 and abs(got - np.pi * 1e-3) <= 1e-6 * np.pi * 1e-3
     for bad, needle in (([np.pi * 1e-5, 1e3, 1.0], "no power of ten"), ([-1.0, 1.0, 1.0], ">= 0"),
                         ([float("nan"), 1, 1], ">= 0"), ([3e9, 1, 1], "no power of ten")):
         with pytest.raises(ValueError, match=needle):
