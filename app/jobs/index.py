@@ -18,6 +18,7 @@ re-customize when cached; build when the graph is road-shaped and the job has at
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections import OrderedDict
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from .common import CancelCheck, Progress, report
 
 POLICIES = ("auto", "on", "off")
+_log = logging.getLogger(__name__)
 AUTO_MIN_SOURCES = 64
 
 
@@ -251,9 +253,10 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
     (``sssp(..., index=h)``). ``off``: none; ``auto``: the one built or loaded before
     (this process, or the cache folder), never a build, so a click never waits for one;
     ``on``: load, else build and save. Maps with negative arcs, and edited maps under
-    ``auto``, have none."""
+    ``auto``, have none. A damaged or foreign file is rebuilt under ``auto`` too
+    (``IndexInfo.source`` "rebuilt", its ``reason`` the one-line note, logged)."""
     from gpu_core.graph import prepared
-    from gpu_core.hierarchy import Hierarchy, key_graph_fingerprint, key_hierarchy
+    from gpu_core.hierarchy import Hierarchy, key_graph_fingerprint, key_hierarchy, road_shaped
 
     if policy not in POLICIES:
         raise ValueError(f"index policy {policy!r}: choose one of {', '.join(POLICIES)}")
@@ -273,15 +276,18 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
     key = key_graph_fingerprint(g)
     path = index_path(net, key)
     t0 = time.perf_counter()
-    if os.path.exists(path):
+    damaged = ""
+    if os.path.lexists(path):
         try:
             h = Hierarchy.load(path, key=key)
             out = (h, IndexInfo("cache", time.perf_counter() - t0, path, h.summary()))
             remember_key_index(net, out)
             return out
-        except (OSError, ValueError, KeyError):
-            pass  # unreadable or stale: rebuilt below under "on"
-    if policy == "auto":
+        except (OSError, ValueError, KeyError) as e:  # damaged, foreign or not a file
+            damaged = f"the cached search index {path} could not be used ({e}): rebuilt"
+            _log.warning("%s", damaged)
+            _discard(path)  # repaired under "auto" too (issue 40): built below, saved anew
+    if policy == "auto" and (not damaged or not road_shaped(net)):
         remember_key_index(net, (None, IndexInfo()))
         return None, IndexInfo()
     report(progress, 0.0, "building the route index for searches (once per map)")
@@ -300,7 +306,8 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
         h.save(path)
     except OSError:
         path = ""  # an unwritable cache folder only costs the next process a rebuild
-    out = (h, IndexInfo("built", h.build_s, path, h.summary()))
+    out = (h, IndexInfo("rebuilt" if damaged else "built", h.build_s, path, h.summary(),
+                        damaged))
     remember_key_index(net, out)
     return out
 

@@ -123,3 +123,28 @@ def test_gpu_takes_the_index_when_its_sweep_is_short(monkeypatch, levels, backen
     got = sssp_job.search_index(object(), "auto", policy, backend=backend)
     assert (got is h) == taken
     assert sssp_job.search_index(object(), "bf", policy, backend=backend) is None
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "foreign"])
+def test_auto_repairs_a_damaged_or_foreign_search_index(cache, damage, caplog):
+    # issue 40, item 9: only "on" and the window rebuilt such a file; "auto" now does too
+    net = generate("grid", 1500, seed=11)
+    h, info = index.key_hierarchy_for(net, policy="on")
+    (path,) = cache.glob("ch-*.npz")
+    if damage == "garbage":
+        path.write_bytes(b"not an index at all" * 10)
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    else:  # another map's index under this map's name
+        other = generate("grid", 1200, seed=12)
+        index.key_hierarchy_for(other, policy="on")
+        (theirs,) = [p for p in cache.glob("ch-*.npz") if p != path]
+        path.write_bytes(theirs.read_bytes())
+    twin = generate("grid", 1500, seed=11)  # no memo: the file is read
+    with caplog.at_level("WARNING", logger="app.jobs.index"):
+        h2, info2 = index.key_hierarchy_for(twin, policy="auto")
+    assert h2 is not None and info2.source == "rebuilt" and h2.graph_key == h.graph_key
+    assert "could not be used" in info2.reason and str(path) in info2.reason
+    assert len([r for r in caplog.records if "rebuilt" in r.getMessage()]) == 1
+    third = generate("grid", 1500, seed=11)  # the repaired file now serves
+    assert index.key_hierarchy_for(third, policy="auto")[1].source == "cache"
