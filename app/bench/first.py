@@ -40,8 +40,8 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
                                          "{d}/from.csv", "--to", "{d}/to.csv", "--out",
                                          "{d}/mi.csv", "{m}"]),
     ("billboards -k 5", "billboards", ["--backend", "{b}", "-k", "5", "{m}"]),
-    ("isochrones", "isochrones", ["--backend", "{b}", "--from", P1, "--minutes", "2,5",
-                                  "--out", "{d}/iso.geojson", "{m}"]),
+    ("isochrones", "isochrones", ["--backend", "{b}", "--profile", "walk", "--from", P1,
+                                  "--minutes", "2,5", "--out", "{d}/iso.geojson", "{m}"]),
 ]
 
 _CHILD = """
@@ -83,6 +83,9 @@ def _child(out: Path, cmd: str, mp: str, argv: list[str], env: dict) -> dict:
     got = json.loads(out.read_text())
     out.unlink()
     got["total"] = total
+    if got.get("rc"):  # the command refused: a row of its error, not of its time
+        tail = (r.stderr.strip().splitlines() or ["?"])[-1]
+        return {"error": f"exit {got['rc']}: {tail[:120]}", "total": total}
     return got
 
 

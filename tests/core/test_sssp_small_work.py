@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -17,7 +18,16 @@ from gpu_core.sssp import SSSPOptions, sssp
 from .families import FAMILY_NAMES, make_graph, road_grid
 
 ROOT = Path(__file__).resolve().parents[2]
+# by name: the package gpu_core re-exports the function sssp over its module's name
+small_mod = importlib.import_module("gpu_core.sssp.cpu.small")
 SMALL = SSSPOptions(small_work=True)
+REAL_KERNEL_READY = small_mod.kernel_ready
+
+
+@pytest.fixture(autouse=True)
+def cold(monkeypatch):
+    """As on a fresh install: the near-far kernel neither compiled nor cached."""
+    monkeypatch.setattr(small_mod, "kernel_ready", lambda: False)
 
 
 def _same(g, src, target=None):
@@ -75,3 +85,15 @@ def test_small_work_compiles_nothing(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, cwd=ROOT, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_a_ready_kernel_is_used(monkeypatch):
+    monkeypatch.setattr(small_mod, "kernel_ready", lambda: True)
+    g = road_grid(10, 10, seed=2)
+    r = sssp(g, 0, strategy="auto", backend="cpu", options=SMALL)
+    assert set(r.phases.mode_names()) == {"delta"}
+
+
+def test_kernel_ready_follows_the_compiled_kernel():
+    sssp(road_grid(5, 5, seed=1), 0, strategy="auto", backend="cpu")  # compiled or loaded
+    assert REAL_KERNEL_READY()

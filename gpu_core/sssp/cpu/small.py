@@ -10,6 +10,10 @@ the same rule as :func:`.phases.pred_from_keys` (the smallest tail that is tight
 numpy. Bit-identical to the kernel (tests/core/test_sssp_small_work.py). scipy computes in
 float64: used only while every key stays below 2**53 (exact), else None (the kernel runs).
 Telemetry: one phase of mode ``cpu`` (a sequential heap Dijkstra).
+
+Only while the near-far kernel is neither compiled in this process nor in numba's cache
+(:func:`kernel_ready`): once it is, the kernel is quicker (0.5 ms against ~20 ms for a
+route on the sample map) and costs no wait.
 """
 
 from __future__ import annotations
@@ -22,6 +26,19 @@ from ...keys import KEY_INF, NO_PRED
 from ...telemetry import MODE_CODE, PhaseLog
 
 _EXACT = float(2**53)
+
+
+def kernel_ready() -> bool:
+    """True when ``auto``'s near-far kernel needs no compilation: compiled in this process
+    or found in numba's cache for this source (numba's own index of the cache file)."""
+    from .delta import delta_batch
+
+    if delta_batch.signatures:
+        return True
+    try:
+        return bool(delta_batch._cache._cache_file._load_index())
+    except Exception:  # numba's private cache layout changed, or no cache: compile
+        return False
 
 
 def key_weights(weights: np.ndarray, hb: int) -> np.ndarray:
