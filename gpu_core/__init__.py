@@ -7,6 +7,9 @@ kernel shares, ``host`` the shared numba helpers. Imports numpy (and CuPy when p
 never Qt or shapely.
 """
 
+# before numba loads: compiled functions kept in a user cache folder (issue 41)
+from osutil.numba_cache import USER_CACHE as _NUMBA_CACHE  # noqa: F401  (sets it on import)
+
 from .backend import BACKENDS, cupy_status, describe_backend, resolve_backend
 from .errors import (
     BackendUnavailableError,

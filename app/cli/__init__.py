@@ -30,7 +30,14 @@ class _Parser(argparse.ArgumentParser):
         super().error(redact(message))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``signpost`` parser. With ``argv``, only the command it names is built (its
+    module imported); the others are listed by their one-line help (``app.cli._commands``),
+    so ``signpost info`` does not import the matrix code and every benchmark. Without
+    ``argv`` every command is built."""
+    from app.cli._commands import command_named, help_of
+
+    named = None if argv is None else command_named(argv, COMMANDS)
     parser = _Parser(
         prog="signpost",
         description="Signpost: shortest routes, billboards and live algorithm charts on road/rail maps.",
@@ -39,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_output_arguments(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        if argv is not None and name != named:
+            sub.add_parser(name, help=help_of(name))  # listed in --help, not imported
+            continue
         try:
             mod = importlib.import_module(f"app.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -112,7 +122,7 @@ def quiet_omp_waits() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     quiet_omp_waits()
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

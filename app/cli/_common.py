@@ -184,16 +184,17 @@ def secret(args: argparse.Namespace, name: str) -> str:
     return getattr(args, f"{name}_uri", None) or getattr(args, name)
 
 
-def warm_up_search(args: argparse.Namespace, *, target: bool) -> float:
+def warm_up_search(args: argparse.Namespace, *, target: bool, small: bool = False) -> float:
     """Load the numba/CUDA kernels of ``args.strategy`` on ``args.backend`` before the
     search (so that the search time is the search); the seconds go to
-    ``args.timings["warmup_s"]``."""
+    ``args.timings["warmup_s"]``. ``small``: the map is small work
+    (``app.jobs.common.small_work``): only what its search runs is warmed."""
     from app.progress import step
     from gpu_core.sssp import warm_up
 
     with step("warming up") as p:
         p(None, f"{args.strategy} kernels")
-        t = warm_up([args.strategy], args.backend, target=target)
+        t = warm_up([args.strategy], args.backend, target=target, small_work=small)
     timings(args)["warmup_s"] = t
     return t
 

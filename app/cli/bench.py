@@ -16,6 +16,7 @@ BENCHES = {
     "dask": "matrix and sampled billboards: one process vs Dask clusters of W workers",
     "seed004": "seed 004 Table 5-2 (plain vs flag/queue Bellman-Ford), Figure 5-1 (DIMACS)",
     "postgis": "a pgRouting table: load, one-to-all, K x K matrices, Signpost vs pgRouting",
+    "first": "a fresh install per command: cold (numba cache and map cache empty) and warm",
 }
 
 

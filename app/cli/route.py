@@ -19,6 +19,7 @@ from app.cli._common import (
     timings_json,
     warm_up_search,
 )
+from app.jobs.common import small_work
 
 # argparse help and description: resources/cli_help.json
 HELP, DESCRIPTION = resources.cli_help("route")
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
         check_out(args.out, (".csv",))
     net = map_from_args(args)
-    warm_up_search(args, target=True)
+    warm_up_search(args, target=True, small=small_work(net))
     with step("route") as p:
         found = route.run(net, opts, progress=p)
     out = found.json

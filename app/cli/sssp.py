@@ -20,6 +20,7 @@ from app.cli._common import (
     timings,
     warm_up_search,
 )
+from app.jobs.common import small_work
 
 OUT_EXT = (".csv", ".npy")
 NPY_DTYPE = np.dtype([("node_id", "<i8"), ("cost", "<i8")])
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     check_texts(args.map, args.source)
     net = map_from_args(args)
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
-    warm_up_search(args, target=False)
+    warm_up_search(args, target=False, small=small_work(net))
     with step("sssp") as p:
         p(None, f"{args.strategy} from node {src.node_id}")
         res = sssp.run(net, sssp.SsspJobOptions(src.node, args.strategy, args.backend,

@@ -81,3 +81,16 @@ def cycle_with_file_ids(net):
         ids = labels()
         u, v = exc.arc
         raise NegativeCycleError(exc.arc, exc.cycle, shown=(ids[u], ids[v])) from None
+
+
+# Maps of at most this many nodes are "small work" (issue 41): a search on them takes
+# milliseconds on numpy/scipy paths, where the first compiled one waits seconds for numba
+# (a fresh install's first route on the sample map: 9.4 s, of which ~5 s compiling).
+# Under 2**15, where dist_from_keys stays on numpy too.
+SMALL_WORK_NODES = 30_000
+
+
+def small_work(net) -> bool:
+    """True when ``net`` (a RoadNetwork or CSRGraph) is small enough that ``auto``
+    searches on the CPU take the paths that need no compilation (bit-identical)."""
+    return int(net.num_nodes) <= SMALL_WORK_NODES

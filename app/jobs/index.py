@@ -24,6 +24,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from . import kept_metric
 from .common import CancelCheck, Progress, report
 
 POLICIES = ("auto", "on", "off")
@@ -118,6 +119,7 @@ def _cached_topology(tkey: str):
     except (OSError, ValueError):
         _discard(path)
         return None
+    kept_metric.load_into(t)  # a closure in a new process re-customizes partially
     _remember(t, path)
     return t
 
@@ -205,6 +207,8 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         h = customize(t, g, backend=backend, cancel=cancel, key=key)
         # the unedited map's own index is kept; an edited map's is redone when needed
         saved = _save(h, path) if tkey == own else ""
+        if tkey == own or not os.path.exists(kept_metric.metric_path(tkey)):
+            kept_metric.save(t)
         # "full" or "partial (N edges changed)": the topology's kept metric was reused
         summary = {**h.summary(), "customized": getattr(h, "customized", "full")}
         return h, IndexInfo("customized", time.perf_counter() - t0, saved, summary)
@@ -219,6 +223,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         t = _new_topology(g, cancel, lambda f, m: step(0.8 * f, m))
         h = build_hierarchy(g, method="cch", topology=t, backend=backend, cancel=cancel,
                             progress=lambda f, m: step(0.8 + 0.2 * f, m))
+        kept_metric.save(t)  # beside the index: the next process's closures are partial
     else:
         h = build_hierarchy(g, method="ch", cancel=cancel, progress=step)
     path = _save(h, path)

@@ -69,8 +69,9 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
         cancel: CancelCheck | None = None) -> RouteResult:
     """Resolve the two points, search and read the route. Raises PointError,
     NodeNotFoundError, UnreachableError, GpuCoreError."""
-    from gpu_core.sssp import sssp
+    from gpu_core.sssp import SSSPOptions, sssp
 
+    from .common import small_work
     from .sssp import search_index
 
     report(progress, None, "snapping the points (road index)")
@@ -81,7 +82,8 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
     report(progress, None, "searching")
     with cycle_with_file_ids(net):
         res = sssp(net, src.node, strategy=opts.strategy, backend=opts.backend,
-                   target=dst.node, cancel=cancel, index=index)
+                   target=dst.node, cancel=cancel, index=index,
+                   options=SSSPOptions(small_work=small_work(net)))
     if not res.reached[dst.node]:
         raise UnreachableError(
             f"unreachable: no route from {src.text} (node {src.node_id}) to {dst.text} "

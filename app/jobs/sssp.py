@@ -12,12 +12,12 @@ click never waits; the same dist, pred and hops; ``extra["index"]`` says so).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpu_core.errors import CancelledError, InvalidArgumentError, NegativeCycleError
 from gpu_core.sssp import COMPARE_STRATEGIES, SSSPOptions, SSSPResult, sssp
 
-from .common import CancelCheck, Progress, cycle_with_file_ids
+from .common import CancelCheck, Progress, cycle_with_file_ids, small_work
 
 __all__ = ["COMPARE_STRATEGIES", "SsspJobOptions", "compare", "run"]
 # COMPARE_STRATEGIES: what the window's "Compare strategies" runs side by side (seed 001's
@@ -52,8 +52,8 @@ def _run(net, opts: SsspJobOptions, *, progress: Progress | None, cancel: Cancel
     from gpu_core.backend import resolve_backend
 
     kw = dict(strategy=opts.strategy, on_phase=on_phase, cancel=cancel)
-    if opts.options is not None:
-        kw["options"] = opts.options
+    # small maps: "auto" on the CPU takes scipy's Dijkstra, no compilation (issue 41)
+    kw["options"] = replace(opts.options or SSSPOptions(), small_work=small_work(net))
     index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
                          progress=progress, cancel=cancel)
     if index is not None:

@@ -93,6 +93,9 @@ class SSSPOptions:
     # docs/perf/sssp_cpu.md) or "heap" (sequential binary-heap Dijkstra, for comparison)
     cpu_auto: str = "delta"
     cpu_batch_phases: int = 4096  # CPU: phases per compiled batch at most (cancel/on_phase)
+    # CPU "auto" on small work: scipy's Dijkstra, bit-identical and with no compilation
+    # (cpu/small.py); the app sets it on small maps (app.jobs.common.small_work)
+    small_work: bool = False
 
 
 # Callbacks the app and the CLI pass in: new phases as they complete, and a cancel check.
@@ -269,7 +272,7 @@ def _run_checked(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
 
 
 def warm_up(strategies: Sequence[str] | None = None, backend: str = "cpu", *,
-            target: bool = False) -> float:
+            target: bool = False, small_work: bool = False) -> float:
     """Load (or, on a cold cache, compile) the kernels of ``strategies`` (default: every
     one) on ``backend`` with a search on a 2-node graph; returns the seconds it took.
 
@@ -278,17 +281,20 @@ def warm_up(strategies: Sequence[str] | None = None, backend: str = "cpu", *,
     calls this from a background thread at start so the first click does not, and the
     CLI before its search so that the search time it reports is the search alone.
     ``target``: warm the early-stopping path (a search with a target) instead.
+    ``small_work``: the search to come runs with ``SSSPOptions(small_work=True)`` on a map
+    under 32K nodes (no big-map pass): warm only what that search runs (issue 41).
     """
     t0 = time.perf_counter()
     which = resolve_backend(backend)
     g = CSRGraph.from_edges(2, [0], [1], [1])
     ks = key_space_for(g.weights, 2)
     src = np.array([0], np.int32)
-    opts = SSSPOptions(target=1 if target else None)
+    opts = SSSPOptions(target=1 if target else None, small_work=small_work)
     names = [get(s).name for s in strategies] if strategies is not None else STRATEGIES
     for s in names:
         run_backend(which, g, src, s, opts, ks)
-    dist_from_keys(np.zeros(1 << 15, np.int64), 0, -1)  # the big-map pass's threads
+    if not small_work:
+        dist_from_keys(np.zeros(1 << 15, np.int64), 0, -1)  # the big-map pass's threads
     elapsed = time.perf_counter() - t0
     log.info("warm-up of %s on %s: %.0f ms", ", ".join(names), which, elapsed * 1e3)
     return elapsed

@@ -34,6 +34,11 @@ KIND_TRANSFER = 2
 KIND_NAMES = ("road", "rail", "transfer")
 
 
+def _all_finite(a: np.ndarray) -> bool:
+    """True when every value of ``a`` is finite (a scan of the whole array)."""
+    return bool(np.isfinite(a).all())
+
+
 @dataclass
 class RoadNetwork:
     """A routable map: CSR arcs with integer weights plus coordinates and attributes."""
@@ -60,6 +65,10 @@ class RoadNetwork:
     source_path: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     _id_index: dict[int, int] | None = field(default=None, repr=False, compare=False)
+    # (the lon array scanned, its answer): has_coordinates scans every node once per lon
+    # array, not once per call (reading N points asked it per point: O(N x n), issue 41)
+    _coords_seen: tuple[Any, bool] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     # ---- sizes -------------------------------------------------------------------------
     @property
@@ -72,7 +81,14 @@ class RoadNetwork:
 
     @property
     def has_coordinates(self) -> bool:
-        return self.num_nodes > 0 and bool(np.isfinite(self.lon).all())
+        """Every node has a finite longitude (one scan per ``lon`` array: the answer is
+        kept while ``lon`` is the same object; replace the array, not its values)."""
+        seen = self._coords_seen
+        if seen is not None and seen[0] is self.lon:
+            return seen[1]
+        ok = self.num_nodes > 0 and _all_finite(self.lon)
+        self._coords_seen = (self.lon, ok)
+        return ok
 
     # ---- arcs --------------------------------------------------------------------------
     def arc_sources(self) -> np.ndarray:

@@ -24,9 +24,9 @@ def calls(monkeypatch):
     seen: list[tuple] = []
     real_warm, real_sssp = sssp_pkg.warm_up, sssp_pkg.sssp
 
-    def warm(strategies=None, backend="cpu", *, target=False):
+    def warm(strategies=None, backend="cpu", *, target=False, small_work=False):
         seen.append(("warm_up", tuple(strategies or ()), backend, target))
-        return real_warm(strategies, backend, target=target)
+        return real_warm(strategies, backend, target=target, small_work=small_work)
 
     def search(*a, **kw):
         seen.append(("sssp", kw.get("strategy"), kw.get("backend"), kw.get("target") is not None))

@@ -90,6 +90,14 @@ def run(g, sources, strategy, opts, ks: KeySpace, *, on_phase=None, cancel=None)
     src = np.asarray(sources, dtype=np.int32)
     # with negative arcs no key is final early: no early exit at a target (api.sssp)
     target = -1 if opts.target is None or ks.negative else int(opts.target)
+    if opts.small_work and strategy == "auto" and opts.cpu_auto == "delta" and not ks.negative:
+        from .small import kernel_ready, search  # no numba: nothing to compile (issue 41)
+
+        got = None if kernel_ready() else search(indptr, indices, weights, int(ks.hop_bits), src)
+        if got is not None:
+            if on_phase is not None:
+                on_phase(got[2])
+            return got
     key = np.full(n, KEY_INF, dtype=np.int64)
     key[src] = 0
 

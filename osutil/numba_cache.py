@@ -1,0 +1,61 @@
+"""Where numba keeps its compiled functions: a user cache folder that outlives reinstalls.
+
+numba's ``cache=True`` writes beside the source (``__pycache__`` of the installed package)
+unless ``NUMBA_CACHE_DIR`` is set: a reinstall or upgrade drops every compiled function and
+the next run compiles again (a minute on a 2-core machine, issue 41), and a read-only
+install falls back to numba's own folder. :func:`use_user_cache` points numba at
+``<user cache>/signpost/numba`` (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux,
+``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows) unless ``NUMBA_CACHE_DIR``
+is set already (a user's or a benchmark's choice wins). numba keys entries by the source
+file, its time stamp and the CPU, so one folder serves every installed version.
+Standard library only; ``gpu_core`` calls it before it imports numba.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ENV = "NUMBA_CACHE_DIR"
+
+
+def user_cache_root() -> Path:
+    """The platform's per-user cache folder (not Signpost's own sub-folder)."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base)
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+
+
+def numba_cache_dir() -> Path:
+    """Signpost's numba cache folder: ``$NUMBA_CACHE_DIR`` when set, else
+    ``<user cache>/signpost/numba``."""
+    env = os.environ.get(ENV)
+    return Path(env) if env else user_cache_root() / "signpost" / "numba"
+
+
+def use_user_cache() -> str:
+    """Set ``NUMBA_CACHE_DIR`` to :func:`numba_cache_dir` unless it is set, and tell numba
+    when it is imported already (its config is read at import). Returns the folder. A
+    folder that cannot be created leaves numba's default (beside the source)."""
+    if os.environ.get(ENV):
+        return os.environ[ENV]
+    path = numba_cache_dir()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ""
+    os.environ[ENV] = str(path)
+    numba = sys.modules.get("numba")
+    config = getattr(getattr(numba, "core", None), "config", None)
+    if config is not None and not getattr(config, "CACHE_DIR", ""):
+        config.CACHE_DIR = str(path)
+    return str(path)
+
+
+# set on import (``gpu_core`` imports this module before numba): the folder, or ""
+USER_CACHE = use_user_cache()
