@@ -35,6 +35,9 @@ class BillboardsOptions:
     sources: np.ndarray | None = None  # per-node origin demand (None: uniform)
     targets: np.ndarray | None = None  # per-node destination demand
     index: str = "auto"  # route index policy (app.jobs.index) for the sampled method
+    # sampled: progressive (doubling rounds until a data-dependent bound reaches epsilon)
+    # or fixed (the worst-case bound's samples); a Dask client always draws the fixed plan
+    sampling: str = "progressive"
 
 
 @dataclass
@@ -77,9 +80,13 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
                              kernel=opts.kernel, method=opts.method, epsilon=opts.epsilon,
                              delta=opts.delta, seed=opts.seed, candidates=opts.candidates,
                              fixed=list(opts.fixed) or None, sources=opts.sources,
-                             targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw):
+                             targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw,
+                             sampling=opts.sampling):
             if isinstance(ev, BillboardResult):
                 result = ev
+            elif ev.partial is not None:  # progressive: the best sites so far and their bound
+                report(progress, ev.fraction, f"{ev.sources_done:,} samples: error "
+                       f"{ev.partial.epsilon_at_stop:.3g} (target {opts.epsilon:g})")
             else:
                 report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
                        f"{ev.sources_done:,}/{ev.sources_total:,} sources")

@@ -76,3 +76,33 @@ def test_bounds_and_schedule():
     assert upper_share(0, 1000, 5.0) > 0 and lower_share(1000, 1000, 5.0) < 1
     with pytest.raises(InvalidArgumentError, match="unknown sampling 'x'"):
         place_billboards(fam.road_grid(5, 5, seed=1), 1, method="sampled", sampling="x")
+
+
+def test_cli_sampling_keys(tmp_path, capsys):
+    """``billboards --sampling``: the issue's JSON keys; progressive by default, fewer
+    samples than the fixed bound, fixed draws exactly the bound."""
+    import json
+
+    from app.cli import main
+    from maps.generate import generate
+    from maps.outputs.dimacs import write_dimacs
+
+    path = str(tmp_path / "g.gr")
+    write_dimacs(generate("grid", n=400, seed=3), path)
+    base = ["billboards", path, "-k", "3", "--json", "--backend", "cpu", "--method",
+            "sampled", "--epsilon", "0.05", "--no-cache"]
+    outs = {}
+    for extra in ([], ["--sampling", "fixed"]):
+        assert main(base + extra) == 0
+        outs[extra[-1] if extra else "default"] = json.loads(capsys.readouterr().out)
+    prog, fixed = outs["default"], outs["fixed"]
+    for out in (prog, fixed):
+        for key in ("sampling", "sample_bound", "samples", "epsilon_at_stop", "stopped_by",
+                    "guarantee"):
+            assert key in out
+    assert prog["sampling"] == "progressive" and prog["stopped_by"] == "bound"
+    assert prog["samples"] < prog["sample_bound"] == fixed["sample_bound"] == fixed["samples"]
+    assert prog["epsilon_at_stop"] <= 0.05 and "probability >= 0.9" in prog["guarantee"]
+    with pytest.raises(SystemExit) as bad:
+        main(base + ["--sampling", "x"])
+    assert bad.value.code == 2 and "invalid choice: 'x'" in capsys.readouterr().err
