@@ -106,3 +106,22 @@ def test_cli_sampling_keys(tmp_path, capsys):
     with pytest.raises(SystemExit) as bad:
         main(base + ["--sampling", "x"])
     assert bad.value.code == 2 and "invalid choice: 'x'" in capsys.readouterr().err
+
+
+def test_bench_sampling_rows(capsys):
+    """``signpost bench billboards --sampling``: a row per method, NetworKit's row says
+    "not installed" where it is missing, an unknown method is refused."""
+    from app.cli import main
+
+    rc = main(["bench", "billboards", "--sampling", "progressive,fixed,networkit", "--map",
+               "gen:grid:400", "--k-max", "2", "--epsilon", "0.2", "--backend", "cpu"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:]}
+    assert int(rows["progressive"][1].replace(",", "")) <= int(rows["fixed"][1].replace(",", ""))
+    assert rows["fixed"][3] == "fixed" and "networkit" in rows
+    try:
+        import networkit  # noqa: F401
+    except ImportError:
+        assert "not installed" in out
+    assert main(["bench", "billboards", "--sampling", "nope", "--map", "gen:grid:100"]) == 2
