@@ -30,6 +30,14 @@ def test_sites_shown_while_sampling_and_cancel_keeps_best(qtbot, make_window):
     assert any("refining" in tool.refining_text(p) for p in tool._partials)
     assert tool.result.samples < tool.result.sample_bound
     assert tool.result.sampling == "progressive"
+    # the phase chart: one row per round, samples against the fixed bound
+    rows = w.chart.runs["billboard sampling"]
+    assert rows.shape[0] == len(tool._partials) + 1
+    assert rows["active"].tolist()[-1] == tool.result.samples
+    assert set(rows["messages"].tolist()) == {tool.result.sample_bound}
+    w.chart.redraw()
+    assert any("samples" in t for t in w.chart.legend_labels())
+    assert "fixed bound" in " ".join(w.chart.legend_labels())
     # a cancel after a round keeps that round's sites and says so
     tool._cancelled()
     assert tool.result is tool._partials[-1] and tool.result.stopped_by == "cancelled"

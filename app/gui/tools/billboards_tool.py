@@ -12,6 +12,8 @@ from ..billboards import BillboardPanel, candidate_mask, export_sites
 from ..compare import before_after_job
 from .base import Tool
 
+SAMPLING_RUN = "billboard sampling"  # the phase chart's run (phase_chart.STEP_NAMES)
+
 
 class BillboardsTool(Tool):
     name = "billboards"
@@ -60,6 +62,8 @@ class BillboardsTool(Tool):
         self.panel.set_progress(0.0, "starting…")
         partials: list = []  # appended on the worker thread, read here on progress
         self._partials, self._shown = partials, 0
+        win.chart.clear()
+        win.chart.begin_run(SAMPLING_RUN, supersteps=True)
         graph = win.graph
 
         def fn(ctx):
@@ -113,7 +117,20 @@ class BillboardsTool(Tool):
         if len(self._partials) > self._shown:
             self._shown = len(self._partials)
             self._show(self._partials[-1])
+            self._chart_round(self._partials[-1])
             self.panel.lbl.setText(self.refining_text(self._partials[-1]))
+
+    def _chart_round(self, r) -> None:
+        """One row of the phase chart: this round's samples against the fixed bound."""
+        import numpy as np
+
+        from gpu_core.programs import SUPERSTEP_DTYPE
+
+        row = np.zeros(1, dtype=SUPERSTEP_DTYPE)
+        row["superstep"] = self.win.chart.num_phases(SAMPLING_RUN) + 1
+        row["active"], row["messages"] = r.samples, r.sample_bound
+        row["time_us"] = 1e6 * sum(r.phase_s.values())
+        self.win.chart.append(SAMPLING_RUN, row)
 
     @staticmethod
     def refining_text(r) -> str:
@@ -139,6 +156,8 @@ class BillboardsTool(Tool):
 
     def _done(self, done: billboards.BillboardsResult) -> None:
         net, result = self.win.net, done.billboards
+        if result.sampling == "progressive":
+            self._chart_round(result)
         self.result = result
         self.panel.show_result(net, result)
         self.win.canvas.show_sites(net.x[result.sites], net.y[result.sites])
