@@ -66,6 +66,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only the exact CPU greedy K=--k-max on every source of each --map "
                    "(default the sample map): numba cache load, wall and CPU s per round, "
                    "one thread and the default count (issue 27)")
+    p.add_argument("--sampling", default=None, metavar="M[,M...]",
+                   help="only the issue-43 comparison on each --map (default the sample map) "
+                   "at K=--k-max and each --epsilon: progressive, fixed, networkit")
     p.add_argument("--nf-factors", default="0,2,4,8",
                    help="near-far steps (x mean arc length; 0 = Bellman-Ford) for --goals")
     p.add_argument("--out", default="bench_out/billboards", help="folder for CSV/PNG")
@@ -344,6 +347,10 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "goals", False):
         return goals(args)
+    if getattr(args, "sampling", None):
+        from .billboards_sampling import sampling_bench
+
+        return sampling_bench(args, _load, _say_to(args.summary))
     if getattr(args, "cpu_rounds", False):
         from .billboards_cpu import cpu_rounds
 

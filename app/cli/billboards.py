@@ -39,6 +39,9 @@ def register(sub) -> None:
     p.add_argument("--epsilon", type=float, default=0.1, help="sampled: error (default 0.1)")
     p.add_argument("--delta", type=float, default=0.1, help="sampled: failure prob. (0.1)")
     p.add_argument("--seed", type=int, default=0, help="sampled: random seed")
+    p.add_argument("--sampling", default="progressive", choices=("progressive", "fixed"),
+                   help="sampled: progressive (double the samples until a data-dependent "
+                   "bound reaches epsilon; default) or fixed (the worst-case bound's count)")
     p.add_argument("--candidates", default="all", choices=CANDIDATES,
                    help="where sites may go: all nodes, road nodes only (roadside), or nodes "
                    "not on rail (default all)")
@@ -138,7 +141,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     opts = billboards.BillboardsOptions(
         args.k, mode=args.mode, backend=args.backend, kernel=args.kernel, method=args.method,
         epsilon=args.epsilon, delta=args.delta, seed=args.seed, candidates=cand,
-        fixed=tuple(fixed), sources=a, targets=b, index=args.index)
+        fixed=tuple(fixed), sources=a, targets=b, index=args.index, sampling=args.sampling)
     warm = 0.0
     if cl is None:  # on a cluster the workers load their own kernels
         with step("warming up") as p:
@@ -185,7 +188,9 @@ def _run(args: argparse.Namespace, cl) -> int:
         out["dask"] = {**done.dask, "cluster": cl.kind, "start_s": round(cl.start_s, 3)}
     if result.method == "sampled":
         out.update(samples=result.samples, error_bound=result.error_bound,
-                   epsilon=result.epsilon, delta=result.delta)
+                   epsilon=result.epsilon, delta=result.delta, sampling=result.sampling,
+                   sample_bound=result.sample_bound, epsilon_at_stop=result.epsilon_at_stop,
+                   stopped_by=result.stopped_by, guarantee=result.guarantee)
     if args.out:
         _write_sites(args, net, out)
     if args.json:
@@ -206,6 +211,8 @@ def _run(args: argparse.Namespace, cl) -> int:
         print(f"{describe(cl, done.dask['map'])}; {done.dask['blocks']} blocks, "
               f"{done.dask['paths']}; not counted")
     if result.method == "sampled":
-        print(f"sampled {result.samples} pairs; |SB estimate - SB| <= {result.error_bound:.6g} "
-              f"with probability >= {1 - result.delta:g}")
+        print(f"sampled {result.samples} pairs ({result.sampling}; fixed bound "
+              f"{result.sample_bound}, stopped by {result.stopped_by}, error at stop "
+              f"{result.epsilon_at_stop:.4g}); |SB estimate - SB| <= {result.error_bound:.6g}")
+        print(f"guarantee: {result.guarantee}")
     return 0

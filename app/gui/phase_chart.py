@@ -7,7 +7,10 @@ seed 001's Figure 6). A finished run can be replayed as an animation.
 
 Vertex-program runs (seed 003: MST, PageRank) share the dock: their rows are
 ``SUPERSTEP_DTYPE`` (told apart by dtype), drawn as active vertices (solid) and messages
-(dashed) per superstep over the superstep time.
+(dashed) per superstep over the superstep time. Billboards' progressive sampling shares
+them too (``STEP_NAMES``): samples drawn (solid) against the fixed bound (dashed) per round.
+
+Over 500 lines: one widget whose drawing, streaming, replay and legend share its state.
 """
 
 from __future__ import annotations
@@ -63,6 +66,12 @@ def decade_label(d: int) -> str:
         if v >= div:
             return f"{v // div}{suf}"
     return str(v)
+
+
+# Superstep-shaped runs whose two counts are not active vertices and messages: run name ->
+# (solid line, dashed line, left title, right title, x title)
+STEP_NAMES = {"billboard sampling": ("samples", "fixed bound", "samples drawn · fixed bound "
+                                     "(log)", "time per round (µs)", "round")}
 
 
 def is_superstep(rows: np.ndarray) -> bool:
@@ -339,9 +348,14 @@ class PhaseChart(QWidget):
             self.legend.removeItem(msgs)
         elif not same and not listed:
             self.legend.addItem(msgs, f"{name}: messages")
+        one, two = STEP_NAMES.get(name, ("active", "messages"))[:2]
+        if not same and not listed and name in STEP_NAMES:
+            for sample, label in self.legend.items:
+                if getattr(sample, "item", sample) is msgs:
+                    label.setText(f"{name}: {two}")
         for sample, label in self.legend.items:
             if getattr(sample, "item", sample) is active:
-                label.setText(f"{name}: active = messages" if same else f"{name}: active")
+                label.setText(f"{name}: {one} = {two}" if same else f"{name}: {one}")
 
     def run_label(self, name: str) -> str:
         """A run as the legend names it: its name and where it ran ("adaptive · cuda")."""
@@ -363,7 +377,10 @@ class PhaseChart(QWidget):
     def _label_axes(self) -> None:
         steps = any(is_superstep(r) for r in self.runs.values())
         phases = any(not is_superstep(r) for r in self.runs.values())
-        if steps and not phases:
+        named = [STEP_NAMES[n] for n in self.runs if n in STEP_NAMES]
+        if named and len(named) == len(self.runs):
+            self.set_titles(*named[0][2:])
+        elif steps and not phases:
             self.set_titles("vertices per superstep (log)", "time per superstep (µs)", "superstep")
         elif steps:
             self.set_titles("frontier · active / messages (log)", "time per step (µs)", "step")

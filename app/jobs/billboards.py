@@ -36,6 +36,9 @@ class BillboardsOptions:
     sources: np.ndarray | None = None  # per-node origin demand (None: uniform)
     targets: np.ndarray | None = None  # per-node destination demand
     index: str = "auto"  # route index policy (app.jobs.index) for the sampled method
+    # sampled: progressive (doubling rounds until a data-dependent bound reaches epsilon)
+    # or fixed (the worst-case bound's samples); a Dask client always draws the fixed plan
+    sampling: str = "progressive"
 
 
 @dataclass
@@ -48,13 +51,14 @@ class BillboardsResult:
 
 def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
         cancel: CancelCheck | None = None, client=None,
-        keep_paths: bool = True) -> BillboardsResult:
+        keep_paths: bool = True, on_partial=None) -> BillboardsResult:
     """Greedy placement (``net``: a RoadNetwork or a CSRGraph); progress says the round
     and the sources done. ``client`` (a ``distributed.Client``; the sampled method only):
     its workers draw the sampled paths in blocks of sample numbers and keep them, each
     greedy round summing their per-vertex counts here (``keep_paths=False``: the paths
     come here and the greedy runs here); the same sites and gains as without it
-    (``app.jobs.distributed``)."""
+    (``app.jobs.distributed``). ``on_partial(result)`` (progressive sampling; called on
+    this thread): the best sites so far after each doubling round and their bound."""
     from gpu_core.betweenness import BillboardResult, billboards
 
     refuse_negative(net, "billboard placement")
@@ -78,9 +82,15 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
                              kernel=opts.kernel, method=opts.method, epsilon=opts.epsilon,
                              delta=opts.delta, seed=opts.seed, candidates=opts.candidates,
                              fixed=list(opts.fixed) or None, sources=opts.sources,
-                             targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw):
+                             targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw,
+                             sampling=opts.sampling):
             if isinstance(ev, BillboardResult):
                 result = ev
+            elif ev.partial is not None:  # progressive: the best sites so far and their bound
+                if on_partial is not None:
+                    on_partial(ev.partial)
+                report(progress, ev.fraction, f"{ev.sources_done:,} samples: error "
+                       f"{ev.partial.epsilon_at_stop:.3g} (target {opts.epsilon:g})")
             else:
                 report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
                        f"{ev.sources_done:,}/{ev.sources_total:,} sources")

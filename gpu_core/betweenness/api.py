@@ -22,6 +22,7 @@ from .common import (
     vertex_mask,
     vertex_weights,
 )
+from .progressive import SAMPLINGS, progressive_billboards
 from .sampling import PathSampler, sample_size, sampled_billboards
 
 Event = BillboardProgress | BillboardResult
@@ -164,6 +165,7 @@ def billboards(
     cancel: Callable[[], bool] | None = None,
     hierarchy=None,
     draw=None,
+    sampling: str = "fixed",
 ) -> Generator[Event, None, BillboardResult]:
     """Greedy K-site placement maximising group betweenness; yields progress events.
 
@@ -210,11 +212,20 @@ def billboards(
     if method == "sampled":
         use_index = (hierarchy is not None and mode != "hops" and be == "cupy"
                      and _index_matches(g, w, hierarchy))
-        result = yield from sampled_billboards(
-            g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,
-            backend=be, epsilon=epsilon, delta=delta, seed=seed, cancel=cancel, mode=mode,
-            hierarchy=hierarchy if use_index else None, draw=draw,
-        )
+        if sampling not in SAMPLINGS:
+            raise InvalidArgumentError(
+                f"unknown sampling {sampling!r}; choose one of {', '.join(SAMPLINGS)}")
+        if sampling == "progressive" and draw is None:  # (Dask draws: the fixed plan)
+            result = yield from progressive_billboards(
+                g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,
+                backend=be, epsilon=epsilon, delta=delta, seed=seed, cancel=cancel,
+                mode=mode, hierarchy=hierarchy if use_index else None)
+        else:
+            result = yield from sampled_billboards(
+                g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,
+                backend=be, epsilon=epsilon, delta=delta, seed=seed, cancel=cancel,
+                mode=mode, hierarchy=hierarchy if use_index else None, draw=draw,
+            )
         result.fixed = fixed_arr.astype(np.int32)
         yield result
         return result

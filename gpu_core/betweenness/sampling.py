@@ -123,7 +123,12 @@ class SamplePlan:
 def plan_samples(n: int, k: int, a: np.ndarray, b: np.ndarray, epsilon: float, delta: float,
                  seed: int) -> SamplePlan:
     """The L pairs drawn from the demand weights ``a``, ``b`` under ``seed``."""
-    L = sample_size(k, n, epsilon, delta)
+    return draw_plan(n, sample_size(k, n, epsilon, delta), a, b, seed)
+
+
+def draw_plan(n: int, L: int, a: np.ndarray, b: np.ndarray, seed: int) -> SamplePlan:
+    """``L`` pairs drawn from the demand weights under ``seed`` (the progressive method
+    draws its cap's plan once and uses prefixes of it)."""
     if not 0 <= int(seed) < 2**64:
         raise InvalidArgumentError(f"seed {seed} must be an integer in 0..2^64-1")
     rng = np.random.default_rng(seed)
@@ -355,7 +360,19 @@ def sampled_billboards(
         notes=f"{L} sources x {T} targets; entries {entries}; {note}"
         f"bound = eps/2*A*B + endpoint slack ({slack:.6g})",
         phase_s={"sample": t_select - t0, "select": time.perf_counter() - t_select},
+        sampling="fixed",
+        sample_bound=L,
+        epsilon_at_stop=epsilon,
+        stopped_by="fixed",
+        guarantee=fixed_guarantee(epsilon, delta),
     )
+
+
+def fixed_guarantee(epsilon: float, delta: float) -> str:
+    """The fixed bound's statement, as printed and put in the JSON output."""
+    return (f"with probability >= {1 - delta:g}: every group of at most K sites has its "
+            f"estimate within {epsilon / 2:g}·A·B, so SB(sites) >= (1-1/e)·OPT - "
+            f"{epsilon:g}·A·B (A·B: all weighted pairs)")
 
 
 def _draw_here(sampler: PathSampler, plan: SamplePlan, cancel, k: int):

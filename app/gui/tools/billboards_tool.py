@@ -10,7 +10,9 @@ from gpu_core.errors import InvalidArgumentError
 
 from ..billboards import BillboardPanel, candidate_mask, export_sites
 from ..compare import before_after_job
-from .base import Tool, job
+from .base import Tool
+
+SAMPLING_RUN = "billboard sampling"  # the phase chart's run (phase_chart.STEP_NAMES)
 
 
 class BillboardsTool(Tool):
@@ -21,6 +23,8 @@ class BillboardsTool(Tool):
     def __init__(self, window):
         super().__init__(window)
         self.result = None  # gpu_core BillboardResult on screen
+        self._partials: list = []  # progressive sampling: the rounds' best sites so far
+        self._shown = 0
         self.panel = BillboardPanel()
         self.panel.runRequested.connect(self.run)
         self.panel.cancelRequested.connect(window.compute.cancel)
@@ -70,9 +74,19 @@ class BillboardsTool(Tool):
         self.result = None
         win.canvas.show_sites([], [])
         self.panel.set_progress(0.0, "starting…")
-        jid = win.submit(job(billboards.run, win.graph, opts), self._done, failed=self._failed,
-                         cancelled=lambda: self.panel.set_progress(0.0, "Cancelled"),
-                         progress=self.panel.set_progress)
+        partials: list = []  # appended on the worker thread, read here on progress
+        self._partials, self._shown = partials, 0
+        win.chart.clear()
+        win.chart.begin_run(SAMPLING_RUN, supersteps=True)
+        graph = win.graph
+
+        def fn(ctx):
+            return billboards.run(graph, opts, progress=ctx.progress, cancel=ctx.cancelled,
+                                  on_partial=partials.append)
+
+        fn.__name__ = "billboards"
+        jid = win.submit(fn, self._done, failed=self._failed, cancelled=self._cancelled,
+                         progress=self._progress)
         win.status(f"Placing {v['k']} billboards ({v['mode']}, {v['method']})…")
         return jid
 
@@ -110,8 +124,54 @@ class BillboardsTool(Tool):
         self.panel.show_before_after(self.win.net, before.billboards, sc.network(), after.billboards)
         self.win.status(self.panel.lbl.text(), 10000)
 
+    def _progress(self, frac, text: str) -> None:
+        """Progress, and the best sites so far when a sampling round brought new ones:
+        on the map and in the table while sampling goes on (progressive sampling)."""
+        self.panel.set_progress(frac if frac is not None else 0.0, text)
+        if len(self._partials) > self._shown:
+            self._shown = len(self._partials)
+            self._show(self._partials[-1])
+            self._chart_round(self._partials[-1])
+            self.panel.lbl.setText(self.refining_text(self._partials[-1]))
+
+    def _chart_round(self, r) -> None:
+        """One row of the phase chart: this round's samples against the fixed bound."""
+        import numpy as np
+
+        from gpu_core.programs import SUPERSTEP_DTYPE
+
+        row = np.zeros(1, dtype=SUPERSTEP_DTYPE)
+        row["superstep"] = self.win.chart.num_phases(SAMPLING_RUN) + 1
+        row["active"], row["messages"] = r.samples, r.sample_bound
+        row["time_us"] = 1e6 * sum(r.phase_s.values())
+        self.win.chart.append(SAMPLING_RUN, row)
+
+    @staticmethod
+    def refining_text(r) -> str:
+        return (f"refining: {r.samples:,} samples (fixed bound {r.sample_bound:,}), error "
+                f"{r.epsilon_at_stop:.3g} of target {r.epsilon:g}")
+
+    def _cancelled(self) -> None:
+        """Cancel keeps the best sites so far (progressive sampling), with their bound."""
+        if self._partials:
+            best = self._partials[-1]
+            best.stopped_by = "cancelled"
+            self._show(best)
+            self.panel.set_progress(0.0, f"Cancelled: kept the best so far ({best.samples:,} "
+                                    f"samples, error {best.epsilon_at_stop:.3g})")
+        else:
+            self.panel.set_progress(0.0, "Cancelled")
+
+    def _show(self, result) -> None:
+        net = self.win.net
+        self.result = result
+        self.panel.show_result(net, result)
+        self.win.canvas.show_sites(net.x[result.sites], net.y[result.sites])
+
     def _done(self, done: billboards.BillboardsResult) -> None:
         net, result = self.win.net, done.billboards
+        if result.sampling == "progressive":
+            self._chart_round(result)
         self.result = result
         self.panel.show_result(net, result)
         self.win.canvas.show_sites(net.x[result.sites], net.y[result.sites])

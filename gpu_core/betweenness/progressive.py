@@ -1,0 +1,280 @@
+"""Progressive sampling for the sampled greedy (issue 43): the fixed method's guarantee from
+far fewer samples, stopping on a data-dependent bound (OPIM-C, Tang, Tang, Xiao, Yuan,
+SIGMOD 2018; in the spirit of CentRA, Pellegrina KDD 2023).
+
+The pairs are a prefix of one plan drawn for the cap (``draw_plan`` under ``seed``), each
+path keyed by its sample number as in ``sampling``: the same seed gives the same samples,
+sites and bounds on the CPU and the GPU. Round r uses the first L_r = L_0·2^r samples
+(L_0 = ``FIRST_SAMPLES``); even sample numbers train, odd ones hold out (n1, n2 samples).
+
+Per round, with a = ln(3/δ_r) and δ_r = (δ/2)/R over the R progressive rounds (union bound):
+
+* greedy on the training half gives S (K sites) and, at every prefix S_j (j = 0..K), the
+  bound cov1(OPT) <= cov1(S_j) + (sum of the K largest marginal counts over S_j)
+  (submodularity); Λ = the least of these;
+* OPT is one fixed set (not chosen from the data), so the Chernoff-Hoeffding bound in
+  relative-entropy form, P(p^ <= p - t) <= exp(-n1·KL(p - t || p)), gives w.p. >= 1 - δ_r/3
+  f(OPT) <= f_up = the largest q >= Λ/n1 with n1·KL(Λ/n1 || q) <= a;
+* S does not depend on the hold-out half; with X its covered hold-out samples, w.p.
+  >= 1 - 2δ_r/3, f(S) lies in [f_lo, f_hi], the two KL inversions around X/n2 (variance-
+  aware: about ±sqrt(2 f(1-f) a / n2), where Hoeffding's worst case gives ±sqrt(a/(2 n2))).
+
+It stops when ε_r = max((1 - 1/e)·f_up - f_lo, f_hi - f_lo) <= ε: then SB(S) >= (1 - 1/e)·OPT
+- ε·A·B and SB(S) lies within ε·A·B (the hold-out interval) of its estimate, as the fixed
+bound promises (shares f are SB / (A·B); the endpoint slack is added as there). Failing
+that, the last round is the fixed method on ``sample_size(K, n, ε, δ/2)`` samples (the cap,
+2·ln 2/ε² more than the fixed bound at δ: the other δ/2 paid for the early rounds). The
+failure probability over all rounds is at most δ/2 + δ/2 = δ. docs/perf/
+billboards_progressive.md has the derivation and measurements.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Generator
+
+import numpy as np
+
+from ..errors import CancelledError
+from ..graph import CSRGraph
+from .common import BillboardProgress, BillboardResult
+from .sampling import Cover, PathSampler, draw_plan, greedy_pick, sample_size
+
+SAMPLINGS = ("progressive", "fixed")
+FIRST_SAMPLES = 512  # samples of the first round (both halves)
+ONE_MINUS_INV_E = 1.0 - 1.0 / math.e
+
+
+def _kl(p: float, q: float) -> float:
+    """Binary relative entropy KL(p || q)."""
+    q = min(max(q, 1e-300), 1.0 - 1e-16)
+    out = 0.0
+    if p > 0:
+        out += p * math.log(p / q)
+    if p < 1:
+        out += (1 - p) * math.log((1 - p) / (1 - q))
+    return out
+
+
+def lower_share(x: float, n: int, a: float) -> float:
+    """Lower confidence bound (KL-Chernoff, failure e^-a) of a fixed set's share from ``x``
+    covered of ``n`` samples: the least q <= x/n with n·KL(x/n || q) <= a."""
+    if n <= 0:
+        return 0.0
+    p = min(max(x / n, 0.0), 1.0)
+    lo, hi = 0.0, p
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if n * _kl(p, mid) > a:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def upper_share(x: float, n: int, a: float) -> float:
+    """Upper confidence bound (KL-Chernoff, failure e^-a) of a share whose sample count is
+    at most ``x`` of ``n``: the largest q >= x/n with n·KL(x/n || q) <= a."""
+    if n <= 0:
+        return 1.0
+    p = min(max(x / n, 0.0), 1.0)
+    lo, hi = p, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if n * _kl(p, mid) > a:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def schedule(first: int, cap: int) -> list[int]:
+    """Sample counts of the rounds: first, 2·first, ... below the cap, then the cap."""
+    sizes = []
+    L = max(2, first)
+    while L < cap:
+        sizes.append(L)
+        L *= 2
+    return sizes + [cap]
+
+
+def progressive_guarantee(epsilon: float, delta: float) -> str:
+    return (f"with probability >= {1 - delta:g}: SB(sites) >= (1-1/e)·OPT - {epsilon:g}·A·B "
+            f"and SB(sites) within {epsilon:g}·A·B of its hold-out estimate interval "
+            "(A·B: all weighted pairs); epsilon_at_stop is the error certified")
+
+
+def _top_sum(xp, cnt, elig, k: int) -> int:
+    """Sum of the k largest counts among eligible vertices."""
+    c = xp.where(elig, cnt, 0)
+    k = min(k, int(c.shape[0]))
+    if k <= 0:
+        return 0
+    part = xp.partition(c, c.shape[0] - k)[c.shape[0] - k:]
+    return int(part.sum())
+
+
+def _train_greedy(xp, es, ev, size: int, n: int, k: int, eligible, in_r):
+    """Greedy on the training samples: (sites, base covered, Λ: the bound on OPT's cover)."""
+    cover = Cover(xp, es, ev, size)
+    base = cover.mark_set(in_r)
+    elig = xp.asarray(eligible.copy())
+    sites: list[int] = []
+    total = base
+    lam = math.inf
+    for i in range(k + 1):
+        cnt = cover.counts(n)
+        lam = min(lam, total + _top_sum(xp, cnt, elig, k))
+        if i == k:
+            break
+        v, gain = greedy_pick(xp, cnt, elig)
+        sites.append(v)
+        total += gain
+        cover.mark(v)
+    return sites, base, lam
+
+
+def _holdout(xp, es, ev, size: int, sites: list[int], in_r) -> tuple[int, list[int]]:
+    """Covered hold-out samples by the fixed sites, then by each prefix of ``sites``."""
+    cover = Cover(xp, es, ev, size)
+    base = cover.mark_set(in_r)
+    cum = []
+    for v in sites:
+        cover.mark(v)
+        cum.append(int(cover.covered.sum()))
+    return base, cum
+
+
+def progressive_billboards(
+    g: CSRGraph, k: int, *, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
+    eligible: np.ndarray, in_r: np.ndarray, backend: str, epsilon: float, delta: float,
+    seed: int, cancel: Callable[[], bool] | None, mode: str, hierarchy=None,
+    first: int = FIRST_SAMPLES,
+) -> Generator[BillboardProgress, None, BillboardResult]:
+    """The sampled greedy with progressive sampling (module doc). Cancel after a round
+    returns that round's sites (``stopped_by="cancelled"``) instead of raising."""
+    from .sampling import sampled_billboards
+
+    t0 = time.perf_counter()
+    n = g.num_nodes
+    bound = sample_size(k, n, epsilon, delta)
+    cap = sample_size(k, n, epsilon, delta / 2)
+    sizes = schedule(first, cap)
+    if len(sizes) == 1:  # the cap is below the first round: the fixed method
+        res = yield from sampled_billboards(
+            g, k, w=w, unit=unit, a=a, b=b, eligible=eligible, in_r=in_r, backend=backend,
+            epsilon=epsilon, delta=delta, seed=seed, cancel=cancel, mode=mode,
+            hierarchy=hierarchy)
+        res.sampling = "progressive"
+        return res
+    plan = draw_plan(n, cap, a, b, seed)
+    a_log = math.log(3.0 / (delta / 2.0 / (len(sizes) - 1)))
+    sampler = PathSampler(g, w, unit, backend, hierarchy)
+    xp = sampler.xp
+    A, B = float(a.sum()), float(b.sum())
+    es_all, ev_all = xp.zeros(0, xp.int64), xp.zeros(0, xp.int32)
+    reached = [0, 0]  # training, hold-out
+    drawn = 0
+    best: BillboardResult | None = None
+    t_sample = 0.0
+    for r, L in enumerate(sizes):
+        ts = time.perf_counter()
+        parts_s, parts_v = [es_all], [ev_all]
+        chunk = sampler.chunk_size(L - drawn)
+        for lo in range(drawn, L, chunk):
+            if cancel is not None and cancel():
+                if best is not None:
+                    best.stopped_by = "cancelled"
+                    return best
+                raise CancelledError("billboard sampling cancelled")
+            hi = min(L, lo + chunk)
+            es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
+            parts_s.append(es)
+            parts_v.append(ev)
+            reached[0] += int(rr[lo % 2::2].sum())
+            reached[1] += int(rr[1 - lo % 2::2].sum())
+            yield BillboardProgress(r + 1, len(sizes), hi, cap, phase="sample")
+        rest = sampler.flush(plan.hash_seed)
+        if rest is not None:
+            parts_s.append(rest[0])
+            parts_v.append(rest[1])
+        es_all, ev_all = xp.concatenate(parts_s), xp.concatenate(parts_v).astype(xp.int32)
+        drawn = L
+        t_sample += time.perf_counter() - ts
+        if L == cap:
+            break
+        res = _round(xp, es_all, ev_all, L, n, k, eligible, in_r, a, b, A, B, reached,
+                     a_log, epsilon)
+        res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
+        res.sample_bound, res.mode = bound, mode
+        res.guarantee = progressive_guarantee(epsilon, delta)
+        res.phase_s = {"sample": t_sample, "select": time.perf_counter() - t0 - t_sample}
+        res.rounds_time_s = [time.perf_counter() - t0]
+        best = res
+        done = res.epsilon_at_stop <= epsilon
+        if done:
+            res.stopped_by = "bound"
+            return res
+        yield BillboardProgress(r + 1, len(sizes), L, cap, phase="sample", partial=res,
+                                message=f"{L:,} samples: error {res.epsilon_at_stop:.4g}")
+    # the cap: the fixed method on all the cap's samples (its own guarantee at delta/2)
+    cover = Cover(xp, es_all, ev_all, cap)
+    base = cover.mark_set(in_r)
+    elig = xp.asarray(eligible.copy())
+    sites, cov = [], []
+    for _ in range(k):
+        v, gain = greedy_pick(xp, cover.counts(n), elig)
+        sites.append(v)
+        cov.append(gain)
+        cover.mark(v)
+    scale = A * B / cap
+    cum = base + np.cumsum(cov)
+    tot = reached[0] + reached[1]
+    res = BillboardResult(
+        sites=np.asarray(sites, np.int32), gains=scale * np.asarray(cov, np.float64),
+        group_betweenness=scale * cum.astype(np.float64), coverage=cum / max(tot, 1),
+        pairs=np.full(k, scale * tot), base_group_betweenness=scale * base,
+        method="sampled", mode=mode, backend=backend, kernel=sampler.kernel,
+        samples=cap, error_bound=0.5 * epsilon * A * B + _slack(in_r, sites, a, b, A, B),
+        epsilon=epsilon, delta=delta, sampling="progressive", sample_bound=bound,
+        epsilon_at_stop=epsilon, stopped_by="cap", guarantee=progressive_guarantee(
+            epsilon, delta),
+        notes=f"progressive: reached the cap ({cap} samples, the fixed bound at delta/2)",
+        rounds_time_s=[time.perf_counter() - t0],
+        phase_s={"sample": t_sample, "select": time.perf_counter() - t0 - t_sample})
+    return res
+
+
+def _slack(in_r, sites, a, b, A: float, B: float) -> float:
+    """Pairs with an endpoint among the sites, which the estimate counts and SB does not."""
+    final = in_r.copy()
+    final[list(sites)] = True
+    return float(a[final].sum()) * B + A * float(b[final].sum())
+
+
+def _round(xp, es_all, ev_all, L: int, n: int, k: int, eligible, in_r, a, b, A: float,
+           B: float, reached: list[int], a_log: float, epsilon: float) -> BillboardResult:
+    """Greedy on the training half, bounds from both halves: one round's result."""
+    n1, n2 = (L + 1) // 2, L // 2
+    train = (es_all % 2) == 0
+    sites, _, lam = _train_greedy(xp, es_all[train] // 2, ev_all[train], n1, n, k,
+                                  eligible, in_r)
+    hold = ~train
+    hbase, cum = _holdout(xp, es_all[hold] // 2, ev_all[hold], n2, sites, in_r)
+    x = cum[-1]
+    f_lo = lower_share(x, n2, a_log)
+    f_hi = upper_share(x, n2, a_log)
+    f_up = upper_share(lam, n1, a_log)
+    eps_at = max(ONE_MINUS_INV_E * f_up - f_lo, f_hi - f_lo, 0.0)
+    scale = A * B / n2
+    cuma = np.asarray(cum, np.float64)
+    err = max(x / n2 - f_lo, f_hi - x / n2) * A * B + _slack(in_r, sites, a, b, A, B)
+    return BillboardResult(
+        sites=np.asarray(sites, np.int32), gains=scale * np.diff(cuma, prepend=hbase),
+        group_betweenness=scale * cuma, coverage=cuma / max(reached[1], 1),
+        pairs=np.full(k, scale * reached[1]), base_group_betweenness=scale * hbase,
+        method="sampled", mode="", backend="", kernel="", samples=L, error_bound=err,
+        epsilon=epsilon, sampling="progressive", epsilon_at_stop=eps_at,
+        notes=(f"progressive: {n1} training + {n2} hold-out samples; f(S) in [{f_lo:.6g}, "
+               f"{f_hi:.6g}], f(OPT) <= {f_up:.6g}; ratio >= {f_lo / max(f_up, 1e-300):.4g}"))
