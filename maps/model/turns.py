@@ -1,0 +1,248 @@
+"""Turn restrictions by node splitting: the graph stays node-based (issue 39).
+
+For each restriction, every arc of the from-way that enters the via (a node, or the first
+node of a via-way path) is led to a **copy** of its head instead: the copy has the same
+out-arcs as the node it copies, except that at the last node of the via path the banned
+ones (``no_*``: the to-way's; ``only_*``: all but the to-way's) are left out; along a via-way
+path each step's arc leads to a copy of the next node. A copy whose only in-arc is the arc
+being restricted is narrowed in place, so several restrictions on one approach make one
+copy. The original node keeps every out-arc, so a search that *starts* at a restricted
+junction may leave it in any direction, and arcs that reach it from elsewhere are untouched.
+A u-turn at a node is allowed unless a relation forbids it (``no_u_turn``, or an
+``only_*`` from that approach), as OSRM does. Cost = the sum of arc weights, unchanged.
+
+Copies are numbered after the file's nodes (``n0 .. n0+c-1``); ``meta["turn_copies"]``
+lists the original of each, so a node's answer is the minimum over itself and its copies
+(:func:`fold`) and a path's copies map back to the file's nodes (:func:`to_original`;
+copies carry their original's node id, so routes already read in the file's ids).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+import numpy as np
+
+from .chains import Arcs
+
+
+class _Graph:
+    """A mutable copy of the arc list: out-lists, in-degrees, originals of the nodes."""
+
+    def __init__(self, n: int, arcs: Arcs) -> None:
+        self.t = arcs.tails.astype(np.int64).tolist()
+        self.h = arcs.heads.astype(np.int64).tolist()
+        self.src = arcs.source_ids.astype(np.int64).tolist()
+        self.parent = list(range(len(self.t)))  # arc of the input each arc duplicates
+        self.alive = [True] * len(self.t)
+        self.orig = list(range(n))
+        self.out: list[list[int]] = [[] for _ in range(n)]
+        self.indeg = [0] * n
+        self.by_way: dict[int, list[int]] = {}
+        for e, (u, v, s) in enumerate(zip(self.t, self.h, self.src, strict=True)):
+            self.out[u].append(e)
+            self.indeg[v] += 1
+            self.by_way.setdefault(s, []).append(e)
+        self.n0 = n
+
+    def add_arc(self, u: int, v: int, like: int) -> int:
+        e = len(self.t)
+        self.t.append(u)
+        self.h.append(v)
+        self.src.append(self.src[like])
+        self.parent.append(self.parent[like])
+        self.alive.append(True)
+        self.out[u].append(e)
+        self.indeg[v] += 1
+        self.by_way.setdefault(self.src[like], []).append(e)
+        return e
+
+    def own_head(self, e: int) -> int:
+        """A node that only arc ``e`` enters, standing for e's head: the head itself when it
+        is a copy entered only by ``e``, else a new copy of it (same out-arcs)."""
+        c = self.h[e]
+        if c >= self.n0 and self.indeg[c] == 1:
+            return c
+        k = len(self.orig)
+        self.orig.append(self.orig[c])
+        self.out.append([])
+        self.indeg.append(0)
+        for f in list(self.out[c]):
+            if self.alive[f]:
+                self.add_arc(k, self.h[f], f)
+        self.indeg[c] -= 1
+        self.indeg[k] += 1
+        self.h[e] = k
+        return k
+
+    def drop(self, e: int) -> None:
+        self.alive[e] = False
+        self.indeg[self.h[e]] -= 1
+
+
+def _via_path(g: _Graph, a: int, via_ways: tuple[int, ...], to_ways: set[int]) -> list[int]:
+    """Input arcs along the via ways from node ``a`` to a node the to-way leaves (fewest
+    arcs), or [] when there is none."""
+    ways = set(via_ways)
+    prev: dict[int, int] = {a: -1}
+    todo = deque([a])
+    while todo:
+        u = todo.popleft()
+        if u != a and any(g.src[f] in to_ways for f in g.out[u]):
+            path = []
+            while prev[u] != -1:
+                path.append(prev[u])
+                u = g.t[prev[u]]
+            return path[::-1]
+        for f in g.out[u]:
+            v = g.orig[g.h[f]]
+            if g.src[f] in ways and v not in prev:
+                prev[v] = f
+                todo.append(v)
+    return []
+
+
+def apply_restrictions(n: int, arcs: Arcs, node_index: dict[int, int],
+                       restrictions, skipped: dict[str, list[int]]) -> tuple[Arcs, np.ndarray, int]:
+    """Split nodes for every restriction (module doc). ``node_index``: OSM node id → node.
+    Returns (arcs over n + c nodes, original of each copy (int64, c), applied count);
+    restrictions that do not fit the graph are added to ``skipped`` by reason."""
+    g = _Graph(n, arcs)
+    in0: list[list[int]] = [[] for _ in range(n)]  # input arcs entering each node (before any split)
+    for e, v in enumerate(g.h):
+        in0[v].append(e)
+    applied = 0
+    for r in restrictions:
+        reason = _apply_one(g, r, node_index, in0)
+        if reason is None:
+            applied += 1
+        else:
+            skipped.setdefault(reason, []).append(r.rel_id)
+    keep = np.flatnonzero(np.asarray(g.alive, dtype=bool))
+    parent = np.asarray(g.parent, dtype=np.int64)[keep]
+    out = replace(
+        arcs,
+        tails=np.asarray(g.t, dtype=np.int64)[keep],
+        heads=np.asarray(g.h, dtype=np.int64)[keep],
+        weights=np.asarray(arcs.weights)[parent],
+        lengths=np.asarray(arcs.lengths)[parent],
+        kinds=np.asarray(arcs.kinds)[parent],
+        classes=np.asarray(arcs.classes)[parent],
+        source_ids=np.asarray(arcs.source_ids)[parent],
+        geometry=[arcs.geometry[int(p)] for p in parent] if arcs.geometry else arcs.geometry,
+    )
+    return out, np.asarray(g.orig[n:], dtype=np.int64), applied
+
+
+def _apply_one(g: _Graph, r, node_index: dict[int, int], in0) -> str | None:
+    """Apply restriction ``r``; the reason it does not fit, or None when applied."""
+    tos = set(r.to_ways)
+    froms = set(r.from_ways)
+    if r.via_node is not None:
+        a = node_index.get(r.via_node)
+        if a is None:
+            return "via_outside_map"
+        if not any(g.src[e] in froms for e in in0[a]):
+            return "from_way_not_at_via"
+        paths: dict[int, list[int]] = {a: []}
+    else:
+        paths = {}
+        for w in froms:
+            for e in g.by_way.get(w, []):
+                b = g.orig[g.h[e]]
+                if b not in paths:
+                    paths[b] = _via_path(g, b, r.via_ways, tos)
+        paths = {b: p for b, p in paths.items() if p}
+        if not paths:
+            return "via_ways_do_not_join"
+    for a, p in paths.items():
+        end = g.orig[g.h[p[-1]]] if p else a
+        if not any(g.src[f] in tos for f in g.out[end]):
+            return "to_way_not_at_via"
+    # every live arc of the from-way into a start (copies of its tail duplicated it too)
+    targets = [e for w in froms for e in list(g.by_way.get(w, []))
+               if g.alive[e] and g.orig[g.h[e]] in paths]
+    for e in targets:
+        if g.alive[e]:
+            _restrict_from(g, e, paths[g.orig[g.h[e]]], r.kind, tos)
+    return None
+
+
+def _restrict_from(g: _Graph, e: int, path: list[int], kind: str, tos: set[int]) -> None:
+    for step in path:
+        c = g.own_head(e)
+        want_head, want_src = g.orig[g.h[step]], g.src[step]
+        nxt = [f for f in g.out[c] if g.alive[f] and g.orig[g.h[f]] == want_head
+               and g.src[f] == want_src]
+        if not nxt:
+            return
+        e = nxt[0]
+    c = g.own_head(e)
+    for f in g.out[c]:
+        if g.alive[f] and ((g.src[f] in tos) == (kind == "no")):
+            g.drop(f)
+
+
+# ---- answers in the file's nodes ---------------------------------------------------------
+def copies_of(net) -> np.ndarray | None:
+    """The original node of each copy (copies are the last nodes), or None."""
+    c = (getattr(net, "meta", None) or {}).get("turn_copies")
+    return None if not c else np.asarray(c, dtype=np.int64)
+
+
+def original_count(net) -> int:
+    """How many nodes the file has (the network's nodes less the turn copies)."""
+    c = copies_of(net)
+    return net.num_nodes - (0 if c is None else c.shape[0])
+
+
+def to_original(net, idx):
+    """Node indices with every copy replaced by its original."""
+    c = copies_of(net)
+    a = np.asarray(idx, dtype=np.int64)
+    if c is None:
+        return a
+    n0 = net.num_nodes - c.shape[0]
+    return np.where(a >= n0, c[np.clip(a - n0, 0, None)], a)
+
+
+def fold(net, values: np.ndarray, unreachable=-1) -> np.ndarray:
+    """A per-node array over the file's nodes: each node's value is the least over itself
+    and its copies, ``unreachable`` counting as no value."""
+    c = copies_of(net)
+    v = np.asarray(values)
+    if c is None:
+        return v
+    n0 = v.shape[0] - c.shape[0]
+    out = v[:n0].copy()
+    cv = v[n0:]
+    ok = cv != unreachable
+    for node, val in zip(c[ok].tolist(), cv[ok].tolist(), strict=True):
+        if out[node] == unreachable or val < out[node]:
+            out[node] = val
+    return out
+
+
+def best_copy(net, dist: np.ndarray, node: int, unreachable=-1) -> int:
+    """The node or copy of ``node`` reached at the least cost (for reading a route back)."""
+    c = copies_of(net)
+    if c is None:
+        return node
+    n0 = net.num_nodes - c.shape[0]
+    cands = [node] + (n0 + np.flatnonzero(c == node)).tolist()
+    ok = [k for k in cands if dist[k] != unreachable]
+    return min(ok, key=lambda k: dist[k]) if ok else node
+
+
+def unrestricted_csr(net) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(indptr, indices, weights) of the map without its turn restrictions, over the file's
+    nodes (an original keeps every out-arc; its heads mapped back from copies), or None
+    when the map has no copies."""
+    c = copies_of(net)
+    if c is None:
+        return None
+    n0 = net.num_nodes - c.shape[0]
+    end = int(net.indptr[n0])
+    heads = to_original(net, net.indices[:end]).astype(np.int32)
+    return net.indptr[: n0 + 1].copy(), heads, net.weights[:end].copy()
