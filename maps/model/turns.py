@@ -246,3 +246,37 @@ def unrestricted_csr(net) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     end = int(net.indptr[n0])
     heads = to_original(net, net.indices[:end]).astype(np.int32)
     return net.indptr[: n0 + 1].copy(), heads, net.weights[:end].copy()
+
+
+def with_copy_targets(net, targets) -> tuple[np.ndarray, np.ndarray] | None:
+    """Destination columns for a matrix on a turn-restricted map: ``targets`` followed by
+    every copy of them, and for each extra column the output column it folds into; None
+    when no target has a copy."""
+    c = copies_of(net)
+    if c is None:
+        return None
+    t = np.asarray(targets, dtype=np.int64)
+    n0 = net.num_nodes - c.shape[0]
+    cols: dict[int, list[int]] = {int(v): [] for v in t.tolist()}
+    for j, v in enumerate(t.tolist()):
+        cols[int(v)].append(j)
+    extra_nodes, extra_cols = [], []
+    for k, orig in enumerate(c.tolist()):
+        for j in cols.get(orig, []):
+            extra_nodes.append(n0 + k)
+            extra_cols.append(j)
+    if not extra_nodes:
+        return None
+    return np.r_[t, np.asarray(extra_nodes, np.int64)], np.asarray(extra_cols, np.int64)
+
+
+def fold_columns(block: np.ndarray, ntargets: int, extra_cols: np.ndarray,
+                 unreachable=-1) -> np.ndarray:
+    """Rows over the expanded columns of :func:`with_copy_targets` → rows over the
+    ``ntargets`` asked for: the least over a target's own column and its copies'."""
+    out = np.array(block[:, :ntargets], copy=True)
+    for k, col in enumerate(extra_cols.tolist()):
+        v = block[:, ntargets + k]
+        better = (v != unreachable) & ((out[:, col] == unreachable) | (v < out[:, col]))
+        out[better, col] = v[better]
+    return out

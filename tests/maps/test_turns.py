@@ -183,3 +183,28 @@ def test_route_json_names_a_detour(grid, capsys):
     assert d["cost"] == int(want[t]) and d["node_ids"][-1] == int(plain.node_ids[t])
     tr = d["turn_restrictions"]
     assert tr["detour"] and tr["cost_without"] == int(free.dist[t])
+
+
+@pytest.mark.parametrize("variant,index", [("auto", "off"), ("one_at_a_time", "off"),
+                                           ("batched", "off"), ("phast", "on")])
+def test_matrix_folds_copies_and_matches_oracle(grid, variant, index):
+    """Every many-source variant and the route index (phast), whole and streamed."""
+    from app.jobs import matrix
+
+    net = load_osm(grid, profile="drive")
+    plain = load_osm(grid, profile="drive", turn_restrictions=False)
+    rules = read_restrictions(grid).restrictions
+    src, n0 = [0, 17, 40, 80], plain.num_nodes
+    want = np.stack([oracle_dist(plain, rules, s) for s in src])
+    opts = matrix.MatrixOptions(tuple(src), tuple(range(n0)), backend="cpu", variant=variant,
+                                index=index)
+    got = matrix.run(net, opts).matrix
+    assert np.array_equal(got, want)
+    rows = np.concatenate([b for _, b in matrix.iter_rows(net, opts)])
+    assert np.array_equal(rows, want)
+
+
+def test_route_index_sssp_matches_oracle(grid):
+    from app.jobs.index import key_hierarchy_for
+
+    _check(grid, [0, 40], index=lambda net: key_hierarchy_for(net, policy="on")[0])
