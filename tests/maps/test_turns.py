@@ -132,8 +132,19 @@ def test_grid_every_strategy_matches_oracle(grid):
 
 
 def test_grid_contracted_matches_oracle(grid):
+    """--contract keeps the restricted ways' nodes, so costs between kept nodes stay legal."""
+    from gpu_core.sssp import sssp
+
     net = load_osm(grid, profile="drive", contract=True)
+    plain = load_osm(grid, profile="drive", turn_restrictions=False)
+    rules = read_restrictions(grid).restrictions
     assert net.meta["turn_restrictions"]["applied"] > 0
+    n0 = net.num_nodes - len(net.meta["turn_copies"])
+    at = [plain.index_of(int(i)) for i in net.node_ids[:n0].tolist()]
+    for s in (0, n0 // 2):
+        want = oracle_dist(plain, rules, plain.index_of(int(net.node_ids[s])))
+        res = sssp(net, s, backend="cpu")
+        assert np.array_equal(fold(net, np.where(res.reached, res.dist, -1)), want[at])
 
 
 def test_unrestricted_search_breaks_a_ban(grid):
@@ -208,3 +219,14 @@ def test_route_index_sssp_matches_oracle(grid):
     from app.jobs.index import key_hierarchy_for
 
     _check(grid, [0, 40], index=lambda net: key_hierarchy_for(net, policy="on")[0])
+
+
+def test_cache_keeps_the_copies(grid, tmp_path, monkeypatch):
+    from maps.load import load_map
+    from maps.model.turns import copies_of
+
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))
+    a = load_map(grid, profile="drive")
+    b = load_map(grid, profile="drive")
+    assert b.meta.get("cache_hit") and np.array_equal(copies_of(a), copies_of(b))
+    assert b.meta["turn_restrictions"]["applied"] == a.meta["turn_restrictions"]["applied"]
