@@ -28,34 +28,61 @@ from .chains import Arcs
 
 
 class _Graph:
-    """A mutable copy of the arc list: out-lists, in-degrees, originals of the nodes."""
+    """The arc list made mutable where restrictions touch it: the file's nodes' out-arcs
+    read from a sorted index when asked, copies' lists kept here (arcs ``>= m0`` are copies'
+    arcs, nodes ``>= n0`` copies), in-degrees of copies, originals of everything."""
 
-    def __init__(self, n: int, arcs: Arcs) -> None:
-        self.t = arcs.tails.astype(np.int64).tolist()
-        self.h = arcs.heads.astype(np.int64).tolist()
-        self.src = arcs.source_ids.astype(np.int64).tolist()
-        self.parent = list(range(len(self.t)))  # arc of the input each arc duplicates
-        self.alive = [True] * len(self.t)
-        self.orig = list(range(n))
-        self.out: list[list[int]] = [[] for _ in range(n)]
-        self.indeg = [0] * n
+    def __init__(self, n: int, arcs: Arcs, ways: set[int]) -> None:
+        tails = np.asarray(arcs.tails, dtype=np.int64)
+        heads = np.asarray(arcs.heads, dtype=np.int64)
+        self.t = tails.tolist()
+        self.h = heads.tolist()
+        self.src = np.asarray(arcs.source_ids, dtype=np.int64).tolist()
+        self.n0, self.m0 = n, len(self.t)
+        self._by_tail = np.argsort(tails, kind="stable")
+        self._tail_ptr = np.searchsorted(tails[self._by_tail], np.arange(n + 1))
+        self._by_head = np.argsort(heads, kind="stable")
+        self._head_ptr = np.searchsorted(heads[self._by_head], np.arange(n + 1))
+        self.parents: list[int] = []  # input arc of each copy arc
+        self.origs: list[int] = []  # original of each copy node
+        self.copy_out: list[list[int]] = []
+        self.indeg: dict[int, int] = {}  # copies only
+        self.dead: set[int] = set()
+        on = np.flatnonzero(np.isin(np.asarray(arcs.source_ids, dtype=np.int64),
+                                    np.fromiter(ways, dtype=np.int64, count=len(ways))))
         self.by_way: dict[int, list[int]] = {}
-        for e, (u, v, s) in enumerate(zip(self.t, self.h, self.src, strict=True)):
-            self.out[u].append(e)
-            self.indeg[v] += 1
-            self.by_way.setdefault(s, []).append(e)
-        self.n0 = n
+        for e in on.tolist():
+            self.by_way.setdefault(self.src[e], []).append(e)
+
+    def out(self, u: int) -> list[int]:
+        if u >= self.n0:
+            return self.copy_out[u - self.n0]
+        return self._by_tail[self._tail_ptr[u]:self._tail_ptr[u + 1]].tolist()
+
+    def into(self, u: int) -> list[int]:
+        """Input arcs entering file node ``u`` (as the file has them)."""
+        return self._by_head[self._head_ptr[u]:self._head_ptr[u + 1]].tolist()
+
+    def orig(self, u: int) -> int:
+        return u if u < self.n0 else self.origs[u - self.n0]
+
+    def parent(self, e: int) -> int:
+        return e if e < self.m0 else self.parents[e - self.m0]
+
+    def alive(self, e: int) -> bool:
+        return e not in self.dead
 
     def add_arc(self, u: int, v: int, like: int) -> int:
         e = len(self.t)
         self.t.append(u)
         self.h.append(v)
         self.src.append(self.src[like])
-        self.parent.append(self.parent[like])
-        self.alive.append(True)
-        self.out[u].append(e)
-        self.indeg[v] += 1
-        self.by_way.setdefault(self.src[like], []).append(e)
+        self.parents.append(self.parent(like))
+        self.copy_out[u - self.n0].append(e)
+        if v >= self.n0:
+            self.indeg[v] += 1
+        if self.src[like] in self.by_way:
+            self.by_way[self.src[like]].append(e)
         return e
 
     def own_head(self, e: int) -> int:
@@ -64,21 +91,23 @@ class _Graph:
         c = self.h[e]
         if c >= self.n0 and self.indeg[c] == 1:
             return c
-        k = len(self.orig)
-        self.orig.append(self.orig[c])
-        self.out.append([])
-        self.indeg.append(0)
-        for f in list(self.out[c]):
-            if self.alive[f]:
+        k = self.n0 + len(self.origs)
+        self.origs.append(self.orig(c))
+        self.copy_out.append([])
+        self.indeg[k] = 0
+        for f in list(self.out(c)):
+            if self.alive(f):
                 self.add_arc(k, self.h[f], f)
-        self.indeg[c] -= 1
+        if c >= self.n0:
+            self.indeg[c] -= 1
         self.indeg[k] += 1
         self.h[e] = k
         return k
 
     def drop(self, e: int) -> None:
-        self.alive[e] = False
-        self.indeg[self.h[e]] -= 1
+        self.dead.add(e)
+        if self.h[e] >= self.n0:
+            self.indeg[self.h[e]] -= 1
 
 
 def _via_path(g: _Graph, a: int, via_ways: tuple[int, ...], to_ways: set[int]) -> list[int]:
@@ -89,14 +118,14 @@ def _via_path(g: _Graph, a: int, via_ways: tuple[int, ...], to_ways: set[int]) -
     todo = deque([a])
     while todo:
         u = todo.popleft()
-        if u != a and any(g.src[f] in to_ways for f in g.out[u]):
+        if u != a and any(g.src[f] in to_ways for f in g.out(u)):
             path = []
             while prev[u] != -1:
                 path.append(prev[u])
                 u = g.t[prev[u]]
             return path[::-1]
-        for f in g.out[u]:
-            v = g.orig[g.h[f]]
+        for f in g.out(u):
+            v = g.orig(g.h[f])
             if g.src[f] in ways and v not in prev:
                 prev[v] = f
                 todo.append(v)
@@ -108,19 +137,19 @@ def apply_restrictions(n: int, arcs: Arcs, node_index: dict[int, int],
     """Split nodes for every restriction (module doc). ``node_index``: OSM node id → node.
     Returns (arcs over n + c nodes, original of each copy (int64, c), applied count);
     restrictions that do not fit the graph are added to ``skipped`` by reason."""
-    g = _Graph(n, arcs)
-    in0: list[list[int]] = [[] for _ in range(n)]  # input arcs entering each node (before any split)
-    for e, v in enumerate(g.h):
-        in0[v].append(e)
+    ways = {w for r in restrictions for w in (*r.from_ways, *r.to_ways, *r.via_ways)}
+    g = _Graph(n, arcs, ways)
     applied = 0
     for r in restrictions:
-        reason = _apply_one(g, r, node_index, in0)
+        reason = _apply_one(g, r, node_index)
         if reason is None:
             applied += 1
         else:
             skipped.setdefault(reason, []).append(r.rel_id)
-    keep = np.flatnonzero(np.asarray(g.alive, dtype=bool))
-    parent = np.asarray(g.parent, dtype=np.int64)[keep]
+    alive = np.ones(len(g.t), dtype=bool)
+    alive[list(g.dead)] = False
+    keep = np.flatnonzero(alive)
+    parent = np.r_[np.arange(g.m0, dtype=np.int64), np.asarray(g.parents, np.int64)][keep]
     out = replace(
         arcs,
         tails=np.asarray(g.t, dtype=np.int64)[keep],
@@ -132,10 +161,10 @@ def apply_restrictions(n: int, arcs: Arcs, node_index: dict[int, int],
         source_ids=np.asarray(arcs.source_ids)[parent],
         geometry=[arcs.geometry[int(p)] for p in parent] if arcs.geometry else arcs.geometry,
     )
-    return out, np.asarray(g.orig[n:], dtype=np.int64), applied
+    return out, np.asarray(g.origs, dtype=np.int64), applied
 
 
-def _apply_one(g: _Graph, r, node_index: dict[int, int], in0) -> str | None:
+def _apply_one(g: _Graph, r, node_index: dict[int, int]) -> str | None:
     """Apply restriction ``r``; the reason it does not fit, or None when applied."""
     tos = set(r.to_ways)
     froms = set(r.from_ways)
@@ -143,44 +172,44 @@ def _apply_one(g: _Graph, r, node_index: dict[int, int], in0) -> str | None:
         a = node_index.get(r.via_node)
         if a is None:
             return "via_outside_map"
-        if not any(g.src[e] in froms for e in in0[a]):
+        if not any(g.src[e] in froms for e in g.into(a)):
             return "from_way_not_at_via"
         paths: dict[int, list[int]] = {a: []}
     else:
         paths = {}
         for w in froms:
             for e in g.by_way.get(w, []):
-                b = g.orig[g.h[e]]
+                b = g.orig(g.h[e])
                 if b not in paths:
                     paths[b] = _via_path(g, b, r.via_ways, tos)
         paths = {b: p for b, p in paths.items() if p}
         if not paths:
             return "via_ways_do_not_join"
     for a, p in paths.items():
-        end = g.orig[g.h[p[-1]]] if p else a
-        if not any(g.src[f] in tos for f in g.out[end]):
+        end = g.orig(g.h[p[-1]]) if p else a
+        if not any(g.src[f] in tos for f in g.out(end)):
             return "to_way_not_at_via"
     # every live arc of the from-way into a start (copies of its tail duplicated it too)
     targets = [e for w in froms for e in list(g.by_way.get(w, []))
-               if g.alive[e] and g.orig[g.h[e]] in paths]
+               if g.alive(e) and g.orig(g.h[e]) in paths]
     for e in targets:
-        if g.alive[e]:
-            _restrict_from(g, e, paths[g.orig[g.h[e]]], r.kind, tos)
+        if g.alive(e):
+            _restrict_from(g, e, paths[g.orig(g.h[e])], r.kind, tos)
     return None
 
 
 def _restrict_from(g: _Graph, e: int, path: list[int], kind: str, tos: set[int]) -> None:
     for step in path:
         c = g.own_head(e)
-        want_head, want_src = g.orig[g.h[step]], g.src[step]
-        nxt = [f for f in g.out[c] if g.alive[f] and g.orig[g.h[f]] == want_head
+        want_head, want_src = g.orig(g.h[step]), g.src[step]
+        nxt = [f for f in g.out(c) if g.alive(f) and g.orig(g.h[f]) == want_head
                and g.src[f] == want_src]
         if not nxt:
             return
         e = nxt[0]
     c = g.own_head(e)
-    for f in g.out[c]:
-        if g.alive[f] and ((g.src[f] in tos) == (kind == "no")):
+    for f in g.out(c):
+        if g.alive(f) and ((g.src[f] in tos) == (kind == "no")):
             g.drop(f)
 
 
