@@ -68,6 +68,9 @@ def describe(net) -> dict[str, Any]:
     out["crs"] = net.meta.get("crs") or ("EPSG:4326" if net.has_coordinates else None)
     if net.meta.get("attribution"):
         out["attribution"] = net.meta["attribution"]
+    if net.meta.get("turn_restrictions"):  # read / applied / skipped (maps.model.turns)
+        out["turn_restrictions"] = {k: v for k, v in net.meta["turn_restrictions"].items()
+                                    if k != "skipped_ids"}
     return out
 
 
@@ -109,5 +112,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"crs          {info['crs']}")
     if "attribution" in info:
         print(f"data         {info['attribution']}")
+    if "turn_restrictions" in info:
+        _print_turns(info["turn_restrictions"], net.meta["turn_restrictions"], args)
     print(f"loaded in    {info['load_s']:.2f} s")
     return 0
+
+
+def _print_turns(tr: dict, full: dict, args: argparse.Namespace) -> None:
+    """The turn restriction line; under -v every skipped relation id by reason."""
+    print(f"turns        {tr['read']:,} restrictions read, {tr['applied']:,} applied, "
+          f"{tr['skipped']:,} skipped ({tr['conditional']:,} conditional, not applied); "
+          f"{tr['node_copies']:,} node copies")
+    for reason, ids in full.get("skipped_ids", {}).items():
+        if getattr(args, "verbose", 0):
+            print(f"             skipped ({reason}): " + ", ".join(f"r{i}" for i in ids))
+        else:
+            print(f"             skipped ({reason}): {len(ids):,}")

@@ -120,6 +120,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"nodes     {out['nodes']} ({out['arcs']} arcs)")
     if "edits" in out:
         print(f"edits     {out['edits']} arc{'s' * (out['edits'] != 1)} changed")
+    tr = out.get("turn_restrictions")
+    if tr and tr["detour"]:
+        print(f"turns     detours around a turn ban: +{tr['extra_cost']} {out['unit']} "
+              f"(without the map's {tr['applied']} turn restrictions: {tr['cost_without']})")
     print(
         f"search    {out['strategy']} on {out['backend']} ({out['device']}), "
         f"{out['search_ms']:.1f} ms, {out['phases']} phases (stopped once the end was settled)"

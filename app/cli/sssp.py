@@ -21,6 +21,7 @@ from app.cli._common import (
     warm_up_search,
 )
 from app.jobs.common import small_work
+from maps.model.turns import fold
 
 OUT_EXT = (".csv", ".npy")
 NPY_DTYPE = np.dtype([("node_id", "<i8"), ("cost", "<i8")])
@@ -90,12 +91,13 @@ def write_table(args: argparse.Namespace, net, dist: np.ndarray, unreachable: in
     from app.cli import db_out
     from maps.postgis.write import Geometry
 
-    labels = net.node_labels()
+    labels = net.node_labels()[: dist.shape[0]]  # the file's nodes (turn copies folded)
     cols = [("node_id", db_out.id_type(labels)), ("cost", "bigint")]
     geom = lonlat = None
     if net.has_coordinates:
         cols += [("lon", "double precision"), ("lat", "double precision")]
-        geom, lonlat = Geometry("point", ("lon", "lat"), "Point"), (net.lon, net.lat)
+        geom = Geometry("point", ("lon", "lat"), "Point")
+        lonlat = (net.lon[: dist.shape[0]], net.lat[: dist.shape[0]])
     with db_out.table(args, net, cols, geom) as sink:
         sink.write(cost_csv(labels, dist, unreachable, lonlat))
 
@@ -120,15 +122,18 @@ def run(args: argparse.Namespace) -> int:
         p(None, f"{args.strategy} from node {src.node_id}")
         res = sssp.run(net, sssp.SsspJobOptions(src.node, args.strategy, args.backend,
                                                 index=args.index), progress=p)
+    # a turn-restricted map's copies folded into the file's nodes (maps.model.turns)
+    dist = fold(net, res.dist, res.unreachable)
+    n0 = dist.shape[0]
     if db_out.wanted(args):
-        write_table(args, net, res.dist, res.unreachable)
+        write_table(args, net, dist, res.unreachable)
     else:
-        write_costs(out, net.node_labels(), res.dist, res.unreachable)
-    reached = int(res.reached.sum())
+        write_costs(out, net.node_labels()[:n0], dist, res.unreachable)
+    reached = int((dist != res.unreachable).sum())
     t = timings(args)
     print(
-        f"{reached:,} of {net.num_nodes:,} nodes reached from node {src.node_id}; "
-        f"max cost {int(res.dist[res.reached].max()):,} {net.unit}; {res.strategy}"
+        f"{reached:,} of {n0:,} nodes reached from node {src.node_id}; "
+        f"max cost {int(dist[dist != res.unreachable].max()):,} {net.unit}; {res.strategy}"
         f"{' through the search index' if res.extra.get('index') else ''} on {res.backend}, "
         f"{res.elapsed_s * 1000:.1f} ms (load {t['load_s']:.2f} s, warm-up "
         f"{t['warmup_s'] * 1000:.1f} ms){edits_note(args)}; wrote {out}"

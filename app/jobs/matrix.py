@@ -5,9 +5,11 @@ many-source SSSP). ``run`` holds the whole matrix (the window's OD table);
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+
+from maps.model.turns import fold_columns, with_copy_targets
 
 from .common import CancelCheck, Progress, refuse_negative, report
 
@@ -35,8 +37,10 @@ def run(net, opts: MatrixOptions, *, progress: Progress | None = None,
 
     refuse_negative(net, "a distance matrix")
     h, info = _index(net, opts, progress, cancel)
+    turns = with_copy_targets(net, opts.targets)  # turn copies of targets (maps.model.turns)
+    targets = np.asarray(opts.targets if turns is None else turns[0], dtype=np.int64)
     res = multi_source_sssp(net, np.asarray(opts.sources, dtype=np.int64),
-                            targets=np.asarray(opts.targets, dtype=np.int64),
+                            targets=targets,
                             backend=opts.backend, variant=opts.variant, chunk=opts.chunk,
                             cancel=cancel,
                             on_progress=lambda d, t: report(progress, d / max(t, 1), ""),
@@ -44,7 +48,10 @@ def run(net, opts: MatrixOptions, *, progress: Progress | None = None,
     stats = info.as_dict()
     if "query" in res.extra:  # how the route index was searched (phast, rphast, buckets)
         stats["query"] = res.extra["query"]
-    return MatrixResult(np.asarray(res.dist), stats)
+    dist = np.asarray(res.dist)
+    if turns is not None:
+        dist = fold_columns(dist, len(opts.targets), turns[1])
+    return MatrixResult(dist, stats)
 
 
 def _index(net, opts: MatrixOptions, progress, cancel):
@@ -70,9 +77,19 @@ def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
     of ``opts.chunk`` origins (default: sized to the workers) and come back in source
     order, the same bytes as here (``app.jobs.distributed``); ``on_block(done, blocks)``
     as blocks finish, in any order."""
-    from gpu_core.multi_source import iter_distance_rows
 
     refuse_negative(net, "a distance matrix")
+    turns = with_copy_targets(net, opts.targets)  # turn copies of targets (maps.model.turns)
+    if turns is not None:
+        wide = replace(opts, targets=tuple(turns[0].tolist()))
+        rows = _rows(net, wide, cancel, stats, progress, client, on_block, narrow)
+        return ((i, fold_columns(b, len(opts.targets), turns[1])) for i, b in rows)
+    return _rows(net, opts, cancel, stats, progress, client, on_block, narrow)
+
+
+def _rows(net, opts: MatrixOptions, cancel, stats, progress, client, on_block, narrow):
+    from gpu_core.multi_source import iter_distance_rows
+
     if client is not None:
         return _distributed_rows(net, opts, client, stats, progress, cancel, on_block)
     h, info = _index(net, opts, progress, cancel)
@@ -120,8 +137,8 @@ def npy_by_workers(net, opts: MatrixOptions, client, path: str, *, stats: dict |
     from .distributed import matrix_to_npy, workers_see
 
     refuse_negative(net, "a distance matrix")
-    if not workers_see(client, path):
-        return None
+    if not workers_see(client, path) or with_copy_targets(net, opts.targets) is not None:
+        return None  # turn copies among the targets: the streamed rows fold them
     kw = _distributed_setup(net, opts, client, stats, progress, cancel)
 
     def write(on_block: Callable[[int, int], None] | None = None) -> int:

@@ -17,6 +17,7 @@ import numpy as np
 from gpu_core.keys import NO_PRED, UNREACHABLE, UNREACHABLE_NEG
 from maps.errors import UnreachableError
 from maps.model.network import RoadNetwork
+from maps.model.turns import best_copy, copies_of, unrestricted_csr
 
 from .common import CancelCheck, Progress, cycle_with_file_ids, json_safe, report, unit_info
 from .maps import resolve_texts
@@ -80,18 +81,42 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
     index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
                          progress=progress, cancel=cancel)
     report(progress, None, "searching")
+    copies = copies_of(net)
+    # a target with turn copies is reached through any of them: no early stop at one
+    many = copies is not None and bool((copies == dst.node).any())
     with cycle_with_file_ids(net):
         res = sssp(net, src.node, strategy=opts.strategy, backend=opts.backend,
-                   target=dst.node, cancel=cancel, index=index,
+                   target=None if many else dst.node, cancel=cancel, index=index,
                    options=SSSPOptions(small_work=small_work(net)))
-    if not res.reached[dst.node]:
+    end = best_copy(net, res.dist, dst.node, res.unreachable) if many else dst.node
+    if not res.reached[end]:
         raise UnreachableError(
             f"unreachable: no route from {src.text} (node {src.node_id}) to {dst.text} "
             f"(node {dst.node_id}) ({explain_unreachable(net, src, dst)})",
             path=net.source_path or None,
         )
-    route = read_route(net, res, src.node, dst.node)
-    return RouteResult(route, src, dst, route_json(net, route, src, dst, map_path=opts.map_path))
+    route = read_route(net, res, src.node, end)
+    out = route_json(net, route, src, dst, map_path=opts.map_path)
+    if copies is not None:
+        out["turn_restrictions"] = turn_detour(net, src.node, dst.node, route.cost, opts.backend)
+    return RouteResult(route, src, dst, out)
+
+
+def turn_detour(net: RoadNetwork, source: int, target: int, cost: int,
+                backend: str) -> dict[str, Any]:
+    """``route --json``'s ``turn_restrictions``: the cost the route would have if the map's
+    turn bans were lifted (``cost_without``), and ``detour`` (true when a ban made it dearer:
+    the route turns away from a banned turn), with the map's counts."""
+    from gpu_core.graph import CSRGraph
+    from gpu_core.sssp import sssp
+
+    indptr, heads, w = unrestricted_csr(net)  # type: ignore[misc]
+    res = sssp(CSRGraph(indptr, heads, w), source, backend=backend, target=target)
+    free = int(res.dist[target]) if res.reached[target] else None
+    tr = net.meta.get("turn_restrictions", {})
+    return {"applied": tr.get("applied", 0), "cost_without": free,
+            "detour": free is not None and free < cost,
+            "extra_cost": (cost - free) if free is not None else None}
 
 
 # A LON,LAT point snapped farther than this from where it was typed or clicked is likely

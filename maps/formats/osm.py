@@ -31,6 +31,8 @@ graph of one weight profile (``maps.model.profiles``). Choices, in the order the
 * **Lengths** are haversine sums along the geometry (metres); weights follow the profile
   (``maps.model.profiles``: max(1, round(cost)) in dm or ds).
 * ``contract=True`` then merges degree-2 chains (``maps.model.chains``), costs unchanged.
+* **Turn restrictions** (``drive`` only; ``maps.formats.osm_turns``, ``maps.model.turns``):
+  via nodes split into copies, numbered after the file's nodes (``meta["turn_copies"]``).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from ..model.lines import class_table, orient, split_pieces
 from ..model.network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER, RoadNetwork
 from ..model.weights import WeightSpec, apportion, scale_values
 from ..source import iter_chunks
+from .osm_turns import member_ways, read_restrictions, with_restrictions
 
 Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
@@ -229,8 +232,10 @@ def load_osm(
     station_radius_m: float = STATION_RADIUS_M,
     nodes: str = "all",
     weight: WeightSpec | None = None,
+    turn_restrictions: bool = True,
 ) -> RoadNetwork:
     """Load an OSM file as the graph of ``profile`` (see the module doc for every choice).
+    ``turn_restrictions=False`` leaves the file's turn restrictions out (tests' oracle).
 
     Raises ProfileError (unknown profile), MapFormatError (missing, truncated or
     malformed file, naming it), EmptyMapError (no way usable by the profile),
@@ -360,14 +365,19 @@ def load_osm(
         transfer_cls = len(class_names) - 1
         arcs = _append_transfers(arcs, transfers, pc.node_of, pc.node_pts, lon, lat, transfer_cls)
 
-    kept = None
+    kept, turns = None, read_restrictions(path) if (
+        profile == "drive" and turn_restrictions) else None
     if contract:
         step(0.9, "merging degree-2 chains")
         node_xy = xy[pc.first_pt]
-        kept, arcs = contract_chains(n, arcs, node_xy)
+        keep = None if turns is None else _turn_nodes(arcs, member_ways(turns))
+        kept, arcs = contract_chains(n, arcs, node_xy, protected=keep)
     step(0.95, "sorting arcs")
     pts_of_nodes = pc.first_pt if kept is None else pc.first_pt[kept]
     ids = node_ids if kept is None else node_ids[kept]
+    if turns is not None:  # split the via nodes (maps.model.turns)
+        arcs, copies, tmeta = with_restrictions(path, ids.shape[0], arcs, ids, turns)
+        ids, pts_of_nodes = np.r_[ids, ids[copies]], np.r_[pts_of_nodes, pts_of_nodes[copies]]
     meta = {
         "format": "osm",
         "contracted": bool(contract),
@@ -378,6 +388,8 @@ def load_osm(
         "read_s": round(t_read, 3),
         "attribution": "© OpenStreetMap contributors (ODbL)",
     }
+    if turns is not None:
+        meta.update(turn_restrictions=tmeta, turn_copies=copies.tolist())
     net = network_from_arcs(
         arcs, node_ids=ids, lon=lon[pts_of_nodes], lat=lat[pts_of_nodes], origin=origin,
         profile=profile, class_names=class_names, path=path, meta=meta, unit=unit,
@@ -386,6 +398,12 @@ def load_osm(
     if progress is not None:
         progress(1.0, f"{net.num_nodes:,} nodes, {net.num_arcs:,} arcs")
     return net
+
+
+def _turn_nodes(arcs: Arcs, ways: set[int]) -> np.ndarray:
+    """Nodes on the ways restrictions name: kept as they are, so arcs stay one way's."""
+    on = np.isin(arcs.source_ids, np.fromiter(ways, dtype=np.int64, count=len(ways)))
+    return np.unique(np.r_[arcs.tails[on], arcs.heads[on]]).astype(np.int64)
 
 
 # A coordinate with an exponent: osmium reads lon="1e308" as 0 (its exponent overflows).

@@ -111,7 +111,9 @@ class RoadNetwork:
         from ..errors import NodeNotFoundError
 
         if self._id_index is None:
-            self._id_index = {int(v): i for i, v in enumerate(self.node_ids.tolist())}
+            # reversed: a node id repeated by turn copies (maps.model.turns) names the original
+            ids = self.node_ids.tolist()
+            self._id_index = {int(ids[i]): i for i in range(len(ids) - 1, -1, -1)}
         try:
             return self._id_index[int(node_id)]
         except KeyError:

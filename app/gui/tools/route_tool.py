@@ -13,6 +13,7 @@ from app.jobs import sssp
 from app.jobs.route import Route, read_route, route_json
 from gpu_core.errors import InvalidArgumentError
 from maps.errors import MapError, PointError, UnreachableError
+from maps.model.turns import best_copy
 
 from .. import export
 from ..chrome import plain_device
@@ -519,7 +520,9 @@ class RouteTool(Tool):
         if self.result is None or self.target is None or win.net is None:
             return
         try:
-            self.route = read_route(win.search_net(), self.result, int(self.source), int(self.target))
+            net, res = win.search_net(), self.result  # a turn copy may reach the target first
+            end = best_copy(net, res.dist, int(self.target), res.unreachable)
+            self.route = read_route(net, res, int(self.source), end)
         except UnreachableError as exc:
             self.route = None
             win.canvas.show_route(None)

@@ -1,0 +1,311 @@
+"""Turn restrictions by node splitting: the graph stays node-based (issue 39).
+
+For each restriction, every arc of the from-way that enters the via (a node, or the first
+node of a via-way path) is led to a **copy** of its head instead: the copy has the same
+out-arcs as the node it copies, except that at the last node of the via path the banned
+ones (``no_*``: the to-way's; ``only_*``: all but the to-way's) are left out; along a via-way
+path each step's arc leads to a copy of the next node. A copy whose only in-arc is the arc
+being restricted is narrowed in place, so several restrictions on one approach make one
+copy. The original node keeps every out-arc, so a search that *starts* at a restricted
+junction may leave it in any direction, and arcs that reach it from elsewhere are untouched.
+A u-turn at a node is allowed unless a relation forbids it (``no_u_turn``, or an
+``only_*`` from that approach), as OSRM does. Cost = the sum of arc weights, unchanged.
+
+Copies are numbered after the file's nodes (``n0 .. n0+c-1``); ``meta["turn_copies"]``
+lists the original of each, so a node's answer is the minimum over itself and its copies
+(:func:`fold`) and a path's copies map back to the file's nodes (:func:`to_original`;
+copies carry their original's node id, so routes already read in the file's ids).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+import numpy as np
+
+from .chains import Arcs
+
+
+class _Graph:
+    """The arc list made mutable where restrictions touch it: the file's nodes' out-arcs
+    read from a sorted index when asked, copies' lists kept here (arcs ``>= m0`` are copies'
+    arcs, nodes ``>= n0`` copies), in-degrees of copies, originals of everything."""
+
+    def __init__(self, n: int, arcs: Arcs, ways: set[int]) -> None:
+        tails = np.asarray(arcs.tails, dtype=np.int64)
+        heads = np.asarray(arcs.heads, dtype=np.int64)
+        self.t = tails.tolist()
+        self.h = heads.tolist()
+        self.src = np.asarray(arcs.source_ids, dtype=np.int64).tolist()
+        self.n0, self.m0 = n, len(self.t)
+        self._by_tail = np.argsort(tails, kind="stable")
+        self._tail_ptr = np.searchsorted(tails[self._by_tail], np.arange(n + 1))
+        self._by_head = np.argsort(heads, kind="stable")
+        self._head_ptr = np.searchsorted(heads[self._by_head], np.arange(n + 1))
+        self.parents: list[int] = []  # input arc of each copy arc
+        self.origs: list[int] = []  # original of each copy node
+        self.copy_out: list[list[int]] = []
+        self.indeg: dict[int, int] = {}  # copies only
+        self.dead: set[int] = set()
+        on = np.flatnonzero(np.isin(np.asarray(arcs.source_ids, dtype=np.int64),
+                                    np.fromiter(ways, dtype=np.int64, count=len(ways))))
+        self.by_way: dict[int, list[int]] = {}
+        for e in on.tolist():
+            self.by_way.setdefault(self.src[e], []).append(e)
+
+    def out(self, u: int) -> list[int]:
+        if u >= self.n0:
+            return self.copy_out[u - self.n0]
+        return self._by_tail[self._tail_ptr[u]:self._tail_ptr[u + 1]].tolist()
+
+    def into(self, u: int) -> list[int]:
+        """Input arcs entering file node ``u`` (as the file has them)."""
+        return self._by_head[self._head_ptr[u]:self._head_ptr[u + 1]].tolist()
+
+    def orig(self, u: int) -> int:
+        return u if u < self.n0 else self.origs[u - self.n0]
+
+    def parent(self, e: int) -> int:
+        return e if e < self.m0 else self.parents[e - self.m0]
+
+    def alive(self, e: int) -> bool:
+        return e not in self.dead
+
+    def add_arc(self, u: int, v: int, like: int) -> int:
+        e = len(self.t)
+        self.t.append(u)
+        self.h.append(v)
+        self.src.append(self.src[like])
+        self.parents.append(self.parent(like))
+        self.copy_out[u - self.n0].append(e)
+        if v >= self.n0:
+            self.indeg[v] += 1
+        if self.src[like] in self.by_way:
+            self.by_way[self.src[like]].append(e)
+        return e
+
+    def own_head(self, e: int) -> int:
+        """A node that only arc ``e`` enters, standing for e's head: the head itself when it
+        is a copy entered only by ``e``, else a new copy of it (same out-arcs)."""
+        c = self.h[e]
+        if c >= self.n0 and self.indeg[c] == 1:
+            return c
+        k = self.n0 + len(self.origs)
+        self.origs.append(self.orig(c))
+        self.copy_out.append([])
+        self.indeg[k] = 0
+        for f in list(self.out(c)):
+            if self.alive(f):
+                self.add_arc(k, self.h[f], f)
+        if c >= self.n0:
+            self.indeg[c] -= 1
+        self.indeg[k] += 1
+        self.h[e] = k
+        return k
+
+    def drop(self, e: int) -> None:
+        self.dead.add(e)
+        if self.h[e] >= self.n0:
+            self.indeg[self.h[e]] -= 1
+
+
+def _via_path(g: _Graph, a: int, via_ways: tuple[int, ...], to_ways: set[int]) -> list[int]:
+    """Input arcs along the via ways from node ``a`` to a node the to-way leaves (fewest
+    arcs), or [] when there is none."""
+    ways = set(via_ways)
+    prev: dict[int, int] = {a: -1}
+    todo = deque([a])
+    while todo:
+        u = todo.popleft()
+        if u != a and any(g.src[f] in to_ways for f in g.out(u)):
+            path = []
+            while prev[u] != -1:
+                path.append(prev[u])
+                u = g.t[prev[u]]
+            return path[::-1]
+        for f in g.out(u):
+            v = g.orig(g.h[f])
+            if g.src[f] in ways and v not in prev:
+                prev[v] = f
+                todo.append(v)
+    return []
+
+
+def apply_restrictions(n: int, arcs: Arcs, node_index: dict[int, int],
+                       restrictions, skipped: dict[str, list[int]]) -> tuple[Arcs, np.ndarray, int]:
+    """Split nodes for every restriction (module doc). ``node_index``: OSM node id → node.
+    Returns (arcs over n + c nodes, original of each copy (int64, c), applied count);
+    restrictions that do not fit the graph are added to ``skipped`` by reason."""
+    ways = {w for r in restrictions for w in (*r.from_ways, *r.to_ways, *r.via_ways)}
+    g = _Graph(n, arcs, ways)
+    applied = 0
+    for r in restrictions:
+        reason = _apply_one(g, r, node_index)
+        if reason is None:
+            applied += 1
+        else:
+            skipped.setdefault(reason, []).append(r.rel_id)
+    alive = np.ones(len(g.t), dtype=bool)
+    alive[list(g.dead)] = False
+    keep = np.flatnonzero(alive)
+    parent = np.r_[np.arange(g.m0, dtype=np.int64), np.asarray(g.parents, np.int64)][keep]
+    out = replace(
+        arcs,
+        tails=np.asarray(g.t, dtype=np.int64)[keep],
+        heads=np.asarray(g.h, dtype=np.int64)[keep],
+        weights=np.asarray(arcs.weights)[parent],
+        lengths=np.asarray(arcs.lengths)[parent],
+        kinds=np.asarray(arcs.kinds)[parent],
+        classes=np.asarray(arcs.classes)[parent],
+        source_ids=np.asarray(arcs.source_ids)[parent],
+        geometry=[arcs.geometry[int(p)] for p in parent] if arcs.geometry else arcs.geometry,
+    )
+    return out, np.asarray(g.origs, dtype=np.int64), applied
+
+
+def _apply_one(g: _Graph, r, node_index: dict[int, int]) -> str | None:
+    """Apply restriction ``r``; the reason it does not fit, or None when applied."""
+    tos = set(r.to_ways)
+    froms = set(r.from_ways)
+    if r.via_node is not None:
+        a = node_index.get(r.via_node)
+        if a is None:
+            return "via_outside_map"
+        if not any(g.src[e] in froms for e in g.into(a)):
+            return "from_way_not_at_via"
+        paths: dict[int, list[int]] = {a: []}
+    else:
+        paths = {}
+        for w in froms:
+            for e in g.by_way.get(w, []):
+                b = g.orig(g.h[e])
+                if b not in paths:
+                    paths[b] = _via_path(g, b, r.via_ways, tos)
+        paths = {b: p for b, p in paths.items() if p}
+        if not paths:
+            return "via_ways_do_not_join"
+    for a, p in paths.items():
+        end = g.orig(g.h[p[-1]]) if p else a
+        if not any(g.src[f] in tos for f in g.out(end)):
+            return "to_way_not_at_via"
+    # every live arc of the from-way into a start (copies of its tail duplicated it too)
+    targets = [e for w in froms for e in list(g.by_way.get(w, []))
+               if g.alive(e) and g.orig(g.h[e]) in paths]
+    for e in targets:
+        if g.alive(e):
+            _restrict_from(g, e, paths[g.orig(g.h[e])], r.kind, tos)
+    return None
+
+
+def _restrict_from(g: _Graph, e: int, path: list[int], kind: str, tos: set[int]) -> None:
+    for step in path:
+        c = g.own_head(e)
+        want_head, want_src = g.orig(g.h[step]), g.src[step]
+        nxt = [f for f in g.out(c) if g.alive(f) and g.orig(g.h[f]) == want_head
+               and g.src[f] == want_src]
+        if not nxt:
+            return
+        e = nxt[0]
+    c = g.own_head(e)
+    for f in g.out(c):
+        if g.alive(f) and ((g.src[f] in tos) == (kind == "no")):
+            g.drop(f)
+
+
+# ---- answers in the file's nodes ---------------------------------------------------------
+def copies_of(net) -> np.ndarray | None:
+    """The original node of each copy (copies are the last nodes), or None."""
+    c = (getattr(net, "meta", None) or {}).get("turn_copies")
+    return None if not c else np.asarray(c, dtype=np.int64)
+
+
+def original_count(net) -> int:
+    """How many nodes the file has (the network's nodes less the turn copies)."""
+    c = copies_of(net)
+    return net.num_nodes - (0 if c is None else c.shape[0])
+
+
+def to_original(net, idx):
+    """Node indices with every copy replaced by its original."""
+    c = copies_of(net)
+    a = np.asarray(idx, dtype=np.int64)
+    if c is None:
+        return a
+    n0 = net.num_nodes - c.shape[0]
+    return np.where(a >= n0, c[np.clip(a - n0, 0, None)], a)
+
+
+def fold(net, values: np.ndarray, unreachable=-1) -> np.ndarray:
+    """A per-node array over the file's nodes: each node's value is the least over itself
+    and its copies, ``unreachable`` counting as no value."""
+    c = copies_of(net)
+    v = np.asarray(values)
+    if c is None:
+        return v
+    n0 = v.shape[0] - c.shape[0]
+    out = v[:n0].copy()
+    cv = v[n0:]
+    ok = cv != unreachable
+    for node, val in zip(c[ok].tolist(), cv[ok].tolist(), strict=True):
+        if out[node] == unreachable or val < out[node]:
+            out[node] = val
+    return out
+
+
+def best_copy(net, dist: np.ndarray, node: int, unreachable=-1) -> int:
+    """The node or copy of ``node`` reached at the least cost (for reading a route back)."""
+    c = copies_of(net)
+    if c is None:
+        return node
+    n0 = net.num_nodes - c.shape[0]
+    cands = [node] + (n0 + np.flatnonzero(c == node)).tolist()
+    ok = [k for k in cands if dist[k] != unreachable]
+    return min(ok, key=lambda k: dist[k]) if ok else node
+
+
+def unrestricted_csr(net) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(indptr, indices, weights) of the map without its turn restrictions, over the file's
+    nodes (an original keeps every out-arc; its heads mapped back from copies), or None
+    when the map has no copies."""
+    c = copies_of(net)
+    if c is None:
+        return None
+    n0 = net.num_nodes - c.shape[0]
+    end = int(net.indptr[n0])
+    heads = to_original(net, net.indices[:end]).astype(np.int32)
+    return net.indptr[: n0 + 1].copy(), heads, net.weights[:end].copy()
+
+
+def with_copy_targets(net, targets) -> tuple[np.ndarray, np.ndarray] | None:
+    """Destination columns for a matrix on a turn-restricted map: ``targets`` followed by
+    every copy of them, and for each extra column the output column it folds into; None
+    when no target has a copy."""
+    c = copies_of(net)
+    if c is None:
+        return None
+    t = np.asarray(targets, dtype=np.int64)
+    n0 = net.num_nodes - c.shape[0]
+    cols: dict[int, list[int]] = {int(v): [] for v in t.tolist()}
+    for j, v in enumerate(t.tolist()):
+        cols[int(v)].append(j)
+    extra_nodes, extra_cols = [], []
+    for k, orig in enumerate(c.tolist()):
+        for j in cols.get(orig, []):
+            extra_nodes.append(n0 + k)
+            extra_cols.append(j)
+    if not extra_nodes:
+        return None
+    return np.r_[t, np.asarray(extra_nodes, np.int64)], np.asarray(extra_cols, np.int64)
+
+
+def fold_columns(block: np.ndarray, ntargets: int, extra_cols: np.ndarray,
+                 unreachable=-1) -> np.ndarray:
+    """Rows over the expanded columns of :func:`with_copy_targets` → rows over the
+    ``ntargets`` asked for: the least over a target's own column and its copies'."""
+    out = np.array(block[:, :ntargets], copy=True)
+    for k, col in enumerate(extra_cols.tolist()):
+        v = block[:, ntargets + k]
+        better = (v != unreachable) & ((out[:, col] == unreachable) | (v < out[:, col]))
+        out[better, col] = v[better]
+    return out

@@ -1,0 +1,44 @@
+"""The window on a turn-restricted map (issue 39): the drawn route is the legal one, read
+through whichever copy of the destination its search reached first."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gui
+
+
+def test_drawn_route_obeys_the_bans(qtbot, make_window, tmp_path):
+    from gpu_core.sssp import sssp
+    from maps.formats.osm import load_osm
+    from maps.formats.osm_turns import read_restrictions
+    from tests.maps.test_turns import grid_osm
+    from tests.turn_oracle import oracle_dist
+
+    path = str(tmp_path / "grid.osm")
+    grid_osm(path)
+    net = load_osm(path, profile="drive")
+    plain = load_osm(path, profile="drive", turn_restrictions=False)
+    rules = read_restrictions(path).restrictions
+    copies = np.asarray(net.meta["turn_copies"])
+    n0 = net.num_nodes - copies.size
+    found = None
+    for s in range(0, n0, 7):  # a destination whose copy is reached cheaper than itself
+        res = sssp(net, s, backend="cpu")
+        d = np.where(res.reached, res.dist, np.iinfo(np.int64).max)
+        better = np.flatnonzero(d[n0:] < d[copies])
+        if better.size:
+            found = s, int(copies[better[0]])
+            break
+    assert found is not None
+    s, t = found
+    want = oracle_dist(plain, rules, plain.index_of(int(net.node_ids[s])))
+    t_plain = plain.index_of(int(net.node_ids[t]))
+    w = make_window(net)
+    with qtbot.waitSignal(w.routeShown, timeout=30000) as sig:
+        w.tools["route"].route_between(f"node:{int(net.node_ids[s])}",
+                                       f"node:{int(net.node_ids[t])}")
+    route = sig.args[0]
+    assert route.cost == int(want[t_plain])
+    assert int(net.node_ids[route.nodes[-1]]) == int(net.node_ids[t])
