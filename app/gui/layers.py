@@ -115,7 +115,7 @@ def build_layers(win) -> Layers:
         if chk.isChecked() != on:
             chk.setChecked(on)
 
-    layers.add(Layer("Distance field", lambda: list(canvas.field_items), route.clear_route,
+    layers.add(Layer("Distance field", lambda: list(canvas.field_items), route.clear_field,
                      field_toggle))
 
     def iso_items():

@@ -314,6 +314,9 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.show_od([], [])
         self.legend.clear()
         self.field_legend.hide()
+        # a new map is not under the old map's field: its roads and class legend show
+        self._roads_dimmed = False
+        self.legend.setVisible(True)
         self.notice.hide()
         self.set_marker("source", None)
         self.set_marker("destination", None)

@@ -253,6 +253,11 @@ class RouteTool(Tool):
         canvas.show_route(None)
         canvas.show_field(None)
 
+    def clear_field(self) -> None:
+        """Layers → Clear → Distance field: the field goes, the route and its points stay
+        (a new search, or ticking the field again, draws it anew)."""
+        self.win.canvas.show_field(None)
+
     # ---- searching ----------------------------------------------------------------------
     def _options(self, strategy: str) -> sssp.SsspJobOptions:
         ap = self.win.algo_panel

@@ -1,0 +1,39 @@
+"""Issue 42: every state of the window right (a newcomer's pass, real mouse events)."""
+
+from __future__ import annotations
+
+from tests.gui.helpers import run_search_to
+
+
+def node_xy(net, i):
+    return float(net.x[i]), float(net.y[i])
+
+
+def _route_with_field(qtbot, window, net):
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        run_search_to(qtbot, window, node_xy(net, 5), node_xy(net, 400))
+    qtbot.waitUntil(lambda: window.canvas.dest_marker.isVisible(), timeout=10000)
+    assert window.canvas.field_items or window.canvas.raster_mode
+    assert not window.canvas.legend.isVisible()  # the field's legend replaces the classes'
+
+
+def test_new_map_after_a_field_draws_its_roads(qtbot, window, fixture_net):
+    """Item 2: with a distance field shown, opening another map left every road hidden,
+    the class legend gone (the canvas kept its 'dimmed under a field' state)."""
+    _route_with_field(qtbot, window, fixture_net)
+    window.set_network(fixture_net)  # another map opens (the same file: must draw the same)
+    c = window.canvas
+    assert not c.field_items
+    assert c.legend.isVisible()
+    assert c.road_items and all(it.isVisible() for it in c.road_items.values())
+
+
+def test_clear_distance_field_keeps_route_and_markers(qtbot, window, fixture_net):
+    """Item 7: Layers → Clear → Distance field removes the field only."""
+    _route_with_field(qtbot, window, fixture_net)
+    c = window.canvas
+    window.layers.clear("Distance field")
+    assert not c.field_items and c.legend.isVisible()
+    assert c.source_marker.isVisible() and c.dest_marker.isVisible()
+    assert c.route_items and any(it.isVisible() for it in c.route_items)
+    assert window.tools["route"].result is not None
