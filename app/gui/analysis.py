@@ -146,7 +146,7 @@ class AnalysisPanel(QWidget):
         self.sp_damping.setSingleStep(0.01)
         self.sp_damping.setValue(0.85)
         self.ed_tol = QLineEdit("1e-6")  # a spin box cannot show 1e-6 readably
-        self.ed_tol.setToolTip("stop when the L1 change is below tol × nodes (networkx); >= 0")
+        self.ed_tol.setToolTip("stop when the L1 change is below tol × min(nodes, 1000); >= 0")
         self.sp_iter = QSpinBox()
         self.sp_iter.setRange(1, 100_000)
         self.sp_iter.setValue(100)

@@ -37,3 +37,19 @@ def test_clear_distance_field_keeps_route_and_markers(qtbot, window, fixture_net
     assert c.source_marker.isVisible() and c.dest_marker.isVisible()
     assert c.route_items and any(it.isVisible() for it in c.route_items)
     assert window.tools["route"].result is not None
+
+
+def test_pagerank_default_converges_on_big_maps():
+    """Item 4: tol × n ≥ 2 stopped after one iteration (the uniform start); the limit is
+    now tol × min(n, 1000)."""
+    import numpy as np
+
+    from app.jobs import pagerank
+    from maps.generate import random_graph
+
+    assert pagerank.stop_limit(1e-6, 1_430_000) == 1e-3
+    net = random_graph(20000)
+    res = pagerank.run(net, pagerank.PageRankOptions(tol=1e-5, backend="cpu"))
+    ref = pagerank.run(net, pagerank.PageRankOptions(tol=1e-9, backend="cpu", max_iter=300))
+    assert res.ranks.iterations > 3 and res.ranks.converged
+    assert np.abs(res.ranks.rank - ref.ranks.rank).sum() < 0.05
