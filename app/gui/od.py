@@ -1,6 +1,6 @@
 """The origin–destination panel (``tools/od_tool.py`` runs it): the cost matrix as a
-table coloured by cost (heat map), exported as CSV ``from,to,cost`` (node ids, -1 =
-unreachable)."""
+table coloured by cost (heat map), exported as the CSV `signpost matrix` writes
+(``from,to,cost,from_id,to_id``: app.jobs.matrix.CsvRows)."""
 
 from __future__ import annotations
 
@@ -25,18 +25,19 @@ from .panels import button_row
 
 def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray,
                      from_labels=None, to_labels=None) -> None:
-    """``from,to,cost,from_id,to_id``: node ids, the cost (-1 unreachable) and each point's
-    id (its file's id column, else the node id; as ``signpost matrix`` writes them)."""
-    import csv
+    """The matrix in `signpost matrix`'s CSV format (app.jobs.matrix.CsvRows): ``from`` /
+    ``to`` the points' 0-based rows (the table's numbers minus one), ``cost`` empty when
+    unreachable, ``from_id`` / ``to_id`` each point's id (its file's id column, else the
+    node id)."""
+    from app.jobs.matrix import CsvRows
 
-    fl = list(from_labels) if from_labels is not None else list(from_ids)
-    tl = list(to_labels) if to_labels is not None else list(to_ids)
+    fl = list(from_labels) if from_labels is not None else [int(v) for v in from_ids]
+    tl = list(to_labels) if to_labels is not None else [int(v) for v in to_ids]
+    rows = CsvRows(fl, tl)
+    block = np.asarray(matrix, dtype=np.int64)
     with atomic_open(path, "w") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["from", "to", "cost", "from_id", "to_id"])
-        for i, a in enumerate(from_ids):
-            for j, b in enumerate(to_ids):
-                w.writerow([int(a), int(b), int(matrix[i, j]), fl[i], tl[j]])
+        fh.write(rows.header)
+        fh.write(rows.lines(0, block))
 
 
 OD_PROMPT = "Shift+click the map to add points (each is origin and destination)."
