@@ -558,5 +558,10 @@ def format_cost(value: float, unit: str) -> str:
         s = value / 10**k
         if s >= 3600:
             return f"{s / 3600:.1f} h"
-        return f"{s / 60:.1f} min" if s >= 60 else f"{s:.0f} s"
+        if s >= 600:
+            return f"{s / 60:.0f} min"
+        if s >= 60:  # "8 min 20 s", not "8.3 min" (a tenth of a minute reads as seconds)
+            mins, sec = divmod(int(round(s)), 60)
+            return f"{mins} min" if sec == 0 else f"{mins} min {sec} s"
+        return f"{s:.0f} s"
     return f"{value:,.0f}"

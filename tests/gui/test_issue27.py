@@ -213,7 +213,7 @@ def test_close_by_click_and_an_edit_that_changes_nothing(qtbot, window, fixture_
     # the what-if run's chart: one mode legend entry per dot colour drawn
     chart = window.chart
     chart.redraw()
-    _lf, sf, _lt, _st = chart._items["what-if"]
+    _lf, sf, _lt, _st = chart._items["edit"]
     dots = {b.color().name() for b in sf.data["brush"]}
     named = [label.text for _s, label in chart.mode_legend.items]
     assert len(named) == len(dots) >= 1

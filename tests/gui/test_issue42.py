@@ -77,3 +77,35 @@ def test_analysis_times_exclude_kernel_compilation(qtbot, window, monkeypatch):
     res = an.mst_result
     assert res.compile_s >= 0.6 and res.forest.elapsed_s < 0.5
     assert "kernels loaded first" in an.panel.lbl.text()
+
+
+def test_units_and_words(qtbot, window, fixture_net):
+    """Item 11: counts in the singular for one, change words fit for the unit, minutes
+    with seconds, no "m" on a unit-less map, the route's length said once."""
+    from app.gui.map_canvas import format_cost
+    from app.gui.words import change_words, plural, route_words
+
+    assert plural(1, "edit") == "1 edit" and plural(2, "component") == "2 components"
+    assert plural(1, "iteration") == "1 iteration" and plural(5534, "edge") == "5,534 edges"
+    assert change_words("dm") == ("longer", "shorter") and change_words("ds") == ("slower", "faster")
+    assert change_words("unit") == ("more", "less")
+    assert format_cost(5000, "ds") == "8 min 20 s" and format_cost(7274208, "unit") == "7,274,208"
+    assert route_words("1.3 km", "dm", 1342.0) == "1.3 km"
+    assert route_words("7,274,208", "unit", 164659.0) == \
+        "cost 7,274,208 (the file's unit), 164.7 km long"
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        run_search_to(qtbot, window, node_xy(fixture_net, 5), node_xy(fixture_net, 400))
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Route:"), timeout=10000)
+    msg = window.statusBar().currentMessage()
+    assert msg.count(" m") + msg.count(" km") == 1, msg  # a length map: the cost is the length
+
+
+def test_mst_summary_total_weight_in_metres():
+    from types import SimpleNamespace
+
+    from app.gui.analysis import mst_summary
+
+    f = SimpleNamespace(method="boruvka", supersteps=3, rounds=1, num_edges=1, total_weight=520983,
+                        components=1, backend="cpu")
+    text = mst_summary(SimpleNamespace(forest=f), "dm")
+    assert "52.1 km" in text and "1 edge," in text and "1 component " in text, text

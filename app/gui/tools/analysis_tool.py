@@ -12,6 +12,7 @@ from gpu_core.errors import InvalidArgumentError
 from gpu_core.programs import telemetry_csv
 
 from ..analysis import AnalysisLayers, AnalysisPanel, mst_summary, pagerank_summary
+from ..words import plural
 from ..workers import JobContext
 from .base import Tool
 
@@ -131,7 +132,7 @@ class AnalysisTool(Tool):
             self.win.layers.shown("PageRank")
         self.panel.lbl_pr.setText(pagerank_summary(res))
         self.panel.btn_export_pr.setEnabled(True)
-        self._finished(f"PageRank: {r.iterations} iterations in {r.elapsed_s * 1000:.1f} ms"
+        self._finished(f"PageRank: {plural(int(r.iterations), 'iteration')} in {r.elapsed_s * 1000:.1f} ms"
                        + _compiled(res.compile_s))
 
     def _finished(self, text: str) -> None:

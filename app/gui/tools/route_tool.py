@@ -22,6 +22,7 @@ from ..overlays import ensure_visible
 from ..panels import RoutePanel
 from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
+from ..words import plural, route_words
 from .base import Tool, job
 
 # While the source is dragged the phase chart is redrawn at most this often (its redraw
@@ -407,7 +408,8 @@ class RouteTool(Tool):
     def _compare_done(self, result: dict) -> None:
         for s, res in result.items():
             self.win.chart.set_run(s, res.phases, f"{res.backend}", search_s=res.elapsed_s)
-        self.win.status("Compared " + ", ".join(
+        self.win.status("Compared (time in the phases; the chart's bars add the search's "
+                        "own time): " + ", ".join(
             f"{s}: {res.phases.total_time_us / 1000:.2f} ms" for s, res in result.items()), 10000)
         res = result.get("auto") or next(iter(result.values()))
         if res.extra.get("fallback"):
@@ -500,8 +502,9 @@ class RouteTool(Tool):
         if "weight_seed" in win.net.meta:  # PACE files have no weights: Signpost made them
             self.panel.lbl["time"].setText(
                 f"— (no weights in the file: generated 1..1000, seed {win.net.meta['weight_seed']})")
-        length = f", {r.length_m:,.0f} m" if win.net.has_coordinates else ""
-        win.status(f"Route: {format_cost(r.cost, r.unit)}{length}, {r.num_nodes} nodes", 8000)
+        length = r.length_m if win.net.has_coordinates else None
+        win.status(f"Route: {route_words(format_cost(r.cost, r.unit), r.unit, length)}, "
+                   f"{plural(r.num_nodes, 'node')}", 8000)
         win.routeShown.emit(r)
 
     def route_json(self) -> dict:
