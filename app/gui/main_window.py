@@ -380,13 +380,16 @@ class MainWindow(MapLoading, QMainWindow):
     def export(self, what: str, path: str, scale: int | None = None) -> None:
         """Write ``what`` (a tool's export, or the view) to ``path``; format by extension.
         The view's PNG: ``scale`` 1, 2 or 4 (default: from a ``name@2x.png`` name, or 1)."""
-        if what == "view":
-            export.view_image(self.canvas, path, scale or export.png_scale(path))
-        else:
-            tool = next((t for t in self.tools.values() if what in t.exports), None)
-            if tool is None:
-                raise InvalidArgumentError(f"unknown export {what!r}")
-            tool.export(what, path)
+        try:
+            if what == "view":
+                export.view_image(self.canvas, path, scale or export.png_scale(path))
+            else:
+                tool = next((t for t in self.tools.values() if what in t.exports), None)
+                if tool is None:
+                    raise InvalidArgumentError(f"unknown export {what!r}")
+                tool.export(what, path)
+        except OSError as exc:  # the message names the user's file, never the temporary one
+            raise OSError(exc.errno, f"could not write {path}: {exc.strerror or exc}") from None
         self.status(f"Wrote {path}", 5000)
 
     def export_dialog(self, what: str) -> None:

@@ -109,3 +109,43 @@ def test_mst_summary_total_weight_in_metres():
                         components=1, backend="cpu")
     text = mst_summary(SimpleNamespace(forest=f), "dm")
     assert "52.1 km" in text and "1 edge," in text and "1 component " in text, text
+
+
+def test_far_click_warns_over_the_map(qtbot, window, fixture_net):
+    """Item 12: a click hundreds of metres from any road set the source there silently."""
+    from tests.gui.helpers import mouse_click_map
+
+    net = fixture_net
+    i = int(net.x.argmax())
+    far = (float(net.x[i]) + 400.0, float(net.y[i]))
+    window.canvas.vb.setRange(xRange=(far[0] - 3000, far[0] + 600), yRange=(far[1] - 3000, far[1] + 600))
+    msgs = []
+    window.message.connect(msgs.append)
+    mouse_click_map(qtbot, window, *far)
+    qtbot.wait(300)
+    assert window.tools["route"].source is not None, msgs
+    assert "from where you clicked" in window.canvas.notice.text()
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, window, *node_xy(net, 5))
+    assert window.canvas.notice.text() == ""
+
+
+def test_failed_export_names_the_users_file(window, tmp_path):
+    """Item 12: the error named the internal temporary file."""
+    import os
+
+    import pytest
+
+    target = tmp_path / "view.png"
+    target.mkdir()  # a folder of that name: the rename onto it fails
+    with pytest.raises(OSError) as ei:
+        window.export("view", str(target))
+    assert str(target) in str(ei.value) and "signpost-tmp" not in str(ei.value), str(ei.value)
+
+
+def test_about_box_says_the_version():
+    from app import __version__
+    from app.gui.chrome import about_text
+    from app.version import version
+
+    assert version() and version() in about_text() and __version__

@@ -128,6 +128,25 @@ class RouteTool(Tool):
     # ---- points -------------------------------------------------------------------------
     def clicked(self, which: str, point, seg: tuple) -> None:
         self.set_point(which, point, seg)
+        self.warn_far(which, point)
+
+    def warn_far(self, which: str, point) -> None:
+        """A click far from any road (> FAR_SNAP_M) is said over the map, not only in the
+        panel: the point was moved to the nearest road (issue 42)."""
+        from app.jobs.route import FAR_SNAP_M
+
+        canvas = self.win.canvas
+        d = float(point.snap.distance_m) if point.snap is not None else 0.0
+        if d <= FAR_SNAP_M:
+            if canvas.notice.text().startswith("The "):
+                canvas.notice.hide()
+            return
+        name = "source (A)" if which == "source" else "destination (B)"
+        text = (f"The {name} was set {d:,.0f} m from where you clicked: no road is nearer. "
+                "Click closer to a road to move it.")
+        canvas.notice.show(text)
+        self.win.status(text, 10000)
+        QTimer.singleShot(6000, lambda: canvas.notice.hide() if canvas.notice.text() == text else None)
 
     def set_point(self, which: str, point, snap_seg: tuple | None = None) -> None:
         """Make ``point`` (a ResolvedPoint) the source (new search) or destination (route)."""
