@@ -132,7 +132,6 @@ def test_far_click_warns_over_the_map(qtbot, window, fixture_net):
 
 def test_failed_export_names_the_users_file(window, tmp_path):
     """Item 12: the error named the internal temporary file."""
-    import os
 
     import pytest
 
