@@ -19,7 +19,7 @@ from osutil.atomic import atomic_open
 from resources import colormap_lut
 
 from .compare import BeforeAfterTable
-from .map_canvas import format_cost
+from .map_canvas import OD_PREFIX, format_cost
 from .panels import button_row
 
 
@@ -100,12 +100,12 @@ class ODPanel(QWidget):
         return [int(p.node_id) for p in self.points]
 
     def marker_labels(self) -> list[str]:
-        """The numbers the map shows on the points (1, 2, ...), as the table's headers;
+        """The names the map shows on the points (P1, P2, ...), as the table's headers;
         a point named by its file's id column keeps that name after its number."""
         out = []
         for i, (p, label) in enumerate(zip(self.points, self.labels, strict=True)):
             named = str(label) != str(p.node_id)
-            out.append(f"{i + 1} {label}" if named else str(i + 1))
+            out.append(f"{OD_PREFIX}{i + 1} {label}" if named else f"{OD_PREFIX}{i + 1}")
         return out
 
     def show_matrix(self, matrix: np.ndarray, unit: str) -> None:
@@ -122,7 +122,7 @@ class ODPanel(QWidget):
         self.table.setVerticalHeaderLabels(marks)
         for i, text in enumerate(labels):
             for item in (self.table.horizontalHeaderItem(i), self.table.verticalHeaderItem(i)):
-                item.setToolTip(f"point {i + 1}: {text}")
+                item.setToolTip(f"point {OD_PREFIX}{i + 1}: {text}")
         reached = matrix[matrix >= 0]
         top = max(int(reached.max()), 1) if reached.size else 1
         lut = colormap_lut("traffic", 256)
@@ -136,7 +136,7 @@ class ODPanel(QWidget):
                     item.setForeground(QColor("#111111"))
                 else:
                     item.setBackground(QColor("#555555"))
-                item.setToolTip(f"{i + 1} → {j + 1} ({labels[i]} → {labels[j]}): "
+                item.setToolTip(f"{OD_PREFIX}{i + 1} → {OD_PREFIX}{j + 1} ({labels[i]} → {labels[j]}): "
                                 f"{'unreachable' if c < 0 else f'{c:,} {unit}'}")
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()

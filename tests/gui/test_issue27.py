@@ -134,7 +134,7 @@ def test_od_table_uses_marker_numbers_and_units(qtbot, window, fixture_net):
     want = matrix.run(net, matrix.MatrixOptions(tuple(got), tuple(got), backend="cpu")).matrix
     t = od.panel.table
     heads = [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())]
-    assert heads == ["1", "2", "3", "4"]
+    assert heads == ["P1", "P2", "P3", "P4"]  # lettered apart from billboard sites (issue 42)
     assert [lbl.toPlainText() for lbl in canvas.od_labels] == heads  # the map's numbers
     for i in range(4):
         for j in range(4):

@@ -148,3 +148,23 @@ def test_about_box_says_the_version():
     from app.version import version
 
     assert version() and version() in about_text() and __version__
+
+
+def test_od_points_stand_apart_from_field_and_billboards(qtbot, window, fixture_net):
+    """Item 9: light-blue diamonds on a blue field, numbered 1-4 like the billboards."""
+    import numpy as np
+    from PySide6.QtCore import Qt
+
+    from app.gui.geometry import field_lut
+
+    c = window.canvas
+    for i in (0, 333):
+        qtbot.mouseClick(c.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ShiftModifier,
+                         c.view_to_widget(*node_xy(fixture_net, i)))
+    assert [t.toPlainText() for t in c.od_labels] == ["P1", "P2"]
+    spot = c.od_item.points()[0]
+    assert spot.symbol() != c.site_item.opts["symbol"]
+    fill = spot.brush().color()
+    rgb = np.array([fill.red(), fill.green(), fill.blue()])
+    lut = np.asarray(field_lut("turbo", 256))[:, :3].astype(int)
+    assert np.abs(lut - rgb).sum(axis=1).min() > 90  # no field colour is near it
