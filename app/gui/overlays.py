@@ -108,7 +108,9 @@ def field_title(unit: str, plain: bool = False) -> str:
     from maps.model.weights import unit_scale
 
     dim = (unit_scale(unit) or (None, 0))[0]
-    what = {"time": "travel time", "length": "distance"}.get(dim, f"cost ({unit})" if unit else "cost")
+    # the file's own weights ("unit": PACE, generated maps) have no unit to name
+    own = f"cost ({unit})" if unit and unit != "unit" else "cost (weights without a unit)"
+    what = {"time": "travel time", "length": "distance"}.get(dim, own)
     return what if plain else f"{what} from A"
 
 

@@ -168,3 +168,18 @@ def test_od_points_stand_apart_from_field_and_billboards(qtbot, window, fixture_
     rgb = np.array([fill.red(), fill.green(), fill.blue()])
     lut = np.asarray(field_lut("turbo", 256))[:, :3].astype(int)
     assert np.abs(lut - rgb).sum(axis=1).min() > 90  # no field colour is near it
+
+
+def test_first_screen_and_headless_use_said():
+    """Item 14: run.sh opens the multimodal sample the README shows; headless use and the
+    test run are said; a map without a weight unit does not title its field 'cost (unit)'."""
+    from app.gui.overlays import field_title
+    from tests.conftest import REPO
+
+    run_sh = (REPO / "scripts" / "run.sh").read_text(encoding="utf-8")
+    assert "set -- --profile multimodal" in run_sh
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    head = readme[:readme.index("## A short tour")]
+    assert "--screenshot" in head and "offscreen" in head and "2,000 tests" in head
+    assert "PostgreSQL" in head
+    assert field_title("unit") == "cost (weights without a unit) from A"
