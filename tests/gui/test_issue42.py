@@ -183,3 +183,42 @@ def test_first_screen_and_headless_use_said():
     assert "--screenshot" in head and "offscreen" in head and "2,000 tests" in head
     assert "PostgreSQL" in head
     assert field_title("unit") == "cost (weights without a unit) from A"
+
+
+def _field_and_polygons(qtbot, window, net):
+    from tests.gui.helpers import mouse_click_map
+
+    tool, panel = window.tools["route"], window.algo_panel
+    panel.sp_bands.setValue(4)
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, window, *node_xy(net, 0))
+    panel.chk_polys.setChecked(True)
+    return tool
+
+
+def test_isochrone_fills_do_not_stack_and_match_the_field_legend(qtbot, window, fixture_net):
+    """Item 10: nested translucent fills stacked into colours no swatch shows; the polygon
+    legend said "≤ 500 m" where the field's said "0 m – 500 m"."""
+    import shapely
+
+    tool = _field_and_polygons(qtbot, window, fixture_net)
+    qtbot.waitUntil(lambda: tool.isochrones is not None, timeout=30000)
+    res, labels = tool.isochrones
+    assert labels == window.canvas.field_legend.labels[: len(labels)]
+    rings = res.rings_xy
+    for a in range(len(rings)):
+        for b in range(a + 1, len(rings)):
+            assert shapely.intersection(rings[a], rings[b]).area < 1e-6 * max(rings[b].area, 1)
+
+
+def test_isochrone_polygons_refused_on_huge_maps(qtbot, window, fixture_net, monkeypatch):
+    """Item 1: on the 1.43M map polygons froze the window and took 21 GB: refused, saying so."""
+    from app.jobs import isochrones
+
+    monkeypatch.setattr(isochrones, "POLYGON_MAX_ARCS", fixture_net.num_arcs - 1)
+    msgs = []
+    window.message.connect(msgs.append)
+    tool = _field_and_polygons(qtbot, window, fixture_net)
+    qtbot.wait(300)
+    assert tool.isochrones is None and not window.compute.busy()
+    assert any("Isochrone polygons are drawn for maps up to" in m for m in msgs), msgs

@@ -1,6 +1,9 @@
 """The route tool: left click sets the source (a new search, its distance field and live
 phase chart), right click the destination (the route read from the search on screen:
-moving the destination never searches again)."""
+moving the destination never searches again).
+
+Over 500 lines: clicks, drags, searches, compare, field and isochrone drawing share the
+tool's state (source, result, snap segments); split them when the next feature lands."""
 
 from __future__ import annotations
 
@@ -469,17 +472,26 @@ class RouteTool(Tool):
             return None
         if win.compute.busy():  # a search is running: its end redraws
             return None
+        if net.num_arcs > isochrones.POLYGON_MAX_ARCS:
+            self._show_isochrones(None)
+            win.status(isochrones.polygon_refusal(net.num_arcs), 15000)
+            return None
         bins = field_bins(win.geo, res.dist[: win.net.num_nodes], colormap=v["colormap"],
                           bands=v["isochrone_bands"])
         cuts = tuple(int(c) for c in bins.edges[1:])
         colours = [tuple(int(x) for x in c) for c in bins.colours]
-        labels = [f"≤ {format_cost(c, net.unit)}" for c in cuts]
+        # the field legend's words for the same bands ("0 m – 500 m", issue 42)
+        starts = (0, *cuts[:-1])
+        labels = [f"{format_cost(a, net.unit)} – {format_cost(b, net.unit)}"
+                  for a, b in zip(starts, cuts, strict=True)]
         opts = isochrones.IsochroneOptions(int(self.source), cuts)
         dist = res.dist
 
         def fn(ctx):
-            return isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
-                                  dist=dist)
+            r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
+                               dist=dist)
+            r.rings_xy = isochrones.band_rings(r.polygons_xy)  # here, not on the GUI thread
+            return r
 
         fn.__name__ = "isochrones"
         return win.submit(fn, lambda r: self._show_isochrones((r, labels), colours))
@@ -495,7 +507,8 @@ class RouteTool(Tool):
         if shown is None:
             self._iso_layer.show([], [], [])
         else:
-            self._iso_layer.show(shown[0].polygons_xy, list(colours), shown[1])
+            res = shown[0]
+            self._iso_layer.show(getattr(res, "rings_xy", res.polygons_xy), list(colours), shown[1])
 
     def update_route(self) -> None:
         """Read source→target from the predecessor array and draw it (no new search)."""
