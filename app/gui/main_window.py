@@ -10,6 +10,7 @@ tool that started it; menus and the status bar are built in ``chrome.py``.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,6 +50,7 @@ from .phase_chart import PhaseChart
 from .route_index import RouteIndex
 from .settings import Settings
 from .tools import TOOLS
+from .words import eta_words
 from .workers import Job, JobContext, JobRunner
 
 
@@ -93,6 +95,7 @@ class MainWindow(MapLoading, QMainWindow):
         self._loading = False
         self._after_job = 0
         self._snapper_pending = False
+        self._job_t0 = time.perf_counter()  # when the job on the compute worker started
         self.map_path: str | None = None  # the path as the user gave it (route JSON "map")
         self._dialogs: list[QMessageBox] = []
         self.last_click: tuple[float, float, str] | None = None
@@ -318,6 +321,8 @@ class MainWindow(MapLoading, QMainWindow):
         jid = self.compute.submit(Job(fn, kind=getattr(fn, "__name__", "job"), tag=tag))
         self._search_job = jid
         self._handlers = {jid: _Handlers(done, failed, cancelled, progress)}
+        self._job_t0 = time.perf_counter()  # the ETA of its progress (words.eta_words)
+        self.progress.setFormat("%p%")
         self.progress.setRange(0, 0 if busy else 1000)
         self.progress.setVisible(True)
         self.btn_cancel.setVisible(True)
@@ -337,6 +342,10 @@ class MainWindow(MapLoading, QMainWindow):
             known = frac >= 0  # -1: a message without a fraction (JobContext.progress)
             if known:
                 self.progress.setValue(int(frac * 1000))
+                eta = eta_words(frac, time.perf_counter() - self._job_t0)
+                if eta:  # every long job says how long it has left, in its panel and here
+                    self.progress.setFormat(f"%p% · {eta}")
+                    msg = f"{msg} · {eta}" if msg else eta
             if h.progress is not None:
                 h.progress(frac if known else None, msg)
 

@@ -44,3 +44,21 @@ def route_words(cost_text: str, unit: str, length_m: float | None) -> str:
     if dim is None:
         return f"cost {cost_text} (the file's unit), {length} long"
     return f"{cost_text}, {length}"
+
+
+def duration_words(seconds: float) -> str:
+    """"45 s", "12 min", "1 h 26 min" (an estimate or ETA: no false precision)."""
+    s = max(0, int(round(seconds)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min"
+    h, m = divmod(s // 60, 60)
+    return f"{h} h {m} min" if m else f"{h} h"
+
+
+def eta_words(frac: float, elapsed_s: float) -> str:
+    """"about 12 min left" from the share done so far and the time it took ("" too early)."""
+    if not 0.01 <= frac < 1.0 or elapsed_s < 3.0:
+        return ""
+    return f"about {duration_words(elapsed_s * (1.0 - frac) / frac)} left"

@@ -222,3 +222,39 @@ def test_isochrone_polygons_refused_on_huge_maps(qtbot, window, fixture_net, mon
     qtbot.wait(300)
     assert tool.isochrones is None and not window.compute.busy()
     assert any("Isochrone polygons are drawn for maps up to" in m for m in msgs), msgs
+
+
+def test_long_billboards_announced_before_they_start(qtbot, window, monkeypatch):
+    """Item 6: hours of sampled work started without a word."""
+    from PySide6.QtCore import Qt
+
+    from app.gui.tools import billboards_tool
+
+    bb = window.tools["billboards"]
+    monkeypatch.setattr(billboards_tool, "LONG_JOB_S", 0.0)  # the fixture map's run is short
+    qtbot.mouseClick(bb.panel.btn_run, Qt.MouseButton.LeftButton)
+    assert not window.compute.busy()
+    text = bb.panel.lbl.text()
+    assert text.startswith("Not started:") and "roughly" in text and "Shorter:" in text, text
+    assert bb.run(confirmed=True) > 0
+    qtbot.waitUntil(lambda: bb.result is not None, timeout=60000)
+
+
+def test_every_long_job_shows_an_eta(qtbot, window):
+    """Item 6: "round 1 of 1: 54/14,771 sources" with no ETA."""
+    import time
+
+    from app.gui.words import duration_words, eta_words
+
+    assert duration_words(5179) == "1 h 26 min" and eta_words(0.5, 600) == "about 10 min left"
+    seen = []
+
+    def fn(ctx):
+        time.sleep(3.2)
+        ctx.progress(0.25, "round 1 of 1: 54/216 sources")
+        time.sleep(0.2)
+        return 1
+
+    window.submit(fn, lambda r: None, progress=lambda f, m: seen.append(m))
+    qtbot.waitUntil(lambda: bool(seen), timeout=10000)
+    assert "left" in seen[0] and "left" in window.progress.format(), seen
