@@ -258,3 +258,14 @@ def test_every_long_job_shows_an_eta(qtbot, window):
     window.submit(fn, lambda r: None, progress=lambda f, m: seen.append(m))
     qtbot.waitUntil(lambda: bool(seen), timeout=10000)
     assert "left" in seen[0] and "left" in window.progress.format(), seen
+
+
+def test_verbose_log_says_compilation(caplog):
+    """Item 13: -vv never mentioned compilation although the README promises kernel loads."""
+    import logging
+
+    from gpu_core.sssp import warm_up
+
+    with caplog.at_level(logging.INFO, logger="gpu_core.sssp.api"):
+        warm_up(["auto"], "cpu")
+    assert any("compiled" in r.getMessage() for r in caplog.records)
