@@ -11,42 +11,12 @@ computed (chunks, Dask blocks), so any run writes the same bytes; ``cost`` is in
 
 from __future__ import annotations
 
-import csv
-import io
-
 import numpy as np
 
 from app.cli import CliError
+from app.jobs.matrix import CsvRows  # noqa: F401 - the one CSV format, shared with the GUI
 
 ROWS_PER_GROUP = 1 << 20
-
-
-def _csv_cell(v) -> str:
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="").writerow([v])
-    return buf.getvalue()
-
-
-class CsvRows:
-    """``from,to,cost,from_id,to_id`` lines (cost empty when unreachable)."""
-
-    header = "from,to,cost,from_id,to_id\n"
-
-    def __init__(self, from_ids: list, to_ids: list):
-        self.fi = [_csv_cell(v) for v in from_ids]
-        self.ti = [_csv_cell(v) for v in to_ids]
-
-    def lines(self, r0: int, block: np.ndarray) -> str:
-        out = []
-        ti = self.ti
-        for i in range(block.shape[0]):
-            fr = r0 + i
-            fid = self.fi[fr]
-            out.append("".join(
-                f"{fr},{j},{c},{fid},{ti[j]}\n" if c >= 0 else f"{fr},{j},,{fid},{ti[j]}\n"
-                for j, c in enumerate(block[i].tolist())
-            ))
-        return "".join(out)
 
 
 def _id_array(pa, ids: list):

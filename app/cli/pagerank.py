@@ -28,7 +28,8 @@ def register(sub) -> None:
     p.add_argument("--damping", type=float, default=0.85, help="damping factor in (0, 1) "
                    "(default 0.85)")
     p.add_argument("--tol", type=float, default=1e-6, metavar="T",
-                   help="tolerance, >= 0 (default 1e-6)")
+                   help="tolerance, >= 0: stop when the L1 change < T × min(nodes, 1000) "
+                   "(default 1e-6)")
     p.add_argument("--max-iter", type=int, default=100, metavar="N",
                    help="most iterations, >= 1 (default 100)")
     add_backend_argument(p, BACKEND_HELP)
@@ -78,7 +79,7 @@ def summary(net, res, args: argparse.Namespace, time_s: float) -> dict[str, Any]
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.jobs.pagerank import PageRankOptions
+    from app.jobs.pagerank import PageRankOptions, stop_limit
     from app.jobs.pagerank import run as run_pagerank
     from app.progress import step
 
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     state = "converged" if out["converged"] else "did NOT converge"
     print(f"PageRank of {out['nodes']:,} nodes: {state} after {out['iterations']} iterations "
-          f"(last L1 change {out['delta']:.3g}, stop below {args.tol * net.num_nodes:.3g}); "
+          f"(last L1 change {out['delta']:.3g}, stop below {stop_limit(args.tol, net.num_nodes):.3g}); "
           f"{out['method']} on {out['backend']}, {t.s * 1000:.1f} ms")
     if out["top"]:
         best = out["top"][0]

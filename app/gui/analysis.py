@@ -27,9 +27,10 @@ from gpu_core.backend import BACKENDS
 from gpu_core.errors import InvalidArgumentError
 from resources import colormap_lut
 
-from .map_canvas import PathItem
+from .map_canvas import PathItem, format_cost
 from .overlays import ColorBar
 from .panels import button_row, form_panel
+from .words import plural
 
 RANK_BANDS = 12  # colour bands of the PageRank layer
 RANK_COLORMAP = "magma"
@@ -113,8 +114,9 @@ def mst_summary(res, unit: str) -> str:
     """Total weight, edges and components of an ``app.jobs.mst.MSTResult``."""
     f = res.forest
     how = f"{f.supersteps} supersteps, {f.rounds} rounds" if f.method == "boruvka" else f.method
-    return (f"Forest: {f.num_edges:,} edges, total weight {int(f.total_weight):,} {unit}, "
-            f"{int(f.components):,} components ({how}; {f.backend})")
+    return (f"Forest: {plural(f.num_edges, 'edge')}, total weight "
+            f"{format_cost(float(f.total_weight), unit)}, "
+            f"{plural(int(f.components), 'component')} ({how}; {f.backend})")
 
 
 def pagerank_summary(res) -> str:
@@ -122,7 +124,7 @@ def pagerank_summary(res) -> str:
     r = res.ranks
     state = "converged" if r.converged else "did NOT converge"
     top = ", ".join(f"{i} ({x:.3g})" for i, x in res.top(TOP_SHOWN))
-    return (f"PageRank: {state} after {r.iterations} iterations (last change {r.delta:.3g}; "
+    return (f"PageRank: {state} after {plural(int(r.iterations), 'iteration')} (last change {r.delta:.3g}; "
             f"{r.backend}). Top nodes: {top}")
 
 
@@ -146,7 +148,7 @@ class AnalysisPanel(QWidget):
         self.sp_damping.setSingleStep(0.01)
         self.sp_damping.setValue(0.85)
         self.ed_tol = QLineEdit("1e-6")  # a spin box cannot show 1e-6 readably
-        self.ed_tol.setToolTip("stop when the L1 change is below tol × nodes (networkx); >= 0")
+        self.ed_tol.setToolTip("stop when the L1 change is below tol × min(nodes, 1000); >= 0")
         self.sp_iter = QSpinBox()
         self.sp_iter.setRange(1, 100_000)
         self.sp_iter.setValue(100)

@@ -175,8 +175,14 @@ def fill_recent(win) -> None:
     win.m_recent.setEnabled(bool(files))
 
 
+def about_text() -> str:
+    from app.version import version
+
+    return (f"Signpost {version()}: every shortest route at once, on the GPU or the CPU.\n"
+            "Left click: source · right click (or Ctrl+click): destination · "
+            "drag B to move the destination.")
+
+
 def about(win) -> None:
-    QMessageBox.about(win, "About Signpost",
-                      "Signpost: every shortest route at once, on the GPU or the CPU.\n"
-                      "Left click: source · right click (or Ctrl+click): destination · "
-                      "drag B to move the destination.")
+    QMessageBox.about(win, "About Signpost", about_text())
+

@@ -10,6 +10,7 @@ tool that started it; menus and the status bar are built in ``chrome.py``.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ from .phase_chart import PhaseChart
 from .route_index import RouteIndex
 from .settings import Settings
 from .tools import TOOLS
+from .words import eta_words
 from .workers import Job, JobContext, JobRunner
 
 
@@ -84,6 +86,7 @@ class MainWindow(MapLoading, QMainWindow):
         self._load_path: str | None = None
         self._loading = False
         self._after_job = 0
+        self._job_t0 = time.perf_counter()  # when the job on the compute worker started
         self.map_path: str | None = None  # the path as the user gave it (route JSON "map")
         self._dialogs: list[QMessageBox] = []
         self.last_click: tuple[float, float, str] | None = None
@@ -303,6 +306,8 @@ class MainWindow(MapLoading, QMainWindow):
         jid = self.compute.submit(Job(fn, kind=getattr(fn, "__name__", "job"), tag=tag))
         self._search_job = jid
         self._handlers = {jid: _Handlers(done, failed, cancelled, progress)}
+        self._job_t0 = time.perf_counter()  # the ETA of its progress (words.eta_words)
+        self.progress.setFormat("%p%")
         self.progress.setRange(0, 0 if busy else 1000)
         self.progress.setVisible(True)
         self.btn_cancel.setVisible(True)
@@ -322,6 +327,10 @@ class MainWindow(MapLoading, QMainWindow):
             known = frac >= 0  # -1: a message without a fraction (JobContext.progress)
             if known:
                 self.progress.setValue(int(frac * 1000))
+                eta = eta_words(frac, time.perf_counter() - self._job_t0)
+                if eta:  # every long job says how long it has left, in its panel and here
+                    self.progress.setFormat(f"%p% · {eta}")
+                    msg = f"{msg} · {eta}" if msg else eta
             if h.progress is not None:
                 h.progress(frac if known else None, msg)
 
@@ -365,13 +374,16 @@ class MainWindow(MapLoading, QMainWindow):
     def export(self, what: str, path: str, scale: int | None = None) -> None:
         """Write ``what`` (a tool's export, or the view) to ``path``; format by extension.
         The view's PNG: ``scale`` 1, 2 or 4 (default: from a ``name@2x.png`` name, or 1)."""
-        if what == "view":
-            export.view_image(self.canvas, path, scale or export.png_scale(path))
-        else:
-            tool = next((t for t in self.tools.values() if what in t.exports), None)
-            if tool is None:
-                raise InvalidArgumentError(f"unknown export {what!r}")
-            tool.export(what, path)
+        try:
+            if what == "view":
+                export.view_image(self.canvas, path, scale or export.png_scale(path))
+            else:
+                tool = next((t for t in self.tools.values() if what in t.exports), None)
+                if tool is None:
+                    raise InvalidArgumentError(f"unknown export {what!r}")
+                tool.export(what, path)
+        except OSError as exc:  # the message names the user's file, never the temporary one
+            raise OSError(exc.errno, f"could not write {path}: {exc.strerror or exc}") from None
         self.status(f"Wrote {path}", 5000)
 
     def export_dialog(self, what: str) -> None:

@@ -37,6 +37,9 @@ ROUND_MIN_PX = 3.0
 
 _DASH = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt.PenStyle.DotLine}
 
+OD_RING = "#d81b9a"  # magenta: the OD points' ring and label background
+OD_PREFIX = "P"  # OD points are P1, P2, ... on the map and in the table (billboards: 1, 2, ...)
+
 
 class LegendLine:
     """What the legend draws for a road class: a line in its pen. pyqtgraph's ItemSample
@@ -129,8 +132,11 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.site_item.setZValue(48)
         self.vb.addItem(self.site_item)
         self.site_labels: list[pg.TextItem] = []
-        self.od_item = pg.ScatterPlotItem(size=11, symbol="d", pen=pg.mkPen("#111111", width=1),
-                                          brush=pg.mkBrush("#4fc3f7"))
+        # OD points: white squares ringed in magenta, lettered P1, P2, ... (issue 42: light-blue
+        # diamonds were lost on a blue field and their 1-4 mixed with the billboards' 1-5);
+        # neither white nor magenta is in a field's colour map
+        self.od_item = pg.ScatterPlotItem(size=12, symbol="s", pen=pg.mkPen(OD_RING, width=2.5),
+                                          brush=pg.mkBrush("#ffffff"))
         self.od_item.setZValue(47)
         self.vb.addItem(self.od_item)
         self.od_labels: list[pg.TextItem] = []
@@ -221,15 +227,18 @@ class MapCanvas(pg.GraphicsLayoutWidget):
 
     def show_od(self, xs, ys) -> None:
         """Numbered origin–destination points; empty lists remove them."""
-        self._numbered(self.od_item, self.od_labels, xs, ys, "#4fc3f7")
+        self._numbered(self.od_item, self.od_labels, xs, ys, "#ffffff", prefix=OD_PREFIX,
+                       fill=OD_RING)
 
-    def _numbered(self, item, labels: list, xs, ys, colour: str) -> None:
+    def _numbered(self, item, labels: list, xs, ys, colour: str, prefix: str = "",
+                  fill: str | None = None) -> None:
         for t in labels:
             self.vb.removeItem(t)
         labels.clear()
         item.setData(list(xs), list(ys))
         for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
-            t = pg.TextItem(str(i + 1), color=colour, anchor=(-0.3, 1.1))
+            t = pg.TextItem(f"{prefix}{i + 1}", color=colour, anchor=(-0.3, 1.1),
+                            fill=pg.mkBrush(fill) if fill else None)
             t.setZValue(49)
             t.setPos(float(x), float(y))
             self.vb.addItem(t)
@@ -314,6 +323,9 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         self.show_od([], [])
         self.legend.clear()
         self.field_legend.hide()
+        # a new map is not under the old map's field: its roads and class legend show
+        self._roads_dimmed = False
+        self.legend.setVisible(True)
         self.notice.hide()
         self.set_marker("source", None)
         self.set_marker("destination", None)
@@ -555,5 +567,10 @@ def format_cost(value: float, unit: str) -> str:
         s = value / 10**k
         if s >= 3600:
             return f"{s / 3600:.1f} h"
-        return f"{s / 60:.1f} min" if s >= 60 else f"{s:.0f} s"
+        if s >= 600:
+            return f"{s / 60:.0f} min"
+        if s >= 60:  # "8 min 20 s", not "8.3 min" (a tenth of a minute reads as seconds)
+            mins, sec = divmod(int(round(s)), 60)
+            return f"{mins} min" if sec == 0 else f"{mins} min {sec} s"
+        return f"{s:.0f} s"
     return f"{value:,.0f}"

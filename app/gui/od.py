@@ -1,6 +1,6 @@
 """The origin–destination panel (``tools/od_tool.py`` runs it): the cost matrix as a
-table coloured by cost (heat map), exported as CSV ``from,to,cost`` (node ids, -1 =
-unreachable)."""
+table coloured by cost (heat map), exported as the CSV `signpost matrix` writes
+(``from,to,cost,from_id,to_id``: app.jobs.matrix.CsvRows)."""
 
 from __future__ import annotations
 
@@ -19,24 +19,25 @@ from osutil.atomic import atomic_open
 from resources import colormap_lut
 
 from .compare import BeforeAfterTable
-from .map_canvas import format_cost
+from .map_canvas import OD_PREFIX, format_cost
 from .panels import button_row
 
 
 def write_matrix_csv(path: str, from_ids, to_ids, matrix: np.ndarray,
                      from_labels=None, to_labels=None) -> None:
-    """``from,to,cost,from_id,to_id``: node ids, the cost (-1 unreachable) and each point's
-    id (its file's id column, else the node id; as ``signpost matrix`` writes them)."""
-    import csv
+    """The matrix in `signpost matrix`'s CSV format (app.jobs.matrix.CsvRows): ``from`` /
+    ``to`` the points' 0-based rows (the table's numbers minus one), ``cost`` empty when
+    unreachable, ``from_id`` / ``to_id`` each point's id (its file's id column, else the
+    node id)."""
+    from app.jobs.matrix import CsvRows
 
-    fl = list(from_labels) if from_labels is not None else list(from_ids)
-    tl = list(to_labels) if to_labels is not None else list(to_ids)
+    fl = list(from_labels) if from_labels is not None else [int(v) for v in from_ids]
+    tl = list(to_labels) if to_labels is not None else [int(v) for v in to_ids]
+    rows = CsvRows(fl, tl)
+    block = np.asarray(matrix, dtype=np.int64)
     with atomic_open(path, "w") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["from", "to", "cost", "from_id", "to_id"])
-        for i, a in enumerate(from_ids):
-            for j, b in enumerate(to_ids):
-                w.writerow([int(a), int(b), int(matrix[i, j]), fl[i], tl[j]])
+        fh.write(rows.header)
+        fh.write(rows.lines(0, block))
 
 
 OD_PROMPT = "Shift+click the map to add points (each is origin and destination)."
@@ -99,12 +100,12 @@ class ODPanel(QWidget):
         return [int(p.node_id) for p in self.points]
 
     def marker_labels(self) -> list[str]:
-        """The numbers the map shows on the points (1, 2, ...), as the table's headers;
+        """The names the map shows on the points (P1, P2, ...), as the table's headers;
         a point named by its file's id column keeps that name after its number."""
         out = []
         for i, (p, label) in enumerate(zip(self.points, self.labels, strict=True)):
             named = str(label) != str(p.node_id)
-            out.append(f"{i + 1} {label}" if named else str(i + 1))
+            out.append(f"{OD_PREFIX}{i + 1} {label}" if named else f"{OD_PREFIX}{i + 1}")
         return out
 
     def show_matrix(self, matrix: np.ndarray, unit: str) -> None:
@@ -121,7 +122,7 @@ class ODPanel(QWidget):
         self.table.setVerticalHeaderLabels(marks)
         for i, text in enumerate(labels):
             for item in (self.table.horizontalHeaderItem(i), self.table.verticalHeaderItem(i)):
-                item.setToolTip(f"point {i + 1}: {text}")
+                item.setToolTip(f"point {OD_PREFIX}{i + 1}: {text}")
         reached = matrix[matrix >= 0]
         top = max(int(reached.max()), 1) if reached.size else 1
         lut = colormap_lut("traffic", 256)
@@ -135,7 +136,7 @@ class ODPanel(QWidget):
                     item.setForeground(QColor("#111111"))
                 else:
                     item.setBackground(QColor("#555555"))
-                item.setToolTip(f"{i + 1} → {j + 1} ({labels[i]} → {labels[j]}): "
+                item.setToolTip(f"{OD_PREFIX}{i + 1} → {OD_PREFIX}{j + 1} ({labels[i]} → {labels[j]}): "
                                 f"{'unreachable' if c < 0 else f'{c:,} {unit}'}")
                 self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()

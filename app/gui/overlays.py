@@ -10,6 +10,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsObject
 
+from .words import change_words, plural
+
 BAND_LEGEND_MAX = 12  # more bands than this: every k-th band is named
 
 
@@ -58,8 +60,9 @@ class FieldLegend:
         if nothing:
             self.gradient.set_labels(title, {"no change anywhere": 0.5})
         else:
-            self.gradient.set_labels(title, {f"−{f(span, unit)} faster": 0.0, "no change": 0.5,
-                                             f"+{f(span, unit)} slower": 1.0})
+            grew, shrank = change_words(unit)
+            self.gradient.set_labels(title, {f"−{f(span, unit)} {shrank}": 0.0, "no change": 0.5,
+                                             f"+{f(span, unit)} {grew}": 1.0})
         self.labels = [f"−{f(span, unit)}", f"+{f(span, unit)}"]
         self.gradient.setVisible(True)
         self._placed()
@@ -83,8 +86,8 @@ class FieldLegend:
             self.labels.append(text)
         self.note = ""
         if asked and nb != asked:
-            self.note = (f"{nb} bands (of {asked} asked): the steps are rounded to "
-                         f"{self.format_cost(edges[1] - edges[0], unit)}")
+            self.note = (f"{plural(nb, 'band')} (of {asked} asked): steps of "
+                         f"{self.format_cost(edges[1] - edges[0], unit)}, a round value")
             self.bands.layout.addItem(pg.LabelItem(self.note, color="#9aa0a6", size="7pt"),
                                       self.bands.layout.rowCount(), 0, 1, 2)
             self.bands.updateSize()
@@ -105,7 +108,9 @@ def field_title(unit: str, plain: bool = False) -> str:
     from maps.model.weights import unit_scale
 
     dim = (unit_scale(unit) or (None, 0))[0]
-    what = {"time": "travel time", "length": "distance"}.get(dim, f"cost ({unit})" if unit else "cost")
+    # the file's own weights ("unit": PACE, generated maps) have no unit to name
+    own = f"cost ({unit})" if unit and unit != "unit" else "cost (weights without a unit)"
+    what = {"time": "travel time", "length": "distance"}.get(dim, own)
     return what if plain else f"{what} from A"
 
 

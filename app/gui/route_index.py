@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QToolButton
 
 from .workers import Job, JobContext, JobRunner
@@ -39,6 +39,8 @@ def eta_text(elapsed_s: float, fraction: float) -> str:
     m, s = divmod(int(round(left)), 60)
     return f"ETA {m}:{s:02d}"
 
+
+STALL_S = 2.0  # seconds without a new fraction before the index bar moves on its own
 
 class RouteIndex(QObject):
     """The window's route index: state, background worker, status-bar widgets.
@@ -71,6 +73,12 @@ class RouteIndex(QObject):
         self.bar = QProgressBar()
         self.bar.setMaximumWidth(120)
         self.bar.setRange(0, 1000)
+        # a step with no fraction for STALL_S (the first 10 s, the last 20 %: issue 42)
+        # turns the bar into a moving busy indicator instead of sitting at one value
+        self._last_frac_t = 0.0
+        self._stall = QTimer(self)
+        self._stall.setInterval(500)
+        self._stall.timeout.connect(self._check_stall)
         self.btn = QToolButton()
         self.btn.setText("✕")
         self.btn.setToolTip("Stop building the route index (clicks keep working without it)")
@@ -154,8 +162,9 @@ class RouteIndex(QObject):
         self._kind = kind
         self._t0 = time.perf_counter()
         self._job = self.runner.submit(Job(fn, kind=kind))
-        self.bar.setRange(0, 1000)
-        self.bar.setValue(0)
+        self.bar.setRange(0, 0)  # moving until the first fraction arrives
+        self._last_frac_t = self._t0
+        self._stall.start()
         self._show_busy(True)
 
     # ---- edits ----------------------------------------------------------------------------
@@ -221,6 +230,7 @@ class RouteIndex(QObject):
             self.bar.setRange(0, 0)
             self.label.setText(f"route index: {msg}" if msg else self.label.text())
             return
+        self._last_frac_t = time.perf_counter()
         self.bar.setRange(0, 1000)
         self.bar.setValue(int(frac * 1000))
         eta = eta_text(time.perf_counter() - self._t0, frac)
@@ -307,6 +317,15 @@ class RouteIndex(QObject):
         self.label.setVisible(bool(text))
         self.changed.emit(state)
 
+    def _check_stall(self) -> None:
+        """No fraction for STALL_S: a moving busy bar (the label keeps the last figure)."""
+        if not self._job:
+            self._stall.stop()
+        elif time.perf_counter() - self._last_frac_t > STALL_S and self.bar.maximum() != 0:
+            self.bar.setRange(0, 0)
+
     def _show_busy(self, on: bool) -> None:
+        if not on:
+            self._stall.stop()
         self.bar.setVisible(on)
         self.btn.setVisible(on)

@@ -170,3 +170,29 @@ def site_ids(net: RoadNetwork, nodes) -> list:
     """Ids as written in the map file of the given node indices (JSON-ready)."""
     labels = net.node_labels()
     return [labels[v].item() if hasattr(labels[v], "item") else labels[v] for v in nodes]
+
+
+# Arc visits per second of one full search, as method "auto" assumes them (its limit is about
+# 30 s of work: gpu_core.betweenness.api.EXACT_WORK_LIMIT).
+def estimate(num_nodes: int, num_arcs: int, opts: BillboardsOptions) -> dict:
+    """A rough size of a placement before it starts (issue 42: the 1.43M map's defaults ran
+    1.5-3.6 hours on the CPU without a word): ``method`` it will use, ``searches`` (full
+    searches), ``seconds`` (rough, from the auto limit's arc-visit rate), ``backend``."""
+    from gpu_core.backend import resolve_backend
+    from gpu_core.betweenness import sample_size
+    from gpu_core.betweenness.api import EXACT_WORK_LIMIT
+
+    be = resolve_backend(opts.backend)
+    be = be if be in EXACT_WORK_LIMIT else "cpu"
+    sources = num_nodes  # every node is an origin (uniform demand)
+    exact_work = float(opts.k) * sources * max(num_arcs, 1)
+    method = opts.method
+    if method == "auto":
+        method = "exact" if exact_work <= EXACT_WORK_LIMIT[be] else "sampled"
+    if method == "sampled":
+        searches = sample_size(opts.k, max(num_nodes, 2), opts.epsilon, opts.delta)
+        work = float(searches) * max(num_arcs, 1)
+    else:
+        searches, work = sources * opts.k, exact_work
+    rate = EXACT_WORK_LIMIT[be] / 30.0
+    return {"method": method, "searches": int(searches), "seconds": work / rate, "backend": be}

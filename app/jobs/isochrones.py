@@ -433,3 +433,28 @@ class _ArcLines:
             dst = np.repeat(off + 1, inner) + rel
             xs[dst], ys[dst] = self.px[src], self.py[src]
         return xs, ys, np.repeat(np.arange(arcs.size), cnt)
+
+
+
+# Isochrone polygons are drawn for maps up to this many arcs: on the 1.43M-node map (3.6M
+# arcs) they froze the window for a minute and grew the process past 21 GB (issue 42).
+POLYGON_MAX_ARCS = 1_500_000
+
+
+def polygon_refusal(arcs: int) -> str:
+    """Why no polygons are drawn on a map this big, and what to do instead."""
+    return (f"Isochrone polygons are drawn for maps up to {POLYGON_MAX_ARCS:,} arcs; this one "
+            f"has {arcs:,}. The coloured bands show the same areas; for polygons run "
+            "`signpost isochrones MAP --from P --out F.gpkg` and open the file in a GIS.")
+
+
+def band_rings(polygons: list) -> list:
+    """Each band's own area (the ring between its cutoff and the one below), so the fills do
+    not stack into colours no legend swatch shows."""
+    import shapely
+
+    out, below = [], None
+    for p in polygons:
+        out.append(p if below is None or below.is_empty else shapely.difference(p, below))
+        below = p
+    return out

@@ -4,6 +4,8 @@ many-source SSSP). ``run`` holds the whole matrix (the window's OD table);
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -147,3 +149,34 @@ def npy_by_workers(net, opts: MatrixOptions, client, path: str, *, stats: dict |
                              on_block=on_block, **kw)
 
     return write
+
+
+def _csv_cell(v) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow([v])
+    return buf.getvalue()
+
+
+class CsvRows:
+    """``from,to,cost,from_id,to_id`` lines: ``from`` / ``to`` the 0-based row of each
+    point in its list, ``cost`` empty when unreachable, ``from_id`` / ``to_id`` each
+    point's id. The one matrix CSV format: `signpost matrix --out m.csv` and the window's
+    OD export both write it (issue 42: they shared a header with different meanings)."""
+
+    header = "from,to,cost,from_id,to_id\n"
+
+    def __init__(self, from_ids: list, to_ids: list):
+        self.fi = [_csv_cell(v) for v in from_ids]
+        self.ti = [_csv_cell(v) for v in to_ids]
+
+    def lines(self, r0: int, block: np.ndarray) -> str:
+        out = []
+        ti = self.ti
+        for i in range(block.shape[0]):
+            fr = r0 + i
+            fid = self.fi[fr]
+            out.append("".join(
+                f"{fr},{j},{c},{fid},{ti[j]}\n" if c >= 0 else f"{fr},{j},,{fid},{ti[j]}\n"
+                for j, c in enumerate(block[i].tolist())
+            ))
+        return "".join(out)

@@ -296,7 +296,8 @@ def warm_up(strategies: Sequence[str] | None = None, backend: str = "cpu", *,
     if not small_work:
         dist_from_keys(np.zeros(1 << 15, np.int64), 0, -1)  # the big-map pass's threads
     elapsed = time.perf_counter() - t0
-    log.info("warm-up of %s on %s: %.0f ms", ", ".join(names), which, elapsed * 1e3)
+    log.info("warm-up of %s on %s: %.0f ms (kernels compiled, or loaded from numba's cache / "
+             "CUDA modules; not counted in search times)", ", ".join(names), which, elapsed * 1e3)
     return elapsed
 
 

@@ -36,7 +36,10 @@ def test_mst_drawn_and_summary_equals_job(qtbot, window, analysis, fixture_net):
     item = analysis.layers.forest_item
     assert item is not None and item.path().elementCount() == 2 * ref.edges
     text = analysis.panel.lbl_mst.text()
-    assert f"{ref.edges:,} edges" in text and f"total weight {int(ref.forest.total_weight):,}" in text
+    from app.gui.map_canvas import format_cost
+
+    assert f"{ref.edges:,} edges" in text
+    assert f"total weight {format_cost(float(ref.forest.total_weight), fixture_net.unit)}" in text
     assert f"{int(ref.forest.components):,} components" in text
     # the superstep chart holds the run's telemetry
     assert window.chart.num_phases("MST") == len(ref.forest.telemetry) > 0

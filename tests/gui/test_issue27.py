@@ -134,7 +134,7 @@ def test_od_table_uses_marker_numbers_and_units(qtbot, window, fixture_net):
     want = matrix.run(net, matrix.MatrixOptions(tuple(got), tuple(got), backend="cpu")).matrix
     t = od.panel.table
     heads = [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())]
-    assert heads == ["1", "2", "3", "4"]
+    assert heads == ["P1", "P2", "P3", "P4"]  # lettered apart from billboard sites (issue 42)
     assert [lbl.toPlainText() for lbl in canvas.od_labels] == heads  # the map's numbers
     for i in range(4):
         for j in range(4):
@@ -213,7 +213,7 @@ def test_close_by_click_and_an_edit_that_changes_nothing(qtbot, window, fixture_
     # the what-if run's chart: one mode legend entry per dot colour drawn
     chart = window.chart
     chart.redraw()
-    _lf, sf, _lt, _st = chart._items["what-if"]
+    _lf, sf, _lt, _st = chart._items["edit"]
     dots = {b.color().name() for b in sf.data["brush"]}
     named = [label.text for _s, label in chart.mode_legend.items]
     assert len(named) == len(dots) >= 1

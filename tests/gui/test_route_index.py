@@ -174,3 +174,32 @@ def test_edit_recustomizes_and_equals_a_fresh_search(qtbot, make_window, road_ne
     res = _search(qtbot, win, far)
     assert res.extra.get("index") == "phast"
     _same(res, _plain(sc.graph, far))
+
+
+def test_index_bar_moves_while_a_step_has_no_fraction(qtbot, make_window, road_net, monkeypatch):
+    """Issue 42 item 13: the bar sat at 0 % for 10 s and at 80 % for 34 s."""
+    from PySide6.QtCore import Qt
+
+    from app.gui import route_index
+    from app.gui.workers import JobContext
+
+    monkeypatch.setattr(route_index, "STALL_S", 0.3)
+    win = make_window(road_net)
+    ri = win.route_index
+    gate = threading.Event()
+    real = JobContext.progress
+
+    def held(self, fraction, message=""):  # the build holds at its first fraction
+        real(self, fraction, message)
+        if self.runner is ri.runner and fraction is not None:
+            gate.wait(30)
+
+    monkeypatch.setattr(JobContext, "progress", held)
+    win.a_build_index.trigger()
+    qtbot.waitUntil(lambda: ri.label.text().startswith("route index 0%"), timeout=30000)
+    assert ri.bar.maximum() == 1000  # a fraction came: the bar shows it
+    qtbot.waitUntil(lambda: ri.bar.maximum() == 0, timeout=5000)  # then moves on its own
+    qtbot.mouseClick(ri.btn, Qt.MouseButton.LeftButton)
+    gate.set()
+    qtbot.waitUntil(lambda: ri.state == "cancelled", timeout=60000)
+    qtbot.waitUntil(lambda: not ri.runner.busy(), timeout=30000)

@@ -3,6 +3,9 @@ the window's compute worker; numbered markers, the panel's table and SB-vs-k cha
 
 from __future__ import annotations
 
+import os
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
 from app.jobs import billboards
@@ -13,6 +16,18 @@ from ..compare import before_after_job
 from .base import Tool
 
 SAMPLING_RUN = "billboard sampling"  # the phase chart's run (phase_chart.STEP_NAMES)
+
+LONG_JOB_S = 120.0  # a placement estimated longer is announced before it starts
+
+
+def long_job_text(est: dict, v: dict) -> str:
+    """'About 1 h on the CPU: 14,771 full searches (sampled) ...; shorter: ...'."""
+    from ..words import duration_words
+
+    return (f"K = {v['k']} sites on this map take roughly {duration_words(est['seconds'])} on "
+            f"the {'GPU' if est['backend'] == 'cupy' else 'CPU'}: {est['searches']:,} full "
+            f"searches ({est['method']}). Shorter: fewer sites (K), candidates 'in view' "
+            "(zoom in first), the 'hops' mode, or a GPU.")
 
 
 class BillboardsTool(Tool):
@@ -60,8 +75,10 @@ class BillboardsTool(Tool):
         self.panel.btn_export.setEnabled(False)
         self.panel.lbl.setText("—")
 
-    def run(self) -> int:
-        """Greedy K billboard sites on the compute worker."""
+    def run(self, confirmed: bool = False) -> int:
+        """Greedy K billboard sites on the compute worker. A placement estimated past
+        LONG_JOB_S is announced first (with what would make it shorter) and starts only
+        when the user says so (``confirmed``)."""
         win = self.win
         if win.graph is None or win.net is None:
             win.status("Open a map first", 5000)
@@ -71,6 +88,10 @@ class BillboardsTool(Tool):
         cand = candidate_mask(win.net, v["candidates"], (r.x(), r.y(), r.width(), r.height()))
         opts = billboards.BillboardsOptions(v["k"], mode=v["mode"], method=v["method"],
                                             candidates=cand, backend=win.algo_panel.backend)
+        est = billboards.estimate(win.net.num_nodes, win.net.num_arcs, opts)
+        if est["seconds"] > LONG_JOB_S and not confirmed:
+            self.announce_long(est, v)
+            return 0
         self.result = None
         win.canvas.show_sites([], [])
         self.panel.set_progress(0.0, "starting…")
@@ -89,6 +110,22 @@ class BillboardsTool(Tool):
                          progress=self._progress)
         win.status(f"Placing {v['k']} billboards ({v['mode']}, {v['method']})…")
         return jid
+
+    def announce_long(self, est: dict, v: dict) -> None:
+        """Say how long the placement may take and what would shorten it; Start / Cancel."""
+        from PySide6.QtWidgets import QMessageBox
+
+        text = long_job_text(est, v)
+        self.announced = text
+        self.panel.set_progress(0.0, "Not started: " + text)
+        self.win.status("Billboards not started: see the panel", 10000)
+        if os.environ.get("SIGNPOST_NO_DIALOGS"):
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, "A long placement", text + "\n\nStart it anyway?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.win)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.accepted.connect(lambda: self.run(confirmed=True))
+        box.open()
 
     def compare(self) -> int:
         """The sites on the unedited and on the edited map (the Edit tool's), side by side."""

@@ -28,6 +28,7 @@ from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change, palette
 from ..edit_panel import EditLayers, EditPanel
 from ..map_canvas import format_cost
 from ..overlays import field_title
+from ..words import change_words, plural
 from .base import Tool
 from .edit_commands import EditCommand, file_id
 
@@ -63,6 +64,7 @@ class EditTool(Tool):
         self._link_start = None  # (lon, lat, x, y) of a link's first point
         self.change: Change | None = None  # the change view on screen
         self._changed_arcs: tuple[int, int] = (-1, 0)  # (graph version, arcs changed)
+        self._label = "edit"  # what the next search is for, as the chart names it: edit | undo | redo
         window.fieldChanged.connect(self._field_changed)
         window.canvas.linkDragStarted.connect(lambda x, y: self.layers.show_pending((x, y)))
         window.canvas.linkDragged.connect(self._link_dragged)
@@ -285,12 +287,14 @@ class EditTool(Tool):
         cmd.after = self._current()
         done = self.scenario.undo()
         # Scenario.undo's record carries the undo batch's own summary (what repair needs)
+        self._label = "undo"
         self.changed(done.summary if done is not None and done.undone else None, cmd.before)
 
     def redo_command(self, cmd: EditCommand) -> None:
         self._quiesce()
         cmd.before = self._current() or cmd.before
         done = self.scenario.redo()
+        self._label = "redo"
         self.changed(getattr(done, "summary", None), cmd.after)
 
     def changed(self, summary, restore) -> None:
@@ -307,7 +311,8 @@ class EditTool(Tool):
                 and restore[1].dist.shape[0] == self.scenario.graph.num_nodes):
             win.compute.cancel()
             self._since = []
-            route.show_result(restore[1], "what-if")
+            route.show_result(restore[1], self._label)
+            self._label = "edit"
             win.status("The result of this state of the edits is back (no search)", 5000)
             return
         if route.source is None:
@@ -339,13 +344,15 @@ class EditTool(Tool):
             return out
 
         fn.__name__ = "whatif"
+        label, self._label = self._label, "edit"
         win.chart.clear()
-        win.chart.begin_run("what-if")
-        win.status(f"Updating the search for {len(sc.edits)} edits…")
-        return win.submit(fn, lambda out: self._update_done(out, mod, opts.source),
-                          tag="what-if", busy=True)
+        win.chart.begin_run(label)
+        win.status(f"Updating the search for {plural(len(sc.edits), 'edit')}…")
+        return win.submit(fn, lambda out: self._update_done(out, mod, opts.source, label),
+                          tag=label, busy=True)
 
-    def _update_done(self, out: whatif.WhatIfResult, mod: int, source: int) -> None:
+    def _update_done(self, out: whatif.WhatIfResult, mod: int, source: int,
+                     label: str = "edit") -> None:
         if mod != self._mod:
             return
         if out.base is not None:
@@ -355,13 +362,13 @@ class EditTool(Tool):
         res = out.result
         route = self.win.tools["route"]
         previous = route.result
-        route.show_result(res, "what-if")
+        route.show_result(res, label)
         why = f" ({out.reason})" if out.reason else ""
         same = (previous is not None and previous.dist.shape == res.dist.shape
                 and bool(np.array_equal(previous.dist, res.dist)))
         note = ("; this edit changes no cost from A (the road is on no shortest route "
                 "from A)" if same else "")
-        self.win.status(f"Edit: {out.method}{why} in {res.elapsed_s * 1000:.1f} ms; "
+        self.win.status(f"{label.capitalize()}: {out.method}{why} in {res.elapsed_s * 1000:.1f} ms; "
                         f"{int(res.reached.sum()):,} nodes reached{note}", 8000)
 
     def _field_changed(self) -> None:
@@ -389,7 +396,7 @@ class EditTool(Tool):
                 x1, y1 = win.lonlat_to_xy(*e.line[-1])
                 segs.append((x0, y0, x1, y1))
         self.layers.show_links(segs)
-        self.panel.set_summary(f"{len(sc.edits)} edits: {n_closed} roads closed, {len(segs)} links "
+        self.panel.set_summary(f"{plural(len(sc.edits), 'edit')}: {n_closed} roads closed, {len(segs)} links "
                                f"added; {self._changed_text(sc)} arcs differ from the map",
                                self.stack.isClean())
 
@@ -481,7 +488,7 @@ class EditTool(Tool):
         self.path = path
         self.stack.setClean()
         self.redraw_edits()
-        self.win.status(f"Saved {len(self.scenario.edits) if self.scenario else 0} edits to {path}", 5000)
+        self.win.status(f"Saved {plural(len(self.scenario.edits) if self.scenario else 0, 'edit')} to {path}", 5000)
 
     def save_dialog(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self.win, "Save scenario", self.path or "", SCENARIO_FILTER)
@@ -542,7 +549,7 @@ class EditTool(Tool):
         self.path = path
         self._since = None  # the result on screen is of another graph: search again
         self.changed(None, None)
-        win.status(f"Opened {os.path.basename(path or 'the edits')}: {len(edits)} edits", 6000)
+        win.status(f"Opened {os.path.basename(path or 'the edits')}: {plural(len(edits), 'edit')}", 6000)
         return True
 
     def export(self, what: str, path: str) -> None:
@@ -557,7 +564,7 @@ class EditTool(Tool):
                    | QMessageBox.StandardButton.Cancel)
         answer = QMessageBox.question(
             self.win, "Unsaved edits",
-            f"The map has {len(self.scenario.edits)} edits that are not saved. Save them?",
+            f"The map has {plural(len(self.scenario.edits), 'edit')} not saved. Save them?",
             buttons, QMessageBox.StandardButton.Save)
         if answer == QMessageBox.StandardButton.Save:
             return self.save_dialog()
@@ -570,5 +577,6 @@ def change_text(ch: Change, unit: str) -> str:
     if ch.none:
         return ("nothing changed: no node's cost from A differs from the unedited map "
                 "(the edited roads are on no shortest route from A)")
-    return (f"{grew:,} nodes slower, {shrank:,} faster (up to {format_cost(ch.span, unit)}); "
+    more, less = change_words(unit)
+    return (f"{plural(grew, 'node')} {more}, {shrank:,} {less} (up to {format_cost(ch.span, unit)}); "
             f"{int(ch.lost.sum()):,} became unreachable")

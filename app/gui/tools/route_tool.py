@@ -1,6 +1,9 @@
 """The route tool: left click sets the source (a new search, its distance field and live
 phase chart), right click the destination (the route read from the search on screen:
-moving the destination never searches again)."""
+moving the destination never searches again).
+
+Over 500 lines: clicks, drags, searches, compare, field and isochrone drawing share the
+tool's state (source, result, snap segments); split them when the next feature lands."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from ..overlays import ensure_visible
 from ..panels import RoutePanel
 from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
+from ..words import plural, route_words
 from .base import Tool, job
 
 # While the source is dragged the phase chart is redrawn at most this often (its redraw
@@ -126,7 +130,7 @@ class RouteTool(Tool):
             return [] if lay is None else [*lay.items, lay.legend]
 
         return [Layer("Route and its points", route_items, self.clear_route, route_toggle),
-                Layer("Distance field", lambda: list(canvas.field_items), self.clear_route,
+                Layer("Distance field", lambda: list(canvas.field_items), self.clear_field,
                       field_toggle),
                 Layer("Isochrone polygons", iso_items,
                       lambda: win.algo_panel.chk_polys.setChecked(False))]
@@ -175,6 +179,25 @@ class RouteTool(Tool):
     # ---- points -------------------------------------------------------------------------
     def clicked(self, which: str, point, seg: tuple) -> None:
         self.set_point(which, point, seg)
+        self.warn_far(which, point)
+
+    def warn_far(self, which: str, point) -> None:
+        """A click far from any road (> FAR_SNAP_M) is said over the map, not only in the
+        panel: the point was moved to the nearest road (issue 42)."""
+        from app.jobs.route import FAR_SNAP_M
+
+        canvas = self.win.canvas
+        d = float(point.snap.distance_m) if point.snap is not None else 0.0
+        if d <= FAR_SNAP_M:
+            if canvas.notice.text().startswith("The "):
+                canvas.notice.hide()
+            return
+        name = "source (A)" if which == "source" else "destination (B)"
+        text = (f"The {name} was set {d:,.0f} m from where you clicked: no road is nearer. "
+                "Click closer to a road to move it.")
+        canvas.notice.show(text)
+        self.win.status(text, 10000)
+        QTimer.singleShot(6000, lambda: canvas.notice.hide() if canvas.notice.text() == text else None)
 
     def set_point(self, which: str, point, snap_seg: tuple | None = None) -> None:
         """Make ``point`` (a ResolvedPoint) the source (new search) or destination (route)."""
@@ -295,6 +318,11 @@ class RouteTool(Tool):
         canvas.set_marker("destination", None)
         canvas.show_route(None)
         canvas.show_field(None)
+
+    def clear_field(self) -> None:
+        """Layers → Clear → Distance field: the field goes, the route and its points stay
+        (a new search, or ticking the field again, draws it anew)."""
+        self.win.canvas.show_field(None)
 
     # ---- searching ----------------------------------------------------------------------
     def _options(self, strategy: str) -> sssp.SsspJobOptions:
@@ -445,7 +473,8 @@ class RouteTool(Tool):
     def _compare_done(self, result: dict) -> None:
         for s, res in result.items():
             self.win.chart.set_run(s, res.phases, f"{res.backend}", search_s=res.elapsed_s)
-        self.win.status("Compared " + ", ".join(
+        self.win.status("Compared (time in the phases; the chart's bars add the search's "
+                        "own time): " + ", ".join(
             f"{s}: {res.phases.total_time_us / 1000:.2f} ms" for s, res in result.items()), 10000)
         res = result.get("auto") or next(iter(result.values()))
         if res.extra.get("fallback"):
@@ -486,17 +515,26 @@ class RouteTool(Tool):
             return None
         if win.compute.busy():  # a search is running: its end redraws
             return None
+        if net.num_arcs > isochrones.POLYGON_MAX_ARCS:
+            self._show_isochrones(None)
+            win.status(isochrones.polygon_refusal(net.num_arcs), 15000)
+            return None
         bins = field_bins(win.geo, res.dist[: win.net.num_nodes], colormap=v["colormap"],
                           bands=v["isochrone_bands"])
         cuts = tuple(int(c) for c in bins.edges[1:])
         colours = [tuple(int(x) for x in c) for c in bins.colours]
-        labels = [f"≤ {format_cost(c, net.unit)}" for c in cuts]
+        # the field legend's words for the same bands ("0 m – 500 m", issue 42)
+        starts = (0, *cuts[:-1])
+        labels = [f"{format_cost(a, net.unit)} – {format_cost(b, net.unit)}"
+                  for a, b in zip(starts, cuts, strict=True)]
         opts = isochrones.IsochroneOptions(int(self.source), cuts)
         dist = res.dist
 
         def fn(ctx):
-            return isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
-                                  dist=dist)
+            r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
+                               dist=dist)
+            r.rings_xy = isochrones.band_rings(r.polygons_xy)  # here, not on the GUI thread
+            return r
 
         fn.__name__ = "isochrones"
         return win.submit(fn, lambda r: self._show_isochrones((r, labels), colours))
@@ -512,7 +550,8 @@ class RouteTool(Tool):
         if shown is None:
             self._iso_layer.show([], [], [])
         else:
-            self._iso_layer.show(shown[0].polygons_xy, list(colours), shown[1])
+            res = shown[0]
+            self._iso_layer.show(getattr(res, "rings_xy", res.polygons_xy), list(colours), shown[1])
 
     def update_route(self) -> None:
         """Read source→target from the predecessor array and draw it (no new search)."""
@@ -540,8 +579,9 @@ class RouteTool(Tool):
         if "weight_seed" in win.net.meta:  # PACE files have no weights: Signpost made them
             self.panel.lbl["time"].setText(
                 f"— (no weights in the file: generated 1..1000, seed {win.net.meta['weight_seed']})")
-        length = f", {r.length_m:,.0f} m" if win.net.has_coordinates else ""
-        win.status(f"Route: {format_cost(r.cost, r.unit)}{length}, {r.num_nodes} nodes", 8000)
+        length = r.length_m if win.net.has_coordinates else None
+        win.status(f"Route: {route_words(format_cost(r.cost, r.unit), r.unit, length)}, "
+                   f"{plural(r.num_nodes, 'node')}", 8000)
         win.routeShown.emit(r)
 
     def route_json(self) -> dict:
