@@ -27,6 +27,7 @@ from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
 from ..words import plural, route_words
 from .base import Tool, job
+from .route_layers import route_layers, route_stage
 
 # While the source is dragged the phase chart is redrawn at most this often (its redraw
 # is GUI-thread work that would otherwise come with every field; the drop redraws it).
@@ -103,46 +104,10 @@ class RouteTool(Tool):
         return scroll
 
     def result_layers(self) -> list:
-        from ..layers import Layer
-
-        canvas, win = self.win.canvas, self.win
-
-        def route_items():
-            return [*canvas.route_items, canvas.snap_item, canvas.source_marker, canvas.dest_marker]
-
-        def route_toggle(on: bool) -> None:
-            for it in route_items():
-                if it is None:
-                    continue
-                if it in (canvas.source_marker, canvas.dest_marker):  # shown where a point is set
-                    which = self.source if it is canvas.source_marker else self.target
-                    it.setVisible(on and which is not None)
-                else:
-                    it.setVisible(on)
-
-        def field_toggle(on: bool) -> None:
-            chk = win.algo_panel.chk_field
-            if chk.isChecked() != on:
-                chk.setChecked(on)
-
-        def iso_items():
-            lay = self._iso_layer
-            return [] if lay is None else [*lay.items, lay.legend]
-
-        return [Layer("Route and its points", route_items, self.clear_route, route_toggle),
-                Layer("Distance field", lambda: list(canvas.field_items), self.clear_field,
-                      field_toggle),
-                Layer("Isochrone polygons", iso_items,
-                      lambda: win.algo_panel.chk_polys.setChecked(False))]
+        return route_layers(self)
 
     def stage(self, wait) -> None:
-        from ..screens import idle, spread_points
-
-        a, b = spread_points(self.win, 2)
-        self.win.canvas.click_at(*a, "left")
-        wait(lambda: idle(self.win) and self.result is not None, 60)
-        self.win.canvas.click_at(*b, "right")
-        wait(lambda: idle(self.win), 60)
+        route_stage(self, wait)
 
     def map_changed(self, net) -> None:
         self._drag_next, self._drag_held = None, False

@@ -36,7 +36,7 @@ def kernel_ready() -> bool:
     if delta_batch.signatures:
         return True
     try:
-        return bool(delta_batch._cache._cache_file._load_index())
+        return bool(getattr(delta_batch, "_cache")._cache_file._load_index())
     except Exception:  # numba's private cache layout changed, or no cache: compile
         return False
 
