@@ -133,21 +133,12 @@ def load_map(
 
 
 def _read_noting(read: Any, path: str, options: dict[str, Any]) -> RoadNetwork:
-    """``read(path, **options)`` with its weight-rounding warnings kept in
+    """``read(path, **options)`` with its weight-rounding notes kept in
     ``meta["load_warnings"]`` (cached with the map, so a cache hit says them too)."""
-    import warnings
+    from .model.weights import collect_notes
 
-    from .model.weights import RoundedWeightsWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with collect_notes() as notes:  # per thread: the window loads in workers
         net = read(path, **options)
-    notes = []
-    for w in caught:
-        if issubclass(w.category, RoundedWeightsWarning):
-            notes.append(str(w.message))
-        else:  # not ours: on as it came
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if notes:
         net.meta["load_warnings"] = [*net.meta.get("load_warnings", ()), *notes]
     return net

@@ -26,10 +26,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -239,6 +241,21 @@ class RoundedWeightsWarning(UserWarning):
     """A weight column's values were rounded to whole units of the scale (one line)."""
 
 
+_NOTES: ContextVar[list[str] | None] = ContextVar("signpost_weight_notes", default=None)
+
+
+@contextlib.contextmanager
+def collect_notes() -> Iterator[list[str]]:
+    """Rounding notes of :func:`scale_values` gathered here (this thread or task only)
+    instead of warned: the loader keeps them in ``meta["load_warnings"]``."""
+    notes: list[str] = []
+    token = _NOTES.set(notes)
+    try:
+        yield notes
+    finally:
+        _NOTES.reset(token)
+
+
 def rounding_note(values: np.ndarray, k: int, column: str, unit: str,
                   path: str | None = None) -> str | None:
     """The warning for ``values`` scaled by 10**k when some are rounded (None: none is):
@@ -265,7 +282,10 @@ def scale_values(
     k = exact_scale(values, column, path)
     unit = unit_name(dimension, k)
     note = rounding_note(values, k, column, unit, path)
-    if note is not None:
+    sink = _NOTES.get()
+    if note is not None and sink is not None:
+        sink.append(note)
+    elif note is not None:
         warnings.warn(note, RoundedWeightsWarning, stacklevel=2)
     return np.rint(np.asarray(values, dtype=np.float64) * 10**k).astype(np.int64), unit
 
