@@ -140,5 +140,9 @@ def build_layers(win) -> Layers:
     if ed is not None:
         layers.add(Layer("Edits (closed roads, new links)",
                          lambda: [ed.layers.closed_item, ed.layers.link_item, ed.layers.pending]))
+    from .turn_layer import TurnLayer
+
+    win.turn_layer = TurnLayer(canvas)  # restricted junctions, zoomed in (issue 39)
+    layers.add(Layer("Turn restrictions", win.turn_layer.items, None, win.turn_layer.toggle))
     layers.add(Layer("Road classes", lambda: [*canvas.road_items.values(), canvas.legend]))
     return layers
