@@ -55,3 +55,19 @@ class TurnLayer:
     def toggle(self, on: bool) -> None:
         self.enabled = on
         self._update()
+
+
+def detour_note(net, source, target, route) -> str | None:
+    """The route panel's note on a turn-restricted map: "detours around a turn ban (+cost)"
+    when the route costs more than on the same map without bans (``app.jobs.route``; one
+    CPU search to the destination, run once the destination rests), else None."""
+    from app.jobs.route import turn_detour
+
+    from .map_canvas import format_cost
+
+    if copies_of(net) is None or source is None or target is None:
+        return None
+    tr = turn_detour(net, int(source), int(target), route.cost, "cpu")
+    if not tr["detour"]:
+        return None
+    return f"detours around a turn ban (+{format_cost(tr['extra_cost'], route.unit)})"
