@@ -230,3 +230,12 @@ def test_cache_keeps_the_copies(grid, tmp_path, monkeypatch):
     b = load_map(grid, profile="drive")
     assert b.meta.get("cache_hit") and np.array_equal(copies_of(a), copies_of(b))
     assert b.meta["turn_restrictions"]["applied"] == a.meta["turn_restrictions"]["applied"]
+
+
+def test_networkx_export_is_the_files_graph_and_says_so(grid):
+    net = load_osm(grid, profile="drive")
+    plain = load_osm(grid, profile="drive", turn_restrictions=False)
+    G = net.to_networkx()
+    assert G.number_of_nodes() == plain.num_nodes and G.number_of_edges() == plain.num_arcs
+    tr = G.graph["turn_restrictions"]
+    assert tr["in_graph"] is False and tr["applied"] == net.meta["turn_restrictions"]["applied"]
