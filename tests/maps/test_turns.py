@@ -239,3 +239,50 @@ def test_networkx_export_is_the_files_graph_and_says_so(grid):
     assert G.number_of_nodes() == plain.num_nodes and G.number_of_edges() == plain.num_arcs
     tr = G.graph["turn_restrictions"]
     assert tr["in_graph"] is False and tr["applied"] == net.meta["turn_restrictions"]["applied"]
+
+
+def test_closing_a_road_closes_its_copies_too(grid, capsys):
+    """--close nodes:A,B on a restricted map: the turn copies' arcs A→B close as well, so
+    the route equals the oracle on the plain map without A↔B."""
+    import json
+
+    from app.cli import main
+
+    net = load_osm(grid, profile="drive")
+    plain = load_osm(grid, profile="drive", turn_restrictions=False)
+    rules = read_restrictions(grid).restrictions
+    copies = np.asarray(net.meta["turn_copies"])
+    n0 = plain.num_nodes
+    # an arc out of a restricted junction that its copies duplicate
+    a = int(copies[0])
+    lo = int(net.indptr[n0])  # the first arc of the first copy
+    b = int(to_orig(net, net.indices[lo]))
+    keep = ~(((plain.arc_sources() == a) & (plain.indices == b))
+             | ((plain.arc_sources() == b) & (plain.indices == a)))
+    cut = _without_arcs(plain, keep)
+    ida, idb = int(plain.node_ids[a]), int(plain.node_ids[b])
+    for s in (0, 40, 80):
+        want = oracle_dist(cut, rules, s)
+        t = int(np.argmax(want))
+        main(["route", grid, "--from", f"node:{int(plain.node_ids[s])}", "--to",
+              f"node:{int(plain.node_ids[t])}", "--profile", "drive", "--json",
+              "--close", f"nodes:{ida},{idb}"])
+        d = json.loads(capsys.readouterr().out)
+        assert d["cost"] == int(want[t]) and d["edits"] >= 2
+
+
+def to_orig(net, v):
+    from maps.model.turns import to_original
+
+    return to_original(net, [v])[0]
+
+
+def _without_arcs(net, keep):
+    from dataclasses import replace
+
+    counts = np.bincount(net.arc_sources()[keep], minlength=net.num_nodes)
+    indptr = np.r_[0, np.cumsum(counts)].astype(np.int32)
+    return replace(net, indptr=indptr, indices=net.indices[keep], weights=net.weights[keep],
+                   edge_kind=net.edge_kind[keep], edge_class=net.edge_class[keep],
+                   edge_length=net.edge_length[keep], edge_source_id=net.edge_source_id[keep],
+                   geom_indptr=None, geom_xy=None, _id_index=None)
