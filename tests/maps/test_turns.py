@@ -286,3 +286,20 @@ def _without_arcs(net, keep):
                    edge_kind=net.edge_kind[keep], edge_class=net.edge_class[keep],
                    edge_length=net.edge_length[keep], edge_source_id=net.edge_source_id[keep],
                    geom_indptr=None, geom_xy=None, _id_index=None)
+
+
+def test_snapped_points_are_file_nodes(grid):
+    """A LON,LAT point at a restricted junction snaps to the file's node, never to a turn
+    copy (a search from a copy could leave only the way its approach allows)."""
+    from app.jobs.maps import resolve_texts
+
+    net = load_osm(grid, profile="drive")
+    n0 = net.num_nodes - len(net.meta["turn_copies"])
+    arcs = np.flatnonzero(net.arc_sources() >= n0)[:40]  # arcs leaving copies
+    texts = []
+    for a in arcs.tolist():  # a point a third of the way along each
+        u, v = int(net.arc_sources()[a]), int(net.indices[a])
+        texts.append(f"{net.lon[u] * 0.9 + net.lon[v] * 0.1:.7f},"
+                     f"{net.lat[u] * 0.9 + net.lat[v] * 0.1:.7f}")
+    got = [p.node for p in resolve_texts(net, *texts)]
+    assert max(got) < n0
