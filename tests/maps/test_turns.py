@@ -303,3 +303,19 @@ def test_snapped_points_are_file_nodes(grid):
                      f"{net.lat[u] * 0.9 + net.lat[v] * 0.1:.7f}")
     got = [p.node for p in resolve_texts(net, *texts)]
     assert max(got) < n0
+
+
+def test_info_reports_read_applied_skipped(grid, capsys):
+    import json
+
+    from app.cli import main
+
+    assert main(["info", grid, "--profile", "drive", "--json"]) == 0
+    tr = json.loads(capsys.readouterr().out)["turn_restrictions"]
+    assert tr["read"] == tr["applied"] + tr["skipped"] and tr["conditional"] == 1
+    assert tr["skipped_by_reason"]["via_outside_map"] == 1
+    assert main(["-v", "info", grid, "--profile", "drive"]) == 0
+    out = capsys.readouterr().out
+    assert "restrictions read" in out and "skipped (via_outside_map): r55" in out
+    assert main(["info", grid, "--profile", "walk", "--json"]) == 0
+    assert "turn_restrictions" not in json.loads(capsys.readouterr().out)
