@@ -234,6 +234,7 @@ class MainWindow(MapLoading, QMainWindow):
         self._after_load(net, build_snapper=self._snapper_pending)
         for tool in self.tools.values():
             tool.map_changed(net)
+        self.turn_layer.map_changed(net)
         self.route_index.map_changed(net)
         self.chart.clear()
         self.canvas.set_attribution(attribution_for(net))

@@ -94,6 +94,8 @@ def resolve_texts(net: RoadNetwork, *texts: str, max_distance_m: float = 1000.0,
 def click_point(net: RoadNetwork, snap) -> ResolvedPoint:
     """A clicked point (a maps.points.snap.Snap) as the ResolvedPoint `signpost route` would make
     from the same LON,LAT text."""
-    i = int(snap.node)
+    from maps.model.turns import to_original
+
+    i = int(to_original(net, [snap.node])[0])  # a turn copy's file node (issue 39)
     text = f"{snap.lon:.7f},{snap.lat:.7f}"
     return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), snap)

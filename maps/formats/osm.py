@@ -54,7 +54,7 @@ from ..model.lines import class_table, orient, split_pieces
 from ..model.network import KIND_RAIL, KIND_ROAD, KIND_TRANSFER, RoadNetwork
 from ..model.weights import WeightSpec, apportion, scale_values
 from ..source import iter_chunks
-from .osm_turns import member_ways, read_restrictions, with_restrictions
+from .osm_turns import read_restrictions, turn_nodes, with_restrictions
 
 Progress = Callable[[float, str], None]
 Cancel = Callable[[], bool]
@@ -370,7 +370,7 @@ def load_osm(
     if contract:
         step(0.9, "merging degree-2 chains")
         node_xy = xy[pc.first_pt]
-        keep = None if turns is None else _turn_nodes(arcs, member_ways(turns))
+        keep = None if turns is None else turn_nodes(arcs, turns)
         kept, arcs = contract_chains(n, arcs, node_xy, protected=keep)
     step(0.95, "sorting arcs")
     pts_of_nodes = pc.first_pt if kept is None else pc.first_pt[kept]
@@ -398,12 +398,6 @@ def load_osm(
     if progress is not None:
         progress(1.0, f"{net.num_nodes:,} nodes, {net.num_arcs:,} arcs")
     return net
-
-
-def _turn_nodes(arcs: Arcs, ways: set[int]) -> np.ndarray:
-    """Nodes on the ways restrictions name: kept as they are, so arcs stay one way's."""
-    on = np.isin(arcs.source_ids, np.fromiter(ways, dtype=np.int64, count=len(ways)))
-    return np.unique(np.r_[arcs.tails[on], arcs.heads[on]]).astype(np.int64)
 
 
 # A coordinate with an exponent: osmium reads lon="1e308" as 0 (its exponent overflows).

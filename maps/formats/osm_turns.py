@@ -163,3 +163,13 @@ def with_restrictions(path: str, n: int, arcs, ids, report: TurnReadReport | Non
         log.info("%s: %d turn restrictions skipped (%s): %s", path, len(rels), reason,
                  ", ".join(f"r{i}" for i in rels))
     return out, copies, meta
+
+
+def turn_nodes(arcs, report: TurnReadReport):
+    """Nodes on the ways restrictions name, kept by ``--contract`` so that an arc there stays
+    one way's (its ``edge_source_id`` names the way at both ends)."""
+    import numpy as np
+
+    ways = member_ways(report)
+    on = np.isin(arcs.source_ids, np.fromiter(ways, dtype=np.int64, count=len(ways)))
+    return np.unique(np.r_[arcs.tails[on], arcs.heads[on]]).astype(np.int64)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..geo.projection import to_lonlat as xy_to_lonlat
+from .turns import original_count, to_original
 
 if TYPE_CHECKING:  # only for annotations: the model's methods call these functions
     from .network import RoadNetwork
@@ -27,22 +28,37 @@ def _arc_lonlat(net: RoadNetwork, a: int, tail: int, head: int) -> np.ndarray:
     return np.asarray(pts)
 
 
+def _file_part(net: RoadNetwork) -> tuple[int, int]:
+    """(nodes, arcs) of the file's own nodes: turn copies (maps.model.turns) come after."""
+    n0 = original_count(net)
+    return n0, int(net.indptr[n0])
+
+
 def to_networkx(net: RoadNetwork) -> Any:
     """A networkx MultiDiGraph in OSMnx's layout: nodes keyed by the source's ids with
     ``x``/``y`` (lon/lat), edges ``(u, v, k)`` with ``length`` (m), ``weight`` (the integer
-    cost, in ``G.graph["unit"]``), ``osmid`` and a shapely ``geometry`` for drawn arcs."""
+    cost, in ``G.graph["unit"]``), ``osmid`` and a shapely ``geometry`` for drawn arcs.
+    A turn-restricted map (``maps.model.turns``) gives its file's nodes and arcs without the
+    bans (networkx has no turn model): ``G.graph["turn_restrictions"]`` says so."""
     import networkx as nx
     import shapely
 
-    labels = net.source_ids(np.arange(net.num_nodes))
+    n0, m0 = _file_part(net)
+    labels = net.source_ids(np.arange(n0))
     G = nx.MultiDiGraph(crs="EPSG:4326", unit=net.unit, profile=net.profile, name=net.name)
+    if n0 < net.num_nodes:
+        G.graph["turn_restrictions"] = {
+            **{k: v for k, v in net.meta.get("turn_restrictions", {}).items()
+               if k in ("read", "applied", "skipped", "conditional")},
+            "in_graph": False}
     coords = net.has_coordinates
     for i, nid in enumerate(labels):
         G.add_node(nid, **({"x": float(net.lon[i]), "y": float(net.lat[i])} if coords else {}))
     tails = net.arc_sources()
+    heads = to_original(net, net.indices[:m0])
     gi = net.geom_indptr
-    for a in range(net.num_arcs):
-        t, h = int(tails[a]), int(net.indices[a])
+    for a in range(m0):
+        t, h = int(tails[a]), int(heads[a])
         d = {"length": float(net.edge_length[a]), "weight": int(net.weights[a]),
              "osmid": int(net.edge_source_id[a])}
         if coords and gi is not None and gi[a + 1] > gi[a]:
@@ -64,20 +80,23 @@ def to_geodataframes(net: RoadNetwork) -> tuple[Any, Any]:
 
     if not net.has_coordinates:
         raise ValueError("this map has no coordinates: it has no geometries")
-    ids = net.source_ids(np.arange(net.num_nodes))
-    nodes = gpd.GeoDataFrame({"x": net.lon, "y": net.lat},
-                             geometry=shapely.points(net.lon, net.lat), crs="EPSG:4326",
-                             index=list(ids))
-    tails = net.arc_sources()
+    n0, m0 = _file_part(net)  # a turn-restricted map: its file's part, without the bans
+    ids = net.source_ids(np.arange(n0))
+    lon, lat = net.lon[:n0], net.lat[:n0]
+    nodes = gpd.GeoDataFrame({"x": lon, "y": lat}, geometry=shapely.points(lon, lat),
+                             crs="EPSG:4326", index=list(ids))
+    tails = net.arc_sources()[:m0]
+    heads = to_original(net, net.indices[:m0])
     key: dict = {}
     keys = []
-    for t, h in zip(tails.tolist(), net.indices.tolist(), strict=True):
+    for t, h in zip(tails.tolist(), heads.tolist(), strict=True):
         keys.append(key.get((t, h), 0))
         key[(t, h)] = keys[-1] + 1
-    lines = [shapely.LineString(_arc_lonlat(net, a, int(tails[a]), int(net.indices[a])))
-             for a in range(net.num_arcs)]
+    lines = [shapely.LineString(_arc_lonlat(net, a, int(tails[a]), int(heads[a])))
+             for a in range(m0)]
     edges = gpd.GeoDataFrame(
-        {"u": [ids[t] for t in tails], "v": [ids[h] for h in net.indices], "key": keys,
-         "length": net.edge_length, "weight": net.weights, "osmid": net.edge_source_id},
+        {"u": [ids[t] for t in tails], "v": [ids[h] for h in heads], "key": keys,
+         "length": net.edge_length[:m0], "weight": net.weights[:m0],
+         "osmid": net.edge_source_id[:m0]},
         geometry=lines, crs="EPSG:4326")
     return nodes, edges.set_index(["u", "v", "key"])

@@ -309,3 +309,13 @@ def fold_columns(block: np.ndarray, ntargets: int, extra_cols: np.ndarray,
         better = (v != unreachable) & ((out[:, col] == unreachable) | (v < out[:, col]))
         out[better, col] = v[better]
     return out
+
+
+def same_node(net, u: int) -> list[int]:
+    """``u``'s original and every turn copy of it (``[u]`` on a map without copies)."""
+    c = copies_of(net)
+    if c is None:
+        return [u]
+    n0 = net.num_nodes - c.shape[0]
+    o = int(to_original(net, [u])[0]) if u < net.num_nodes else u
+    return [o, *(n0 + np.flatnonzero(c == o)).tolist()]

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import NodeNotFoundError, PointError
 from ..model.network import RoadNetwork
+from ..model.turns import to_original
 from .files import (  # noqa: F401  (re-exported: the names callers import from here)
     GEOJSON_EXT,
     GPKG_EXT,
@@ -202,7 +203,7 @@ def resolve_point(
         s = snapper.snap_lonlat(p.lon, p.lat, max_distance_m=max_distance_m)
     except PointError as exc:
         raise _with_swap_hint(net, text, exc) from None
-    i = s.node
+    i = int(to_original(net, [s.node])[0])  # a turn copy's file node (maps.model.turns)
     return ResolvedPoint(text, i, _label(net, i), float(net.lon[i]), float(net.lat[i]), s)
 
 
@@ -288,7 +289,7 @@ def _inner_osm_node(
             "this profile)",
             path=path,
         ) from None
-    i = s.node
+    i = int(to_original(net, [s.node])[0])  # a turn copy's file node (maps.model.turns)
     return ResolvedPoint(text, i, _label(net, i), float(net.lon[i]), float(net.lat[i]), s)
 
 

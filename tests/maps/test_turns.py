@@ -230,3 +230,92 @@ def test_cache_keeps_the_copies(grid, tmp_path, monkeypatch):
     b = load_map(grid, profile="drive")
     assert b.meta.get("cache_hit") and np.array_equal(copies_of(a), copies_of(b))
     assert b.meta["turn_restrictions"]["applied"] == a.meta["turn_restrictions"]["applied"]
+
+
+def test_networkx_export_is_the_files_graph_and_says_so(grid):
+    net = load_osm(grid, profile="drive")
+    plain = load_osm(grid, profile="drive", turn_restrictions=False)
+    G = net.to_networkx()
+    assert G.number_of_nodes() == plain.num_nodes and G.number_of_edges() == plain.num_arcs
+    tr = G.graph["turn_restrictions"]
+    assert tr["in_graph"] is False and tr["applied"] == net.meta["turn_restrictions"]["applied"]
+
+
+def test_closing_a_road_closes_its_copies_too(grid, capsys):
+    """--close nodes:A,B on a restricted map: the turn copies' arcs A→B close as well, so
+    the route equals the oracle on the plain map without A↔B."""
+    import json
+
+    from app.cli import main
+
+    net = load_osm(grid, profile="drive")
+    plain = load_osm(grid, profile="drive", turn_restrictions=False)
+    rules = read_restrictions(grid).restrictions
+    copies = np.asarray(net.meta["turn_copies"])
+    n0 = plain.num_nodes
+    # an arc out of a restricted junction that its copies duplicate
+    a = int(copies[0])
+    lo = int(net.indptr[n0])  # the first arc of the first copy
+    b = int(to_orig(net, net.indices[lo]))
+    keep = ~(((plain.arc_sources() == a) & (plain.indices == b))
+             | ((plain.arc_sources() == b) & (plain.indices == a)))
+    cut = _without_arcs(plain, keep)
+    ida, idb = int(plain.node_ids[a]), int(plain.node_ids[b])
+    for s in (0, 40, 80):
+        want = oracle_dist(cut, rules, s)
+        t = int(np.argmax(want))
+        main(["route", grid, "--from", f"node:{int(plain.node_ids[s])}", "--to",
+              f"node:{int(plain.node_ids[t])}", "--profile", "drive", "--json",
+              "--close", f"nodes:{ida},{idb}"])
+        d = json.loads(capsys.readouterr().out)
+        assert d["cost"] == int(want[t]) and d["edits"] >= 2
+
+
+def to_orig(net, v):
+    from maps.model.turns import to_original
+
+    return to_original(net, [v])[0]
+
+
+def _without_arcs(net, keep):
+    from dataclasses import replace
+
+    counts = np.bincount(net.arc_sources()[keep], minlength=net.num_nodes)
+    indptr = np.r_[0, np.cumsum(counts)].astype(np.int32)
+    return replace(net, indptr=indptr, indices=net.indices[keep], weights=net.weights[keep],
+                   edge_kind=net.edge_kind[keep], edge_class=net.edge_class[keep],
+                   edge_length=net.edge_length[keep], edge_source_id=net.edge_source_id[keep],
+                   geom_indptr=None, geom_xy=None, _id_index=None)
+
+
+def test_snapped_points_are_file_nodes(grid):
+    """A LON,LAT point at a restricted junction snaps to the file's node, never to a turn
+    copy (a search from a copy could leave only the way its approach allows)."""
+    from app.jobs.maps import resolve_texts
+
+    net = load_osm(grid, profile="drive")
+    n0 = net.num_nodes - len(net.meta["turn_copies"])
+    arcs = np.flatnonzero(net.arc_sources() >= n0)[:40]  # arcs leaving copies
+    texts = []
+    for a in arcs.tolist():  # a point a third of the way along each
+        u, v = int(net.arc_sources()[a]), int(net.indices[a])
+        texts.append(f"{net.lon[u] * 0.9 + net.lon[v] * 0.1:.7f},"
+                     f"{net.lat[u] * 0.9 + net.lat[v] * 0.1:.7f}")
+    got = [p.node for p in resolve_texts(net, *texts)]
+    assert max(got) < n0
+
+
+def test_info_reports_read_applied_skipped(grid, capsys):
+    import json
+
+    from app.cli import main
+
+    assert main(["info", grid, "--profile", "drive", "--json"]) == 0
+    tr = json.loads(capsys.readouterr().out)["turn_restrictions"]
+    assert tr["read"] == tr["applied"] + tr["skipped"] and tr["conditional"] == 1
+    assert tr["skipped_by_reason"]["via_outside_map"] == 1
+    assert main(["-v", "info", grid, "--profile", "drive"]) == 0
+    out = capsys.readouterr().out
+    assert "restrictions read" in out and "skipped (via_outside_map): r55" in out
+    assert main(["info", grid, "--profile", "walk", "--json"]) == 0
+    assert "turn_restrictions" not in json.loads(capsys.readouterr().out)

@@ -8,7 +8,10 @@ def route_layers(tool) -> list:
     """The route tool's layers: the route with its points, the field, the isochrones."""
     from ..layers import Layer
 
+    from ..turn_layer import TurnLayer
+
     canvas, win = tool.win.canvas, tool.win
+    win.turn_layer = TurnLayer(canvas)  # restricted junctions, zoomed in (issue 39)
 
     def route_items():
         return [*canvas.route_items, canvas.snap_item, canvas.source_marker, canvas.dest_marker]
@@ -36,7 +39,9 @@ def route_layers(tool) -> list:
             Layer("Distance field", lambda: list(canvas.field_items), tool.clear_field,
                   field_toggle),
             Layer("Isochrone polygons", iso_items,
-                  lambda: win.algo_panel.chk_polys.setChecked(False))]
+                  lambda: win.algo_panel.chk_polys.setChecked(False)),
+            Layer("Turn restrictions", win.turn_layer.items, None, win.turn_layer.toggle)]
+
 
 def route_stage(tool, wait) -> None:
     """A route with its field between two well spread points."""

@@ -25,7 +25,7 @@ from ..overlays import ensure_visible
 from ..panels import RoutePanel
 from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
-from ..words import plural, route_words
+from ..turn_layer import detour_note
 from .base import Tool, job
 from .route_layers import route_layers, route_stage
 
@@ -541,6 +541,8 @@ class RouteTool(Tool):
             ensure_visible(win.canvas.vb, r.xs, r.ys)  # a route computed off screen is shown
         self.panel.show_route(r.cost, r.unit, r.length_m if win.net.has_coordinates else None,
                               r.num_nodes)
+        if not self._in_drag and (note := detour_note(win.search_net(), self.source, self.target, r)):
+            self.panel.lbl["nodes"].setText(f"{r.num_nodes:,} · {note}")  # (issue 39)
         if "weight_seed" in win.net.meta:  # PACE files have no weights: Signpost made them
             self.panel.lbl["time"].setText(
                 f"— (no weights in the file: generated 1..1000, seed {win.net.meta['weight_seed']})")

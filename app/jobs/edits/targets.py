@@ -16,6 +16,7 @@ from maps.errors import MapError, PointError
 from maps.formats.registry import kinds_where
 from maps.geo.projection import haversine_m, to_lonlat, to_xy
 from maps.model.network import KIND_ROAD
+from maps.model.turns import same_node
 
 from .model import Edit, EditError
 
@@ -77,9 +78,11 @@ class Targets:
         """Current arcs u -> v (base row and inserted arcs; split ones as their pieces)."""
         st = self.sc.store
         ids: list[int] = []
-        if u < st.n:
-            lo, hi = int(self.net.indptr[u]), int(self.net.indptr[u + 1])
-            ids.extend((lo + np.flatnonzero(self.net.indices[lo:hi] == v)).tolist())
+        if u < st.n:  # a turn-restricted map: from u's copies and into v's too
+            vs = np.asarray(same_node(self.net, v) if v < st.n else [v])
+            for t in same_node(self.net, u):
+                lo, hi = int(self.net.indptr[t]), int(self.net.indptr[t + 1])
+                ids.extend((lo + np.flatnonzero(np.isin(self.net.indices[lo:hi], vs))).tolist())
         if st.tail:
             ids.extend((st.m + np.flatnonzero((st.ext("tail") == u) & (st.ext("head") == v)))
                        .tolist())
