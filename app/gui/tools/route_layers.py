@@ -7,7 +7,6 @@ from __future__ import annotations
 def route_layers(tool) -> list:
     """The route tool's layers: the route with its points, the field, the isochrones."""
     from ..layers import Layer
-
     from ..turn_layer import TurnLayer
 
     canvas, win = tool.win.canvas, tool.win

@@ -26,6 +26,7 @@ from ..panels import RoutePanel
 from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
 from ..turn_layer import detour_note
+from ..words import plural, route_words
 from .base import Tool, job
 from .route_layers import route_layers, route_stage
 
