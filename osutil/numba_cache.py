@@ -57,5 +57,17 @@ def use_user_cache() -> str:
     return str(path)
 
 
+def ready(dispatcher: object) -> bool:
+    """True when a numba function (``@njit(cache=True)``) needs no compilation: compiled
+    in this process, or in numba's cache for its current source (numba's own index of the
+    cache file). False when unsure: the caller's numpy path runs (small work only)."""
+    if getattr(dispatcher, "signatures", None):
+        return True
+    try:
+        return bool(dispatcher._cache._cache_file._load_index())  # type: ignore[attr-defined]
+    except Exception:  # numba's private cache layout changed, or no cache
+        return False
+
+
 # set on import (``gpu_core`` imports this module before numba): the folder, or ""
 USER_CACHE = use_user_cache()

@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from osutil.numba_cache import ready
+
 CELLS_PER_BUFFER = 12  # cell = buffer / 12: outline within 6 % of the buffer
 MAX_CELLS = 2_500_000  # bound on the grid: a bigger area gets coarser cells
 MAX_STAMPS = 30_000_000  # bound on marked cells x disc cells (about 0.1 s of numba)
@@ -101,6 +103,34 @@ def _mark(d, marked, box, rows, cols, dr, dc, dd):
                 d[r, c] = dd[k]
 
 
+# Markings of at most this many stamps (distinct cells x disc cells) run in numpy while
+# _mark is not compiled yet (a fresh install's first isochrones on a small map: no
+# compilation wait, issue 41); bigger ones compile it (numpy's minimum.at: ~0.05-0.1 s
+# per million stamps, the compilation ~1 s)
+SMALL_WORK_STAMPS = 8_000_000
+
+
+def _mark_numpy(d, marked, box, rows, cols, dr, dc, dd) -> None:
+    """:func:`_mark` in numpy, the same result (a min over the same values, in any order)."""
+    ny, nx = d.shape
+    cell = np.unique(np.asarray(rows, np.int64) * nx + np.asarray(cols, np.int64))
+    r0, c0 = np.divmod(cell, nx)
+    new = ~marked[r0, c0]
+    r0, c0 = r0[new], c0[new]
+    if r0.size == 0:
+        return
+    marked[r0, c0] = True
+    box[0] = min(box[0], int(r0.min()))
+    box[1] = min(box[1], int(c0.min()))
+    box[2] = max(box[2], int(r0.max()))
+    box[3] = max(box[3], int(c0.max()))
+    for k in range(dr.shape[0]):
+        r = r0 + dr[k]
+        c = c0 + dc[k]
+        ok = (r >= 0) & (r < ny) & (c >= 0) & (c < nx)
+        np.minimum.at(d, (r[ok], c[ok]), dd[k])
+
+
 class Field:
     """Distance to the nearest marked cell, kept exact up to the buffer plus two cells;
     cells are marked cutoff by cutoff (distances only shrink)."""
@@ -121,6 +151,13 @@ class Field:
     def mark(self, x: np.ndarray, y: np.ndarray) -> None:
         """Mark the cells holding the points and stamp the new ones' discs."""
         r, c = self.lat.cells(x, y)
+        if not ready(_mark):
+            nx = self.d.shape[1]
+            cell = np.unique(np.asarray(r, np.int64) * nx + np.asarray(c, np.int64))
+            if cell.size * self.dr.shape[0] <= SMALL_WORK_STAMPS:
+                ur, uc = np.divmod(cell, nx)
+                _mark_numpy(self.d, self.marked, self.box, ur, uc, self.dr, self.dc, self.dd)
+                return
         _mark(self.d, self.marked, self.box, r, c, self.dr, self.dc, self.dd)
 
     def polygon(self):

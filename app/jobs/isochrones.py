@@ -36,7 +36,7 @@ import numpy as np
 
 from maps.model.weights import unit_scale
 
-from .common import CancelCheck, Progress, report
+from .common import CancelCheck, Progress, report, small_work
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     """Polygons of ``opts.cutoffs`` from ``opts.source`` (module doc); ``dist``: the costs
     of a search already made from that source by the map's weights (the window's), reused
     instead of searching again."""
-    from gpu_core.sssp import sssp
+    from gpu_core.sssp import SSSPOptions, sssp
 
     if not net.has_coordinates:
         raise ValueError("isochrone polygons need a map with coordinates")
@@ -148,8 +148,10 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
         # by length the weights are another graph's: its index is never built
         index = None if opts.by == "length" else search_index(
             net, opts.strategy, opts.index, backend=opts.backend)
+        # small maps: "auto" on the CPU without a compilation (issue 41)
         dist = sssp(g, opts.source, backend=opts.backend, strategy=opts.strategy,
-                    cancel=cancel, index=index).dist
+                    cancel=cancel, index=index,
+                    options=SSSPOptions(small_work=small_work(net))).dist
     dist = np.asarray(dist, dtype=np.int64)
     t["search_s"] = time.perf_counter() - t0
     tails = net.arc_sources()

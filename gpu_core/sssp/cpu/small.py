@@ -30,15 +30,12 @@ _EXACT = float(2**53)
 
 def kernel_ready() -> bool:
     """True when ``auto``'s near-far kernel needs no compilation: compiled in this process
-    or found in numba's cache for this source (numba's own index of the cache file)."""
+    or found in numba's cache for this source."""
+    from osutil.numba_cache import ready
+
     from .delta import delta_batch
 
-    if delta_batch.signatures:
-        return True
-    try:
-        return bool(getattr(delta_batch, "_cache")._cache_file._load_index())
-    except Exception:  # numba's private cache layout changed, or no cache: compile
-        return False
+    return ready(delta_batch)
 
 
 def key_weights(weights: np.ndarray, hb: int) -> np.ndarray:
