@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtWidgets import QLabel
 
 import app.gui.main_window as main_window
+import app.gui.screens  # noqa: F401  (TOOL_ORDER read before a test adds a tool)
 from app.gui.layers import Layer
 from app.gui.tools import TOOLS
 from app.gui.tools.base import Tool
