@@ -13,6 +13,10 @@ It also times a networkx greedy against ours on a graph networkx can handle, and
 Maps: a file path (any format ``maps.load.load_map`` reads) or ``gen:KIND:N[:ARCS_PER_NODE]``
 (``maps.generate``), e.g. ``gen:grid:31041`` (a Shizuoka-sized road-like grid) or
 ``gen:rmat:9481:26`` (9,481 nodes, ~246K arcs like the seed's Twitter graph).
+
+Over 500 lines: the Figure-4 sweep and the issue-5 goals share their loaders and helpers;
+the CPU rounds (``billboards_cpu``) and the sampling comparison (``billboards_sampling``,
+``--sampling``) live apart.
 """
 
 from __future__ import annotations

@@ -212,7 +212,8 @@ def _billboard_rows(net, args, clusters) -> list[dict]:
 
     opts = billboards.BillboardsOptions(args.billboards, backend=args.backend,
                                         method="sampled", epsilon=args.epsilon,
-                                        seed=args.seed, index=args.index)
+                                        seed=args.seed, index=args.index,
+                                        sampling="fixed")  # what the workers draw
     billboards.warm_up(opts)
     ref = billboards.run(net, opts)
     _free_device()

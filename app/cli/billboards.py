@@ -40,7 +40,7 @@ def register(sub) -> None:
     p.add_argument("--delta", type=float, default=0.1, help="sampled: failure prob. (0.1)")
     p.add_argument("--seed", type=int, default=0, help="sampled: random seed")
     p.add_argument("--sampling", default="progressive", choices=("progressive", "fixed"),
-                   help="sampled: progressive (double the samples until a data-dependent "
+                   help="sampled: progressive (grow the samples 1.5x until a data-dependent "
                    "bound reaches epsilon; default) or fixed (the worst-case bound's count)")
     p.add_argument("--candidates", default="all", choices=CANDIDATES,
                    help="where sites may go: all nodes, road nodes only (roadside), or nodes "

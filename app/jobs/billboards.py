@@ -36,7 +36,7 @@ class BillboardsOptions:
     sources: np.ndarray | None = None  # per-node origin demand (None: uniform)
     targets: np.ndarray | None = None  # per-node destination demand
     index: str = "auto"  # route index policy (app.jobs.index) for the sampled method
-    # sampled: progressive (doubling rounds until a data-dependent bound reaches epsilon)
+    # sampled: progressive (rounds growing 1.5x until a data-dependent bound reaches epsilon)
     # or fixed (the worst-case bound's samples); a Dask client always draws the fixed plan
     sampling: str = "progressive"
 
@@ -58,7 +58,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     greedy round summing their per-vertex counts here (``keep_paths=False``: the paths
     come here and the greedy runs here); the same sites and gains as without it
     (``app.jobs.distributed``). ``on_partial(result)`` (progressive sampling; called on
-    this thread): the best sites so far after each doubling round and their bound."""
+    this thread): the best sites so far after each sampling round and their bound."""
     from gpu_core.betweenness import BillboardResult, billboards
 
     refuse_negative(net, "billboard placement")

@@ -179,6 +179,10 @@ def billboards(
     (``gpu_core.hierarchy``) that the sampled method uses on the GPU in weighted mode
     (same result, faster on road maps); ignored otherwise. ``draw``: the sampled method
     draws its paths through it (``sampling.DrawPaths``: Dask workers), same result.
+    ``sampling`` (sampled method): "fixed" draws the worst-case bound's pairs; "progressive"
+    grows them 1.5x a round until a data-dependent bound certifies ``epsilon`` (``progressive``), with
+    the same guarantee (with ``draw``: fixed); a cancel after its first round returns
+    that round's sites (``stopped_by="cancelled"``) instead of raising.
     """
     g = CSRGraph.from_any(graph)
     n = g.num_nodes

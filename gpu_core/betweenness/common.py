@@ -64,7 +64,7 @@ class BillboardProgress:
     sources_total: int
     phase: str = "search"  # "search" | "sample" | "select"
     message: str = ""
-    # progressive sampling: the best sites so far after a doubling round (a BillboardResult
+    # progressive sampling: the best sites so far after a sampling round (a BillboardResult
     # whose epsilon_at_stop is the bound certified so far), else None
     partial: object = None
 
@@ -97,7 +97,7 @@ class BillboardResult:
     notes: str = ""
     # sampled mode: seconds drawing the paths ("sample") and choosing the sites ("select")
     phase_s: dict = field(default_factory=dict)
-    # sampled mode: "fixed" (the worst-case bound's samples) or "progressive" (doubling
+    # sampled mode: "fixed" (the worst-case bound's samples) or "progressive" (growing
     # rounds until a data-dependent bound reaches epsilon, gpu_core.betweenness.progressive);
     # sample_bound: the fixed bound's size; epsilon_at_stop: the error certified when it
     # stopped; stopped_by: "bound", "cap" (reached the fixed bound), "fixed" or "cancelled"

@@ -70,7 +70,8 @@ def test_same_seed_same_sites_and_cancel_keeps_best():
 
 
 def test_bounds_and_schedule():
-    assert schedule(512, 3000) == [512, 1024, 2048, 3000]
+    assert schedule(512, 3000) == [512, 768, 1152, 1728, 2592, 3000]
+    assert schedule(512, 3000, 2.0) == [512, 1024, 2048, 3000]
     lo, hi = lower_share(300, 1000, 5.0), upper_share(300, 1000, 5.0)
     assert 0.24 < lo < 0.3 < hi < 0.36
     assert upper_share(0, 1000, 5.0) > 0 and lower_share(1000, 1000, 5.0) < 1

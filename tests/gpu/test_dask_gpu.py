@@ -26,7 +26,7 @@ def _one_process(nodes: int, seed: int, sources: int, targets: int, index: str):
                                 "cupy", index=index)
     want = np.vstack([b for _, b in matrix.iter_rows(net, opts)])
     bo = billboards.BillboardsOptions(3, backend="cupy", method="sampled", epsilon=0.2,
-                                      index=index)
+                                      index=index, sampling="fixed")
     return net, opts, want, bo, billboards.run(net, bo).billboards
 
 
@@ -37,7 +37,8 @@ def test_local_cuda_cluster_matrix_and_billboards_equal_one_process(tmp_path):
 
     net, opts, want, bo, ref = _one_process(20000, 4, 300, 200, "off")
     fixed = billboards.BillboardsOptions(4, backend="cupy", method="sampled", epsilon=0.2,
-                                         index="off", fixed=(5, 900), seed=3)
+                                         index="off", fixed=(5, 900), seed=3,
+                                         sampling="fixed")
     ref_fixed = billboards.run(net, fixed).billboards
     path = str(tmp_path / "m.npy")
     with connect("local", "cupy") as cl:
