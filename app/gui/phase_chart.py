@@ -441,6 +441,11 @@ class PhaseChart(QWidget):
         """No curve under a legend: headroom at the top of each plot (chart_room)."""
         from .chart_room import make_room
 
+        # one search alone: the summary line under the chart names it in its colour, so its
+        # legend would only cover the curve (compare runs and supersteps' solid / dashed
+        # lines keep theirs)
+        steps = any(is_superstep(r) for r in self.runs.values())
+        self.legend.setVisible(bool(self.legend.items) and (len(self.runs) > 1 or steps))
         if self._decades_shown:
             a, b, step, _y = self._decades_shown
             pad = 0.15 * (b - a)  # _decades' padding

@@ -300,3 +300,17 @@ def test_layout_checker_sees_legends_on_data_and_rows_below_the_fold(qtbot):
     make_room(plot.getPlotItem(), legend, 0.0, 3.0)
     qtbot.wait(50)
     assert not any("sits on the plot's data" in p for p in problems(root))
+
+
+def test_edit_dock_scenario_buttons_whole_at_1024x700(qtbot, window):
+    """Item 8: the Edit dock cut its scenario buttons in half."""
+    from app.gui.screens import stage
+
+    window.resize(1024, 700)
+    window.default_layout()
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == (1024, 700), timeout=3000)
+    stage(window, "edit", lambda pred, t: qtbot.waitUntil(pred, timeout=int(t * 1000)))
+    qtbot.wait(100)
+    panel = window.tools["edit"].panel
+    for b in (panel.btn_open, panel.btn_save):
+        assert b.visibleRegion().boundingRect().height() == b.height(), b.text()
