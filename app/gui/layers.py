@@ -133,7 +133,8 @@ def build_layers(win) -> Layers:
         layers.add(Layer("OD points", lambda: [canvas.od_item, *canvas.od_labels], od.panel.clear))
     an = tools.get("analysis")
     if an is not None:
-        layers.add(Layer("Spanning forest", lambda: [an.layers.forest_item], an.layers.clear_forest))
+        layers.add(Layer("Spanning forest", lambda: [an.layers.forest_item, an.layers.forest_legend],
+                         an.layers.clear_forest))
         layers.add(Layer("PageRank", lambda: [*an.layers.rank_items, an.layers.legend],
                          an.layers.clear_ranks))
     ed = tools.get("edit")

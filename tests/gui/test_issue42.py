@@ -314,3 +314,17 @@ def test_edit_dock_scenario_buttons_whole_at_1024x700(qtbot, window):
     panel = window.tools["edit"].panel
     for b in (panel.btn_open, panel.btn_save):
         assert b.visibleRegion().boundingRect().height() == b.height(), b.text()
+
+
+def test_mst_forest_has_its_legend_entry(qtbot, window):
+    """Item 10: after MST the map showed the forest with only the field's colour bar."""
+    an = window.tools["analysis"]
+    an.mst_result = None
+    an.run_mst()
+    qtbot.waitUntil(lambda: an.mst_result is not None, timeout=30000)
+    leg = an.layers.forest_legend
+    assert leg.isVisible() and "spanning forest" in leg.items[0][1].text
+    window.layers.set_visible("Spanning forest", False)
+    assert not leg.isVisible()
+    window.layers.clear("Spanning forest")
+    assert not leg.items
