@@ -27,7 +27,7 @@ from gpu_core.backend import BACKENDS
 from gpu_core.errors import InvalidArgumentError
 from resources import colormap_lut
 
-from .map_canvas import PathItem, format_cost
+from .map_canvas import LegendLine, PathItem, format_cost
 from .overlays import ColorBar
 from .panels import button_row, form_panel
 from .words import plural
@@ -35,6 +35,7 @@ from .words import plural
 RANK_BANDS = 12  # colour bands of the PageRank layer
 RANK_COLORMAP = "magma"
 TOP_SHOWN = 5  # top nodes named in the PageRank summary
+FOREST_COLOUR = "#b400e5"  # the spanning forest's lines and their legend entry
 
 
 class AnalysisLayers:
@@ -47,6 +48,12 @@ class AnalysisLayers:
         self.legend = ColorBar((16, 100))  # titled, stacked under the field's legend
         self.legend.setVisible(False)
         canvas.overlays.add("PageRank colour bar", self.legend, "top-right")
+        # the forest's own legend entry (issue 42: after MST the map was purple lines with
+        # only the field's colour bar to read it by)
+        self.forest_legend = pg.LegendItem(offset=None, labelTextColor="#e0e0e0",
+                                           brush=pg.mkBrush(30, 33, 39, 200), labelTextSize="8pt")
+        self.forest_legend.setVisible(False)
+        canvas.overlays.add("spanning forest legend", self.forest_legend, "bottom-left")
 
     def show_forest(self, x: np.ndarray, y: np.ndarray, tails: np.ndarray,
                     heads: np.ndarray) -> None:
@@ -61,8 +68,12 @@ class AnalysisLayers:
             pair = ok.reshape(-1, 2).all(axis=1)
             xs, ys = xs.reshape(-1, 2)[pair].ravel(), ys.reshape(-1, 2)[pair].ravel()
         path = pg.arrayToQPath(xs, ys, connect="pairs")
-        self.forest_item = PathItem(path, "#b400e5ff", 1.4, z=38)  # over the rank dots
+        self.forest_item = PathItem(path, FOREST_COLOUR, 1.4, z=38)  # over the rank dots
         self.canvas.vb.addItem(self.forest_item)
+        self.forest_legend.addItem(LegendLine(pg.mkPen(FOREST_COLOUR, width=2)),
+                                   f"minimum spanning forest ({tails.size:,} edges)")
+        self.forest_legend.setVisible(True)
+        self.canvas.overlays.place()
 
     def show_ranks(self, x: np.ndarray, y: np.ndarray, rank: np.ndarray) -> None:
         """Nodes coloured by rank, relative to the uniform rank 1/n (a log scale: road
@@ -94,6 +105,8 @@ class AnalysisLayers:
         self.canvas.overlays.place()
 
     def clear_forest(self) -> None:
+        self.forest_legend.clear()
+        self.forest_legend.setVisible(False)
         if self.forest_item is not None:
             self.canvas.vb.removeItem(self.forest_item)
             self.forest_item = None

@@ -162,10 +162,11 @@ class EditPanel(QWidget):
         row = button_row(self)
         row.addWidget(self.btn_close)
         row.addWidget(self.btn_link)
-        # Undo / Redo / Clear right under the modes: on a 1024 × 700 screen they stay in
-        # view above the list of edits (they were scrolled off below it).
+        # Undo / Redo / Clear and the scenario files right under the modes: on a 1024 × 700
+        # screen they stay in view above the list of edits (they were scrolled off below it,
+        # the scenario buttons cut in half: issue 42).
         lay = form_panel(self, "Edit the network", [
-            row, ("New link class", self.cb_class), undo_row, self.view, file_row,
+            row, ("New link class", self.cb_class), undo_row, file_row, self.view,
             self.chk_change, self.lbl])
         lay.addWidget(self.lbl_lost)
         lay.addWidget(self.list_lost, 1)

@@ -1,6 +1,7 @@
 """Find what a user cannot read in a window: clipped or elided text, widgets squeezed
 below their minimum size, visible siblings that overlap, chart axis titles longer than
-their axis and chart legends that leave their plot.
+their axis, chart legends that leave their plot or sit on its data, and short tables whose
+rows are below the fold (issue 42).
 
 Used by the screenshot test of every tool (``tests/gui/test_screens.py``) and by
 ``scripts/screenshots.py``; each problem is one line naming the widget and its text.
@@ -144,7 +145,51 @@ def _plots_clipped(glw) -> list[str]:
             if not box.adjusted(-SLACK_PX, -SLACK_PX, SLACK_PX, SLACK_PX).contains(r):
                 names = ", ".join(lbl.text for _s, lbl in item.items)
                 out.append(f"legend ({names}) does not fit its plot")
+            elif _legend_on_data(item):
+                names = ", ".join(lbl.text for _s, lbl in item.items)
+                out.append(f"legend ({names}) sits on the plot's data")
     return out
+
+
+def _legend_on_data(legend) -> bool:
+    """Whether a point of a curve or scatter of the legend's plot falls under the legend."""
+    import numpy as np
+
+    vb = legend.parentItem()
+    if not isinstance(vb, pg.ViewBox):
+        return False
+    r = legend.sceneBoundingRect().adjusted(SLACK_PX, SLACK_PX, -SLACK_PX, -SLACK_PX)
+    if r.width() <= 0 or r.height() <= 0:
+        return False
+    for it in vb.addedItems:
+        if not isinstance(it, (pg.PlotDataItem, pg.ScatterPlotItem)) or not it.isVisible():
+            continue
+        xs, ys = it.getData() if isinstance(it, pg.PlotDataItem) else it.getData()
+        if xs is None or len(xs) == 0:
+            continue
+        xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+        ok = np.isfinite(xs) & np.isfinite(ys)
+        for x, y in zip(xs[ok][:2000].tolist(), ys[ok][:2000].tolist(), strict=True):
+            p = vb.mapViewToScene(pg.Point(x, y))
+            if r.contains(p):
+                return True
+    return False
+
+
+SHORT_TABLE_ROWS = 12  # a table this short should show every row without scrolling
+
+
+def _rows_below_fold(view: QAbstractItemView) -> str | None:
+    """'shows 1 of 5 rows' for a short table whose rows do not all fit its height."""
+    model = view.model()
+    if model is None:
+        return None
+    n = model.rowCount()
+    if not 0 < n <= SHORT_TABLE_ROWS or view.verticalScrollBar().maximum() <= 0:
+        return None
+    shown = sum(1 for i in range(n)
+                if view.visualRect(model.index(i, 0)).bottom() <= view.viewport().height())
+    return f"shows {shown} of {n} rows (the rest below the fold)"
 
 
 def problems(root: QWidget) -> list[str]:
@@ -163,6 +208,10 @@ def problems(root: QWidget) -> list[str]:
             out += _headers_clipped(w)
         if isinstance(w, QAbstractItemView) and w.horizontalScrollBar().maximum() > 0:
             out.append(f"{_name(w)} needs sideways scrolling to show its columns")
+        if isinstance(w, QAbstractItemView) and not isinstance(w, QHeaderView):
+            why = _rows_below_fold(w)
+            if why:
+                out.append(f"{_name(w)} {why}")
         if isinstance(w, QScrollArea) and w.widget() is not None:
             need = w.widget().minimumSizeHint().width()
             have = w.viewport().width()

@@ -170,6 +170,8 @@ class PhaseChart(QWidget):
                                                  brush=pg.mkBrush(30, 33, 39, 200))
         self._items: dict[str, tuple] = {}
         self._step_items: dict[str, tuple] = {}  # superstep runs: active, messages, time
+        for p in (self.p_frontier, self.p_time):  # a resized chart keeps room for its legend
+            p.getViewBox().sigResized.connect(lambda *_: self._room_for_legends())
 
         self.totals = QLabel("no search yet")
         # A fixed two-line summary: the dock keeps its size whatever the text (it grew
@@ -449,7 +451,26 @@ class PhaseChart(QWidget):
             self._x_range(x_hi)
         self._whole_steps(max((r.shape[0] for r in self.runs.values()), default=0))
         self._update_mode_legend(modes_seen)
+        self._room_for_legends()
         self._update_totals()
+
+    def _room_for_legends(self) -> None:
+        """No curve under a legend: headroom at the top of each plot (chart_room)."""
+        from .chart_room import make_room
+
+        # one search alone: the summary line under the chart names it in its colour, so its
+        # legend would only cover the curve (compare runs and supersteps' solid / dashed
+        # lines keep theirs)
+        steps = any(is_superstep(r) for r in self.runs.values())
+        self.legend.setVisible(bool(self.legend.items) and (len(self.runs) > 1 or steps))
+        if self._decades_shown:
+            a, b, step, _y = self._decades_shown
+            pad = 0.15 * (b - a)  # _decades' padding
+            got = make_room(self.p_frontier, self.legend, a - pad, b + pad)
+            if got is not None:
+                self._decades_shown = (a, b, step, tuple(self.p_frontier.viewRange()[1]))
+        if self.runs:
+            make_room(self.p_time, self.mode_legend)
 
     def _whole_steps(self, n: int) -> None:
         """Phases and supersteps are whole numbers: a short run gets integer ticks (never
@@ -495,7 +516,7 @@ class PhaseChart(QWidget):
             return  # the same entries: rebuilding them costs a layout pass per redraw
         self._legend_modes = tuple(sorted(modes))
         self.mode_legend.clear()
-        self.mode_legend.setColumnCount(2 if len(modes) > 2 else 1)
+        self.mode_legend.setColumnCount(max(1, min(len(modes), 4)))  # one row: a short chart keeps its data clear
         for m in sorted(modes):
             name = MODE_NAMES[m]
             dot = pg.ScatterPlotItem(size=8, brush=pg.mkBrush(MODE_COLOURS.get(name, "#fff")), pen=None)

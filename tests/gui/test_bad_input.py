@@ -53,7 +53,7 @@ def test_close_during_exact_billboards_ends_cleanly(qtbot, make_window):
     w.tools["billboards"].panel.sp_k.setValue(3)
     w.tools["billboards"].panel.cb_method.setCurrentText("exact")
     with qtbot.waitSignal(w.compute.progress, timeout=60000):
-        w.tools["billboards"].run()
+        w.tools["billboards"].run(confirmed=True)  # a long one: announced first (issue 42)
     qtbot.wait(200)
     w.close()
     assert w.compute.wait(10000)

@@ -269,3 +269,62 @@ def test_verbose_log_says_compilation(caplog):
     with caplog.at_level(logging.INFO, logger="gpu_core.sssp.api"):
         warm_up(["auto"], "cpu")
     assert any("compiled" in r.getMessage() for r in caplog.records)
+
+
+def test_layout_checker_sees_legends_on_data_and_rows_below_the_fold(qtbot):
+    """Item 8: the checker is extended (the screens test then holds every tool to it)."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QTableWidget, QVBoxLayout, QWidget
+
+    from app.gui.chart_room import make_room
+    from app.gui.layout_check import problems
+
+    root = QWidget()
+    lay = QVBoxLayout(root)
+    table = QTableWidget(5, 2)
+    table.setFixedHeight(60)
+    plot = pg.PlotWidget()
+    lay.addWidget(table)
+    lay.addWidget(plot)
+    qtbot.addWidget(root)
+    root.resize(400, 400)
+    root.show()
+    qtbot.waitExposed(root)
+    legend = plot.getPlotItem().addLegend(offset=(-6, 4))
+    curve = plot.plot([0, 1, 2, 3], [0, 1, 2, 3], name="a curve reaching the top right")
+    assert curve is not None
+    qtbot.wait(50)
+    found = problems(root)
+    assert any("rows (the rest below the fold)" in p for p in found), found
+    assert any("sits on the plot's data" in p for p in found), found
+    make_room(plot.getPlotItem(), legend, 0.0, 3.0)
+    qtbot.wait(50)
+    assert not any("sits on the plot's data" in p for p in problems(root))
+
+
+def test_edit_dock_scenario_buttons_whole_at_1024x700(qtbot, window):
+    """Item 8: the Edit dock cut its scenario buttons in half."""
+    from app.gui.screens import stage
+
+    window.resize(1024, 700)
+    window.default_layout()
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == (1024, 700), timeout=3000)
+    stage(window, "edit", lambda pred, t: qtbot.waitUntil(pred, timeout=int(t * 1000)))
+    qtbot.wait(100)
+    panel = window.tools["edit"].panel
+    for b in (panel.btn_open, panel.btn_save):
+        assert b.visibleRegion().boundingRect().height() == b.height(), b.text()
+
+
+def test_mst_forest_has_its_legend_entry(qtbot, window):
+    """Item 10: after MST the map showed the forest with only the field's colour bar."""
+    an = window.tools["analysis"]
+    an.mst_result = None
+    an.run_mst()
+    qtbot.waitUntil(lambda: an.mst_result is not None, timeout=30000)
+    leg = an.layers.forest_legend
+    assert leg.isVisible() and "spanning forest" in leg.items[0][1].text
+    window.layers.set_visible("Spanning forest", False)
+    assert not leg.isVisible()
+    window.layers.clear("Spanning forest")
+    assert not leg.items

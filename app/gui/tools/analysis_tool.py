@@ -63,7 +63,8 @@ class AnalysisTool(Tool):
         from ..layers import Layer
 
         lay = self.layers
-        return [Layer("Spanning forest", lambda: [lay.forest_item], lay.clear_forest),
+        return [Layer("Spanning forest", lambda: [lay.forest_item, lay.forest_legend],
+                      lay.clear_forest),
                 Layer("PageRank", lambda: [*lay.rank_items, lay.legend], lay.clear_ranks)]
 
     def stage(self, wait) -> None:

@@ -163,7 +163,14 @@ class RouteTool(Tool):
                 "Click closer to a road to move it.")
         canvas.notice.show(text)
         self.win.status(text, 10000)
-        QTimer.singleShot(6000, lambda: canvas.notice.hide() if canvas.notice.text() == text else None)
+        def fade() -> None:
+            try:
+                if canvas.notice.text() == text:
+                    canvas.notice.hide()
+            except RuntimeError:  # the window closed meanwhile
+                pass
+
+        QTimer.singleShot(6000, canvas, fade)  # dropped with the canvas
 
     def set_point(self, which: str, point, snap_seg: tuple | None = None) -> None:
         """Make ``point`` (a ResolvedPoint) the source (new search) or destination (route)."""
