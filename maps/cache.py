@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from osutil.atomic import atomic_open
+from osutil.regular import open_regular
 
 from .errors import MapError, MapFormatError
 from .formats.registry import companion_files, loader_modules
@@ -139,8 +140,8 @@ def read_cache(path: str | os.PathLike, *, expect_key: str | None = None) -> Roa
     def bad(msg: str) -> MapFormatError:
         return MapFormatError(f"not a valid Signpost .spn file: {msg}", path=path)
 
-    try:
-        fh = open(path, "rb")
+    try:  # never waits on a FIFO, never reads a device (issue 40)
+        fh = open_regular(path)
     except OSError as exc:
         raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
     with fh:
@@ -254,7 +255,7 @@ def _arrays_from(header: dict, buf: np.ndarray, bad) -> dict[str, Any]:
 def file_digest(path: str) -> str:
     """BLAKE2b (32 bytes) of the file's bytes, hex."""
     h = hashlib.blake2b(digest_size=32)
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO or device: OSError, never a hang
         while chunk := fh.read(1 << 22):
             h.update(chunk)
     return h.hexdigest()

@@ -110,8 +110,8 @@ def check_regular(path: str, why: str, error: type[MapError] = MapFormatError) -
 
 def open_input(path: str) -> BinaryIO:
     """``open(path, "rb")`` for an input that may be special (module doc): a folder is
-    refused; a FIFO is opened without blocking and waited on at most :data:`FIFO_WAIT_S`
-    for its first byte. MapFormatError naming ``path`` for any failure."""
+    refused; a FIFO is opened without blocking and each of its reads waits at most
+    :data:`FIFO_WAIT_S` (a writer that never comes or stalls). MapFormatError naming ``path`` for any failure."""
     try:
         mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
@@ -122,16 +122,47 @@ def open_input(path: str) -> BinaryIO:
     except OSError as exc:
         raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
     try:
-        poll = select.poll()
-        poll.register(fd, select.POLLIN | select.POLLHUP)
-        if not poll.poll(int(FIFO_WAIT_S * 1000)):  # Linux: no POLLHUP before a writer came
-            raise MapFormatError(f"a FIFO (named pipe) that nothing wrote to within "
-                                 f"{FIFO_WAIT_S:g} s", path=path)
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return io.BufferedReader(_PolledFifo(fd, path), _CHUNK)
     except BaseException:
         os.close(fd)
         raise
+
+
+class _PolledFifo(io.RawIOBase):
+    """A FIFO read without blocking: every read waits at most :data:`FIFO_WAIT_S` for
+    bytes, so neither a writer that never comes nor one that stalls mid-stream hangs a
+    command (issue 40: the first byte alone was guarded)."""
+
+    def __init__(self, fd: int, path: str):
+        self._fd, self._path = fd, path
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN | select.POLLHUP)
+        self._started = False
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def readinto(self, b) -> int:
+        while True:
+            if not self._poll.poll(int(FIFO_WAIT_S * 1000)):  # Linux: no POLLHUP before a writer
+                what = ("whose writer stalled for more than" if self._started
+                        else "that nothing wrote to within")
+                raise MapFormatError(f"a FIFO (named pipe) {what} {FIFO_WAIT_S:g} s",
+                                     path=self._path)
+            try:
+                n = os.readv(self._fd, [b])
+            except BlockingIOError:
+                continue
+            self._started = True
+            return n
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
 
 
 def check_map_file(path: str, bounded: bool) -> None:
