@@ -181,6 +181,63 @@ def check_map_file(path: str, bounded: bool) -> None:
         raise _too_big(path, limit, "the file holds")
 
 
+def _inflater(magic: bytes):
+    """An incremental decompressor for ``magic`` (``decompress(data, max_length)``), or None."""
+    if magic[:2] == b"\x1f\x8b":
+        return zlib.decompressobj(wbits=31)
+    if magic[:6] == b"\xfd7zXZ\x00":
+        return lzma.LZMADecompressor()
+    if magic[:3] == b"BZh":
+        return bz2.BZ2Decompressor()
+    return None
+
+
+def decompressed_size_estimate(path: str, *, sample: int = 1 << 22,
+                               cap: int = 1 << 26) -> int:
+    """About how many bytes ``path`` decompresses to (its size when it is not compressed):
+    the ratio of its first ``sample`` compressed bytes (at most ``cap`` bytes inflated,
+    so a bomb costs nothing), times its size. A rough figure for a memory bound, never a
+    limit on what is read (that is :func:`read_stream`'s)."""
+    from osutil.regular import open_regular
+
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        head = fh.read(sample)
+    d = _inflater(head)
+    if d is None or not head:
+        return size
+    out = fed = 0
+    try:
+        for i in range(0, len(head), 1 << 16):
+            piece = head[i:i + (1 << 16)]
+            fed += len(piece)
+            out += len(d.decompress(piece, max(1, cap - out)))
+            if out >= cap or getattr(d, "eof", False):
+                break
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError):
+        pass  # damage: the reader says what is wrong
+    return int(size * (out / max(fed, 1))) if out else size
+
+
+def check_memory(path: str, per_byte: float, what: str, advice: str) -> None:
+    """Refuse ``path`` when loading it would need more memory than the host has free:
+    ``per_byte`` bytes of memory per byte of ``what`` it holds, decompressed (estimated),
+    not per byte on disk (issue 40: a .osm.bz2 under the 4 GB input cap needed ~50 GB).
+    MapFormatError naming the file, the estimate and ``advice``."""
+    from osutil.memory import available_memory
+
+    try:
+        held = decompressed_size_estimate(path)
+    except OSError:
+        return  # its reader says what is wrong
+    need, free = int(held * per_byte), available_memory()
+    if need > free:
+        raise MapFormatError(
+            f"holds about {held / 2**30:.1f} GB of {what}, whose load needs about "
+            f"{need / 2**30:.1f} GB of memory ({free / 2**30:.1f} GB free): {advice} "
+            "or cut it smaller", path=path)
+
+
 class _Prefixed(io.RawIOBase):
     """A stream whose first bytes, read to sniff its format, are put back in front of the
     rest: nothing seeks, so pipes read like files."""
