@@ -41,6 +41,7 @@ import numpy as np
 from osutil.atomic import atomic_open
 from osutil.regular import open_regular
 
+from .cache_folder import after_save, touch
 from .errors import MapError, MapFormatError
 from .formats.registry import companion_files, loader_modules
 from .model.network import RoadNetwork
@@ -324,6 +325,7 @@ def cached_entry(key: str, build_fn: Callable[[], RoadNetwork]) -> RoadNetwork:
         except (MapError, OSError, MemoryError):
             net = None  # corrupt or stale: rebuild below
         if net is not None:
+            touch(entry)  # used: last in line for eviction
             net.meta["cache_hit"] = True
             log.info("cache hit: %s (%s nodes, %s arcs)", entry, f"{net.num_nodes:,}",
                      f"{net.num_arcs:,}")
@@ -337,6 +339,7 @@ def cached_entry(key: str, build_fn: Callable[[], RoadNetwork]) -> RoadNetwork:
         write_cache(net, entry, key=key)
         net.meta["cache_file"] = os.fspath(entry)  # as a hit says: where its arrays are
         log.info("cache written: %s", entry)
+        after_save(entry)  # partial saves swept, the folder held to its cap (issue 40)
     except OSError as exc:
         log.info("cache not written (%s): %s", exc, entry)  # the cache is an optimisation only
     net.meta["cache_hit"] = False
