@@ -39,7 +39,9 @@ from typing import Any
 import numpy as np
 
 from osutil.atomic import atomic_open
+from osutil.regular import open_regular
 
+from .cache_folder import after_save, touch
 from .errors import MapError, MapFormatError
 from .formats.registry import companion_files, loader_modules
 from .model.network import RoadNetwork
@@ -147,8 +149,8 @@ def read_cache(path: str | os.PathLike, *, expect_key: str | None = None) -> Roa
     def bad(msg: str) -> MapFormatError:
         return MapFormatError(f"not a valid Signpost .spn file: {msg}", path=path)
 
-    try:
-        fh = open(path, "rb")
+    try:  # never waits on a FIFO, never reads a device (issue 40)
+        fh = open_regular(path)
     except OSError as exc:
         raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
     with fh:
@@ -262,7 +264,7 @@ def _arrays_from(header: dict, buf: np.ndarray, bad) -> dict[str, Any]:
 def file_digest(path: str) -> str:
     """BLAKE2b (32 bytes) of the file's bytes, hex."""
     h = hashlib.blake2b(digest_size=32)
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO or device: OSError, never a hang
         while chunk := fh.read(1 << 22):
             h.update(chunk)
     return h.hexdigest()
@@ -331,6 +333,7 @@ def cached_entry(key: str, build_fn: Callable[[], RoadNetwork]) -> RoadNetwork:
         except (MapError, OSError, MemoryError):
             net = None  # corrupt or stale: rebuild below
         if net is not None:
+            touch(entry)  # used: last in line for eviction
             net.meta["cache_hit"] = True
             log.info("cache hit: %s (%s nodes, %s arcs)", entry, f"{net.num_nodes:,}",
                      f"{net.num_arcs:,}")
@@ -344,6 +347,7 @@ def cached_entry(key: str, build_fn: Callable[[], RoadNetwork]) -> RoadNetwork:
         write_cache(net, entry, key=key)
         net.meta["cache_file"] = os.fspath(entry)  # as a hit says: where its arrays are
         log.info("cache written: %s", entry)
+        after_save(entry)  # partial saves swept, the folder held to its cap (issue 40)
     except OSError as exc:
         log.info("cache not written (%s): %s", exc, entry)  # the cache is an optimisation only
     net.meta["cache_hit"] = False

@@ -70,6 +70,7 @@ def load_map(
 
         check_map_file(path, bounded=spec.read_bounded
                        or (spec.kind == "osm" and not path.lower().endswith(".pbf")))
+        check_companions(path)  # a .shx FIFO, a .prj on /dev/urandom: one line (issue 40)
     from .model.weights import weight_spec
 
     wspec = weight_spec(weight, weight_unit, by_profile=profile is not None)
@@ -142,3 +143,29 @@ def _read_noting(read: Any, path: str, options: dict[str, Any]) -> RoadNetwork:
     if notes:
         net.meta["load_warnings"] = [*net.meta.get("load_warnings", ()), *notes]
     return net
+
+
+# Companions that only describe (a CRS, an encoding): a few hundred bytes in practice.
+SMALL_COMPANIONS = (".prj", ".cpg")
+SMALL_COMPANION_BYTES = 1 << 20
+
+
+def check_companions(path: str) -> None:
+    """Every companion of the map ``path`` (a Shapefile's .shx/.dbf/.prj/.cpg, a DIMACS
+    .co) before anything reads it: a regular file (it is read twice, for the cache key and
+    by its reader; a FIFO would hang both, a device never end), within
+    ``maps.source.max_input_bytes`` (``.prj``/``.cpg``: 1 MiB). MapFormatError naming it otherwise."""
+    from osutil.regular import open_regular
+
+    from .formats.registry import companion_files
+    from .source import max_input_bytes
+
+    for c in companion_files(path):
+        small = c.lower().endswith(SMALL_COMPANIONS)
+        try:
+            open_regular(c, SMALL_COMPANION_BYTES if small else max_input_bytes()).close()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise MapFormatError(f"companion of {os.path.basename(path)}: "
+                                 f"{exc.strerror or exc}", path=c) from None

@@ -110,8 +110,8 @@ def check_regular(path: str, why: str, error: type[MapError] = MapFormatError) -
 
 def open_input(path: str) -> BinaryIO:
     """``open(path, "rb")`` for an input that may be special (module doc): a folder is
-    refused; a FIFO is opened without blocking and waited on at most :data:`FIFO_WAIT_S`
-    for its first byte. MapFormatError naming ``path`` for any failure."""
+    refused; a FIFO is opened without blocking and each of its reads waits at most
+    :data:`FIFO_WAIT_S` (a writer that never comes or stalls). MapFormatError naming ``path`` for any failure."""
     try:
         mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
@@ -122,16 +122,47 @@ def open_input(path: str) -> BinaryIO:
     except OSError as exc:
         raise MapFormatError(f"cannot read: {exc.strerror or exc}", path=path) from None
     try:
-        poll = select.poll()
-        poll.register(fd, select.POLLIN | select.POLLHUP)
-        if not poll.poll(int(FIFO_WAIT_S * 1000)):  # Linux: no POLLHUP before a writer came
-            raise MapFormatError(f"a FIFO (named pipe) that nothing wrote to within "
-                                 f"{FIFO_WAIT_S:g} s", path=path)
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return io.BufferedReader(_PolledFifo(fd, path), _CHUNK)
     except BaseException:
         os.close(fd)
         raise
+
+
+class _PolledFifo(io.RawIOBase):
+    """A FIFO read without blocking: every read waits at most :data:`FIFO_WAIT_S` for
+    bytes, so neither a writer that never comes nor one that stalls mid-stream hangs a
+    command (issue 40: the first byte alone was guarded)."""
+
+    def __init__(self, fd: int, path: str):
+        self._fd, self._path = fd, path
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN | select.POLLHUP)
+        self._started = False
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def readinto(self, b) -> int:
+        while True:
+            if not self._poll.poll(int(FIFO_WAIT_S * 1000)):  # Linux: no POLLHUP before a writer
+                what = ("whose writer stalled for more than" if self._started
+                        else "that nothing wrote to within")
+                raise MapFormatError(f"a FIFO (named pipe) {what} {FIFO_WAIT_S:g} s",
+                                     path=self._path)
+            try:
+                n = os.readv(self._fd, [b])
+            except BlockingIOError:
+                continue
+            self._started = True
+            return n
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
 
 
 def check_map_file(path: str, bounded: bool) -> None:
@@ -148,6 +179,63 @@ def check_map_file(path: str, bounded: bool) -> None:
         return  # its reader reports it
     if bounded and size > limit:
         raise _too_big(path, limit, "the file holds")
+
+
+def _inflater(magic: bytes):
+    """An incremental decompressor for ``magic`` (``decompress(data, max_length)``), or None."""
+    if magic[:2] == b"\x1f\x8b":
+        return zlib.decompressobj(wbits=31)
+    if magic[:6] == b"\xfd7zXZ\x00":
+        return lzma.LZMADecompressor()
+    if magic[:3] == b"BZh":
+        return bz2.BZ2Decompressor()
+    return None
+
+
+def decompressed_size_estimate(path: str, *, sample: int = 1 << 22,
+                               cap: int = 1 << 26) -> int:
+    """About how many bytes ``path`` decompresses to (its size when it is not compressed):
+    the ratio of its first ``sample`` compressed bytes (at most ``cap`` bytes inflated,
+    so a bomb costs nothing), times its size. A rough figure for a memory bound, never a
+    limit on what is read (that is :func:`read_stream`'s)."""
+    from osutil.regular import open_regular
+
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        head = fh.read(sample)
+    d = _inflater(head)
+    if d is None or not head:
+        return size
+    out = fed = 0
+    try:
+        for i in range(0, len(head), 1 << 16):
+            piece = head[i:i + (1 << 16)]
+            fed += len(piece)
+            out += len(d.decompress(piece, max(1, cap - out)))
+            if out >= cap or getattr(d, "eof", False):
+                break
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError):
+        pass  # damage: the reader says what is wrong
+    return int(size * (out / max(fed, 1))) if out else size
+
+
+def check_memory(path: str, per_byte: float, what: str, advice: str) -> None:
+    """Refuse ``path`` when loading it would need more memory than the host has free:
+    ``per_byte`` bytes of memory per byte of ``what`` it holds, decompressed (estimated),
+    not per byte on disk (issue 40: a .osm.bz2 under the 4 GB input cap needed ~50 GB).
+    MapFormatError naming the file, the estimate and ``advice``."""
+    from osutil.memory import available_memory
+
+    try:
+        held = decompressed_size_estimate(path)
+    except OSError:
+        return  # its reader says what is wrong
+    need, free = int(held * per_byte), available_memory()
+    if need > free:
+        raise MapFormatError(
+            f"holds about {held / 2**30:.1f} GB of {what}, whose load needs about "
+            f"{need / 2**30:.1f} GB of memory ({free / 2**30:.1f} GB free): {advice} "
+            "or cut it smaller", path=path)
 
 
 class _Prefixed(io.RawIOBase):

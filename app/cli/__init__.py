@@ -18,7 +18,7 @@ import threading
 from app.cli.errors import CliError  # noqa: F401  (re-exported: app.cli.CliError)
 
 # Sub-command modules, in the order `signpost --help` lists them.
-COMMANDS = ("info", "route", "sssp", "isochrones", "billboards", "matrix", "mst", "pagerank", "generate", "bench", "gui")
+COMMANDS = ("info", "route", "sssp", "isochrones", "billboards", "matrix", "mst", "pagerank", "generate", "cache", "bench", "gui")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -93,5 +93,8 @@ def build_layers(win) -> Layers:
     map's own road classes."""
     canvas = win.canvas
     layers = Layers(win)
+    for tool in win.tools.values():
+        for layer in tool.result_layers():
+            layers.add(layer)
     layers.add(Layer("Road classes", lambda: [*canvas.road_items.values(), canvas.legend]))
     return layers

@@ -24,6 +24,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from maps.cache_folder import after_save, touch
+
 from . import kept_metric
 from .common import CancelCheck, Progress, report
 
@@ -116,6 +118,7 @@ def _cached_topology(tkey: str):
         return _RECENT[stamp]
     try:
         t = Topology.load(path, key=tkey)
+        touch(path)  # used: last in line for the cache's eviction
     except (OSError, ValueError):
         _discard(path)
         return None
@@ -135,6 +138,7 @@ def _save(obj, path: str) -> str:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         obj.save(path)
+        after_save(path)
         return path
     except OSError:
         return ""  # an unwritable cache folder only costs the next job a rebuild
@@ -196,6 +200,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
     if os.path.exists(path):
         try:
             h = Hierarchy.load(path, key=key)
+            touch(path)
             return h, IndexInfo("cache", time.perf_counter() - t0, path, h.summary())
         except (OSError, ValueError):
             _discard(path)  # damaged or stale: rebuilt below
@@ -285,6 +290,7 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
     if os.path.lexists(path):
         try:
             h = Hierarchy.load(path, key=key)
+            touch(path)
             out = (h, IndexInfo("cache", time.perf_counter() - t0, path, h.summary()))
             remember_key_index(net, out)
             return out
@@ -309,6 +315,7 @@ def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = 
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         h.save(path)
+        after_save(path)
     except OSError:
         path = ""  # an unwritable cache folder only costs the next process a rebuild
     out = (h, IndexInfo("rebuilt" if damaged else "built", h.build_s, path, h.summary(),

@@ -265,8 +265,10 @@ def save_npz(path, obj, fmt: int) -> None:
 
 def load_npz(cls, path, fmt: int):
     """The dataclass ``cls`` saved at ``path``; ValueError for anything unreadable."""
-    try:
-        with np.load(os.fspath(path), allow_pickle=False) as z:
+    from osutil.regular import open_regular
+
+    try:  # a FIFO or device in the cache folder is refused, never waited on (issue 40)
+        with open_regular(path) as fh, np.load(fh, allow_pickle=False) as z:
             if int(z["format"]) != fmt:
                 raise ValueError(f"{path}: format {int(z['format'])}, expected {fmt}")
             kw = {}

@@ -180,14 +180,31 @@ def _split_header(data: bytes, letter: str | None) -> tuple[list[tuple[int, byte
     return header, min(pos, n), lineno
 
 
-def _check_node_count(n: int, nbytes: int, path: str, lineno: int | None) -> None:
-    """Refuse a node count no real file of this size has (it would only exhaust memory)."""
-    if n > 10_000_000 and n > 16 * nbytes:
-        raise MapFormatError(
-            f"node count {n:,} is implausible for a file of {nbytes:,} bytes",
-            path=path,
-            line=lineno,
-        )
+# The shortest line of one arc ("a 1 2 0\n") and of one PACE edge ("1 2\n"), in bytes.
+MIN_LINE = {"arc": 8, "edge": 4}
+
+
+def _implausible(n: int, m: int, nbytes: int, item: str) -> str | None:
+    """Why the counts of a p line cannot be this file's, or None. Checked before anything
+    is allocated (issue 40: a 2 KB .gr.xz claiming 200M nodes took 5.6 GB): the M
+    ``item`` lines must fit in the file's ``nbytes`` decompressed bytes, and above 10M
+    nodes (no small test graph) the arcs must back the nodes, at most 2 per arc."""
+    most = nbytes // MIN_LINE[item]
+    if m > most:
+        return (f"{item} count {m:,} is more than a file of {nbytes:,} bytes can hold "
+                f"(at most {most:,})")
+    if n > 10_000_000 and (n > 16 * nbytes or n > 2 * m):
+        return (f"node count {n:,} is implausible for a file of {nbytes:,} bytes with "
+                f"{m:,} {item}s")
+    return None
+
+
+def _check_node_count(n: int, m: int, nbytes: int, item: str, path: str,
+                      lineno: int | None) -> None:
+    """Refuse counts no real file of this size has (they would only exhaust memory)."""
+    why = _implausible(n, m, nbytes, item)
+    if why is not None:
+        raise MapFormatError(why, path=path, line=lineno)
 
 
 def _int_token(tok: bytes, what: str, path: str, lineno: int, *, lo: int, hi: int) -> int:
@@ -265,7 +282,7 @@ def _p_line(
         )
     n = _int_token(tok[2], "node count", path, lineno, lo=0, hi=WEIGHT_LIMIT)
     m = _int_token(tok[3], f"{item} count", path, lineno, lo=0, hi=2**62)
-    _check_node_count(n, len(data), path, lineno)
+    _check_node_count(n, m, len(data), item, path, lineno)
     return n, m
 
 
@@ -339,7 +356,7 @@ def _parse_gr(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
             if fast is not None:
                 arcs, rel = fast
                 ok = arcs.shape[0] == m and n < WEIGHT_LIMIT
-                ok = ok and not (n > 10_000_000 and n > 16 * len(data))
+                ok = ok and _implausible(n, m, len(data), "arc") is None
                 if ok and m:
                     ok = (
                         arcs[:, :2].min() >= 1
@@ -510,7 +527,7 @@ def _parse_pace(data: bytes, path: str) -> tuple[int, np.ndarray, np.ndarray]:
         if fast is not None:
             edges, rel = fast
             ok = edges.shape[0] == m and n < WEIGHT_LIMIT
-            ok = ok and not (n > 10_000_000 and n > 16 * len(data))
+            ok = ok and _implausible(n, m, len(data), "edge") is None
             if ok and m:
                 ok = edges.min() >= 1 and edges.max() <= n
             if ok:

@@ -3,7 +3,9 @@ suite) and ``scripts/fuzz_cli.py`` (1,000+ argument sets per command).
 
 Every command runs in-process through ``app.cli.main`` with hypothesis-drawn argument
 values: random numbers, NaN, inf, huge and negative values, odd strings, and odd file
-names (missing, a directory, non-UTF-8, very long, binary, a compression bomb, a symlink).
+names (missing, a directory, non-UTF-8, very long, binary, a compression bomb, a symlink;
+issue 40: headers claiming more than the file holds, Shapefile companions that are FIFOs,
+devices or garbage), and a cache folder of FIFOs and garbage (:func:`make_cache`).
 A run passes when it ends with exit status 0 or 2, prints no traceback, and a status 2
 ends with one ``error:`` line (argparse's own errors come after its usage lines). A run
 still going after TIME_LIMIT_S (a valid but large request, e.g. 15 million generated
@@ -15,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import lzma
 import os
+import shutil
 import signal
 import traceback
 from dataclasses import dataclass, field
@@ -67,6 +71,7 @@ def make_files(root: Path) -> dict[str, list[str]]:
         p = root / name
         p.write_bytes(data)
         w[name] = str(p)
+    odd_maps = _header_and_companion_maps(root)
     bad_name = os.fsdecode(b"\xff\xfe-map.gr")
     (root / bad_name).write_bytes((FIX / "dimacs" / "tiny.gr").read_bytes())
     (long_dir / "long.gr").write_bytes((FIX / "dimacs" / "tiny.gr").read_bytes())
@@ -76,7 +81,7 @@ def make_files(root: Path) -> dict[str, list[str]]:
     common = [str(root / "missing.gr"), str(odd), "", "-", str(root / bad_name),
               str(long_dir / "long.gr"), str(root / ("x" * 300 + ".gr"))]
     maps = [w["tiny.gr"], w["g.graphml"], w["v.geojson"], w["s.osm"], w["bin.gr"],
-            w["empty.gr"], w["bomb.gr.gz"], w["bigint.geojson"]] + common
+            w["empty.gr"], w["bomb.gr.gz"], w["bigint.geojson"]] + odd_maps + common
     points = [w["pts.csv"], w["ll.csv"], w["nan.csv"], w["bin.gr"], str(link)] + common
     areas = [w["area.geojson"], w["nan_area.geojson"], w["deep_area.geojson"],
              w["bigint.geojson"]] + common
@@ -95,6 +100,71 @@ def make_files(root: Path) -> dict[str, list[str]]:
                str(root / "missing" / "bench")]
     return {"map": maps, "points": points, "area": areas, "demand": demands, "out": outs,
             "scenario": scenarios, "shot": shots, "settings": settings, "folder": folders}
+
+
+def _header_and_companion_maps(root: Path) -> list[str]:
+    """Maps whose header claims what the file cannot hold (issue 40: a small .gr.xz claiming
+    20M nodes, a p line with more arcs than bytes) and Shapefiles whose companions are a
+    FIFO, /dev/urandom, too big or garbage: each must be one line, never a hang."""
+    out = []
+    claim = root / "claim.gr.xz"  # 1.5 MB of comments in 2 KB, 20M nodes, one edge
+    if not claim.exists():
+        claim.write_bytes(lzma.compress(
+            (("c " + "x" * 98 + "\n") * 15_000 + "p tw 20000000 1\n1 2\n").encode()))
+    arcs = root / "arcs.gr"
+    arcs.write_bytes(b"p sp 5 99999999\na 1 2 3\n")
+    out += [str(claim), str(arcs)]
+    for stem, part, make in (("fifo", ".shx", "fifo"), ("urand", ".prj", "urandom"),
+                             ("bigprj", ".prj", "big"), ("junk", ".dbf", "junk")):
+        shp = root / f"{stem}.shp"
+        shp.write_bytes(b"\x00\x00\x27\x0a" + bytes(96))
+        c = root / f"{stem}{part}"
+        if c.exists() or c.is_symlink():
+            c.unlink()
+        if make == "fifo" and hasattr(os, "mkfifo"):
+            os.mkfifo(c)
+        elif make == "urandom" and os.path.exists("/dev/urandom"):
+            c.symlink_to("/dev/urandom")
+        elif make == "big":
+            c.write_bytes(b"G" * (2 << 20))
+        else:
+            c.write_bytes(bytes(range(256)) * 8)
+        out.append(str(shp))
+    return out
+
+
+def make_cache(root: Path) -> str:
+    """A cache folder whose every entry for tiny.gr (its map, route index and topology) is
+    replaced by a FIFO, beside garbage entries, a partial save, an entry linked to
+    /dev/urandom and a folder named like an entry (issue 40): commands must rebuild, never
+    hang. The folder's path."""
+    from app.cli import main
+
+    cache = root / "cache"
+    shutil.rmtree(cache, ignore_errors=True)  # anew each time: never write into a FIFO
+    cache.mkdir(parents=True)
+    old = os.environ.get("SIGNPOST_CACHE_DIR")
+    os.environ["SIGNPOST_CACHE_DIR"] = str(cache)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(["sssp", str(FIX / "dimacs" / "tiny.gr"), "--source", "node:1", "--index", "on",
+                  "--backend", "cpu", "--if-exists", "replace", "--out", str(root / "warm.csv")])
+    finally:
+        if old is None:
+            os.environ.pop("SIGNPOST_CACHE_DIR", None)
+        else:
+            os.environ["SIGNPOST_CACHE_DIR"] = old
+    for p in list(cache.iterdir()):
+        if p.is_file() and hasattr(os, "mkfifo"):
+            p.unlink()
+            os.mkfifo(p)
+    (cache / ("f" * 40 + ".spn")).write_bytes(b"SPN garbage")
+    (cache / ("ch-" + "e" * 32 + ".npz")).write_bytes(b"PK\x03\x04 not a zip")
+    (cache / ("ch-" + "d" * 32 + ".npz.1.tmp.npz")).write_bytes(b"partial")
+    (cache / ("cch-topo-" + "c" * 32 + ".npz")).mkdir()
+    if os.path.exists("/dev/urandom"):
+        (cache / ("ch-" + "a" * 32 + ".npz")).symlink_to("/dev/urandom")
+    return str(cache)
 
 
 # ---- values ----------------------------------------------------------------------------------
@@ -232,6 +302,7 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
             odd={"--screenshot": S(files["shot"]), "--settings": S(files["settings"]),
                  "--size": st.one_of(S(["0x0", "1x1", "99999x99999", "-5x5", "axb", "800"]),
                                      value()), **files_odd}),
+        "cache": Command(["cache"], False, {"--json": None, "--clear": None}),
         "generate": Command(["generate", "ring"], False, {
             "--out": S([files["out"][4], files["out"][5]]),
             "--nodes": S(["10", "25", "64"]), "--seed": st.integers(0, 2**32).map(str),

@@ -14,7 +14,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.cli.cli_fuzz import argv_for, commands, make_files, run_cli
+from tests.cli.cli_fuzz import argv_for, commands, make_cache, make_files, run_cli
 
 N = int(os.environ.get("SIGNPOST_CLI_FUZZ", "25"))
 # commands that start a Dask cluster, a benchmark or the window: fewer examples each
@@ -28,7 +28,7 @@ def files(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["info", "route", "sssp", "billboards", "matrix", "mst",
-                                  "pagerank", "generate", *HEAVY])
+                                  "pagerank", "generate", "cache", *HEAVY])
 def test_cli_arguments_never_crash(name, files, tmp_path, monkeypatch):
     monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("SIGNPOST_MAX_INPUT_MB", "2")
@@ -46,5 +46,24 @@ def test_cli_arguments_never_crash(name, files, tmp_path, monkeypatch):
     def one(case) -> None:
         o = run_cli(*case)
         assert o.problem is None, f"{o.argv!r}: {o.problem}"
+
+    one()
+
+
+@pytest.mark.parametrize("name", ["info", "route", "sssp", "matrix", "cache"])
+def test_cli_over_a_cache_folder_of_fifos_and_garbage(name, files, tmp_path, monkeypatch):
+    """Issue 40: each command's first run meets its cache entries as FIFOs (and garbage
+    beside them); every run ends, 0 or one line."""
+    monkeypatch.setenv("SIGNPOST_MAX_INPUT_MB", "2")
+    monkeypatch.chdir(tmp_path)
+    cmd = commands(files)[name]
+
+    @settings(max_examples=min(N, 6), deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(case=argv_for(cmd, files))
+    def one(case) -> None:
+        monkeypatch.setenv("SIGNPOST_CACHE_DIR", make_cache(tmp_path / "c"))
+        o = run_cli(*case)
+        assert o.problem is None and not o.slow, f"{o.argv!r}: {o.problem}"
 
     one()

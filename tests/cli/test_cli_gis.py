@@ -78,7 +78,7 @@ def test_crs_option_on_a_file_without_one(capsys, tmp_path) -> None:
     assert rc == 0 and json.loads(out)["crs"] == "EPSG:32632"
 
 
-@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in ("generate", "bench")])
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in ("generate", "cache", "bench")])
 def test_every_map_command_takes_the_gis_options(capsys, command) -> None:
     with pytest.raises(SystemExit):
         main([command, "--help"])
