@@ -19,6 +19,7 @@ HELP: dict[str, str] = {
     "pagerank": "",
     "generate": "write a benchmark map: kanto, random, rmat, ring, complete, grid",
     "bench": "run a benchmark and print its table",
+    "cache": "show the cache folder (loaded maps, route indexes), its size and entries; --clear empties it",
     "gui": "",
 }
 

@@ -1,4 +1,4 @@
-"""The CPU backend's per-search arrays are written at allocation (see gpu_core.sssp.cpu.driver.zeros).
+"""The CPU backend's per-search arrays are written at allocation (see gpu_core.sssp.cpu.search.zeros).
 
 np.zeros maps fresh memory to the shared zero page; the Bellman-Ford kernels scan such a
 mask every phase while writing scattered entries, which made the first search of a
@@ -13,7 +13,7 @@ import pytest
 
 from gpu_core.graph import CSRGraph
 from gpu_core.sssp import STRATEGIES, sssp
-from gpu_core.sssp.cpu import driver as sssp_cpu
+from gpu_core.sssp.cpu import search as sssp_cpu
 
 N = 977  # a size no other array in a search has
 

@@ -68,7 +68,7 @@ class AnalysisTool(Tool):
                 Layer("PageRank", lambda: [*lay.rank_items, lay.legend], lay.clear_ranks)]
 
     def stage(self, wait) -> None:
-        from ..screens import idle
+        from ..staging import idle
 
         self.run_mst()
         wait(lambda: idle(self.win) and self.mst_result is not None, 120)

@@ -57,7 +57,7 @@ class BillboardsTool(Tool):
                       self.clear)]
 
     def stage(self, wait) -> None:
-        from ..screens import idle
+        from ..staging import idle
 
         self.panel.sp_k.setValue(5)
         self.run()

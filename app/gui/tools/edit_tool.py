@@ -82,7 +82,7 @@ class EditTool(Tool):
                       lambda: [lay.closed_item, lay.link_item, lay.pending])]
 
     def stage(self, wait) -> None:
-        from ..screens import idle
+        from ..staging import idle
 
         self.win.tools["route"].stage(wait)
         route = self.win.tools["route"].route

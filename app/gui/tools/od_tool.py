@@ -41,7 +41,7 @@ class ODTool(Tool):
         return [Layer("OD points", lambda: [canvas.od_item, *canvas.od_labels], self.panel.clear)]
 
     def stage(self, wait) -> None:
-        from ..screens import idle, spread_points
+        from ..staging import idle, spread_points
 
         for p in spread_points(self.win, 4):
             self.win.canvas.click_at(*p, "shift")

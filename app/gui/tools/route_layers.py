@@ -44,7 +44,7 @@ def route_layers(tool) -> list:
 
 def route_stage(tool, wait) -> None:
     """A route with its field between two well spread points."""
-    from ..screens import idle, spread_points
+    from ..staging import idle, spread_points
 
     a, b = spread_points(tool.win, 2)
     tool.win.canvas.click_at(*a, "left")

@@ -15,8 +15,8 @@ from ...host.csr import key_weight
 from ...host.heap import sift_down, sift_up
 from ...params import CPU_ROUND_POPS
 from .delta import delta
-from .driver import MODES, CpuSearch, zeros
 from .phases import M_CPU, first_decrease, record
+from .search import MODES, CpuSearch, zeros
 
 
 @njit(cache=True, nogil=True)

@@ -8,8 +8,8 @@ from numba import njit
 
 from ...host.clock import _readcyclecounter
 from ...host.csr import INF
-from .driver import MODES, CpuSearch, zeros
 from .phases import M_CONV, M_QUEUE, M_SEL, M_SWITCH, record, relax_list, relax_row
+from .search import MODES, CpuSearch, zeros
 
 # the ``strat`` argument of ``bf_batch``
 BF_CONVENTIONAL = 0

@@ -9,8 +9,8 @@ from ...errors import InvalidArgumentError
 from ...host.clock import _readcyclecounter
 from ...host.csr import INF
 from ...params import default_delta
-from .driver import MODES, CpuSearch, zeros
 from .phases import M_DELTA, record, relax_list
+from .search import MODES, CpuSearch, zeros
 
 
 @njit(cache=True, nogil=True)

@@ -7,8 +7,8 @@ from numba import njit
 
 from ...host.clock import _readcyclecounter
 from ...host.csr import INF, key_weight, rows_weight_sorted
-from .driver import MODES, CpuSearch, zeros
 from .phases import M_EVAL, first_decrease, record
+from .search import MODES, CpuSearch, zeros
 
 
 @njit(cache=True, nogil=True)

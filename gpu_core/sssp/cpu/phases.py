@@ -20,7 +20,7 @@ from numba import njit
 from ...host.csr import INF, key_weight
 
 # ``modes`` argument: MODE_CODE values passed in (not read as globals, so cached machine
-# code never disagrees with ``telemetry.MODE_NAMES``); order of driver.MODES
+# code never disagrees with ``telemetry.MODE_NAMES``); order of search.MODES
 M_CONV, M_SEL, M_SWITCH, M_EVAL, M_QUEUE, M_DELTA, M_CPU = 0, 1, 2, 3, 4, 5, 6
 
 
