@@ -18,11 +18,13 @@ import signal
 import subprocess
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from osutil.children import forked_pool
 
 PEERS = ("scipy", "cch", "pandana")
 SCIPY_CHUNK = 8  # sources per scipy worker task
@@ -144,8 +146,6 @@ def _scipy_chunk(lo: int, hi: int) -> None:
 
 def peer_scipy(job: _Job) -> dict:
     """scipy's Dijkstra on ``workers`` forked processes writing into the shared matrix."""
-    import multiprocessing
-
     from gpu_core.graph import CSRGraph
     from gpu_core.reference import scipy_csr
 
@@ -154,8 +154,7 @@ def peer_scipy(job: _Job) -> dict:
     k = len(job.src)
     status = "ok"
     t0 = time.perf_counter()
-    ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=max(1, job.workers), mp_context=ctx) as ex:
+    with forked_pool(max(1, job.workers)) as ex:
         pending = {ex.submit(_scipy_chunk, lo, min(lo + SCIPY_CHUNK, k))
                    for lo in range(0, k, SCIPY_CHUNK)}
         while pending:

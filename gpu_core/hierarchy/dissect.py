@@ -183,10 +183,9 @@ def _order_core(ptr, adj, seed, depth, workers, cancel, stats):
     k = ptr.shape[0] - 1
     ex = None
     if workers > 1 and depth > 0:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from osutil.children import forked_pool
 
-        ex = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+        ex = forked_pool(workers)  # workers end with this process, SIGKILL included
     try:
         def pmap(fn, items):
             if cancel is not None and cancel():
