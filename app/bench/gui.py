@@ -1,4 +1,5 @@
 """``signpost bench gui``: the GUI side of click-to-route, per map, offscreen.
+(Over 500 lines: one benchmark's offscreen window, its timers and its table, kept together.)
 
 With the search result computed beforehand (one CPU search per map; the GPU search time
 is measured by ``signpost bench sssp``), it times what the GUI adds to a click: snapping

@@ -1,4 +1,5 @@
 """The map view: roads by class, distance field, route, markers, scale bar and legends.
+(Over 500 lines: the one view every tool draws on; its items share the view box and pens.)
 
 Every road class is ONE path item (``arrayToQPath`` with a per-point connect array), drawn
 with a cosmetic pen (width in pixels), so a 1.4M-node map is a dozen items, not millions.

@@ -1,4 +1,5 @@
 """Level of detail for big maps: the road network rasterised by a compiled kernel.
+(Over 500 lines: the rasteriser's numba kernels and their merge steps, compiled together.)
 
 Past a few hundred thousand segments, asking Qt to stroke every segment (even as one
 path per class) takes seconds per frame. Instead the canvas draws the network into an

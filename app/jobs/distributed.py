@@ -3,6 +3,8 @@
 (:func:`connect`), the map shipped to the workers once (:func:`ship_map`), and the work
 split into blocks whose results come back in a fixed order (:func:`ordered_results`). What
 a worker holds and runs is :mod:`app.jobs.dask_worker`.
+(Over 500 lines: the client side of every --dask job, which shares the cluster and the
+shipped map.)
 
 Same output as one process: every block is a pure function of its arguments (a worker that
 dies has its blocks re-run elsewhere), matrix rows are written in source order, and the

@@ -65,33 +65,26 @@ def _kl(p: float, q: float) -> float:
 def lower_share(x: float, n: int, a: float) -> float:
     """Lower confidence bound (KL-Chernoff, failure e^-a) of a fixed set's share from ``x``
     covered of ``n`` samples: the least q <= x/n with n·KL(x/n || q) <= a."""
-    if n <= 0:
-        return 0.0
-    p = min(max(x / n, 0.0), 1.0)
-    lo, hi = 0.0, p
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if n * _kl(p, mid) > a:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return 0.0 if n <= 0 else _kl_edge(min(max(x / n, 0.0), 1.0), n, a, upper=False)
 
 
 def upper_share(x: float, n: int, a: float) -> float:
     """Upper confidence bound (KL-Chernoff, failure e^-a) of a share whose sample count is
     at most ``x`` of ``n``: the largest q >= x/n with n·KL(x/n || q) <= a."""
-    if n <= 0:
-        return 1.0
-    p = min(max(x / n, 0.0), 1.0)
-    lo, hi = p, 1.0
+    return 1.0 if n <= 0 else _kl_edge(min(max(x / n, 0.0), 1.0), n, a, upper=True)
+
+
+def _kl_edge(p: float, n: int, a: float, *, upper: bool) -> float:
+    """Bisection for the q on one side of ``p`` where n·KL(p || q) reaches ``a`` (the
+    outer end of the bracket: a bound that stays valid)."""
+    inside, outside = p, (1.0 if upper else 0.0)
     for _ in range(60):
-        mid = 0.5 * (lo + hi)
+        mid = 0.5 * (inside + outside)
         if n * _kl(p, mid) > a:
-            hi = mid
+            outside = mid
         else:
-            lo = mid
-    return hi
+            inside = mid
+    return outside
 
 
 def schedule(first: int, cap: int, growth: float = GROWTH) -> list[int]:

@@ -1,5 +1,6 @@
 """The CUDA vertex-program engine (``programs.cu``); its three programs are in
 ``cuda_programs.py``.
+(Over 500 lines: the engine's host side, one object per superstep loop on the device.)
 
 Same superstep semantics as ``cpu.Engine``; differences: vertices run in parallel, list
 insertion uses atomicCAS with Figure 4's randomised cursor (``mode="list"``) or always at

@@ -1,4 +1,5 @@
 """DIMACS 9th-challenge ``.gr``/``.co`` and PACE-2016 ``.gr.xz`` graphs (numpy only).
+(Over 500 lines: the DIMACS and PACE readers share the bounded, checked line parser.)
 
 DIMACS ``.gr`` (seed 004's USA road graphs)::
 

@@ -1,4 +1,5 @@
 """Points typed by users: ``LON,LAT`` (degrees) or ``node:ID`` (an id of the source file).
+(Over 500 lines: every way a user names a point, parsed and checked in one place.)
 
 :func:`resolve_point` turns either into a node index of the network. A ``LON,LAT`` is
 snapped to the nearest road *arc* (:mod:`maps.points.snap`) and the route starts/ends at that

@@ -4,30 +4,18 @@ triggers and files with the ``gpkg_crs_wkt`` extension can be written."""
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from app.cli import main
+from tests.cli.out_checks import digest as _digest
+from tests.cli.out_checks import one_line as _one_line
+from tests.cli.out_checks import private_cache  # noqa: F401  (the fixture)
 from tests.maps.gis_files import LAT0, LON0, grid_lines, write_lines
 
-
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "cache"))
-
-
-def _digest(path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def _one_line(capsys, *argv) -> str:
-    rc = main([str(a) for a in argv])
-    err = capsys.readouterr().err
-    assert rc == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, (rc, err)
-    return err.strip()
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def _iso(map_path, out, *extra) -> list[str]:

@@ -5,24 +5,19 @@ the reader (the fast parser too)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
 from app.cli import main
+from tests.cli.out_checks import digest as _digest
+from tests.cli.out_checks import private_cache  # noqa: F401  (the fixture)
 from tests.conftest import FIXTURES
 
 TINY = str(FIXTURES / "dimacs" / "tiny.gr")
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "cache"))
-
-
-def _digest(path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def run(capsys, *argv) -> tuple[int, str]:

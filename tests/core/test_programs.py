@@ -1,5 +1,6 @@
 """Vertex programs (seed 003) on the CPU engine against independent oracles: a plain
-Kruskal under the tie rule, scipy's MST and Dijkstra, networkx.pagerank."""
+Kruskal under the tie rule, scipy's MST and Dijkstra, networkx.pagerank.
+(Over 500 lines: one oracle per program, shared graph families.)"""
 
 from __future__ import annotations
 

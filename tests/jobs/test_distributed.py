@@ -1,6 +1,7 @@
 """``--dask``: matrices and sampled billboards on a Dask cluster give the bytes (sites, gains)
 of one process, also when a worker dies mid-run; an unreachable scheduler, Ctrl-C and a
 missing Dask each end cleanly with no output file.
+(Over 500 lines: one local cluster per module, started once for every case.)
 
 One LocalCluster of 2 worker processes serves the module (tests pass its address, as a
 user passes ``tcp://HOST:PORT``); one test starts its own through ``--dask local:2``.

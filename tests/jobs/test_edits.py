@@ -1,5 +1,6 @@
 """What-if edits (app.jobs.edits): the --close forms, scenario files, every action, and
-the edited network against maps rebuilt by hand from the edited arc lists."""
+the edited network against maps rebuilt by hand from the edited arc lists.
+(Over 500 lines: the edit actions share the maps rebuilt by hand.)"""
 
 from __future__ import annotations
 

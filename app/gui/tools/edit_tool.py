@@ -1,6 +1,7 @@
 """The Edit tool (what-if editing): close / reopen roads and add links by clicking the
 map, with undo / redo (one ``QUndoCommand`` per edit), scenario files, and the route,
 the distance field and its isochrones following every edit at once.
+(Over 500 lines: the undo stack, the edit modes and the change view share one scenario.)
 
 The edited map is an ``app.jobs.edits.Scenario`` (shared as ``window.scenario``: searches
 run on it while it has edits). An edit changes its graph here, in the GUI thread, with
