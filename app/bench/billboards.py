@@ -28,7 +28,9 @@ import time
 
 import numpy as np
 
-from osutil.atomic import atomic_open, atomic_paths
+from osutil.atomic import atomic_open
+
+from .billboards_tables import kernel_table, plot_times
 
 KERNEL_LIST = ("edge", "vertex", "work_efficient")
 
@@ -346,6 +348,104 @@ def _indexed_sampled(gn, args, eps: float, plain, t_plain: float, say) -> None:
             f"and gains: {same}; ({res.notes})")
 
 
+def _we_config_sweep(g, name: str, mode: str, backend: str, configs: str) -> str:
+    """Time the work-efficient kernel's launch shapes ``configs`` (THxBPS[:group], comma
+    separated) on ``g``, keep the best for the rest of the run; its summary line."""
+    from gpu_core.betweenness import cuda as bcuda
+
+    best_cfg = None
+    for cfg in configs.split(","):
+        shape_, _, group = cfg.partition(":")
+        th, bps = (int(x) for x in shape_.split("x"))
+        bcuda.WE_THREADS, bcuda.WE_BLOCKS_PER_SM = th, bps
+        bcuda.WE_GROUP = group or "block"
+        _run_greedy(g, 1, mode=mode, backend=backend, method="exact",
+                    kernel="work_efficient")  # warm-up (allocation)
+        # K = 3 from scratch, all sources: round 1 fills the per-source rows, rounds
+        # 2-3 reuse them
+        ts = []
+        for _ in range(2):
+            _, times = _run_greedy(g, 3, mode=mode, backend=backend, method="exact",
+                                   kernel="work_efficient")
+            ts.append(times)
+        t = float(np.median([x[0] for x in ts]))
+        t2 = float(np.median([np.mean(x[1:]) for x in ts]))
+        print(f"work_efficient {cfg}: round 1 {t:.4f} s, later rounds {t2:.4f} s "
+              f"(median of 2, all {g.num_nodes} sources)")
+        score = t + 9 * t2  # K = 10
+        if best_cfg is None or score < best_cfg[0]:
+            best_cfg = (score, th, bps, group or "block", t, t2)
+    bcuda.WE_THREADS, bcuda.WE_BLOCKS_PER_SM = best_cfg[1], best_cfg[2]
+    bcuda.WE_GROUP = best_cfg[3]
+    line = (f"billboards WE config sweep on {name}: best {best_cfg[1]}x{best_cfg[2]} "
+            f"{best_cfg[3]}: round 1 {best_cfg[4]:.4f} s, later {best_cfg[5]:.4f} s "
+            f"(all sources)")
+    print(line)
+    return line
+
+
+def _vs_networkx(args: argparse.Namespace, backend: str) -> str:
+    """Exact greedy against networkx's on a grid of ``--nx-nodes``: its summary line."""
+    from gpu_core.betweenness import place_billboards
+
+    g, name = _load(f"gen:grid:{args.nx_nodes}")
+    t_nx, how, grp = _nx_greedy_time(g, args.nx_k, args.mode)
+    t0 = time.perf_counter()
+    ours = place_billboards(g, args.nx_k, mode=args.mode, backend=backend, method="exact")
+    t_ours = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    place_billboards(g, args.nx_k, mode=args.mode, backend=backend, method="exact")
+    t_warm = time.perf_counter() - t0
+    line = (f"billboards vs networkx on {name} ({g.num_nodes}n) K={args.nx_k}: networkx "
+            f"{how} {t_nx:.2f} s, ours ({backend}) {t_warm:.3f} s warm "
+            f"({t_ours:.2f} s first): {t_nx / t_warm:.0f}x; same sites: "
+            f"{[int(v) for v in ours.sites] == [int(v) for v in grp]}")
+    print(line)
+    return line
+
+
+def _sampled_on_map(args: argparse.Namespace, backend: str) -> str:
+    """Sampled billboards on ``--ne`` (a country-sized map): its summary line."""
+
+    t0 = time.perf_counter()
+    g, name = _load(args.ne)
+    t_load = time.perf_counter() - t0
+    from gpu_core.betweenness import BillboardResult, billboards
+
+    t0 = time.perf_counter()
+    res = None
+    for ev in billboards(g, args.ne_k, mode="weighted", backend=backend, method="sampled",
+                         epsilon=float(args.epsilon), delta=args.delta, seed=1):
+        if isinstance(ev, BillboardResult):
+            res = ev
+        elif ev.phase == "sample":
+            print(f"  {time.perf_counter() - t0:7.2f} s: sampled sources "
+                  f"{ev.sources_done}/{ev.sources_total}", flush=True)
+    t = time.perf_counter() - t0
+    line = (f"billboards sampled {os.path.basename(name)} ({g.num_nodes}n/{g.num_arcs}a) "
+            f"K={args.ne_k} eps={args.epsilon} delta={args.delta}: {t:.1f} s "
+            f"(load {t_load:.1f} s), {res.samples} pairs, coverage "
+            f"{100 * res.coverage[-1]:.1f}%, SB {res.group_betweenness[-1]:.4g} "
+            f"+- {res.error_bound:.3g} ({res.notes})")
+    print(line)
+    return line
+
+
+def _graphs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(map spec, path mode) of every graph the run times: the road maps, then the social."""
+    maps = args.map
+    if maps is None:
+        maps = ["gen:grid:31041"]
+        for cand in (".gpu_maps/andorra_length.spn",):
+            if os.path.exists(cand):
+                maps.append(cand)
+    graphs = [(m, args.mode) for m in maps]
+    for soc in args.social if args.social is not None else ["gen:rmat:9481:26"]:
+        if soc:
+            graphs.append((soc, args.social_mode))
+    return graphs
+
+
 def run(args: argparse.Namespace) -> int:
     from gpu_core.backend import describe_backend, resolve_backend
 
@@ -365,16 +465,7 @@ def run(args: argparse.Namespace) -> int:
     backend = resolve_backend(args.backend)
     device = describe_backend(args.backend)
     kernels = [k for k in args.kernels.split(",") if k] if backend == "cupy" else ["cpu"]
-    maps = args.map
-    if maps is None:
-        maps = ["gen:grid:31041"]
-        for cand in (".gpu_maps/andorra_length.spn",):
-            if os.path.exists(cand):
-                maps.append(cand)
-    graphs = [(m, args.mode) for m in maps]
-    for soc in args.social if args.social is not None else ["gen:rmat:9481:26"]:
-        if soc:
-            graphs.append((soc, args.social_mode))
+    graphs = _graphs(args)
     summary: list[str] = []
     rows = []
     print(f"# signpost bench billboards on {device}; K up to {args.k_max}")
@@ -390,37 +481,7 @@ def run(args: argparse.Namespace) -> int:
             src = np.sort(rng.choice(g.num_nodes, args.sources, replace=False))
         nsrc = g.num_nodes if src is None else src.size
         if args.we_configs and backend == "cupy" and spec == graphs[0][0]:
-            from gpu_core.betweenness import cuda as bcuda
-
-            best_cfg = None
-            for cfg in args.we_configs.split(","):
-                shape_, _, group = cfg.partition(":")
-                th, bps = (int(x) for x in shape_.split("x"))
-                bcuda.WE_THREADS, bcuda.WE_BLOCKS_PER_SM = th, bps
-                bcuda.WE_GROUP = group or "block"
-                _run_greedy(g, 1, mode=mode, backend=backend, method="exact",
-                            kernel="work_efficient")  # warm-up (allocation)
-                # K = 3 from scratch, all sources: round 1 fills the per-source rows, rounds
-                # 2-3 reuse them
-                ts = []
-                for _ in range(2):
-                    _, times = _run_greedy(g, 3, mode=mode, backend=backend, method="exact",
-                                           kernel="work_efficient")
-                    ts.append(times)
-                t = float(np.median([x[0] for x in ts]))
-                t2 = float(np.median([np.mean(x[1:]) for x in ts]))
-                print(f"work_efficient {cfg}: round 1 {t:.4f} s, later rounds {t2:.4f} s "
-                      f"(median of 2, all {g.num_nodes} sources)")
-                score = t + 9 * t2  # K = 10
-                if best_cfg is None or score < best_cfg[0]:
-                    best_cfg = (score, th, bps, group or "block", t, t2)
-            bcuda.WE_THREADS, bcuda.WE_BLOCKS_PER_SM = best_cfg[1], best_cfg[2]
-            bcuda.WE_GROUP = best_cfg[3]
-            line = (f"billboards WE config sweep on {name}: best {best_cfg[1]}x{best_cfg[2]} "
-                    f"{best_cfg[3]}: round 1 {best_cfg[4]:.4f} s, later {best_cfg[5]:.4f} s "
-                    f"(all sources)")
-            print(line)
-            summary.append(line)
+            summary.append(_we_config_sweep(g, name, mode, backend, args.we_configs))
         results = {}
         for kern in kernels:
             kw = dict(mode=mode, backend=backend, method="exact", sources=src,
@@ -435,27 +496,8 @@ def run(args: argparse.Namespace) -> int:
                 rows.append(dict(graph=name, mode=mode, kernel=kern, sources=nsrc, k=i + 1,
                                  cum_s=round(float(t), 5), round_s=round(float(times[i]), 5),
                                  site=int(res.sites[i]) if res is not None else -1))
-        print(f"{'K':>3} " + " ".join(f"{k:>15}" for k in kernels) + "   (cumulative s, "
-              f"{nsrc} sources/round)")
-        for i in range(args.k_max):
-            cells = []
-            for k in kernels:
-                cum = results[k][1]
-                cells.append(f"{cum[i]:>15.3f}" if i < len(cum) else f"{'-':>15}")
-            print(f"{i + 1:>3} " + " ".join(cells))
-        done = {k: v for k, v in results.items() if v[0] is not None}
-        if len(done) > 1:  # every finished kernel must pick the same sites
-            ref = next(iter(done.values()))[0]
-            same = all(list(r.sites) == list(ref.sites) for r, _ in done.values())
-            print(f"sites agree across kernels: {same}")
-        per_round = {k: (v[1][-1] / len(v[1])) for k, v in results.items() if len(v[1])}
-        if per_round:
-            best = min(per_round, key=per_round.get)
-            ratio = ", ".join(f"{k} {per_round[k] / per_round[best]:.2f}x" for k in per_round)
-            line = (f"billboards {name} ({g.num_nodes}n/{g.num_arcs}a, {mode}, {nsrc} src): "
-                    f"s/round {', '.join(f'{k}={v:.3f}' for k, v in per_round.items())}; "
-                    f"fastest {best}; time vs fastest: {ratio}")
-            print(line)
+        line = kernel_table(name, g, mode, nsrc, kernels, results, args.k_max)
+        if line is not None:
             summary.append(line)
         if src is not None and backend == "cupy" and "work_efficient" in kernels:
             # the goal: all sources, K = k-max, work-efficient
@@ -468,43 +510,9 @@ def run(args: argparse.Namespace) -> int:
             print(line)
             summary.append(line)
     if args.nx_k > 0:
-        g, name = _load(f"gen:grid:{args.nx_nodes}")
-        t_nx, how, grp = _nx_greedy_time(g, args.nx_k, args.mode)
-        t0 = time.perf_counter()
-        ours = place_billboards(g, args.nx_k, mode=args.mode, backend=backend, method="exact")
-        t_ours = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        place_billboards(g, args.nx_k, mode=args.mode, backend=backend, method="exact")
-        t_warm = time.perf_counter() - t0
-        line = (f"billboards vs networkx on {name} ({g.num_nodes}n) K={args.nx_k}: networkx "
-                f"{how} {t_nx:.2f} s, ours ({backend}) {t_warm:.3f} s warm "
-                f"({t_ours:.2f} s first): {t_nx / t_warm:.0f}x; same sites: "
-                f"{[int(v) for v in ours.sites] == [int(v) for v in grp]}")
-        print(line)
-        summary.append(line)
+        summary.append(_vs_networkx(args, backend))
     if args.ne:
-        t0 = time.perf_counter()
-        g, name = _load(args.ne)
-        t_load = time.perf_counter() - t0
-        from gpu_core.betweenness import BillboardResult, billboards
-
-        t0 = time.perf_counter()
-        res = None
-        for ev in billboards(g, args.ne_k, mode="weighted", backend=backend, method="sampled",
-                             epsilon=float(args.epsilon), delta=args.delta, seed=1):
-            if isinstance(ev, BillboardResult):
-                res = ev
-            elif ev.phase == "sample":
-                print(f"  {time.perf_counter() - t0:7.2f} s: sampled sources "
-                      f"{ev.sources_done}/{ev.sources_total}", flush=True)
-        t = time.perf_counter() - t0
-        line = (f"billboards sampled {os.path.basename(name)} ({g.num_nodes}n/{g.num_arcs}a) "
-                f"K={args.ne_k} eps={args.epsilon} delta={args.delta}: {t:.1f} s "
-                f"(load {t_load:.1f} s), {res.samples} pairs, coverage "
-                f"{100 * res.coverage[-1]:.1f}%, SB {res.group_betweenness[-1]:.4g} "
-                f"+- {res.error_bound:.3g} ({res.notes})")
-        print(line)
-        summary.append(line)
+        summary.append(_sampled_on_map(args, backend))
     path = os.path.join(args.out, "billboards.csv")
     if rows:
         with atomic_open(path, "w") as fh:
@@ -512,28 +520,7 @@ def run(args: argparse.Namespace) -> int:
             wr.writeheader()
             wr.writerows(rows)
         print(f"wrote {path}")
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        names = sorted({n for n, _ in fig})
-        f, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 4), squeeze=False)
-        for ax, nm in zip(axes[0], names, strict=True):
-            for (n2, kern), cum in fig.items():
-                if n2 == nm and len(cum):
-                    ax.plot(np.arange(1, len(cum) + 1), cum, marker="o", label=kern)
-            ax.set_title(nm)
-            ax.set_xlabel("K")
-            ax.set_ylabel("time (s)")
-            ax.legend()
-        f.suptitle(f"Greedy billboards, time vs K ({device})")
-        f.tight_layout()
-        with atomic_paths([os.path.join(args.out, "billboards_fig4.png")]) as (tmp,):
-            f.savefig(tmp, dpi=90)
-    except ImportError:
-        pass
+    plot_times(fig, device, os.path.join(args.out, "billboards_fig4.png"))
     if args.summary:
         with open(args.summary, "a") as fh:
             for line in summary:

@@ -227,6 +227,27 @@ def _add_way(raw: _Raw, way, kind: int, cls: str, fwd: bool, bwd: bool, speed: f
 XML_MEMORY_PER_BYTE = 12.6
 
 
+def _read_ways(path: str, profile: str, progress, cancel, weight):
+    """The file's usable ways (``_read``), XML checked first, read again with the
+    locations of negative ids where it has them; EmptyMapError when none is usable."""
+    if not path.lower().endswith(".pbf"):
+        check_memory(path, XML_MEMORY_PER_BYTE, "OSM XML", "convert it to .osm.pbf (osmium cat)")
+        check_xml_coordinates(path)
+    raw = _read(path, profile, progress, cancel, weight=weight)
+    if raw.neg_missing:
+        # A file with negative ids: collect their locations, then read the ways again.
+        raw = _read(path, profile, progress, cancel, neg_locs=_negative_locations(path),
+                    weight=weight)
+    if len(raw.seg_way) == 0:
+        what = (
+            f"{raw.ways_seen:,} highway/railway ways read"
+            if raw.ways_seen
+            else "the file has no highway/railway ways"
+        )
+        raise EmptyMapError(f"no way is usable by the {profile!r} profile ({what})", path=path)
+    return raw
+
+
 def load_osm(
     path: str | os.PathLike,
     *,
@@ -268,22 +289,8 @@ def load_osm(
     if weight is not None and weight.by_profile and profile == "multimodal":
         raise ProfileError("--weight does not combine with the multimodal profile", path=path)
     step(0.0, f"reading {os.path.basename(path)}")
-    if not path.lower().endswith(".pbf"):
-        check_memory(path, XML_MEMORY_PER_BYTE, "OSM XML", "convert it to .osm.pbf (osmium cat)")
-        check_xml_coordinates(path)
-    raw = _read(path, profile, progress, cancel, weight=weight)
-    if raw.neg_missing:
-        # A file with negative ids: collect their locations, then read the ways again.
-        raw = _read(path, profile, progress, cancel, neg_locs=_negative_locations(path),
-                    weight=weight)
+    raw = _read_ways(path, profile, progress, cancel, weight)
     nseg = len(raw.seg_way)
-    if nseg == 0:
-        what = (
-            f"{raw.ways_seen:,} highway/railway ways read"
-            if raw.ways_seen
-            else "the file has no highway/railway ways"
-        )
-        raise EmptyMapError(f"no way is usable by the {profile!r} profile ({what})", path=path)
     t_read = time.perf_counter() - t0
     step(_READ_SHARE, "building the graph")
 

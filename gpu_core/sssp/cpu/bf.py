@@ -19,7 +19,7 @@ BF_QUEUE = 3
 
 
 @njit(cache=True, nogil=True)
-def bf_batch(indptr, indices, weights, hb, C, U, M, flist, nlist, sched, st, strat,
+def bf_batch(indptr, indices, weights, hb, C, U, M, flist, nlist, sched, st, strat,  # noqa: C901  (one compiled batch loop: a call per phase would cost more than it reads)
              up_cyc, down_cyc, use_frontier, frontier_thr, target, budget, modes,
              out_f, out_e, out_t, out_m):
     """Jacobi Bellman-Ford phases (conventional / selection / adaptive / queue).

@@ -14,7 +14,7 @@ from .search import MODES, CpuSearch, zeros
 
 
 @njit(cache=True, nogil=True)
-def delta_batch(indptr, indices, weights, hb, C, U, flist, nlist, sched, far, farlist,
+def delta_batch(indptr, indices, weights, hb, C, U, flist, nlist, sched, far, farlist,  # noqa: C901  (one compiled batch loop: a call per phase would cost more than it reads)
                 infar, st, dprime, target, budget, modes, out_f, out_e, out_t, out_m):
     """Near-far delta-stepping (Davidson et al. 2014), Jacobi phases over the near set.
 
