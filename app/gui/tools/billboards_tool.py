@@ -98,7 +98,8 @@ class BillboardsTool(Tool):
         partials: list = []  # appended on the worker thread, read here on progress
         self._partials, self._shown = partials, 0
         win.chart.clear()
-        win.chart.begin_run(SAMPLING_RUN, supersteps=True)
+        if est["method"] == "sampled":  # samples against the bound, round by round
+            win.chart.begin_run(SAMPLING_RUN, supersteps=True)
         graph = win.graph
 
         def fn(ctx):
