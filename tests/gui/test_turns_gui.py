@@ -9,18 +9,24 @@ import pytest
 pytestmark = pytest.mark.gui
 
 
-def test_drawn_route_obeys_the_bans(qtbot, make_window, tmp_path):
-    from gpu_core.sssp import sssp
+def _grid_maps(tmp_path):
+    """(the generated grid with its bans, the same grid without them, the bans)."""
     from maps.formats.osm import load_osm
     from maps.formats.osm_turns import read_restrictions
     from tests.maps.test_turns import grid_osm
-    from tests.turn_oracle import oracle_dist
 
     path = str(tmp_path / "grid.osm")
     grid_osm(path)
-    net = load_osm(path, profile="drive")
-    plain = load_osm(path, profile="drive", turn_restrictions=False)
-    rules = read_restrictions(path).restrictions
+    return (load_osm(path, profile="drive"),
+            load_osm(path, profile="drive", turn_restrictions=False),
+            read_restrictions(path).restrictions)
+
+
+def test_drawn_route_obeys_the_bans(qtbot, make_window, tmp_path):
+    from gpu_core.sssp import sssp
+    from tests.turn_oracle import oracle_dist
+
+    net, plain, rules = _grid_maps(tmp_path)
     copies = np.asarray(net.meta["turn_copies"])
     n0 = net.num_nodes - copies.size
     found = None
@@ -71,16 +77,9 @@ def test_restricted_junctions_layer(qtbot, make_window, tmp_path):
 
 def test_route_panel_names_a_detour(qtbot, make_window, tmp_path):
     from gpu_core.sssp import sssp
-    from maps.formats.osm import load_osm
-    from maps.formats.osm_turns import read_restrictions
-    from tests.maps.test_turns import grid_osm
     from tests.turn_oracle import oracle_dist
 
-    path = str(tmp_path / "grid.osm")
-    grid_osm(path)
-    net = load_osm(path, profile="drive")
-    plain = load_osm(path, profile="drive", turn_restrictions=False)
-    rules = read_restrictions(path).restrictions
+    net, plain, rules = _grid_maps(tmp_path)
     for s in range(0, plain.num_nodes, 5):
         want = oracle_dist(plain, rules, s)
         free = sssp(plain, s, backend="cpu")
