@@ -108,3 +108,17 @@ def oracle_dist(net, restrictions, source: int) -> np.ndarray:
                 best[ns] = nd
                 heapq.heappush(heap, (nd, ns))
     return dist
+
+
+def detour_pair(net, restrictions, sources):
+    """The first (source, target, legal costs, unrestricted search) among ``sources`` whose
+    legal cost to ``target`` is above the unrestricted one (a route a ban makes detour)."""
+    from gpu_core.sssp import sssp
+
+    for s in sources:
+        want = oracle_dist(net, restrictions, s)
+        free = sssp(net, s, backend="cpu")
+        hit = np.flatnonzero(free.reached & (want > free.dist))
+        if hit.size:
+            return s, int(hit[0]), want, free
+    raise AssertionError("no route detours around a ban from these sources")

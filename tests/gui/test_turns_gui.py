@@ -76,17 +76,10 @@ def test_restricted_junctions_layer(qtbot, make_window, tmp_path):
 
 
 def test_route_panel_names_a_detour(qtbot, make_window, tmp_path):
-    from gpu_core.sssp import sssp
-    from tests.turn_oracle import oracle_dist
+    from tests.turn_oracle import detour_pair
 
     net, plain, rules = _grid_maps(tmp_path)
-    for s in range(0, plain.num_nodes, 5):
-        want = oracle_dist(plain, rules, s)
-        free = sssp(plain, s, backend="cpu")
-        hit = np.flatnonzero(free.reached & (want > free.dist))
-        if hit.size:
-            t = int(hit[0])
-            break
+    s, t, _, _ = detour_pair(plain, rules, range(0, plain.num_nodes, 5))
     w = make_window(net)
     with qtbot.waitSignal(w.routeShown, timeout=30000):
         w.tools["route"].route_between(f"node:{int(plain.node_ids[s])}",

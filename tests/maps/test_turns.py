@@ -11,7 +11,7 @@ import pytest
 from maps.formats.osm import load_osm
 from maps.formats.osm_turns import read_restrictions
 from maps.model.turns import fold
-from tests.turn_oracle import oracle_dist
+from tests.turn_oracle import detour_pair, oracle_dist
 
 SHARED = "/work/shared/maps"
 VALUES = ("no_left_turn", "no_right_turn", "no_straight_on", "only_straight_on",
@@ -177,17 +177,10 @@ def test_route_json_names_a_detour(grid, capsys):
     import json
 
     from app.cli import main
-    from gpu_core.sssp import sssp
 
     plain = load_osm(grid, profile="drive", turn_restrictions=False)
     rules = read_restrictions(grid).restrictions
-    for s in (0, 17, 40, 80):
-        want = oracle_dist(plain, rules, s)
-        free = sssp(plain, s, backend="cpu")
-        hit = np.flatnonzero(free.reached & (want > free.dist))
-        if hit.size:
-            t = int(hit[0])
-            break
+    s, t, want, free = detour_pair(plain, rules, (0, 17, 40, 80))
     a, b = (f"node:{int(plain.node_ids[k])}" for k in (s, t))
     assert main(["route", grid, "--from", a, "--to", b, "--profile", "drive", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
