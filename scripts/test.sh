@@ -7,6 +7,6 @@ bash "$ROOT/scripts/_venv.sh" test
 cd "$ROOT"
 export QT_QPA_PLATFORM=offscreen
 .venv/bin/ruff check app gpu_core maps osutil resources tests scripts
-.venv/bin/mypy  # type checks of gpu_core, maps, resources ([tool.mypy] in pyproject.toml)
+.venv/bin/mypy  # type checks of every package ([tool.mypy] in pyproject.toml)
 .venv/bin/lint-imports --no-cache  # layer contracts in pyproject.toml [tool.importlinter]
 exec .venv/bin/python -m pytest -q "$@"
