@@ -176,8 +176,8 @@ def billboards(
     The last event is the :class:`BillboardResult` (also the generator's return value).
     ``cancel()`` returning True raises :class:`CancelledError`; closing the generator
     stops it between source chunks. ``hierarchy``: a route index of the graph
-    (``gpu_core.hierarchy``) that the sampled method uses on the GPU in weighted mode
-    (same result, faster on road maps); ignored otherwise. ``draw``: the sampled method
+    (``gpu_core.hierarchy``) that the sampled method uses in weighted mode, on either
+    backend (same result, faster on road maps); ignored otherwise. ``draw``: the sampled method
     draws its paths through it (``sampling.DrawPaths``: Dask workers), same result.
     ``sampling`` (sampled method): "fixed" draws the worst-case bound's pairs; "progressive"
     grows them 1.5x a round until a data-dependent bound certifies ``epsilon`` (``progressive``), with
@@ -214,8 +214,7 @@ def billboards(
         work = float(k) * src_list.size * max(g.num_arcs, 1)
         method = "exact" if work <= EXACT_WORK_LIMIT[be] else "sampled"
     if method == "sampled":
-        use_index = (hierarchy is not None and mode != "hops" and be == "cupy"
-                     and _index_matches(g, w, hierarchy))
+        use_index = _use_index(g, w, mode, hierarchy)
         if sampling not in SAMPLINGS:
             raise InvalidArgumentError(
                 f"unknown sampling {sampling!r}; choose one of {', '.join(SAMPLINGS)}")
@@ -339,6 +338,12 @@ def group_betweenness(
 __all__ = ["billboards", "group_betweenness", "place_billboards", "sample_size"]
 
 
+def _use_index(g: CSRGraph, w: np.ndarray, mode: str, hierarchy) -> bool:
+    """Whether the sampled method draws its paths through ``hierarchy`` (weighted mode, on
+    either backend: a PHAST sweep per block of sources, the same paths)."""
+    return hierarchy is not None and mode != "hops" and _index_matches(g, w, hierarchy)
+
+
 def _index_matches(g: CSRGraph, w: np.ndarray, hierarchy) -> bool:
     """Whether the index is this graph's under the search weights (not so with the tie-
     breaking keys of zero-weight arcs: then the sampler runs without it)."""
@@ -360,6 +365,5 @@ def path_sampler(graph: GraphLike, mode: str, backend: str = "auto",
     g = CSRGraph.from_any(graph)
     be = resolve_backend(backend)
     w = search_weights(g, mode)
-    use_index = (hierarchy is not None and mode != "hops" and be == "cupy"
-                 and _index_matches(g, w, hierarchy))
+    use_index = _use_index(g, w, mode, hierarchy)
     return PathSampler(g, w, mode == "hops", be, hierarchy if use_index else None)

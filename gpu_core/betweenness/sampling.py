@@ -142,7 +142,8 @@ class PathSampler:
     reusable for any number of blocks (a Dask worker keeps one per map and mode). Each draw
     is keyed by (seed, sample number, ...), so any split of the sample numbers, done in any
     order, gives the same entries. ``hierarchy`` (a route index of ``g`` under ``w``) makes
-    the GPU draw through GPHAST sweeps (``indexed_sampling``), same result."""
+    the draw go through PHAST sweeps (``indexed_sampling`` on the GPU, ``indexed_cpu``),
+    same result."""
 
     def __init__(self, g: CSRGraph, w: np.ndarray, unit: bool, backend: str,
                  hierarchy=None):
@@ -163,6 +164,12 @@ class PathSampler:
                 self.sampler = CudaSampler(g, w, *self.rev)
                 self.kernel = "work_efficient"
             self.xp = self.sampler.cp
+        elif hierarchy is not None and SAMPLE_TARGETS == 1:
+            from .indexed_cpu import CpuIndexedSampler
+
+            self.sampler = CpuIndexedSampler(g, w, unit, *self.rev, hierarchy)
+            self.xp = np
+            self.kernel = "indexed"
         else:
             self.xp = np
             self.kernel = "cpu"
@@ -186,9 +193,9 @@ class PathSampler:
     def flush(self, hash_seed: int):
         """Entries of the pairs :meth:`run` deferred (the indexed sampler's pairs with
         several shortest paths), or None."""
-        if self.kernel == "indexed":
+        if self.kernel == "indexed" and self.backend == "cupy":
             return self.sampler.flush(hash_seed)
-        return None
+        return None  # the CPU's indexed sampler draws its ambiguous pairs in run
 
     def note(self) -> str:
         if self.kernel != "indexed":

@@ -1,0 +1,72 @@
+"""The sampled greedy through a route index on the CPU (issue 43): the same entries, sites
+and values as the per-source sampler, on maps with unique paths and with many ties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpu_core.betweenness import place_billboards
+from gpu_core.betweenness.cuda import reverse_arrays
+from gpu_core.betweenness.indexed_cpu import CpuIndexedSampler
+from gpu_core.betweenness.sampling import _sample_cpu, draw_plan
+from gpu_core.hierarchy import build_hierarchy
+from tests.core import families as fam
+
+MAPS = {
+    "road_grid": lambda: fam.road_grid(20, 20, seed=3),  # varied lengths: most paths unique
+    "equal_weight_grid": lambda: fam.equal_weight_grid(0, 9, 9),  # ties almost everywhere
+    "duplicate_arcs": lambda: fam.duplicate_arcs(1),  # parallel arcs of equal cost
+    "disconnected": lambda: fam.disconnected(2),  # unreachable pairs
+    "random_sparse": lambda: fam.random_sparse(4, n=150),  # directed, one-way arcs
+}
+# (zero-cost arcs: the search weights are tie-breaking keys, not the index's weights, so
+# ``place_billboards`` draws without the index; ``test_zero_cost_arcs_draw_without_it``)
+
+
+def _pairs(s, v):
+    order = np.lexsort((v, s))
+    return np.asarray(s)[order], np.asarray(v)[order]
+
+
+@pytest.mark.parametrize("name", sorted(MAPS))
+def test_entries_equal_the_per_source_sampler(name):
+    g = MAPS[name]()
+    w = g.weights.astype(np.int64)
+    h = build_hierarchy(g, method="cch")
+    n = g.num_nodes
+    plan = draw_plan(n, 400, np.ones(n), np.ones(n), seed=11)
+    rev = reverse_arrays(g, w)
+    ref_s, ref_v, ref_reach = _sample_cpu(g, w, False, *rev, plan.srcs, plan.tgts,
+                                          plan.hash_seed, 1000)
+    sampler = CpuIndexedSampler(g, w, False, *rev, h)
+    got_s, got_v, got_reach = sampler.run(plan.srcs, plan.tgts, plan.hash_seed, 1000)
+    np.testing.assert_array_equal(got_reach, ref_reach)
+    for a, b in zip(_pairs(got_s, got_v), _pairs(ref_s, ref_v), strict=True):
+        np.testing.assert_array_equal(a, b)
+    if name == "equal_weight_grid":
+        assert sampler.ambiguous > 0  # the per-source sampler's share was exercised
+    if name == "road_grid":
+        assert sampler.ambiguous < 200  # and most pairs were walked
+
+
+@pytest.mark.parametrize("sampling", ["fixed", "progressive"])
+def test_sites_equal_without_the_index(sampling):
+    g = fam.road_grid(24, 24, seed=9)
+    h = build_hierarchy(g, method="cch")
+    kw = dict(mode="weighted", backend="cpu", method="sampled", epsilon=0.2, delta=0.1,
+              seed=3, sampling=sampling)
+    plain = place_billboards(g, 5, **kw)
+    indexed = place_billboards(g, 5, hierarchy=h, **kw)
+    assert indexed.sites.tolist() == plain.sites.tolist()
+    np.testing.assert_array_equal(indexed.group_betweenness, plain.group_betweenness)
+    assert indexed.samples == plain.samples
+    assert indexed.kernel == "indexed" and plain.kernel == "cpu"
+
+
+def test_zero_cost_arcs_draw_without_it():
+    g = fam.zero_weights(4)
+    h = build_hierarchy(g, method="cch")
+    r = place_billboards(g, 3, mode="weighted", backend="cpu", method="sampled",
+                         epsilon=0.3, seed=1, sampling="fixed", hierarchy=h)
+    assert r.kernel == "cpu"
