@@ -17,7 +17,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
@@ -226,7 +226,7 @@ def step(desc: str, **kw) -> Iterator[Step]:
 def track(items: Iterable[T], desc: str, *, total: int | None = None, unit: str = "") -> Iterator[T]:
     """``items`` with a :class:`Step` advanced after each (benchmark loops)."""
     if total is None:
-        total = len(items) if hasattr(items, "__len__") else None  # type: ignore[arg-type]
+        total = len(items) if isinstance(items, Sized) else None
     with step(desc, total=total, unit=unit) as s:
         for i, item in enumerate(items):
             yield item
