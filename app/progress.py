@@ -17,9 +17,12 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from contextlib import contextmanager
-from typing import TextIO, TypeVar
+from typing import TYPE_CHECKING, TextIO, TypeVar
+
+if TYPE_CHECKING:
+    from tqdm import tqdm as _Tqdm
 
 T = TypeVar("T")
 
@@ -119,7 +122,7 @@ class Step:
         self.shown = False  # printed a plain line
         self._decile = -1
         self._last_plain = -math.inf
-        self._bar = None
+        self._bar: _Tqdm | None = None
 
     # -- the Progress callback -------------------------------------------------------
     def __call__(self, fraction: float | None, message: str = "") -> None:
@@ -135,25 +138,26 @@ class Step:
             self._plain(fraction)
 
     def _draw(self) -> None:
-        if self._bar is None:
+        bar = self._bar
+        if bar is None:
             from tqdm import tqdm
 
             known = self.fraction is not None
             fmt = ("{desc}: {percentage:3.0f}%|{bar:24}| {elapsed}<{remaining}{postfix}" if known
                    else "{desc}: {elapsed}{postfix}")
-            self._bar = tqdm(total=1000 if known else None, desc=self.desc, file=self.stream,
-                             bar_format=fmt, delay=self.delay, leave=False, dynamic_ncols=True,
-                             mininterval=0.2)
+            bar = self._bar = tqdm(total=1000 if known else None, desc=self.desc,
+                                   file=self.stream, bar_format=fmt, delay=self.delay,
+                                   leave=False, dynamic_ncols=True, mininterval=0.2)
             _active.append(self)
-        self._bar.set_postfix_str(self.message, refresh=False)
+        bar.set_postfix_str(self.message, refresh=False)
         n = int(round(self.fraction * 1000)) if self.fraction is not None else 0
         shown = time.perf_counter() - self.t0 >= self.delay  # refresh() ignores tqdm's delay
-        if self._bar.total and n // 10 != self._bar.n // 10 and shown:
-            self._bar.n = n
-            self._bar.refresh()  # a new percent: draw now
+        if bar.total and n // 10 != bar.n // 10 and shown:
+            bar.n = n
+            bar.refresh()  # a new percent: draw now
         else:
-            self._bar.n = n if self._bar.total else self._bar.n
-            self._bar.update(0)  # else at most every mininterval
+            bar.n = n if bar.total else bar.n
+            bar.update(0)  # else at most every mininterval
 
     def _plain(self, fraction: float | None) -> None:
         el = time.perf_counter() - self.t0
@@ -222,7 +226,7 @@ def step(desc: str, **kw) -> Iterator[Step]:
 def track(items: Iterable[T], desc: str, *, total: int | None = None, unit: str = "") -> Iterator[T]:
     """``items`` with a :class:`Step` advanced after each (benchmark loops)."""
     if total is None:
-        total = len(items) if hasattr(items, "__len__") else None  # type: ignore[arg-type]
+        total = len(items) if isinstance(items, Sized) else None
     with step(desc, total=total, unit=unit) as s:
         for i, item in enumerate(items):
             yield item

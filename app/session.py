@@ -75,7 +75,8 @@ class Session:
     def snap(self, x: float, y: float) -> ResolvedPoint:
         """Map metres → the nearest road point of the search map, as `signpost route` would
         read the same LON,LAT; NoSnapping or PointError (``detail``) when there is none."""
-        if self.net is None:
+        net = self.search_net()
+        if self.net is None or net is None:
             raise NoSnapping("open a map first")
         if self.snapper is None:
             raise NoSnapping(
@@ -84,7 +85,7 @@ class Session:
                 "this map has no coordinates or roads to click on: type node:ID points")
         snapper = self.search_snapper()
         s = snapper.snap(float(x), float(y), max_distance_m=self.snap_max_m)
-        return click_point(self.search_net(), s)
+        return click_point(net, s)
 
     def resolve(self, text: str) -> ResolvedPoint:
         """A typed point (LON,LAT or node:ID), by the same rule as :meth:`snap`."""

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 import threading
+from typing import NoReturn
 
 from app.cli.errors import CliError  # noqa: F401  (re-exported: app.cli.CliError)
 
@@ -24,7 +25,7 @@ COMMANDS = ("info", "route", "sssp", "isochrones", "billboards", "matrix", "mst"
 class _Parser(argparse.ArgumentParser):
     """argparse's parser whose usage errors never print a password (issue 40)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         from osutil.secrets import redact
 
         super().error(redact(message))
@@ -69,9 +70,9 @@ def version() -> str:
         return metadata.version("signpost")
     except metadata.PackageNotFoundError:
         pass
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
+    else:  # Python 3.10
         tomllib = None
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     try:
@@ -148,7 +149,7 @@ def _hide_passwords(args: argparse.Namespace) -> None:
 
     for name in ("map", "out"):
         value = getattr(args, name, None)
-        if is_db_uri(value):
+        if isinstance(value, str) and is_db_uri(value):
             setattr(args, f"{name}_uri", value)
             setattr(args, name, redact(value))
 

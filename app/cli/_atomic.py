@@ -260,7 +260,7 @@ def out_paths(paths: Sequence[str], shown: str | None = None) -> Iterator[list[s
         raise CliError(f"cannot write {shown or repr(paths[0])}: {exc.strerror or exc}") from None
 
 
-def write_text_atomic(path: str, write: Callable[[TextIO], None]) -> None:
+def write_text_atomic(path: str, write: Callable[[TextIO], object]) -> None:
     """Call ``write(fh)`` on a temporary UTF-8 text file, then rename it to ``path``."""
     with out_paths([path]) as (tmp,):
         with open(tmp, "w", encoding="utf-8", newline="") as fh:

@@ -31,7 +31,7 @@ def describe(net) -> dict[str, Any]:
     sizes = np.bincount(label) if n else np.zeros(0, dtype=np.int64)
     w = net.weights.astype(np.int64)
     kinds = np.bincount(net.edge_kind, minlength=len(KIND_NAMES)) if m else np.zeros(3, int)
-    classes = np.bincount(net.edge_class, minlength=len(net.class_names)) if m else []
+    classes: np.ndarray | list[int] = np.bincount(net.edge_class, minlength=len(net.class_names)) if m else []
     out: dict[str, Any] = {
         "map": net.source_path,
         "profile": net.profile,

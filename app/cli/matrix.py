@@ -289,8 +289,8 @@ def _run(args: argparse.Namespace, cl) -> int:
             print(f"note: {path}: {read.note}", file=sys.stderr)
         _note_duplicates(path, read.keys, read.nodes)
     from_ids, to_ids = src.row_ids(net), dst.row_ids(net)
-    src, dst = src.nodes, dst.nodes
-    F, T = int(src.shape[0]), int(dst.shape[0])
+    src_nodes, dst_nodes = src.nodes, dst.nodes
+    F, T = int(src_nodes.shape[0]), int(dst_nodes.shape[0])
     nbytes = F * T * 8
     if nbytes > available_memory() // 2:
         hint = "" if low.endswith(".npy") else " (a .npy output is far smaller than CSV)"
@@ -299,8 +299,8 @@ def _run(args: argparse.Namespace, cl) -> int:
     if not low.endswith(".parquet") and not to_db:  # compressed: no useful bound
         _check_disk(out_dir, F, T, low.endswith(".npy"))
     stats: dict = {}
-    opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(dst.tolist()), args.backend,
-                                args.variant, args.chunk, args.index)
+    opts = matrix.MatrixOptions(tuple(src_nodes.tolist()), tuple(dst_nodes.tolist()),
+                                args.backend, args.variant, args.chunk, args.index)
     # every cost is at most the sum of all arc weights: int32 (-1 unreachable) when that fits
     max_cost = int(np.asarray(net.weights, np.int64).sum())
     narrow = max_cost <= np.iinfo(np.int32).max
@@ -311,6 +311,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     with files as (tmp,):
         unreachable = None
         if cl is not None and low.endswith(".npy") and not to_db:  # the workers write it where they see it
+            assert tmp is not None  # out_paths: a temporary beside out
             unreachable = _npy_by_workers(net, opts, cl, tmp, (F, T), dtype, stats)
         if unreachable is None:
             t_index = time.perf_counter()
@@ -322,6 +323,7 @@ def _run(args: argparse.Namespace, cl) -> int:
                 if to_db:
                     unreachable = _copy_rows(args, net, rows, from_ids, to_ids)
                 else:
+                    assert tmp is not None  # out_paths: a temporary beside out
                     unreachable = _write_rows(low, tmp, rows, (F, T), dtype, from_ids,
                                               to_ids, max_cost)
     el = time.perf_counter() - t0

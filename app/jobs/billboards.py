@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,6 +14,9 @@ from maps.errors import MapError
 from maps.model.network import RoadNetwork
 
 from .common import CancelCheck, Progress, refuse_negative, report
+
+if TYPE_CHECKING:
+    from gpu_core.betweenness import BillboardResult
 
 # Where sites may go: all nodes, nodes at a road arc, or nodes at no rail arc.
 CANDIDATES = ("all", "road", "no-rail")
@@ -43,7 +47,7 @@ class BillboardsOptions:
 
 @dataclass
 class BillboardsResult:
-    billboards: object  # gpu_core.betweenness.BillboardResult
+    billboards: BillboardResult
     time_s: float  # the greedy's time (an index load or build is in ``index``)
     index: dict = field(default_factory=dict)  # IndexInfo.as_dict() when one was used
     dask: dict = field(default_factory=dict)  # with a client: workers, blocks, map loads
@@ -86,7 +90,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
                              sampling=opts.sampling):
             if isinstance(ev, BillboardResult):
                 result = ev
-            elif ev.partial is not None:  # progressive: the best sites so far and their bound
+            elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
                 if on_partial is not None:
                     on_partial(ev.partial)
                 report(progress, ev.fraction, f"{ev.sources_done:,} samples: error "
@@ -95,7 +99,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
                 report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
                        f"{ev.sources_done:,}/{ev.sources_total:,} sources")
     finally:
-        if hasattr(draw, "close"):  # the workers' kept paths
+        if draw is not None and hasattr(draw, "close"):  # the workers' kept paths
             draw.close()
     assert result is not None
     done = BillboardsResult(result, time.perf_counter() - t0,
@@ -104,7 +108,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
         done.dask = {"workers": len(draw.ship.workers), "blocks": draw.blocks,
                      "map": draw.ship.summary(), "ship_s": round(draw.ship.ship_s, 3),
                      "paths": draw.mode_name}
-        if keep_paths:
+        if isinstance(draw, KeptDraw):  # keep_paths
             done.dask.update(rounds_s=[round(x, 4) for x in draw.round_s],
                              redrawn=draw.redrawn, moved=draw.moved)
         done.dask["busy"] = draw.busy

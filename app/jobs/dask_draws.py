@@ -151,6 +151,7 @@ class KeptDraw(_WorkerDraw):
                 self.moved += int(self.owner[span[0]] != where)
                 self.owner[span[0]] = where
         self.round_s.append(time.perf_counter() - t0)
+        assert total is not None  # a plan has one sample or more: one block or more
         return total
 
     def close(self) -> None:

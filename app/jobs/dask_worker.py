@@ -15,9 +15,16 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from gpu_core.betweenness.sampling import Cover
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import Hierarchy
 
 
 @dataclass(frozen=True)
@@ -35,8 +42,8 @@ class MapRef:
 class WorkerMap:
     """One worker's copy of the map and what it keeps between blocks."""
 
-    graph: object  # gpu_core.graph.CSRGraph
-    hierarchy: object | None
+    graph: CSRGraph
+    hierarchy: Hierarchy | None
     how: str  # "file" or "shipped"
     load_s: float
     index_s: float
@@ -131,7 +138,9 @@ def share_cores(ref: MapRef) -> int:
     from .dask_address import _cores
 
     count = max(1, dict(ref.host_workers).get(worker.ip, 1))
-    threads = max(1, min(numba.config.NUMBA_NUM_THREADS, _cores() // count))
+    # numba.config sets its options from the environment at import: unseen by its stubs
+    most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    threads = max(1, min(most, _cores() // count))
     numba.set_num_threads(threads)
     return threads
 
@@ -302,7 +311,7 @@ def _writers(worker=None) -> dict:
 
 
 def matrix_block_behind(ref: MapRef, graph, hierarchy, variant: str, sources: np.ndarray,
-                        targets: np.ndarray, narrow: bool, path: str, first: int) -> tuple:
+                        targets: np.ndarray, narrow: bool, path: str, first: int) -> str:
     """:func:`matrix_block_to_file` without waiting for the disk: the rows go into this
     worker's writer of ``path`` (one per file, kept across blocks, so the last chunk of a
     block is written while the next block's search runs) and the task returns once they
@@ -388,7 +397,7 @@ class KeptBlock:
     (``gpu_core.betweenness.sampling.Cover``, on the sampler's device) and how many of the
     run's chosen sites it has marked."""
 
-    cover: object
+    cover: Cover
     figures: dict  # reached pairs, entries, samples covered by the fixed sites, kernel
     applied: int = 0
 
@@ -406,7 +415,7 @@ def _address() -> str:
         return "local"
 
 
-def _kept_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: tuple[int, int, int],
+def _kept_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: Sequence[int],
                 plan, in_r: np.ndarray) -> tuple[KeptBlock, bool]:
     """Block ``span`` = (index, first sample, end) of ``run`` on this worker: the one it
     keeps, else drawn now (draws are keyed by sample number: a redraw is exact) with the

@@ -22,11 +22,16 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .dask_address import AddressError, _capped, _cores, parse_spec, probe_scheduler, shown
 from .dask_worker import MapRef
+
+if TYPE_CHECKING:
+    from distributed import Client
+    from distributed.deploy.cluster import Cluster as DaskCluster
 
 __all__ = ["parse_spec", "shown"]  # the address checks, with the cluster for callers
 
@@ -61,8 +66,8 @@ class Cluster:
     """A connected client, the local cluster it owns (if any) and the backend its workers
     run; a context manager that closes what it started."""
 
-    client: object  # distributed.Client
-    owned: object | None  # the LocalCluster / LocalCUDACluster started here
+    client: Client
+    owned: DaskCluster | None  # the LocalCluster / LocalCUDACluster started here
     backend: str  # "cpu" or "cupy"
     kind: str  # "LocalCluster", "LocalCUDACluster" or the scheduler's address
     start_s: float
@@ -292,12 +297,13 @@ def ship_map(client, net, backend: str, hierarchy=None, index_path: str = "",
 
 def ordered_results(client, submit: Callable[[int, str], object], count: int, *,
                     window: int, on_done: Callable[[int, int], None] | None = None,
-                    ) -> Iterator[tuple[int, object]]:
+                    ) -> Iterator[tuple[int, Any]]:
     """(i, result of block i) for i = 0..count-1 in that order, as blocks finish: block i
     is given out once every block before it was; later ones wait in a buffer. At most
     ``window`` blocks are submitted and not yet given out (bounded memory). ``submit(i,
     key)`` submits block i under ``key``. On any exception (Ctrl-C included) the
-    outstanding futures are cancelled."""
+    outstanding futures are cancelled. A result is what block i's task returned (Any: a
+    Dask future's result is untyped)."""
     distributed = require_dask()
     run = uuid.uuid4().hex[:12]
     pending: dict = {}  # future -> block

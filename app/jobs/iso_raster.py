@@ -17,10 +17,15 @@ filled contour of a pointwise smaller field contains the larger field's.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
 from numba import njit
 
 from osutil.numba_cache import ready
+
+if TYPE_CHECKING:
+    from contourpy._contourpy import FillReturn_OuterOffset
 
 CELLS_PER_BUFFER = 12  # cell = buffer / 12: outline within 6 % of the buffer
 MAX_CELLS = 2_500_000  # bound on the grid: a bigger area gets coarser cells
@@ -176,7 +181,9 @@ class Field:
                                           name="serial", fill_type="OuterOffset")
         # the level just off the buffer: cell distances h * sqrt(i^2 + j^2) equal to it
         # would put ring vertices on cell centres twice (degenerate, invalid rings)
-        points, offsets = gen.filled(-1.0, lat.buffer_m * (1 - 1e-7))
+        # fill_type="OuterOffset" picks this member of filled()'s union of return types
+        points, offsets = cast("FillReturn_OuterOffset",
+                               gen.filled(-1.0, lat.buffer_m * (1 - 1e-7)))
         if not points:
             return shapely.Polygon()
         return _polygons(points, offsets)

@@ -45,13 +45,14 @@ def save(t) -> str:
     if m is None or not getattr(t, "key", ""):
         return ""
     path = metric_path(t.key)
-    arrays = {"base_up": m.base_up, "base_down": m.base_down, "up": m.up, "down": m.down,
-              "indptr": m.inputs.indptr, "indices": m.inputs.indices,
-              "weights": m.inputs.weights}
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with atomic_open(path, "wb") as fh:
-            np.savez(fh, topology=np.array(t.key), **{k: np.asarray(v) for k, v in arrays.items()})
+            np.savez(fh, topology=np.array(t.key), base_up=np.asarray(m.base_up),
+                     base_down=np.asarray(m.base_down), up=np.asarray(m.up),
+                     down=np.asarray(m.down), indptr=np.asarray(m.inputs.indptr),
+                     indices=np.asarray(m.inputs.indices),
+                     weights=np.asarray(m.inputs.weights))
     except OSError:
         return ""
     return path

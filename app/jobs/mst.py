@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from app.jobs.common import CancelCheck, Progress, report
+
+if TYPE_CHECKING:
+    from gpu_core.programs import MSTResult as Forest
 
 
 @dataclass(frozen=True)
@@ -21,7 +24,7 @@ class MSTOptions:
 
 @dataclass
 class MSTResult:
-    forest: object  # gpu_core.programs.MSTResult: node indices, weights, telemetry
+    forest: Forest  # node indices, weights, telemetry
     from_ids: np.ndarray  # source-file ids of each edge's smaller-index end
     to_ids: np.ndarray  # ... and of its other end
     unit: str

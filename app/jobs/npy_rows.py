@@ -92,7 +92,7 @@ class NpyRows:
         lost = int(np.count_nonzero(buf < 0)) if self.count else 0
         row_bytes = self.cols * self.dtype.itemsize
         at = self.start + (self.first + r0) * row_bytes
-        pwrite_all(self._fd, memoryview(buf).cast("B"), at)
+        pwrite_all(self._fd, buf.data.cast("B"), at)
         if hasattr(os, "posix_fadvise"):  # start the disk write now (Linux: asynchronous)
             os.posix_fadvise(self._fd, at, buf.nbytes, os.POSIX_FADV_DONTNEED)
         with self._lock:

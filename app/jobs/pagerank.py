@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from app.jobs.common import CancelCheck, Progress, report
 from app.jobs.mst import SuperstepSink, superstep_reporter
+
+if TYPE_CHECKING:
+    from gpu_core.programs import PageRankResult as Ranks
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,7 @@ class PageRankOptions:
 
 @dataclass
 class PageRankResult:
-    ranks: object  # gpu_core.programs.PageRankResult: rank, iterations, delta, converged
+    ranks: Ranks  # rank, iterations, delta, converged
     node_ids: np.ndarray  # source-file id of every node
     compile_s: float = 0.0  # kernels compiled / loaded before the (timed) run
 

@@ -110,7 +110,9 @@ def turn_detour(net: RoadNetwork, source: int, target: int, cost: int,
     from gpu_core.graph import CSRGraph
     from gpu_core.sssp import sssp
 
-    indptr, heads, w = unrestricted_csr(net)  # type: ignore[misc]
+    csr = unrestricted_csr(net)
+    assert csr is not None  # callers ask only on a map with turn copies
+    indptr, heads, w = csr
     res = sssp(CSRGraph(indptr, heads, w), source, backend=backend, target=target)
     free = int(res.dist[target]) if res.reached[target] else None
     tr = net.meta.get("turn_restrictions", {})

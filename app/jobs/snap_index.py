@@ -100,7 +100,7 @@ class GridSnapper(Snapper):
         gap = math.hypot(max(self.x0 - x, 0, x - self.x0 - self.nx * self.c),
                          max(self.y0 - y, 0, y - self.y0 - self.ny * self.c))
         best = math.inf
-        found = []
+        found: list[tuple[np.ndarray, np.ndarray]] = []  # (segments of a ring, distances)
         for r in range(max(self.nx, self.ny) + 1):
             lb = max(gap, (r - 1) * self.c)
             if lb > (best * (1 + TIE_RTOL) if found else max_distance_m):

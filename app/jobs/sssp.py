@@ -51,25 +51,27 @@ def _run(net, opts: SsspJobOptions, *, progress: Progress | None, cancel: Cancel
          on_phase: Callable | None) -> SSSPResult:
     from gpu_core.backend import resolve_backend
 
-    kw = dict(strategy=opts.strategy, on_phase=on_phase, cancel=cancel)
     # small maps: "auto" on the CPU takes scipy's Dijkstra, no compilation (issue 41)
-    kw["options"] = replace(opts.options or SSSPOptions(), small_work=small_work(net))
+    options = replace(opts.options or SSSPOptions(), small_work=small_work(net))
     index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
                          progress=progress, cancel=cancel)
-    if index is not None:
-        kw["index"] = index
+
+    def search(backend: str) -> SSSPResult:
+        return sssp(net, opts.source, strategy=opts.strategy, backend=backend, options=options,
+                    on_phase=on_phase, cancel=cancel, index=index)
+
     if not opts.cpu_fallback:
-        return sssp(net, opts.source, backend=opts.backend, **kw)
+        return search(opts.backend)
     which = resolve_backend(opts.backend)
     try:
         # "auto" stays "auto" on the CPU so the result names why (no CuPy, no device).
-        return sssp(net, opts.source, backend="cupy" if which == "cupy" else opts.backend, **kw)
+        return search("cupy" if which == "cupy" else opts.backend)
     except (CancelledError, InvalidArgumentError, NegativeCycleError):
         raise
     except Exception as exc:
         if which != "cupy":
             raise
-        res = sssp(net, opts.source, backend="cpu", **kw)
+        res = search("cpu")
         res.extra["fallback"] = f"{type(exc).__name__}: {exc}"
         return res
 

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from gpu_core.sssp import SSSPResult, sssp
 
 from .common import CancelCheck, Progress
+
+if TYPE_CHECKING:
+    from gpu_core.graph import GraphLike
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,9 @@ def warm_up(backend: str = "auto") -> None:
     if repair is None:
         return
     mg = MutableGraph(CSRGraph.from_edges(3, [0, 1, 0], [1, 2, 2], [1, 1, 5]), backend=backend)
-    before = sssp(mg, 0, backend=backend)
+    # a GraphLike to read; the Protocol declares its arrays settable, MutableGraph's are
+    # read-only properties (gpu_core.graph.GraphLike: the cast goes once they are read-only)
+    before = sssp(cast("GraphLike", mg), 0, backend=backend)
     summary = mg.apply(mg.batch().disable([0]))
     repair(mg, before, [summary], backend=backend)
 

@@ -71,8 +71,10 @@ def apply_action(sc, stage: Stage, edit: Edit, arcs: list[int], label: str) -> N
         back = [e for e in arcs if state[e] == ARC_DISABLED and e not in sc._removed]
         b.enable(np.asarray(back, dtype=np.int64))
     elif edit.action == "set_cost":
+        assert edit.value is not None  # check_edit: set_cost needs a value
         b.set_weight(ids, exact_cost(sc.base, edit.value, label))
     elif edit.action == "set_speed_kmh":
+        assert edit.value is not None  # check_edit: set_speed_kmh needs a value
         lengths = np.array([sc.store.attrs(e)[2] for e in arcs])
         b.set_weight(ids, speed_weights(sc.base, lengths, edit.value, label))
     stage.touched.extend(arcs)
@@ -147,7 +149,9 @@ def _split(sc, stage: Stage, arc: int, points: list[tuple[float, float, int]]) -
 def add_link(sc, stage: Stage, edit: Edit, label: str) -> None:
     """A new link between the snapped ends of ``edit.line`` (both ways unless oneway);
     an end that lands mid-arc splits that road at a new vertex."""
-    ends = [_end(sc, edit.line[0], label), _end(sc, edit.line[-1], label)]
+    line = edit.line
+    assert line is not None  # check_edit: add needs a line
+    ends = [_end(sc, line[0], label), _end(sc, line[-1], label)]
     nodes: list[int] = []
     splits: dict[int, list[tuple[float, float, int]]] = {}
     made: list[tuple[float, float, int]] = []
@@ -165,7 +169,7 @@ def add_link(sc, stage: Stage, edit: Edit, label: str) -> None:
         raise EditError(label, "both ends of the link snap to the same place of the network")
     for e, pts in splits.items():
         _split(sc, stage, e, pts)
-    ring = np.asarray(edit.line[1:-1], dtype=np.float64).reshape(-1, 2)
+    ring = np.asarray(line[1:-1], dtype=np.float64).reshape(-1, 2)
     ix, iy = to_xy(ring[:, 0], ring[:, 1], sc.base.origin)
     inner = np.column_stack([ix, iy])
     poly = np.vstack([stage.vertex_xy(a), inner, stage.vertex_xy(b)])

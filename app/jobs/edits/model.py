@@ -143,7 +143,7 @@ def check_edit(edit: Edit) -> Edit:
 
 
 def _check_new_link(edit: Edit, label: str, targets: list[str]) -> None:
-    if targets != ["line"]:
+    if targets != ["line"] or edit.line is None:
         raise EditError(label, "add needs a LineString geometry (the new link) and no "
                                "other target")
     if len(edit.line) < 2:
@@ -181,7 +181,7 @@ def _check_values(edit: Edit, label: str) -> None:
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
                               or not math.isfinite(v)):
             raise EditError(label, f"{name} {v!r} is not a finite number")
-    if edit.action == "set_speed_kmh" and not edit.value > 0:
+    if edit.action == "set_speed_kmh" and edit.value is not None and not edit.value > 0:
         raise EditError(label, f"speed {edit.value} km/h: give a speed above 0")
     if edit.speed_kmh is not None and (edit.action != "add" or not edit.speed_kmh > 0):
         raise EditError(label, "speed_kmh is for add, a speed above 0")

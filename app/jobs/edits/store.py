@@ -120,6 +120,7 @@ class ArcStore:
                                                     np.zeros((0, 2)))
         counts = np.zeros(ids.shape[0], dtype=np.int64)
         if has_base:
+            assert gi is not None  # has_base
             b = ids[mask]
             counts[mask] = gi[b + 1] - gi[b]
         counts[ins] = ins_counts
@@ -127,6 +128,7 @@ class ArcStore:
         np.cumsum(counts, out=indptr[1:])
         xy = np.empty((int(indptr[-1]), 2), dtype=np.float64)
         if has_base:
+            assert gi is not None and gxy is not None  # has_base
             sel = np.flatnonzero(mask & (counts > 0))
             c = counts[sel]
             if c.size:

@@ -113,6 +113,7 @@ class Targets:
         raise EditError(label, f"node {key} is not on this map")
 
     def nodes(self, edit: Edit, label: str) -> list[int]:
+        assert edit.nodes is not None  # resolve: an edit of nodes
         a_key, b_key = edit.nodes
         a, b = self.node(a_key, label), self.node(b_key, label)
         ids = self.between(a, b)
@@ -227,7 +228,9 @@ class Targets:
         return ids if arc in ids else [arc, *ids]
 
     def point(self, edit: Edit, label: str) -> list[int]:
-        return self.road(self.snap(*edit.point, label).arc)
+        assert edit.point is not None  # resolve: an edit of a point
+        lon, lat = edit.point
+        return self.road(self.snap(lon, lat, label).arc)
 
     # ---- polygons -------------------------------------------------------------------------
     def polygon(self, edit: Edit, label: str) -> list[int]:
