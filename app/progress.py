@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 T = TypeVar("T")
 
@@ -119,7 +119,7 @@ class Step:
         self.shown = False  # printed a plain line
         self._decile = -1
         self._last_plain = -math.inf
-        self._bar = None
+        self._bar: Any = None  # the tqdm bar (tqdm ships no types), made by the first draw
 
     # -- the Progress callback -------------------------------------------------------
     def __call__(self, fraction: float | None, message: str = "") -> None:

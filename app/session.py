@@ -84,7 +84,9 @@ class Session:
                 "this map has no coordinates or roads to click on: type node:ID points")
         snapper = self.search_snapper()
         s = snapper.snap(float(x), float(y), max_distance_m=self.snap_max_m)
-        return click_point(self.search_net(), s)
+        net = self.search_net()
+        assert net is not None  # self.net is (checked above)
+        return click_point(net, s)
 
     def resolve(self, text: str) -> ResolvedPoint:
         """A typed point (LON,LAT or node:ID), by the same rule as :meth:`snap`."""
