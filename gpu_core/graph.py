@@ -32,9 +32,15 @@ if TYPE_CHECKING:
 
 
 class GraphLike(Protocol):
-    indptr: np.ndarray
-    indices: np.ndarray
-    weights: np.ndarray
+    # read-only: a MutableGraph shows its compaction's arrays as properties
+    @property
+    def indptr(self) -> np.ndarray: ...
+
+    @property
+    def indices(self) -> np.ndarray: ...
+
+    @property
+    def weights(self) -> np.ndarray: ...
 
 
 @dataclass

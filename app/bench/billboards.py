@@ -183,6 +183,7 @@ def _timed_exact(g, k, mode):
                          method="exact"):
         if isinstance(ev, BillboardResult):
             res = ev
+    assert res is not None  # billboards() ends with its result
     return time.perf_counter() - t0, list(res.rounds_time_s), res
 
 
@@ -225,6 +226,7 @@ def goals(args: argparse.Namespace) -> int:
         del runs
         if best is None or t < best[0]:
             best = (t, f)
+    assert best is not None  # factors holds one at least
     bcuda.NEAR_FAR_FACTOR = best[1]
     tot, rounds, res = _timed_exact(g, args.k_max, args.mode)
     tot2, rounds2, res2 = _timed_exact(g, args.k_max, args.mode)
@@ -273,6 +275,7 @@ def goals(args: argparse.Namespace) -> int:
             best = (t, f)
         if t > 20:
             break
+    assert best is not None  # factors holds one at least
     bcuda.NEAR_FAR_FACTOR = best[1]
     # diagnostic: half the blocks in flight (bandwidth-bound: same rate; latency-bound: half)
     keep = bcuda.SAMPLE_SCRATCH_BUDGET
@@ -306,6 +309,7 @@ def goals(args: argparse.Namespace) -> int:
                 res = ev
             elif ev.phase == "sample":
                 marks.append((ev.sources_done, time.perf_counter() - t0))
+        assert res is not None  # billboards() ends with its result
         t = time.perf_counter() - t0
         chunks = ", ".join(f"{d}@{x:.1f}s" for d, x in marks)
         say(f"NE sampled K={args.ne_k} eps={eps} delta={args.delta} near-far {best[1]:g}: "
@@ -341,6 +345,7 @@ def _indexed_sampled(gn, args, eps: float, plain, t_plain: float, say) -> None:
                              epsilon=eps, delta=args.delta, seed=1, hierarchy=h):
             if isinstance(ev, BillboardResult):
                 res = ev
+        assert res is not None  # billboards() ends with its result
         t = time.perf_counter() - t0
         same = list(res.sites) == list(plain.sites) and list(res.gains) == list(plain.gains)
         say(f"NE sampled K={args.ne_k} eps={eps} with the route index (run {rep + 1}): "
@@ -375,6 +380,7 @@ def _we_config_sweep(g, name: str, mode: str, backend: str, configs: str) -> str
         score = t + 9 * t2  # K = 10
         if best_cfg is None or score < best_cfg[0]:
             best_cfg = (score, th, bps, group or "block", t, t2)
+    assert best_cfg is not None  # configs holds one at least
     bcuda.WE_THREADS, bcuda.WE_BLOCKS_PER_SM = best_cfg[1], best_cfg[2]
     bcuda.WE_GROUP = best_cfg[3]
     line = (f"billboards WE config sweep on {name}: best {best_cfg[1]}x{best_cfg[2]} "
@@ -421,6 +427,7 @@ def _sampled_on_map(args: argparse.Namespace, backend: str) -> str:
         elif ev.phase == "sample":
             print(f"  {time.perf_counter() - t0:7.2f} s: sampled sources "
                   f"{ev.sources_done}/{ev.sources_total}", flush=True)
+    assert res is not None  # billboards() ends with its result
     t = time.perf_counter() - t0
     line = (f"billboards sampled {os.path.basename(name)} ({g.num_nodes}n/{g.num_arcs}a) "
             f"K={args.ne_k} eps={args.epsilon} delta={args.delta}: {t:.1f} s "

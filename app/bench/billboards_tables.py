@@ -27,7 +27,7 @@ def kernel_table(name: str, g, mode: str, nsrc: int, kernels: list, results: dic
         print(f"sites agree across kernels: {same}")
     per_round = {k: (v[1][-1] / len(v[1])) for k, v in results.items() if len(v[1])}
     if per_round:
-        best = min(per_round, key=per_round.get)
+        best = min(per_round, key=lambda k: per_round[k])
         ratio = ", ".join(f"{k} {per_round[k] / per_round[best]:.2f}x" for k in per_round)
         line = (f"billboards {name} ({g.num_nodes}n/{g.num_arcs}a, {mode}, {nsrc} src): "
                 f"s/round {', '.join(f'{k}={v:.3f}' for k, v in per_round.items())}; "

@@ -14,16 +14,22 @@ Prepare times (drawing geometry, snapping index, road layer) are per map, once.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from app.bench import MAP_COLS
 from app.bench.gui_redraw import measure_redraw, rendered
+
+if TYPE_CHECKING:
+    from maps.model.network import RoadNetwork
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "perf" / "gui.md"
 
@@ -346,14 +352,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _maps(args: argparse.Namespace, sample: str | None) -> list[tuple[str, object]]:
+def _maps(args: argparse.Namespace,
+          sample: str | None) -> list[tuple[str, Callable[[], RoadNetwork]]]:
     """(label, loader) of each map the run measures: the ``--map`` files (else the sample
     map), then the generated Kanto-sized map unless ``--no-kanto``."""
     from maps.load import load_map
 
-    maps: list[tuple[str, object]] = []
+    maps: list[tuple[str, Callable[[], RoadNetwork]]] = []
     for p in args.map or ([sample] if sample else []):
-        maps.append((os.path.basename(p), lambda p=p: load_map(p)))
+        maps.append((os.path.basename(p), functools.partial(load_map, p)))
     if not args.no_kanto:
         from maps.generate import generate
 
@@ -368,14 +375,15 @@ def run_drags(args: argparse.Namespace) -> int:
 
     from .gui_window import drag_frames
 
+    sample: Path | None
     try:
         from maps.samples import SAMPLE_MAP as sample  # Qt-free (app.gui.chrome is not)
     except ImportError:
         sample = None
     backends = ["cpu"] + (["cupy"] if resolve_backend("auto") == "cupy" else [])
     drags = []
-    have = sample is not None and os.path.exists(sample)
-    for label, make in _maps(args, os.fspath(sample) if have else None):
+    have = os.fspath(sample) if sample is not None and os.path.exists(sample) else None
+    for label, make in _maps(args, have):
         net = make()
         print(f"measuring {label}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs", flush=True)
         for be in backends:

@@ -23,6 +23,9 @@ class Heartbeat:
     """A 10 ms QTimer on the GUI thread; ``stall_ms()`` is the longest gap between two
     ticks since the last ``reset()``, less the period (what the user felt as frozen)."""
 
+    last: float  # perf_counter of the last tick (set by reset)
+    worst: float  # the longest gap since the last reset, in seconds
+
     def __init__(self):
         from PySide6.QtCore import QTimer
 
@@ -86,6 +89,7 @@ def measure_window(path: str, args) -> dict:
 def _measure(path: str, args, settings, row: dict) -> dict:
     """measure_window in ``settings`` (a window of its own, closed at the end)."""
     from app.gui.main_window import MainWindow
+    from app.gui.tools.route_tool import RouteTool
 
     win = MainWindow(settings, open_sample=False)
     win.resize(*(int(v) for v in args.size.lower().split("x")))
@@ -123,6 +127,8 @@ def _measure(path: str, args, settings, row: dict) -> dict:
     fields = []
     win.fieldChanged.connect(lambda: fields.append(time.perf_counter()))
     clicks, stalls, searches = [], [], []
+    route = win.tools["route"]
+    assert isinstance(route, RouteTool)
     for k in range(args.clicks + 1):  # the first click loads kernels: not counted
         a = int(rng.choice(road))
         n0 = len(fields)
@@ -134,10 +140,12 @@ def _measure(path: str, args, settings, row: dict) -> dict:
         if k:
             clicks.append(time.perf_counter() - t1)
             stalls.append(hb.stall_ms())
-            searches.append(win.tools["route"].result.elapsed_s)
+            assert route.result is not None  # the field came: the route was searched
+            searches.append(route.result.elapsed_s)
     row["click_field_ms"] = statistics.median(clicks) * 1e3
     row["click_search_ms"] = statistics.median(searches) * 1e3
-    row["search"] = win.tools["route"].result.extra.get("index", "plain")
+    assert route.result is not None
+    row["search"] = route.result.extra.get("index", "plain")
     row["stall_click_ms"] = max(stalls)
     row.update(_drag(win, net, hb, fields, args))
     hb.stop()

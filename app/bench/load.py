@@ -18,7 +18,9 @@ import platform
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -47,15 +49,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="skip the extra 'conventional' search that counts Bellman-Ford phases")
 
 
-def _median_time(fn, repeat: int) -> tuple[float, object]:
-    times = []
-    out = None
-    for _ in range(max(1, repeat)):
+T = TypeVar("T")
+
+
+def _median_time(fn: Callable[[], T], repeat: int) -> tuple[float, T]:
+    times: list[float] = []
+    while True:
         t0 = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
-        if times[-1] > 30:
-            break  # a slow map: one measurement is enough
+        if len(times) >= repeat or times[-1] > 30:
+            break  # (over 30 s: a slow map, one measurement is enough)
     return statistics.median(times), out
 
 

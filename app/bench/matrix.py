@@ -73,6 +73,8 @@ def node_sets(n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 class Row(dict):
     """One table row: method, variant, query, seconds (or extrapolated), status, notes."""
 
+    total: float | None = None  # unrounded est_total_s, for the ratios (set by _row)
+
 
 def _f(x: float | None) -> str:
     return "" if x is None else f"{x:.3f}"
@@ -94,7 +96,7 @@ def _row(k: int, method: str, variant: str, secs: float | None, done: int, statu
 def _check(ref: np.ndarray | None, ref_done: np.ndarray | None, got: np.ndarray, r0: int,
            bad: list[int]) -> None:
     """Count rows of ``got`` (rows r0..) that differ from scipy's finished rows."""
-    if ref is None:
+    if ref is None or ref_done is None:  # (peers set both or neither)
         return
     k = got.shape[0]
     ok = ref_done[r0:r0 + k]
@@ -126,20 +128,22 @@ def bench_ours(g, src, tgt, backend: str, variant: str, budget_s: float, ref, re
 
     t0 = time.perf_counter()
     h = hierarchy if variant == "phast" else None  # had once, timed apart (index row)
-    kw = {"query": query} if h is not None else {}
+    q = query if h is not None else "auto"  # (the index's query; "auto" is the default)
     for _ in iter_distance_rows(g, src[:8], targets=tgt, backend=backend, variant=variant,
-                                hierarchy=h, **kw):
+                                hierarchy=h, query=q):
         pass  # warm-up: kernels, device graph
     first = time.perf_counter() - t0
     deadline = time.perf_counter() + budget_s
-    done, bad, stats = 0, [], {}
+    done = 0
+    bad: list[int] = []
+    stats: dict = {}
     status = "ok"
     t0 = time.perf_counter()
     try:
         for r0, block in iter_distance_rows(g, src, targets=tgt, backend=backend,
                                             variant=variant, stats=stats, hierarchy=h,
                                             cancel=lambda: time.perf_counter() > deadline,
-                                            **kw):
+                                            query=q):
             _check(ref, ref_done, np.asarray(block), r0, bad)
             done = r0 + block.shape[0]
     except CancelledError:
@@ -195,7 +199,7 @@ def _ratios(rows: list[Row]) -> None:
     """peer_over_ours: each peer's (extrapolated) query time over ours by the rule."""
     ours = [r for r in rows if r["method"].startswith("ours") and r.total]
     best = next((r for r in ours if r["query"].startswith("auto")), ours[0] if ours else None)
-    if best is None:
+    if best is None or not best.total:  # (every row in ours has a total)
         return
     for r in rows:
         if "child process" in r["method"] and r.total:

@@ -21,6 +21,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def run_peer(name: str, folder: Path, g, src: np.ndarray, tgt: np.ndarray, *, wo
     folder.mkdir(parents=True, exist_ok=True)
     for f in ("matrix.npy", "done.npy", "result.json"):
         (folder / f).unlink(missing_ok=True)
-    coords = {} if lat is None else {"lat": np.asarray(lat, np.float64),
+    coords: dict[str, Any] = {} if lat is None else {"lat": np.asarray(lat, np.float64),
                                      "lon": np.asarray(lon, np.float64)}
     np.savez(folder / "job.npz", indptr=g.indptr, indices=g.indices, weights=g.weights,
              src=src, tgt=tgt, workers=workers, budget_s=budget_s, **coords)
@@ -176,7 +177,8 @@ def _cch_order(rk, job: _Job, tail: list, head: list) -> tuple[list, str]:
     the ``bench`` extra) on the symmetrised graph, else RoutingKit's degree order (its
     fill-in overflows the CCH's 2^32 arcs on country-sized maps: the child then crashes
     and the row says so)."""
-    if job.lat is not None and np.isfinite(job.lat).all() and np.isfinite(job.lon).all():
+    if (job.lat is not None and job.lon is not None and np.isfinite(job.lat).all()
+            and np.isfinite(job.lon).all()):
         return rk.compute_order_inertial(job.n, tail, head, job.lat.astype(np.float32).tolist(),
                                          job.lon.astype(np.float32).tolist()), "inertial"
     try:
@@ -189,7 +191,9 @@ def _cch_order(rk, job: _Job, tail: list, head: list) -> tuple[list, str]:
     pair = np.unique(a * job.n + b)
     xadj = np.zeros(job.n + 1, np.int64)
     np.cumsum(np.bincount(pair // job.n, minlength=job.n), out=xadj[1:])
-    perm, _ = pymetis.nested_dissection(pymetis.CSRAdjacency(xadj, pair % job.n))
+    # pymetis's stub says Sequence[int]; it returns (perm, iperm)
+    got: Any = pymetis.nested_dissection(pymetis.CSRAdjacency(xadj, pair % job.n))
+    perm, _ = got
     return [int(x) for x in perm], "METIS nested dissection (no coordinates)"
 
 

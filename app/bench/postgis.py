@@ -207,7 +207,7 @@ def _matrix(net, conn, edges, vs, backends, rows, args, done_k, done_s):
     k = int(vs.shape[0])
     ok = True
     scale = _scale(net)
-    ref = None
+    ref: np.ndarray | None = None
     for be in backends:
         stats: dict = {}
         opts = matrix.MatrixOptions(tuple(vs.tolist()), tuple(vs.tolist()), be, "auto",
@@ -240,6 +240,7 @@ def _matrix(net, conn, edges, vs, backends, rows, args, done_k, done_s):
             note += f", ~ estimated as {k}/{done_k} x its {done_k} x {done_k} time"
         rows[-len(backends)] = (what, ours_s, shown, note)
         return ok, None
+    assert ref is not None  # backends holds "cpu" at least
     pos = {v: i for i, v in enumerate(ids)}
     theirs = np.full((k, k), -1.0)
     np.fill_diagonal(theirs, 0.0)

@@ -25,6 +25,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -276,7 +277,7 @@ def _auto_sweep(g, sources, out: Path) -> None:
 
     ks = key_space_for(g.weights, g.num_nodes)
     nf = dict(schedule="nearfar")
-    configs = [
+    configs: list[dict[str, Any]] = [
         {},  # the defaults (schedule by_weights)
         dict(nf),
         dict(nf, local_rounds=32, local_queue=256),

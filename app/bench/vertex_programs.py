@@ -359,10 +359,10 @@ def run(args: argparse.Namespace) -> int:
         del bg
     print(f"wrote {out / 'vertex_programs.csv'}, {out / 'graphs.csv'}"
           + "".join(f", {p.name}" for p in figs))
-    bad = sum(r["check"] not in ("ok", OVER_CAP) for r in table)
+    mismatched = sum(r["check"] not in ("ok", OVER_CAP) for r in table)
     over = sum(r["check"] == OVER_CAP for r in table)
     print(f"SUMMARY vertex-programs backend={backend} graphs={len(stats)} rows={len(table)} "
-          f"mismatches={bad} over_cap={over} figures={len(figs)}")
+          f"mismatches={mismatched} over_cap={over} figures={len(figs)}")
     if not goals_shown:
         _print_goals(table, backend)
     return 1 if failed else 0

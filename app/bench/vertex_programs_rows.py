@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ class Row:
     impl: str
     backend: str
     run: Callable[..., object]
-    summary: Callable[[object], object]  # result -> value compared with the first row
+    summary: Callable[[Any], object]  # run()'s result -> value compared with the first row
     oracle: bool = False  # a CPU row (comparison or host preparation; ``--cpu-rows``): run
     # once, no warm-up (nothing to compile), to keep a GPU run short
     warm: bool = True  # False: host work (preparation, rebuilds), timed without a warm-up
@@ -111,7 +112,6 @@ def mst_rows(g, backend: str) -> list[Row]:
 def pagerank_rows(g, backend: str, iters: int) -> list[Row]:
     from gpu_core.programs import pagerank
 
-    kw = {"tol": 0.0, "max_iter": iters}
 
     def rank(r):
         return r.rank
@@ -121,7 +121,8 @@ def pagerank_rows(g, backend: str, iters: int) -> list[Row]:
     # ablation
     name = "framework (combiner)" if backend == "cupy" else _framework(backend)
     rows = [Row(name, backend,
-                lambda cancel=None: pagerank(g, backend=backend, cancel=cancel, **kw), rank,
+                lambda cancel=None: pagerank(g, backend=backend, cancel=cancel, tol=0.0,
+                                             max_iter=iters), rank,
                 cancellable=True)]
     if backend == "cupy":
         from gpu_core.programs.cuda_programs import pagerank_cuda
@@ -140,7 +141,8 @@ def pagerank_rows(g, backend: str, iters: int) -> list[Row]:
                                 pt, ph, n, 0.85, 0.0, iters, mode=mode, graph=g,
                                 cancel=cancel)[0], lambda x: x, cancellable=True))
         rows.append(Row("direct CSR", "cupy",
-                        lambda: pagerank(g, backend="cupy", method="direct", **kw), rank))
+                        lambda: pagerank(g, backend="cupy", method="direct", tol=0.0,
+                                         max_iter=iters), rank))
         rows.append(Row("per-map simple digraph (once, host)", "cpu", simple, lambda r: None,
                         warm=False, oracle=True))
         rows.append(Row("Medusa-style (static buffers)", "cupy",
@@ -150,7 +152,7 @@ def pagerank_rows(g, backend: str, iters: int) -> list[Row]:
                         once=True))
     from gpu_core.programs.direct import pagerank_iterate, pagerank_matrix
 
-    scipy_q: dict = {}
+    scipy_q: dict[str, tuple[Any, np.ndarray]] = {}
 
     def scipy_prepare():  # untimed (Row.prepare): the iterations are what is compared
         scipy_q["q"] = pagerank_matrix(g)

@@ -11,6 +11,7 @@ bit (see docs/perf/billboards.md).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
                 extra())
 
 
-def reverse_arrays(g: CSRGraph, w: np.ndarray):
+def reverse_arrays(g: CSRGraph, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rindptr, rindices = tails, rw) of the transposed graph with search weights ``w``."""
     tails = g.arc_sources()
     perm = np.argsort(g.indices, kind="stable")
@@ -95,10 +96,10 @@ class CudaEngine:
         self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         self.num_sm = int(props["multiProcessorCount"])
-        self._scratch = None
+        self._scratch: tuple[object, list[Any]] | None = None
         self.use_cache = use_cache
         self.we_group = we_group  # None: the module's WE_GROUP at run time
-        self._cache = None  # None: not decided; False: off; dict: the rows
+        self._cache: dict[str, Any] | bool | None = None  # None: not decided; False: off; dict: the rows
 
     # -- chunking: big chunks (few host round trips), still ~10 progress events a round
     def chunk_size(self, total: int) -> int:
@@ -190,6 +191,7 @@ class CudaEngine:
         n = self.n
         f8, i4 = np.float64, np.int32
         cached = self._setup_cache()
+        kept: dict[str, Any] = self._cache if isinstance(self._cache, dict) else {}  # the rows
         nbmax, gpb = self._we_layout()
         rows = nbmax * gpb
         if cached:
@@ -208,7 +210,7 @@ class CudaEngine:
         sb_tot = cp.zeros((), dtype=cp.float64)
         pp_tot = cp.zeros((), dtype=cp.float64)
         if cached:
-            c = self._cache
+            c = kept
             fill = c["filled"][srcs]
             groups = [(srcs[~fill], 1), (srcs[fill], 2)]
         else:
@@ -221,7 +223,7 @@ class CudaEngine:
             sb_out = cp.zeros(part.size, dtype=cp.float64)
             pp_out = cp.zeros(part.size, dtype=cp.float64)
             if cached:
-                c = self._cache
+                c = kept
                 slots = cp.asarray(c["slot_of"][part])
                 rec_a, q0_a, q1_a, ls = c["rec"], c["q0"], c["q1"], c["Ls"]
                 tin_a, tout_a = c["tin"], c["tout"]
@@ -235,7 +237,7 @@ class CudaEngine:
                stamp, net, sb_out, pp_out, np.int32(mode), slots, ls, tin_a, tout_a,
                np.int64(near_far_delta(self.w_host))))
             if cached and mode == 1:
-                self._cache["filled"][part] = True
+                kept["filled"][part] = True
             sb_tot += sb_out.sum()
             pp_tot += pp_out.sum()
         tot = net.sum(axis=0)

@@ -110,6 +110,10 @@ class CpuIndexedSampler:
         more_s, more_v = self._by_sampler(srcs, tgts, idx, seed, base)
         return np.concatenate([es, more_s]), np.concatenate([ev, more_v]), reach
 
+    def flush(self, seed: int) -> None:
+        """Nothing deferred: :meth:`run` draws its ambiguous pairs itself."""
+        return None
+
     def _by_sampler(self, srcs, tgts, idx, seed, base):
         """The per-source sampler's entries for pairs ``idx`` (each under its own sample
         number base + j), split over the cores (it releases the GIL)."""

@@ -24,13 +24,19 @@ import math
 import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph
 from .common import CPU_CHUNK_WORK, BillboardProgress, BillboardResult
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing.TypeIs from Python 3.13
+
+    from .indexed_cpu import CpuIndexedSampler
+    from .indexed_sampling import IndexedSampler
 
 # Targets per sampled source. The guarantee counts sources (targets of one source are not
 # independent), and the GPU search stops expanding past the farthest target, so one target
@@ -137,6 +143,17 @@ def draw_plan(n: int, L: int, a: np.ndarray, b: np.ndarray, seed: int) -> Sample
     return SamplePlan(srcs, tgts, int(rng.integers(0, 2**62)))
 
 
+class DeviceSampler(Protocol):
+    """What :class:`PathSampler` drives on the GPU (``cuda.CudaSampler``,
+    ``indexed_sampling.IndexedSampler``)."""
+
+    cp: Any  # the cupy module
+
+    def chunk_size(self, total: int) -> int: ...
+
+    def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int) -> Any: ...
+
+
 class PathSampler:
     """Draws one random shortest path per sampled pair, by sample number, on one backend;
     reusable for any number of blocks (a Dask worker keeps one per map and mode). Each draw
@@ -151,23 +168,27 @@ class PathSampler:
 
         self.g, self.w, self.unit, self.backend = g, w, unit, backend
         self.rev = reverse_arrays(g, w)
-        self.sampler = None
+        self.sampler: DeviceSampler | CpuIndexedSampler | None = None
+        # the sampler again, when it walks a route index (GPU: it defers ambiguous pairs)
+        self.indexed: IndexedSampler | CpuIndexedSampler | None = None
         if backend == "cupy":
             from .cuda import CudaSampler
 
             if hierarchy is not None and SAMPLE_TARGETS == 1:
                 from .indexed_sampling import IndexedSampler
 
-                self.sampler = IndexedSampler(g, w, *self.rev, hierarchy)
+                self.indexed = indexed = IndexedSampler(g, w, *self.rev, hierarchy)
+                device: DeviceSampler = indexed
                 self.kernel = "indexed"
             else:
-                self.sampler = CudaSampler(g, w, *self.rev)
+                device = CudaSampler(g, w, *self.rev)
                 self.kernel = "work_efficient"
-            self.xp = self.sampler.cp
+            self.sampler = device
+            self.xp = device.cp
         elif hierarchy is not None and SAMPLE_TARGETS == 1:
             from .indexed_cpu import CpuIndexedSampler
 
-            self.sampler = CpuIndexedSampler(g, w, unit, *self.rev, hierarchy)
+            self.sampler = self.indexed = CpuIndexedSampler(g, w, unit, *self.rev, hierarchy)
             self.xp = np
             self.kernel = "indexed"
         else:
@@ -193,15 +214,20 @@ class PathSampler:
     def flush(self, hash_seed: int):
         """Entries of the pairs :meth:`run` deferred (the indexed sampler's pairs with
         several shortest paths), or None."""
-        if self.kernel == "indexed" and self.backend == "cupy":
-            return self.sampler.flush(hash_seed)
-        return None  # the CPU's indexed sampler draws its ambiguous pairs in run
+        if self.indexed is not None:
+            return self.indexed.flush(hash_seed)
+        return None
 
     def note(self) -> str:
-        if self.kernel != "indexed":
+        if self.indexed is None:
             return ""
-        return (f"route index: {self.sampler.ambiguous} pairs with several shortest paths "
+        return (f"route index: {self.indexed.ambiguous} pairs with several shortest paths "
                 "sampled per source; ")
+
+
+def _kept(draw: DrawPaths | KeptPaths | None) -> TypeIs[KeptPaths]:
+    """Whether ``draw`` keeps its paths where it drew them (it has ``counts``)."""
+    return draw is not None and hasattr(draw, "counts")
 
 
 def draw_block(sampler: PathSampler, srcs: np.ndarray, tgts: np.ndarray, hash_seed: int,
@@ -289,7 +315,7 @@ def sampled_billboards(
     n_samples = L * T
     reached = 0
     yield BillboardProgress(1, 1, 0, L, phase="sample")
-    if draw is not None and hasattr(draw, "counts"):  # kept where drawn: counts come here
+    if _kept(draw):  # kept where drawn: counts come here
         xp, note, base, entries = np, "", 0, 0
         for done, rr, ent, b0 in draw.draw_kept(plan, in_r):
             if cancel is not None and cancel():

@@ -33,7 +33,7 @@ class DeviceGraph:
     def __init__(self, g: CSRGraph):
         cp = _cupy()
         # weak: the cache below is keyed on the host arrays and must not keep them alive
-        self._host_ref = weakref.ref(g.indptr), weakref.ref(g.indices), weakref.ref(g.weights)
+        self._host_ref: tuple[weakref.ref[np.ndarray], ...] | None = weakref.ref(g.indptr), weakref.ref(g.indices), weakref.ref(g.weights)
         m = g.num_arcs
         need = graph_bytes(g.num_nodes, m)
         ensure_free(need, f"the device graph ({g.num_nodes} nodes, {m} arcs)")
@@ -138,10 +138,11 @@ class DeviceCSRGraph(CSRGraph):
         self._host: list[np.ndarray | None] = [None, None, None]
 
     def _fetch(self, i: int) -> np.ndarray:
-        if self._host[i] is None:
+        got = self._host[i]
+        if got is None:
             dg = self.device
-            self._host[i] = (dg.indptr, dg.indices, dg.weights)[i].get()
-        return self._host[i]
+            got = self._host[i] = (dg.indptr, dg.indices, dg.weights)[i].get()
+        return got
 
     indptr = property(lambda self: self._fetch(0))
     indices = property(lambda self: self._fetch(1))

@@ -175,7 +175,7 @@ class EditSummary:
         before calls ``self._wait`` (set by the caller)."""
         s = cls.__new__(cls)
         s.inserted, s.added_vertices, s.elapsed_s = inserted, added_vertices, 0.0
-        s._wait = None
+        s.__dict__["_wait"] = None  # not a field: __getattr__ and __getstate__ read it there
         return s
 
     def fill(self, h: HostArcs, log: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
@@ -331,6 +331,7 @@ class MutableGraph:
         from .cuda import batch_words
 
         h, dev = self.host, self.device  # self.host: the previous replay has finished
+        assert dev is not None  # called on the cupy backend only
         k, ji, jv = batch.counts()
         total0, n0 = h.total, h.n
         summary = EditSummary.pending(np.arange(total0, total0 + ji, dtype=np.int64),
@@ -361,7 +362,8 @@ class MutableGraph:
         # started only now: a host loop running beside the launches would compete with
         # them for the GIL, and apply does not wait for it anyway
         replay = Replay(h, ops, a, b, c, lambda log: summary.fill(h, log))
-        self._replay, summary._wait = replay, replay.wait
+        self._replay = replay
+        summary.__dict__["_wait"] = replay.wait
         return summary
 
     # ---- back to CSR -------------------------------------------------------------------

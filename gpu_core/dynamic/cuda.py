@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -70,9 +71,12 @@ class DeviceArcs:
         # under unified addressing, so no copy back is queued
         self._result_mem = cp.cuda.alloc_pinned_memory(8)
         self._result = np.frombuffer(self._result_mem, np.uint64, 1)
-        self._stage = self._stage_mem = self._buf = None  # a batch's pinned words, device twin
+        # a batch's pinned words (numpy view of _stage_mem), their device twin (CuPy)
+        self._stage: np.ndarray | None = None
+        self._stage_mem: Any = None
+        self._buf: Any = None
 
-    def staging(self, words: int) -> tuple[np.ndarray, object]:
+    def staging(self, words: int) -> tuple[np.ndarray, Any]:
         """(pinned host int64 view, device int64 array) of at least ``words`` items, kept
         between batches: a pinned source copies at full speed, asynchronously, and neither
         side is allocated again for a batch no larger than the last. The caller must not
@@ -87,6 +91,7 @@ class DeviceArcs:
                 self._stage_mem = cp.cuda.alloc_pinned_memory(cap * 8)
                 self._stage = np.frombuffer(self._stage_mem, np.int64, cap)
                 self._buf = cp.empty(cap, cp.int64)
+        assert self._stage is not None  # made with _buf just above
         return self._stage[:words], self._buf[:words]
 
     def grow(self, arc_capacity: int, node_capacity: int) -> None:

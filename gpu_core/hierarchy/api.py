@@ -155,7 +155,7 @@ def _layout(n, rank, ost, oln, onb, owt, ist, iln, inb, iwt) -> Hierarchy:
     level_ptr = np.zeros(nlev + 1, np.int64)
     np.cumsum(np.bincount(level, minlength=nlev), out=level_ptr[1:])
 
-    def renumber(ptr, nbr, w):
+    def renumber(ptr, nbr, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cnt = np.diff(ptr)[order]
         p = np.zeros(n + 1, np.int64)
         np.cumsum(cnt, out=p[1:])
@@ -203,6 +203,7 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
     if query != "phast":
         from .few import cpu_rows
 
+        assert targets is not None  # check_query: rphast and buckets need targets
         for r0, block in cpu_rows(h, sources, targets, query, chunk, cancel, CPU_SWEEP_BYTES):
             yield r0, block.astype(out, copy=False)
         return

@@ -15,12 +15,16 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph, prepared
 from .model import load_npz, save_npz
+
+if TYPE_CHECKING:
+    from .partial import Metric
 
 # bump when the saved layout changes (2: checksums by pieces, ``model.content_hash``)
 TOPOLOGY_FORMAT = 2
@@ -159,7 +163,8 @@ def slots_for(t: Topology, graph) -> np.ndarray | str:
     s = arc_slots(t.n, g.indptr, g.indices, t.rank, t.up_ptr, t.up_nb)
     bad = np.flatnonzero(s == -2)
     if bad.size:
-        tails = np.repeat(np.arange(t.n), np.diff(g.indptr.astype(np.int64)))
+        degree: np.ndarray = np.diff(g.indptr.astype(np.int64))
+        tails = np.repeat(np.arange(t.n), degree)
         a = int(bad[0])
         return (f"{bad.size} arc(s) lie on no edge of the index topology (a new road), "
                 f"e.g. {int(tails[a])}->{int(g.indices[a])}")
@@ -188,9 +193,10 @@ def customize_metric(t: Topology, graph, *, backend: str = "cpu",
 
     g = CSRGraph.from_any(graph)
     if slots is None:
-        slots = slots_for(t, g)
-        if isinstance(slots, str):
-            raise InvalidArgumentError(slots)
+        found = slots_for(t, g)
+        if isinstance(found, str):
+            raise InvalidArgumentError(found)
+        slots = found
     up, down = initial(t.edges, slots, g.weights, g.indptr)
     triangles(t, up, down)
     return up, down
@@ -258,11 +264,16 @@ def _customize_kept(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
     family = getattr(g, "metric_family", "weights")
     with lock_for(t):
         kept = t.__dict__.setdefault("_metrics", {})
-        t._metric = kept.get(family)
+        t.__dict__["_metric"] = kept.get(family)  # not a field: never saved with t
         try:
             return _customize_locked(t, g, backend, reuse, cancel, prune, progress)
         finally:
             kept[family] = getattr(t, "_metric", None)
+
+
+def _kept_metric(t: Topology) -> Metric:
+    """The metric kept on ``t`` by the customization that just ran (``partial.keep``)."""
+    return t.__dict__["_metric"]
 
 
 def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cancel,
@@ -282,10 +293,10 @@ def _customize_locked(t: Topology, g: CSRGraph, backend: str, reuse: bool, cance
         # the kept metric's graph unknown, or many rows changed: every input compared
         done = try_partial(t, base_up, base_down, prune, device=device) if reuse else None
         if done is not None:
-            t._metric.inputs = KeptInputs.of(g, spares_of(t))
+            _kept_metric(t).inputs = KeptInputs.of(g, spares_of(t))
     if done is not None:
         done[0].customized = f"partial ({done[1].shape[0]} edges changed)"
-        done[0].graph_key = _lazy_key(t._metric.inputs)
+        done[0].graph_key = _lazy_key(_kept_metric(t).inputs)
         return done[0]
     if device and t.edges >= DEVICE_MIN_EDGES:
         h = _full_on_device(t, g, base_up, base_down, prune, cancel, progress)
@@ -320,7 +331,7 @@ def _full(t: Topology, g: CSRGraph, base_up, base_down, up, down, pruned):
         keep(t, base_up, base_down, up, down, h, g=g)
     out = copy.copy(h)
     out.customized = "full"
-    out.graph_key = _lazy_key(t._metric.inputs)
+    out.graph_key = _lazy_key(_kept_metric(t).inputs)
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeGuard
 
 import cupy as cp
 import numpy as np
@@ -28,7 +29,7 @@ INF = 1 << 62
 BIG32 = 1 << 30  # 32-bit sweeps are exact while costs stay below this (phast.cu)
 
 
-def _valid(dev, h) -> bool:
+def _valid(dev: dict[str, Any] | None, h) -> TypeGuard[dict[str, Any]]:
     """Whether the device copy ``dev`` shows ``h``'s downward lists (the same host arrays,
     on the current device): a partial re-customization patches a copy in place for the
     next Hierarchy (``patch_cuda``), and the one before it then uploads its own again."""
@@ -44,7 +45,7 @@ def host_refs(h) -> tuple:
     return tuple(weakref.ref(a) for a in (h.down_ptr, h.down_src, h.down_w))
 
 
-def _device(h) -> dict:
+def _device(h) -> dict[str, Any]:
     dev = getattr(h, "_device", None)
     if _valid(dev, h):
         return dev
@@ -116,7 +117,8 @@ class Sweeper:
         self.dev = _device(h)
         self.d32 = cp.empty(h.n * K, dtype=cp.int32) if self.dev["w32"] is not None else None
         self.d64 = None if self.d32 is not None else cp.empty(h.n * K, dtype=cp.int64)
-        self.d = self.d32 if self.d32 is not None else self.d64
+        # the block the last sweep filled (CuPy; None only while sweep swaps it for d64)
+        self.d: Any = self.d32 if self.d32 is not None else self.d64
         self.big = cp.zeros(1, dtype=cp.int32)
         self.lp = [int(x) for x in h.level_ptr]
         self.sweeps = 0
@@ -132,10 +134,11 @@ class Sweeper:
         """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
         if self.walk is not None:
             seeds = cp.asarray(self.full.rank_of[sources].astype(np.int32))
-            narrow = self.d32 is not None and self.walk.w32 is not None
+            walk = self.walk
+            narrow = self.d32 is not None and walk.w32 is not None
 
             def seed(d, suffix: str) -> None:
-                self.walk.run(d, suffix == "32", seeds, self.K, self.big, self.loc)
+                walk.run(d, suffix == "32", seeds, self.K, self.big, self.loc)
         else:
             col, verts, dists = self._spaces(sources)
             col = cp.asarray(col)
@@ -227,10 +230,11 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
     if restricted:
         from .few import restrict
 
+        assert targets is not None  # a restricted sweep is asked for with its targets
         r = restrict(h, targets)
         rows_host, n = r.rows, r.n
         K = resident_width(r, int(targets.shape[0]), S, walk, full=h)
-        sw = RestrictedSweeper(h, r, K, walk)
+        sw: Sweeper = RestrictedSweeper(h, r, K, walk)
     else:
         rows_host = h.rank_of if targets is None else h.rank_of[targets]
         n = h.n

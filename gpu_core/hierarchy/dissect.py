@@ -202,7 +202,8 @@ def _order_core(ptr, adj, seed, depth, workers, cancel, stats):
         seps = []  # per split level: each part's separator (core ids)
         for _ in range(depth):
             done = pmap(_split, [(p, a, seed) for _, p, a in level])
-            nxt, sl = [], []
+            nxt: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+            sl = []
             for (verts, _, _), (sep, sides) in zip(level, done, strict=True):
                 sl.append(verts[sep])
                 nxt.extend((verts[loc], p2, a2) for loc, p2, a2 in sides)

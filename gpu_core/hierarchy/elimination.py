@@ -348,7 +348,7 @@ def _in_bins(n, optr, onb, kptr, kids, parent, loc, max_edges, progress, edges, 
     nbin = bptr.shape[0] - 1
     is_top = np.zeros(n, np.bool_)
     is_top[top] = True
-    out = [None] * nbin
+    out: list[tuple[np.ndarray, np.ndarray, np.ndarray, int] | None] = [None] * nbin
 
     def one(b: int) -> None:
         verts = bverts[bptr[b]:bptr[b + 1]]
@@ -360,11 +360,13 @@ def _in_bins(n, optr, onb, kptr, kids, parent, loc, max_edges, progress, edges, 
 
     with ThreadPoolExecutor(max(1, threads)) as ex:
         list(ex.map(one, np.argsort(-np.diff(bptr), kind="stable").tolist()))  # largest first
+        rows = [r for r in out if r is not None]  # every bin's (one() filled them all)
+        out.clear()
         if progress[1] != 0:
             return np.zeros(n + 1, np.int64), np.empty(0, np.int32)  # stopped
-        if any(d < v.shape[0] for v, _, _, d in out):
+        if any(d < v.shape[0] for v, _, _, d in rows):
             return None
-        got = [_roots(v, lp, nb, parent, is_top) for v, lp, nb, _ in out]
+        got = [_roots(v, lp, nb, parent, is_top) for v, lp, nb, _ in rows]
         roots = np.concatenate([g[0] for g in got] + [np.empty(0, np.int64)])
         k0 = roots.shape[0]
         tlp = np.zeros(k0 + top.shape[0] + 1, np.int64)
@@ -381,15 +383,15 @@ def _in_bins(n, optr, onb, kptr, kids, parent, loc, max_edges, progress, edges, 
         if done < top.shape[0]:
             return None
         lens = np.zeros(n + 1, np.int64)
-        for v, lp, _, _ in out:
+        for v, lp, _, _ in rows:
             lens[v + 1] = np.diff(lp)
         lens[top + 1] = np.diff(tlp[k0:])
         up_ptr = np.cumsum(lens)
         if up_ptr[n] > max_edges:
             return None
         up_nb = np.empty(up_ptr[n], np.int32)
-        jobs = [(v, lp, nb) for v, lp, nb, _ in out] + [(top, tlp[k0:], tnb)]
-        out.clear()
+        jobs = [(v, lp, nb) for v, lp, nb, _ in rows] + [(top, tlp[k0:], tnb)]
+        rows.clear()
         list(ex.map(lambda j: _place(j[0], j[1], j[2], up_ptr, up_nb), jobs))
     progress[0] = n
     return up_ptr, up_nb

@@ -136,8 +136,10 @@ def of_topology(t, rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w,
 
     h = Hierarchy(t.n, rank_of, up_ptr, up_dst, up_w, down_ptr, down_src, down_w, level_ptr)
     h.method, h.shortcuts, h.cch_edges = "cch", t.fill, t.edges
-    h._device_box = {}  # type: ignore[attr-defined]  # shared by its copies (``cuda._device``)
-    h._topology = weakref.ref(t)  # type: ignore[attr-defined]
+    # not fields (never saved): the device copy shared by its copies (``cuda._device``),
+    # and its topology
+    h.__dict__["_device_box"] = {}
+    h.__dict__["_topology"] = weakref.ref(t)
     return h
 
 

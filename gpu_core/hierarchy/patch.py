@@ -132,8 +132,8 @@ def _shift(ptr, dirty, delta, out):
     it shifts every pointer after that vertex), in pieces side by side."""
     nd = dirty.shape[0]
     cum = np.zeros(nd + 1, np.int64)
-    for k in range(nd):
-        cum[k + 1] = cum[k] + delta[k]
+    for j in range(nd):
+        cum[j + 1] = cum[j] + delta[j]
     N = ptr.shape[0]
     for q in prange((N + COPY_PIECE - 1) // COPY_PIECE):
         i0 = q * COPY_PIECE

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import platform
 import time
+from collections.abc import Callable
 
 from llvmlite import ir
 from numba import njit, types
@@ -24,8 +25,7 @@ from numba.extending import intrinsic
 _HAVE_TSC = platform.machine().lower() in ("x86_64", "amd64")
 
 
-@intrinsic
-def _readcyclecounter(typingctx):
+def _readcyclecounter_typing(typingctx):
     sig = types.int64()
 
     def codegen(context, builder, signature, args):
@@ -37,6 +37,10 @@ def _readcyclecounter(typingctx):
 
     return sig, codegen
 
+
+# numba's stubs give an intrinsic the call signature of its typing function (typingctx
+# first); compiled code calls it with no argument and gets an int64
+_readcyclecounter: Callable[[], int] = intrinsic(_readcyclecounter_typing)  # type: ignore[assignment]
 
 @njit(cache=True)
 def cycles() -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,10 @@ from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph, prepared
 from ..keys import KeySpace
 from ..telemetry import MODE_CODE, PhaseLog
+
+if TYPE_CHECKING:
+    from .cpu import CpuOneToAll
+    from .cuda import CudaOneToAll
 
 _lock = threading.Lock()
 
@@ -46,18 +51,18 @@ class _Pair:
         self.rptr, self.rsrc, self.rw = prepared(g).derived(
             "in_arcs", lambda: in_arcs(g.indptr, g.indices, g.weights))
         self.h = h
-        self._cpu = None
-        self._cuda = None
+        self._cpu: CpuOneToAll | None = None
+        self._cuda: CudaOneToAll | None = None
         self._level_cols: tuple[np.ndarray, np.ndarray] | None = None  # _level_columns
 
-    def cpu(self):
+    def cpu(self) -> CpuOneToAll:
         if self._cpu is None:
             from .cpu import CpuOneToAll
 
             self._cpu = CpuOneToAll(self.h, self.rptr, self.rsrc, self.rw)
         return self._cpu
 
-    def cuda(self):
+    def cuda(self) -> CudaOneToAll:
         from .cuda import CudaOneToAll, device_id
 
         if self._cuda is None or self._cuda.device != device_id():

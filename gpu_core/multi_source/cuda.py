@@ -169,7 +169,7 @@ class Runner:
         shared = self.variant == "task_parallel"
         relax = f("tp_relax_shared" if shared else "tp_relax_noshared")
         update = f("tp_update")
-        args = (self.Va, self.Ea, self.Wa, self.M, self.C, self.U, np.int32(n))
+        args: tuple[Any, ...] = (self.Va, self.Ea, self.Wa, self.M, self.C, self.U, np.int32(n))
         if not shared:
             args = args + (np.int32(P),)
         flag_host = np.zeros(1, dtype=np.int32)

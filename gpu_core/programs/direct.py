@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -58,7 +60,7 @@ def kruskal_mask(n, a, b):
     return keep
 
 
-def pagerank_matrix(g: CSRGraph):
+def pagerank_matrix(g: CSRGraph) -> tuple[Any, np.ndarray]:  # (scipy sparse array, mask)
     """(q, dangling) of networkx's PageRank: q[u, v] = 1 / outdeg(u) over the simple
     digraph's arcs (scipy CSR), dangling = the vertices without out-arcs."""
     import scipy.sparse as sp

@@ -10,6 +10,7 @@ and the semantics with them, the GPU tests the kernels against the CPU engine.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -153,7 +154,8 @@ def _upload(cp, n: int, tails, heads, extra: int):
     return dev, time.perf_counter() - t0
 
 
-def _static_layout(g: CSRGraph, key: str, arcs, extra: int):
+def _static_layout(g: CSRGraph, key: str, arcs: Callable[[], tuple[np.ndarray, np.ndarray]],
+                   extra: int):
     """The layout of ``arcs()`` built once per graph and device (DeviceGraph.derived):
     the buffers are static as long as the topology is, so a run on an unchanged map
     times the kernels only; what a topology change costs is the rebuild

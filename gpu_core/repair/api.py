@@ -165,6 +165,7 @@ def repair(graph: MutableGraph, previous: SSSPResult,
     reason = _why_fresh(graph, previous, summaries, ks)
     if reason:
         return _fresh(graph, previous, which, opts, reason, t0, on_phase, cancel)
+    assert previous.key is not None  # else _why_fresh gave a reason
     plan = make_plan(graph, summaries, ks, previous.key, previous.pred)
     limit = opts.limit(n)
     if which == "cupy":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 import weakref
 from pathlib import Path
+from typing import Any
 
 import cupy as cp
 import numpy as np
@@ -54,7 +55,7 @@ class Workspace:
         self.stamps_n = 0
         self.call = 0
         self.tick = 1
-        self.lists: dict[str, object] = {}
+        self.lists: dict[str, Any] = {}  # CuPy work lists by name
         self.ins_version = -1
         self.ins = None
         self._grow_stamps(dev.first_extra.shape[0])

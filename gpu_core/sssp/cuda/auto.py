@@ -10,6 +10,8 @@ reused by the next search on the same graph (``Workspace``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...device import get_kernel
@@ -29,9 +31,9 @@ class Workspace:
     what it reads (the fills in _run_auto_*), so nothing leaks between searches."""
 
     def __init__(self):
-        self.arrays: dict[tuple, object] = {}
+        self.arrays: dict[tuple, Any] = {}  # CuPy arrays
 
-    def get(self, ctx: Ctx, shape, dtype, what: str):
+    def get(self, ctx: Ctx, shape: Any, dtype: Any, what: str) -> Any:
         key = (what, tuple(np.atleast_1d(shape).tolist()), np.dtype(dtype).str)
         a = self.arrays.get(key)
         if a is None:
@@ -201,7 +203,7 @@ def _run_auto_bf(ctx: Ctx, rec: Recorder, coop: bool):
     return C
 
 
-_COPY_STREAMS: dict[int, object] = {}
+_COPY_STREAMS: dict[int, Any] = {}  # CuPy streams per device
 _D2H = 2  # cudaMemcpyDeviceToHost
 
 

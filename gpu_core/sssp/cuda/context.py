@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -67,6 +68,14 @@ def sm_count(cp) -> int:
     return _SMS[dev]
 
 
+class ArrayPool(Protocol):
+    """Device arrays kept across searches (auto.Workspace), asked for by purpose."""
+
+    arrays: dict[tuple, Any]  # the CuPy arrays held, by (purpose, shape, dtype)
+
+    def get(self, ctx: Ctx, shape: Any, dtype: Any, what: str) -> Any: ...
+
+
 class Ctx:
     """Device arrays and helpers shared by the strategies of one search."""
 
@@ -88,7 +97,7 @@ class Ctx:
         self.stream = cp.cuda.get_current_stream()
         self.sms = sm_count(cp)
         self.fixed_grid = self.sms * 8  # grid-stride kernels whose count lives on the device
-        self.ws = None  # auto's cached workspace (auto.Workspace), taken by auto.auto
+        self.ws: ArrayPool | None = None  # auto's cached workspace (auto.Workspace), taken by auto.auto
         if not stats:  # auto keeps its statistics on the device: no per-phase buffers
             return
         # per-phase statistics: two device buffers (the phase's, and the next one, cleared
