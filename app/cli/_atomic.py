@@ -99,6 +99,12 @@ def out_formats(p: argparse.ArgumentParser, exts: tuple[str, ...]) -> None:
     p.set_defaults(out_exts=tuple(exts))
 
 
+def out_folder(p: argparse.ArgumentParser) -> None:
+    """Declare that ``p``'s ``--out`` names a folder (a benchmark's result tables): the
+    policy expands ``~`` and leaves the rest to the command."""
+    p.set_defaults(out_folder=True)
+
+
 def _listed(exts: Sequence[str]) -> str:
     """``.a``, ``.a or .b``, ``.a, .b or .c``."""
     return exts[0] if len(exts) == 1 else f"{', '.join(exts[:-1])} or {exts[-1]}"
@@ -130,6 +136,8 @@ def _checked_path(path: str, exts: tuple[str, ...], option: str) -> str:
 
 def _check_declared(args: argparse.Namespace, out: str, to_db: bool) -> None:
     """``--out`` against what the command declared (:func:`out_formats`)."""
+    if getattr(args, "out_folder", False):
+        return
     exts = getattr(args, "out_exts", None)
     if exts is None:  # a programming error: the command skipped the policy
         raise RuntimeError(f"signpost {getattr(args, 'command', '?')}: --out without "
@@ -178,6 +186,9 @@ def command_outputs(args: argparse.Namespace) -> Iterator[None]:
                                f"{path!r}): write the output to another file")
     out = getattr(args, "out", None)
     if not isinstance(out, str) or not out or is_db_uri(out):
+        yield
+        return
+    if getattr(args, "out_folder", False):  # a folder: no file to check or replace
         yield
         return
     mode = file_mode(args)

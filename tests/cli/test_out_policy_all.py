@@ -82,8 +82,12 @@ def test_every_out_is_declared_and_takes_the_same_if_exists() -> None:
         assert "--if-exists" in opts, name
         assert tuple(opts["--if-exists"].choices) == IF_EXISTS_CHOICES, name
         assert opts["--if-exists"].default is None, name  # each kind of output: its default
-    # bench's --out is a folder of result tables, on each benchmark's own parser
     assert with_out == set(ARGS), with_out ^ set(ARGS)
+    # bench's --out is a folder of result tables, on each benchmark's own parser
+    benches = next(a for a in parsers["bench"]._actions
+                   if isinstance(a, argparse._SubParsersAction)).choices
+    folders = [b for b, bp in benches.items() if "--out" in _options(bp)]
+    assert folders and all(benches[b].get_default("out_folder") for b in folders), folders
     assert [e for c, e in FORMATS if c == "matrix"] == [".csv", ".npy", ".parquet"]
     for name in ARGS:
         assert {e for c, e in FORMATS if c == name} == set(parsers[name].get_default("out_exts"))
