@@ -70,10 +70,9 @@ def _load(spec: str, seed: int):
 
 def _write_npy(path: Path, rows, F: int, T: int, narrow: bool) -> None:
     """As ``signpost matrix --out M.npy`` writes it (``npy_rows.NpyRows``, flushed)."""
-    from app.jobs.npy_rows import NpyRows
-    from gpu_core.multi_source import open_npy_memmap
+    from app.jobs.npy_rows import NpyRows, create_npy
 
-    open_npy_memmap(str(path), (F, T), np.int32 if narrow else np.int64)  # header, size
+    create_npy(str(path), (F, T), np.int32 if narrow else np.int64)  # header, size
     with NpyRows(str(path)) as out:
         for r0, block in rows:
             out.put(r0, block)
@@ -127,7 +126,9 @@ def _matrix_rows(net, src, tgt, args, out: Path, clusters) -> list[dict]:
     from app.jobs import matrix
 
     F = T = len(src)
-    narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
+    from app.jobs.npy_rows import cost_dtype, max_cost
+
+    narrow = cost_dtype(max_cost(net.weights)) == np.int32
     opts = matrix.MatrixOptions(tuple(src.tolist()), tuple(tgt.tolist()), args.backend,
                                 index=args.index)
     stats: dict = {}
@@ -176,12 +177,10 @@ def _dask_npy(net, opts, client, got: Path, F: int, T: int, narrow: bool, st: di
     """Write the matrix to ``got`` on the cluster: the workers write the rows in place
     (``mode`` "written"; False when they do not see the file) or ship them here."""
     from app.jobs import matrix
-    from gpu_core.multi_source import open_npy_memmap
+    from app.jobs.npy_rows import create_npy
 
     if mode == "written":
-        mm = open_npy_memmap(str(got), (F, T), np.int32 if narrow else np.int64)
-        mm.flush()
-        del mm
+        create_npy(str(got), (F, T), np.int32 if narrow else np.int64)
         write = matrix.npy_by_workers(net, opts, client, str(got), stats=st)
         if write is None:
             got.unlink()

@@ -10,6 +10,13 @@ the same header (no second header; another header is refused) or features to a
 GeoPackage layer, and is refused for formats that cannot grow (.npy, .parquet, .geojson,
 images). A GeoPackage output keeps the file's other layers: the file is copied beside
 itself, its layer written into the copy, the copy renamed over it (:func:`write_file_atomic`).
+
+Every command with ``--out`` declares what it writes once, in its ``register``
+(:func:`out_formats`: the extensions, and database tables where ``app.cli.db_out`` adds
+them); :func:`command_outputs` then checks each ``--out`` alike before the work (issue 38):
+``~`` expanded, the extension among the declared ones, the folder present, a database URI
+only where tables are written, the existing file under ``--if-exists``; each refusal one
+line naming the file. ``tests/cli/test_out_policy_all.py`` walks every command's parser.
 """
 
 from __future__ import annotations
@@ -86,6 +93,61 @@ def add_if_exists_argument(p: argparse.ArgumentParser, *, default: str = IF_EXIS
     p.set_defaults(if_exists_file_default=default)
 
 
+def out_formats(p: argparse.ArgumentParser, exts: tuple[str, ...]) -> None:
+    """Declare what ``p``'s ``--out`` writes: ``exts``, in the order a refusal lists them
+    (module doc). The policy refuses to run a command whose ``--out`` declared nothing."""
+    p.set_defaults(out_exts=tuple(exts))
+
+
+def out_folder(p: argparse.ArgumentParser) -> None:
+    """Declare that ``p``'s ``--out`` names a folder (a benchmark's result tables): the
+    policy expands ``~`` and leaves the rest to the command."""
+    p.set_defaults(out_folder=True)
+
+
+def _listed(exts: Sequence[str]) -> str:
+    """``.a``, ``.a or .b``, ``.a, .b or .c``."""
+    return exts[0] if len(exts) == 1 else f"{', '.join(exts[:-1])} or {exts[-1]}"
+
+
+def _expanded(path: str, option: str) -> str:
+    """``path`` with a leading ``~`` or ``~user`` expanded; CliError for an unknown user."""
+    if not path.startswith("~"):
+        return path
+    full = os.path.expanduser(path)
+    if full == path:
+        user = path[1:].split(os.sep, 1)[0]
+        raise CliError(f"{option} {path!r}: no user {user!r} (~ could not be expanded)")
+    return full
+
+
+def _checked_path(path: str, exts: tuple[str, ...], option: str) -> str:
+    """The lower-cased extension of ``path`` among ``exts``; CliError when it is none of
+    them or the file's folder does not exist."""
+    low = path.lower()
+    ext = next((e for e in exts if low.endswith(e)), None)
+    if ext is None:
+        raise CliError(f"{option} {path!r}: unknown extension; write {_listed(exts)}")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise CliError(f"{option} {path!r}: folder {parent} does not exist")
+    return ext
+
+
+def _check_declared(args: argparse.Namespace, out: str, to_db: bool) -> None:
+    """``--out`` against what the command declared (:func:`out_formats`)."""
+    if getattr(args, "out_folder", False):
+        return
+    exts = getattr(args, "out_exts", None)
+    if exts is None:  # a programming error: the command skipped the policy
+        raise RuntimeError(f"signpost {getattr(args, 'command', '?')}: --out without "
+                           "out_formats() in its register()")
+    if to_db and not getattr(args, "out_tables", False):
+        raise CliError(f"--out {out!r}: this command writes files only; write {_listed(exts)}")
+    if not to_db:
+        _checked_path(out, exts, "--out")
+
+
 def file_mode(args: argparse.Namespace) -> str:
     """``--if-exists`` for a file output: as given, else the command's default (replace,
     today's behaviour, unless :func:`add_if_exists_argument` said otherwise)."""
@@ -106,6 +168,13 @@ def command_outputs(args: argparse.Namespace) -> Iterator[None]:
     cannot grow."""
     from maps.postgis.conn import is_db_uri
 
+    for out_opt, name in OUTPUT_OPTIONS:
+        out = getattr(args, name, None)
+        if isinstance(out, str) and out and not is_db_uri(out):
+            setattr(args, name, _expanded(out, out_opt))
+    out = getattr(args, "out", None)
+    if isinstance(out, str) and out:
+        _check_declared(args, out, is_db_uri(out))
     inputs = _inputs(args)
     for out_opt, name in OUTPUT_OPTIONS:
         out = getattr(args, name, None)
@@ -117,6 +186,9 @@ def command_outputs(args: argparse.Namespace) -> Iterator[None]:
                                f"{path!r}): write the output to another file")
     out = getattr(args, "out", None)
     if not isinstance(out, str) or not out or is_db_uri(out):
+        yield
+        return
+    if getattr(args, "out_folder", False):  # a folder: no file to check or replace
         yield
         return
     mode = file_mode(args)
@@ -174,13 +246,7 @@ def check_out(path: str, exts: tuple[str, ...], option: str = "--out", *,
     folder does not exist (checked before the work starts). ``layer``: the GeoPackage
     layer the command writes (refused when it is the map's layer, or exists under
     ``--if-exists fail``)."""
-    low = path.lower()
-    ext = next((e for e in exts if low.endswith(e)), None)
-    if ext is None:
-        raise CliError(f"{option} {path!r}: unknown extension; write {' or '.join(exts)}")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise CliError(f"{option} {path!r}: folder {parent} does not exist")
+    ext = _checked_path(path, exts, option)
     pol = _policy(path)
     if ext == ".gpkg" and layer is not None and pol is not None and os.path.lexists(path):
         from maps.outputs.vector import gpkg_layers

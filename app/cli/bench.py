@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+from app.cli._atomic import out_folder
+
 BENCHES = {
     "load": "map loading, first and cached, and CPU route time",
     "sssp": "SSSP strategies per source vs scipy's Dijkstra; seed 001 Figures 6 and 8",
@@ -37,6 +39,7 @@ def register(sub) -> None:
         add_output_arguments(bp)
         mod.add_arguments(bp)
         bp.set_defaults(func=_checked(mod.run))
+        out_folder(bp)  # --out: a folder of result tables (app.cli._atomic's policy)
     p.set_defaults(func=lambda args: p.print_help() or 2)
 
 

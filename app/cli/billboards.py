@@ -7,6 +7,7 @@ import json
 import math
 
 from app.cli import CliError
+from app.cli._atomic import out_formats
 
 
 def register(sub) -> None:
@@ -66,6 +67,7 @@ def register(sub) -> None:
     from app.cli import db_out
 
     db_out.add_arguments(p)
+    out_formats(p, (".csv",))
 
 
 def _num(x: float):

@@ -24,6 +24,7 @@ IF_EXISTS_HELP = ("when --out exists: fail, replace it or append (a table: defau
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--if-exists", default=None, choices=IF_EXISTS, help=IF_EXISTS_HELP)
+    p.set_defaults(out_tables=True)  # the --out policy (app.cli._atomic) lets a URI through
 
 
 def table_mode(args: argparse.Namespace) -> str:

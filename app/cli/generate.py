@@ -7,7 +7,7 @@ import os
 import time
 
 from app.cli import CliError
-from app.cli._atomic import add_if_exists_argument, file_mode
+from app.cli._atomic import add_if_exists_argument, file_mode, out_formats
 from app.cli._common import add_command
 
 
@@ -24,6 +24,7 @@ def register(sub) -> None:
     p.add_argument("kind", choices=KINDS, help="which generator")
     p.add_argument("--out", required=True, help="output file: .gr, .gr.gz or .spn")
     add_if_exists_argument(p, default="fail", what="a map cannot grow: refused")
+    out_formats(p, (".gr", ".gr.gz", ".spn"))  # the extension and folder: checked by _atomic
     p.add_argument("--nodes", "-n", type=int, default=None, help="number of nodes")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument(
@@ -52,8 +53,6 @@ def run(args: argparse.Namespace) -> int:
 
     out = args.out
     low = out.lower()
-    if not low.endswith((".gr", ".gr.gz", ".spn")):
-        raise CliError(f"--out {out!r}: write .gr, .gr.gz or .spn")
     _check_companions(args, out)
     opts = {}
     if args.arcs_per_node is not None:

@@ -8,6 +8,7 @@ import json
 
 import resources
 from app.cli import CliError, db_out
+from app.cli._atomic import out_formats
 from app.cli._common import add_command, add_search_arguments, map_from_args
 
 LAYER = "isochrones"  # the GeoPackage layer written (other layers are kept)
@@ -35,6 +36,7 @@ def register(sub) -> None:
     add_search_arguments(p)
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     db_out.add_arguments(p)
+    out_formats(p, OUT_EXT)
 
 
 def parse_cutoffs(text: str, option: str) -> list[float]:

@@ -37,9 +37,10 @@ import time
 import numpy as np
 
 from app.cli import CliError, db_out
-from app.cli._atomic import out_paths
+from app.cli._atomic import out_formats, out_paths
 
 DESCRIPTION = __doc__.split("\n\n", 1)[1] if __doc__ else ""
+OUT_EXT = (".csv", ".parquet", ".npy")  # in the order a refusal lists them
 
 
 def register(sub) -> None:
@@ -77,6 +78,7 @@ def register(sub) -> None:
     add_edit_arguments(p)
     add_dask_argument(p)
     db_out.add_arguments(p)
+    out_formats(p, OUT_EXT)
 
 
 def _note_duplicates(path: str, keys: list, nodes: np.ndarray) -> None:
@@ -180,12 +182,10 @@ def _npy_by_workers(net, opts, cl, tmp: str, shape: tuple[int, int], dtype,
     here: :func:`_rows`)."""
     from app.jobs import matrix
     from app.jobs.distributed import workers_see
+    from app.jobs.npy_rows import create_npy
     from app.progress import step
-    from gpu_core.multi_source import open_npy_memmap
 
-    mm = open_npy_memmap(tmp, shape, dtype)  # header and size; the workers fill the rows
-    mm.flush()
-    del mm
+    create_npy(tmp, shape, dtype)  # header and size; the workers fill the rows
     if not workers_see(cl.client, tmp):
         return None
     with step("route index") as p:
@@ -221,16 +221,13 @@ def _copy_rows(args: argparse.Namespace, net, rows, from_ids: list, to_ids: list
 def _write_rows(low: str, tmp: str, rows, shape: tuple[int, int], dtype, from_ids: list,
                 to_ids: list, max_cost: int) -> int:
     """Write the blocks ``rows`` to ``tmp`` as .npy, .parquet or CSV; the unreachable count."""
-    from gpu_core.multi_source import open_npy_memmap
-
     from .matrix_out import CsvRows, ParquetRows
 
     unreachable = 0
     if low.endswith(".npy"):  # written behind the search of the next rows
-        from app.jobs.npy_rows import NpyRows
+        from app.jobs.npy_rows import NpyRows, create_npy
 
-        mm = open_npy_memmap(tmp, shape, dtype)  # the header and the file's size
-        del mm
+        create_npy(tmp, shape, dtype)  # the header and the file's size
         with NpyRows(tmp) as out:
             for r0, block in rows:
                 out.put(r0, block)
@@ -269,13 +266,9 @@ def _run(args: argparse.Namespace, cl) -> int:
     out = args.out
     low = out.lower()
     to_db = db_out.wanted(args)
-    if to_db:
+    if to_db:  # a file's extension and folder: the --out policy (_atomic)
         db_out.check(args)
-    elif not low.endswith((".csv", ".npy", ".parquet")):
-        raise CliError(f"--out {out!r}: write .csv, .parquet or .npy")
     out_dir = os.path.dirname(os.path.abspath(out))
-    if not to_db and not os.path.isdir(out_dir):
-        raise CliError(f"--out {out!r}: folder {out_dir} does not exist")
     if args.chunk is not None and args.chunk < 1:
         raise CliError(f"--chunk must be >= 1, got {args.chunk}")
     t0 = time.perf_counter()
@@ -302,9 +295,12 @@ def _run(args: argparse.Namespace, cl) -> int:
     opts = matrix.MatrixOptions(tuple(src_nodes.tolist()), tuple(dst_nodes.tolist()),
                                 args.backend, args.variant, args.chunk, args.index)
     # every cost is at most the sum of all arc weights: int32 (-1 unreachable) when that fits
-    max_cost = int(np.asarray(net.weights, np.int64).sum())
-    narrow = max_cost <= np.iinfo(np.int32).max
-    dtype = np.int32 if narrow else np.int64
+    from app.jobs.npy_rows import cost_dtype
+    from app.jobs.npy_rows import max_cost as most_of
+
+    max_cost = most_of(net.weights)
+    dtype = cost_dtype(max_cost)
+    narrow = dtype == np.int32
     t_index = 0.0
     # failed or interrupted: the old file (table), no temp
     files = contextlib.nullcontext([None]) if to_db else out_paths([out], out)

@@ -37,7 +37,9 @@ class ParquetRows:
             raise CliError("--out .parquet needs pyarrow: pip install 'signpost[parquet]'") \
                 from None
         self.pa = pa
-        self.cost_type = pa.int32() if max_cost <= np.iinfo(np.int32).max else pa.int64()
+        from app.jobs.npy_rows import cost_dtype  # the one rule: int32 when every cost fits
+
+        self.cost_type = pa.int32() if cost_dtype(max_cost) == np.int32 else pa.int64()
         self.fid, self.tid = _id_array(pa, from_ids), _id_array(pa, to_ids)
         self.T = len(to_ids)
         schema = pa.schema([("from", pa.int32()), ("to", pa.int32()),

@@ -8,7 +8,7 @@ from typing import Any
 
 import resources
 from app.cli import CliError
-from app.cli._atomic import add_if_exists_argument, check_out, write_text_atomic
+from app.cli._atomic import add_if_exists_argument, check_out, out_formats, write_text_atomic
 from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, map_from_args
 from app.jobs.common import json_safe, unit_info
 from app.jobs.mst import write_csv, write_geojson
@@ -29,6 +29,7 @@ def register(sub) -> None:
                         "program")
     p.add_argument("--out", metavar="FILE", help="write the forest as .csv or .geojson")
     add_if_exists_argument(p, what="rows under a .csv's same header; a .geojson cannot grow")
+    out_formats(p, OUT_EXT)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

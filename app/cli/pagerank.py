@@ -9,7 +9,7 @@ from typing import Any
 
 import resources
 from app.cli import CliError
-from app.cli._atomic import add_if_exists_argument, check_out, write_text_atomic
+from app.cli._atomic import add_if_exists_argument, check_out, out_formats, write_text_atomic
 from app.cli._common import BACKEND_HELP, Timer, add_backend_argument, add_command, map_from_args
 from app.jobs.common import json_safe
 from app.jobs.pagerank import write_csv
@@ -25,6 +25,7 @@ def register(sub) -> None:
     p = add_command(sub, "pagerank", run, HELP, DESCRIPTION)
     p.add_argument("--out", required=True, metavar="FILE", help="output .csv")
     add_if_exists_argument(p)
+    out_formats(p, (".csv",))
     p.add_argument("--damping", type=float, default=0.85, help="damping factor in (0, 1) "
                    "(default 0.85)")
     p.add_argument("--tol", type=float, default=1e-6, metavar="T",

@@ -8,6 +8,7 @@ import sys
 
 import resources
 from app.cli import db_out
+from app.cli._atomic import out_formats
 from app.cli._common import (
     add_command,
     add_edit_arguments,
@@ -38,6 +39,7 @@ def register(sub) -> None:
                    "(as pgr_dijkstra) to CSV or postgresql://.../db?table=NAME (+ each "
                    "edge's line)")
     db_out.add_arguments(p)
+    out_formats(p, (".csv",))
 
 
 def _write_route(args: argparse.Namespace, net, r) -> None:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 import numpy as np
 
 import resources
 from app.cli import CliError, db_out
-from app.cli._atomic import out_paths
+from app.cli._atomic import out_formats, out_paths
 from app.cli._common import (
     add_command,
     add_edit_arguments,
@@ -40,6 +39,7 @@ def register(sub) -> None:
     add_search_index_argument(p)
     add_edit_arguments(p)
     db_out.add_arguments(p)
+    out_formats(p, OUT_EXT)
 
 
 def write_costs(path: str, node_ids: np.ndarray, dist: np.ndarray, unreachable: int = -1) -> None:
@@ -108,12 +108,8 @@ def run(args: argparse.Namespace) -> int:
     from app.progress import step
 
     out = args.out
-    if db_out.wanted(args):
+    if db_out.wanted(args):  # a file's extension and folder: the --out policy (_atomic)
         db_out.check(args)
-    elif not out.lower().endswith(OUT_EXT):
-        raise CliError(f"--out {out!r}: unknown extension; write .csv or .npy")
-    elif not os.path.isdir(parent := os.path.dirname(os.path.abspath(out))):
-        raise CliError(f"--out {out!r}: folder {parent} does not exist")
     check_texts(args.map, args.source)
     net = map_from_args(args)
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)

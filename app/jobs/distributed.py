@@ -28,6 +28,7 @@ import numpy as np
 
 from .dask_address import AddressError, _capped, _cores, parse_spec, probe_scheduler, shown
 from .dask_worker import MapRef
+from .npy_rows import cost_dtype, max_cost
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -373,7 +374,7 @@ def _matrix_plan(client, net, sources, targets, *, backend, variant, hierarchy, 
              else GPU_MIN_BLOCK)
     rows = block or block_rows(client, backend, F, T, workers, least)
     # every cost fits int32 when the arc weights sum below 2^31: half the bytes come back
-    narrow = int(np.asarray(net.weights, np.int64).sum()) <= np.iinfo(np.int32).max
+    narrow = cost_dtype(max_cost(net.weights)) == np.int32
     tfut = client.scatter(np.ascontiguousarray(targets, dtype=np.int32), broadcast=True)
     count = -(-F // rows)
     if stats is not None:
@@ -429,7 +430,7 @@ def matrix_to_npy(client, net, sources: np.ndarray, targets: np.ndarray, path: s
                   block: int | None = None, stats: dict | None = None,
                   on_block: Callable[[int, int], None] | None = None) -> int:
     """The workers write their blocks of rows straight into ``path``, a ``.npy`` of shape
-    [F, T] the caller made (``open_npy_memmap``) where every worker sees it
+    [F, T] the caller made (``npy_rows.create_npy``) where every worker sees it
     (:func:`workers_see`); nothing but each block's unreachable count comes back. Returns
     the unreachable pairs.
 

@@ -131,7 +131,7 @@ def npy_by_workers(net, opts: MatrixOptions, client, path: str, *, stats: dict |
                    progress: Progress | None = None, cancel: CancelCheck | None = None,
                    ) -> Callable[[Callable[[int, int], None] | None], int] | None:
     """When every worker of ``client`` sees ``path`` (a ``.npy`` of shape [F, T] the caller
-    made with ``open_npy_memmap``, in the dtype :func:`iter_rows` would write: int32 when
+    made with ``npy_rows.create_npy``, in the dtype :func:`iter_rows` would write: int32 when
     the map's weights sum below 2^31), ``write(on_block)``, which has the workers write
     their blocks of rows straight into it and returns the unreachable count; else None
     (then stream :func:`iter_rows` with the client instead). The route index is had here,

@@ -1,4 +1,12 @@
-"""Rows of a distance matrix written into a ``.npy`` file while the next rows are computed.
+"""The distance-matrix ``.npy`` file: its one owner (issue 38). The dtype rule
+(:func:`cost_dtype`: int32 when every cost fits, else int64; -1 unreachable), the header
+and the file's size (:func:`create_npy`) and the rows (:class:`NpyRows`) are here; the
+file is written under a temporary name beside the target and renamed when whole
+(``osutil.atomic``, through the CLI's ``--out`` policy ``app.cli._atomic.out_paths``), so a
+failed or cancelled run leaves no part of it. (``gpu_core.multi_source.all_pairs``, a
+library call, keeps its own int64 memmap.)
+
+Rows of a distance matrix written into a ``.npy`` file while the next rows are computed.
 
 One writer for every place a matrix goes to ``.npy``: ``signpost matrix --out M.npy`` in one
 process, the Dask workers that write their blocks in place (``dask_worker``) and the bench's
@@ -31,6 +39,29 @@ DEPTH = 2  # chunks queued behind the one being written
 THREADS = 2
 
 
+INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def max_cost(weights: np.ndarray) -> int:
+    """The most any path can cost on a map with these arc weights: their sum."""
+    return int(np.asarray(weights, np.int64).sum())
+
+
+def cost_dtype(most: int) -> np.dtype:
+    """The dtype of a matrix whose costs are at most ``most`` (:func:`max_cost`): int32
+    when that fits (half the bytes), else int64; -1 marks an unreachable pair in both."""
+    return np.dtype(np.int32 if most <= INT32_MAX else np.int64)
+
+
+def create_npy(path: str, shape: tuple[int, int], dtype: np.dtype | type) -> None:
+    """Write the ``.npy`` header of a [F, T] matrix of ``dtype`` to ``path`` (a temporary
+    of ``osutil.atomic``) and give the file its full size; the rows come later
+    (:class:`NpyRows`, or Dask workers writing their blocks in place)."""
+    mm = np.lib.format.open_memmap(path, mode="w+", dtype=np.dtype(dtype), shape=shape)
+    mm.flush()
+    del mm  # closed: the writers open the file themselves
+
+
 def npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, int]:
     """(shape, dtype, where the array data starts) of the ``.npy`` file ``path``."""
     with open(path, "rb") as fh:
@@ -55,7 +86,7 @@ def pwrite_all(fd: int, data: memoryview, offset: int) -> None:
 
 class NpyRows:
     """Write row blocks into the existing ``.npy`` file ``path`` (made with
-    ``gpu_core.multi_source.open_npy_memmap``: its header says the dtype and shape); row
+    :func:`create_npy`: its header says the dtype and shape); row
     ``r0`` of :meth:`put` lands at file row ``first + r0``. A context manager: leaving it
     without :meth:`finish` (an error) waits for the write in flight and closes the file."""
 

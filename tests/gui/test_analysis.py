@@ -129,6 +129,35 @@ def test_exports_written_and_parseable(qtbot, window, analysis, fixture_net, tmp
     assert abs(sum(float(r["rank"]) for r in ranks) - 1.0) < 1e-9
 
 
+@pytest.mark.parametrize("what", ["mst", "pagerank", "supersteps"])
+def test_a_failed_export_leaves_the_old_file_and_no_temporary(qtbot, window, analysis,
+                                                              tmp_path, monkeypatch, what):
+    """The analysis exports are written whole or not at all (issue 38: they were written
+    in place, so a failure left half a file where the old one was)."""
+    run_tool(qtbot, window, analysis.run_mst)
+    run_tool(qtbot, window, analysis.run_pagerank)
+    out = tmp_path / f"{what}.csv"
+    out.write_text("the old file\n")
+
+    def half(fh, *args):
+        fh.write("node_id,rank\n1,0.5\n")
+        raise OSError(28, "No space left on device")
+
+    if what == "supersteps":
+        import app.gui.tools.analysis_tool as at
+
+        def fails(telemetry):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(at, "telemetry_csv", fails)
+    else:
+        monkeypatch.setattr(mst if what == "mst" else pagerank, "write_csv", half)
+    with pytest.raises(OSError, match="No space left"):
+        window.export(what, str(out))
+    assert out.read_text() == "the old file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+
+
 def test_map_without_coordinates_runs(qtbot, make_window, tmp_path):
     from maps.formats.dimacs import load_dimacs
 

@@ -50,3 +50,19 @@ def test_each_spec_names_importable_functions(spec):
         assert callable(spec.function(name))
     assert not (spec.uri and spec.suffixes)  # a URI has no file suffix
     assert dataclasses.is_dataclass(spec)
+
+
+def test_the_readers_package_holds_no_writer():
+    """``maps/formats`` reads maps; files are written by ``maps/outputs`` (and test
+    fixtures by ``tests/``): no ``write_*``/``save_*`` function among the readers."""
+    import ast
+    from pathlib import Path
+
+    import maps.formats
+
+    found = []
+    for py in sorted(Path(maps.formats.__file__).parent.glob("*.py")):
+        for node in ast.parse(py.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith(("write", "save")):
+                found.append(f"{py.name}:{node.lineno} {node.name}")
+    assert not found, found

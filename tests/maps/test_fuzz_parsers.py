@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 from maps.errors import MapError
 from maps.formats.dimacs import load_dimacs, load_pace
 from maps.formats.geojson import load_geojson
-from maps.formats.gpkg import load_gpkg, write_gpkg
+from maps.formats.gpkg import load_gpkg
 from maps.formats.graphml import load_graphml
+from tests.maps.gpkg_files import write_gpkg
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 # SIGNPOST_FUZZ_EXAMPLES=2000 runs a longer, randomised search (CI: 40, fixed examples).

@@ -12,9 +12,10 @@ import pytest
 
 from maps.errors import EmptyMapError, MapFormatError
 from maps.formats.geojson import load_geojson
-from maps.formats.gpkg import gpkg_blob_lines, load_gpkg, write_gpkg
+from maps.formats.gpkg import gpkg_blob_lines, load_gpkg
 from maps.load import load_map
 from maps.model.network import KIND_RAIL
+from tests.maps.gpkg_files import write_gpkg
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "vector" / "small.geojson"
 A, B, C = (139.700, 35.680), (139.701, 35.680), (139.702, 35.680)

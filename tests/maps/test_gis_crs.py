@@ -161,7 +161,7 @@ def test_ogr_layers(tmp_path, reference) -> None:
 
 
 def test_gpkg_geometry_collection_starting_with_a_point(tmp_path) -> None:
-    from maps.formats.gpkg import write_gpkg
+    from tests.maps.gpkg_files import write_gpkg
 
     p = tmp_path / "gc.gpkg"
     write_gpkg(p, [([[10, 50], [10.001, 50]], {})])
@@ -184,7 +184,7 @@ ODD = st.text(alphabet=st.sampled_from(list("ab?#% &;'é_-.=")), min_size=1, max
 @given(name=ODD, layer=st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")),
                                min_size=1, max_size=15))
 def test_gpkg_odd_file_and_layer_names(tmp_path_factory, name, layer) -> None:
-    from maps.formats.gpkg import write_gpkg
+    from tests.maps.gpkg_files import write_gpkg
 
     if name.strip(".") == "" or "/" in name:
         return
@@ -257,7 +257,7 @@ def test_graphml_edgedefault_as_networkx_reads_it(tmp_path, default) -> None:
 
 
 def test_gpkg_non_utf8_file_name(tmp_path) -> None:
-    from maps.formats.gpkg import write_gpkg
+    from tests.maps.gpkg_files import write_gpkg
 
     plain = tmp_path / "plain.gpkg"
     write_gpkg(plain, [([[10, 50], [10.001, 50]], {})])
@@ -271,7 +271,7 @@ def test_gpkg_srs_from_its_wkt_definition(tmp_path, reference) -> None:
     """A non-EPSG organisation: the definition in gpkg_spatial_ref_sys is used."""
     from pyproj import CRS
 
-    from maps.formats.gpkg import write_gpkg
+    from tests.maps.gpkg_files import write_gpkg
 
     lines, props = reference
     xy = project(lines, "EPSG:2056")

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QWidget
 from app.jobs import mst, pagerank
 from gpu_core.errors import InvalidArgumentError
 from gpu_core.programs import telemetry_csv
+from osutil.atomic import atomic_open
 
 from ..analysis import AnalysisLayers, AnalysisPanel, mst_summary, pagerank_summary
 from ..words import plural
@@ -163,7 +164,7 @@ class AnalysisTool(Tool):
         if what == "supersteps":
             if self.telemetry is None:
                 raise InvalidArgumentError("no superstep telemetry: run MST or PageRank first")
-            with open(path, "w", encoding="utf-8") as fh:
+            with atomic_open(path, "w") as fh:  # whole or not at all, as the CLI's --out
                 fh.write(telemetry_csv(self.telemetry))
             return
         if what == "mst":
@@ -172,7 +173,7 @@ class AnalysisTool(Tool):
             geo = path.lower().endswith((".geojson", ".json"))
             if geo and not net.has_coordinates:
                 raise InvalidArgumentError("this map has no coordinates: export the forest as .csv")
-            with open(path, "w", encoding="utf-8") as fh:
+            with atomic_open(path, "w") as fh:
                 if geo:
                     mst.write_geojson(fh, net, self.mst_result)
                 else:
@@ -180,5 +181,5 @@ class AnalysisTool(Tool):
             return
         if self.pagerank_result is None:
             raise InvalidArgumentError("no PageRank to export: run PageRank first")
-        with open(path, "w", encoding="utf-8") as fh:
+        with atomic_open(path, "w") as fh:
             pagerank.write_csv(fh, self.pagerank_result.node_ids, self.pagerank_result.ranks.rank)
