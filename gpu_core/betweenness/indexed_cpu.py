@@ -1,8 +1,8 @@
 """The sampled greedy's paths through a route index on the CPU (issue 43): the CPU twin of
-``indexed_sampling`` (GPU). A PHAST sweep (``hierarchy.cpu.sweep_block``) gives a block of
-sampled sources its costs to every vertex at once, a few milliseconds a source on a road
-map where the per-source sampler's full search with path counts takes a few hundred; each
-pair's shortest path is then walked back from its target over tight arcs.
+``indexed_sampling`` (GPU). A PHAST sweep (``hierarchy.cpu``) gives a block of sampled
+sources its costs to every vertex at once, in one reused [n, k] block read in sweep order
+(taking rows out in graph order cost more than the sweep itself on NE); each pair's
+shortest path is then walked back from its target over tight arcs.
 
 Where every vertex of the walk has exactly one tight in-arc there is one shortest path, and
 the per-source sampler (``cpu.sample_paths``), which picks predecessor u of x with
@@ -20,16 +20,17 @@ import numpy as np
 from numba import njit
 
 from ..hierarchy.api import CPU_SWEEP_BYTES
-from ..hierarchy.cpu import sweep_block
+from ..hierarchy.contract import INF
+from ..hierarchy.cpu import sweep, upward_searches
 
 
 @njit(cache=True, nogil=True)
-def walk_back(d, rindptr, rindices, rw, sources, targets, base):
+def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base):
     """(sample numbers, interior vertices, reached, ambiguous) of the pairs
-    (sources[j], targets[j]) from the cost rows ``d[j]`` (-1 unreachable); an ambiguous
-    pair has no entries here."""
+    (sources[j], targets[j]) from the cost columns ``d[rank_of[v], j]`` (``INF``
+    unreachable); an ambiguous pair has no entries here."""
     k = sources.shape[0]
-    n = d.shape[1]
+    n = d.shape[0]
     reach = np.zeros(k, np.uint8)
     amb = np.zeros(k, np.uint8)
     cap = 1024
@@ -39,7 +40,7 @@ def walk_back(d, rindptr, rindices, rw, sources, targets, base):
     for j in range(k):
         s = sources[j]
         t = targets[j]
-        if t == s or d[j, t] < 0:
+        if t == s or d[rank_of[t], j] >= INF:
             continue
         reach[j] = 1
         start = cnt
@@ -49,13 +50,13 @@ def walk_back(d, rindptr, rindices, rw, sources, targets, base):
             if step > n:  # a zero-cost cycle: the sampler's choice
                 amb[j] = 1
                 break
-            dx = d[j, x]
+            dx = d[rank_of[x], j]
             c = 0
             pick = -1
             for e in range(rindptr[x], rindptr[x + 1]):
                 u = rindices[e]
-                du = d[j, u]
-                if du >= 0 and du + rw[e] == dx:
+                du = d[rank_of[u], j]
+                if du < INF and du + rw[e] == dx:
                     c += 1
                     pick = u
             if c != 1:
@@ -90,25 +91,37 @@ class CpuIndexedSampler:
         self.rev = (ri, rx, rw)
         self.h = hierarchy
         self.ambiguous = 0  # pairs drawn by the per-source sampler
+        self.rank_of = np.ascontiguousarray(hierarchy.rank_of, dtype=np.int32)
+        self._block = np.empty((0, 0), np.int64)  # the [n, k] costs, reused between blocks
 
     def chunk_size(self, total: int) -> int:
-        """Sources per sweep: the [n, k] block near ``CPU_SWEEP_BYTES`` (two copies live
-        while the rows are taken out)."""
-        by_memory = CPU_SWEEP_BYTES // (16 * max(self.h.n, 1))
+        """Sources per sweep: the [n, k] block near ``CPU_SWEEP_BYTES``."""
+        by_memory = CPU_SWEEP_BYTES // (8 * max(self.h.n, 1))
         return int(max(8, min(256, by_memory, total)))
 
     def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int):
-        d = sweep_block(self.h, srcs, None)
+        d = self._costs(srcs)
         ri, rx, rw = self.rev
         t0 = np.ascontiguousarray(tgts[:, 0])
-        es, ev, reach, amb = walk_back(d, ri, rx, rw, srcs, t0, np.int64(base))
-        del d
+        es, ev, reach, amb = walk_back(d, self.rank_of, ri, rx, rw, srcs, t0, np.int64(base))
         idx = np.flatnonzero(amb)
         if idx.size == 0:
             return es, ev, reach
         self.ambiguous += int(idx.size)
         more_s, more_v = self._by_sampler(srcs, tgts, idx, seed, base)
         return np.concatenate([es, more_s]), np.concatenate([ev, more_v]), reach
+
+    def _costs(self, srcs: np.ndarray) -> np.ndarray:
+        """[n, k] costs from ``srcs`` by sweep id (``INF`` unreachable)."""
+        k = int(srcs.shape[0])
+        if self._block.shape != (self.h.n, k):
+            self._block = np.empty((self.h.n, k), np.int64)
+        d = self._block
+        d.fill(INF)
+        offsets, verts, dists = upward_searches(self.h, self.rank_of[srcs])
+        d[verts, np.repeat(np.arange(k), np.diff(offsets))] = dists
+        sweep(d, self.h)
+        return d
 
     def flush(self, seed: int) -> None:
         """Nothing deferred: :meth:`run` draws its ambiguous pairs itself."""

@@ -251,6 +251,14 @@ def _sweep(d, down_ptr, down_src, down_w, lanes):
                         d[v, j] = c
 
 
+def sweep(d: np.ndarray, h) -> None:
+    """Complete the [n, k] block ``d`` (sweep ids x sources; the upward searches' costs in,
+    ``INF`` elsewhere) down the hierarchy, the columns split over the threads."""
+    k = int(d.shape[1])
+    lanes = max(1, -(-k // max(1, get_num_threads())))
+    _sweep(d, h.down_ptr, h.down_src, h.down_w, min(lanes, 16))
+
+
 def sweep_block(h, sources: np.ndarray, targets: np.ndarray | None) -> np.ndarray:
     """int64 [len(sources), cols] costs (-1 unreachable) for sources/targets given in the
     graph's own ids."""
@@ -259,8 +267,7 @@ def sweep_block(h, sources: np.ndarray, targets: np.ndarray | None) -> np.ndarra
     d = np.full((h.n, k), INF, np.int64)
     col = np.repeat(np.arange(k), np.diff(offsets))
     d[verts, col] = dists
-    lanes = max(1, -(-k // max(1, get_num_threads())))
-    _sweep(d, h.down_ptr, h.down_src, h.down_w, min(lanes, 16))
+    sweep(d, h)
     rows = h.rank_of if targets is None else h.rank_of[targets]
     out = d[rows].T
     return np.where(out >= INF, -1, out)
