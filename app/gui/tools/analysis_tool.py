@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QWidget
 
 from app.jobs import mst, pagerank
 from gpu_core.errors import InvalidArgumentError
+from gpu_core.programs import MSTResult as Forest
+from gpu_core.programs import PageRankResult as Ranks
 from gpu_core.programs import telemetry_csv
 
 from ..analysis import AnalysisLayers, AnalysisPanel, mst_summary, pagerank_summary
@@ -127,6 +129,7 @@ class AnalysisTool(Tool):
 
     def _mst_done(self, res: mst.MSTResult) -> None:
         net, f = self.win.net, res.forest
+        assert isinstance(f, Forest)  # (app.jobs.mst types it as object)
         self.mst_result = res
         self.telemetry = f.telemetry
         self.win.chart.set_run("MST", f.telemetry, f.backend, search_s=f.elapsed_s)
@@ -140,6 +143,7 @@ class AnalysisTool(Tool):
 
     def _pagerank_done(self, res: pagerank.PageRankResult) -> None:
         net, r = self.win.net, res.ranks
+        assert isinstance(r, Ranks)  # (app.jobs.pagerank types it as object)
         self.pagerank_result = res
         self.telemetry = r.telemetry
         self.win.chart.set_run("PageRank", r.telemetry, r.backend, search_s=r.elapsed_s)
@@ -180,5 +184,7 @@ class AnalysisTool(Tool):
             return
         if self.pagerank_result is None:
             raise InvalidArgumentError("no PageRank to export: run PageRank first")
+        ranks = self.pagerank_result.ranks
+        assert isinstance(ranks, Ranks)  # (app.jobs.pagerank types it as object)
         with open(path, "w", encoding="utf-8") as fh:
-            pagerank.write_csv(fh, self.pagerank_result.node_ids, self.pagerank_result.ranks.rank)
+            pagerank.write_csv(fh, self.pagerank_result.node_ids, ranks.rank)

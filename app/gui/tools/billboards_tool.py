@@ -207,7 +207,10 @@ class BillboardsTool(Tool):
         self.win.canvas.show_sites(net.x[result.sites], net.y[result.sites])
 
     def _done(self, done: billboards.BillboardsResult) -> None:
+        from gpu_core.betweenness.common import BillboardResult
+
         net, result = self.win.net, done.billboards
+        assert isinstance(result, BillboardResult)  # (app.jobs.billboards types it as object)
         if result.sampling == "progressive":
             self._chart_round(result)
         self.result = result

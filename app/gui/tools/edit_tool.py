@@ -16,6 +16,7 @@ the source is the same: the exact earlier result, without a search.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QRectF, QTimer
@@ -33,6 +34,9 @@ from ..words import change_words, plural
 from .base import Tool
 from .edit_commands import EditCommand, file_id
 
+if TYPE_CHECKING:
+    from app.jobs.edits import Scenario
+
 SCENARIO_FILTER = "Scenario (*.geojson *.json);;All files (*)"
 CACHED_COMMANDS = 8  # commands (newest) that keep their before / after results for undo
 WAIT_IDLE_S = 60.0
@@ -47,7 +51,7 @@ class EditTool(Tool):
 
     def __init__(self, window):
         super().__init__(window)
-        self.scenario = None  # app.jobs.edits.Scenario, made on the first edit
+        self.scenario: Scenario | None = None  # made on the first edit
         self.stack = QUndoStack(self)
         self.layers = EditLayers(window.canvas)
         self.panel = EditPanel(self.stack)
@@ -127,7 +131,7 @@ class EditTool(Tool):
         if self.load_edits(edits, path) and not clean:
             self.stack.resetClean()  # still unsaved: closing asks
 
-    def _ensure_scenario(self):
+    def _ensure_scenario(self) -> Scenario:
         if self.scenario is None:
             from app.jobs.edits import Scenario
 
@@ -240,7 +244,7 @@ class EditTool(Tool):
 
         cls = road_class or self.panel.cb_class.currentText() or None
         label = f"add {cls or 'link'} {a[0]:.5f},{a[1]:.5f} → {b[0]:.5f},{b[1]:.5f}"
-        return self.apply(Edit("add", line=(tuple(a), tuple(b)), road_class=cls, label=label))
+        return self.apply(Edit("add", line=((a[0], a[1]), (b[0], b[1])), road_class=cls, label=label))
 
     # ---- applying, undo, redo -----------------------------------------------------------
     def _quiesce(self) -> None:
@@ -286,6 +290,7 @@ class EditTool(Tool):
     def undo_command(self, cmd: EditCommand) -> None:
         self._quiesce()
         cmd.after = self._current()
+        assert self.scenario is not None  # commands exist once an edit made it
         done = self.scenario.undo()
         # Scenario.undo's record carries the undo batch's own summary (what repair needs)
         self._label = "undo"
@@ -294,6 +299,7 @@ class EditTool(Tool):
     def redo_command(self, cmd: EditCommand) -> None:
         self._quiesce()
         cmd.before = self._current() or cmd.before
+        assert self.scenario is not None  # commands exist once an edit made it
         done = self.scenario.redo()
         self._label = "redo"
         self.changed(getattr(done, "summary", None), cmd.after)
@@ -309,6 +315,7 @@ class EditTool(Tool):
         route = win.tools["route"]
         route.fragments = Fragments()  # the parts of the edited map: found again on use
         if (restore is not None and restore[0] == route.source and route.source is not None
+                and self.scenario is not None  # (a restore comes from an undo or redo: set)
                 and restore[1].dist.shape[0] == self.scenario.graph.num_nodes):
             win.compute.cancel()
             self._since = []
@@ -358,6 +365,7 @@ class EditTool(Tool):
             return
         if out.base is not None:
             self._base = (source, out.base)
+        assert self.scenario is not None  # update_search made it; a new map bumps _mod
         self._changed_arcs = (self.scenario.graph.version, out.changed_arcs)
         self.redraw_edits()
         res = out.result

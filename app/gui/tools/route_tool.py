@@ -76,6 +76,7 @@ class RouteTool(Tool):
         self._drag_held = False  # a dragged position waits for DRAG_MAX_FPS
         self._drag_t = 0.0  # when the last drag search started
         self.isochrones = None  # (IsochroneResult, labels) on screen
+        self.iso_rings: list | None = None  # their bands as rings (band_rings), as drawn
         self._iso_layer = None  # IsochroneLayer, made on first use
         self.fragments = Fragments()
         self.parts_pending = False  # the warm-up is finding the map's parts (show_parts)
@@ -506,14 +507,14 @@ class RouteTool(Tool):
         def fn(ctx):
             r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
                                dist=dist)
-            r.rings_xy = isochrones.band_rings(r.polygons_xy)  # here, not on the GUI thread
-            return r
+            return r, isochrones.band_rings(r.polygons_xy)  # here, not on the GUI thread
 
         fn.__name__ = "isochrones"
-        return win.submit(fn, lambda r: self._show_isochrones((r, labels), colours))
+        return win.submit(fn, lambda out: self._show_isochrones((out[0], labels), colours, out[1]))
 
-    def _show_isochrones(self, shown, colours=()) -> None:
+    def _show_isochrones(self, shown, colours=(), rings: list | None = None) -> None:
         self.isochrones = shown
+        self.iso_rings = rings if shown is not None else None
         if self._iso_layer is None:
             if shown is None:
                 return  # (a new map: the layer's module is not imported on the GUI thread)
@@ -524,7 +525,7 @@ class RouteTool(Tool):
             self._iso_layer.show([], [], [])
         else:
             res = shown[0]
-            self._iso_layer.show(getattr(res, "rings_xy", res.polygons_xy), list(colours), shown[1])
+            self._iso_layer.show(rings if rings is not None else res.polygons_xy, list(colours), shown[1])
 
     def update_route(self) -> None:
         """Read source→target from the predecessor array and draw it (no new search)."""
