@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -77,6 +77,8 @@ class MainWindow(MapLoading, QMainWindow):
     lbl_backend: QLabel
     progress: QProgressBar
     btn_cancel: QPushButton
+    a_mode_src: QAction  # chrome.build_menus: clicks set the source / the destination
+    a_mode_dst: QAction
     turn_layer: TurnLayer
 
     mapLoaded = Signal(str)

@@ -53,3 +53,19 @@ def test_lonlat_to_xy_without_a_map_says_so(make_window):
     win = make_window()
     with pytest.raises(InvalidArgumentError, match="no map is open"):
         win.lonlat_to_xy(24.9, 60.2)
+
+
+def test_tools_by_class_and_the_open_map(make_window, fixture_net):
+    """``MainWindow.tool(cls)``: a tool typed as its class; ``Tool.map_net()`` says when no
+    map is open instead of failing on None."""
+    from app.gui.tools import EditTool, RouteTool
+
+    win = make_window()
+    route = win.tool(RouteTool)
+    assert route is win.tools["route"] and win.tool(EditTool) is win.tools["edit"]
+    with pytest.raises(InvalidArgumentError, match="no map is open"):
+        route.map_net()
+    with pytest.raises(InvalidArgumentError, match="no map is open"):
+        route.search_map()
+    win.set_network(fixture_net)
+    assert route.map_net() is fixture_net and route.search_map() is fixture_net
