@@ -22,7 +22,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Any
+from typing import IO, Any, BinaryIO, Literal, TextIO, overload
 
 PREFIX = ".signpost-tmp-"
 STALE_AFTER_S = 600.0  # a temporary this old, of a process that is gone, is swept
@@ -133,10 +133,22 @@ def atomic_paths(paths: Sequence[str | os.PathLike]) -> Iterator[list[str]]:
                 _discard(tmp)
 
 
-@contextlib.contextmanager
-def atomic_open(path: str | os.PathLike, mode: str = "w", **kw: Any) -> Iterator[IO]:
+@overload
+def atomic_open(path: str | os.PathLike, mode: Literal["w"] = "w",
+                **kw: Any) -> contextlib.AbstractContextManager[TextIO]: ...
+@overload
+def atomic_open(path: str | os.PathLike, mode: Literal["wb"],
+                **kw: Any) -> contextlib.AbstractContextManager[BinaryIO]: ...
+@overload
+def atomic_open(path: str | os.PathLike, mode: str, **kw: Any) -> contextlib.AbstractContextManager[IO]: ...
+def atomic_open(path: str | os.PathLike, mode: str = "w", **kw: Any) -> contextlib.AbstractContextManager[IO]:
     """``open(path, mode)`` for writing, atomically (module doc). ``mode`` is "w" or "wb";
     text defaults to UTF-8 with no newline translation."""
+    return _atomic_open(path, mode, **kw)
+
+
+@contextlib.contextmanager
+def _atomic_open(path: str | os.PathLike, mode: str, **kw: Any) -> Iterator[IO]:
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes new files only (mode 'w' or 'wb'), not {mode!r}")
     if mode == "w":

@@ -251,6 +251,7 @@ def measure_click(path: str, args) -> dict:
         while ri.loading():  # user would: until then clicks run the plain search
             wait(ri.runner.finished_job, 5.0)
         net = win.net
+        assert net is not None  # opened above
         rng = np.random.default_rng(args.seed + 1)
         road = np.unique(net.arc_sources()[net.edge_kind == 0])
         times = []

@@ -122,6 +122,7 @@ def _measure(path: str, args, settings, row: dict) -> dict:
         row["stall_index_ms"] = hb.stall_ms()
         row["index"] = ri.state if ri.info is None else f"{ri.state} ({ri.info.source})"
     net = win.net
+    assert net is not None  # opened above
     rng = np.random.default_rng(args.seed + 2)
     road = np.unique(net.arc_sources()[net.edge_kind == 0])
     fields = []

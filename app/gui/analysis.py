@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QProgressBar,
+    QPushButton,
     QSpinBox,
     QWidget,
 )
@@ -150,6 +151,13 @@ class AnalysisPanel(QWidget):
     cancelRequested = Signal()
     clearRequested = Signal()
     exportRequested = Signal(str)  # "mst" | "pagerank"
+    # made by button_row in __init__
+    btn_mst: QPushButton
+    btn_pagerank: QPushButton
+    btn_cancel: QPushButton
+    btn_clear: QPushButton
+    btn_export_mst: QPushButton
+    btn_export_pr: QPushButton
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QProgressBar,
+    QPushButton,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -110,6 +111,11 @@ class BillboardPanel(QWidget):
     cancelRequested = Signal()
     exportRequested = Signal()
     compareRequested = Signal()
+    # made by button_row in __init__
+    btn_run: QPushButton
+    btn_cancel: QPushButton
+    btn_export: QPushButton
+    btn_compare: QPushButton
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -64,17 +64,18 @@ class EditLayers:
     def drawn_of(self, net, geo, arcs: np.ndarray) -> np.ndarray:
         """Indices into ``geo.arcs`` of the polylines that draw network arcs ``arcs``."""
         n = max(net.num_nodes, 1)
-        if self._keys is None:
+        if self._keys is None or self._order is None:
             k = np.minimum(geo.tails, geo.heads).astype(np.int64) * n + np.maximum(geo.tails, geo.heads)
             self._order = np.argsort(k, kind="stable")
             self._keys = k[self._order]
+        keys, order = self._keys, self._order
         t = self.arc_sources(net)[arcs].astype(np.int64)
         h = net.indices[arcs].astype(np.int64)
         k = np.minimum(t, h) * n + np.maximum(t, h)
-        pos = np.clip(np.searchsorted(self._keys, k), 0, max(self._keys.size - 1, 0))
-        hit = self._keys.size > 0
-        ok = (self._keys[pos] == k) if hit else np.zeros(k.shape, bool)
-        return np.unique(self._order[pos[ok]]) if hit else np.zeros(0, np.int64)
+        pos = np.clip(np.searchsorted(keys, k), 0, max(keys.size - 1, 0))
+        hit = keys.size > 0
+        ok = (keys[pos] == k) if hit else np.zeros(k.shape, bool)
+        return np.unique(order[pos[ok]]) if hit else np.zeros(0, np.int64)
 
     def show_closed(self, net, geo, arcs: np.ndarray) -> int:
         """Draw network arcs ``arcs`` as closed; returns the polylines drawn."""
@@ -124,6 +125,12 @@ class EditPanel(QWidget):
     clearRequested = Signal()
     changeToggled = Signal(bool)
     lostClicked = Signal(int)  # node index
+    # made by button_row in __init__
+    btn_undo: QPushButton
+    btn_redo: QPushButton
+    btn_clear: QPushButton
+    btn_open: QPushButton
+    btn_save: QPushButton
 
     def __init__(self, stack: QUndoStack, parent=None):
         super().__init__(parent)

@@ -64,7 +64,7 @@ def read_gpx_points(path: str | os.PathLike) -> list[tuple[float, float]]:
 
     ns = {"g": "http://www.topografix.com/GPX/1/1"}
     root = ET.parse(path).getroot()
-    return [(float(p.get("lon")), float(p.get("lat"))) for p in root.iterfind(".//g:trkpt", ns)]
+    return [(float(p.attrib["lon"]), float(p.attrib["lat"])) for p in root.iterfind(".//g:trkpt", ns)]
 
 
 def _reached(net: RoadNetwork, dist: np.ndarray) -> np.ndarray:
@@ -163,5 +163,6 @@ def _view_image(widget, path: str, tmp: str, scale: int) -> None:
         widget.render(p)
     finally:
         p.end()
-    if not img.save(tmp, fmt):
+    # PySide6's stub types QImage.save's format as bytes; it takes (only) str, as QPixmap's
+    if not img.save(tmp, fmt):  # type: ignore[call-overload]
         raise OSError(f"could not write image {path}")

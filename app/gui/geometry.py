@@ -72,8 +72,9 @@ def build_geometry(net: RoadNetwork) -> MapGeometry:
         first = first[tails[first] != net.indices[first]]
     t, h = tails[first].astype(np.int64), net.indices[first].astype(np.int64)
     m = first.shape[0]
-    if net.geom_indptr is not None and net.geom_xy is not None and net.geom_xy.shape[0]:
-        inner = (net.geom_indptr[first + 1] - net.geom_indptr[first]).astype(np.int64)
+    gi, gxy = net.geom_indptr, net.geom_xy
+    if gi is not None and gxy is not None and gxy.shape[0]:
+        inner = (gi[first + 1] - gi[first]).astype(np.int64)
     else:
         inner = np.zeros(m, dtype=np.int64)
     counts = inner + 2
@@ -85,17 +86,17 @@ def build_geometry(net: RoadNetwork) -> MapGeometry:
     py[starts] = net.y[t]
     px[starts + counts - 1] = net.x[h]
     py[starts + counts - 1] = net.y[h]
-    if inner.any():
+    if inner.any() and gi is not None and gxy is not None:  # (inner is 0 without geometry)
         has = np.nonzero(inner)[0]
         k = inner[has]
-        src0 = net.geom_indptr[first[has]]
+        src0 = gi[first[has]]
         tot = int(k.sum())
         ends = np.cumsum(k)
         off = np.arange(tot) - np.repeat(ends - k, k)
         src = np.repeat(src0, k) + off
         dst = np.repeat(starts[has] + 1, k) + off
-        px[dst] = net.geom_xy[src, 0]
-        py[dst] = net.geom_xy[src, 1]
+        px[dst] = gxy[src, 0]
+        py[dst] = gxy[src, 1]
     if total:
         bounds = (float(px.min()), float(py.min()), float(px.max()), float(py.max()))
     else:

@@ -55,10 +55,10 @@ class IsochroneLayer:
         self.legend.clear()
         self._samples.clear()
         for k in range(len(polygons) - 1, -1, -1):  # largest first: smaller ones on top
-            rgb = [int(v) for v in colours[k]]
+            r, g, b = (int(v) for v in colours[k])
             # z falls as the cutoff grows: the smallest band is drawn last, on top
-            item = PathItem(polygon_path(polygons[k]), QColor(*rgb), 1.5, z=15 - 0.01 * k)
-            item.setBrush(QBrush(QColor(*rgb, FILL_ALPHA)))
+            item = PathItem(polygon_path(polygons[k]), QColor(r, g, b), 1.5, z=15 - 0.01 * k)
+            item.setBrush(QBrush(QColor(r, g, b, FILL_ALPHA)))
             vb.addItem(item)
             self.items.append(item)
         for rgb, text in zip(colours, labels, strict=True):

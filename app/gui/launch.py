@@ -92,6 +92,7 @@ def run_gui(args: argparse.Namespace) -> int:
 
     from .main_window import MainWindow, sample_map_path
     from .settings import Settings
+    from .tools.route_tool import RouteTool
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Signpost")
@@ -130,7 +131,7 @@ def run_gui(args: argparse.Namespace) -> int:
     def route_shown(_route) -> None:
         if not state["printed"]:
             state["printed"] = True
-            print(json.dumps(win.tools["route"].route_json()), flush=True)
+            print(json.dumps(win.tool(RouteTool).route_json()), flush=True)
             if batch:
                 QTimer.singleShot(400, shoot)  # let the charts and layouts settle
 
@@ -142,7 +143,7 @@ def run_gui(args: argparse.Namespace) -> int:
             fail(win.last_error or "the edits do not fit the map")
             return
         if args.route:
-            win.tools["route"].route_between(args.route[0], args.route[1])  # failures: routeFailed
+            win.tool(RouteTool).route_between(args.route[0], args.route[1])  # failures: routeFailed
         elif batch:
             QTimer.singleShot(400, shoot)
 

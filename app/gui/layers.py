@@ -66,6 +66,10 @@ class Layers:
         if layer.clear is not None:
             layer.clear()
 
+    def _clearer(self, name: str) -> Callable[[], None]:
+        """A menu action's slot: clear layer ``name``."""
+        return lambda: self.clear(name)
+
     def clear_all(self) -> None:
         """Clear every result layer (the map, its edits and the tools' settings stay)."""
         for layer in self.layers.values():
@@ -84,7 +88,7 @@ class Layers:
         clear = menu.addMenu("Clear")
         for layer in self.layers.values():
             if layer.clear is not None:
-                clear.addAction(layer.name, lambda n=layer.name: self.clear(n))
+                clear.addAction(layer.name, self._clearer(layer.name))
         menu.addAction("Clear all results", self.clear_all)
 
 

@@ -212,11 +212,12 @@ def problems(root: QWidget) -> list[str]:
             why = _rows_below_fold(w)
             if why:
                 out.append(f"{_name(w)} {why}")
-        if isinstance(w, QScrollArea) and w.widget() is not None:
-            need = w.widget().minimumSizeHint().width()
+        inner = w.widget() if isinstance(w, QScrollArea) else None
+        if isinstance(w, QScrollArea) and inner is not None:
+            need = inner.minimumSizeHint().width()
             have = w.viewport().width()
             if need > have + SLACK_PX:
-                out.append(f"{_name(w.widget())} needs {need} px of width, its dock shows {have} "
+                out.append(f"{_name(inner)} needs {need} px of width, its dock shows {have} "
                            "(a sideways scroll bar)")
         if isinstance(w, pg.GraphicsView):
             out += _plots_clipped(w)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog
@@ -22,9 +24,27 @@ from maps.postgis.conn import is_db_uri, redact
 from . import chrome
 from .geometry import build_geometry
 from .road_paths import prepare_drawing
+from .tools.route_tool import RouteTool
 from .workers import Job, JobContext
 
 BIG_MAP_ARCS = 500_000  # above this the snapping index is built after the map is shown
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import Signal
+    from PySide6.QtWidgets import QMainWindow, QProgressBar, QPushButton
+
+    from .db_dialog import DatabaseDialog
+    from .geometry import MapGeometry
+    from .panels import AlgorithmPanel
+    from .route_index import RouteIndex
+    from .settings import Settings
+    from .tools.base import Tool
+    from .workers import JobRunner
+
+    _Window = QMainWindow  # MapLoading is only ever a base of MainWindow, a QMainWindow
+    _T = TypeVar("_T", bound=Tool)
+else:
+    _Window = object
 
 OPEN_FILTER = open_filter()  # every file suffix of maps.formats.registry.FORMATS
 
@@ -34,13 +54,42 @@ def _name(path: str) -> str:
     return redact(path) if is_db_uri(path) else os.path.basename(path)
 
 
-class MapLoading:
+class MapLoading(_Window):
     """Map loading for MainWindow (needs its loader, compute, progress, status...)."""
 
-    layer_dialog = None  # the open "Choose a layer" dialog, if any
-    db_dialog = None  # the open "Open database" dialog, if any
-    _load_gis: dict = {}  # the GIS options of the last load (layer, crs, weight, ...)
-    open_times: dict = {}  # seconds per step of the last load: read, geometry, drawing, snap index
+    layer_dialog: QInputDialog | None = None  # the open "Choose a layer" dialog, if any
+    db_dialog: DatabaseDialog | None = None  # the open "Open database" dialog, if any
+    _load_gis: dict[str, Any] = {}  # the GIS options of the last load (layer, crs, weight, ...)
+    open_times: dict[str, float] = {}  # seconds per step of the last load: read, geometry, ...
+
+    if TYPE_CHECKING:  # what this mixin uses of MainWindow (made in its __init__)
+        settings: Settings
+        algo_panel: AlgorithmPanel
+        loader: JobRunner
+        route_index: RouteIndex
+        progress: QProgressBar
+        btn_cancel: QPushButton
+        mapLoaded: Signal
+        mapLoadFailed: Signal
+        map_path: str | None
+        snapper: Any
+        _snapper_pending: bool
+        _handlers: Mapping[int, object]
+        _load_job: int
+        _load_path: str | None
+        _loading: bool
+        _after_job: int
+
+        @property
+        def net(self) -> RoadNetwork | None: ...
+        @property
+        def scenario(self) -> Any: ...
+        def tool(self, cls: type[_T]) -> _T: ...
+        def status(self, text: str, timeout_ms: int = 0) -> None: ...
+        def show_error(self, title: str, text: str) -> None: ...
+        def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None, snapper: Any = None,
+                        *, defer_snapper: bool = False, prepared: dict | None = None,
+                        graph: CSRGraph | None = None) -> None: ...
 
     # ---- loading ----------------------------------------------------------------------
     def open_dialog(self) -> None:
@@ -144,7 +193,7 @@ class MapLoading:
         if jid == self._after_job and kind == "after-load":  # no snapping index: the
             self.route_index.clicks_ready()  # route index need not wait for it
         if jid == self._after_job and kind == "warm-up":  # parts found on use instead
-            self.tools["route"].parts_found(None)
+            self.tool(RouteTool).parts_found(None)
         if jid != self._load_job:
             return
         self._loading = False
@@ -235,7 +284,7 @@ class MapLoading:
     def _fragments_ready(self, net: RoadNetwork, fragments) -> None:
         """The unedited map's fragments, found by the warm-up: the route panel's, unless
         the map changed, was edited or has them already."""
-        route = self.tools["route"]
+        route = self.tool(RouteTool)
         if net is not self.net:
             return
         if (self.scenario is None or not self.scenario.edits) and route.fragments.labels is None:

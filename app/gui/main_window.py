@@ -13,16 +13,20 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QIcon
+from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
+    QLabel,
     QMainWindow,
     QMessageBox,
+    QProgressBar,
+    QPushButton,
     QScrollArea,
     QWidget,
 )
@@ -46,8 +50,14 @@ from .phase_chart import PhaseChart
 from .route_index import RouteIndex
 from .settings import Settings
 from .tools import TOOLS
+from .tools.base import Tool
 from .words import eta_words
 from .workers import Job, JobContext, JobRunner
+
+if TYPE_CHECKING:
+    from .turn_layer import TurnLayer
+
+_T = TypeVar("_T", bound=Tool)
 
 
 @dataclass
@@ -61,6 +71,16 @@ class _Handlers:
 
 
 class MainWindow(MapLoading, QMainWindow):
+    # Made by chrome.build_status_bar and the route tool's layers (tools/route_layers.py).
+    lbl_cursor: QLabel
+    lbl_size: QLabel
+    lbl_backend: QLabel
+    progress: QProgressBar
+    btn_cancel: QPushButton
+    a_mode_src: QAction  # chrome.build_menus: clicks set the source / the destination
+    a_mode_dst: QAction
+    turn_layer: TurnLayer
+
     mapLoaded = Signal(str)
     mapLoadFailed = Signal(str)
     searchFinished = Signal()  # any compute job (search, compare, billboards, matrix) ended
@@ -123,7 +143,7 @@ class MainWindow(MapLoading, QMainWindow):
         self.chart = PhaseChart()
         self.chart.exportRequested.connect(lambda: self.export_dialog("phases"))
 
-        self.tools = {cls.name: cls(self) for cls in TOOLS}
+        self.tools: dict[str, Tool] = {cls.name: cls(self) for cls in TOOLS}
         self._docks: dict[str, QDockWidget] = {}
         for tool in self.tools.values():
             self._docks[tool.name] = self._dock(tool.title, tool.dock_name or tool.name, tool.widget(), tool.area)
@@ -157,6 +177,12 @@ class MainWindow(MapLoading, QMainWindow):
                 QTimer.singleShot(0, lambda: self.show_map(p))
             else:
                 self.status("No sample map is bundled; open a map with File → Open")
+
+    def tool(self, cls: type[_T]) -> _T:
+        """The window's tool of class ``cls`` (``self.tools`` by its name, typed)."""
+        t = self.tools[cls.name]
+        assert isinstance(t, cls), t
+        return t
 
     def dock(self, name: str) -> QDockWidget:
         """The dock of the tool called ``name``."""
@@ -246,16 +272,45 @@ class MainWindow(MapLoading, QMainWindow):
                     "Left click sets the source, right click the destination.", 8000)
 
     # The session's state under the names the tools and tests use.
-    net = property(lambda self: self.session.net)
-    graph = property(lambda self: self.session.graph)
-    snapper = property(lambda self: self.session.snapper,
-                       lambda self, v: setattr(self.session, "snapper", v))
-    _snapper_pending = property(lambda self: self.session.snapper_pending,
-                                lambda self, v: setattr(self.session, "snapper_pending", v))
-    scenario = property(lambda self: self.session.scenario,
-                        lambda self, v: setattr(self.session, "scenario", v))
-    snap_max_m = property(lambda self: self.session.snap_max_m,
-                          lambda self, v: setattr(self.session, "snap_max_m", v))
+    @property
+    def net(self) -> RoadNetwork | None:
+        return self.session.net
+
+    @property
+    def graph(self) -> CSRGraph | None:
+        return self.session.graph
+
+    @property
+    def snapper(self) -> Any:
+        return self.session.snapper
+
+    @snapper.setter
+    def snapper(self, v: Any) -> None:
+        self.session.snapper = v
+
+    @property
+    def _snapper_pending(self) -> bool:
+        return self.session.snapper_pending
+
+    @_snapper_pending.setter
+    def _snapper_pending(self, v: bool) -> None:
+        self.session.snapper_pending = v
+
+    @property
+    def scenario(self) -> Any:
+        return self.session.scenario
+
+    @scenario.setter
+    def scenario(self, v: Any) -> None:
+        self.session.scenario = v
+
+    @property
+    def snap_max_m(self) -> float:
+        return self.session.snap_max_m
+
+    @snap_max_m.setter
+    def snap_max_m(self, v: float) -> None:
+        self.session.snap_max_m = v
 
     def search_graph(self):
         """The graph searches run on: the edited one while the map has edits."""
@@ -407,6 +462,8 @@ class MainWindow(MapLoading, QMainWindow):
             self.lbl_cursor.setText(f"x {x:.0f} m, y {y:.0f} m")
 
     def lonlat_to_xy(self, lon: float, lat: float) -> tuple[float, float]:
+        if self.net is None:
+            raise InvalidArgumentError("no map is open: a longitude/latitude has no map position")
         x, y = to_xy(np.array([lon]), np.array([lat]), self.net.origin)
         return float(x[0]), float(y[0])
 

@@ -198,7 +198,7 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         """Place (or hide, with x None) the "source" or "destination" marker."""
         m = self.source_marker if which == "source" else self.dest_marker
         drawable = self.net is None or self.net.has_coordinates  # else x, y are placeholders
-        if x is None or not drawable or not (np.isfinite(x) and np.isfinite(y)):
+        if x is None or y is None or not drawable or not (np.isfinite(x) and np.isfinite(y)):
             m.setVisible(False)
             return
         self._moving_programmatically = True

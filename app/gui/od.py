@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QLabel,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -49,6 +50,12 @@ class ODPanel(QWidget):
     exportRequested = Signal()
     compareRequested = Signal()
     cleared = Signal()
+    # made by button_row in __init__
+    btn_compute: QPushButton
+    btn_compare: QPushButton
+    btn_load: QPushButton
+    btn_export: QPushButton
+    btn_clear: QPushButton
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -122,6 +129,7 @@ class ODPanel(QWidget):
         self.table.setVerticalHeaderLabels(marks)
         for i, text in enumerate(labels):
             for item in (self.table.horizontalHeaderItem(i), self.table.verticalHeaderItem(i)):
+                assert item is not None  # made by the set*HeaderLabels above
                 item.setToolTip(f"point {OD_PREFIX}{i + 1}: {text}")
         reached = matrix[matrix >= 0]
         top = max(int(reached.max()), 1) if reached.size else 1

@@ -10,6 +10,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsObject
 
+from .geometry import LayerStyle
 from .words import change_words, plural
 
 BAND_LEGEND_MAX = 12  # more bands than this: every k-th band is named
@@ -110,7 +111,7 @@ def field_title(unit: str, plain: bool = False) -> str:
     dim = (unit_scale(unit) or (None, 0))[0]
     # the file's own weights ("unit": PACE, generated maps) have no unit to name
     own = f"cost ({unit})" if unit and unit != "unit" else "cost (weights without a unit)"
-    what = {"time": "travel time", "length": "distance"}.get(dim, own)
+    what = {"time": "travel time", "length": "distance"}.get(dim or "", own)
     return what if plain else f"{what} from A"
 
 
@@ -285,7 +286,7 @@ class OverlayStack:
         return out
 
 
-def class_legend_entries(styles: dict, per_line: int = 3) -> list[tuple[object, str]]:
+def class_legend_entries(styles: dict[str, LayerStyle], per_line: int = 3) -> list[tuple[LayerStyle, str]]:
     """The road-class legend: one entry per distinct look (colour, width, dash), naming
     every class drawn that way (so no class drawn is left out), most important first.
     ``styles``: name → LayerStyle; returns (style, label with line breaks)."""

@@ -214,8 +214,8 @@ class AlgorithmPanel(QWidget):
 
         for w in (self.cb_strategy, self.cb_backend, self.cb_signal):
             w.currentTextChanged.connect(lambda *_: self.changed.emit())
-        for w in (self.sp_up, self.sp_down):
-            w.valueChanged.connect(lambda *_: self.changed.emit())
+        for sp in (self.sp_up, self.sp_down):
+            sp.valueChanged.connect(lambda *_: self.changed.emit())
         self.cb_profile.currentTextChanged.connect(self.profileChanged)
         self.cb_cmap.currentTextChanged.connect(lambda *_: self.displayChanged.emit())
         self.sp_bands.valueChanged.connect(lambda *_: self.displayChanged.emit())

@@ -162,7 +162,7 @@ class PhaseChart(QWidget):
             p.getAxis("left").enableAutoSIPrefix(False)
             p.getAxis("bottom").enableAutoSIPrefix(False)
             p.setDefaultPadding(0.02)
-        self._titles = ("", "")
+        self._titles = ("", "", "")
         self.set_titles("frontier per phase (nodes, log)", "time per phase (µs)", "phase")
         self.legend = self.p_frontier.addLegend(offset=(-6, 4), labelTextSize="8pt",
                                                 brush=pg.mkBrush(30, 33, 39, 200))
@@ -270,10 +270,11 @@ class PhaseChart(QWidget):
                 search_s: float | None = None) -> None:
         """Replace run ``name`` by its final log (the authoritative one from the result):
         a PhaseLog, or a vertex program's telemetry array (SUPERSTEP_DTYPE)."""
-        if isinstance(log, np.ndarray) and is_superstep(log):
-            self.runs[name] = log.copy()
+        rows = log if isinstance(log, np.ndarray) else log.rows
+        if is_superstep(rows):
+            self.runs[name] = rows.copy()
         else:
-            self.runs[name] = np.array(log.rows, dtype=PHASE_DTYPE, copy=True)
+            self.runs[name] = np.array(rows, dtype=PHASE_DTYPE, copy=True)
         if search_s is not None:
             self.search_ms[name] = float(search_s) * 1000.0
         if meta:
@@ -577,7 +578,7 @@ class PhaseChart(QWidget):
         return self._replay_k is not None
 
     def _replay_step(self) -> None:
-        rows = self.runs.get(self._replay_run)
+        rows = self.runs.get(self._replay_run) if self._replay_run is not None else None
         if rows is None:
             self._replay_k = None
             return

@@ -70,7 +70,7 @@ class SegmentSet:
     thick: np.ndarray  # uint8: 1 or 2 px
     road_colour: np.ndarray  # uint32 ARGB per drawn arc (class colours)
     dim_colour: np.ndarray  # uint32 ARGB per drawn arc (roads under a distance field)
-    z_first: np.ndarray = None  # int64 [z]: first segment of class z or above (z 0..15)
+    z_first: np.ndarray | None = None  # int64 [z]: first segment of class z or above (z 0..15)
 
     @property
     def size(self) -> int:
@@ -79,7 +79,9 @@ class SegmentSet:
     @property
     def z_max(self) -> int:
         """The highest road class z with segments (rail and transfers, z >= RAIL_Z, are
-        drawn at every scale and do not count)."""
+        drawn at every scale and do not count); 0 for a set made without ``z_first``."""
+        if self.z_first is None:
+            return 0
         zs = np.flatnonzero(np.diff(np.append(self.z_first, self.size)) > 0)
         zs = zs[zs < RAIL_Z]
         return int(zs[-1]) if zs.size else 0

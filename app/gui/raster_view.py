@@ -26,6 +26,7 @@ from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem
 
 from . import overview, raster
+from .geometry import MapGeometry
 from .workers import Job, JobRunner
 
 SCALE_RTOL = 1e-9  # two views of the same scale (a pan, not a zoom)
@@ -78,7 +79,7 @@ class RasterView(QObject):
         super().__init__(canvas)
         self.canvas, self.vb = canvas, vb
         self.seg: raster.SegmentSet | None = None
-        self.geo = None
+        self.geo: MapGeometry | None = None
         self.item: RasterItem | None = None
         self.ids: np.ndarray | None = None
         self.rect: QRectF | None = None
@@ -106,7 +107,7 @@ class RasterView(QObject):
         self._ov_due = False  # the delay is over: build once the worker is idle
 
     # ---- state ------------------------------------------------------------------------
-    def set_segments(self, seg: raster.SegmentSet, geo) -> RasterItem:
+    def set_segments(self, seg: raster.SegmentSet, geo: MapGeometry) -> RasterItem:
         """A new map: its segments; returns the item to add to the view."""
         self.clear()
         self.seg, self.geo = seg, geo
@@ -145,20 +146,31 @@ class RasterView(QObject):
         per-arc colours are never needed: each render colours its own pixels."""
         self.field, self.colours = (dist, lut, bands), None
         self._colour_gen += 1
-        if self.ids is None:
+        shown = self._on_screen()
+        if shown is None:
             return raster._field_scale(dist, bands)[2]
-        if image is not None and image[0] is self.ids and image[1] == self.rect:
+        item, rect, geo, seg, ids = shown
+        if image is not None and image[0] is ids and image[1] == rect:
             img, top = image[2:]
         else:
-            img, top = raster.field_image(self.ids, self.geo, self.seg, dist, lut, bands)
-        self.item.set_image(img, self.rect)
+            img, top = raster.field_image(ids, geo, seg, dist, lut, bands)
+        item.set_image(img, rect)
         return top
 
     def recolour(self) -> None:
-        if self.item is None or self.ids is None:
+        shown = self._on_screen()
+        if shown is None:
             return
-        self.item.set_image(_colour(self.geo, self.seg, self.ids, self.colours, self.field),
-                            self.rect)
+        item, rect, geo, seg, ids = shown
+        item.set_image(_colour(geo, seg, ids, self.colours, self.field), rect)
+
+    def _on_screen(self) -> tuple[RasterItem, QRectF, MapGeometry, raster.SegmentSet, np.ndarray] | None:
+        """The item, its rectangle, the map and the id image on screen; None before the
+        first render of a map (all are set together: ``set_segments``, ``_rendered``)."""
+        if (self.ids is None or self.item is None or self.rect is None or self.geo is None
+                or self.seg is None):
+            return None
+        return self.item, self.rect, self.geo, self.seg, self.ids
 
     # ---- rendering ----------------------------------------------------------------------
     def schedule(self, *_) -> None:
@@ -208,9 +220,12 @@ class RasterView(QObject):
             cols = colours
             if cols is None:  # a distance field: one colour per drawn arc, kept for the
                 # next renders of the same field (pixels of a zoomed-out view ~ arcs drawn)
+                assert field is not None and geo is not None  # no colours: a field is shown
                 cols = raster.field_arc_colours(geo, seg, *field)[0]
             t1 = time.perf_counter()
+            img: np.ndarray | None
             if prev is not None:
+                assert shift is not None  # found with prev
                 strip = None if ov is None else \
                     (lambda b, size: overview.resample(ov[1], ov[0], seg, b, size, min_z)[0])
                 ids = raster.render_shifted(seg, prev, shift, box, min_z, strip=strip)
@@ -278,5 +293,6 @@ def _colour(geo, seg, ids: np.ndarray, colours: np.ndarray | None, field: tuple 
     """ARGB pixels of an id image: one colour per drawn arc, or a distance field."""
     if colours is not None:
         return raster.colourise(ids, colours)
+    assert field is not None  # no colours: a distance field is shown
     dist, lut, bands = field
     return raster.field_image(ids, geo, seg, dist, lut, bands)[0]

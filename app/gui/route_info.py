@@ -43,24 +43,24 @@ class Fragments:
         """Find the parts now (a worker does, after a map opens)."""
         self._compute(net)
 
-    def _compute(self, net: RoadNetwork) -> None:
-        if self.labels is not None and self.labels.shape[0] == net.num_nodes:
-            return
-        from app.jobs.nogil import weak_components
+    def _compute(self, net: RoadNetwork) -> tuple[np.ndarray, np.ndarray]:
+        """(labels, sizes) of ``net``'s parts, found once."""
+        if self.labels is None or self.sizes is None or self.labels.shape[0] != net.num_nodes:
+            from app.jobs.nogil import weak_components
 
-        self.labels = weak_components(net.indptr, net.indices)  # the GUI keeps running
-        self.sizes = np.bincount(self.labels)
+            self.labels = weak_components(net.indptr, net.indices)  # the GUI keeps running
+            self.sizes = np.bincount(self.labels)
+        return self.labels, self.sizes
 
     def size_of(self, net: RoadNetwork, node: int) -> int:
-        self._compute(net)
-        return int(self.sizes[self.labels[node]])
+        labels, sizes = self._compute(net)
+        return int(sizes[labels[node]])
 
     def describe(self, net: RoadNetwork | None, source: int | None, target: int | None) -> str:
         """The part of the network each point is on, when it is not the largest one."""
         if net is None or net.num_nodes == 0:
             return "—"
-        self._compute(net)
-        biggest = int(self.sizes.max())
+        biggest = int(self._compute(net)[1].max())
         parts = []
         for name, node in (("from", source), ("to", target)):
             if node is None:
@@ -77,12 +77,12 @@ class Fragments:
         """Why no route may exist: the points on different fragments (with their sizes)."""
         if source is None or target is None:
             return ""
-        self._compute(net)
-        a, b = self.labels[int(source)], self.labels[int(target)]
+        labels, sizes = self._compute(net)
+        a, b = labels[int(source)], labels[int(target)]
         if a == b:
             return "one-way streets lead away from the destination"
-        return (f"the points are on separate parts of the network ({int(self.sizes[a]):,} and "
-                f"{int(self.sizes[b]):,} nodes)")
+        return (f"the points are on separate parts of the network ({int(sizes[a]):,} and "
+                f"{int(sizes[b]):,} nodes)")
 
 
 def swapped_hint(win, *texts: str) -> str:
@@ -95,7 +95,7 @@ def swapped_hint(win, *texts: str) -> str:
             p = parse_point(text.strip())
         except MapError:
             p = None
-        if p is None or p.is_node:
+        if p is None or p.is_node or p.lon is None or p.lat is None:
             try:  # "60.17,24.93" may be refused as a latitude out of range: read it raw
                 lon, lat = (float(v) for v in text.replace(";", ",").split(",")[:2])
             except ValueError:

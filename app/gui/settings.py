@@ -42,9 +42,9 @@ class Settings:
 
     def recent_files(self) -> list[str]:
         v = self.q.value("recent/files", [])
-        if isinstance(v, str):
+        if isinstance(v, str):  # QSettings reads a one-item list back as its item
             v = [v] if v else []
-        return [str(p) for p in (v or [])]
+        return [str(p) for p in v] if isinstance(v, (list, tuple)) else []
 
     def add_recent(self, path: str) -> list[str]:
         from maps.postgis.conn import is_db_uri, redact

@@ -39,15 +39,15 @@ class StatusBar(QStatusBar):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.clearMessage)
 
-    def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802
+    def addPermanentWidget(self, widget: QWidget, stretch: int | None = 0) -> None:  # noqa: N802
         self._permanent.append(widget)
-        super().addPermanentWidget(widget, stretch)
+        super().addPermanentWidget(widget, stretch or 0)
 
-    def showMessage(self, text: str, timeout: int = 0) -> None:  # noqa: N802
-        """Show ``text`` (for ``timeout`` ms; 0: until replaced), elided to fit."""
+    def showMessage(self, text: str, timeout: int | None = 0) -> None:  # noqa: N802
+        """Show ``text`` (for ``timeout`` ms; 0 or None: until replaced), elided to fit."""
         self._full = text
         self._timer.stop()
-        if timeout > 0:
+        if timeout is not None and timeout > 0:
             self._timer.start(timeout)
         self._fit()
 

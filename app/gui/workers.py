@@ -164,6 +164,7 @@ class JobRunner(QThread):
                     self._cv.wait(0.5)
                 if self._stop:
                     return
+                assert self._pending is not None  # the wait ends on a job or a stop
                 job, ctx = self._pending
                 self._pending = None
                 self._current = ctx
@@ -200,7 +201,7 @@ def detached(exc: BaseException) -> BaseException:
     """``exc`` with its traceback kept as text (``__signpost_tb__``) and the traceback
     objects dropped: they hold this thread's frames (the job's locals), which the GUI
     thread must not keep alive or free."""
-    exc.__signpost_tb__ = traceback.format_exc()
+    exc.__dict__["__signpost_tb__"] = traceback.format_exc()  # an attribute of our own
     seen: set[int] = set()
     e: BaseException | None = exc
     while e is not None and id(e) not in seen:

@@ -205,7 +205,8 @@ def test_isochrone_fills_do_not_stack_and_match_the_field_legend(qtbot, window, 
     qtbot.waitUntil(lambda: tool.isochrones is not None, timeout=30000)
     res, labels = tool.isochrones
     assert labels == window.canvas.field_legend.labels[: len(labels)]
-    rings = res.rings_xy
+    rings = tool.iso_rings
+    assert rings is not None and len(rings) == len(res.cutoffs)
     for a in range(len(rings)):
         for b in range(a + 1, len(rings)):
             assert shapely.intersection(rings[a], rings[b]).area < 1e-6 * max(rings[b].area, 1)

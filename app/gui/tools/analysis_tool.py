@@ -127,7 +127,7 @@ class AnalysisTool(Tool):
         return failed
 
     def _mst_done(self, res: mst.MSTResult) -> None:
-        net, f = self.win.net, res.forest
+        net, f = self.map_net(), res.forest
         self.mst_result = res
         self.telemetry = f.telemetry
         self.win.chart.set_run("MST", f.telemetry, f.backend, search_s=f.elapsed_s)
@@ -140,7 +140,7 @@ class AnalysisTool(Tool):
                        + _compiled(res.compile_s))
 
     def _pagerank_done(self, res: pagerank.PageRankResult) -> None:
-        net, r = self.win.net, res.ranks
+        net, r = self.map_net(), res.ranks
         self.pagerank_result = res
         self.telemetry = r.telemetry
         self.win.chart.set_run("PageRank", r.telemetry, r.backend, search_s=r.elapsed_s)
@@ -153,14 +153,13 @@ class AnalysisTool(Tool):
                        + _compiled(res.compile_s))
 
     def _finished(self, text: str) -> None:
-        if not self.win.net.has_coordinates:
+        if not self.map_net().has_coordinates:
             text += " (this map has no coordinates: nothing drawn)"
         self.panel.set_progress(1.0, text)
         self.win.status(text, 10000)
 
     # ---- exports ----------------------------------------------------------------------
     def export(self, what: str, path: str) -> None:
-        net = self.win.net
         if what == "supersteps":
             if self.telemetry is None:
                 raise InvalidArgumentError("no superstep telemetry: run MST or PageRank first")
@@ -170,6 +169,7 @@ class AnalysisTool(Tool):
         if what == "mst":
             if self.mst_result is None:
                 raise InvalidArgumentError("no spanning forest to export: run MST first")
+            net = self.map_net()
             geo = path.lower().endswith((".geojson", ".json"))
             if geo and not net.has_coordinates:
                 raise InvalidArgumentError("this map has no coordinates: export the forest as .csv")

@@ -9,12 +9,19 @@ the result, the error or the cancel of that one job (a newer job supersedes it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QWidget
 
+from gpu_core.errors import InvalidArgumentError
+
 from ..workers import JobContext
+
+if TYPE_CHECKING:
+    from maps.model.network import RoadNetwork
+
+    from ..main_window import MainWindow
 
 
 def job(run: Callable, net, opts, *, phases: bool = False) -> Callable[[JobContext], Any]:
@@ -39,9 +46,24 @@ class Tool(QObject):
     clicks: tuple[str, ...] = ()  # canvas click kinds it takes: "source", "destination", "od"
     exports: dict[str, tuple[str, str]] = {}  # key: (menu text, file filter)
 
-    def __init__(self, window):
+    def __init__(self, window: MainWindow):
         super().__init__(window)
         self.win = window
+
+    def map_net(self) -> RoadNetwork:
+        """The open map (a tool's clicks, job ends and exports come while one is open)."""
+        net = self.win.net
+        if net is None:
+            raise InvalidArgumentError("no map is open")
+        return net
+
+    def search_map(self) -> RoadNetwork:
+        """The map searches run on and routes are read from: the edited one while the map
+        has edits."""
+        net = self.win.search_net()
+        if net is None:
+            raise InvalidArgumentError("no map is open")
+        return net
 
     def widget(self) -> QWidget:
         """The panel shown in the tool's dock."""

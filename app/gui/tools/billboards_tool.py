@@ -138,7 +138,7 @@ class BillboardsTool(Tool):
             return 0
         v = self.panel.values()
         r = win.canvas.vb.viewRect()
-        cand = candidate_mask(win.net, v["candidates"], (r.x(), r.y(), r.width(), r.height()))
+        cand = candidate_mask(self.map_net(), v["candidates"], (r.x(), r.y(), r.width(), r.height()))
         backend = win.algo_panel.backend
 
         def opts(net):
@@ -159,7 +159,7 @@ class BillboardsTool(Tool):
     def _compare_done(self, both) -> None:
         before, after = both
         sc = self.win.scenario
-        self.panel.show_before_after(self.win.net, before.billboards, sc.network(), after.billboards)
+        self.panel.show_before_after(self.map_net(), before.billboards, sc.network(), after.billboards)
         self.win.status(self.panel.lbl.text(), 10000)
 
     def _progress(self, frac, text: str) -> None:
@@ -201,13 +201,13 @@ class BillboardsTool(Tool):
             self.panel.set_progress(0.0, "Cancelled")
 
     def _show(self, result) -> None:
-        net = self.win.net
+        net = self.map_net()
         self.result = result
         self.panel.show_result(net, result)
         self.win.canvas.show_sites(net.x[result.sites], net.y[result.sites])
 
     def _done(self, done: billboards.BillboardsResult) -> None:
-        net, result = self.win.net, done.billboards
+        net, result = self.map_net(), done.billboards
         if result.sampling == "progressive":
             self._chart_round(result)
         self.result = result
@@ -223,4 +223,4 @@ class BillboardsTool(Tool):
     def export(self, what: str, path: str) -> None:
         if self.result is None:
             raise InvalidArgumentError("no billboard sites to export: place them first")
-        export_sites(self.win.net, self.result, path)
+        export_sites(self.map_net(), self.result, path)

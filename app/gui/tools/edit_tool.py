@@ -16,6 +16,7 @@ the source is the same: the exact earlier result, without a search.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QRectF, QTimer
@@ -32,6 +33,10 @@ from ..overlays import field_title
 from ..words import change_words, plural
 from .base import Tool
 from .edit_commands import EditCommand, file_id
+from .route_tool import RouteTool
+
+if TYPE_CHECKING:
+    from app.jobs.edits import Scenario
 
 SCENARIO_FILTER = "Scenario (*.geojson *.json);;All files (*)"
 CACHED_COMMANDS = 8  # commands (newest) that keep their before / after results for undo
@@ -47,7 +52,7 @@ class EditTool(Tool):
 
     def __init__(self, window):
         super().__init__(window)
-        self.scenario = None  # app.jobs.edits.Scenario, made on the first edit
+        self.scenario: Scenario | None = None  # made on the first edit
         self.stack = QUndoStack(self)
         self.layers = EditLayers(window.canvas)
         self.panel = EditPanel(self.stack)
@@ -85,8 +90,8 @@ class EditTool(Tool):
     def stage(self, wait) -> None:
         from ..staging import idle
 
-        self.win.tools["route"].stage(wait)
-        route = self.win.tools["route"].route
+        self.win.tool(RouteTool).stage(wait)
+        route = self.win.tool(RouteTool).route
         if route is not None and len(route.arcs) > 2:
             self.toggle_road(int(route.arcs[len(route.arcs) // 2]))
             wait(lambda: idle(self.win), 60)
@@ -127,11 +132,11 @@ class EditTool(Tool):
         if self.load_edits(edits, path) and not clean:
             self.stack.resetClean()  # still unsaved: closing asks
 
-    def _ensure_scenario(self):
+    def _ensure_scenario(self) -> Scenario:
         if self.scenario is None:
             from app.jobs.edits import Scenario
 
-            self.scenario = Scenario(self.win.net, backend=self._backend(),
+            self.scenario = Scenario(self.map_net(), backend=self._backend(),
                                      max_snap_m=self.win.snap_max_m, snapper=self.win.snapper)
             self.win.scenario = self.scenario
         return self.scenario
@@ -207,7 +212,7 @@ class EditTool(Tool):
         win = self.win
         if win.snapper is None:
             return None
-        route = win.tools["route"].route
+        route = win.tool(RouteTool).route
         on = win.layers.visible("Route and its points") if hasattr(win, "layers") else True
         got = pick_arc(win.snapper, win.net, x, y, metres_per_pixel(win.canvas.vb),
                        route.arcs if route is not None and on else None)
@@ -218,7 +223,7 @@ class EditTool(Tool):
         if self.scenario is None:
             return set()
         arcs = np.asarray(self.scenario.closed_arcs(), dtype=np.int64)
-        net = self.win.net
+        net = self.map_net()
         t, h = self.layers.arc_sources(net)[arcs], net.indices[arcs]
         return set(zip(np.minimum(t, h).tolist(), np.maximum(t, h).tolist(), strict=True))
 
@@ -227,7 +232,7 @@ class EditTool(Tool):
         is closed. False (and a message) when the edit is refused."""
         from app.jobs.edits import Edit
 
-        net = self.win.net
+        net = self.map_net()
         t, h = int(self.layers.arc_sources(net)[arc]), int(net.indices[arc])
         closed = (min(t, h), max(t, h)) in self.closed_pairs()
         a, b = file_id(net, t), file_id(net, h)
@@ -240,7 +245,7 @@ class EditTool(Tool):
 
         cls = road_class or self.panel.cb_class.currentText() or None
         label = f"add {cls or 'link'} {a[0]:.5f},{a[1]:.5f} → {b[0]:.5f},{b[1]:.5f}"
-        return self.apply(Edit("add", line=(tuple(a), tuple(b)), road_class=cls, label=label))
+        return self.apply(Edit("add", line=((a[0], a[1]), (b[0], b[1])), road_class=cls, label=label))
 
     # ---- applying, undo, redo -----------------------------------------------------------
     def _quiesce(self) -> None:
@@ -252,7 +257,7 @@ class EditTool(Tool):
 
     def _current(self):
         """(source, result) on screen when it is the edited graph's current result."""
-        route = self.win.tools["route"]
+        route = self.win.tool(RouteTool)
         if route.result is None or self._since != []:
             return None
         return (route.source, route.result)
@@ -286,6 +291,7 @@ class EditTool(Tool):
     def undo_command(self, cmd: EditCommand) -> None:
         self._quiesce()
         cmd.after = self._current()
+        assert self.scenario is not None  # commands exist once an edit made it
         done = self.scenario.undo()
         # Scenario.undo's record carries the undo batch's own summary (what repair needs)
         self._label = "undo"
@@ -294,6 +300,7 @@ class EditTool(Tool):
     def redo_command(self, cmd: EditCommand) -> None:
         self._quiesce()
         cmd.before = self._current() or cmd.before
+        assert self.scenario is not None  # commands exist once an edit made it
         done = self.scenario.redo()
         self._label = "redo"
         self.changed(getattr(done, "summary", None), cmd.after)
@@ -306,9 +313,10 @@ class EditTool(Tool):
         win = self.win
         self._mod += 1
         self.redraw_edits()
-        route = win.tools["route"]
+        route = win.tool(RouteTool)
         route.fragments = Fragments()  # the parts of the edited map: found again on use
         if (restore is not None and restore[0] == route.source and route.source is not None
+                and self.scenario is not None  # (a restore comes from an undo or redo: set)
                 and restore[1].dist.shape[0] == self.scenario.graph.num_nodes):
             win.compute.cancel()
             self._since = []
@@ -328,7 +336,7 @@ class EditTool(Tool):
     def update_search(self) -> int:
         """Repair (or redo) the search on screen for the edited graph, on the worker."""
         win = self.win
-        route = win.tools["route"]
+        route = win.tool(RouteTool)
         sc = self._ensure_scenario()
         previous = route.result if self._since is not None else None
         summaries = list(self._since or [])
@@ -358,10 +366,11 @@ class EditTool(Tool):
             return
         if out.base is not None:
             self._base = (source, out.base)
+        assert self.scenario is not None  # update_search made it; a new map bumps _mod
         self._changed_arcs = (self.scenario.graph.version, out.changed_arcs)
         self.redraw_edits()
         res = out.result
-        route = self.win.tools["route"]
+        route = self.win.tool(RouteTool)
         previous = route.result
         route.show_result(res, label)
         why = f" ({out.reason})" if out.reason else ""
@@ -374,7 +383,7 @@ class EditTool(Tool):
 
     def _field_changed(self) -> None:
         """A result is on screen for the current state of the graph."""
-        route = self.win.tools["route"]
+        route = self.win.tool(RouteTool)
         self._since = []
         sc = self.scenario
         if route.result is not None and (sc is None or not sc.edits):
@@ -407,7 +416,7 @@ class EditTool(Tool):
         v, n = self._changed_arcs
         if v == sc.graph.version:
             return f"{n:,}"
-        if self.win.net.num_arcs <= BIG_MAP_ARCS:
+        if self.map_net().num_arcs <= BIG_MAP_ARCS:
             self._changed_arcs = (sc.graph.version, int(sc.changed_arcs))
             return f"{self._changed_arcs[1]:,}"
         return "?"
@@ -427,28 +436,29 @@ class EditTool(Tool):
         if not on:
             self.change = None
             self.panel.show_lost(None, None)
-        win.tools["route"].redraw_field(isochrones=False)
+        win.tool(RouteTool).redraw_field(isochrones=False)
 
     def paint_change(self) -> None:
         """The change view's painter (the window calls it instead of the field)."""
         win = self.win
-        route = win.tools["route"]
+        route = win.tool(RouteTool)
         res, b = route.result, self._base
         if res is None:
             return
         if b is None or b[0] != route.source:
             v = win.algo_panel.values()
-            win.canvas.show_field(res.dist, v["colormap"], win.net.unit, v["isochrone_bands"])
+            win.canvas.show_field(res.dist, v["colormap"], self.map_net().unit, v["isochrone_bands"])
             self._request_base(route.source)
             return
         base = b[1]
         self.change = change(base.dist, base.reached, res.dist, res.reached)
         geo = win.geo
+        assert geo is not None  # drawn with the map
         win.canvas.show_arc_classes(arc_classes(self.change, geo.tails, geo.heads), palette())
-        win.canvas.field_legend.show_diverging(colormap_lut(CHANGE_COLORMAP, 256), win.net.unit,
+        win.canvas.field_legend.show_diverging(colormap_lut(CHANGE_COLORMAP, 256), self.map_net().unit,
                                                self.change.span, nothing=self.change.none)
-        self.panel.show_lost(win.net, self.change.lost_nodes)
-        win.status("Change: " + change_text(self.change, win.net.unit), 8000)
+        self.panel.show_lost(self.map_net(), self.change.lost_nodes)
+        win.status("Change: " + change_text(self.change, self.map_net().unit), 8000)
 
     def _request_base(self, source: int) -> None:
         """Search the unedited map from ``source`` (the change view's reference)."""
@@ -469,12 +479,12 @@ class EditTool(Tool):
         def done(res) -> None:
             self._base_pending = None
             self._base = (source, res)
-            win.tools["route"].redraw_field(isochrones=False)
+            win.tool(RouteTool).redraw_field(isochrones=False)
 
         win.submit(fn, done, cancelled=lambda: setattr(self, "_base_pending", None), busy=True)
 
     def zoom_to(self, node: int) -> None:
-        net = self.win.net
+        net = self.map_net()
         x, y = float(net.x[node]), float(net.y[node])
         if np.isfinite(x) and np.isfinite(y):
             self.win.canvas.vb.setRange(QRectF(x - 400, y - 400, 800, 800), padding=0)

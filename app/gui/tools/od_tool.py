@@ -59,7 +59,7 @@ class ODTool(Tool):
 
     def _show_points(self) -> None:
         nodes = [int(p.node) for p in self.panel.points]
-        self.win.canvas.show_od(self.win.net.x[nodes], self.win.net.y[nodes])
+        self.win.canvas.show_od(self.map_net().x[nodes], self.map_net().y[nodes])
 
     def _load_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.win, "Load points", "",
@@ -120,11 +120,11 @@ class ODTool(Tool):
 
     def _compare_done(self, both) -> None:
         before, after = (np.asarray(r.matrix) for r in both)
-        self.panel.show_before_after(before, after, self.win.net.unit)
+        self.panel.show_before_after(before, after, self.map_net().unit)
         self.win.status(self.panel.lbl.text(), 8000)
 
     def _done(self, result: matrix.MatrixResult) -> None:
-        self.panel.show_matrix(np.asarray(result.matrix), self.win.net.unit)
+        self.panel.show_matrix(np.asarray(result.matrix), self.map_net().unit)
         self.win.status(self.panel.lbl.text(), 8000)
 
     def export(self, what: str, path: str) -> None:

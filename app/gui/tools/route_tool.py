@@ -76,6 +76,7 @@ class RouteTool(Tool):
         self._drag_held = False  # a dragged position waits for DRAG_MAX_FPS
         self._drag_t = 0.0  # when the last drag search started
         self.isochrones = None  # (IsochroneResult, labels) on screen
+        self.iso_rings: list | None = None  # their bands as rings (band_rings), as drawn
         self._iso_layer = None  # IsochroneLayer, made on first use
         self.fragments = Fragments()
         self.parts_pending = False  # the warm-up is finding the map's parts (show_parts)
@@ -174,12 +175,13 @@ class RouteTool(Tool):
 
     def set_point(self, which: str, point, snap_seg: tuple | None = None) -> None:
         """Make ``point`` (a ResolvedPoint) the source (new search) or destination (route)."""
-        net, node, canvas = self.win.search_net(), int(point.node), self.win.canvas
+        node, canvas = int(point.node), self.win.canvas
         if point.snap is not None:
             sx, sy = float(point.snap.x), float(point.snap.y)
             if snap_seg is None:
                 snap_seg = (sx, sy, sx, sy)
         else:
+            net = self.search_map()
             sx, sy = float(net.x[node]), float(net.y[node])
         canvas.set_marker(which, sx, sy)
         self.win.layers.shown("Route and its points")
@@ -335,7 +337,7 @@ class RouteTool(Tool):
 
         run.__name__ = "sssp"
         jid = win.submit(run, self._search_done, tag=opts.strategy, busy=True)
-        win.status(f"Searching from node {int(win.net.node_ids[opts.source])} "
+        win.status(f"Searching from node {int(self.map_net().node_ids[opts.source])} "
                    f"({opts.strategy}, {opts.backend})…")
         return jid
 
@@ -347,10 +349,11 @@ class RouteTool(Tool):
 
         win, canvas = self.win, self.win.canvas
         v = win.algo_panel.values()
-        if (not canvas.raster_mode or canvas._ids is None or win.field_painter is not None
-                or not v["show_field"]):
-            return None
-        ids, rect, geo, seg = canvas._ids, QRectF(canvas._ids_rect), canvas.geo, canvas.seg
+        ids, ids_rect, geo, seg = canvas._ids, canvas._ids_rect, canvas.geo, canvas.seg
+        if (not canvas.raster_mode or ids is None or win.field_painter is not None
+                or not v["show_field"] or ids_rect is None or geo is None or seg is None):
+            return None  # (the ids on screen come with their rectangle, map and segments)
+        rect = QRectF(ids_rect)
         lut, bands = raster.lut_argb(field_lut(v["colormap"], 256)), v["isochrone_bands"]
 
         def paint(dist):
@@ -377,7 +380,7 @@ class RouteTool(Tool):
         # the times first: at 1024 px the status bar elides the end of the message
         self.win.status(f"Field: search {ms_text(res.elapsed_s * 1000)}, drawn in {draw_ms:.0f} ms; "
                         f"{len(res.phases):,} phases; reached {reached:,} of "
-                        f"{self.win.net.num_nodes:,} nodes", 8000)
+                        f"{self.map_net().num_nodes:,} nodes", 8000)
         if self._drag_next is not None and self._drag_job == -1 and not self._drag_held:
             self._drag_after_gap()
 
@@ -403,7 +406,7 @@ class RouteTool(Tool):
         reached = int(res.reached.sum())
         how = res.extra.get("whatif", "") if isinstance(getattr(res, "extra", None), dict) else ""
         self.panel.show_search(
-            reached, win.net.num_nodes,
+            reached, self.map_net().num_nodes,
             f"{how + ' ' if how else ''}{strategy} on {plain_device(res.device)}: "
             f"{ms_text(res.elapsed_s * 1000)} search ({ms_text(res.phases.total_time_us / 1000)} "
             f"in {len(res.phases):,} phases), whole map",
@@ -464,7 +467,7 @@ class RouteTool(Tool):
         elif win.field_painter is not None:
             win.field_painter()
         else:
-            win.canvas.show_field(self.result.dist, v["colormap"], win.net.unit,
+            win.canvas.show_field(self.result.dist, v["colormap"], self.map_net().unit,
                                   v["isochrone_bands"], image=self._field_image)
         self._field_image = None  # made for this result's first drawing only
         win.settings.set_algorithm(v)
@@ -482,7 +485,7 @@ class RouteTool(Tool):
 
         win = self.win
         res, net = self.result, win.search_net()
-        if (res is None or win.geo is None or not v.get("isochrone_polygons")
+        if (res is None or win.geo is None or net is None or not v.get("isochrone_polygons")
                 or v["isochrone_bands"] <= 0 or not net.has_coordinates):
             self._show_isochrones(None)
             return None
@@ -492,7 +495,7 @@ class RouteTool(Tool):
             self._show_isochrones(None)
             win.status(isochrones.polygon_refusal(net.num_arcs), 15000)
             return None
-        bins = field_bins(win.geo, res.dist[: win.net.num_nodes], colormap=v["colormap"],
+        bins = field_bins(win.geo, res.dist[: self.map_net().num_nodes], colormap=v["colormap"],
                           bands=v["isochrone_bands"])
         cuts = tuple(int(c) for c in bins.edges[1:])
         colours = [tuple(int(x) for x in c) for c in bins.colours]
@@ -506,14 +509,14 @@ class RouteTool(Tool):
         def fn(ctx):
             r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
                                dist=dist)
-            r.rings_xy = isochrones.band_rings(r.polygons_xy)  # here, not on the GUI thread
-            return r
+            return r, isochrones.band_rings(r.polygons_xy)  # here, not on the GUI thread
 
         fn.__name__ = "isochrones"
-        return win.submit(fn, lambda r: self._show_isochrones((r, labels), colours))
+        return win.submit(fn, lambda out: self._show_isochrones((out[0], labels), colours, out[1]))
 
-    def _show_isochrones(self, shown, colours=()) -> None:
+    def _show_isochrones(self, shown, colours=(), rings: list | None = None) -> None:
         self.isochrones = shown
+        self.iso_rings = rings if shown is not None else None
         if self._iso_layer is None:
             if shown is None:
                 return  # (a new map: the layer's module is not imported on the GUI thread)
@@ -524,7 +527,7 @@ class RouteTool(Tool):
             self._iso_layer.show([], [], [])
         else:
             res = shown[0]
-            self._iso_layer.show(getattr(res, "rings_xy", res.polygons_xy), list(colours), shown[1])
+            self._iso_layer.show(rings if rings is not None else res.polygons_xy, list(colours), shown[1])
 
     def update_route(self) -> None:
         """Read source→target from the predecessor array and draw it (no new search)."""
@@ -532,13 +535,13 @@ class RouteTool(Tool):
         if self.result is None or self.target is None or win.net is None:
             return
         try:
-            net, res = win.search_net(), self.result  # a turn copy may reach the target first
+            net, res = self.search_map(), self.result  # a turn copy may reach the target first
             end = best_copy(net, res.dist, int(self.target), res.unreachable)
             self.route = read_route(net, res, int(self.source), end)
         except UnreachableError as exc:
             self.route = None
             win.canvas.show_route(None)
-            why = self.fragments.unreachable_reason(win.search_net(), self.source, self.target)
+            why = self.fragments.unreachable_reason(self.search_map(), self.source, self.target)
             self.panel.show_route(None, message="unreachable" + (f": {why}" if why else ""))
             win.status(f"Unreachable: {exc}" + (f" ({why})" if why else ""), 8000)
             win.routeFailed.emit(str(exc))
@@ -563,15 +566,16 @@ class RouteTool(Tool):
         """The route on screen as ``signpost route --json`` prints it."""
         if self.route is None or self.win.net is None:
             raise UnreachableError("no route is shown")
-        return route_json(self.win.search_net(), self.route, self.src_point, self.dst_point,
+        return route_json(self.search_map(), self.route, self.src_point, self.dst_point,
                           map_path=self.win.map_path)
 
     def export(self, what: str, path: str) -> None:
-        net, low = self.win.search_net(), path.lower()
+        low = path.lower()
         if what == "route":
             if self.route is None:
                 raise UnreachableError("no route to export: set a source and a destination first")
-            (export.route_gpx if low.endswith(".gpx") else export.route_geojson)(net, self.route, path)
+            (export.route_gpx if low.endswith(".gpx") else export.route_geojson)(
+                self.search_map(), self.route, path)
         elif what == "isochrones":
             if self.isochrones is None:
                 raise InvalidArgumentError("no isochrone polygons to export: turn them on "
@@ -585,7 +589,8 @@ class RouteTool(Tool):
         elif what == "field":
             if self.result is None:
                 raise InvalidArgumentError("no distance field to export: click a source first")
-            (export.field_csv if low.endswith(".csv") else export.field_geojson)(net, self.result.dist, path)
+            (export.field_csv if low.endswith(".csv") else export.field_geojson)(
+                self.search_map(), self.result.dist, path)
         else:
             if self.result is None:
                 raise InvalidArgumentError("no search telemetry to export yet")
