@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from app.jobs import whatif
 from resources import colormap_lut
 
-from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change, palette
+from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change_of, palette
 from ..edit_panel import EditLayers, EditPanel
 from ..map_canvas import format_cost
 from ..overlays import field_title
@@ -442,7 +442,7 @@ class EditTool(Tool):
             self._request_base(route.source)
             return
         base = b[1]
-        self.change = change(base.dist, base.reached, res.dist, res.reached)
+        self.change = change_of(win.net, self.scenario, base, res)
         geo = win.geo
         win.canvas.show_arc_classes(arc_classes(self.change, geo.tails, geo.heads), palette())
         win.canvas.field_legend.show_diverging(colormap_lut(CHANGE_COLORMAP, 256), win.net.unit,
