@@ -40,7 +40,6 @@ def test_profile_ignores_car_restrictions(grid, profile):
 def test_drive_honours_them(grid):
     """The same check on drive finds no cost below the legal one (the one above has teeth)."""
     from gpu_core.sssp import sssp
-
     from maps.model.turns import fold
 
     net = load_osm(grid, profile="drive")
