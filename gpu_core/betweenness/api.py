@@ -336,7 +336,45 @@ def group_betweenness(
     return float(sb), float(pp)
 
 
-__all__ = ["billboards", "group_betweenness", "place_billboards", "sample_size"]
+def vertex_gains(
+    graph: GraphLike,
+    group: Iterable[int],
+    *,
+    mode: str = "hops",
+    sources=None,
+    targets=None,
+    backend: str = "cpu",
+    kernel: str = "auto",
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """One exact greedy round's numbers for the sites ``group`` already placed: (per-vertex
+    gain SB(group + v) - SB(group), per-vertex pairs leaving P when v joins, SB(group),
+    P(group)) -- what :func:`billboards` picks from, for a caller that picks otherwise
+    (sites made of several vertices: ``app.jobs.billboards_turns``)."""
+    g = CSRGraph.from_any(graph)
+    n = g.num_nodes
+    w = search_weights(g, mode)
+    a = vertex_weights(n, sources, "sources")
+    b = vertex_weights(n, targets, "targets")
+    in_r = vertex_mask(n, np.asarray(list(group), dtype=np.int64), "group", False)
+    eng = _engine(g, w, mode == "hops", a, b, resolve_backend(backend), kernel)
+    srcs = np.flatnonzero((a > 0) & ~in_r).astype(np.int32)
+    net, pl, sb, pp = np.zeros(n), np.zeros(n), 0.0, 0.0
+    step = eng.chunk_size(max(srcs.size, 1))
+    for lo in range(0, srcs.size, step):
+        cn, cp, cs, cq = eng.run(in_r, srcs[lo:lo + step])
+        net += _host(cn)
+        pl += _host(cp)
+        sb += float(cs)
+        pp += float(cq)
+    return net, pl, sb, pp
+
+
+def _host(x) -> np.ndarray:
+    return np.asarray(x.get() if hasattr(x, "get") else x, dtype=np.float64)
+
+
+__all__ = ["billboards", "group_betweenness", "place_billboards", "sample_size",
+           "vertex_gains"]
 
 
 def _index_matches(g: CSRGraph, w: np.ndarray, hierarchy) -> bool:
