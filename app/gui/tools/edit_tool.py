@@ -32,6 +32,7 @@ from ..overlays import field_title
 from ..words import change_words, plural
 from .base import Tool
 from .edit_commands import EditCommand, file_id
+from .turn_clicks import TURN_HINT, TurnPicker
 
 SCENARIO_FILTER = "Scenario (*.geojson *.json);;All files (*)"
 CACHED_COMMANDS = 8  # commands (newest) that keep their before / after results for undo
@@ -42,7 +43,7 @@ BIG_MAP_ARCS = 500_000  # above this, O(m) counts run in the worker, not on each
 class EditTool(Tool):
     name = "edit"
     title = "Edit"
-    clicks = ("close", "link")
+    clicks = ("close", "link", "turn")
     exports = {"scenario": ("What-if scenario (GeoJSON)…", SCENARIO_FILTER)}
 
     def __init__(self, window):
@@ -58,6 +59,7 @@ class EditTool(Tool):
         self.panel.changeToggled.connect(self.set_change_view)
         self.panel.lostClicked.connect(self.zoom_to)
         self.path: str | None = None  # the scenario file last saved / opened
+        self.turns = TurnPicker(self)  # the "Ban a turn" mode's two clicks (issue 39)
         self._since: list | None = []  # summaries applied since the result on screen (None: unknown)
         self._mod = 0  # counts changes: a job's end for an older state is dropped
         self._base = None  # (source, SSSPResult on the unedited map): the change view's reference
@@ -146,12 +148,13 @@ class EditTool(Tool):
         if mode and win.net is not None:
             self._warm_ids(win.net)
         if mode:
-            win.status("Edit: " + ("click a road to close it, a closed road to reopen it"
-                                   if mode == "close" else "drag (or click) from one end of the "
-                                   "new link to the other"), 8000)
+            win.status("Edit: " + {"close": "click a road to close it, a closed road to reopen it",
+                                   "turn": TURN_HINT}.get(mode, "drag (or click) from one end of "
+                                                                "the new link to the other"), 8000)
         else:
             win.a_mode_src.setChecked(True)
         self._link_start = None
+        self.turns.reset()
         self.layers.show_pending(None)
 
     def _warm_ids(self, net) -> None:
@@ -179,6 +182,8 @@ class EditTool(Tool):
                                 "where roads overlap)", 6000)
                 return
             self.toggle_road(arc)
+        elif which == "turn":
+            self.turns.click(seg[0], seg[1])
         elif which == "link":
             s = point.snap
             if self._link_start is None:

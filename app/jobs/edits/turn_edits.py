@@ -109,6 +109,16 @@ def apply_turn(sc, stage: Stage, edit: Edit, label: str) -> None:
                                f"is {what} already")
 
 
+def turn_is_open(sc, f_way: int, v: int, t_way: int) -> bool:
+    """Whether some approach of way ``f_way`` into node index ``v`` may still turn onto
+    way ``t_way`` (the window's turn mode bans it then, else lifts it)."""
+    st = sc.store
+    members = set(sc.targets.same(v))
+    approaches = [e for e in sc.targets.way(Edit("close", way=str(f_way)), f"way {f_way}")
+                  if st.ends(e)[1] in members]
+    return any(st.source_id(g) == t_way for e in approaches for g in out_arcs(sc, st.ends(e)[1]))
+
+
 def copies_array(sc) -> np.ndarray:
     """The original of every copy of the edited graph, in vertex order: the map's copies,
     then those of turn edits (``meta["turn_copies"]`` of ``Scenario.network()``)."""
