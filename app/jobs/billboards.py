@@ -64,15 +64,16 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     refuse_negative(net, "billboard placement")
     from maps.model.turns import copies_of
 
-    turns = copies_of(net) is not None
-    if turns:  # legal routes, one site per junction (issue 39; app.jobs.billboards_turns)
-        from .billboards_turns import exact_here, run_junctions, sampled_candidates
+    if copies_of(net) is not None:  # legal routes, one site per junction (issue 39; app.jobs.billboards_turns)
+        from .billboards_turns import exact_here, run_junctions, run_sampled
 
-        if client is None and exact_here(net, opts):
-            t0 = time.perf_counter()
-            res = run_junctions(net, opts, progress=progress, cancel=cancel)
-            return BillboardsResult(res, time.perf_counter() - t0)
-        opts = replace(opts, candidates=sampled_candidates(net, opts.candidates))
+        if client is not None:
+            raise MapError("billboards on a Dask cluster: not on a map with turn "
+                           "restrictions yet (run it here)")
+        t0 = time.perf_counter()
+        run = run_junctions if exact_here(net, opts) else run_sampled
+        res = run(net, opts, progress=progress, cancel=cancel)
+        return BillboardsResult(res, time.perf_counter() - t0)
     draw = None
     if client is not None:
         from .dask_draws import KeptDraw, SampledDraw
@@ -109,10 +110,6 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
         if hasattr(draw, "close"):  # the workers' kept paths
             draw.close()
     assert result is not None
-    if turns:
-        result.notes = ("turn restrictions: sampled over legal routes, sites among the file's "
-                        "nodes; a route through a junction's turn copy is not counted for it "
-                        "(--method exact counts it); " + result.notes)
     done = BillboardsResult(result, time.perf_counter() - t0,
                             info.as_dict() if h is not None else {})
     if draw is not None:

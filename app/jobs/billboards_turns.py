@@ -19,10 +19,13 @@ exactly (``group_betweenness`` of the placed set with it) and taken when it stil
 every other junction's sum. Pairs (s, s's sink) are no trips: the pair counts leave them
 out. Sites, fixed sites and candidates are the file's nodes.
 
-The sampled method (``--method sampled``, or ``auto`` beyond the exact method's work) runs
-as on any map, over the split graph's legal routes, with sites limited to the file's
-nodes; a route through a junction's copy is not counted for that junction there, and its
-result says so (``notes``). Only the exact method folds copies into one site yet.
+The sampled method (``--method sampled``, or ``auto`` beyond the exact method's work) draws
+its random shortest routes on the same graph (pairs from the file's nodes to the sinks or
+plain nodes) and folds each route's interior onto junctions (a copy counts as its node,
+once per route) before the greedy max coverage: the same estimate and bound as on any map,
+over junctions. It draws the fixed plan (``sampling="fixed"``): the progressive rounds are
+not folded yet, and the result says so. A sample (s, s's sink) is a route with no interior:
+it counts among the reached pairs (about one in n), never as covered.
 """
 
 from __future__ import annotations
@@ -80,12 +83,71 @@ def exact_here(net, opts) -> bool:
     return float(opts.k) * n0 * net.num_arcs <= EXACT_WORK_LIMIT.get(be, EXACT_WORK_LIMIT["cpu"])
 
 
-def sampled_candidates(net, candidates) -> np.ndarray:
-    """The sampled method's candidate mask on a turn-restricted map: file nodes only."""
-    n0 = net.num_nodes - copies_of(net).shape[0]
-    out = np.zeros(net.num_nodes, dtype=bool)
-    out[:n0] = True
-    return out if candidates is None else out & np.asarray(candidates, dtype=bool)
+class JunctionDraw:
+    """The sampled method's paths (``gpu_core.betweenness.sampling.DrawPaths``) drawn on
+    the junction graph, each path's interior folded onto the file's nodes (module doc)."""
+
+    def __init__(self, g, orig: np.ndarray, mode: str, backend: str):
+        from gpu_core.betweenness.api import path_sampler
+
+        self.sampler = path_sampler(g, mode, backend)
+        self.kernel = self.sampler.kernel
+        self.orig = orig
+        self.n = g.num_nodes
+
+    def __call__(self, plan):
+        L = plan.size
+        step = self.sampler.chunk_size(L)
+        for lo in range(0, L, step):
+            hi = min(L, lo + step)
+            es, ev, rr = self.sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
+            es, ev = _fold_entries(_host(es), _host(ev), self.orig, self.n)
+            yield hi, es, ev, int(_host(rr).sum())
+        rest = self.sampler.flush(plan.hash_seed)
+        if rest is not None:
+            es, ev = _fold_entries(_host(rest[0]), _host(rest[1]), self.orig, self.n)
+            yield 0, es, ev, 0
+
+
+def _host(x) -> np.ndarray:
+    return np.asarray(x.get() if hasattr(x, "get") else x)
+
+
+def _fold_entries(es: np.ndarray, ev: np.ndarray, orig: np.ndarray, n: int):
+    """(sample, vertex) entries with each vertex replaced by its node, repeats dropped."""
+    if not es.size:
+        return es, ev.astype(np.int32)
+    key = np.unique(es.astype(np.int64) * n + orig[ev.astype(np.int64)])
+    return key // n, (key % n).astype(np.int32)
+
+
+def run_sampled(net, opts, *, progress: Progress | None = None,
+                cancel: CancelCheck | None = None):
+    """The sampled greedy over junctions (module doc); a ``BillboardResult`` whose sites
+    are file nodes."""
+    from gpu_core.backend import resolve_backend
+    from gpu_core.betweenness import BillboardResult, billboards
+
+    g, orig, sink, n0 = junction_graph(net, opts.mode)
+    N = g.num_nodes
+    a, b = _demand(opts.sources, n0, N, None), _demand(opts.targets, n0, N, sink)
+    cand = np.zeros(N, dtype=bool)
+    cand[:n0] = True if opts.candidates is None else np.asarray(opts.candidates, bool)[:n0]
+    draw = JunctionDraw(g, orig, opts.mode, resolve_backend(opts.backend))
+    result = None
+    for ev in billboards(g, opts.k, mode=opts.mode, backend=draw.sampler.backend,
+                         method="sampled", epsilon=opts.epsilon, delta=opts.delta,
+                         seed=opts.seed, candidates=cand, fixed=list(opts.fixed) or None,
+                         sources=a, targets=b, cancel=cancel, draw=draw, sampling="fixed"):
+        if isinstance(ev, BillboardResult):
+            result = ev
+        else:
+            report(progress, ev.fraction, f"{ev.sources_done:,} of {ev.sources_total:,} samples")
+    assert result is not None
+    result.notes = ("turn restrictions: legal routes, one site per junction; the fixed "
+                    "plan (progressive rounds are not folded over junctions yet); "
+                    + result.notes)
+    return result
 
 
 def run_junctions(net, opts, *, progress: Progress | None = None,

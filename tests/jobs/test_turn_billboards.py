@@ -140,12 +140,17 @@ def test_copies_as_their_own_sites_would_differ(maps):
     assert len(folded) < K or abs(raw.group_betweenness[-1] - sb) > 1e-6 * sb
 
 
-def test_sampled_method_sites_are_file_nodes_and_say_so(maps):
-    net, plain, _ = maps
+def test_sampled_method_folds_routes_onto_junctions(maps):
+    """The sampled greedy's sites are junctions (file nodes, distinct) and its estimate of
+    their SB is within its bound of the brute force's."""
+    net, plain, rules = maps
     res = billboards.run(net, billboards.BillboardsOptions(3, backend="cpu", method="sampled",
-                                                           sampling="fixed")).billboards
-    assert all(0 <= v < plain.num_nodes for v in res.sites.tolist())
-    assert len(set(res.sites.tolist())) == 3 and "turn copy is not counted" in res.notes
+                                                           epsilon=0.1)).billboards
+    sites = res.sites.tolist()
+    assert all(0 <= v < plain.num_nodes for v in sites) and len(set(sites)) == 3
+    assert res.method == "sampled" and "one site per junction" in res.notes
+    sb, _ = Brute(plain, rules).sb(set(sites))
+    assert abs(res.group_betweenness[-1] - sb) <= res.error_bound
 
 
 def test_cli_billboards_speaks_in_junctions(maps, capsys):
