@@ -144,6 +144,11 @@ def test_ban_then_close_the_approach(maps):
         assert np.array_equal(_legal(sc.network(), s),
                               oracle_dist(closed_plain.network(), more, s))
     assert sc.closed_arcs().size >= 1  # drawn struck through as any closed road
+    other = Scenario(net, backend="cpu")  # closed first, then banned: the same map
+    other.apply(close)
+    other.apply(Edit("ban_turn", turn=(f, v, t)))
+    for s in SOURCES:
+        assert np.array_equal(_legal(other.network(), s), _legal(sc.network(), s))
     sc.apply(Edit("open", nodes=(u, v)))
     for s in SOURCES:
         assert np.array_equal(_legal(sc.network(), s), oracle_dist(plain, more, s))

@@ -112,6 +112,19 @@ def test_costs_equal_the_oracle_and_pgr_trsp(restricted, pg):
     assert same > 0.9 * total
 
 
+def test_info_reports_the_table(restricted, capsys):
+    import json
+
+    from app.cli import main
+
+    uri, _, net, pairs, _ = restricted
+    assert main(["info", uri + "&restrictions=grid_restr", "--json"]) == 0
+    tr = json.loads(capsys.readouterr().out)["turn_restrictions"]
+    assert tr["applied"] == len(pairs) + 1 and tr["skipped"] == 5
+    assert main(["info", uri + "&restrictions=grid_restr"]) == 0
+    assert "restrictions read, 13 applied, 5 skipped" in capsys.readouterr().out
+
+
 def test_restrictions_and_contract_refused(restricted):
     from maps.errors import MapError
 
