@@ -402,8 +402,10 @@ class EditTool(Tool):
                 x1, y1 = win.lonlat_to_xy(*e.line[-1])
                 segs.append((x0, y0, x1, y1))
         self.layers.show_links(segs)
+        turns = sum(e.turn is not None for e in sc.edits)  # ban_turn / lift_turn (issue 39)
         self.panel.set_summary(f"{plural(len(sc.edits), 'edit')}: {n_closed} roads closed, {len(segs)} links "
-                               f"added; {self._changed_text(sc)} arcs differ from the map",
+                               f"added{f', {turns} turns banned or lifted' if turns else ''}; "
+                               f"{self._changed_text(sc)} arcs differ from the map",
                                self.stack.isClean())
 
     def _changed_text(self, sc) -> str:
