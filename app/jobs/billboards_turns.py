@@ -139,7 +139,8 @@ def run_sampled(net, opts, *, progress: Progress | None = None,
     result = None
     for ev in billboards(g, opts.k, mode=opts.mode, backend=draw.sampler.backend,
                          method="sampled", epsilon=opts.epsilon, delta=opts.delta,
-                         seed=opts.seed, candidates=cand, fixed=list(opts.fixed) or None,
+                         seed=opts.seed, candidates=cand,
+                         fixed=sorted({int(orig[v]) for v in opts.fixed}) or None,
                          sources=a, targets=b, cancel=cancel, draw=draw, sampling="fixed"):
         if isinstance(ev, BillboardResult):
             result = ev
@@ -166,8 +167,9 @@ def run_junctions(net, opts, *, progress: Progress | None = None,
     mine = [np.flatnonzero(orig == v) for v in range(n0)] if n0 <= 4096 else None
     members = (lambda v: mine[v]) if mine is not None else (lambda v: np.flatnonzero(orig == v))
     in_r = np.zeros(N, dtype=bool)
-    for v in opts.fixed:
-        in_r[members(int(v))] = True
+    fixed = sorted({int(orig[v]) for v in opts.fixed})  # a copy stands for its node
+    for v in fixed:
+        in_r[members(v)] = True
     elig = np.ones(n0, dtype=bool) if opts.candidates is None else \
         np.asarray(opts.candidates, dtype=bool)[:n0].copy()
     elig &= ~in_r[:n0]
@@ -219,7 +221,7 @@ def run_junctions(net, opts, *, progress: Progress | None = None,
         coverage=np.divide(sba, pa, out=np.zeros_like(sba), where=pa > 0), pairs=pa,
         base_group_betweenness=float(base_sb or 0.0), method="exact", mode=opts.mode,
         backend=str(opts.backend), kernel=str(opts.kernel),
-        fixed=np.asarray(sorted(int(v) for v in opts.fixed), dtype=np.int32),
+        fixed=np.asarray(fixed, dtype=np.int32),
         rounds_time_s=times,
         notes=f"legal routes, one site per junction ({n0:,} nodes, {N - n0:,} turn copies "
               f"and sinks); {time.perf_counter() - t0:.3g} s",

@@ -140,6 +140,21 @@ def test_copies_as_their_own_sites_would_differ(maps):
     assert len(folded) < K or abs(raw.group_betweenness[-1] - sb) > 1e-6 * sb
 
 
+def test_fixed_site_is_a_junction(maps):
+    """A fixed site (a copy given stands for its node) is in R with its copies: the next
+    picks' SB is the brute force's with it."""
+    net, plain, rules = maps
+    v = int(net.meta["turn_copies"][0])
+    copy = plain.num_nodes  # the first copy, of node v
+    res = billboards.run(net, billboards.BillboardsOptions(
+        2, backend="cpu", method="exact", fixed=(copy,))).billboards
+    assert res.fixed.tolist() == [v] and v not in res.sites.tolist()
+    brute = Brute(plain, rules)
+    assert res.base_group_betweenness == pytest.approx(brute.sb({v})[0], rel=1e-9)
+    assert res.group_betweenness[-1] == pytest.approx(
+        brute.sb({v, *res.sites.tolist()})[0], rel=1e-9)
+
+
 def test_sampled_method_folds_routes_onto_junctions(maps):
     """The sampled greedy's sites are junctions (file nodes, distinct) and its estimate of
     their SB is within its bound of the brute force's."""
