@@ -229,3 +229,6 @@ def test_turn_edits_refuse_added_links(maps):
     with pytest.raises(EditError, match="cannot be combined"):
         sc.apply(Edit("add", line=((lon, lat), (lon + 0.003, lat + 0.003))))
     assert replace(Edit("ban_turn", turn=(f, v, t))).target().startswith("turn way")
+    fresh = Scenario(net, backend="cpu")  # the map's own copies: no added link either
+    with pytest.raises(EditError, match="not supported yet"):
+        fresh.apply(Edit("add", line=((lon, lat), (lon + 0.003, lat + 0.003))))

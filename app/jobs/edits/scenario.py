@@ -109,8 +109,12 @@ class Scenario:
         stage = Stage(self.store, self.graph)
         if edit.action == "add":
             if self.turn_copies:
-                raise EditError(label, "turn edits and added links cannot be combined on one "
-                                       "map yet: add links before banning or lifting turns")
+                raise EditError(label, "turn edits and added links cannot be combined in one "
+                                       "scenario yet (a new vertex of either stays after undo)")
+            if self.base.meta.get("turn_copies"):  # copies must stay the last vertices
+                raise EditError(label, "adding a link on a map with turn restrictions is not "
+                                       "supported yet (its new vertices would be read as turn "
+                                       "copies)")
             add_link(self, stage, edit, label)
         elif edit.action in TURN_ACTIONS:
             apply_turn(self, stage, edit, label)
