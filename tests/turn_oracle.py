@@ -75,6 +75,22 @@ def banned_sequences(net, restrictions) -> tuple[set[tuple[int, ...]], dict, int
 
 def oracle_dist(net, restrictions, source: int) -> np.ndarray:
     """Least legal cost from node ``source`` to every node (-1: unreachable)."""
+    return _search(net, restrictions, source)[0]
+
+
+def oracle_arc_end(net, restrictions, source: int) -> np.ndarray:
+    """Per arc of ``net``: the least legal cost at its head arriving by it (-1: the arc is
+    never driven); minus the arc's weight, the cost at which it is entered."""
+    best = _search(net, restrictions, source)[1]
+    out = np.full(net.num_arcs, -1, dtype=np.int64)
+    for s, d in best.items():
+        if out[s[-1]] < 0 or d < out[s[-1]]:
+            out[s[-1]] = d
+    return out
+
+
+def _search(net, restrictions, source: int) -> tuple[np.ndarray, dict]:
+    """(least cost per node, least cost per state) of the turn-expanded Dijkstra."""
     tails, heads, w, _ = _arcs(net)
     banned, only, L = banned_sequences(net, restrictions)
     out: dict[int, list[int]] = {}
@@ -107,7 +123,7 @@ def oracle_dist(net, restrictions, source: int) -> np.ndarray:
             if nd < best.get(ns, 1 << 62):
                 best[ns] = nd
                 heapq.heappush(heap, (nd, ns))
-    return dist
+    return dist, best
 
 
 def detour_pair(net, restrictions, sources):

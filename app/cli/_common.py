@@ -162,19 +162,27 @@ def add_edit_arguments(p: argparse.ArgumentParser) -> None:
                    help=option_help("close"))
     p.add_argument("--scenario", default=None, metavar="FILE.geojson",
                    help=option_help("scenario"))
+    p.add_argument("--ban-turn", action="append", default=None, dest="ban_turn",
+                   metavar="FROM_WAY,VIA_NODE,TO_WAY", help=option_help("ban_turn"))
+    p.add_argument("--lift-turn", action="append", default=None, dest="lift_turn",
+                   metavar="FROM_WAY,VIA_NODE,TO_WAY", help=option_help("lift_turn"))
 
 
 def edit_arguments(args: argparse.Namespace) -> list | None:
-    """The edits of ``--scenario`` then ``--close``, in order; None without either (the
-    map is then used as loaded). EditError naming the bad spec or feature."""
+    """The edits of ``--scenario``, ``--close``, ``--ban-turn`` then ``--lift-turn``, in
+    order; None without any (the map is then used as loaded). EditError naming the bad
+    spec or feature."""
     close = getattr(args, "close", None)
     scenario = getattr(args, "scenario", None)
-    if not close and scenario is None:
+    bans, lifts = getattr(args, "ban_turn", None), getattr(args, "lift_turn", None)
+    if not (close or bans or lifts) and scenario is None:
         return None
-    from app.jobs.edits import parse_close, read_scenario
+    from app.jobs.edits import parse_close, parse_turn, read_scenario
 
     edits = list(read_scenario(scenario)) if scenario is not None else []
     edits += [parse_close(spec) for spec in close or ()]
+    edits += [parse_turn(spec, "ban_turn") for spec in bans or ()]
+    edits += [parse_turn(spec, "lift_turn") for spec in lifts or ()]
     return edits
 
 

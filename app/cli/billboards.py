@@ -150,8 +150,10 @@ def _run(args: argparse.Namespace, cl) -> int:
             p(None, f"{args.mode} kernels")
             warm = billboards.warm_up(opts)
     with step("billboards") as p:
-        # on a cluster: the map as loaded (its cache file is what the workers read)
-        done = billboards.run(g if cl is None else net, opts, progress=p,
+        # on a cluster: the map as loaded (its cache file is what the workers read); with
+        # turn copies too (the junction greedy reads them, app.jobs.billboards_turns)
+        whole = cl is not None or bool(net.meta.get("turn_copies"))
+        done = billboards.run(net if whole else g, opts, progress=p,
                               client=None if cl is None else cl.client)
     result, t_run = done.billboards, done.time_s
     ids = billboards.site_ids(net, result.sites)

@@ -31,6 +31,7 @@ class Change:
     delta: np.ndarray  # int64
     lost: np.ndarray  # bool
     gained: np.ndarray  # bool
+    file_nodes: int = -1  # the file's nodes come first (turn copies after them); -1: all
 
     @property
     def span(self) -> int:
@@ -44,18 +45,58 @@ class Change:
 
     @property
     def lost_nodes(self) -> np.ndarray:
-        return np.nonzero(self.lost)[0]
+        """The file's nodes cut off (a turn copy is not a node of its own)."""
+        n = self.lost.shape[0] if self.file_nodes < 0 else self.file_nodes
+        return np.nonzero(self.lost[:n])[0]
 
 
 def change(base_dist: np.ndarray, base_reached: np.ndarray, dist: np.ndarray,
-           reached: np.ndarray) -> Change:
-    """Change of ``dist`` (edited; may be longer: added vertices) against ``base_dist``."""
+           reached: np.ndarray, *, base_copies=None, copies=None) -> Change:
+    """Change of ``dist`` (edited; may be longer: added vertices) against ``base_dist``.
+    On a turn-restricted map (issue 39) ``base_copies`` / ``copies`` give the original of
+    each turn copy of the unedited / edited graph (``meta["turn_copies"]``; the copies are
+    the last vertices): a node's cost is then the least over its copies, and each copy
+    shows its node's change (so a turn ban shows the routes it lengthens, not the copy
+    that lost an approach)."""
+    if base_copies is not None or copies is not None:
+        base_dist, base_reached = _folded(base_dist, base_reached, base_copies)
+        dist, reached = _folded(dist, reached, copies)
     n = base_dist.shape[0]
     d, r = dist[:n], reached[:n]
     both = base_reached & r
     delta = np.zeros(n, dtype=np.int64)
     delta[both] = d[both].astype(np.int64) - base_dist[both].astype(np.int64)
-    return Change(delta, base_reached & ~r, ~base_reached & r)
+    n0 = n - (0 if base_copies is None else len(base_copies))
+    return Change(delta, base_reached & ~r, ~base_reached & r,
+                  n0 if base_copies is not None or copies is not None else -1)
+
+
+def change_of(net, sc, base, res) -> Change:
+    """The change view's :class:`Change` of search ``res`` (on the edited graph of
+    scenario ``sc``, or None) against ``base`` (on the map ``net`` as loaded), folded over
+    turn copies where the map or the edits have them."""
+    base_c = list((getattr(net, "meta", None) or {}).get("turn_copies") or ())
+    extra = dict(getattr(sc, "turn_copies", None) or {})
+    if not base_c and not extra:
+        return change(base.dist, base.reached, res.dist, res.reached)
+    m = net.num_nodes + len(extra)  # later vertices (added links) are no copies
+    copies = base_c + [extra[k] for k in sorted(extra)]
+    return change(base.dist, base.reached, res.dist[:m], res.reached[:m],
+                  base_copies=base_c, copies=copies)
+
+
+def _folded(dist: np.ndarray, reached: np.ndarray, copies) -> tuple[np.ndarray, np.ndarray]:
+    """(dist, reached) with every vertex given its node's least cost over all its copies."""
+    c = np.asarray([] if copies is None else copies, dtype=np.int64)
+    if not c.size:
+        return dist, reached
+    n0 = dist.shape[0] - c.shape[0]
+    big = np.iinfo(np.int64).max
+    d = np.where(reached, dist.astype(np.int64), big)
+    best = d[:n0].copy()
+    np.minimum.at(best, c, d[n0:])
+    full = best[np.r_[np.arange(n0), c]]
+    return np.where(full == big, 0, full), full != big
 
 
 def palette() -> np.ndarray:

@@ -119,7 +119,7 @@ class EditPanel(QWidget):
     """Mode, link class, the list of edits with undo / redo, save / open, change view,
     and the nodes that became unreachable."""
 
-    modeChanged = Signal(str)  # "" (clicks route again), "close" or "link"
+    modeChanged = Signal(str)  # "" (clicks route again), "close", "link" or "turn"
     saveRequested = Signal()
     openRequested = Signal()
     clearRequested = Signal()
@@ -142,7 +142,12 @@ class EditPanel(QWidget):
         self.btn_link.setToolTip("Drag from one point to another (or click both): a new "
                                  "two-way link between the roads they snap to, priced as the "
                                  "chosen class")
-        for b, mode in ((self.btn_close, "close"), (self.btn_link, "link")):
+        self.btn_turn = QPushButton("Ban a turn")
+        self.btn_turn.setToolTip("Click the road you come from, then the road you turn onto "
+                                 "at a junction they share: the turn is banned (a banned one "
+                                 "is lifted)")
+        for b, mode in ((self.btn_close, "close"), (self.btn_link, "link"),
+                        (self.btn_turn, "turn")):
             b.setCheckable(True)
             b.toggled.connect(lambda on, m=mode: self._mode_toggled(m, on))
         self.cb_class = QComboBox()
@@ -169,11 +174,13 @@ class EditPanel(QWidget):
         row = button_row(self)
         row.addWidget(self.btn_close)
         row.addWidget(self.btn_link)
+        turn_row = button_row(self)  # its own row: three modes in one widened the dock
+        turn_row.addWidget(self.btn_turn)
         # Undo / Redo / Clear and the scenario files right under the modes: on a 1024 × 700
         # screen they stay in view above the list of edits (they were scrolled off below it,
         # the scenario buttons cut in half: issue 42).
         lay = form_panel(self, "Edit the network", [
-            row, ("New link class", self.cb_class), undo_row, file_row, self.view,
+            row, turn_row, ("New link class", self.cb_class), undo_row, file_row, self.view,
             self.chk_change, self.lbl])
         lay.addWidget(self.lbl_lost)
         lay.addWidget(self.list_lost, 1)
@@ -188,21 +195,24 @@ class EditPanel(QWidget):
         if text:
             self.lbl.setText(text + ("" if clean else " (unsaved)"))
 
+    def _buttons(self) -> dict:
+        return {"close": self.btn_close, "link": self.btn_link, "turn": self.btn_turn}
+
     @property
     def mode(self) -> str:
-        return "close" if self.btn_close.isChecked() else ("link" if self.btn_link.isChecked() else "")
+        return next((m for m, b in self._buttons().items() if b.isChecked()), "")
 
     def set_mode(self, mode: str) -> None:
-        """"close", "link" or "" (off)."""
-        self.btn_close.setChecked(mode == "close")
-        self.btn_link.setChecked(mode == "link")
+        """"close", "link", "turn" or "" (off)."""
+        for m, b in self._buttons().items():
+            b.setChecked(mode == m)
 
     def _mode_toggled(self, mode: str, on: bool) -> None:
-        other = self.btn_link if mode == "close" else self.btn_close
-        if on and other.isChecked():
-            other.blockSignals(True)
-            other.setChecked(False)
-            other.blockSignals(False)
+        for m, other in self._buttons().items():
+            if on and m != mode and other.isChecked():
+                other.blockSignals(True)
+                other.setChecked(False)
+                other.blockSignals(False)
         self.modeChanged.emit(self.mode)
 
     def set_classes(self, names: list[str], default: str | None = None) -> None:

@@ -21,16 +21,19 @@ class TurnLayer:
         self.junctions = np.zeros(0, dtype=np.int64)
         canvas.vb.sigRangeChanged.connect(lambda *_: self._update())
 
-    def map_changed(self, net) -> None:
-        """Markers for ``net``'s restricted junctions (none without restrictions)."""
+    def map_changed(self, net, edited=()) -> None:
+        """Markers for ``net``'s restricted junctions (none without restrictions) and the
+        nodes ``edited`` (junctions where turn edits banned or lifted a turn)."""
         if self.item is not None:
             self.canvas.vb.removeItem(self.item)
             self.item = None
         copies = copies_of(net)
-        if copies is None or not net.has_coordinates:
+        extra = np.asarray(list(edited), dtype=np.int64)
+        if (copies is None and not extra.size) or not net.has_coordinates:
             self.junctions = np.zeros(0, dtype=np.int64)
             return
-        self.junctions = np.unique(copies)
+        self.junctions = np.unique(np.r_[np.zeros(0, np.int64) if copies is None else copies,
+                                         extra])
         tr = net.meta.get("turn_restrictions", {})
         self.item = pg.ScatterPlotItem(
             x=net.x[self.junctions], y=net.y[self.junctions], symbol="s", size=9,

@@ -66,6 +66,18 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     from gpu_core.betweenness import BillboardResult, billboards
 
     refuse_negative(net, "billboard placement")
+    from maps.model.turns import copies_of
+
+    if copies_of(net) is not None:  # legal routes, one site per junction (issue 39; app.jobs.billboards_turns)
+        from .billboards_turns import exact_here, run_junctions, run_sampled
+
+        if client is not None:
+            raise MapError("billboards on a Dask cluster: not on a map with turn "
+                           "restrictions yet (run it here)")
+        t0 = time.perf_counter()
+        run = run_junctions if exact_here(net, opts) else run_sampled
+        res = run(net, opts, progress=progress, cancel=cancel)
+        return BillboardsResult(res, time.perf_counter() - t0)
     draw = None
     if client is not None:
         from .dask_draws import KeptDraw, SampledDraw

@@ -335,7 +335,61 @@ def group_betweenness(
     return float(sb), float(pp)
 
 
-__all__ = ["billboards", "group_betweenness", "place_billboards", "sample_size"]
+class GainRounds:
+    """Exact greedy rounds' numbers for any placed set, on one engine kept between calls
+    (the CPU keeps its searched DAGs: later calls replay them), for a caller that picks its
+    sites otherwise (sites made of several vertices: ``app.jobs.billboards_turns``).
+    :meth:`run` gives (per-vertex gain SB(R + v) - SB(R), per-vertex pairs leaving P when
+    v joins, SB(R), P(R)) for the placed mask ``in_r``."""
+
+    def __init__(self, graph: GraphLike, *, mode: str = "hops", sources=None, targets=None,
+                 backend: str = "cpu", kernel: str = "auto") -> None:
+        g = CSRGraph.from_any(graph)
+        self.n = n = g.num_nodes
+        w = search_weights(g, mode)
+        self.a = vertex_weights(n, sources, "sources")
+        b = vertex_weights(n, targets, "targets")
+        self.eng = _engine(g, w, mode == "hops", self.a, b, resolve_backend(backend), kernel,
+                           cache=True)
+
+    def run(self, in_r: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+        in_r = np.asarray(in_r, dtype=bool)
+        srcs = np.flatnonzero((self.a > 0) & ~in_r).astype(np.int32)
+        net, pl, sb, pp = np.zeros(self.n), np.zeros(self.n), 0.0, 0.0
+        step = self.eng.chunk_size(max(srcs.size, 1))
+        for lo in range(0, srcs.size, step):
+            cn, cp, cs, cq = self.eng.run(in_r, srcs[lo:lo + step])
+            net += _host(cn)
+            pl += _host(cp)
+            sb += float(cs)
+            pp += float(cq)
+        return net, pl, sb, pp
+
+
+def vertex_gains(
+    graph: GraphLike,
+    group: Iterable[int],
+    *,
+    mode: str = "hops",
+    sources=None,
+    targets=None,
+    backend: str = "cpu",
+    kernel: str = "auto",
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """One exact greedy round's numbers for the sites ``group`` already placed (see
+    :class:`GainRounds`; a one-off engine)."""
+    rounds = GainRounds(graph, mode=mode, sources=sources, targets=targets, backend=backend,
+                        kernel=kernel)
+    return rounds.run(vertex_mask(rounds.n, np.asarray(list(group), dtype=np.int64), "group",
+                                  False))
+
+
+def _host(x) -> np.ndarray:
+    return np.asarray(x.get() if hasattr(x, "get") else x, dtype=np.float64)
+
+
+__all__ = ["GainRounds", "billboards", "group_betweenness", "place_billboards", "sample_size",
+           "vertex_gains"]
 
 
 def _use_index(g: CSRGraph, w: np.ndarray, mode: str, hierarchy) -> bool:

@@ -6,8 +6,9 @@ A database map is ``postgresql://[user[:password]@][host][:port]/[db]?table=NAME
 for a Unix socket, ``sslmode``, ``service=NAME`` for a ``pg_service.conf`` entry); what
 the URI leaves out comes from the environment (``PGHOST``, ``PGDATABASE``, ``PGUSER``,
 ``PGPASSWORD``, ...) and libpq's files (``~/.pgpass``, ``pg_service.conf``), as for
-``psql``. Signpost's own parameter ``table`` (``schema.name`` allowed) is taken out before
-libpq sees the rest.
+``psql``. Signpost's own parameters ``table`` (``schema.name`` allowed) and
+``restrictions`` (a pgRouting restrictions table in ``pgr_trsp``'s form, applied as turn
+bans: ``maps.postgis.restrictions``) are taken out before libpq sees the rest.
 
 Passwords: :func:`redact` gives the URI without them (what messages, logs, the load
 cache's file names, ``RoadNetwork.source_path`` and the app's recent-files list hold);
@@ -28,7 +29,7 @@ from osutil.secrets import redact as redact_text
 from ..errors import MapError
 from ..formats.registry import is_db_uri
 
-OWN_PARAMS = ("table",)  # Signpost's; every other parameter is libpq's
+OWN_PARAMS = ("table", "restrictions")  # Signpost's; every other parameter is libpq's
 _SECRET_PARAMS = ("password",)
 
 
@@ -46,6 +47,7 @@ class DbUri:
     table: str | None
     shown: str  # the URI without any password
     password: str | None
+    restrictions: str | None = None  # a pgr_trsp restrictions table (issue 39)
 
     def table_ident(self) -> tuple[str, ...]:
         """``table`` as (schema, name) or (name,) for ``psycopg.sql.Identifier``."""
@@ -73,7 +75,8 @@ def parse_uri(uri: str) -> DbUri:
             password = v
     conninfo = _unsplit(parts.scheme, parts.netloc, parts.path, urlencode(rest, quote_via=quote))
     table = own.get("table") or None
-    return DbUri(conninfo, table, redact(uri), password or None)
+    return DbUri(conninfo, table, redact(uri), password or None,
+                 own.get("restrictions") or None)
 
 
 def redact(uri: str) -> str:

@@ -1,7 +1,8 @@
 """A pgRouting edge table (or any query returning its columns) as a map source.
 
 ``postgresql://...?table=ways`` (``maps.postgis.conn`` parses it) or ``--sql "SELECT ..."``
-with pgRouting's columns:
+with pgRouting's columns (``&restrictions=NAME`` adds a ``pgr_trsp`` restrictions table's
+turn bans: ``maps.postgis.restrictions``):
 
 * ``id`` (``gid`` as osm2pgrouting writes it), ``source``, ``target``: integers; the
   vertex ids are the map's node ids (``node:ID``), the edge ids its arcs' source ids.
@@ -73,6 +74,9 @@ def load_postgis(
         raise DatabaseError(f"{describe(uri)}: name the edge table (?table=NAME) or give --sql")
     if sql is not None and uri.table:
         raise DatabaseError(f"{describe(uri)}: give either ?table= or --sql, not both")
+    if uri.restrictions and contract:
+        raise DatabaseError(f"{describe(uri)}: --contract does not combine with ?restrictions= "
+                            "yet (merging chains would move the restricted vertices)")
     conn = connect(uri, read_only=True)
     try:
         from psycopg import IsolationLevel
@@ -106,6 +110,10 @@ def load_postgis(
 
                 key.update(options)
                 net = cached_entry(source_key(_digest(key)), build)
+            if uri.restrictions:  # turn bans, in the same snapshot (issue 39)
+                from .restrictions import with_restrictions
+
+                net = with_restrictions(net, uri, conn)
     finally:
         conn.close()
     net.source_path = uri.shown

@@ -242,10 +242,15 @@ def commands(files: dict[str, list[str]]) -> dict[str, Command]:
     # what-if edits (app.jobs.edits): valid specs of the fixtures, odd values, odd files
     edits = {"--close": S(["nodes:1,2", "arc:1,2", "way:100", "way:10", "10.0005,50.0",
                            "139.7005,35.68", "nodes:101,102"]),
-             "--scenario": S(files["scenario"][:2])}
+             "--scenario": S(files["scenario"][:2]),
+             # turn edits (issue 39): ways and nodes of the fixtures, or none that fit
+             "--ban-turn": S(["100,2,101", "10,1,11", "1,1,1"]),
+             "--lift-turn": S(["100,2,101", "10,1,11"])}
     files_odd = {**files_odd, "--scenario": S(files["scenario"]),
                  "--close": st.one_of(point(), S(["nodes:1", "arc:1,1", "way:", "way:x",
-                                                  "nodes:1,99", "way:" + "9" * 30]))}
+                                                  "nodes:1,99", "way:" + "9" * 30])),
+                 "--ban-turn": st.one_of(value(), S(["1,2", "x,1,2", "1,,2", ",,",
+                                                     "9" * 30 + ",1,2", "1,2,3,4"]))}
     dask_odd = {"--dask": st.one_of(S(DASK_ODD), value()), **files_odd}
     return {
         "info": Command(["info"], True, {**common, "--json": None}, odd=files_odd),

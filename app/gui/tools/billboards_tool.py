@@ -100,7 +100,7 @@ class BillboardsTool(Tool):
         win.chart.clear()
         if est["method"] == "sampled":  # samples against the bound, round by round
             win.chart.begin_run(SAMPLING_RUN, supersteps=True)
-        graph = win.graph
+        graph = _junction_map(win) or win.graph
 
         def fn(ctx):
             return billboards.run(graph, opts, progress=ctx.progress, cancel=ctx.cancelled,
@@ -224,3 +224,11 @@ class BillboardsTool(Tool):
         if self.result is None:
             raise InvalidArgumentError("no billboard sites to export: place them first")
         export_sites(self.map_net(), self.result, path)
+
+
+def _junction_map(win):
+    """The map (edited, when edits are on) as a RoadNetwork when it has turn copies: the
+    greedy then counts legal routes per junction (``app.jobs.billboards_turns``); else None."""
+    sc = getattr(win, "scenario", None)
+    net = sc.network() if sc is not None and sc.edits else win.net
+    return net if (getattr(net, "meta", None) or {}).get("turn_copies") else None

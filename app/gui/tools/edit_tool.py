@@ -26,7 +26,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from app.jobs import whatif
 from resources import colormap_lut
 
-from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change, palette
+from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change_of, palette
 from ..edit_panel import EditLayers, EditPanel
 from ..map_canvas import format_cost
 from ..overlays import field_title
@@ -34,6 +34,7 @@ from ..words import change_words, plural
 from .base import Tool
 from .edit_commands import EditCommand, file_id
 from .route_tool import RouteTool
+from .turn_clicks import TURN_HINT, TurnPicker
 
 if TYPE_CHECKING:
     from app.jobs.edits import Scenario
@@ -47,7 +48,7 @@ BIG_MAP_ARCS = 500_000  # above this, O(m) counts run in the worker, not on each
 class EditTool(Tool):
     name = "edit"
     title = "Edit"
-    clicks = ("close", "link")
+    clicks = ("close", "link", "turn")
     exports = {"scenario": ("What-if scenario (GeoJSON)…", SCENARIO_FILTER)}
 
     def __init__(self, window):
@@ -63,6 +64,7 @@ class EditTool(Tool):
         self.panel.changeToggled.connect(self.set_change_view)
         self.panel.lostClicked.connect(self.zoom_to)
         self.path: str | None = None  # the scenario file last saved / opened
+        self.turns = TurnPicker(self)  # the "Ban a turn" mode's two clicks (issue 39)
         self._since: list | None = []  # summaries applied since the result on screen (None: unknown)
         self._mod = 0  # counts changes: a job's end for an older state is dropped
         self._base = None  # (source, SSSPResult on the unedited map): the change view's reference
@@ -151,12 +153,13 @@ class EditTool(Tool):
         if mode and win.net is not None:
             self._warm_ids(win.net)
         if mode:
-            win.status("Edit: " + ("click a road to close it, a closed road to reopen it"
-                                   if mode == "close" else "drag (or click) from one end of the "
-                                   "new link to the other"), 8000)
+            win.status("Edit: " + {"close": "click a road to close it, a closed road to reopen it",
+                                   "turn": TURN_HINT}.get(mode, "drag (or click) from one end of "
+                                                                "the new link to the other"), 8000)
         else:
             win.a_mode_src.setChecked(True)
         self._link_start = None
+        self.turns.reset()
         self.layers.show_pending(None)
 
     def _warm_ids(self, net) -> None:
@@ -168,11 +171,7 @@ class EditTool(Tool):
         from ..workers import Job
 
         first = int(net.node_ids[0])
-
-        def fn(ctx):
-            net.index_of(first)
-
-        self.win.loader.submit(Job(fn, kind="node-ids"))
+        self.win.loader.submit(Job(lambda ctx: net.index_of(first), kind="node-ids"))
 
     def clicked(self, which: str, point, seg: tuple) -> None:
         if point.snap is None or self.win.net is None:
@@ -184,6 +183,8 @@ class EditTool(Tool):
                                 "where roads overlap)", 6000)
                 return
             self.toggle_road(arc)
+        elif which == "turn":
+            self.turns.click(seg[0], seg[1])
         elif which == "link":
             s = point.snap
             if self._link_start is None:
@@ -406,8 +407,12 @@ class EditTool(Tool):
                 x1, y1 = win.lonlat_to_xy(*e.line[-1])
                 segs.append((x0, y0, x1, y1))
         self.layers.show_links(segs)
+        turns = sum(e.turn is not None for e in sc.edits)  # ban_turn / lift_turn (issue 39)
+        if sc.turn_copies:  # their junctions marked with the map's restricted ones
+            win.turn_layer.map_changed(win.net, set(sc.turn_copies.values()))
         self.panel.set_summary(f"{plural(len(sc.edits), 'edit')}: {n_closed} roads closed, {len(segs)} links "
-                               f"added; {self._changed_text(sc)} arcs differ from the map",
+                               f"added{f', {turns} turns banned or lifted' if turns else ''}; "
+                               f"{self._changed_text(sc)} arcs differ from the map",
                                self.stack.isClean())
 
     def _changed_text(self, sc) -> str:
@@ -423,8 +428,7 @@ class EditTool(Tool):
 
     # ---- change view ---------------------------------------------------------------------
     def _needs_base(self, source) -> bool:
-        b = self._base
-        return self.panel.chk_change.isChecked() and (b is None or b[0] != source)
+        return self.panel.chk_change.isChecked() and (self._base is None or self._base[0] != source)
 
     def set_change_view(self, on: bool) -> None:
         """Colour roads by how much travel time changed against the unedited map."""
@@ -451,14 +455,14 @@ class EditTool(Tool):
             self._request_base(route.source)
             return
         base = b[1]
-        self.change = change(base.dist, base.reached, res.dist, res.reached)
+        self.change = change_of(win.net, self.scenario, base, res)
         geo = win.geo
         assert geo is not None  # drawn with the map
         win.canvas.show_arc_classes(arc_classes(self.change, geo.tails, geo.heads), palette())
-        win.canvas.field_legend.show_diverging(colormap_lut(CHANGE_COLORMAP, 256), self.map_net().unit,
-                                               self.change.span, nothing=self.change.none)
-        self.panel.show_lost(self.map_net(), self.change.lost_nodes)
-        win.status("Change: " + change_text(self.change, self.map_net().unit), 8000)
+        net, ch = self.map_net(), self.change
+        win.canvas.field_legend.show_diverging(colormap_lut(CHANGE_COLORMAP, 256), net.unit, ch.span, nothing=ch.none)
+        self.panel.show_lost(net, ch.lost_nodes)
+        win.status("Change: " + change_text(ch, net.unit), 8000)
 
     def _request_base(self, source: int) -> None:
         """Search the unedited map from ``source`` (the change view's reference)."""
@@ -495,11 +499,12 @@ class EditTool(Tool):
         """Write the applied edits as a scenario file (GeoJSON); the stack is then clean."""
         from app.jobs.edits import write_scenario
 
-        write_scenario(path, list(self.scenario.edits) if self.scenario is not None else [])
+        edits = list(self.scenario.edits) if self.scenario is not None else []
+        write_scenario(path, edits)
         self.path = path
         self.stack.setClean()
         self.redraw_edits()
-        self.win.status(f"Saved {plural(len(self.scenario.edits) if self.scenario else 0, 'edit')} to {path}", 5000)
+        self.win.status(f"Saved {plural(len(edits), 'edit')} to {path}", 5000)
 
     def save_dialog(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self.win, "Save scenario", self.path or "", SCENARIO_FILTER)

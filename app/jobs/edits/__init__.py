@@ -2,7 +2,10 @@
 map with edits applied (Qt-free; the CLI's --close/--scenario and the GUI's Edit tool).
 
 * :mod:`.model` -- :class:`Edit`, :func:`parse_close` (``nodes:A,B``, ``arc:A,B``,
-  ``way:ID``, ``LON,LAT``) and :class:`EditError` (a MapError: one line, exit 2).
+  ``way:ID``, ``LON,LAT``), :func:`parse_turn` (``FROM_WAY,VIA_NODE,TO_WAY``) and
+  :class:`EditError` (a MapError: one line, exit 2).
+* :mod:`.turn_edits` -- ``ban_turn`` / ``lift_turn``: a via node re-split on the edited
+  graph (issue 39).
 * :mod:`.files` -- scenario files (GeoJSON FeatureCollection, one feature per edit).
 * :mod:`.scenario` -- :class:`Scenario` (a gpu_core MutableGraph with undo/redo and the
   edited RoadNetwork) and :func:`apply_edits`.
@@ -12,8 +15,8 @@ map with edits applied (Qt-free; the CLI's --close/--scenario and the GUI's Edit
 """
 
 from .files import read_scenario, write_scenario
-from .model import ACTIONS, Edit, EditError, parse_close
+from .model import ACTIONS, Edit, EditError, parse_close, parse_turn
 from .scenario import AppliedEdit, Scenario, apply_edits
 
 __all__ = ["ACTIONS", "AppliedEdit", "Edit", "EditError", "Scenario", "apply_edits",
-           "parse_close", "read_scenario", "write_scenario"]
+           "parse_close", "parse_turn", "read_scenario", "write_scenario"]

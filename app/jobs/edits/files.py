@@ -5,7 +5,9 @@ Properties: ``action`` (close, open, set_speed_kmh, set_cost, add, remove); the 
 ``way: ID``, with ``geometry`` null; else the geometry: a Point (the road it snaps to), a
 Polygon (every arc with a part inside; no holes) or, for ``add``, a LineString (a new link
 between its snapped ends); ``value`` for the ``set_`` actions (km/h, or the cost in the
-map's unit); ``add`` may give ``road_class``, ``speed_kmh`` or ``value`` (its cost).
+map's unit); ``add`` may give ``road_class``, ``speed_kmh`` or ``value`` (its cost);
+``ban_turn`` / ``lift_turn`` take ``turn: [FROM_WAY, VIA_NODE, TO_WAY]`` (ids as in the
+file), with ``geometry`` null.
 Features are numbered from 1 in messages.
 """
 
@@ -18,7 +20,7 @@ from typing import Any
 
 from .model import ACTIONS, Edit, EditError, check_edit
 
-_KNOWN = {"action", "nodes", "oneway", "way", "value", "road_class", "speed_kmh"}
+_KNOWN = {"action", "nodes", "oneway", "way", "value", "road_class", "speed_kmh", "turn"}
 
 
 def read_scenario(path: str | os.PathLike) -> list[Edit]:
@@ -57,6 +59,13 @@ def _edit_of(feat: Any, k: int, path: str) -> Edit:
                 or not all(_is_id(v) for v in nodes)):
             raise EditError(label, f"nodes must be [A, B], two node ids, got {_short(nodes)}")
         kw["nodes"] = tuple(nodes)
+    turn = props.get("turn")
+    if turn is not None:
+        if (not isinstance(turn, list) or len(turn) != 3 or not all(_is_id(v) for v in turn)
+                or not all(isinstance(turn[i], int) for i in (0, 2))):
+            raise EditError(label, f"turn must be [FROM_WAY, VIA_NODE, TO_WAY] (way ids are "
+                                   f"integers), got {_short(turn)}")
+        kw["turn"] = tuple(turn)
     oneway = props.get("oneway", False)
     if not isinstance(oneway, bool):
         raise EditError(label, f"oneway must be true or false, got {_short(oneway)}")
@@ -134,6 +143,8 @@ def feature_of(edit: Edit) -> dict[str, Any]:
     props: dict[str, Any] = {"action": edit.action}
     if edit.nodes is not None:
         props["nodes"] = list(edit.nodes)
+    if edit.turn is not None:
+        props["turn"] = list(edit.turn)
     if edit.oneway:
         props["oneway"] = True
     if edit.way is not None:

@@ -10,7 +10,10 @@ from dataclasses import dataclass, field
 from maps.errors import MapError
 
 # The actions of a scenario feature, in the order the docs list them.
-ACTIONS = ("close", "open", "set_speed_kmh", "set_cost", "add", "remove")
+ACTIONS = ("close", "open", "set_speed_kmh", "set_cost", "add", "remove", "ban_turn",
+           "lift_turn")
+# Actions on a turn (from-way, via node, to-way) rather than on roads (issue 39).
+TURN_ACTIONS = ("ban_turn", "lift_turn")
 # Actions whose ``value`` is required.
 VALUE_ACTIONS = ("set_speed_kmh", "set_cost")
 
@@ -31,7 +34,8 @@ class Edit:
 
     Exactly one target: ``nodes`` (source-file node ids; both directions unless
     ``oneway``), ``way``, ``point`` (lon, lat), ``polygon`` (exterior ring, lon/lat) or,
-    for ``add``, ``line``. ``value``: km/h for set_speed_kmh, the cost in the map's unit
+    for ``add``, ``line``; for ``ban_turn`` / ``lift_turn``, ``turn`` (from-way id, via
+    node id, to-way id: the turn banned or made legal again). ``value``: km/h for set_speed_kmh, the cost in the map's unit
     for set_cost (and for add: the new link's cost). ``road_class`` or ``speed_kmh``
     price an added link by the map's profile instead."""
 
@@ -46,9 +50,13 @@ class Edit:
     road_class: str | None = None
     label: str = field(default="", compare=False)
     speed_kmh: float | None = None  # add: price the link at this speed (time-unit maps)
+    turn: tuple | None = None  # ban_turn / lift_turn: (from-way, via node, to-way) ids
 
     def target(self) -> str:
         """The target in words, for messages and the GUI's list ("nodes 1,2", "way 7")."""
+        if self.turn is not None:
+            f, v, t = self.turn
+            return f"turn way {f} -> node {v} -> way {t}"
         if self.nodes is not None:
             a, b = self.nodes
             return f"arc {a}->{b}" if self.oneway else f"nodes {a},{b}"
@@ -114,6 +122,21 @@ def parse_close(spec: str) -> Edit:
     raise EditError(label, f"not one of {FORMS}")
 
 
+def parse_turn(spec: str, action: str = "ban_turn") -> Edit:
+    """A ``--ban-turn`` / ``--lift-turn`` value ``FROM_WAY,VIA_NODE,TO_WAY`` (the way ids
+    and the node id as the file has them) as a ban_turn / lift_turn Edit; EditError naming
+    the spec otherwise."""
+    label = f"--{action.replace('_', '-')} {spec}"
+    parts = [p.strip() for p in spec.split(",")]
+    if len(parts) != 3 or not all(parts):
+        raise EditError(label, "needs FROM_WAY,VIA_NODE,TO_WAY (two way ids and a node id)")
+    f, v, t = (node_key(p) for p in parts)
+    for name, w in (("from-way", f), ("to-way", t)):
+        if not isinstance(w, int):
+            raise EditError(label, f"{name} {w!r} is not a way id (way ids are integers)")
+    return Edit(action, turn=(f, v, t), label=label)
+
+
 def check_lonlat(label: str, lon: float, lat: float) -> None:
     """EditError unless (lon, lat) are finite degrees in range (LAT,LON typed the other
     way round shows up here as a latitude beyond 90)."""
@@ -132,14 +155,28 @@ def check_edit(edit: Edit) -> Edit:
     if edit.action not in ACTIONS:
         raise EditError(label, f"unknown action {edit.action!r}; choose one of "
                                f"{', '.join(ACTIONS)}")
-    targets = [t for t in ("nodes", "way", "point", "polygon", "line")
+    targets = [t for t in ("nodes", "way", "point", "polygon", "line", "turn")
                if getattr(edit, t) is not None]
-    if edit.action == "add":
+    if edit.action in TURN_ACTIONS or "turn" in targets:
+        _check_turn(edit, label, targets)
+    elif edit.action == "add":
         _check_new_link(edit, label, targets)
     else:
         _check_target(edit, label, targets)
     _check_values(edit, label)
     return edit
+
+
+def _check_turn(edit: Edit, label: str, targets: list[str]) -> None:
+    if edit.action not in TURN_ACTIONS:
+        raise EditError(label, f"a turn is the target of ban_turn and lift_turn, not of "
+                               f"{edit.action}")
+    if targets != ["turn"] or edit.turn is None:
+        raise EditError(label, f"{edit.action} needs one target: turn [FROM_WAY, VIA_NODE, "
+                               "TO_WAY]" + (f" (got {', '.join(targets)})" if targets else ""))
+    if len(edit.turn) != 3:
+        raise EditError(label, f"turn must be [FROM_WAY, VIA_NODE, TO_WAY], got "
+                               f"{list(edit.turn)}")
 
 
 def _check_new_link(edit: Edit, label: str, targets: list[str]) -> None:

@@ -21,10 +21,11 @@ from maps.geo.projection import to_lonlat
 from maps.model.network import RoadNetwork
 
 from .actions import add_link, apply_action
-from .model import Edit, EditError, check_edit
+from .model import TURN_ACTIONS, Edit, EditError, check_edit
 from .stage import Stage
 from .store import ArcStore
 from .targets import Targets
+from .turn_edits import apply_turn, copies_array
 
 NEGATIVE = ("this map has negative arc weights; what-if edits need non-negative ones "
             "(the edited graph keeps weights >= 0)")
@@ -88,6 +89,9 @@ class Scenario:
         self._replaced: dict[int, tuple[int, ...]] = {}
         self._removed: set[int] = set()
         self._net: tuple[int, RoadNetwork] | None = None
+        # vertices added by turn edits -> their original (never dropped: undo leaves a
+        # vertex, isolated, as it leaves those of added links)
+        self.turn_copies: dict[int, int] = {}
 
     # ---- editing --------------------------------------------------------------------------
     def apply(self, edit: Edit) -> AppliedEdit:
@@ -104,7 +108,16 @@ class Scenario:
         check_edit(edit)
         stage = Stage(self.store, self.graph)
         if edit.action == "add":
+            if self.turn_copies:
+                raise EditError(label, "turn edits and added links cannot be combined in one "
+                                       "scenario yet (a new vertex of either stays after undo)")
+            if self.base.meta.get("turn_copies"):  # copies must stay the last vertices
+                raise EditError(label, "adding a link on a map with turn restrictions is not "
+                                       "supported yet (its new vertices would be read as turn "
+                                       "copies)")
             add_link(self, stage, edit, label)
+        elif edit.action in TURN_ACTIONS:
+            apply_turn(self, stage, edit, label)
         else:
             apply_action(self, stage, edit, self.targets.resolve(edit, label), label)
         try:
@@ -112,6 +125,7 @@ class Scenario:
         except InvalidArgumentError as exc:
             raise EditError(label, f"the graph refused it ({exc})") from None
         stage.commit()
+        self.turn_copies.update(stage.copies)
         self._replaced.update(stage.replaced)
         self._removed.update(stage.removed)
         touched = np.unique(np.concatenate([np.asarray(stage.touched, np.int64),
@@ -253,6 +267,13 @@ class Scenario:
         else:
             new_ids = -np.arange(1, k + 1, dtype=np.int64)
         meta["edits"] = self.changed_arcs
+        if self.turn_copies:  # every added vertex is a turn copy (turn_edits refuses mixing)
+            kept = np.asarray(sorted(self.turn_copies), dtype=np.int64)
+            orig = np.asarray([self.turn_copies[k] for k in kept.tolist()], dtype=np.int64)
+            meta["turn_copies"] = copies_array(self).tolist()
+            meta["turn_edits"] = sum(e.action in TURN_ACTIONS for e in self.edits)
+            new_ids = net.node_ids[orig]
+            vlon, vlat = net.lon[orig], net.lat[orig]
         # the unedited map's route index topology: closures and new weights re-customize it
         meta["index_topology"] = self.base_topology_key()
         gi, gxy = st.gather_geometry(ids)

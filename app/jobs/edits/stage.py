@@ -19,6 +19,7 @@ class Stage:
         self.removed: set[int] = set()
         self.class_names = list(store.class_names)
         self.touched: list[int] = []  # target arcs (for AppliedEdit.arcs)
+        self.copies: dict[int, int] = {}  # turn copies added (vertex -> original)
 
     def vertex(self, x: float, y: float) -> int:
         (v,) = self.batch.add_vertices(1)

@@ -74,18 +74,27 @@ class Targets:
                 out.append(e)
         return out
 
+    def same(self, x: int) -> list[int]:
+        """``x``'s original and every turn copy of it: the map's own (``maps.model.turns``)
+        and those made by turn edits (``Scenario.turn_copies``)."""
+        copies = self.sc.turn_copies
+        o = copies.get(x, x)
+        base = same_node(self.net, o) if o < self.sc.store.n else [o]
+        return base + [k for k, c in copies.items() if c == base[0]] if copies else base
+
     def between(self, u: int, v: int) -> list[int]:
-        """Current arcs u -> v (base row and inserted arcs; split ones as their pieces)."""
+        """Current arcs u -> v (base row and inserted arcs; split ones as their pieces);
+        on a turn-restricted map from every copy of u into every copy of v."""
         st = self.sc.store
+        us, vs = self.same(u), np.asarray(self.same(v), dtype=np.int64)
         ids: list[int] = []
-        if u < st.n:  # a turn-restricted map: from u's copies and into v's too
-            vs = np.asarray(same_node(self.net, v) if v < st.n else [v])
-            for t in same_node(self.net, u):
+        for t in us:
+            if t < st.n:
                 lo, hi = int(self.net.indptr[t]), int(self.net.indptr[t + 1])
                 ids.extend((lo + np.flatnonzero(np.isin(self.net.indices[lo:hi], vs))).tolist())
         if st.tail:
-            ids.extend((st.m + np.flatnonzero((st.ext("tail") == u) & (st.ext("head") == v)))
-                       .tolist())
+            ids.extend((st.m + np.flatnonzero(np.isin(st.ext("tail"), us)
+                                              & np.isin(st.ext("head"), vs))).tolist())
         return self.current(ids)
 
     # ---- nodes ----------------------------------------------------------------------------
