@@ -366,30 +366,11 @@ class GainRounds:
         return net, pl, sb, pp
 
 
-def vertex_gains(
-    graph: GraphLike,
-    group: Iterable[int],
-    *,
-    mode: str = "hops",
-    sources=None,
-    targets=None,
-    backend: str = "cpu",
-    kernel: str = "auto",
-) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """One exact greedy round's numbers for the sites ``group`` already placed (see
-    :class:`GainRounds`; a one-off engine)."""
-    rounds = GainRounds(graph, mode=mode, sources=sources, targets=targets, backend=backend,
-                        kernel=kernel)
-    return rounds.run(vertex_mask(rounds.n, np.asarray(list(group), dtype=np.int64), "group",
-                                  False))
-
-
 def _host(x) -> np.ndarray:
     return np.asarray(x.get() if hasattr(x, "get") else x, dtype=np.float64)
 
 
-__all__ = ["GainRounds", "billboards", "group_betweenness", "place_billboards", "sample_size",
-           "vertex_gains"]
+__all__ = ["GainRounds", "billboards", "group_betweenness", "place_billboards", "sample_size"]
 
 
 def _use_index(g: CSRGraph, w: np.ndarray, mode: str, hierarchy) -> bool:

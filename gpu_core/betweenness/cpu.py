@@ -377,6 +377,17 @@ def _u01(seed, i, j, step):
 
 
 @njit(cache=True, nogil=True)
+def grow_entries(out_s, out_v, cnt):
+    """The (sample, vertex) entry arrays at twice their size, the first ``cnt`` kept."""
+    cap = 2 * out_s.shape[0]
+    grown_s = np.empty(cap, np.int64)
+    grown_v = np.empty(cap, np.int32)
+    grown_s[:cnt] = out_s[:cnt]
+    grown_v[:cnt] = out_v[:cnt]
+    return grown_s, grown_v
+
+
+@njit(cache=True, nogil=True)
 def sample_paths(indptr, indices, w, unit, rindptr, rindices, rw, sources, targets, seed, base):
     """Random shortest paths from each source to its T targets (see betweenness.cu).
 
@@ -392,9 +403,8 @@ def sample_paths(indptr, indices, w, unit, rindptr, rindices, rw, sources, targe
     in_r = np.zeros(n, np.bool_)
     heap_k = np.empty(m + 1, np.int64)
     heap_v = np.empty(m + 1, np.int32)
-    cap = 1024
-    out_s = np.empty(cap, np.int64)
-    out_v = np.empty(cap, np.int32)
+    out_s = np.empty(1024, np.int64)
+    out_v = np.empty(1024, np.int32)
     cnt = 0
     reach = np.zeros(ns * T, np.uint8)
     for j in range(ns):
@@ -425,14 +435,8 @@ def sample_paths(indptr, indices, w, unit, rindptr, rindices, rw, sources, targe
                 x = pick
                 if x == s or x < 0:
                     break
-                if cnt == cap:
-                    cap *= 2
-                    ns_ = np.empty(cap, np.int64)
-                    nv_ = np.empty(cap, np.int32)
-                    ns_[:cnt] = out_s[:cnt]
-                    nv_[:cnt] = out_v[:cnt]
-                    out_s = ns_
-                    out_v = nv_
+                if cnt == out_s.shape[0]:
+                    out_s, out_v = grow_entries(out_s, out_v, cnt)
                 out_s[cnt] = gid
                 out_v[cnt] = x
                 cnt += 1

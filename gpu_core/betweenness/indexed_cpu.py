@@ -22,6 +22,7 @@ from numba import njit
 from ..hierarchy.api import CPU_SWEEP_BYTES
 from ..hierarchy.contract import INF
 from ..hierarchy.cpu import sweep, upward_searches
+from .cpu import grow_entries, sample_paths
 
 
 @njit(cache=True, nogil=True)
@@ -33,9 +34,8 @@ def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base):
     n = d.shape[0]
     reach = np.zeros(k, np.uint8)
     amb = np.zeros(k, np.uint8)
-    cap = 1024
-    out_s = np.empty(cap, np.int64)
-    out_v = np.empty(cap, np.int32)
+    out_s = np.empty(1024, np.int64)
+    out_v = np.empty(1024, np.int32)
     cnt = 0
     for j in range(k):
         s = sources[j]
@@ -65,14 +65,8 @@ def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base):
             x = pick
             if x == s:
                 break
-            if cnt == cap:
-                cap *= 2
-                grown_s = np.empty(cap, np.int64)
-                grown_v = np.empty(cap, np.int32)
-                grown_s[:cnt] = out_s[:cnt]
-                grown_v[:cnt] = out_v[:cnt]
-                out_s = grown_s
-                out_v = grown_v
+            if cnt == out_s.shape[0]:
+                out_s, out_v = grow_entries(out_s, out_v, cnt)
             out_s[cnt] = base + j
             out_v[cnt] = x
             cnt += 1
@@ -130,8 +124,6 @@ class CpuIndexedSampler:
     def _by_sampler(self, srcs, tgts, idx, seed, base):
         """The per-source sampler's entries for pairs ``idx`` (each under its own sample
         number base + j), split over the cores (it releases the GIL)."""
-        from .cpu import sample_paths
-
         g, (ri, rx, rw) = self.g, self.rev
 
         def one(j: int):
