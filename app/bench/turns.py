@@ -142,11 +142,33 @@ def time_od(net, h, sources, targets, backend: str) -> float:
     return time.perf_counter() - t0
 
 
-def drag_ms(net, backend: str, frames: int, seed: int) -> float:
-    """Median ms of ``bench gui --drag-only``'s frame (search + colouring) on ``net``."""
+def drag_walk(net, frames: int, seed: int) -> np.ndarray:
+    """A seeded walk of ``frames`` file nodes along ``net``'s arcs (the dragged source)."""
+    rng = np.random.default_rng(seed)
+    v = int(file_nodes(net, 1, seed)[0])
+    out = []
+    for _ in range(frames):
+        nb = net.indices[net.indptr[v]:net.indptr[v + 1]]
+        v = int(nb[rng.integers(nb.size)]) if nb.size else int(file_nodes(net, 1, v)[0])
+        out.append(v)
+    return np.asarray(out, dtype=np.int64)
+
+
+def drag(nets, backend: str, frames: int, seed: int) -> list[dict]:
+    """``bench gui --drag-only``'s frame (search + colouring a 1600x1000 view) on each map,
+    the same dragged path on both (a walk over the first map), in two alternating rounds:
+    median ms of the frame, the search and the colouring."""
     from app.bench.gui_window import drag_frames
 
-    return float(drag_frames(net, backend, frames, seed=seed)["frame_ms"])
+    path = drag_walk(nets[0], frames, seed)
+    got: list[dict[str, list[float]]] = [{} for _ in nets]
+    for half in (path[: (frames + 1) // 2], path[(frames + 1) // 2:]):
+        for k, net in enumerate(nets):
+            if half.size:
+                d = drag_frames(net, backend, half.size, seed=seed, path=half)
+                for key in ("frame_ms", "search_ms", "colour_ms"):
+                    got[k].setdefault(key, []).append(d[key])
+    return [{k: statistics.median(v) for k, v in g.items()} for g in got]
 
 
 def nbytes(obj) -> int:
@@ -170,23 +192,33 @@ def _row(name: str, unit: str, without: float, with_: float, goal: float) -> dic
             "ratio": round(ratio, 4), "goal": f"<= {goal:g}x", "met": bool(ratio <= goal)}
 
 
-def measure(plain, restricted, args, backend: str) -> list[dict]:
-    """Every row (module doc) on the two maps."""
+def measure(plain, restricted, args, backend: str, say=lambda row: None,
+            details: dict | None = None) -> list[dict]:
+    """Every row (module doc) on the two maps; ``say(row)`` as each is measured;
+    ``details`` receives the route indexes' summaries and the drag frames' parts."""
     nets = (plain, restricted)
-    rows = []
+    details = {} if details is None else details
+    rows: list[dict] = []
+
+    def add(row: dict) -> None:
+        rows.append(row)
+        say(row)
+
     src = file_nodes(plain, args.sources, args.seed)
     a, b = time_one_to_all(nets, src, backend)
-    rows.append(_row("one-to-all", "ms", a, b, TIME_GOAL))
+    add(_row("one-to-all", "ms", a, b, TIME_GOAL))
     built = [build_index(net, backend) for net in nets]
-    rows.append(_row("index build", "s", built[0][1], built[1][1], TIME_GOAL))
+    details["index"] = {"without": built[0][0].summary(), "with": built[1][0].summary()}
+    add(_row("index build", "s", built[0][1], built[1][1], TIME_GOAL))
     src = file_nodes(plain, args.od, args.seed + 1)
     tgt = file_nodes(plain, args.od, args.seed + 2)
     a, b = (time_od(net, h, src, tgt, backend) for net, (h, _) in zip(nets, built, strict=True))
-    rows.append(_row(f"OD {args.od}x{args.od}", "s", a, b, TIME_GOAL))
-    a, b = (drag_ms(net, backend, args.drag_frames, args.seed) for net in nets)
-    rows.append(_row("drag frame", "ms", a, b, TIME_GOAL))
+    add(_row(f"OD {args.od}x{args.od}", "s", a, b, TIME_GOAL))
+    d = drag(nets, backend, args.drag_frames, args.seed)
+    details["drag_ms"] = {"without": d[0], "with": d[1]}
+    add(_row("drag frame", "ms", d[0]["frame_ms"], d[1]["frame_ms"], TIME_GOAL))
     a, b = (nbytes(net) + nbytes(h) for net, (h, _) in zip(nets, built, strict=True))
-    rows.append(_row("memory", "bytes", a, b, MEMORY_GOAL))
+    add(_row("memory", "bytes", a, b, MEMORY_GOAL))
     return rows
 
 
@@ -249,7 +281,12 @@ def run(args: argparse.Namespace) -> int:
             "arcs_with": restricted.num_arcs, "backend": backend,
             "device": describe_backend(backend), "prepare_s": round(time.perf_counter() - t0, 2),
             "warm_up_s": round(warm, 2)}
-    rows = measure(plain, restricted, args, backend)
+    quiet = getattr(args, "quiet", False)
+    details: dict = {}
+    rows = measure(plain, restricted, args, backend, say=lambda r: quiet or print(
+        f"  {r['row']}: {r['without']:.6g} -> {r['with']:.6g} {r['unit']} ({r['ratio']:.3f}x)",
+        file=sys.stderr, flush=True), details=details)
+    head["details"] = details
     if args.csv:
         with atomic_open(args.csv, "w") as fh:
             fh.write(csv_text(rows))
@@ -265,7 +302,21 @@ def run(args: argparse.Namespace) -> int:
           f"{tr['node_copies']:,} node copies (+{100 * tr['node_copies'] / plain.num_nodes:.2f} %"
           f" nodes), arcs {restricted.num_arcs:,}; backend {backend}: {head['device']}")
     print(table(rows))
+    print(details_text(details))
     return 0
+
+
+def details_text(details: dict) -> str:
+    """The route indexes' parts and the drag frames' parts, one line per map."""
+    lines = []
+    for side in ("without", "with"):
+        ix = details.get("index", {}).get(side, {})
+        dr = details.get("drag_ms", {}).get(side, {})
+        parts = ", ".join(f"{k} {ix[k]}" for k in ("cch_edges", "order_s", "topology_s",
+                                                  "customize_s", "up_arcs") if k in ix)
+        lines.append(f"{side} bans: index {parts}; drag search {dr.get('search_ms', 0):.1f} ms"
+                     f" + colour {dr.get('colour_ms', 0):.1f} ms")
+    return "\n".join(lines)
 
 
 def summary_line(head: dict, rows: list[dict]) -> str:
