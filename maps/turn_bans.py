@@ -73,6 +73,7 @@ def with_bans(net: RoadNetwork, rules: list[Restriction]) -> RoadNetwork:
     out, copies, applied = apply_restrictions(n, arcs, index, rules, report.skipped)
     meta = {**net.meta, "turn_restrictions": turn_meta(report, applied, int(copies.size)),
             "turn_copies": copies.tolist()}
+    meta.pop("cache_file", None)  # not the file's map any more
     every = np.r_[np.arange(n, dtype=np.int64), copies]
     geo = bool(n) and bool(np.isfinite(net.lon).all())
     where = ({"lon": net.lon[every], "lat": net.lat[every], "origin": net.origin} if geo

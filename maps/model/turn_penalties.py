@@ -131,6 +131,10 @@ def with_turn_penalties(net: RoadNetwork, penalties: dict[str, int]) -> RoadNetw
     meta = {**net.meta, "turn_copies": np.r_[np.zeros(0, np.int64) if old is None else old,
                                              origs].tolist(),
             "turn_penalty": {**penalties, "node_copies": int(split.size)}}
+    meta.pop("cache_file", None)  # the cached file holds the map without penalties (Dask)
+    names = meta.get("node_names")
+    if names:  # GraphML names: a copy is named as its node
+        meta["node_names"] = list(names) + [names[int(v)] for v in heads[split].tolist()]
     geometry = None
     if net.geom_indptr is not None and net.geom_xy is not None:
         gp, gxy = net.geom_indptr, net.geom_xy

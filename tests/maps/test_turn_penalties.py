@@ -164,3 +164,17 @@ def test_cli_refuses_walk_and_bad_text(osm, capsys):
                  "--turn-penalty", "left=x"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--turn-penalty 'left=x'" in err[0]
+
+
+def test_penalised_map_is_not_the_cached_file(grid):
+    plain, _ = grid
+    plain.meta["cache_file"] = "/tmp/x.spn"
+    plain.meta["node_names"] = [str(i) for i in range(plain.num_nodes)]
+    try:
+        net = with_turn_penalties(plain, {"left": 5})
+    finally:
+        del plain.meta["cache_file"], plain.meta["node_names"]
+    assert "cache_file" not in net.meta  # Dask workers are shipped this map, not the file
+    names = net.meta["node_names"]
+    assert len(names) == net.num_nodes and names[plain.num_nodes:] == [
+        str(v) for v in net.meta["turn_copies"]]
