@@ -48,7 +48,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "generated map; gen:kanto:2500 is a small one)")
     p.add_argument("--share", type=float, default=0.05,
                    help="fraction of the junctions that get a ban (default 0.05)")
-    p.add_argument("--backend", default="cpu", choices=("cpu", "cupy"))
+    p.add_argument("--backend", default="cpu", choices=("cpu", "numpy", "cupy"),
+                   help="where the rows run: cpu (numpy: the same) or cupy (default cpu)")
     p.add_argument("--seed", type=int, default=1, help="seed of the map, the bans, the nodes")
     p.add_argument("--sources", type=int, default=7, help="one-to-all sources (median)")
     p.add_argument("--od", type=int, default=1000, help="K of the K x K matrix (default 1000)")
@@ -270,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
     from osutil.atomic import atomic_open
 
     _check(args)
-    backend = resolve_backend(args.backend)
+    backend = resolve_backend("cpu" if args.backend == "numpy" else args.backend)
     warm = warm_up(args.warm_up, args, backend) if args.warm_up > 0 else 0.0
     t0 = time.perf_counter()
     plain, restricted, rules, label = prepare(args.map, args.share, args.seed)

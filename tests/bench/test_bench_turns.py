@@ -52,12 +52,12 @@ def test_rows_and_outputs(tmp_path, capsys):
     p = argparse.ArgumentParser()
     bench.add_arguments(p)
     csv_path, summ = tmp_path / "t.csv", tmp_path / "summary.txt"
-    args = p.parse_args(["--map", SPEC, "--share", "0.05", "--sources", "2", "--od", "20",
+    args = p.parse_args(["--map", SPEC, "--share", "0.05", "--backend", "numpy", "--sources", "2", "--od", "20",
                          "--drag-frames", "1", "--warm-up", "0", "--json", "--csv",
                          str(csv_path), "--summary", str(summ)])
     assert bench.run(args) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["share"] == 0.05 and out["applied"] == out["restrictions"] > 0
+    assert out["backend"] == "cpu" and out["share"] == 0.05 and out["applied"] == out["restrictions"] > 0
     names = [r["row"] for r in out["rows"]]
     assert names == ["one-to-all", "index build", "OD 20x20", "drag frame", "memory"]
     for r in out["rows"]:
