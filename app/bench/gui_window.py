@@ -190,12 +190,12 @@ def _drag(win, net, hb, fields, args) -> dict:
 
 
 def drag_frames(net, backend: str, frames: int, size=(1600, 1000), seed: int = 1,
-                index: bool = False) -> dict:
+                index: bool = False, path=None) -> dict:
     """The Qt-free part of a drag frame: one search from a source moving along the map and
     the field coloured over a window-sized pixel→arc image of the whole map (the raster
     level of detail; ``app.gui.raster``). Median ms of each and of both. ``index``:
     search through the map's route index (loaded, or built once first: its seconds are
-    in ``index_s``)."""
+    in ``index_s``). ``path``: the sources of the frames (default: a seeded random walk)."""
     from app.gui.geometry import build_geometry, field_lut
     from app.gui.raster import build_segments, field_image, lut_argb, render_ids
     from gpu_core.sssp import sssp
@@ -222,9 +222,12 @@ def drag_frames(net, backend: str, frames: int, size=(1600, 1000), seed: int = 1
     out = None
     ts_s, ts_c = [], []
     v = start
-    for _ in range(frames):
-        nb = net.indices[net.indptr[v]:net.indptr[v + 1]]
-        v = int(nb[rng.integers(nb.size)]) if nb.size else int(rng.integers(net.num_nodes))
+    for i in range(frames if path is None else len(path)):
+        if path is not None:
+            v = int(path[i])
+        else:
+            nb = net.indices[net.indptr[v]:net.indptr[v + 1]]
+            v = int(nb[rng.integers(nb.size)]) if nb.size else int(rng.integers(net.num_nodes))
         t0 = time.perf_counter()
         res = sssp(net, v, strategy="auto", backend=backend, **kw)
         t1 = time.perf_counter()

@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from app.cli.errors import CliError
 from app.jobs.maps import gis_options
 from app.jobs.maps import open_map as load
 
@@ -132,6 +133,7 @@ def map_from_args(args: argparse.Namespace):
     from app.progress import step
 
     edits = edit_arguments(args)  # bad specs and files fail before the map loads
+    penalties = turn_penalty_argument(args)  # and a bad --turn-penalty
     t0 = time.perf_counter()
     from maps.postgis.conn import is_db_uri
 
@@ -150,6 +152,45 @@ def map_from_args(args: argparse.Namespace):
             net, args.edits = apply_edits(net, edits, backend="cpu",
                                           max_snap_m=getattr(args, "max_snap", 1000.0))
         timings(args)["edits_s"] = time.perf_counter() - t0
+    if penalties is not None:
+        net = with_penalties(args, net, penalties)
+    return net
+
+
+def add_turn_penalty_argument(p: argparse.ArgumentParser) -> None:
+    """--turn-penalty left=N,right=N,u=N (``maps.model.turn_penalties``; off by default)."""
+    p.add_argument("--turn-penalty", default=None, metavar="left=N,right=N,u=N",
+                   help="add N cost units to each left turn, right turn or u-turn (any of "
+                        "the three; drive maps with coordinates; default: no penalty)")
+
+
+def turn_penalty_argument(args: argparse.Namespace) -> dict | None:
+    """The penalties of ``--turn-penalty`` (None when not given); CliError naming the bad part."""
+    text = getattr(args, "turn_penalty", None)
+    if text is None:
+        return None
+    from maps.model.turn_penalties import parse_penalties
+
+    try:
+        return parse_penalties(text)
+    except ValueError as exc:
+        raise CliError(f"--turn-penalty {exc}") from None
+
+
+def with_penalties(args: argparse.Namespace, net, penalties: dict):
+    """``net`` with the turn penalties (``drive`` maps with coordinates only)."""
+    from maps.model.turn_penalties import with_turn_penalties
+
+    if net.profile != "drive" or not net.has_coordinates:
+        why = f"profile {net.profile}" if net.has_coordinates else "no coordinates"
+        raise CliError(f"--turn-penalty: turns need a drive map with coordinates "
+                       f"(--profile drive; this map: {why})")
+    t0 = time.perf_counter()
+    try:
+        net = with_turn_penalties(net, penalties)
+    except ValueError as exc:
+        raise CliError(f"--turn-penalty: {exc}") from None
+    timings(args)["turn_penalty_s"] = time.perf_counter() - t0
     return net
 
 

@@ -19,6 +19,7 @@ BENCHES = {
     "seed004": "seed 004 Table 5-2 (plain vs flag/queue Bellman-Ford), Figure 5-1 (DIMACS)",
     "postgis": "a pgRouting table: load, one-to-all, K x K matrices, Signpost vs pgRouting",
     "first": "a fresh install per command: cold (numba cache and map cache empty) and warm",
+    "turns": "turn restrictions at 5%% of the junctions vs none: one-to-all, index, OD, drag, memory",
 }
 
 

@@ -52,6 +52,7 @@ def register(sub) -> None:
         add_edit_arguments,
         add_index_argument,
         add_snap_argument,
+        add_turn_penalty_argument,
     )
     from ._dask import add_dask_argument
 
@@ -76,6 +77,7 @@ def register(sub) -> None:
                         "fits memory)")
     add_index_argument(p)
     add_edit_arguments(p)
+    add_turn_penalty_argument(p)
     add_dask_argument(p)
     db_out.add_arguments(p)
     out_formats(p, OUT_EXT)

@@ -14,6 +14,7 @@ from app.cli._common import (
     add_edit_arguments,
     add_search_arguments,
     add_search_index_argument,
+    add_turn_penalty_argument,
     fmt_duration,
     map_from_args,
     timings,
@@ -33,6 +34,7 @@ def register(sub) -> None:
     add_search_arguments(p)
     add_search_index_argument(p)
     add_edit_arguments(p)
+    add_turn_penalty_argument(p)
     p.add_argument("--json", action="store_true", help="print the route as one JSON object")
     p.add_argument("--out", default=None, metavar="F.csv",
                    help="also write the route as rows seq, node_id, edge_id, cost, agg_cost "
@@ -126,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
     if tr and tr["detour"]:
         print(f"turns     detours around a turn ban: +{tr['extra_cost']} {out['unit']} "
               f"(without the map's {tr['applied']} turn restrictions: {tr['cost_without']})")
+    if "turn_penalty" in out:
+        tp = out["turn_penalty"]
+        print("turns     penalties " + ", ".join(f"{k} +{tp[k]} {out['unit']}" for k in
+                                                 ("left", "right", "u") if k in tp))
     print(
         f"search    {out['strategy']} on {out['backend']} ({out['device']}), "
         f"{out['search_ms']:.1f} ms, {out['phases']} phases (stopped once the end was settled)"

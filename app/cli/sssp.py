@@ -14,6 +14,7 @@ from app.cli._common import (
     add_edit_arguments,
     add_search_arguments,
     add_search_index_argument,
+    add_turn_penalty_argument,
     edits_note,
     map_from_args,
     timings,
@@ -38,6 +39,7 @@ def register(sub) -> None:
     add_search_arguments(p)
     add_search_index_argument(p)
     add_edit_arguments(p)
+    add_turn_penalty_argument(p)
     db_out.add_arguments(p)
     out_formats(p, OUT_EXT)
 

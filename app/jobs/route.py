@@ -97,8 +97,10 @@ def run(net: RoadNetwork, opts: RouteOptions, *, progress: Progress | None = Non
         )
     route = read_route(net, res, src.node, end)
     out = route_json(net, route, src, dst, map_path=opts.map_path)
-    if copies is not None:
+    if copies is not None and "turn_restrictions" in net.meta:
         out["turn_restrictions"] = turn_detour(net, src.node, dst.node, route.cost, opts.backend)
+    if "turn_penalty" in net.meta:  # --turn-penalty (maps.model.turn_penalties)
+        out["turn_penalty"] = dict(net.meta["turn_penalty"])
     return RouteResult(route, src, dst, out)
 
 

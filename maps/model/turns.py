@@ -247,9 +247,12 @@ def fold(net, values: np.ndarray, unreachable=-1) -> np.ndarray:
     out = v[:n0].copy()
     cv = v[n0:]
     ok = cv != unreachable
-    for node, val in zip(c[ok].tolist(), cv[ok].tolist(), strict=True):
-        if out[node] == unreachable or val < out[node]:
-            out[node] = val
+    node, val = c[ok], cv[ok]
+    # vectorised (a loop over the copies cost 0.3-0.7 s on the Kanto-sized map's 59K):
+    # a node a copy reaches but itself is not starts at the largest value, then the least
+    top = np.inf if out.dtype.kind == "f" else np.iinfo(out.dtype).max
+    out[node[out[node] == unreachable]] = top
+    np.minimum.at(out, node, val.astype(out.dtype, copy=False))
     return out
 
 
