@@ -258,8 +258,8 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
     sbar = np.empty(n)
     dbar = np.empty(n)
     order = np.empty(n, np.int32)
-    deg = np.empty(n, np.int32)
-    heads = np.empty(m, np.int32)
+    deg = np.empty(n, c_deg.dtype)  # the chunk buffers' dtypes (CpuEngine.dag_dtypes)
+    heads = np.empty(m, c_heads.dtype)
     heap_k = np.empty(m + 1, np.int64)
     heap_v = np.empty(m + 1, np.int32)
     bhead = np.empty(buckets, np.int32)
@@ -449,7 +449,9 @@ def search_one(indptr, indices, w, unit, s):
     sbar = np.empty(n)
     order = np.empty(n, np.int32)
     in_r = np.zeros(n, np.bool_)
-    cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
+    # s as int32, as lane_gains passes it: one compiled _search serves both (a Python int
+    # compiled a second, int64 specialization: 3-4 s of a fresh install's first run)
+    cnt = _search(indptr, indices, w, np.int32(s), unit, dist, sigma, sbar, order, in_r,
                   np.empty(m + 1, np.int64), np.empty(m + 1, np.int32))
     return dist, sigma, order[:cnt]
 

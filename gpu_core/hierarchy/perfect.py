@@ -49,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..host.serial import serial_twin
 from .contract import INF
 from .metric import HierarchyArrays, _plan
 from .plan import (
@@ -261,6 +262,9 @@ def _run(lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, 
                 _settle(f, bu, bd, qu, qd, ku, kd)
 
 
+_run_serial = serial_twin(_run)  # every group SERIAL (plan.serial_plan): no parfor to compile
+
+
 def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray, ...]:
     """(qu, qd, ku, kd) of plan ``p``: Q settled into the perfect weights. The rows above
     each vertex are read from (pu, pd), or from (qu, qd) as they settle when None."""
@@ -273,7 +277,8 @@ def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray,
     # every weight is in [0, INF]: the same bits read as unsigned (see _q_range)
     bu, bd, vu, vd, wu, wd = (a.view(np.uint64) for a in (
         up, down, qu if pu is None else pu, qd if pd is None else pd, qu, qd))
-    _run(lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf, p.red_ptr,
+    run = _run_serial if p.serial else _run
+    run(lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf, p.red_ptr,
          p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, bu, bd, vu, vd, wu, wd,
          ku, kd, su, sd)
     return qu, qd, ku, kd
