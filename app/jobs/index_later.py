@@ -37,9 +37,11 @@ _LOCK = "index-warm.lock"
 
 
 def _manifest_dir() -> Path:
+    """``$SIGNPOST_WARM_DIR``, else ``<numba cache>/signpost-warm``."""
     from osutil.numba_cache import numba_cache_dir
 
-    return numba_cache_dir() / "signpost-warm"
+    env = os.environ.get("SIGNPOST_WARM_DIR")
+    return Path(env) if env else numba_cache_dir() / "signpost-warm"
 
 
 def stage_ready(stage: str) -> bool:
@@ -179,6 +181,8 @@ class _Recorder:
 
 
 def _write_manifest(stage: str, names: set[str]) -> None:
+    if not names:  # all compiled in this process before (not a fresh child): nothing seen
+        return
     d = _manifest_dir()
     d.mkdir(parents=True, exist_ok=True)
     tmp = d / f".{stage}.{os.getpid()}.json"

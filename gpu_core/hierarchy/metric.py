@@ -198,6 +198,16 @@ def _run(kind, lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red
 
 
 @njit(cache=True, nogil=True)
+def _run_plain(kind, lvl_ptr, lvl_vert, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
+    """Every group serially (``plan.serial_plan``): what ``_run`` does for SERIAL groups,
+    without its parallel branches to compile (a small map's first index, issue 41)."""
+    if lvl_ptr.shape[0] == 0:
+        return
+    for i in range(lvl_ptr[0], lvl_ptr[lvl_ptr.shape[0] - 1]):
+        _whole(kind, lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+
+
+@njit(cache=True, nogil=True)
 def _serial(n, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
     for u in range(n):
         _whole(TRIANGLES, u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
@@ -209,7 +219,7 @@ def _plan(t, kind: int, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: i
     by default ``kind``: another pass over other groups names its own)."""
     if ways is None and (serial_work, split_work) == (SERIAL_WORK, SPLIT_WORK) and (
             t.n <= SMALL_NODES):  # a small map: one thread, nothing to plan (issue 41)
-        return serial_plan(int(lvl_ptr.shape[0]) - 1)
+        return serial_plan(max(int(lvl_ptr.shape[0]) - 1, 0))
     ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
     plans = getattr(t, "_plans", None)
     if plans is None:
@@ -224,10 +234,13 @@ def _plan(t, kind: int, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: i
 
 def _execute(kind: int, p: Plan, lvl_ptr, lvl_vert, t, up: np.ndarray,
              down: np.ndarray) -> None:
+    if p.serial:
+        _run_plain(kind, lvl_ptr, lvl_vert, t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src, t.dn_edge,
+                   up, down)
+        return
     su = np.empty(p.scratch, np.int64)
     sd = np.empty(p.scratch, np.int64)
-    run = _run_serial if p.serial else _run
-    run(kind, lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf,
+    _run(kind, lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf,
          p.red_ptr, p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, t.dn_ptr,
          t.dn_src, t.dn_edge, up, down, su, sd)
 
@@ -389,7 +402,6 @@ def laid_out(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray, kd: np.ndarray
 # serial twins (``host.serial``): a small map's passes compile without numba's parfor passes
 _fill_inf_serial = serial_twin(_fill_inf)
 _scatter_rows_serial = serial_twin(_scatter_rows)
-_run_serial = serial_twin(_run)
 _count_serial = serial_twin(_count)
 _fill_serial = serial_twin(_fill)
 

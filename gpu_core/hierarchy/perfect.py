@@ -49,7 +49,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..host.serial import serial_twin
 from .contract import INF
 from .metric import HierarchyArrays, _plan
 from .plan import (
@@ -262,7 +261,14 @@ def _run(lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, 
                 _settle(f, bu, bd, qu, qd, ku, kd)
 
 
-_run_serial = serial_twin(_run)  # every group SERIAL (plan.serial_plan): no parfor to compile
+@njit(cache=True, nogil=True)
+def _run_plain(lvl_ptr, lvl_vert, up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd):
+    """Every group serially (``plan.serial_plan``): what ``_run`` does for SERIAL groups,
+    without its parallel branches to compile (a small map's first index, issue 41)."""
+    if lvl_ptr.shape[0] == 0:
+        return
+    for i in range(lvl_ptr[0], lvl_ptr[lvl_ptr.shape[0] - 1]):
+        _vertex(lvl_vert[i], up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd)
 
 
 def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray, ...]:
@@ -277,8 +283,10 @@ def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray,
     # every weight is in [0, INF]: the same bits read as unsigned (see _q_range)
     bu, bd, vu, vd, wu, wd = (a.view(np.uint64) for a in (
         up, down, qu if pu is None else pu, qd if pd is None else pd, qu, qd))
-    run = _run_serial if p.serial else _run
-    run(lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf, p.red_ptr,
+    if p.serial:  # every group serial (plan.serial_plan): a small map
+        _run_plain(lvl_ptr, lvl_vert, t.up_ptr, t.up_nb, bu, bd, vu, vd, wu, wd, ku, kd)
+        return qu, qd, ku, kd
+    _run(lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf, p.red_ptr,
          p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, bu, bd, vu, vd, wu, wd,
          ku, kd, su, sd)
     return qu, qd, ku, kd
