@@ -262,8 +262,10 @@ def _index_later(net, opts):
     why = index_later.defer(net, opts)
     if not why:
         return opts, ""
-    if not index_later.start_background(net, opts):
-        why = why.replace("is being built", "is already being built")
+    if not index_later.start_background(net, opts):  # one running, or none could start
+        why = why.replace("is being built in a background process",
+                          "is being built by a background process already running (or "
+                          "none could start)")
     return replace(opts, index="off"), why
 
 

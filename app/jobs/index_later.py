@@ -95,7 +95,12 @@ def defer(net, opts) -> str:
 
     if os.environ.get(ENV, "1") == "0" or opts.index == "off" or opts.variant != "auto":
         return ""
-    if not small_work(net) or resolve_backend(opts.backend) != "cpu":
+    if not small_work(net):
+        return ""
+    try:
+        if resolve_backend(opts.backend) != "cpu":
+            return ""
+    except Exception:  # an unavailable backend: the job itself says so
         return ""
     missing = [s for s in _stages(net, opts) if not stage_ready(s)]
     if not missing:
