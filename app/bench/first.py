@@ -9,6 +9,10 @@ cache entry), ``command`` (``app.cli.main``: the map read back from the cache, c
 and compute). ``compile`` is cold command minus warm command (numba compiling, and caches
 a first run fills); ``total`` is the whole process (interpreter start included). Backends:
 ``cpu``, and ``cupy`` where CuPy and a GPU work (the row says why not otherwise).
+Each cold row also records numba's compilations (functions asked for, exclusive seconds,
+signatures, ``parallel``: the second table). A cold ``matrix --index on`` on a small map
+answers by scipy and builds the index in a background process (``app.jobs.index_later``):
+the warm run waits for it; the row "built in the command" turns that off.
 """
 
 from __future__ import annotations
