@@ -11,6 +11,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # No progress lines from commands the tests run (a slow CI machine would otherwise add
 # them to the stderr that tests check); tests/cli/test_progress.py sets its own delays.
 os.environ.setdefault("SIGNPOST_PROGRESS_DELAY", "3600")
+# The route index is built in the command, as the tests expect, never deferred to a
+# background process while scipy answers (app.jobs.index_later; tests there turn it on).
+os.environ.setdefault("SIGNPOST_INDEX_BACKGROUND", "0")
+# The window's warm-up compiles in its own thread, not in a child process
+# (app.jobs.compile_ahead; tests/gui/test_compile_ahead.py turns it on).
+os.environ.setdefault("SIGNPOST_COMPILE_AHEAD", "0")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_MAPS = REPO.parent / "shared" / "maps"

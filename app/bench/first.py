@@ -9,6 +9,10 @@ cache entry), ``command`` (``app.cli.main``: the map read back from the cache, c
 and compute). ``compile`` is cold command minus warm command (numba compiling, and caches
 a first run fills); ``total`` is the whole process (interpreter start included). Backends:
 ``cpu``, and ``cupy`` where CuPy and a GPU work (the row says why not otherwise).
+Each cold row also records numba's compilations (functions asked for, exclusive seconds,
+signatures, ``parallel``: the second table). A cold ``matrix --index on`` on a small map
+answers by scipy and builds the index in a background process (``app.jobs.index_later``):
+the warm run waits for it; the row "built in the command" turns that off.
 """
 
 from __future__ import annotations
@@ -39,13 +43,34 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
     ("matrix 3x3 --index on", "matrix", ["--backend", "{b}", "--index", "on", "--from",
                                          "{d}/from.csv", "--to", "{d}/to.csv", "--out",
                                          "{d}/mi.csv", "{m}"]),
+    ("matrix 3x3 --index on, built in the command", "matrix",
+     ["--backend", "{b}", "--index", "on", "--from", "{d}/from.csv", "--to", "{d}/to.csv",
+      "--out", "{d}/mb.csv", "{m}"]),
     ("billboards -k 5", "billboards", ["--backend", "{b}", "-k", "5", "{m}"]),
     ("isochrones", "isochrones", ["--backend", "{b}", "--profile", "walk", "--from", P1,
                                   "--minutes", "2,5", "--out", "{d}/iso.geojson", "{m}"]),
 ]
 
+# rows measured with these variables: the route index built inside the command, as
+# before issue 41's background build (app.jobs.index_later), for its compile time
+ROW_ENV = {"matrix 3x3 --index on, built in the command": {"SIGNPOST_INDEX_BACKGROUND": "0"}}
+BACKGROUND_WAIT_S = 900.0
+
 _CHILD = """
 import json, sys, time, importlib, io, contextlib
+from numba.core.dispatcher import Dispatcher
+compiles, stack, orig = {}, [], Dispatcher.compile
+def compile(disp, sig):  # numba's compilations (and cache loads), exclusive seconds each
+    t = time.perf_counter(); stack.append(0.0)
+    try:
+        return orig(disp, sig)
+    finally:
+        dt = time.perf_counter() - t; inner = stack.pop()
+        if stack: stack[-1] += dt
+        f = disp.py_func
+        c = compiles.setdefault(f.__module__ + "." + f.__qualname__, [0.0, set(), False])
+        c[0] += dt - inner; c[1].add(str(sig)); c[2] = bool(disp.targetoptions.get("parallel"))
+Dispatcher.compile = compile
 t0 = time.perf_counter()
 import app.cli
 importlib.import_module("app.cli." + sys.argv[2])
@@ -57,7 +82,10 @@ t2 = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):
     rc = app.cli.main(["-q", sys.argv[2], *sys.argv[4:]])
 t3 = time.perf_counter()
-json.dump({"import": t1 - t0, "load": t2 - t1, "command": t3 - t2, "rc": rc}, open(sys.argv[1], "w"))
+top = sorted(compiles.items(), key=lambda kv: -kv[1][0])[:8]
+json.dump({"import": t1 - t0, "load": t2 - t1, "command": t3 - t2, "rc": rc,
+           "compiled": len(compiles), "compile_sum": sum(c[0] for c in compiles.values()),
+           "top": [[k, round(c[0], 2), len(c[1]), c[2]] for k, c in top]}, open(sys.argv[1], "w"))
 """
 
 
@@ -89,6 +117,15 @@ def _child(out: Path, cmd: str, mp: str, argv: list[str], env: dict) -> dict:
     return got
 
 
+def _background_done(cache: Path) -> None:
+    """Wait for a background index build the cold run started (``app.jobs.index_later``:
+    its lock file in the map cache), so the warm run finds what it compiled."""
+    lock = cache / "index-warm.lock"
+    t0 = time.perf_counter()
+    while lock.exists() and time.perf_counter() - t0 < BACKGROUND_WAIT_S:
+        time.sleep(0.5)
+
+
 def measure(row: tuple[str, str, list[str]], backend: str, mp: str) -> dict:
     """One row: cold then warm, each in a new process (see the module's text)."""
     name, cmd, args = row
@@ -99,7 +136,9 @@ def measure(row: tuple[str, str, list[str]], backend: str, mp: str) -> dict:
         env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(d, "numba")),
                    SIGNPOST_CACHE_DIR=str(Path(d, "maps")), QT_QPA_PLATFORM="offscreen",
                    PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+        env.update(ROW_ENV.get(name, {}))
         cold = _child(Path(d, "t.json"), cmd, mp, argv, env)
+        _background_done(Path(d, "maps"))
         warm = _child(Path(d, "t.json"), cmd, mp, argv, env)
     out = {"row": name, "backend": backend, "cold": cold, "warm": warm}
     if "error" not in cold and "error" not in warm:
@@ -118,12 +157,30 @@ def _line(r: dict) -> str:
             f"{c['load']:.2f} | {r['compile']:.1f} | {w['command']:.2f} | {w['total']:.2f} | {ok} |")
 
 
+def where(rows: list[dict]) -> str:
+    """Where each cold row's compile time went: numba functions asked for (compiled or
+    loaded from the cache), their exclusive seconds summed, the largest eight
+    (signatures; PAR: ``parallel=True``)."""
+    out = ["| command | backend | functions | seconds summed | largest (s, signatures) |",
+           "|---|---|---|---|---|"]
+    for r in rows:
+        c = r.get("cold") or {}
+        if "top" not in c:
+            continue
+        top = ", ".join(f"`{k.replace('gpu_core.', '')}` {s:.1f}"
+                        f"{f' ×{n}' if n > 1 else ''}{' PAR' if par else ''}"
+                        for k, s, n, par in c["top"])
+        out.append(f"| {r['row']} | {r['backend']} | {c['compiled']} | "
+                   f"{c['compile_sum']:.1f} | {top} |")
+    return "\n".join(out) + "\n"
+
+
 def table(rows: list[dict], label: str, mp: str) -> str:
     head = [f"`signpost bench first` on {Path(mp).name}; {label or platform.node()}; "
             f"Python {platform.python_version()}, {os.cpu_count()} cores", "",
             "| command | backend | cold total s | cold import s | cold load s | compile s "
             "| warm command s | warm total s | cold ≤ 5 s |", "|---|---|---|---|---|---|---|---|---|"]
-    return "\n".join(head + [_line(r) for r in rows]) + "\n"
+    return "\n".join(head + [_line(r) for r in rows]) + "\n\n" + where(rows)
 
 
 def run(args: argparse.Namespace) -> int:

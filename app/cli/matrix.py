@@ -250,6 +250,24 @@ def _write_rows(low: str, tmp: str, rows, shape: tuple[int, int], dtype, from_id
     return unreachable
 
 
+def _index_later(net, opts):
+    """(the options to run, why the route index answers later or ""): a small map whose
+    index kernels are not compiled yet is answered by scipy while a background process
+    builds the index (``app.jobs.index_later``: the same costs)."""
+    from dataclasses import replace
+
+    from app.jobs import index_later
+
+    why = index_later.defer(net, opts)
+    if not why:
+        return opts, ""
+    if not index_later.start_background(net, opts):  # one running, or none could start
+        why = why.replace("is being built in a background process",
+                          "is being built by a background process already running (or "
+                          "none could start)")
+    return replace(opts, index="off"), why
+
+
 def run(args: argparse.Namespace) -> int:
     from ._dask import cluster
 
@@ -303,6 +321,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     max_cost = most_of(net.weights)
     dtype = cost_dtype(max_cost)
     narrow = dtype == np.int32
+    opts, later = _index_later(net, opts) if cl is None else (opts, "")
     t_index = 0.0
     # failed or interrupted: the old file (table), no temp
     files = contextlib.nullcontext([None]) if to_db else out_paths([out], out)
@@ -333,6 +352,9 @@ def _run(args: argparse.Namespace, cl) -> int:
         if "query" in stats:  # how the index was searched (issue 26)
             idx += f"; query {stats['query']}"
         el -= t_index
+    if later:
+        stats["index"] = "background"
+        idx += f"; route index: {later}"
     if cl is not None:  # from the first block submitted to the file written
         from ._dask import describe
 

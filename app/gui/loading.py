@@ -13,9 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from app.jobs.maps import FILE_WEIGHT_FORMATS, make_snapper, open_map, profile_for
-from gpu_core.errors import CancelledError, GpuCoreError
+from gpu_core.errors import CancelledError
 from gpu_core.graph import CSRGraph
-from gpu_core.sssp import sssp
 from maps.errors import LayerChoiceError, MapError
 from maps.formats.registry import open_filter
 from maps.model.network import RoadNetwork
@@ -250,29 +249,19 @@ class MapLoading(_Window):
     def _warm_up(self, net: RoadNetwork) -> None:
         """On the loader thread: compile the CPU kernels of the chosen strategy, of the
         what-if repair and of the billboards on tiny graphs, so the first click or tool
-        run does not wait for numba."""
+        run does not wait for numba. In a child process (``app.jobs.compile_ahead``):
+        numba compiles holding the GIL, which stalled this window's thread (issue 41);
+        meanwhile a click on a small map answers by scipy."""
+        from app.jobs import compile_ahead
+
         strategy, backend = self.algo_panel.strategy, self.algo_panel.backend
+        strategies = [strategy, "auto"]
+        child = compile_ahead.start(strategies, backend) if compile_ahead.enabled() else None
+        self.compile_child = child
 
         def fn(ctx: JobContext):
-            tiny = CSRGraph.from_edges(3, [0, 1], [1, 2], [1, 1])
-            for s in {strategy, "auto"}:
-                try:
-                    sssp(tiny, 0, strategy=s, backend=backend)
-                except GpuCoreError:
-                    pass  # the real search reports it
-            try:  # what-if edits repair the search: their kernels too
-                from app.jobs.whatif import warm_up
-
-                warm_up(backend)
-            except GpuCoreError:
-                pass
-            try:  # the billboards tool is the first a user tries: its kernels too
-                from app.jobs.billboards import BillboardsOptions
-                from app.jobs.billboards import warm_up as warm_billboards
-
-                warm_billboards(BillboardsOptions(k=1, backend=backend))
-            except GpuCoreError:
-                pass
+            if child is None:
+                compile_ahead.warm(strategies, backend)
             from .route_info import Fragments
 
             fragments = Fragments()  # the route panel's: 0.2 s on 1.43M nodes, not at a click

@@ -50,9 +50,14 @@ class CpuEngine:
                  keep: bool = False):
         self.g, self.w, self.unit, self.a, self.b = g, w, unit, a, b
         n = g.num_nodes
-        # kept DAGs store vertices as uint16 and tight out-degrees as uint8
+        # kept DAGs store vertices as uint16 and tight out-degrees as uint8 where they fit;
+        # a search's own DAG buffers take the same dtypes (lane_gains), so the DAG
+        # kernels compile once per map instead of twice (issue 41: ~3 s of a fresh
+        # install's first billboards on 2 cores)
         deg_max = int(np.diff(g.indptr).max()) if n else 0
-        self.keep = keep and n < (1 << 16) and deg_max < (1 << 8)
+        small = n < (1 << 16) and deg_max < (1 << 8)
+        self.dag_dtypes = (np.uint16, np.uint8, np.uint16) if small else (np.int32,) * 3
+        self.keep = keep and small
         self.kept = np.zeros(n, dtype=np.bool_)
         self.off = np.zeros((n, 4), dtype=np.int64)  # order/deg offset, length; heads'
         self.kept_bytes = 0
@@ -81,8 +86,8 @@ class CpuEngine:
         record = self.keep and self.kept_bytes < CPU_KEEP_BYTES and not self.kept[srcs].all()
         rows = srcs.size if record else 0
         if self._buf is None or self._buf[0].shape[0] < rows:  # reused: no page faults
-            self._buf = (np.empty((rows, n), np.uint16), np.empty((rows, n), np.uint8),
-                         np.empty((rows, m), np.uint16))
+            vo, dg, hd = self.dag_dtypes
+            self._buf = (np.empty((rows, n), vo), np.empty((rows, n), dg), np.empty((rows, m), hd))
         c_order, c_deg, c_heads = (x[:rows] for x in self._buf)
         c_len = np.zeros((rows, 2), np.int64)
         out = round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b, srcs,

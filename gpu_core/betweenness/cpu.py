@@ -258,8 +258,9 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
     sbar = np.empty(n)
     dbar = np.empty(n)
     order = np.empty(n, np.int32)
-    deg = np.empty(n, np.int32)
-    heads = np.empty(m, np.int32)
+    o_l = np.empty(n, c_order.dtype)  # the chunk buffers' dtypes (CpuEngine.dag_dtypes)
+    deg = np.empty(n, c_deg.dtype)
+    heads = np.empty(m, c_heads.dtype)
     heap_k = np.empty(m + 1, np.int64)
     heap_v = np.empty(m + 1, np.int32)
     bhead = np.empty(buckets, np.int32)
@@ -296,7 +297,9 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
                                   dbar, net, pl)
             else:
                 nh = _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads)
-                x, y = _backtrace(s, a[s], b, in_r, order, deg, heads, cnt, nh, sigma,
+                for i in range(cnt):  # in the kept rows' dtype: one _backtrace to compile
+                    o_l[i] = order[i]
+                x, y = _backtrace(s, a[s], b, in_r, o_l, deg, heads, cnt, nh, sigma,
                                   sbar, dbar, net, pl)
         sb += x
         pp += y
@@ -453,7 +456,9 @@ def search_one(indptr, indices, w, unit, s):
     sbar = np.empty(n)
     order = np.empty(n, np.int32)
     in_r = np.zeros(n, np.bool_)
-    cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
+    # s as int32, as lane_gains passes it: one compiled _search serves both (a Python int
+    # compiled a second, int64 specialization: 3-4 s of a fresh install's first run)
+    cnt = _search(indptr, indices, w, np.int32(s), unit, dist, sigma, sbar, order, in_r,
                   np.empty(m + 1, np.int64), np.empty(m + 1, np.int32))
     return dist, sigma, order[:cnt]
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..host.serial import pick, serial_twin
 from .sorted_rows import lower_bound
 
 
@@ -32,9 +33,9 @@ def eliminate(n, ptr, adj, rank, max_edges, progress, *, bins: int | None = None
 
     Rows merged from sorted runs, subtrees of the elimination tree side by side in
     ``bins`` bins (``elimination``); the same result whatever ``bins`` and threads."""
-    from .elimination import eliminate_rows, rank_rows
+    from .elimination import eliminate_rows, rank_rows, rank_rows_serial
 
-    optr, onb, lptr, lnb = rank_rows(n, ptr, adj, rank)
+    optr, onb, lptr, lnb = pick(rank_rows, rank_rows_serial, n)(n, ptr, adj, rank)
     return eliminate_rows(n, optr, onb, lptr, lnb, max_edges, progress, bins=bins)
 
 
@@ -49,7 +50,7 @@ def downward(n, up_ptr, up_nb, blocks: int | None = None):
     # blocks of rows with about as many edges each
     xb = np.searchsorted(up_ptr, np.linspace(0, up_nb.shape[0], k + 1), side="left")
     xb[0], xb[-1] = 0, n
-    return _downward(n, up_ptr, up_nb, xb.astype(np.int64))
+    return pick(_downward, _downward_serial, n)(n, up_ptr, up_nb, xb.astype(np.int64))
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -142,3 +143,8 @@ def arc_slots(n, indptr, indices, rank, up_ptr, up_nb):
                 e = find_edge(up_ptr, up_nb, rv, ru)
                 out[a] = 2 * e + 1 if e >= 0 else -2
     return out
+
+
+# serial twins (``host.serial``): a small map's build compiles without numba's parfor passes
+_downward_serial = serial_twin(_downward)
+arc_slots_serial = serial_twin(arc_slots)

@@ -15,6 +15,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from ..host.heap import pop_min, sift_up
+from ..host.serial import pick, serial_twin
 from .contract import INF
 
 
@@ -253,10 +254,11 @@ def _sweep(d, down_ptr, down_src, down_w, lanes):
 
 def sweep(d: np.ndarray, h) -> None:
     """Complete the [n, k] block ``d`` (sweep ids x sources; the upward searches' costs in,
-    ``INF`` elsewhere) down the hierarchy, the columns split over the threads."""
+    ``INF`` elsewhere) down the hierarchy, the columns split over the threads (a small
+    map: the serial twin, cheap to compile)."""
     k = int(d.shape[1])
     lanes = max(1, -(-k // max(1, get_num_threads())))
-    _sweep(d, h.down_ptr, h.down_src, h.down_w, min(lanes, 16))
+    pick(_sweep, _sweep_serial, h.n)(d, h.down_ptr, h.down_src, h.down_w, min(lanes, 16))
 
 
 def sweep_block(h, sources: np.ndarray, targets: np.ndarray | None) -> np.ndarray:
@@ -271,3 +273,7 @@ def sweep_block(h, sources: np.ndarray, targets: np.ndarray | None) -> np.ndarra
     rows = h.rank_of if targets is None else h.rank_of[targets]
     out = d[rows].T
     return np.where(out >= INF, -1, out)
+
+
+# serial twin (``host.serial``): a small map's sweep compiles without numba's parfor passes
+_sweep_serial = serial_twin(_sweep)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..host.serial import serial_twin
 from .order import sort_unique
 from .sorted_rows import gallop
 
@@ -396,3 +397,6 @@ def _in_bins(n, optr, onb, kptr, kids, parent, loc, max_edges, progress, edges, 
     progress[0] = n
     return up_ptr, up_nb
 
+
+# serial twins (``host.serial``): a small map's build compiles without numba's parfor passes
+rank_rows_serial = serial_twin(rank_rows)

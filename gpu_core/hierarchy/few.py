@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import get_num_threads, njit, prange
 
+from ..host.serial import pick, serial_twin
 from .contract import INF
 from .cpu import CLIMB_MIN_SOURCES, _upward_one, search_spaces, up_tree
 from .queries import queries_for
@@ -136,9 +137,9 @@ def bucket_block(h, b: Buckets, sources: np.ndarray) -> np.ndarray:
     """int64 [len(sources), targets] costs (-1 unreachable), sources in graph ids."""
     out = np.full((int(sources.shape[0]), b.ncols), INF, np.int64)
     if sources.shape[0]:
-        _bucket_rows(np.ascontiguousarray(h.rank_of[sources], dtype=np.int32), h.up_ptr,
-                     h.up_dst, h.up_w, h.n, b.ptr, b.col, b.cost, out,
-                     search_threads(int(sources.shape[0])))
+        pick(_bucket_rows, _bucket_rows_serial, h.n)(
+            np.ascontiguousarray(h.rank_of[sources], dtype=np.int32), h.up_ptr, h.up_dst,
+            h.up_w, h.n, b.ptr, b.col, b.cost, out, search_threads(int(sources.shape[0])))
     out[out >= INF] = -1
     return out
 
@@ -269,9 +270,10 @@ def rphast_block(h, r: Restricted, sources: np.ndarray) -> np.ndarray:
     k = int(sources.shape[0])
     out = np.empty((k, int(r.rows.shape[0])), np.int64)
     if k:
-        _rphast_rows(np.ascontiguousarray(h.rank_of[sources], dtype=np.int32), h.up_ptr,
-                     h.up_dst, h.up_w, h.n, r.loc, r.n, r.down_ptr, r.down_src, r.down_w,
-                     r.rows, out, search_threads(k))
+        pick(_rphast_rows, _rphast_rows_serial, h.n)(
+            np.ascontiguousarray(h.rank_of[sources], dtype=np.int32), h.up_ptr, h.up_dst,
+            h.up_w, h.n, r.loc, r.n, r.down_ptr, r.down_src, r.down_w, r.rows, out,
+            search_threads(k))
     return out
 
 
@@ -294,3 +296,8 @@ def cpu_rows(h, sources: np.ndarray, targets: np.ndarray, query: str, step: int 
         if cancel is not None and cancel():
             raise CancelledError("many-source search cancelled")
         yield r0, block(sources[r0 : r0 + step])
+
+
+# serial twins (``host.serial``): a small map's build compiles without numba's parfor passes
+_rphast_rows_serial = serial_twin(_rphast_rows)
+_bucket_rows_serial = serial_twin(_bucket_rows)

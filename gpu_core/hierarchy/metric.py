@@ -20,6 +20,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ..host.serial import SMALL_NODES, pick, serial_twin
 from .chordal import find_edge
 from .contract import INF
 from .plan import (
@@ -32,6 +33,7 @@ from .plan import (
     Plan,
     build_plan,
     reduce_slot,
+    serial_plan,
 )
 from .sorted_rows import gallop
 
@@ -44,11 +46,13 @@ def initial(m_edges: int, slots: np.ndarray, weights: np.ndarray,
     threads write one slot (a 24M-node map: 8 s on one thread)."""
     up = np.empty(m_edges, np.int64)
     down = np.empty(m_edges, np.int64)
-    _fill_inf(up, down)
+    n = SMALL_NODES + 1 if indptr is None else len(indptr) - 1
+    pick(_fill_inf, _fill_inf_serial, n)(up, down)
     if indptr is None:
         _scatter(slots, weights, up, down, 0, slots.shape[0])
     else:
-        _scatter_rows(np.asarray(indptr, np.int64), slots, weights, up, down)
+        pick(_scatter_rows, _scatter_rows_serial, n)(np.asarray(indptr, np.int64), slots,
+                                                     weights, up, down)
     return up, down
 
 
@@ -194,6 +198,16 @@ def _run(kind, lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red
 
 
 @njit(cache=True, nogil=True)
+def _run_plain(kind, lvl_ptr, lvl_vert, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
+    """Every group serially (``plan.serial_plan``): what ``_run`` does for SERIAL groups,
+    without its parallel branches to compile (a small map's first index, issue 41)."""
+    if lvl_ptr.shape[0] == 0:
+        return
+    for i in range(lvl_ptr[0], lvl_ptr[lvl_ptr.shape[0] - 1]):
+        _whole(kind, lvl_vert[i], up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
+
+
+@njit(cache=True, nogil=True)
 def _serial(n, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down):
     for u in range(n):
         _whole(TRIANGLES, u, up_ptr, up_nb, dn_ptr, dn_src, dn_edge, up, down)
@@ -203,6 +217,9 @@ def _plan(t, kind: int, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: i
           name: object = None, split_all: bool = False) -> Plan:
     """The topology's plan for this pass and thread count (cached on it under ``name``,
     by default ``kind``: another pass over other groups names its own)."""
+    if ways is None and (serial_work, split_work) == (SERIAL_WORK, SPLIT_WORK) and (
+            t.n <= SMALL_NODES):  # a small map: one thread, nothing to plan (issue 41)
+        return serial_plan(max(int(lvl_ptr.shape[0]) - 1, 0))
     ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
     plans = getattr(t, "_plans", None)
     if plans is None:
@@ -217,6 +234,10 @@ def _plan(t, kind: int, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: i
 
 def _execute(kind: int, p: Plan, lvl_ptr, lvl_vert, t, up: np.ndarray,
              down: np.ndarray) -> None:
+    if p.serial:
+        _run_plain(kind, lvl_ptr, lvl_vert, t.up_ptr, t.up_nb, t.dn_ptr, t.dn_src, t.dn_edge,
+                   up, down)
+        return
     su = np.empty(p.scratch, np.int64)
     sd = np.empty(p.scratch, np.int64)
     _run(kind, lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf,
@@ -366,15 +387,23 @@ def laid_out(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray, kd: np.ndarray
     n = t.n
     ucnt = np.zeros(n + 1, np.int64)
     dcnt = np.zeros(n + 1, np.int64)
-    _count(n, t.up_ptr, ku, kd, sweep, ucnt, dcnt)
+    pick(_count, _count_serial, n)(n, t.up_ptr, ku, kd, sweep, ucnt, dcnt)
     uptr, dptr = np.cumsum(ucnt), np.cumsum(dcnt)
     udst = np.empty(int(uptr[-1]), np.int32)
     uw = np.empty(int(uptr[-1]), np.int64)
     dsrc = np.empty(int(dptr[-1]), np.int32)
     dw = np.empty(int(dptr[-1]), np.int64)
-    _fill(n, t.up_ptr, t.up_nb, up, down, ku, kd, sweep, uptr, dptr, udst, uw, dsrc, dw)
+    pick(_fill, _fill_serial, n)(n, t.up_ptr, t.up_nb, up, down, ku, kd, sweep, uptr, dptr,
+                                 udst, uw, dsrc, dw)
     rank_of = sweep[t.rank].astype(np.int32)
     return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr
+
+
+# serial twins (``host.serial``): a small map's passes compile without numba's parfor passes
+_fill_inf_serial = serial_twin(_fill_inf)
+_scatter_rows_serial = serial_twin(_scatter_rows)
+_count_serial = serial_twin(_count)
+_fill_serial = serial_twin(_fill)
 
 
 __all__ = ["INF", "find_edge", "hierarchy_arrays", "initial", "laid_out", "levels_over",

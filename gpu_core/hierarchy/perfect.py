@@ -261,6 +261,16 @@ def _run(lvl_ptr, lvl_vert, mode, bin_ptr, tk_v, tk_k0, tk_k1, tk_buf, red_ptr, 
                 _settle(f, bu, bd, qu, qd, ku, kd)
 
 
+@njit(cache=True, nogil=True)
+def _run_plain(lvl_ptr, lvl_vert, up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd):
+    """Every group serially (``plan.serial_plan``): what ``_run`` does for SERIAL groups,
+    without its parallel branches to compile (a small map's first index, issue 41)."""
+    if lvl_ptr.shape[0] == 0:
+        return
+    for i in range(lvl_ptr[0], lvl_ptr[lvl_ptr.shape[0] - 1]):
+        _vertex(lvl_vert[i], up_ptr, up_nb, bu, bd, pu, pd, qu, qd, ku, kd)
+
+
 def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray, ...]:
     """(qu, qd, ku, kd) of plan ``p``: Q settled into the perfect weights. The rows above
     each vertex are read from (pu, pd), or from (qu, qd) as they settle when None."""
@@ -273,6 +283,9 @@ def _fused(t, p: Plan, lvl_ptr, lvl_vert, up, down, pu, pd) -> tuple[np.ndarray,
     # every weight is in [0, INF]: the same bits read as unsigned (see _q_range)
     bu, bd, vu, vd, wu, wd = (a.view(np.uint64) for a in (
         up, down, qu if pu is None else pu, qd if pd is None else pd, qu, qd))
+    if p.serial:  # every group serial (plan.serial_plan): a small map
+        _run_plain(lvl_ptr, lvl_vert, t.up_ptr, t.up_nb, bu, bd, vu, vd, wu, wd, ku, kd)
+        return qu, qd, ku, kd
     _run(lvl_ptr, lvl_vert, p.mode, p.bin_ptr, p.tk_v, p.tk_k0, p.tk_k1, p.tk_buf, p.red_ptr,
          p.red_v, p.red_off, p.red_m, p.red_pos, t.up_ptr, t.up_nb, bu, bd, vu, vd, wu, wd,
          ku, kd, su, sd)

@@ -280,10 +280,21 @@ class Plan:
     red_pos: np.ndarray  # int64 [cut + 1]: prefix sums of deg_up (the reduction's items)
     scratch: int  # int64 slots one row-copy buffer needs (per direction)
     ways: int
+    serial: bool = False  # every group SERIAL (serial_plan): run by the kernels' serial twins
 
     @property
     def cut_vertices(self) -> int:
         return int(self.red_v.shape[0])
+
+
+def serial_plan(groups: int) -> Plan:
+    """Every group ``SERIAL``, no task: a small map's pass on one thread, planned without
+    compiling the planner (issue 41: its kernels cost ~12 s of a fresh install's first
+    index on 2 cores). The same result as any plan (see the module docstring)."""
+    e64, e32 = np.zeros(0, np.int64), np.zeros(0, np.int32)
+    return Plan(np.full(groups, SERIAL, np.int8), np.zeros((groups, 2), np.int64), e32, e64,
+                e64, e64, np.zeros(groups + 1, np.int64), e32, e64, e64, np.zeros(1, np.int64),
+                scratch=0, ways=1, serial=True)
 
 
 def build_plan(kind: int, lvl_ptr: np.ndarray, lvl_vert: np.ndarray, up_ptr: np.ndarray,

@@ -38,3 +38,22 @@ def test_every_row_names_a_command(row):
     from app.cli import COMMANDS
 
     assert dict((r[0], r[1]) for r in first.COMMANDS)[row] in COMMANDS
+
+
+def test_cold_rows_say_where_the_compile_time_went():
+    r = first.measure(("info", "info", ["{m}"]), "cpu", TINY)
+    cold = r["cold"]
+    assert cold["compiled"] >= 0 and cold["compile_sum"] >= 0 and isinstance(cold["top"], list)
+    text = first.table([r], "test", TINY)
+    assert "| command | backend | functions | seconds summed |" in text
+    assert f"| info | cpu | {cold['compiled']} |" in text
+
+
+def test_the_in_command_index_row_turns_the_background_build_off(tmp_path, monkeypatch):
+    name = "matrix 3x3 --index on, built in the command"
+    assert name in [r[0] for r in first.COMMANDS]
+    assert first.ROW_ENV[name] == {"SIGNPOST_INDEX_BACKGROUND": "0"}
+    lock = tmp_path / "index-warm.lock"
+    lock.write_text("1")
+    monkeypatch.setattr(first, "BACKGROUND_WAIT_S", 0.2)  # a lock left behind: it gives up
+    first._background_done(tmp_path)

@@ -104,3 +104,28 @@ def test_bench_cpu_rounds(tmp_path, capsys):
     assert lines and all(ln.endswith(f"sites {sites.tolist()}") for ln in lines)
     assert "threads=1:" in lines[0]
     assert summary.read_text().count("billboards cpu") == len(lines)
+
+
+def test_dag_buffers_take_the_kept_dtypes_and_give_the_same_gains(monkeypatch):
+    """Issue 41: a small map's searched DAGs use the kept rows' dtypes (uint16/uint8), so
+    the DAG kernels compile once; the gains equal those with int32 buffers bit for bit."""
+    g = _graph(4, 40)
+    w = g.weights.astype(np.int64)
+    ones = np.ones(g.num_nodes)
+    assert bb_api.CpuEngine(g, w, False, ones, ones).dag_dtypes == (
+        np.uint16, np.uint8, np.uint16)
+    hub = CSRGraph.from_edges(300, [0] * 299 + list(range(1, 300)),
+                              list(range(1, 300)) + [0] * 299, [1] * 598)  # degree 299
+    assert bb_api.CpuEngine(hub, hub.weights.astype(np.int64), False, np.ones(300),
+                            np.ones(300)).dag_dtypes == (np.int32,) * 3
+    kw = dict(mode="weighted", backend="cpu", method="exact")
+    small = place_billboards(g, 4, **kw)
+    real_init = bb_api.CpuEngine.__init__
+
+    def wide(self, *a, **k):
+        real_init(self, *a, **k)
+        self.dag_dtypes = (np.int32,) * 3
+        self.keep = False
+
+    monkeypatch.setattr(bb_api.CpuEngine, "__init__", wide)
+    _same(small, place_billboards(g, 4, **kw))

@@ -1,0 +1,81 @@
+"""The window's numba kernels compiled in a child process (issue 41).
+
+numba compiles holding the GIL: the window's after-load warm-up, compiling the search,
+what-if repair and billboards kernels in a worker thread, stalled the window's own thread
+for seconds on a fresh install. :func:`start` runs the same warm-up in a lower-priority
+child process (``python -m app.jobs.compile_ahead``), which writes the compiled kernels
+into numba's cache (``osutil.numba_cache``); no thread of the window compiles. Meanwhile
+a click on a small map answers by the paths that need no compilation
+(``app.jobs.common.small_work``: scipy while the kernel is not in the cache); once the
+child is done, the next use loads the kernels from the cache.
+
+``SIGNPOST_COMPILE_AHEAD=0`` keeps the warm-up in the caller's thread (as before; the
+tests set it).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ENV = "SIGNPOST_COMPILE_AHEAD"
+
+
+def enabled() -> bool:
+    return os.environ.get(ENV, "1") != "0"
+
+
+def warm(strategies: list[str], backend: str) -> None:
+    """Compile (or load from numba's cache) the kernels a window's first clicks and tools
+    use, on tiny graphs: the SSSP ``strategies``, the what-if repair, the billboards."""
+    from gpu_core.errors import GpuCoreError
+    from gpu_core.graph import CSRGraph
+    from gpu_core.sssp import sssp
+
+    tiny = CSRGraph.from_edges(3, [0, 1], [1, 2], [1, 1])
+    for s in dict.fromkeys(strategies):
+        try:
+            sssp(tiny, 0, strategy=s, backend=backend)
+        except GpuCoreError:
+            pass  # the real search reports it
+    try:  # what-if edits repair the search: their kernels too
+        from .whatif import warm_up
+
+        warm_up(backend)
+    except GpuCoreError:
+        pass
+    try:  # the billboards tool is the first a user tries: its kernels too
+        from .billboards import BillboardsOptions
+        from .billboards import warm_up as warm_billboards
+
+        warm_billboards(BillboardsOptions(k=1, backend=backend))
+    except GpuCoreError:
+        pass
+
+
+def start(strategies: list[str], backend: str) -> subprocess.Popen | None:
+    """Start the child that runs :func:`warm`; None when it could not start (then the
+    caller warms up in its own thread)."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "app.jobs.compile_ahead", backend, *strategies], env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, close_fds=True)
+    except OSError:
+        return None
+
+
+def main(argv: list[str]) -> int:
+    warm(argv[1:] or ["auto"], argv[0] if argv else "auto")
+    return 0
+
+
+if __name__ == "__main__":
+    if hasattr(os, "nice"):
+        os.nice(10)  # behind the window's own work
+    sys.exit(main(sys.argv[1:]))

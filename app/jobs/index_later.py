@@ -1,0 +1,234 @@
+"""A small map's route index built in a background process while scipy answers (issue 41).
+
+On a fresh install the route index's numba kernels are not compiled: the sample map's
+first ``signpost matrix --index on`` spent 80-155 s compiling them (2-core CPU) for a
+3 x 3 matrix that scipy's Dijkstra answers in milliseconds with the same integer costs.
+On a small map (``common.small_work``) on the CPU, while the kernels the index needs
+(build when the index is not cached, and the chosen query) are neither compiled in this
+process nor in numba's cache, :func:`defer` says so: the caller answers without the index
+(``variant`` "scipy", ``index`` "background": bit-identical costs) and
+:func:`start_background` builds the index in a detached, lower-priority child process
+(``python -m app.jobs.index_later``), which compiles the kernels into numba's cache and
+keeps the index in the map cache. The next command finds both and uses the index.
+
+The child writes what it compiled as a manifest (``<numba cache>/signpost-warm/<stage>.json``:
+the compiled functions' names); a stage is ready when its manifest lists functions that
+numba's cache holds for their current source (``osutil.numba_cache.ready``). One child at a
+time (a lock file in the map cache, stale after :data:`LOCK_STALE_S`).
+``SIGNPOST_INDEX_BACKGROUND=0`` turns the deferral off (the index is built in the command,
+as before; the tests set it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ENV = "SIGNPOST_INDEX_BACKGROUND"
+LOCK_STALE_S = 1800.0
+_LOCK = "index-warm.lock"
+
+
+def _manifest_dir() -> Path:
+    """``$SIGNPOST_WARM_DIR``, else ``<numba cache>/signpost-warm``."""
+    from osutil.numba_cache import numba_cache_dir
+
+    env = os.environ.get("SIGNPOST_WARM_DIR")
+    return Path(env) if env else numba_cache_dir() / "signpost-warm"
+
+
+def stage_ready(stage: str) -> bool:
+    """True when every function the manifest of ``stage`` lists needs no compilation."""
+    from osutil.numba_cache import ready
+
+    try:
+        names = json.loads((_manifest_dir() / f"{stage}.json").read_text())["functions"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    for name in names:
+        mod, _, attr = str(name).partition(":")
+        try:
+            fn = getattr(importlib.import_module(mod), attr)
+        except (ImportError, AttributeError):
+            return False  # renamed since the manifest was written: warm again
+        if not ready(fn):
+            return False
+    return bool(names)
+
+
+def _build_stage() -> str:
+    from gpu_core.hierarchy.order import metis_available
+
+    return "build-cch" if metis_available() else "build-ch"
+
+
+def _stages(net, opts) -> list[str]:
+    """The stages the matrix ``opts`` on ``net`` would run with the index ([] when none)."""
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import graph_key, road_shaped
+    from gpu_core.hierarchy.few import choose_query
+
+    from .index import AUTO_MIN_SOURCES, index_path
+
+    g = CSRGraph.from_any(net)
+    cached = os.path.exists(index_path(net, graph_key(g)))
+    if opts.index == "auto" and not cached and (
+            len(opts.sources) < AUTO_MIN_SOURCES or not road_shaped(net)):
+        return []  # auto builds no index for this job: nothing to compile
+    query = choose_query(g.num_nodes, len(opts.sources), len(opts.targets), "cpu")
+    return ([] if cached else [_build_stage()]) + [f"query-cpu-{query}"]
+
+
+def defer(net, opts) -> str:
+    """Why the matrix ``opts`` (``app.jobs.matrix.MatrixOptions``) on ``net`` should be
+    answered without the route index now, or "" (use it as asked)."""
+    from gpu_core.backend import resolve_backend
+
+    from .common import small_work
+
+    if os.environ.get(ENV, "1") == "0" or opts.index == "off" or opts.variant != "auto":
+        return ""
+    if not small_work(net):
+        return ""
+    try:
+        if resolve_backend(opts.backend) != "cpu":
+            return ""
+    except Exception:  # an unavailable backend: the job itself says so
+        return ""
+    missing = [s for s in _stages(net, opts) if not stage_ready(s)]
+    if not missing:
+        return ""
+    return (f"its kernels ({', '.join(missing)}) are not compiled yet on this machine: "
+            "answered by scipy's Dijkstra (the same costs); the index is being built in a "
+            "background process for the next command")
+
+
+def _lock_path() -> Path:
+    from maps.cache import cache_dir
+
+    return cache_dir() / _LOCK
+
+
+def _take_lock() -> bool:
+    path = _lock_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and time.time() - path.stat().st_mtime > LOCK_STALE_S:
+            path.unlink()  # a child that died without removing it
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except OSError:
+        return False
+    os.write(fd, str(os.getpid()).encode())
+    os.close(fd)
+    return True
+
+
+def start_background(net, opts) -> bool:
+    """Start the child that builds ``net``'s index and compiles the query ``opts`` would
+    use; False when one is running already (or none could be started)."""
+    from gpu_core.graph import CSRGraph
+    from maps.cache import cache_dir
+
+    if not _take_lock():
+        return False
+    g = CSRGraph.from_any(net)
+    path = cache_dir() / f"index-warm-{os.getpid()}.npz"
+    try:
+        np.savez(path, indptr=g.indptr, indices=g.indices, weights=g.weights,
+                 sources=np.asarray(opts.sources, np.int32),
+                 targets=np.asarray(opts.targets, np.int32))
+        env = dict(os.environ, SIGNPOST_CACHE_DIR=str(cache_dir()))
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+        subprocess.Popen([sys.executable, "-m", "app.jobs.index_later", str(path)], env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    except OSError:
+        _lock_path().unlink(missing_ok=True)
+        return False
+    return True
+
+
+class _Recorder:
+    """``module:name`` of every numba function of ``gpu_core`` that a stage asks for
+    (compiled, loaded from numba's cache, or resolved by a caller), while installed."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def __enter__(self) -> _Recorder:
+        from numba.core.dispatcher import Dispatcher
+
+        self._orig = orig = Dispatcher.compile
+        names = self.names
+
+        def compile(disp, sig):  # noqa: ANN001 - numba's own signature
+            mod = getattr(disp.py_func, "__module__", "")
+            name = getattr(disp.py_func, "__name__", "")
+            if mod.startswith("gpu_core.") and getattr(sys.modules.get(mod), name, None) is disp:
+                names.add(f"{mod}:{name}")  # a module's own function (importable by name)
+            return orig(disp, sig)
+
+        Dispatcher.compile = compile  # type: ignore[method-assign]  # watched for this block
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from numba.core.dispatcher import Dispatcher
+
+        Dispatcher.compile = self._orig  # type: ignore[method-assign]  # put back
+
+
+def _write_manifest(stage: str, names: set[str]) -> None:
+    if not names:  # all compiled in this process before (not a fresh child): nothing seen
+        return
+    d = _manifest_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    tmp = d / f".{stage}.{os.getpid()}.json"
+    tmp.write_text(json.dumps({"functions": sorted(names)}))
+    os.replace(tmp, d / f"{stage}.json")
+
+
+def warm(path: str) -> None:
+    """The child's work: build (or load) the index of the graph in ``path``, run the query
+    its sources and targets choose, write the manifests."""
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy.api import iter_rows
+    from gpu_core.hierarchy.few import choose_query
+
+    from .index import hierarchy_for
+
+    with np.load(path) as z:
+        g = CSRGraph(z["indptr"], z["indices"], z["weights"])
+        src, tgt = z["sources"], z["targets"]
+    with _Recorder() as built:
+        h, info = hierarchy_for(g, policy="on", backend="cpu")
+    if info.source in ("built", "rebuilt", "customized"):
+        _write_manifest(_build_stage(), built.names)
+    query = choose_query(g.num_nodes, int(src.shape[0]), int(tgt.shape[0]), "cpu")
+    with _Recorder() as asked:
+        for _ in iter_rows(h, src, tgt, "cpu", query=query):
+            pass
+    _write_manifest(f"query-cpu-{query}", asked.names)
+
+
+def main(argv: list[str]) -> int:
+    path = argv[0]
+    try:
+        warm(path)
+        return 0
+    finally:
+        Path(path).unlink(missing_ok=True)
+        _lock_path().unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    if hasattr(os, "nice"):
+        os.nice(10)  # behind the user's own work
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,99 @@
+"""A small map's route index built in a background process while scipy answers (issue 41):
+the same costs, the right stages asked for, one child at a time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.jobs import index_later, matrix
+from maps.generate import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def cold(tmp_path, monkeypatch):
+    """Empty map cache and manifest folder, deferral on (conftest turns it off). numba's
+    own cache stays where it is (an empty one would compile the index in every run)."""
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "maps"))
+    monkeypatch.setenv("SIGNPOST_WARM_DIR", str(tmp_path / "numba" / "signpost-warm"))
+    monkeypatch.setenv(index_later.ENV, "1")
+    return tmp_path
+
+
+def _opts(net, index="on", n=(3, 3)):
+    r = np.random.default_rng(7)
+    src = tuple(int(x) for x in r.integers(0, net.num_nodes, n[0]))
+    tgt = tuple(int(x) for x in r.integers(0, net.num_nodes, n[1]))
+    return matrix.MatrixOptions(src, tgt, backend="cpu", index=index)
+
+
+def test_a_cold_small_map_defers_and_says_which_stages(cold, monkeypatch):
+    net = generate("grid", 900, seed=3)
+    why = index_later.defer(net, _opts(net))
+    assert "build-" in why and "query-cpu-" in why and "scipy" in why
+    assert index_later.defer(net, _opts(net, index="off")) == ""
+    monkeypatch.setenv(index_later.ENV, "0")
+    assert index_later.defer(net, _opts(net)) == ""
+    monkeypatch.setenv(index_later.ENV, "1")
+    monkeypatch.setattr("app.jobs.common.SMALL_WORK_NODES", 100)  # a big map: build it
+    assert index_later.defer(net, _opts(net)) == ""
+    # auto with few sources builds no index: nothing to wait for
+    assert index_later.defer(net, _opts(net, index="auto")) == ""
+
+
+def test_the_background_work_makes_the_stages_ready(cold):
+    net = generate("grid", 900, seed=3)
+    opts = _opts(net)
+    path = cold / "g.npz"
+    g = net  # the child reads the CSR arrays and the rows' ids
+    (cold / "maps").mkdir()
+    np.savez(path, indptr=g.indptr, indices=g.indices, weights=g.weights,
+             sources=np.asarray(opts.sources, np.int32), targets=np.asarray(opts.targets, np.int32))
+    # the child as the CLI starts it (a fresh process: every kernel it asks for is seen)
+    r = subprocess.run([sys.executable, "-m", "app.jobs.index_later", str(path)],
+                       cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert not path.exists() and not (cold / "maps" / "index-warm.lock").exists()
+    stages = {p.stem: json.loads(p.read_text())["functions"]
+              for p in (cold / "numba" / "signpost-warm").glob("*.json")}
+    assert any(s.startswith("build-") for s in stages), stages
+    assert any(s.startswith("query-cpu-") for s in stages), stages
+    assert all(stages.values()) and all(":" in n for v in stages.values() for n in v)
+    assert list((cold / "maps").glob("ch-*.npz"))  # the index kept for the next command
+    assert index_later.defer(net, opts) == ""  # ready: the index answers now
+
+
+def test_one_background_child_at_a_time(cold, monkeypatch):
+    started = []
+    monkeypatch.setattr("subprocess.Popen", lambda *a, **k: started.append(a[0]))
+    net = generate("grid", 400, seed=2)
+    assert index_later.start_background(net, _opts(net))
+    assert not index_later.start_background(net, _opts(net))
+    assert len(started) == 1 and started[0][-2:] == ["app.jobs.index_later", started[0][-1]]
+
+
+def test_cli_answers_from_scipy_with_the_same_bytes(cold, tmp_path, monkeypatch, capsys):
+    from app.cli import main
+    from maps.outputs.dimacs import write_dimacs
+
+    monkeypatch.setattr(index_later, "start_background", lambda net, opts: True)
+    net = generate("grid", 1200, seed=5)
+    gr = tmp_path / "g.gr"
+    write_dimacs(net, str(gr))
+    pts = tmp_path / "p.csv"
+    pts.write_text("node\n3\n70\n500\n")
+    out = {}
+    for ix in ("on", "off"):
+        out[ix] = tmp_path / f"m_{ix}.csv"
+        assert main(["matrix", str(gr), "--from", str(pts), "--to", str(pts), "--out",
+                     str(out[ix]), "--backend", "cpu", "--index", ix]) == 0
+    text = capsys.readouterr().out
+    assert "(scipy)" in text and "background process" in text
+    assert out["on"].read_bytes() == out["off"].read_bytes()
