@@ -22,6 +22,7 @@ class ClickTrace:
     """What one traced click ran: repository files, cross-package calls, backend choices."""
 
     files: set[str] = field(default_factory=set)
+    functions: set[tuple[str, str]] = field(default_factory=set)  # (file, function name)
     layer_changes: set[tuple[str, str]] = field(default_factory=set)
     resolve_backend: int = 0
 
@@ -52,6 +53,7 @@ def traced_click() -> Iterator[ClickTrace]:
         if rel is None:
             return
         trace.files.add(rel)
+        trace.functions.add((rel, frame.f_code.co_name))
         if frame.f_code.co_name == "resolve_backend" and rel.endswith("backend.py"):
             trace.resolve_backend += 1
         back = frame.f_back
