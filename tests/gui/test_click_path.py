@@ -7,9 +7,10 @@ Measured on main before the change (e997b81, offscreen, CPU backend): 50 reposit
 sssp job resolved it for its CPU fallback, then ``sssp`` again). After: 50 files (the
 search's options moved to ``gpu_core/sssp/options.py``, one file more, and ``click_point``
 moved from ``app/jobs/maps.py`` into ``app/session.py``, one less), 26 pairs,
-``resolve_backend`` once; 49 files when ``app/gui/gc_guard.py``'s timer does not fall inside
-the click (the one file that comes and goes between runs). The issue's goal of at most 21 files is NOT reached yet: the
-bound below holds what is reached, so the count can only go down."""
+``resolve_backend`` once; 49 files when ``app/gui/gc_guard.py``'s timer does not fall
+inside the click (the one file that comes and goes between runs). The issue's goal of at
+most 21 files is NOT reached yet: the bound below holds what is reached, so the count can
+only go down."""
 
 from __future__ import annotations
 
