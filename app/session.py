@@ -14,11 +14,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.jobs.maps import click_point, make_snapper, resolve_texts
+from app.jobs.maps import make_snapper, resolve_texts
 from gpu_core.graph import CSRGraph
 from maps.errors import PointError
 from maps.model.network import RoadNetwork
+from maps.model.turns import to_original
 from maps.points.resolve import ResolvedPoint
+
+
+def click_point(net: RoadNetwork, snap: Any) -> ResolvedPoint:
+    """A clicked point (a maps.points.snap.Snap) as the ResolvedPoint `signpost route` would
+    make from the same LON,LAT text (here, not in ``app.jobs``: one hop less per click)."""
+    i = int(to_original(net, [snap.node])[0])  # a turn copy's file node (issue 39)
+    text = f"{snap.lon:.7f},{snap.lat:.7f}"
+    return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), snap)
 
 
 class NoSnapping(PointError):

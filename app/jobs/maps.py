@@ -89,13 +89,3 @@ def resolve_texts(net: RoadNetwork, *texts: str, max_distance_m: float = 1000.0,
     if snapper is None and any(lonlat(t) for t in texts) and net.has_coordinates:
         snapper = Snapper(net)
     return [resolve_point(net, t, snapper=snapper, max_distance_m=max_distance_m) for t in texts]
-
-
-def click_point(net: RoadNetwork, snap) -> ResolvedPoint:
-    """A clicked point (a maps.points.snap.Snap) as the ResolvedPoint `signpost route` would make
-    from the same LON,LAT text."""
-    from maps.model.turns import to_original
-
-    i = int(to_original(net, [snap.node])[0])  # a turn copy's file node (issue 39)
-    text = f"{snap.lon:.7f},{snap.lat:.7f}"
-    return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), snap)

@@ -62,14 +62,14 @@ def _run(net, opts: SsspJobOptions, *, progress: Progress | None, cancel: Cancel
 
     if not opts.cpu_fallback:
         return search(opts.backend)
-    which = resolve_backend(opts.backend)
     try:
-        # "auto" stays "auto" on the CPU so the result names why (no CuPy, no device).
-        return search("cupy" if which == "cupy" else opts.backend)
+        # the backend is resolved once, inside sssp (issue 38: once per click); "auto"
+        # stays "auto" on the CPU so the result names why (no CuPy, no device)
+        return search(opts.backend)
     except (CancelledError, InvalidArgumentError, NegativeCycleError):
         raise
     except Exception as exc:
-        if which != "cupy":
+        if opts.backend == "cpu" or resolve_backend(opts.backend) != "cupy":
             raise
         res = search("cpu")
         res.extra["fallback"] = f"{type(exc).__name__}: {exc}"

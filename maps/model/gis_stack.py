@@ -6,15 +6,40 @@ reads them back in.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..geo.projection import to_lonlat as xy_to_lonlat
 from .turns import original_count, to_original
 
-if TYPE_CHECKING:  # only for annotations: the model's methods call these functions
-    from .network import RoadNetwork
+
+class RoadNetwork(Protocol):
+    """What these functions read of a ``maps.model.network.RoadNetwork`` (napari-style: the
+    network's methods call them, so this module names the shape, not the network's module;
+    issue 38)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    weights: np.ndarray
+    unit: str
+    profile: str
+    name: str
+    lon: np.ndarray
+    lat: np.ndarray
+    edge_length: np.ndarray
+    edge_source_id: np.ndarray
+    geom_indptr: np.ndarray | None
+    geom_xy: np.ndarray | None
+    origin: tuple[float, float]
+    meta: dict[str, Any]
+
+    @property
+    def num_nodes(self) -> int: ...
+    @property
+    def has_coordinates(self) -> bool: ...
+    def arc_sources(self) -> np.ndarray: ...
+    def source_ids(self, indices) -> list: ...
 
 
 def _arc_lonlat(net: RoadNetwork, a: int, tail: int, head: int) -> np.ndarray:

@@ -23,28 +23,30 @@ def _module_name(p: Path) -> str:
     return name.removesuffix(".__init__")
 
 
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+def _runtime_nodes(tree: ast.AST, annotations: bool = False) -> list[ast.AST]:
     """Every node of ``tree`` except those under ``if TYPE_CHECKING:`` (imports for
-    annotations only, never run)."""
+    annotations only, never run); ``annotations``: those too."""
     out: list[ast.AST] = []
     todo = [tree]
     while todo:
         node = todo.pop()
         out.append(node)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if (not annotations and isinstance(node, ast.If)
+                and "TYPE_CHECKING" in ast.unparse(node.test)):
             todo.extend(node.orelse)
             continue
         todo.extend(ast.iter_child_nodes(node))
     return out
 
 
-def _import_graph() -> dict[str, set[str]]:
-    """Every import (module level or inside functions) between modules of PACKAGES."""
+def _import_graph(annotations: bool = False) -> dict[str, set[str]]:
+    """Every import (module level or inside functions) between modules of PACKAGES;
+    ``annotations``: the imports under ``if TYPE_CHECKING:`` too."""
     mods = {_module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for m, p in mods.items():
         pkg = m if p.name == "__init__.py" else m.rsplit(".", 1)[0]
-        for node in _runtime_nodes(ast.parse(p.read_text(encoding="utf-8"))):
+        for node in _runtime_nodes(ast.parse(p.read_text(encoding="utf-8")), annotations):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -114,8 +116,11 @@ def test_import_graph_sees_every_package_and_inner_imports():
     assert {m.split(".")[0] for m in edges} == set(PACKAGES)
     # a function-level import counts: RoadNetwork.to_networkx imports its exporter inside
     assert "maps.model.gis_stack" in edges["maps.model.network"]
-    # an import under TYPE_CHECKING does not: the exporter only annotates with RoadNetwork
-    assert "maps.model.network" not in edges["maps.model.gis_stack"]
+    # the exporter names what it reads of a network (a Protocol), not the network's module
+    assert "maps.model.network" not in _import_graph(annotations=True)["maps.model.gis_stack"]
+    # an import under TYPE_CHECKING counts only in the graph with annotations
+    assert "app.gui.tools.base" not in edges["app.gui.loading"]
+    assert "app.gui.tools.base" in _import_graph(annotations=True)["app.gui.loading"]
 
 
 def _find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
@@ -146,16 +151,25 @@ def test_no_import_cycles():
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
+def test_no_back_references_in_annotations():
+    """Imports under ``if TYPE_CHECKING:`` count too (issue 38): a lower module that
+    annotates with a type of a module above it names the shape it uses (a Protocol: the
+    tools' ``ToolHost``, ``gis_stack.RoadNetwork``) or takes the type from where it is
+    defined below (``sssp.options``), so no annotation-only cycle comes back."""
+    cycle = _find_cycle(_import_graph(annotations=True))
+    assert cycle is None, "import cycle through TYPE_CHECKING: " + " -> ".join(cycle or [])
+
+
 def _subpackage(module: str) -> str:
     return ".".join(module.split(".")[:2])
 
 
 def test_subpackages_form_a_dag():
     """Inside each package, the sub-packages (and top-level modules) import each other
-    without a loop, function-level imports included (issue 38; pyproject's layer
-    contracts then fix the order)."""
+    without a loop, function-level and TYPE_CHECKING imports included (issue 38;
+    pyproject's layer contracts then fix the order)."""
     edges: dict[str, set[str]] = {}
-    for v, ws in _import_graph().items():
+    for v, ws in _import_graph(annotations=True).items():
         for w in ws:
             if v.split(".")[0] == w.split(".")[0] and _subpackage(v) != _subpackage(w):
                 edges.setdefault(_subpackage(v), set()).add(_subpackage(w))

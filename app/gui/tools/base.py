@@ -8,8 +8,8 @@ the result, the error or the cancel of that one job (a newer job supersedes it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QWidget
@@ -18,10 +18,73 @@ from gpu_core.errors import InvalidArgumentError
 
 from ..workers import JobContext
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only, every one below the tools (tests/core/test_layout.py)
+    from PySide6.QtCore import SignalInstance
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QDockWidget
+
+    from app.session import Session
+    from gpu_core.graph import CSRGraph
     from maps.model.network import RoadNetwork
 
-    from ..main_window import MainWindow
+    from ..geometry import MapGeometry
+    from ..layers import Layers
+    from ..map_canvas import MapCanvas
+    from ..panels import AlgorithmPanel
+    from ..phase_chart import PhaseChart
+    from ..route_index import RouteIndex
+    from ..settings import Settings
+    from ..turn_layer import TurnLayer
+    from ..workers import JobRunner
+
+_T = TypeVar("_T", bound="Tool")
+
+
+class ToolHost(Protocol):
+    """What the tools use of their window (``MainWindow`` is one), napari-style: a tool
+    knows this shape, not the window's module, so nothing under ``tools`` imports the
+    window, not even for annotations (issue 38)."""
+
+    settings: Settings
+    session: Session
+    canvas: MapCanvas
+    chart: PhaseChart
+    algo_panel: AlgorithmPanel
+    compute: JobRunner
+    loader: JobRunner
+    layers: Layers
+    geo: MapGeometry | None
+    turn_layer: TurnLayer
+    field_painter: Callable[[], None] | None
+    route_index: RouteIndex
+    map_path: str | None
+    a_mode_src: QAction
+    routeShown: SignalInstance
+    routeFailed: SignalInstance
+    fieldChanged: SignalInstance
+    scenario: Any  # the Edit tool's Scenario, or None
+    snapper: Any
+    snap_max_m: float
+
+    @property
+    def net(self) -> RoadNetwork | None: ...
+    @property
+    def graph(self) -> CSRGraph | None: ...
+    @property
+    def _handlers(self) -> Mapping[int, object]: ...  # the jobs whose ends are awaited
+    def tool(self, cls: type[_T]) -> _T: ...
+    def dock(self, name: str) -> QDockWidget: ...
+    def status(self, text: str, timeout_ms: int = 0) -> None: ...
+    def show_error(self, title: str, text: str) -> None: ...
+    def fallback_notice(self, why: str) -> None: ...
+    def search_net(self) -> RoadNetwork | None: ...
+    def search_graph(self) -> Any: ...
+    def snap(self, x: float, y: float) -> Any: ...
+    def resolve(self, text: str) -> Any: ...
+    def lonlat_to_xy(self, lon: float, lat: float) -> tuple[float, float]: ...
+    def submit(self, fn: Callable[[JobContext], object], done: Callable, *,
+               failed: Callable | None = None, cancelled: Callable | None = None,
+               progress: Callable | None = None, tag: str = "", busy: bool = False) -> int: ...
 
 
 def job(run: Callable, net, opts, *, phases: bool = False) -> Callable[[JobContext], Any]:
@@ -46,9 +109,13 @@ class Tool(QObject):
     clicks: tuple[str, ...] = ()  # canvas click kinds it takes: "source", "destination", "od"
     exports: dict[str, tuple[str, str]] = {}  # key: (menu text, file filter)
 
-    def __init__(self, window: MainWindow):
-        super().__init__(window)
+    def __init__(self, window: ToolHost):
+        super().__init__(window if isinstance(window, QObject) else None)
         self.win = window
+
+    def dialog_parent(self) -> QWidget | None:
+        """The window as the parent of a tool's dialogs."""
+        return self.win if isinstance(self.win, QWidget) else None
 
     def map_net(self) -> RoadNetwork:
         """The open map (a tool's clicks, job ends and exports come while one is open)."""

@@ -123,7 +123,7 @@ class BillboardsTool(Tool):
         if os.environ.get("SIGNPOST_NO_DIALOGS"):
             return
         box = QMessageBox(QMessageBox.Icon.Question, "A long placement", text + "\n\nStart it anyway?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.win)
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.dialog_parent())
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.accepted.connect(lambda: self.run(confirmed=True))
         box.open()

@@ -507,7 +507,7 @@ class EditTool(Tool):
         self.win.status(f"Saved {plural(len(edits), 'edit')} to {path}", 5000)
 
     def save_dialog(self) -> bool:
-        path, _ = QFileDialog.getSaveFileName(self.win, "Save scenario", self.path or "", SCENARIO_FILTER)
+        path, _ = QFileDialog.getSaveFileName(self.dialog_parent(), "Save scenario", self.path or "", SCENARIO_FILTER)
         if not path:
             return False
         try:
@@ -520,7 +520,7 @@ class EditTool(Tool):
     def open_dialog(self) -> None:
         if not self.can_close():
             return
-        path, _ = QFileDialog.getOpenFileName(self.win, "Open scenario", "", SCENARIO_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self.dialog_parent(), "Open scenario", "", SCENARIO_FILTER)
         if path:
             self.open_scenario(path)
 
@@ -579,7 +579,7 @@ class EditTool(Tool):
         buttons = (QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
                    | QMessageBox.StandardButton.Cancel)
         answer = QMessageBox.question(
-            self.win, "Unsaved edits",
+            self.dialog_parent(), "Unsaved edits",
             f"The map has {plural(len(self.scenario.edits), 'edit')} not saved. Save them?",
             buttons, QMessageBox.StandardButton.Save)
         if answer == QMessageBox.StandardButton.Save:

@@ -62,7 +62,7 @@ class ODTool(Tool):
         self.win.canvas.show_od(self.map_net().x[nodes], self.map_net().y[nodes])
 
     def _load_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.win, "Load points", "",
+        path, _ = QFileDialog.getOpenFileName(self.dialog_parent(), "Load points", "",
                                               "CSV (*.csv);;GeoJSON (*.geojson);;GeoPackage (*.gpkg);;"
                                               "All files (*)")
         if path:

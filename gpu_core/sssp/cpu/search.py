@@ -11,9 +11,9 @@ import numpy as np
 
 from ...telemetry import MODE_CODE
 
-if TYPE_CHECKING:  # annotations only: sssp.api imports the driver
+if TYPE_CHECKING:  # annotations only, both below the strategies
     from ...graph import CSRGraph
-    from ..api import SSSPOptions
+    from ..options import SSSPOptions
 
 # phases.M_* index -> MODE_CODE (order of phases.M_CONV..M_CPU)
 MODES = np.array(
