@@ -44,6 +44,7 @@ class EditTool(Tool):
     title = "Edit"
     clicks = ("close", "link")
     exports = {"scenario": ("What-if scenario (GeoJSON)…", SCENARIO_FILTER)}
+    threaded_exports = False  # saving marks the undo stack clean (GUI thread)
 
     def __init__(self, window):
         super().__init__(window)
