@@ -70,6 +70,8 @@ class IsochroneOptions:
     strategy: str = "auto"
     index: str = "auto"  # the search index by="cost" takes (app.jobs.sssp.search_index)
     method: str = "raster"  # "raster" (iso_raster: grid + contours) or "union" (GEOS)
+    max_cells: int = 0  # raster: the grid's bound (0: iso_raster.MAX_CELLS)
+    lonlat: bool = True  # False: ``polygons`` left empty (the window projects on export)
 
 
 @dataclass
@@ -165,7 +167,7 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
             check_band_memory(_band_road_m(lines, dist, w, cut), opts.buffer_m)
             polys = _union_polygons(lines, dist, w, cut, opts, t, progress, cancel)
         t4 = time.perf_counter()
-        lonlat = [to_lonlat_geometry(p, net.origin) for p in polys]
+        lonlat = [to_lonlat_geometry(p, net.origin) for p in polys] if opts.lonlat else []
     except Exception as exc:
         from osutil.memory import is_out_of_memory
 
@@ -244,7 +246,7 @@ def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> lis
                       for x, y, i in parts])  # metres of road each cutoff adds
     road_m = float(added.sum())
     lat = Lattice((allx.min(), ally.min(), allx.max(), ally.max()), (sx, sy), opts.buffer_m,
-                  road_m)
+                  road_m, **({"max_cells": opts.max_cells} if opts.max_cells > 0 else {}))
     check_band_memory(np.cumsum(added), opts.buffer_m)  # before any polygon is traced
     field = Field(lat)
     field.mark(np.array([sx]), np.array([sy]))

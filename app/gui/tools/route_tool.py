@@ -479,6 +479,7 @@ class RouteTool(Tool):
         from app.jobs import isochrones
 
         from ..geometry import field_bins
+        from ..isochrone_layer import band_image, band_paths, display_buffer
 
         win = self.win
         res, net = self.result, win.search_net()
@@ -500,13 +501,17 @@ class RouteTool(Tool):
         starts = (0, *cuts[:-1])
         labels = [f"{format_cost(a, net.unit)} – {format_cost(b, net.unit)}"
                   for a, b in zip(starts, cuts, strict=True)]
-        opts = isochrones.IsochroneOptions(int(self.source), cuts)
+        # no lon/lat copy (the export projects), outlines at the map's scale, paths built here
+        opts = isochrones.IsochroneOptions(int(self.source), cuts, lonlat=False,
+                                           buffer_m=display_buffer(net, isochrones.DEFAULT_BUFFER_M))
         dist = res.dist
 
         def fn(ctx):
             r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
                                dist=dist)
-            r.rings_xy = isochrones.band_rings(r.polygons_xy)  # here, not on the GUI thread
+            cell = r.timings.get("cell_m", opts.buffer_m / 4)
+            r.paths = band_paths(r.polygons_xy, 2 * cell)
+            r.image = band_image(r.paths, colours, cell)
             return r
 
         fn.__name__ = "isochrones"
@@ -524,7 +529,7 @@ class RouteTool(Tool):
             self._iso_layer.show([], [], [])
         else:
             res = shown[0]
-            self._iso_layer.show(getattr(res, "rings_xy", res.polygons_xy), list(colours), shown[1])
+            self._iso_layer.show(res.paths, list(colours), shown[1], res.image)
 
     def update_route(self) -> None:
         """Read source→target from the predecessor array and draw it (no new search)."""
@@ -576,12 +581,14 @@ class RouteTool(Tool):
             if self.isochrones is None:
                 raise InvalidArgumentError("no isochrone polygons to export: turn them on "
                                            "with isochrone bands and click a source")
+            from app.jobs.isochrones import to_lonlat_geometry
             from maps.outputs.vector import write_features
 
             res = self.isochrones[0]
+            polys = res.polygons or [to_lonlat_geometry(p, net.origin) for p in res.polygons_xy]
             props = [{"cost": c, "unit": res.unit, "label": t}
                      for c, t in zip(res.cutoffs, self.isochrones[1], strict=True)]
-            write_features(path, res.polygons, props, layer="isochrones")
+            write_features(path, polys, props, layer="isochrones")
         elif what == "field":
             if self.result is None:
                 raise InvalidArgumentError("no distance field to export: click a source first")
