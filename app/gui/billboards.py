@@ -143,6 +143,8 @@ class BillboardPanel(QWidget):
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["#", "node", "gain", "covered"])
         self.table.verticalHeader().setVisible(False)
+        # compact rows: five of them and the SB-vs-k chart fit the dock at 1024 × 700
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self._fit_table(3)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.plot = pg.PlotWidget(background="#1e2127")
@@ -151,7 +153,7 @@ class BillboardPanel(QWidget):
         self.plot.setLabel("bottom", "sites placed (k)")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.getAxis("left").setWidth(52)
-        self.plot.setMinimumHeight(150)
+        self.plot.setMinimumHeight(110)  # whole below five rows in the dock at 1024 × 700
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#f39c12", width=2), symbol="o", symbolSize=6,
                                     symbolBrush="#f39c12")
 

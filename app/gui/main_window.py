@@ -133,6 +133,9 @@ class MainWindow(MapLoading, QMainWindow):
         first.raise_()
         self.side_dock = first
         self.chart_dock = self._dock("Search phases", "phases", self.chart, Qt.DockWidgetArea.BottomDockWidgetArea)
+        # The tools' dock runs the window's full height, the phase chart beside it (as
+        # QGIS's panels): at 1024 × 700 the billboards' five rows and SB-vs-k chart fit.
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 
         from .layers import build_layers
 
@@ -170,7 +173,7 @@ class MainWindow(MapLoading, QMainWindow):
         """First-start dock sizes: the map gets most of the window, the charts a strip."""
         self.resizeDocks([self.side_dock], [380], Qt.Orientation.Horizontal)
         self.unelide_tabs()
-        self.resizeDocks([self.chart_dock], [max(240, self.height() // 3)], Qt.Orientation.Vertical)
+        self.resizeDocks([self.chart_dock], [max(280, self.height() // 3)], Qt.Orientation.Vertical)
 
     def unelide_tabs(self) -> None:
         """Dock tabs show whole titles ("Billboards", never "Billboa…"): scroll buttons
