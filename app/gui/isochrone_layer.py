@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPainterPath
 from PySide6.QtWidgets import QGraphicsItem
 
 from .map_canvas import PathItem, make_path
@@ -72,42 +72,32 @@ def polygon_path(geom, tolerance: float = 0.0) -> QPainterPath:
     return path
 
 
-# Bands with more vertices than this are painted once into an image (on the worker) and
-# the image is drawn: Qt filled 4·10^5 vertices with holes in 2-4 s per repaint.
+# Bands with more vertices than this are drawn as an image of the raster's band grid
+# (made on the worker): Qt filled 4·10^5 vertices with holes in 2-4 s per repaint.
 IMAGE_MIN_VERTICES = 50_000
-IMAGE_MAX_PX = 4096  # the image's longer side
 
 
-def band_image(paths: list[QPainterPath], colours: list, cell_m: float):
-    """The bands (largest first, smaller on top) painted into an image of about a pixel
-    per half grid cell, and the map rectangle it covers; None for few vertices. Any
-    thread: an image is no widget."""
-    if sum(p.elementCount() for p in paths) < IMAGE_MIN_VERTICES:
-        return None
-    rect = QRectF()
-    for p in paths:
-        rect = rect.united(p.controlPointRect())
-    side = max(rect.width(), rect.height(), 1e-9)
-    scale = min(2.0 / max(cell_m, 1e-9), IMAGE_MAX_PX / side)
-    w, h = max(1, int(np.ceil(rect.width() * scale))), max(1, int(np.ceil(rect.height() * scale)))
-    img = QImage(w, h, QImage.Format.Format_ARGB32_Premultiplied)
-    img.fill(0)
-    painter = QPainter(img)
-    try:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.scale(w / rect.width() if rect.width() else 1.0, h / rect.height() if rect.height() else 1.0)
-        painter.translate(-rect.left(), -rect.top())  # row 0 at the lowest y: the view flips it
-        for k in range(len(paths) - 1, -1, -1):
-            rgb = [int(v) for v in colours[k]]
-            pen = QPen(QColor(*rgb))
-            pen.setCosmetic(True)
-            pen.setWidthF(1.0)
-            painter.setPen(pen)
-            painter.setBrush(QBrush(QColor(*rgb, FILL_ALPHA)))
-            painter.drawPath(paths[k])
-    finally:
-        painter.end()
-    return img, rect
+def vertices(polygons: list) -> int:
+    """Vertices of the polygons, all together."""
+    import shapely
+
+    return int(sum(shapely.get_num_coordinates(p) for p in polygons))
+
+
+def grid_image(grid: tuple, colours: list):
+    """The raster method's band grid (``IsochroneResult.band_grid``) as the image of the
+    bands and the map rectangle it covers: a colour lookup in numpy, any thread (painting
+    the paths held the GIL for seconds and silenced the GUI thread)."""
+    band, x0, y0, h = grid
+    lut = np.zeros((len(colours) + 1, 4), dtype=np.uint8)  # premultiplied RGBA, 0: none
+    a = FILL_ALPHA / 255.0
+    for k, rgb in enumerate(colours):
+        lut[k + 1, :3] = [int(round(int(v) * a)) for v in rgb]
+        lut[k + 1, 3] = FILL_ALPHA
+    rgba = np.ascontiguousarray(lut[band.astype(np.int16) + 1])
+    ny, nx = band.shape
+    img = QImage(rgba.data, nx, ny, 4 * nx, QImage.Format.Format_RGBA8888_Premultiplied).copy()
+    return img, QRectF(x0 - h / 2, y0 - h / 2, nx * h, ny * h)
 
 
 class ImageItem(QGraphicsItem):

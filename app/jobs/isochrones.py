@@ -82,6 +82,9 @@ class IsochroneResult:
     dist: np.ndarray  # int64 per node, search units, -1 unreachable
     unit: str  # the search's unit ("dm" when by="length")
     timings: dict = field(default_factory=dict)  # search_s, cut_s, buffer_s, ...
+    # raster method: (int8 grid of the first band each cell lies in, -1 none; x, y of
+    # cell [0, 0]'s centre; cell size), rows by rising y: the window paints it as is
+    band_grid: tuple | None = None
 
 
 def units_per_minute(unit: str) -> Fraction | None:
@@ -162,8 +165,9 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     w = w[lines.arcs]
     try:  # out of memory anywhere in the polygon work (GEOS's std::bad_alloc too): one line
         if opts.method == "raster":
-            polys = _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel)
+            polys, grid = _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel)
         else:
+            grid = None
             check_band_memory(_band_road_m(lines, dist, w, cut), opts.buffer_m)
             polys = _union_polygons(lines, dist, w, cut, opts, t, progress, cancel)
         t4 = time.perf_counter()
@@ -177,7 +181,7 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     t["project_s"] = time.perf_counter() - t4
     t["polygons_s"] = time.perf_counter() - t0 - t["search_s"]
     report(progress, 1.0, "done")
-    return IsochroneResult(cut, polys, lonlat, dist, unit, t)
+    return IsochroneResult(cut, polys, lonlat, dist, unit, t, grid)
 
 
 def band_memory(road_m: np.ndarray, buffer_m: float) -> int:
@@ -228,8 +232,9 @@ def _check(cancel) -> None:
         raise CancelledError("isochrones cancelled")
 
 
-def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> list:
-    """Each cutoff's polygon traced from a raster of the reached road (``iso_raster``)."""
+def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> tuple:
+    """Each cutoff's polygon traced from a raster of the reached road (``iso_raster``),
+    and the band grid (``IsochroneResult.band_grid``)."""
     from .iso_raster import Field, Lattice, sample_lines
 
     t1 = time.perf_counter()
@@ -253,6 +258,7 @@ def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> lis
     t["cut_s"] = time.perf_counter() - t1
     t["cell_m"] = lat.h
     polys = []
+    band = np.full(field.d.shape, -1, dtype=np.int8) if len(cut) < 128 else None
     for k, (xs, ys, ids) in enumerate(parts):
         _check(cancel)
         report(progress, (k + 0.5) / len(cut), f"polygon {k + 1} of {len(cut)}")
@@ -260,8 +266,11 @@ def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> lis
         px, py = sample_lines(xs, ys, ids, lat.h / 2)
         field.mark(px, py)  # cumulative: each cutoff's cells contain the one before
         polys.append(field.polygon())
+        if band is not None:
+            band[(field.d < opts.buffer_m) & (band < 0)] = k
         t["buffer_s"] = t.get("buffer_s", 0.0) + time.perf_counter() - t2
-    return polys
+    grid = None if band is None else (band, float(lat.xs(0, 1)[0]), float(lat.ys(0, 1)[0]), lat.h)
+    return polys, grid
 
 
 def _union_polygons(lines, dist, w, cut, opts, t, progress, cancel) -> list:

@@ -63,13 +63,14 @@ def test_polygons_on_a_big_map_keep_the_window_live(qtbot, make_window, big_net,
     times.append(time.perf_counter())
     peak = max(mem) - mem[0]
     gap = max(b - a for a, b in zip(times, times[1:], strict=False))
+    assert gap < max(0.5, took / 4), f"GUI thread silent {gap:.2f} s of {took:.2f} s of polygons"
     items = tool._iso_layer.items
-    assert len(items) == 1  # the bands painted once (on the worker) into one image
+    assert len(items) == 1  # the bands: one image of the raster's band grid, made on the worker
     t = time.perf_counter()
     w.canvas.grab()
     assert time.perf_counter() - t < 1.0, "a repaint of the bands takes seconds"
-    # The goals not met yet (2-core CPU, shared, under load: the GUI thread silent ~4 s
-    # of ~20 s while GEOS/contourpy hold the GIL; RSS +500 MB for a 16 MB map): said, not hidden.
-    if gap >= max(0.5, took / 4) or peak > 2 * footprint(net):
-        pytest.xfail(f"issue 42 item 1: GUI silent {gap:.1f} s of {took:.1f} s, "
-                     f"RSS +{peak / 2**20:.0f} MB for a {footprint(net) / 2**20:.0f} MB map")
+    # Not met yet (2-core CPU, shared, under load): RSS +~380 MB for a 16 MB map (the
+    # polygons kept for the export, GEOS's and contourpy's copies): said, not hidden.
+    if peak > 2 * footprint(net):
+        pytest.xfail(f"issue 42 item 1 memory: RSS +{peak / 2**20:.0f} MB for a "
+                     f"{footprint(net) / 2**20:.0f} MB map")

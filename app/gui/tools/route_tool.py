@@ -478,8 +478,8 @@ class RouteTool(Tool):
         Returns the job id when one was submitted."""
         from app.jobs import isochrones
 
+        from .. import isochrone_layer as iso
         from ..geometry import field_bins
-        from ..isochrone_layer import band_image, band_paths, display_buffer
 
         win = self.win
         res, net = self.result, win.search_net()
@@ -503,15 +503,15 @@ class RouteTool(Tool):
                   for a, b in zip(starts, cuts, strict=True)]
         # no lon/lat copy (the export projects), outlines at the map's scale, paths built here
         opts = isochrones.IsochroneOptions(int(self.source), cuts, lonlat=False,
-                                           buffer_m=display_buffer(net, isochrones.DEFAULT_BUFFER_M))
+                                           buffer_m=iso.display_buffer(net, isochrones.DEFAULT_BUFFER_M))
         dist = res.dist
 
         def fn(ctx):
             r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
                                dist=dist)
-            cell = r.timings.get("cell_m", opts.buffer_m / 4)
-            r.paths = band_paths(r.polygons_xy, 2 * cell)
-            r.image = band_image(r.paths, colours, cell)
+            big = r.band_grid is not None and iso.vertices(r.polygons_xy) >= iso.IMAGE_MIN_VERTICES
+            r.image = iso.grid_image(r.band_grid, colours) if big else None
+            r.paths = [] if big else iso.band_paths(r.polygons_xy, 2 * r.timings.get("cell_m", 0.0))
             return r
 
         fn.__name__ = "isochrones"
