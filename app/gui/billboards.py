@@ -166,6 +166,12 @@ class BillboardPanel(QWidget):
         lay.addWidget(self.compare, 0)
         lay.addWidget(self.plot, 1)
 
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        """The least height at ``width``: the dock's scroll area sized the panel by the
+        preferred height (890 px at 1024 × 700: its wrapped label makes it ask), pushing
+        the SB-vs-k chart below the fold; the chart takes what the dock has instead."""
+        return self.layout().minimumHeightForWidth(width)
+
     def values(self) -> dict:
         return {"k": int(self.sp_k.value()), "mode": self.cb_mode.currentText(),
                 "method": self.cb_method.currentText(), "candidates": self.cb_cand.currentText()}

@@ -193,8 +193,8 @@ def _rows_below_fold(view: QAbstractItemView) -> str | None:
 
 
 def _below_scroll_fold(w: QWidget) -> str | None:
-    """'below the fold' for a table in a scrolled dock that the dock, scrolled to its top,
-    cuts off at its bottom edge (issue 42: the billboards' rows)."""
+    """'below the fold' for a table or chart in a scrolled dock that the dock, scrolled to
+    its top, cuts off at its bottom edge (issue 42: billboards' rows and SB-vs-k chart)."""
     area = w.parentWidget()
     while area is not None and not isinstance(area, QScrollArea):
         area = area.parentWidget()
@@ -236,7 +236,7 @@ def problems(root: QWidget) -> list[str]:
                            "(a sideways scroll bar)")
         if isinstance(w, pg.GraphicsView):
             out += _plots_clipped(w)
-        if isinstance(w, QAbstractItemView) and not isinstance(w, QHeaderView):
+        if isinstance(w, (QAbstractItemView, pg.GraphicsView)) and not isinstance(w, QHeaderView):
             why = _below_scroll_fold(w)
             if why:
                 out.append(f"{_name(w)} {why}")
