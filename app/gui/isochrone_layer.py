@@ -75,6 +75,9 @@ def polygon_path(geom, tolerance: float = 0.0) -> QPainterPath:
 # Bands with more vertices than this are drawn as an image of the raster's band grid
 # (made on the worker): Qt filled 4·10^5 vertices with holes in 2-4 s per repaint.
 IMAGE_MIN_VERTICES = 50_000
+# Maps of this many arcs get the image without polygons traced at all (traced on export):
+# tracing was most of the time and memory (issue 42, item 1).
+IMAGE_MIN_ARCS = 200_000
 
 
 def vertices(polygons: list) -> int:

@@ -72,6 +72,7 @@ class IsochroneOptions:
     method: str = "raster"  # "raster" (iso_raster: grid + contours) or "union" (GEOS)
     max_cells: int = 0  # raster: the grid's bound (0: iso_raster.MAX_CELLS)
     lonlat: bool = True  # False: ``polygons`` left empty (the window projects on export)
+    trace: bool = True  # raster, False: no polygons traced, only ``band_grid`` (drawing)
 
 
 @dataclass
@@ -171,7 +172,8 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
             check_band_memory(_band_road_m(lines, dist, w, cut), opts.buffer_m)
             polys = _union_polygons(lines, dist, w, cut, opts, t, progress, cancel)
         t4 = time.perf_counter()
-        lonlat = [to_lonlat_geometry(p, net.origin) for p in polys] if opts.lonlat else []
+        lonlat = ([to_lonlat_geometry(p, net.origin) for p in polys]
+                  if opts.lonlat and opts.trace else [])
     except Exception as exc:
         from osutil.memory import is_out_of_memory
 
@@ -265,7 +267,8 @@ def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> tup
         t2 = time.perf_counter()
         px, py = sample_lines(xs, ys, ids, lat.h / 2)
         field.mark(px, py)  # cumulative: each cutoff's cells contain the one before
-        polys.append(field.polygon())
+        if opts.trace or opts.method != "raster":
+            polys.append(field.polygon())
         if band is not None:
             band[(field.d < opts.buffer_m) & (band < 0)] = k
         t["buffer_s"] = t.get("buffer_s", 0.0) + time.perf_counter() - t2

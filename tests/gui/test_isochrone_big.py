@@ -74,3 +74,27 @@ def test_polygons_on_a_big_map_keep_the_window_live(qtbot, make_window, big_net,
     if peak > 2 * footprint(net):
         pytest.xfail(f"issue 42 item 1 memory: RSS +{peak / 2**20:.0f} MB for a "
                      f"{footprint(net) / 2**20:.0f} MB map")
+
+
+def test_polygons_drawn_from_the_grid_are_traced_on_export(qtbot, window, fixture_net, tmp_path,
+                                                           monkeypatch):
+    """A map drawn from the band grid (no polygons traced for the screen) still exports
+    the polygons, traced on the export worker."""
+    import json
+
+    import app.gui.isochrone_layer as iso
+
+    monkeypatch.setattr(iso, "IMAGE_MIN_ARCS", 1)  # the fixture map as if big
+    tool, panel = window.tools["route"], window.algo_panel
+    panel.sp_bands.setValue(4)
+    with qtbot.waitSignal(window.searchFinished, timeout=20000):
+        mouse_click_map(qtbot, window, float(fixture_net.x[0]), float(fixture_net.y[0]))
+    panel.chk_polys.setChecked(True)
+    qtbot.waitUntil(lambda: tool.isochrones is not None, timeout=30000)
+    res = tool.isochrones[0]
+    assert res.polygons_xy == [] and res.image is not None and len(tool._iso_layer.items) == 1
+    out = tmp_path / "iso.geojson"
+    window.export("isochrones", str(out))
+    feats = json.loads(out.read_text())["features"]
+    assert [f["properties"]["cost"] for f in feats] == list(res.cutoffs)
+    assert all(f["geometry"]["coordinates"] for f in feats)

@@ -501,16 +501,14 @@ class RouteTool(Tool):
         starts = (0, *cuts[:-1])
         labels = [f"{format_cost(a, net.unit)} – {format_cost(b, net.unit)}"
                   for a, b in zip(starts, cuts, strict=True)]
-        # no lon/lat copy (the export projects), outlines at the map's scale, paths built here
-        opts = isochrones.IsochroneOptions(int(self.source), cuts, lonlat=False,
+        big = net.num_arcs >= iso.IMAGE_MIN_ARCS  # bands drawn from the grid, traced on export
+        opts = isochrones.IsochroneOptions(int(self.source), cuts, lonlat=False, trace=not big,
                                            buffer_m=iso.display_buffer(net, isochrones.DEFAULT_BUFFER_M))
         dist = res.dist
 
         def fn(ctx):
-            r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
-                               dist=dist)
-            big = r.band_grid is not None and iso.vertices(r.polygons_xy) >= iso.IMAGE_MIN_VERTICES
-            r.image = iso.grid_image(r.band_grid, colours) if big else None
+            r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled, dist=dist)
+            r.opts, r.image = opts, iso.grid_image(r.band_grid, colours) if big else None
             r.paths = [] if big else iso.band_paths(r.polygons_xy, 2 * r.timings.get("cell_m", 0.0))
             return r
 
@@ -528,8 +526,7 @@ class RouteTool(Tool):
         if shown is None:
             self._iso_layer.show([], [], [])
         else:
-            res = shown[0]
-            self._iso_layer.show(res.paths, list(colours), shown[1], res.image)
+            self._iso_layer.show(shown[0].paths, list(colours), shown[1], shown[0].image)
 
     def update_route(self) -> None:
         """Read source→target from the predecessor array and draw it (no new search)."""
@@ -581,11 +578,15 @@ class RouteTool(Tool):
             if self.isochrones is None:
                 raise InvalidArgumentError("no isochrone polygons to export: turn them on "
                                            "with isochrone bands and click a source")
-            from app.jobs.isochrones import to_lonlat_geometry
+            from dataclasses import replace
+
+            from app.jobs import isochrones
             from maps.outputs.vector import write_features
 
             res = self.isochrones[0]
-            polys = res.polygons or [to_lonlat_geometry(p, net.origin) for p in res.polygons_xy]
+            if not res.polygons_xy:  # drawn from the band grid: traced now (export worker)
+                res = isochrones.run(net, replace(res.opts, trace=True), dist=res.dist)
+            polys = res.polygons or [isochrones.to_lonlat_geometry(p, net.origin) for p in res.polygons_xy]
             props = [{"cost": c, "unit": res.unit, "label": t}
                      for c, t in zip(res.cutoffs, self.isochrones[1], strict=True)]
             write_features(path, polys, props, layer="isochrones")
