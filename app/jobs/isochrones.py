@@ -454,8 +454,8 @@ class _ArcLines:
 
 # Isochrone polygons are drawn for maps up to this many arcs. On the 1.43M-node map (4.6M
 # arcs) they once froze the window for a minute and took 21 GB (issue 42); with the window's
-# buffer at the map's scale (its grid bounded whatever the map) they take 7.5 s on the
-# worker, the GUI thread silent 0.34 s at most, +1.0 GB (2-core CPU, docs/perf/gui_states.md).
+# buffer at the map's scale (its grid bounded whatever the map) they take 6.4 s on the
+# worker, the GUI thread silent 0.27 s at most, +1.1 GB (2-core CPU, docs/perf/gui_states.md).
 POLYGON_MAX_ARCS = 6_000_000
 
 
