@@ -313,13 +313,17 @@ def run(args: argparse.Namespace) -> int:
 
     from .gui_window import drag_frames, measure_window
 
-    rows, drags, windows = [], [], []
+    rows, drags, windows, states = [], [], [], []
     backends = ["cpu"] + (["cupy"] if resolve_backend("auto") == "cupy" else [])
     tmp_maps = []
     for label, make in maps:
         net = make()
         print(f"measuring {label}: {net.num_nodes:,} nodes, {net.num_arcs:,} arcs", flush=True)
         rows.append(measure_map(net, label, args))
+        if not args.no_window:  # polygons and exports in the window (issue 42)
+            from .gui_states import measure_states
+
+            states += measure_states(net, label)
         for be in backends:
             drags.append({"map": label, **drag_frames(net, be, args.drag_frames, seed=args.seed,
                                                       index=args.index)})
@@ -341,7 +345,11 @@ def run(args: argparse.Namespace) -> int:
             windows.append({**measure_window(p, args), "map": label})
     for p in tmp_maps:
         os.unlink(p)
+    from .gui_states import states_table
+
     text = table(rows) + "\n\n" + window_table(windows, drags)
+    if states:
+        text += "\n\n" + states_table(states)
     print(text)
     for c in clicks:
         print(f"click-to-route on {c['map']} (CPU, whole window): median {c['click_to_route_ms']:.0f} ms, "
@@ -349,7 +357,8 @@ def run(args: argparse.Namespace) -> int:
     goals = goal_table(rows, windows)
     print(goals)
     if args.write_doc:
-        write_doc(rows, clicks, args, window_table(windows, drags) + "\n" + goals)
+        write_doc(rows, clicks, args, window_table(windows, drags) + "\n" + goals
+                  + ("\n\n## Heavy states (issue 42)\n\n" + states_table(states) if states else ""))
     return 0
 
 

@@ -6,11 +6,12 @@ backend arguments, to open its map, and small formatting helpers. The work itsel
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from app.cli.errors import CliError
 from app.jobs.maps import gis_options
@@ -248,6 +249,30 @@ def warm_up_search(args: argparse.Namespace, *, target: bool, small: bool = Fals
     return t
 
 
+@contextlib.contextmanager
+def compile_clock() -> Iterator[list[float]]:
+    """``[seconds]`` numba spent compiling (or loading compiled code from its cache) inside
+    the block, outermost compilations only (a function compiled for another is counted
+    once): what a first run's search takes beyond the search itself (issue 42, item 13)."""
+    from numba.core import event
+
+    spent, depth, start = [0.0], [0], [0.0]
+
+    class Clock(event.Listener):
+        def on_start(self, ev) -> None:
+            if depth[0] == 0:
+                start[0] = time.perf_counter()
+            depth[0] += 1
+
+        def on_end(self, ev) -> None:
+            depth[0] -= 1
+            if depth[0] == 0:
+                spent[0] += time.perf_counter() - start[0]
+
+    with event.install_listener("numba:compile", Clock()):
+        yield spent
+
+
 def timings(args: argparse.Namespace) -> dict:
     """The command's ``{"load_s", "warmup_s", "search_s"}`` seconds, filled as it runs."""
     if not hasattr(args, "timings"):
@@ -256,9 +281,11 @@ def timings(args: argparse.Namespace) -> dict:
 
 
 def timings_json(args: argparse.Namespace, **more: float) -> dict:
-    """``timings`` for a JSON output: load, warm-up and search seconds, rounded."""
+    """``timings`` for a JSON output: load, warm-up, search and (when measured) the
+    compilation inside the search's step (``compile_s``, not in ``search_s``), rounded."""
     t = {**timings(args), **more}
-    return {k: round(float(t[k]), 6) for k in ("load_s", "warmup_s", "search_s") if k in t}
+    return {k: round(float(t[k]), 6) for k in ("load_s", "warmup_s", "search_s", "compile_s")
+            if k in t}
 
 
 def fmt_duration(seconds: float) -> str:

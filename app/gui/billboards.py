@@ -149,6 +149,8 @@ class BillboardPanel(QWidget):
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["#", "node", "gain", "covered"])
         self.table.verticalHeader().setVisible(False)
+        # compact rows: five of them and the SB-vs-k chart fit the dock at 1024 × 700
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self._fit_table(3)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.plot = pg.PlotWidget(background="#1e2127")
@@ -157,7 +159,7 @@ class BillboardPanel(QWidget):
         self.plot.setLabel("bottom", "sites placed (k)")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.getAxis("left").setWidth(52)
-        self.plot.setMinimumHeight(150)
+        self.plot.setMinimumHeight(110)  # whole below five rows in the dock at 1024 × 700
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#f39c12", width=2), symbol="o", symbolSize=6,
                                     symbolBrush="#f39c12")
 
@@ -169,6 +171,13 @@ class BillboardPanel(QWidget):
         lay.addWidget(self.table, 0)
         lay.addWidget(self.compare, 0)
         lay.addWidget(self.plot, 1)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 (Qt's name)
+        """The least height at ``width``: the dock's scroll area sized the panel by the
+        preferred height (890 px at 1024 × 700: its wrapped label makes it ask), pushing
+        the SB-vs-k chart below the fold; the chart takes what the dock has instead."""
+        lay = self.layout()
+        return lay.minimumHeightForWidth(width) if lay is not None else super().heightForWidth(width)
 
     def values(self) -> dict:
         return {"k": int(self.sp_k.value()), "mode": self.cb_mode.currentText(),

@@ -6,18 +6,46 @@ the widget, and imports Qt inside the function.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import threading
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from xml.sax.saxutils import escape
 
 import numpy as np
 
 from app.jobs.route import Route, route_lonlat
+from gpu_core.errors import CancelledError
 from gpu_core.keys import UNREACHABLE, UNREACHABLE_NEG
 from gpu_core.telemetry import PhaseLog
 from maps.model.network import RoadNetwork
 from osutil.atomic import atomic_open, atomic_paths
+
+_scope = threading.local()  # this thread's export: (cancelled, progress) or unset
+
+
+@contextlib.contextmanager
+def checkpoints(cancelled: Callable[[], bool], progress: Callable[[float | None, str], None]) -> Iterator[None]:
+    """While the block runs, the writers here on this thread report progress and stop
+    (CancelledError) at their :func:`checkpoint` (the window's export worker)."""
+    _scope.hooks = (cancelled, progress)
+    try:
+        yield
+    finally:
+        _scope.hooks = None
+
+
+def checkpoint(done: int, total: int, what: str = "rows") -> None:
+    """Between blocks of a big write: progress, and a cancel raises CancelledError."""
+    hooks = getattr(_scope, "hooks", None)
+    if hooks is None:
+        return
+    cancelled, progress = hooks
+    if cancelled():
+        raise CancelledError("export cancelled")
+    progress(done / total if total else None, f"{done:,} of {total:,} {what}")
 
 
 def route_geojson(net: RoadNetwork, route: Route, path: str | os.PathLike) -> None:
@@ -80,7 +108,9 @@ def field_csv(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> in
         fh.write("node_id,lon,lat,cost\n")
         ids, lon, lat, d = net.node_ids[idx], net.lon[idx], net.lat[idx], dist[idx]
         # One formatted block per chunk: fast enough for millions of rows.
-        for s in range(0, idx.shape[0], 200_000):
+        total = int(idx.shape[0])
+        for s in range(0, total, 200_000):
+            checkpoint(s, total)
             e = s + 200_000
             fh.writelines(
                 f"{a},{b:.7f},{c:.7f},{v}\n"
@@ -90,17 +120,25 @@ def field_csv(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> in
 
 
 def field_geojson(net: RoadNetwork, dist: np.ndarray, path: str | os.PathLike) -> int:
-    """Reached nodes as GeoJSON points with a ``cost`` property; returns the count."""
+    """Reached nodes as GeoJSON points with a ``cost`` property; returns the count.
+    Written in blocks (memory stays that of one block; a cancel stops between blocks)."""
     idx = _reached(net, dist)
-    feats = [
-        {"type": "Feature", "geometry": {"type": "Point", "coordinates": [lo, la]},
-         "properties": {"node_id": i, "cost": c}}
-        for i, lo, la, c in zip(net.node_ids[idx].tolist(), net.lon[idx].round(7).tolist(),
-                                net.lat[idx].round(7).tolist(), dist[idx].tolist(), strict=False)
-    ]
+    total = int(idx.shape[0])
+    block = 50_000
     with atomic_open(path, "w") as fh:
-        json.dump({"type": "FeatureCollection", "unit": net.unit, "features": feats}, fh)
-    return len(feats)
+        fh.write('{"type": "FeatureCollection", "unit": ' + json.dumps(net.unit) + ', "features": [')
+        for s in range(0, total, block):
+            checkpoint(s, total, "points")
+            part = idx[s:s + block]
+            feats = (
+                json.dumps({"type": "Feature", "geometry": {"type": "Point", "coordinates": [lo, la]},
+                            "properties": {"node_id": i, "cost": c}})
+                for i, lo, la, c in zip(net.node_ids[part].tolist(), net.lon[part].round(7).tolist(),
+                                        net.lat[part].round(7).tolist(), dist[part].tolist(), strict=False)
+            )
+            fh.write((", " if s else "") + ", ".join(feats))
+        fh.write("]}")
+    return total
 
 
 def phases_csv(log: PhaseLog, path: str | os.PathLike) -> None:

@@ -6,32 +6,122 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QPainterPath
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPainterPath
+from PySide6.QtWidgets import QGraphicsItem
 
 from .map_canvas import PathItem, make_path
 
 FILL_ALPHA = 70  # of 255: the roads stay visible through the areas
+# The window's polygons outline the road within this share of the map's extent (never
+# less than the CLI's 50 m buffer): a country's 50 m outlines are sub-pixel at its scale
+# and cost minutes of tracing and seconds per repaint (issue 42, item 1).
+EXTENT_PER_BUFFER = 1000.0
 
 
-def polygon_path(geom) -> QPainterPath:
-    """A shapely (Multi)Polygon as one path of closed rings (holes by the odd-even rule)."""
+def display_buffer(net, default_m: float) -> float:
+    """The buffer (metres) of the window's polygons on ``net``: ``default_m`` on a city,
+    coarser on a region (rounded to 10 m)."""
+    if net.num_nodes == 0:
+        return default_m
+    extent = max(float(np.ptp(net.x)), float(np.ptp(net.y)))
+    return max(default_m, 10.0 * round(extent / EXTENT_PER_BUFFER / 10.0))
+
+
+def band_paths(polygons: list, tolerance: float = 0.0) -> list[QPainterPath]:
+    """One path per band (ascending cutoffs), made off the GUI thread: band k is polygon
+    k with polygon k-1 inside it under the odd-even rule (the polygons nest), so no fill
+    stacks on another and no GEOS difference is needed; outlines thinned to
+    ``tolerance`` metres (:func:`polygon_path`; GEOS's simplification took minutes on a
+    polygon with 10^5 holes)."""
     import shapely
 
-    rings = []
-    for poly in shapely.get_parts(geom).tolist():
-        if poly.is_empty:
-            continue
-        rings.append(np.asarray(poly.exterior.coords))
-        rings.extend(np.asarray(r.coords) for r in poly.interiors)
-    if not rings:
+    return [polygon_path(p if k == 0 else shapely.GeometryCollection([p, polygons[k - 1]]), tolerance)
+            for k, p in enumerate(polygons)]
+
+
+def polygon_path(geom, tolerance: float = 0.0) -> QPainterPath:
+    """A shapely (Multi)Polygon, or a collection of them, as one path of closed rings
+    (holes by the odd-even rule). ``tolerance`` > 0: vertices that fall in the same
+    ``tolerance``-metre square as the one before are dropped, and rings that shrink
+    below a triangle (holes smaller than that) left out: for drawing, in numpy."""
+    import shapely
+
+    # (a collection of (Multi)Polygons too: a band, its polygon and the one inside it)
+    polys = shapely.get_parts(shapely.get_parts(geom))
+    rings = shapely.get_rings(polys[~shapely.is_empty(polys)])
+    if rings.size == 0:
         return QPainterPath()
-    xy = np.concatenate(rings)
-    connect = np.ones(xy.shape[0], dtype=bool)
-    connect[np.cumsum([r.shape[0] for r in rings]) - 1] = False
+    xy, rid = shapely.get_coordinates(rings, return_index=True)
+    if tolerance > 0:
+        q = np.floor(xy / tolerance).astype(np.int64)
+        keep = np.ones(rid.size, dtype=bool)
+        keep[1:] = (q[1:] != q[:-1]).any(axis=1) | (rid[1:] != rid[:-1])
+        keep[:-1] |= rid[1:] != rid[:-1]  # each ring's closing vertex stays
+        keep[-1] = True
+        xy, rid = xy[keep], rid[keep]
+        big = np.bincount(rid)[rid] >= 4
+        xy, rid = xy[big], rid[big]
+        if rid.size == 0:
+            return QPainterPath()
+    connect = np.ones(rid.size, dtype=bool)
+    connect[:-1] = rid[1:] == rid[:-1]
+    connect[-1] = False
     path = make_path(xy[:, 0].copy(), xy[:, 1].copy(), connect)
     path.setFillRule(Qt.FillRule.OddEvenFill)
     return path
+
+
+# Bands with more vertices than this are drawn as an image of the raster's band grid
+# (made on the worker): Qt filled 4·10^5 vertices with holes in 2-4 s per repaint.
+IMAGE_MIN_VERTICES = 50_000
+# Maps of this many arcs get the image without polygons traced at all (traced on export):
+# tracing was most of the time and memory (issue 42, item 1).
+IMAGE_MIN_ARCS = 200_000
+
+
+def vertices(polygons: list) -> int:
+    """Vertices of the polygons, all together."""
+    import shapely
+
+    return int(sum(shapely.get_num_coordinates(p) for p in polygons))
+
+
+def grid_image(grid: tuple, colours: list):
+    """The raster method's band grid (``IsochroneResult.band_grid``) as the image of the
+    bands and the map rectangle it covers: a colour lookup in numpy, any thread (painting
+    the paths held the GIL for seconds and silenced the GUI thread)."""
+    band, x0, y0, h = grid
+    lut = np.zeros((len(colours) + 1, 4), dtype=np.uint8)  # premultiplied RGBA, 0: none
+    a = FILL_ALPHA / 255.0
+    for k, rgb in enumerate(colours):
+        lut[k + 1, :3] = [int(round(int(v) * a)) for v in rgb]
+        lut[k + 1, 3] = FILL_ALPHA
+    rgba = np.ascontiguousarray(lut[band.astype(np.int16) + 1])
+    ny, nx = band.shape
+    img = QImage(rgba.data, nx, ny, 4 * nx, QImage.Format.Format_RGBA8888_Premultiplied).copy()
+    return img, QRectF(x0 - h / 2, y0 - h / 2, nx * h, ny * h)
+
+
+class ImageItem(QGraphicsItem):
+    """A painted image over a map rectangle (the bands of a big map)."""
+
+    def __init__(self, img: QImage, rect: QRectF, z: float = 15):
+        super().__init__()
+        self._img, self._rect = img, QRectF(rect)
+        self.setZValue(z)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def paint(self, p, *args) -> None:
+        p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        p.drawImage(self._rect, self._img)
+
+    def dataBounds(self, ax, frac=1.0, orthoRange=None):  # pyqtgraph auto-range protocol
+        r = self._rect
+        return (r.left(), r.right()) if ax == 0 else (r.top(), r.bottom())
 
 
 class IsochroneLayer:
@@ -39,25 +129,33 @@ class IsochroneLayer:
 
     def __init__(self, canvas):
         self.canvas = canvas
-        self.items: list[PathItem] = []
+        self.items: list[QGraphicsItem] = []
         self.legend = pg.LegendItem(offset=None, labelTextColor="w",
                                     brush=pg.mkBrush(30, 33, 39, 200), labelTextSize="8pt")
         self.legend.setVisible(False)
         canvas.overlays.add("isochrone legend", self.legend, "bottom-left")
         self._samples: list = []
 
-    def show(self, polygons: list, colours: list, labels: list[str]) -> None:
-        """Draw ``polygons`` (ascending cutoffs) filled with ``colours`` (RGB tuples)."""
+    def show(self, polygons: list, colours: list, labels: list[str], image=None) -> None:
+        """Draw ``polygons`` (ascending cutoffs; shapely geometries, or the paths of
+        :func:`band_paths`) filled with ``colours`` (RGB tuples); ``image``: the same
+        painted by :func:`band_image`, drawn instead."""
         vb = self.canvas.vb
         for it in self.items:
             vb.removeItem(it)
         self.items.clear()
         self.legend.clear()
         self._samples.clear()
+        if image is not None:
+            self.items.append(ImageItem(*image))
+            vb.addItem(self.items[0])
+            polygons = []
         for k in range(len(polygons) - 1, -1, -1):  # largest first: smaller ones on top
             r, g, b = (int(v) for v in colours[k])
             # z falls as the cutoff grows: the smallest band is drawn last, on top
-            item = PathItem(polygon_path(polygons[k]), QColor(r, g, b), 1.5, z=15 - 0.01 * k)
+            geom = polygons[k]
+            path = geom if isinstance(geom, QPainterPath) else polygon_path(geom)
+            item = PathItem(path, QColor(r, g, b), 1.5, z=15 - 0.01 * k)
             item.setBrush(QBrush(QColor(r, g, b, FILL_ALPHA)))
             vb.addItem(item)
             self.items.append(item)
@@ -67,5 +165,5 @@ class IsochroneLayer:
                                      fillLevel=0, fillBrush=pg.mkBrush(*rgb, 160))
             self._samples.append(sample)
             self.legend.addItem(sample, text)
-        self.legend.setVisible(bool(polygons))
+        self.legend.setVisible(bool(self.items))
         self.canvas.overlays.place()

@@ -192,6 +192,22 @@ def _rows_below_fold(view: QAbstractItemView) -> str | None:
     return f"shows {shown} of {n} rows (the rest below the fold)"
 
 
+def _below_scroll_fold(w: QWidget) -> str | None:
+    """'below the fold' for a table or chart in a scrolled dock that the dock, scrolled to
+    its top, cuts off at its bottom edge (issue 42: billboards' rows and SB-vs-k chart)."""
+    area = w.parentWidget()
+    while area is not None and not isinstance(area, QScrollArea):
+        area = area.parentWidget()
+    inner = area.widget() if area is not None else None
+    if area is None or inner is None or area.verticalScrollBar().maximum() <= 0:
+        return None
+    bottom = w.mapTo(inner, w.rect().bottomLeft()).y()
+    if bottom > area.viewport().height() + SLACK_PX:
+        return (f"ends {bottom - area.viewport().height()} px below the fold of its dock "
+                f"({area.viewport().height()} px tall)")
+    return None
+
+
 def problems(root: QWidget) -> list[str]:
     """Every readability problem among the visible widgets under ``root``."""
     out: list[str] = []
@@ -221,6 +237,10 @@ def problems(root: QWidget) -> list[str]:
                            "(a sideways scroll bar)")
         if isinstance(w, pg.GraphicsView):
             out += _plots_clipped(w)
+        if isinstance(w, (QAbstractItemView, pg.GraphicsView)) and not isinstance(w, QHeaderView):
+            why = _below_scroll_fold(w)
+            if why:
+                out.append(f"{_name(w)} {why}")
         if not isinstance(w, (QAbstractScrollArea, QMainWindow)) and (
                 w.layout() is not None or type(w) is QWidget):
             out += _overlaps(w, root)

@@ -153,12 +153,18 @@ class MainWindow(MapLoading, QMainWindow):
         first.raise_()
         self.side_dock = first
         self.chart_dock = self._dock("Search phases", "phases", self.chart, Qt.DockWidgetArea.BottomDockWidgetArea)
+        # The tools' dock runs the window's full height, the phase chart beside it (as
+        # QGIS's panels): at 1024 × 700 the billboards' five rows and SB-vs-k chart fit.
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 
         from .layers import build_layers
 
         self.layers = build_layers(self)  # show / hide / clear each tool's results
         chrome.build_status_bar(self)
         self.route_index = RouteIndex(self)  # built in the background (its own worker)
+        from .exporting import Exports
+
+        self.exports = Exports(self)  # File → Export on its own worker (issue 42)
         chrome.build_menus(self)
         geom, state = self.settings.geometry()
         if geom is not None:
@@ -193,7 +199,7 @@ class MainWindow(MapLoading, QMainWindow):
         """First-start dock sizes: the map gets most of the window, the charts a strip."""
         self.resizeDocks([self.side_dock], [380], Qt.Orientation.Horizontal)
         self.unelide_tabs()
-        self.resizeDocks([self.chart_dock], [max(240, self.height() // 3)], Qt.Orientation.Vertical)
+        self.resizeDocks([self.chart_dock], [max(280, self.height() // 3)], Qt.Orientation.Vertical)
 
     def unelide_tabs(self) -> None:
         """Dock tabs show whole titles ("Billboards", never "Billboa…"): scroll buttons
@@ -372,6 +378,7 @@ class MainWindow(MapLoading, QMainWindow):
     def cancel_all(self) -> None:
         self.compute.cancel()
         self.loader.cancel()
+        self.exports.cancel()
 
     def _job_phases(self, jid: int, tag: str, rows) -> None:
         if jid == self._search_job:
@@ -446,8 +453,13 @@ class MainWindow(MapLoading, QMainWindow):
         path, chosen = QFileDialog.getSaveFileName(self, f"Export {what}", "", self.export_kinds()[what][1])
         if not path:
             return
+        scale = export.png_scale(path, chosen) if what == "view" else None
+        tool = next((t for t in self.tools.values() if what in t.exports), None)
         try:
-            self.export(what, path, export.png_scale(path, chosen) if what == "view" else None)
+            if tool is not None and not tool.threaded_exports:
+                self.export(what, path, scale)  # small, and it changes the tool's state
+            else:  # on the export worker: the window stays live, Cancel export stops it
+                self.exports.start(what, path, scale)
         except (MapError, GpuCoreError, OSError) as exc:
             self.show_error("Export failed", str(exc))
 
@@ -472,7 +484,7 @@ class MainWindow(MapLoading, QMainWindow):
         """Cancel and join every worker thread (no "QThread destroyed while running")."""
         # all of them, always
         stopped = (self.compute.shutdown() & self.loader.shutdown() & self.route_index.shutdown()
-                   & self.canvas.raster.shutdown())
+                   & self.canvas.raster.shutdown() & self.exports.shutdown())
         if stopped:  # the workers are joined: collecting anywhere is safe again
             self.gc_guard.release()
 

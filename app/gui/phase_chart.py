@@ -178,6 +178,7 @@ class PhaseChart(QWidget):
         # with a long compare summary and never shrank back); the whole text is the tooltip.
         self.totals.setFixedHeight(2 * self.totals.fontMetrics().lineSpacing() + 4)
         self.totals.setMinimumWidth(0)
+        self.totals.setWordWrap(True)  # beside the full-height tool dock it can be narrow
         from PySide6.QtWidgets import QSizePolicy
 
         self.totals.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
@@ -464,6 +465,13 @@ class PhaseChart(QWidget):
         # lines keep theirs)
         steps = any(is_superstep(r) for r in self.runs.values())
         self.legend.setVisible(bool(self.legend.items) and (len(self.runs) > 1 or steps))
+        for lg, p in ((self.legend, self.p_frontier), (self.mode_legend, self.p_time)):
+            for cols in (1, 2):  # a plot too short for its legend: the legend in two columns
+                if lg.columnCount != cols:
+                    lg.setColumnCount(cols)
+                    lg.updateSize()
+                if len(lg.items) <= 2 or lg.boundingRect().height() <= p.getViewBox().height() - 8:
+                    break
         if self._decades_shown:
             a, b, step, _y = self._decades_shown
             pad = 0.15 * (b - a)  # _decades' padding

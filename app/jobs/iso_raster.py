@@ -38,13 +38,14 @@ class Lattice:
     """Cell centres ``x0 + i * h``, ``y0 + j * h`` over a box, the source at a centre."""
 
     def __init__(self, box: tuple[float, float, float, float], source_xy, buffer_m: float,
-                 road_m: float = 0.0):
-        """``road_m``: metres of road to mark (bounds the stamping work)."""
+                 road_m: float = 0.0, max_cells: int = MAX_CELLS):
+        """``road_m``: metres of road to mark (bounds the stamping work); ``max_cells``:
+        the grid's bound (the window asks for fewer: it draws, at screen resolution)."""
         minx, miny, maxx, maxy = box
         pad = buffer_m * 1.5
         area = (maxx - minx + 2 * pad) * (maxy - miny + 2 * pad)
         h = buffer_m / CELLS_PER_BUFFER
-        h = max(h, float(np.sqrt(area / MAX_CELLS)))
+        h = max(h, float(np.sqrt(area / max_cells)))
         # marked cells ~ road_m / h, disc ~ pi (buffer / h + 2)^2 cells
         h = max(h, float(np.cbrt(np.pi * road_m * buffer_m ** 2 / MAX_STAMPS)))
         self.h = h = min(h, buffer_m / MIN_CELLS_PER_BUFFER)

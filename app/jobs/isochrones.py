@@ -70,6 +70,9 @@ class IsochroneOptions:
     strategy: str = "auto"
     index: str = "auto"  # the search index by="cost" takes (app.jobs.sssp.search_index)
     method: str = "raster"  # "raster" (iso_raster: grid + contours) or "union" (GEOS)
+    max_cells: int = 0  # raster: the grid's bound (0: iso_raster.MAX_CELLS)
+    lonlat: bool = True  # False: ``polygons`` left empty (the window projects on export)
+    trace: bool = True  # raster, False: no polygons traced, only ``band_grid`` (drawing)
 
 
 @dataclass
@@ -80,6 +83,9 @@ class IsochroneResult:
     dist: np.ndarray  # int64 per node, search units, -1 unreachable
     unit: str  # the search's unit ("dm" when by="length")
     timings: dict = field(default_factory=dict)  # search_s, cut_s, buffer_s, ...
+    # raster method: (int8 grid of the first band each cell lies in, -1 none; x, y of
+    # cell [0, 0]'s centre; cell size), rows by rising y: the window paints it as is
+    band_grid: tuple | None = None
 
 
 def units_per_minute(unit: str) -> Fraction | None:
@@ -160,12 +166,14 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     w = w[lines.arcs]
     try:  # out of memory anywhere in the polygon work (GEOS's std::bad_alloc too): one line
         if opts.method == "raster":
-            polys = _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel)
+            polys, grid = _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel)
         else:
+            grid = None
             check_band_memory(_band_road_m(lines, dist, w, cut), opts.buffer_m)
             polys = _union_polygons(lines, dist, w, cut, opts, t, progress, cancel)
         t4 = time.perf_counter()
-        lonlat = [to_lonlat_geometry(p, net.origin) for p in polys]
+        lonlat = ([to_lonlat_geometry(p, net.origin) for p in polys]
+                  if opts.lonlat and opts.trace else [])
     except Exception as exc:
         from osutil.memory import is_out_of_memory
 
@@ -175,7 +183,7 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     t["project_s"] = time.perf_counter() - t4
     t["polygons_s"] = time.perf_counter() - t0 - t["search_s"]
     report(progress, 1.0, "done")
-    return IsochroneResult(cut, polys, lonlat, dist, unit, t)
+    return IsochroneResult(cut, polys, lonlat, dist, unit, t, grid)
 
 
 def band_memory(road_m: np.ndarray, buffer_m: float) -> int:
@@ -226,8 +234,9 @@ def _check(cancel) -> None:
         raise CancelledError("isochrones cancelled")
 
 
-def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> list:
-    """Each cutoff's polygon traced from a raster of the reached road (``iso_raster``)."""
+def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> tuple:
+    """Each cutoff's polygon traced from a raster of the reached road (``iso_raster``),
+    and the band grid (``IsochroneResult.band_grid``)."""
     from .iso_raster import Field, Lattice, sample_lines
 
     t1 = time.perf_counter()
@@ -244,22 +253,27 @@ def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> lis
                       for x, y, i in parts])  # metres of road each cutoff adds
     road_m = float(added.sum())
     lat = Lattice((allx.min(), ally.min(), allx.max(), ally.max()), (sx, sy), opts.buffer_m,
-                  road_m)
+                  road_m, **({"max_cells": opts.max_cells} if opts.max_cells > 0 else {}))
     check_band_memory(np.cumsum(added), opts.buffer_m)  # before any polygon is traced
     field = Field(lat)
     field.mark(np.array([sx]), np.array([sy]))
     t["cut_s"] = time.perf_counter() - t1
     t["cell_m"] = lat.h
     polys = []
+    band = np.full(field.d.shape, -1, dtype=np.int8) if len(cut) < 128 else None
     for k, (xs, ys, ids) in enumerate(parts):
         _check(cancel)
         report(progress, (k + 0.5) / len(cut), f"polygon {k + 1} of {len(cut)}")
         t2 = time.perf_counter()
         px, py = sample_lines(xs, ys, ids, lat.h / 2)
         field.mark(px, py)  # cumulative: each cutoff's cells contain the one before
-        polys.append(field.polygon())
+        if opts.trace or opts.method != "raster":
+            polys.append(field.polygon())
+        if band is not None:
+            band[(field.d < opts.buffer_m) & (band < 0)] = k
         t["buffer_s"] = t.get("buffer_s", 0.0) + time.perf_counter() - t2
-    return polys
+    grid = None if band is None else (band, float(lat.xs(0, 1)[0]), float(lat.ys(0, 1)[0]), lat.h)
+    return polys, grid
 
 
 def _union_polygons(lines, dist, w, cut, opts, t, progress, cancel) -> list:
@@ -438,9 +452,11 @@ class _ArcLines:
 
 
 
-# Isochrone polygons are drawn for maps up to this many arcs: on the 1.43M-node map (3.6M
-# arcs) they froze the window for a minute and grew the process past 21 GB (issue 42).
-POLYGON_MAX_ARCS = 1_500_000
+# Isochrone polygons are drawn for maps up to this many arcs. On the 1.43M-node map (4.6M
+# arcs) they once froze the window for a minute and took 21 GB (issue 42); with the window's
+# buffer at the map's scale (its grid bounded whatever the map) they take 6.4 s on the
+# worker, the GUI thread silent 0.27 s at most, +1.1 GB (2-core CPU, docs/perf/gui_states.md).
+POLYGON_MAX_ARCS = 6_000_000
 
 
 def polygon_refusal(arcs: int) -> str:
@@ -448,15 +464,3 @@ def polygon_refusal(arcs: int) -> str:
     return (f"Isochrone polygons are drawn for maps up to {POLYGON_MAX_ARCS:,} arcs; this one "
             f"has {arcs:,}. The coloured bands show the same areas; for polygons run "
             "`signpost isochrones MAP --from P --out F.gpkg` and open the file in a GIS.")
-
-
-def band_rings(polygons: list) -> list:
-    """Each band's own area (the ring between its cutoff and the one below), so the fills do
-    not stack into colours no legend swatch shows."""
-    import shapely
-
-    out, below = [], None
-    for p in polygons:
-        out.append(p if below is None or below.is_empty else shapely.difference(p, below))
-        below = p
-    return out

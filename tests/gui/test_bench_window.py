@@ -37,3 +37,17 @@ def test_drag_frames_through_the_route_index(tmp_path, monkeypatch):
     out = drag_frames(grid(900, seed=2), "cpu", frames=3, size=(320, 200), index=True)
     assert out["index"].startswith("phast (built")  # searched through the index built first
     assert out["search_ms"] > 0 and np.isclose(out["frame_ms"], out["search_ms"] + out["colour_ms"])
+
+
+def test_bench_rows_for_polygons_and_exports(qtbot, settings_file, fixture_net):
+    """Issue 42: ``signpost bench gui`` has rows for isochrone polygons and exports (GUI
+    stall, memory); here on the small fixture map."""
+    from app.bench.gui_states import measure_states, states_table
+
+    rows = measure_states(fixture_net, "fixture", timeout_s=60)
+    assert [r["state"] for r in rows] == ["isochrone polygons (5 bands)", "export field.geojson",
+                                          "export view.svg"]
+    for r in rows:
+        assert r["total_s"] > 0 and r["gui_stall_ms"] >= 0 and "not done" not in r["note"], r
+    assert rows[1]["note"].endswith("MB written")
+    assert "GUI thread silent (ms)" in states_table(rows)

@@ -108,6 +108,7 @@ class Tool(QObject):
     area = Qt.DockWidgetArea.RightDockWidgetArea
     clicks: tuple[str, ...] = ()  # canvas click kinds it takes: "source", "destination", "od"
     exports: dict[str, tuple[str, str]] = {}  # key: (menu text, file filter)
+    threaded_exports = True  # export() may run on the export worker (reads state only)
 
     def __init__(self, window: ToolHost):
         super().__init__(window if isinstance(window, QObject) else None)

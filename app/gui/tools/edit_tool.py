@@ -50,6 +50,7 @@ class EditTool(Tool):
     title = "Edit"
     clicks = ("close", "link", "turn")
     exports = {"scenario": ("What-if scenario (GeoJSON)…", SCENARIO_FILTER)}
+    threaded_exports = False  # saving marks the undo stack clean (GUI thread)
 
     def __init__(self, window):
         super().__init__(window)

@@ -14,11 +14,9 @@ from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from app.jobs import sssp
 from app.jobs.route import Route, read_route, route_json
-from gpu_core.errors import InvalidArgumentError
 from maps.errors import MapError, PointError, UnreachableError
 from maps.model.turns import best_copy
 
-from .. import export
 from ..chrome import plain_device
 from ..map_canvas import format_cost
 from ..overlays import ensure_visible
@@ -76,7 +74,7 @@ class RouteTool(Tool):
         self._drag_held = False  # a dragged position waits for DRAG_MAX_FPS
         self._drag_t = 0.0  # when the last drag search started
         self.isochrones = None  # (IsochroneResult, labels) on screen
-        self.iso_rings: list | None = None  # their bands as rings (band_rings), as drawn
+        self.iso_opts = None  # their IsochroneOptions (an export of a big map traces again)
         self._iso_layer = None  # IsochroneLayer, made on first use
         self.fragments = Fragments()
         self.parts_pending = False  # the warm-up is finding the map's parts (show_parts)
@@ -481,6 +479,7 @@ class RouteTool(Tool):
         Returns the job id when one was submitted."""
         from app.jobs import isochrones
 
+        from .. import isochrone_layer as iso
         from ..geometry import field_bins
 
         win = self.win
@@ -503,20 +502,26 @@ class RouteTool(Tool):
         starts = (0, *cuts[:-1])
         labels = [f"{format_cost(a, net.unit)} – {format_cost(b, net.unit)}"
                   for a, b in zip(starts, cuts, strict=True)]
-        opts = isochrones.IsochroneOptions(int(self.source), cuts)
+        big = net.num_arcs >= iso.IMAGE_MIN_ARCS  # bands drawn from the grid, traced on export
+        opts = isochrones.IsochroneOptions(int(self.source), cuts, lonlat=False, trace=not big,
+                                           buffer_m=iso.display_buffer(net, isochrones.DEFAULT_BUFFER_M))
         dist = res.dist
 
         def fn(ctx):
-            r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled,
-                               dist=dist)
-            return r, isochrones.band_rings(r.polygons_xy)  # here, not on the GUI thread
+            r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled, dist=dist)
+            # drawn here, not on the GUI thread: a big map's bands as one image of the grid
+            image = iso.grid_image(r.band_grid, colours) if big and r.band_grid is not None else None
+            paths = [] if big else iso.band_paths(r.polygons_xy, 2 * r.timings.get("cell_m", 0.0))
+            return r, paths, image
 
         fn.__name__ = "isochrones"
-        return win.submit(fn, lambda out: self._show_isochrones((out[0], labels), colours, out[1]))
+        return win.submit(fn, lambda out: self._show_isochrones((out[0], labels), colours,
+                                                                 out[1], out[2], opts))
 
-    def _show_isochrones(self, shown, colours=(), rings: list | None = None) -> None:
+    def _show_isochrones(self, shown, colours=(), paths: list | None = None, image=None,
+                         opts=None) -> None:
         self.isochrones = shown
-        self.iso_rings = rings if shown is not None else None
+        self.iso_opts = opts if shown is not None else None  # what an export traces again
         if self._iso_layer is None:
             if shown is None:
                 return  # (a new map: the layer's module is not imported on the GUI thread)
@@ -526,8 +531,7 @@ class RouteTool(Tool):
         if shown is None:
             self._iso_layer.show([], [], [])
         else:
-            res = shown[0]
-            self._iso_layer.show(rings if rings is not None else res.polygons_xy, list(colours), shown[1])
+            self._iso_layer.show(paths or [], list(colours), shown[1], image)
 
     def update_route(self) -> None:
         """Read source→target from the predecessor array and draw it (no new search)."""
@@ -570,28 +574,6 @@ class RouteTool(Tool):
                           map_path=self.win.map_path)
 
     def export(self, what: str, path: str) -> None:
-        low = path.lower()
-        if what == "route":
-            if self.route is None:
-                raise UnreachableError("no route to export: set a source and a destination first")
-            (export.route_gpx if low.endswith(".gpx") else export.route_geojson)(
-                self.search_map(), self.route, path)
-        elif what == "isochrones":
-            if self.isochrones is None:
-                raise InvalidArgumentError("no isochrone polygons to export: turn them on "
-                                           "with isochrone bands and click a source")
-            from maps.outputs.vector import write_features
+        from .route_exports import export_route_tool
 
-            res = self.isochrones[0]
-            props = [{"cost": c, "unit": res.unit, "label": t}
-                     for c, t in zip(res.cutoffs, self.isochrones[1], strict=True)]
-            write_features(path, res.polygons, props, layer="isochrones")
-        elif what == "field":
-            if self.result is None:
-                raise InvalidArgumentError("no distance field to export: click a source first")
-            (export.field_csv if low.endswith(".csv") else export.field_geojson)(
-                self.search_map(), self.result.dist, path)
-        else:
-            if self.result is None:
-                raise InvalidArgumentError("no search telemetry to export yet")
-            export.phases_csv(self.result.phases, path)
+        export_route_tool(self, what, path)
