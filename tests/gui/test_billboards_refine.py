@@ -30,9 +30,11 @@ def test_sites_shown_while_sampling_and_cancel_keeps_best(qtbot, make_window):
     assert any("refining" in tool.refining_text(p) for p in tool._partials)
     assert tool.result.samples < tool.result.sample_bound
     assert tool.result.sampling == "progressive"
-    # the phase chart: one row per round, samples against the fixed bound
+    # the phase chart: one row per round, samples against the fixed bound (the last round's
+    # sites may show, stopped by the bound, before the job's end adds its row: waited for)
+    qtbot.waitUntil(lambda: w.chart.runs["billboard sampling"].shape[0]
+                    == len(tool._partials) + 1, timeout=30000)
     rows = w.chart.runs["billboard sampling"]
-    assert rows.shape[0] == len(tool._partials) + 1
     assert rows["active"].tolist()[-1] == tool.result.samples
     assert set(rows["messages"].tolist()) == {tool.result.sample_bound}
     w.chart.redraw()

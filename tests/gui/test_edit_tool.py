@@ -84,6 +84,8 @@ def test_click_closes_road_and_route_follows(qtbot, window, fixture_net):
     assert (t, h) not in hops and (h, t) not in hops
     assert tool.layers.closed_item is not None, "closed road not drawn"
     assert tool.stack.count() == 1 and tool.panel.view.stack() is tool.stack
+    # the summary counts in words (issue 42: it said "1 roads closed, 0 links added")
+    assert tool.panel._summary.startswith("1 edit: 1 road closed, 0 links added;")
     # A second click on the closed road reopens it: the unedited answer again.
     click_road(qtbot, window, net, arc)
     assert [e.action for e in sc.edits] == ["close", "open"]

@@ -209,6 +209,10 @@ class BillboardsTool(Tool):
     def _done(self, done: billboards.BillboardsResult) -> None:
         net, result = self.map_net(), done.billboards
         if result.sampling == "progressive":
+            # rounds whose progress event came after the end still get their chart row
+            for r in self._partials[self._shown:]:
+                self._chart_round(r)
+            self._shown = len(self._partials)
             self._chart_round(result)
         self.result = result
         self.panel.show_result(net, result)

@@ -409,12 +409,12 @@ class EditTool(Tool):
                 segs.append((x0, y0, x1, y1))
         self.layers.show_links(segs)
         turns = sum(e.turn is not None for e in sc.edits)  # ban_turn / lift_turn (issue 39)
+        turned = f", {plural(turns, 'turn')} banned or lifted" if turns else ""
         if sc.turn_copies:  # their junctions marked with the map's restricted ones
             win.turn_layer.map_changed(win.net, set(sc.turn_copies.values()))
-        self.panel.set_summary(f"{plural(len(sc.edits), 'edit')}: {n_closed} roads closed, {len(segs)} links "
-                               f"added{f', {turns} turns banned or lifted' if turns else ''}; "
-                               f"{self._changed_text(sc)} arcs differ from the map",
-                               self.stack.isClean())
+        self.panel.set_summary(f"{plural(len(sc.edits), 'edit')}: {plural(n_closed, 'road')} closed, "
+                               f"{plural(len(segs), 'link')} added{turned}; "
+                               f"{self._changed_text(sc)} arcs differ from the map", self.stack.isClean())
 
     def _changed_text(self, sc) -> str:
         """Arcs the edits changed: counted here on small maps (O(m)); on big ones the
