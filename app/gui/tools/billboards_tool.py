@@ -167,10 +167,15 @@ class BillboardsTool(Tool):
         on the map and in the table while sampling goes on (progressive sampling)."""
         self.panel.set_progress(frac if frac is not None else 0.0, text)
         if len(self._partials) > self._shown:
-            self._shown = len(self._partials)
+            self._chart_rounds()  # every round since the last event (two can come between)
             self._show(self._partials[-1])
-            self._chart_round(self._partials[-1])
             self.panel.lbl.setText(self.refining_text(self._partials[-1]))
+
+    def _chart_rounds(self) -> None:
+        """A chart row for each round not charted yet."""
+        for r in self._partials[self._shown:]:
+            self._chart_round(r)
+        self._shown = len(self._partials)
 
     def _chart_round(self, r) -> None:
         """One row of the phase chart: this round's samples against the fixed bound."""
@@ -209,10 +214,7 @@ class BillboardsTool(Tool):
     def _done(self, done: billboards.BillboardsResult) -> None:
         net, result = self.map_net(), done.billboards
         if result.sampling == "progressive":
-            # rounds whose progress event came after the end still get their chart row
-            for r in self._partials[self._shown:]:
-                self._chart_round(r)
-            self._shown = len(self._partials)
+            self._chart_rounds()  # rounds whose progress event came after the end too
             self._chart_round(result)
         self.result = result
         self.panel.show_result(net, result)
