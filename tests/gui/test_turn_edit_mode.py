@@ -65,7 +65,7 @@ def test_two_clicks_ban_then_lift_a_turn(qtbot, make_window, tmp_path):
     sc = w.scenario
     assert [e.action for e in sc.edits] == ["ban_turn"] and sc.edits[0].turn == (f, v, t)
     assert np.array_equal(_legal(w, s), oracle_dist(plain, more, s))
-    assert "1 turns banned or lifted" in tool.panel.lbl.text()
+    assert "1 turn banned or lifted" in tool.panel.lbl.text()
     assert vi in w.turn_layer.junctions.tolist()  # the Turn restrictions layer marks it
     mouse_click_map(qtbot, w, *_mid(net, a))
     with qtbot.waitSignal(w.searchFinished, timeout=60000):

@@ -4,18 +4,26 @@ here), the distance field and the search's phases."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from gpu_core.errors import InvalidArgumentError
 from maps.errors import UnreachableError
 
 from .. import export
 
-if TYPE_CHECKING:
-    from .route_tool import RouteTool
+
+class RouteState(Protocol):
+    """What the exports read of the Route tool (``route_tool.RouteTool``)."""
+
+    route: Any  # app.jobs.route.Route or None
+    result: Any  # the search result on screen or None
+    isochrones: tuple | None  # (IsochroneResult, band labels)
+    iso_opts: Any  # their IsochroneOptions
+
+    def search_map(self) -> Any: ...
 
 
-def export_route_tool(tool: RouteTool, what: str, path: str) -> None:
+def export_route_tool(tool: RouteState, what: str, path: str) -> None:
     """Write ``what`` ("route", "isochrones", "field" or "phases") of ``tool`` to ``path``."""
     low = path.lower()
     if what == "route":
@@ -36,7 +44,7 @@ def export_route_tool(tool: RouteTool, what: str, path: str) -> None:
         export.phases_csv(tool.result.phases, path)
 
 
-def _isochrones(tool: RouteTool, path: str) -> None:
+def _isochrones(tool: RouteState, path: str) -> None:
     from dataclasses import replace
 
     from app.jobs import isochrones
