@@ -14,6 +14,8 @@ import tempfile
 import time
 from typing import Any
 
+from .gui_window import _wait  # the event loop run until a condition holds
+
 STATE_COLS = [
     ("map", "map", "{}"),
     ("state", "state", "{}"),
@@ -54,18 +56,6 @@ class _Pulse:
         self.t.append(time.perf_counter())
         gap = max(b - a for a, b in zip(self.t, self.t[1:], strict=False))
         return gap * 1e3, (self.rss - self.rss0) / 2**20
-
-
-def _wait(pred, timeout_s: float) -> bool:
-    from PySide6.QtWidgets import QApplication
-
-    end = time.perf_counter() + timeout_s
-    while not pred():
-        if time.perf_counter() > end:
-            return False
-        QApplication.processEvents()
-        time.sleep(0.002)
-    return True
 
 
 def measure_states(net, label: str, timeout_s: float = 600.0) -> list[dict]:
