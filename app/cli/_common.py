@@ -6,14 +6,14 @@ backend arguments, to open its map, and small formatting helpers. The work itsel
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from app.cli.errors import CliError
+from app.jobs.common import compile_clock  # noqa: F401 (route and billboards read it here)
 from app.jobs.maps import gis_options
 from app.jobs.maps import open_map as load
 
@@ -247,30 +247,6 @@ def warm_up_search(args: argparse.Namespace, *, target: bool, small: bool = Fals
         t = warm_up([args.strategy], args.backend, target=target, small_work=small)
     timings(args)["warmup_s"] = t
     return t
-
-
-@contextlib.contextmanager
-def compile_clock() -> Iterator[list[float]]:
-    """``[seconds]`` numba spent compiling (or loading compiled code from its cache) inside
-    the block, outermost compilations only (a function compiled for another is counted
-    once): what a first run's search takes beyond the search itself (issue 42, item 13)."""
-    from numba.core import event
-
-    spent, depth, start = [0.0], [0], [0.0]
-
-    class Clock(event.Listener):
-        def on_start(self, ev) -> None:
-            if depth[0] == 0:
-                start[0] = time.perf_counter()
-            depth[0] += 1
-
-        def on_end(self, ev) -> None:
-            depth[0] -= 1
-            if depth[0] == 0:
-                spent[0] += time.perf_counter() - start[0]
-
-    with event.install_listener("numba:compile", Clock()):
-        yield spent
 
 
 def timings(args: argparse.Namespace) -> dict:

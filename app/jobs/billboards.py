@@ -13,7 +13,7 @@ import numpy as np
 from maps.errors import MapError
 from maps.model.network import RoadNetwork
 
-from .common import CancelCheck, Progress, refuse_negative, report
+from .common import CancelCheck, Progress, compile_clock, refuse_negative, report
 
 if TYPE_CHECKING:
     from gpu_core.betweenness import BillboardResult
@@ -51,6 +51,7 @@ class BillboardsResult:
     time_s: float  # the greedy's time (an index load or build is in ``index``)
     index: dict = field(default_factory=dict)  # IndexInfo.as_dict() when one was used
     dask: dict = field(default_factory=dict)  # with a client: workers, blocks, map loads
+    compile_s: float = 0.0  # numba's compilations inside ``time_s`` (a first run's)
 
 
 def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
@@ -76,8 +77,9 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
                            "restrictions yet (run it here)")
         t0 = time.perf_counter()
         run = run_junctions if exact_here(net, opts) else run_sampled
-        res = run(net, opts, progress=progress, cancel=cancel)
-        return BillboardsResult(res, time.perf_counter() - t0)
+        with compile_clock() as compiled:
+            res = run(net, opts, progress=progress, cancel=cancel)
+        return BillboardsResult(res, time.perf_counter() - t0, compile_s=compiled[0])
     draw = None
     if client is not None:
         from .dask_draws import KeptDraw, SampledDraw
@@ -93,29 +95,30 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
                     index_path=info.path)
     t0 = time.perf_counter()
     result = None
-    try:
-        for ev in billboards(net, opts.k, mode=opts.mode, backend=opts.backend,
-                             kernel=opts.kernel, method=opts.method, epsilon=opts.epsilon,
-                             delta=opts.delta, seed=opts.seed, candidates=opts.candidates,
-                             fixed=list(opts.fixed) or None, sources=opts.sources,
-                             targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw,
-                             sampling=opts.sampling):
-            if isinstance(ev, BillboardResult):
-                result = ev
-            elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
-                if on_partial is not None:
-                    on_partial(ev.partial)
-                report(progress, ev.fraction, f"{ev.sources_done:,} samples: error "
-                       f"{ev.partial.epsilon_at_stop:.3g} (target {opts.epsilon:g})")
-            else:
-                report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
-                       f"{ev.sources_done:,}/{ev.sources_total:,} sources")
-    finally:
-        if draw is not None and hasattr(draw, "close"):  # the workers' kept paths
-            draw.close()
+    with compile_clock() as compiled:  # a first run's compilations, apart (issue 42)
+        try:
+            for ev in billboards(net, opts.k, mode=opts.mode, backend=opts.backend,
+                                 kernel=opts.kernel, method=opts.method, epsilon=opts.epsilon,
+                                 delta=opts.delta, seed=opts.seed, candidates=opts.candidates,
+                                 fixed=list(opts.fixed) or None, sources=opts.sources,
+                                 targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw,
+                                 sampling=opts.sampling):
+                if isinstance(ev, BillboardResult):
+                    result = ev
+                elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
+                    if on_partial is not None:
+                        on_partial(ev.partial)
+                    report(progress, ev.fraction, f"{ev.sources_done:,} samples: error "
+                           f"{ev.partial.epsilon_at_stop:.3g} (target {opts.epsilon:g})")
+                else:
+                    report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
+                           f"{ev.sources_done:,}/{ev.sources_total:,} sources")
+        finally:
+            if draw is not None and hasattr(draw, "close"):  # the workers' kept paths
+                draw.close()
     assert result is not None
     done = BillboardsResult(result, time.perf_counter() - t0,
-                            info.as_dict() if h is not None else {})
+                            info.as_dict() if h is not None else {}, compile_s=compiled[0])
     if draw is not None:
         done.dask = {"workers": len(draw.ship.workers), "blocks": draw.blocks,
                      "map": draw.ship.summary(), "ship_s": round(draw.ship.ship_s, 3),

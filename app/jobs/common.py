@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -94,3 +95,27 @@ def small_work(net) -> bool:
     """True when ``net`` (a RoadNetwork or CSRGraph) is small enough that ``auto``
     searches on the CPU take the paths that need no compilation (bit-identical)."""
     return int(net.num_nodes) <= SMALL_WORK_NODES
+
+
+@contextmanager
+def compile_clock() -> Iterator[list[float]]:
+    """``[seconds]`` numba spent compiling (or loading compiled code from its cache) inside
+    the block, outermost compilations only (a function compiled for another is counted
+    once): what a first run's search takes beyond the search itself (issue 42, item 13)."""
+    from numba.core import event
+
+    spent, depth, start = [0.0], [0], [0.0]
+
+    class Clock(event.Listener):
+        def on_start(self, ev) -> None:
+            if depth[0] == 0:
+                start[0] = time.perf_counter()
+            depth[0] += 1
+
+        def on_end(self, ev) -> None:
+            depth[0] -= 1
+            if depth[0] == 0:
+                spent[0] += time.perf_counter() - start[0]
+
+    with event.install_listener("numba:compile", Clock()):
+        yield spent
