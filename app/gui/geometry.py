@@ -229,6 +229,23 @@ def field_bins(
     big = np.iinfo(np.int64).max
     v = np.minimum(np.where(dt >= 0, dt, big), np.where(dh >= 0, dh, big))
     reached = v != big
+    edges, colours, max_cost = field_scale(dist, colormap=colormap, bands=bands, levels=levels)
+    nb = edges.size - 1
+    idx = np.nonzero(reached)[0]
+    b = np.searchsorted(edges, v[idx], side="right") - 1
+    b = np.clip(b, 0, nb - 1)
+    order = np.argsort(b, kind="stable")
+    counts = np.bincount(b, minlength=nb)
+    splits = np.cumsum(counts)[:-1]
+    bins = np.split(idx[order], splits)
+    return FieldBins(bins, colours, edges, np.nonzero(~reached)[0], max_cost)
+
+
+def field_scale(dist: np.ndarray, *, colormap: str = "turbo", bands: int = 0,
+                levels: int = 32) -> tuple[np.ndarray, np.ndarray, int]:
+    """(edges, colours, max_cost) of :func:`field_bins` without binning the arcs: one pass
+    over ``dist`` (the isochrone bands ask for it on the GUI thread: binning a 1.4M-node
+    map's arcs there silenced the window for 0.3-0.5 s, issue 42)."""
     # The legend's top is the farthest reached node (UNREACHABLE is -1, below any cost).
     max_cost = max(int(dist.max()), 0) if dist.size else 0
     if bands > 0:
@@ -238,13 +255,6 @@ def field_bins(
     else:
         nb = levels
         edges = np.linspace(0, max(max_cost, 1), nb + 1)
-    idx = np.nonzero(reached)[0]
-    b = np.searchsorted(edges, v[idx], side="right") - 1
-    b = np.clip(b, 0, nb - 1)
-    order = np.argsort(b, kind="stable")
-    counts = np.bincount(b, minlength=nb)
-    splits = np.cumsum(counts)[:-1]
-    bins = np.split(idx[order], splits)
     lut = field_lut(colormap, 256)
     colours = lut[np.linspace(0, 255, nb).round().astype(int)] if nb > 1 else lut[[0]]
-    return FieldBins(bins, colours, edges, np.nonzero(~reached)[0], max_cost)
+    return edges, colours, max_cost

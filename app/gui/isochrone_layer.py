@@ -92,14 +92,17 @@ def grid_image(grid: tuple, colours: list):
     bands and the map rectangle it covers: a colour lookup in numpy, any thread (painting
     the paths held the GIL for seconds and silenced the GUI thread)."""
     band, x0, y0, h = grid
-    lut = np.zeros((len(colours) + 1, 4), dtype=np.uint8)  # premultiplied RGBA, 0: none
-    a = FILL_ALPHA / 255.0
+    lut = np.zeros((len(colours) + 1, 4), dtype=np.uint8)  # premultiplied RGBA; the last
+    a = FILL_ALPHA / 255.0  # row (band -1, no band) transparent: the grid indexes it as is
     for k, rgb in enumerate(colours):
-        lut[k + 1, :3] = [int(round(int(v) * a)) for v in rgb]
-        lut[k + 1, 3] = FILL_ALPHA
-    rgba = np.ascontiguousarray(lut[band.astype(np.int16) + 1])
+        lut[k, :3] = [int(round(int(v) * a)) for v in rgb]
+        lut[k, 3] = FILL_ALPHA
     ny, nx = band.shape
-    img = QImage(rgba.data, nx, ny, 4 * nx, QImage.Format.Format_RGBA8888_Premultiplied).copy()
+    img = QImage(nx, ny, QImage.Format.Format_RGBA8888_Premultiplied)
+    if ny * nx:  # coloured in place, in the image's own memory (no RGBA copy beside it)
+        pixels = np.frombuffer(img.bits(), dtype=np.uint8).reshape(ny, img.bytesPerLine())
+        # band -1 (none) wraps to the lut's last row
+        np.take(lut, band, axis=0, out=pixels[:, :4 * nx].reshape(ny, nx, 4), mode="wrap")
     return img, QRectF(x0 - h / 2, y0 - h / 2, nx * h, ny * h)
 
 

@@ -146,7 +146,7 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
         g, w = length_graph(net)
         unit = "dm"
     else:
-        g, w = net, np.asarray(net.weights, dtype=np.int64)
+        g, w = net, np.asarray(net.weights)
         unit = net.unit
     if dist is None or opts.by == "length":
         from .sssp import search_index
@@ -160,6 +160,8 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
                     options=SSSPOptions(small_work=small_work(net))).dist
     dist = np.asarray(dist, dtype=np.int64)
     t["search_s"] = time.perf_counter() - t0
+    if opts.method == "raster" and not opts.trace:  # the window's bands: no polygon at all
+        return _bands_only(net, dist, w, cut, opts, unit, t, t0, progress, cancel)
     tails = net.arc_sources()
     du = dist[tails]
     lines = _ArcLines(net, np.nonzero((du >= 0) & (du <= cut[-1]))[0], tails)
@@ -184,6 +186,20 @@ def run(net, opts: IsochroneOptions, *, progress: Progress | None = None,
     t["polygons_s"] = time.perf_counter() - t0 - t["search_s"]
     report(progress, 1.0, "done")
     return IsochroneResult(cut, polys, lonlat, dist, unit, t, grid)
+
+
+def _bands_only(net, dist, w, cut, opts, unit, t, t0, progress, cancel) -> IsochroneResult:
+    """``band_grid`` alone (``iso_bands``), in memory bounded by the grid and a chunk."""
+    from .iso_bands import band_grid
+
+    report(progress, 0.5, "bands")
+    kw = {"max_cells": opts.max_cells} if opts.max_cells > 0 else {}
+    grid = band_grid(net, dist, cut, opts.buffer_m, opts.source, weights=w, cancel=cancel,
+                     **kw)
+    t["cell_m"] = grid[3]
+    t["polygons_s"] = time.perf_counter() - t0 - t["search_s"]
+    report(progress, 1.0, "done")
+    return IsochroneResult(cut, [], [], dist, unit, t, grid)
 
 
 def band_memory(road_m: np.ndarray, buffer_m: float) -> int:
@@ -453,9 +469,10 @@ class _ArcLines:
 
 
 # Isochrone polygons are drawn for maps up to this many arcs. On the 1.43M-node map (4.6M
-# arcs) they once froze the window for a minute and took 21 GB (issue 42); with the window's
-# buffer at the map's scale (its grid bounded whatever the map) they take 6.4 s on the
-# worker, the GUI thread silent 0.27 s at most, +1.1 GB (2-core CPU, docs/perf/gui_states.md).
+# arcs) they once froze the window for a minute and took 21 GB (issue 42); the window's
+# bands on such maps are a grid made in chunks (``iso_bands``): 0.5-1 s on the worker, RSS
+# within a few MB (2-core CPU, docs/perf/gui_states.md). The bound stays for the export,
+# which traces the polygons.
 POLYGON_MAX_ARCS = 6_000_000
 
 

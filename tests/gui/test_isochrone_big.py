@@ -1,11 +1,11 @@
 """Issue 42, item 1: isochrone polygons on a big map froze the window, every repaint took
 ~35 s and the process grew to 21 GB. Real events: the source clicked with the mouse, the
-polygons ticked on in the panel, a 10 ms QTimer that must keep ticking meanwhile."""
+polygons ticked on in the panel; the work's thread recorded, the memory sampled by a 10 ms
+QTimer meanwhile. (How long the GUI thread waits is `signpost bench gui`'s, not a test's.)"""
 
 from __future__ import annotations
 
 import os
-import time
 
 import numpy as np
 import pytest
@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer
 
 from tests.gui.helpers import mouse_click_map
 
-NODES = 150_000  # seconds of polygon work on this CPU, the test well under 20 s
+NODES = 300_000  # big enough that the fixed costs of a screen image do not rule the memory
 
 
 @pytest.fixture(scope="module")
@@ -36,44 +36,62 @@ def rss() -> int:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads /proc for RSS")
 def test_polygons_on_a_big_map_keep_the_window_live(qtbot, make_window, big_net, monkeypatch):
+    import threading
+
+    import app.gui.isochrone_layer as layer
     import app.gui.route_index as ri
+    import app.jobs.iso_bands as iso_bands
 
     monkeypatch.setattr(ri, "AUTO_MIN_NODES", 10**9)  # no background index build here
+    threads: list[str] = []
+
+    def on_thread(fn):
+        def run(*a, **k):
+            threads.append(threading.current_thread().name)
+            return fn(*a, **k)
+        return run
+
+    # the band grid and its image are made off the GUI thread (where they ran before took
+    # the window for a minute)
+    monkeypatch.setattr(iso_bands, "band_grid", on_thread(iso_bands.band_grid))
+    monkeypatch.setattr(layer, "grid_image", on_thread(layer.grid_image))
+    import app.gui.geometry as geometry
+
+    binned: list[str] = []  # arcs binned by cost: the band edges need one pass over dist
+    monkeypatch.setattr(geometry, "field_bins",
+                        lambda *a, **k: binned.append("x") or geometry.FieldBins([], [], [], [], 0))
     net = big_net
     w = make_window(net)
     tool, panel = w.tools["route"], w.algo_panel
     panel.sp_bands.setValue(5)
     with qtbot.waitSignal(w.searchFinished, timeout=60000):
         mouse_click_map(qtbot, w, float(net.x[0]), float(net.y[0]))
-    times, mem = [time.perf_counter()], [rss()]
+    mem = [rss()]
 
-    def tick() -> None:  # the GUI thread's pulse, and the process's memory at it
-        times.append(time.perf_counter())
+    def tick() -> None:  # the process's memory, sampled on the GUI thread
         mem.append(rss())
 
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(tick)
     timer.start()
-    t0 = time.perf_counter()
+    binned.clear()
     panel.chk_polys.setChecked(True)
+    assert binned == []  # (0.3-0.5 s of the GUI thread on the 1.43M-node map)
     qtbot.waitUntil(lambda: tool.isochrones is not None, timeout=60000)
-    took = time.perf_counter() - t0
     timer.stop()
-    times.append(time.perf_counter())
-    peak = max(mem) - mem[0]
-    gap = max(b - a for a, b in zip(times, times[1:], strict=False))
-    assert gap < max(0.5, took / 4), f"GUI thread silent {gap:.2f} s of {took:.2f} s of polygons"
+    gui = threading.current_thread().name
+    assert len(threads) == 2 and gui not in threads, threads
     items = tool._iso_layer.items
-    assert len(items) == 1  # the bands: one image of the raster's band grid, made on the worker
-    t = time.perf_counter()
+    assert len(items) == 1 and isinstance(items[0], layer.ImageItem)  # one image, no paths
+    assert tool.isochrones[0].polygons_xy == []  # nothing traced for the screen
     w.canvas.grab()
-    assert time.perf_counter() - t < 1.0, "a repaint of the bands takes seconds"
-    # Not met yet (2-core CPU, shared, under load): RSS +~380 MB for a 16 MB map (the
-    # polygons kept for the export, GEOS's and contourpy's copies): said, not hidden.
-    if peak > 2 * footprint(net):
-        pytest.xfail(f"issue 42 item 1 memory: RSS +{peak / 2**20:.0f} MB for a "
-                     f"{footprint(net) / 2**20:.0f} MB map")
+    mem.append(rss())
+    # memory: the grid and a chunk of arcs, within 2x the map's own arrays (RSS grew by
+    # ~380 MB for this 16 MB map when the polygons were traced for the screen)
+    peak = max(mem) - mem[0]
+    assert peak <= 2 * footprint(net), (f"RSS +{peak / 2**20:.0f} MB for a "
+                                       f"{footprint(net) / 2**20:.0f} MB map")
 
 
 def test_polygons_drawn_from_the_grid_are_traced_on_export(qtbot, window, fixture_net, tmp_path,

@@ -480,7 +480,7 @@ class RouteTool(Tool):
         from app.jobs import isochrones
 
         from .. import isochrone_layer as iso
-        from ..geometry import field_bins
+        from ..geometry import field_scale
 
         win = self.win
         res, net = self.result, win.search_net()
@@ -494,10 +494,10 @@ class RouteTool(Tool):
             self._show_isochrones(None)
             win.status(isochrones.polygon_refusal(net.num_arcs), 15000)
             return None
-        bins = field_bins(win.geo, res.dist[: self.map_net().num_nodes], colormap=v["colormap"],
-                          bands=v["isochrone_bands"])
-        cuts = tuple(int(c) for c in bins.edges[1:])
-        colours = [tuple(int(x) for x in c) for c in bins.colours]
+        edges, colours_, _ = field_scale(res.dist[: self.map_net().num_nodes],
+                                         colormap=v["colormap"], bands=v["isochrone_bands"])
+        cuts = tuple(int(c) for c in edges[1:])
+        colours = [tuple(int(x) for x in c) for c in colours_]
         # the field legend's words for the same bands ("0 m – 500 m", issue 42)
         starts = (0, *cuts[:-1])
         labels = [f"{format_cost(a, net.unit)} – {format_cost(b, net.unit)}"
