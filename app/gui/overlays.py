@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QLinearGradient, QPainte
 from PySide6.QtWidgets import QGraphicsObject
 
 from .geometry import LayerStyle
-from .words import change_words, plural
+from .words import change_words
 
 BAND_LEGEND_MAX = 12  # more bands than this: every k-th band is named
 
@@ -87,10 +87,15 @@ class FieldLegend:
             self.labels.append(text)
         self.note = ""
         if asked and nb != asked:
-            self.note = (f"{plural(nb, 'band')} (of {asked} asked): steps of "
-                         f"{self.format_cost(edges[1] - edges[0], unit)}, a round value")
-            self.bands.layout.addItem(pg.LabelItem(self.note, color="#9aa0a6", size="7pt"),
-                                      self.bands.layout.rowCount(), 0, 1, 2)
+            # short: the legend's box is as wide as its longest line
+            self.note = (f"{asked} asked: round steps of "
+                         f"{self.format_cost(edges[1] - edges[0], unit)}")
+            # a row of its own with an empty sample: the legend sizes and clears it as any
+            # other (a label added to its layout by hand outlived clear() and stretched the
+            # box across the canvas, issue 42)
+            self.bands.addItem(pg.ScatterPlotItem(pen=None, brush=None, size=0), self.note)
+            self.bands.items[-1][1].setText(self.note, color="#9aa0a6", size="7pt")
+            self.bands.layout.activate()
             self.bands.updateSize()
         self.bands.setVisible(True)
         self._placed()

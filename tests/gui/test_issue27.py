@@ -58,7 +58,7 @@ def test_isochrone_bands_smallest_on_top_and_fewer_explained(qtbot, window, fixt
     with qtbot.waitSignal(window.searchFinished, timeout=30000):
         ap.sp_bands.setValue(asked)
     legend = window.canvas.field_legend
-    assert len(legend.labels) == got and f"{got} bands (of {asked} asked)" in legend.note
+    assert len(legend.labels) == got and legend.note.startswith(f"{asked} asked: round steps of ")
     items = window.tools["route"]._iso_layer.items  # drawn largest cutoff first
     z = [it.zValue() for it in items]
     assert len(items) == got and z == sorted(z)  # each smaller band above the larger ones
