@@ -10,8 +10,9 @@ junction, each arc its own way), applied by node splitting as an OSM file's are.
 measured on both maps in one process (the map without bans first):
 
 * ``one-to-all``: ``sssp`` from ``--sources`` seeded nodes of the file (the same on both
-  maps, alternating), median ms; with bans the answer is folded to the file's nodes
-  (``maps.model.turns.fold``), as ``signpost sssp`` does.
+  maps, alternating), median ms; with bans in the copies-near numbering and folded to the
+  file's nodes (``app.jobs.turn_search``), as ``signpost sssp`` does; the details keep the
+  search on the map's own numbering (copies last, then ``fold``) measured alongside.
 * ``index build``: the route index (CCH: order, topology, customization on ``--backend``)
   built from scratch, seconds.
 * ``OD KxK``: a ``--od`` × ``--od`` matrix through that index (``phast``), seconds from
@@ -19,7 +20,8 @@ measured on both maps in one process (the map without bans first):
   (``app.jobs.matrix`` does the same).
 * ``drag frame``: the Qt-free drag frame of ``bench gui --drag-only``
   (``app.bench.gui_window.drag_frames``: search + colouring a 1600x1000 view), median ms.
-* ``memory``: the map's arrays plus the route index's, bytes.
+* ``memory``: the map's arrays plus the route index's (and, with bans, the copies-near
+  view one-to-all keeps), bytes.
 
 Goals (issue 39): each time within 1.15×, memory within 1.1×. ``--warm-up N`` first runs
 every row on a small generated map (numba's compilation out of the timings).
@@ -86,7 +88,16 @@ def file_nodes(net, k: int, seed: int) -> np.ndarray:
 
 # ---- the rows ----------------------------------------------------------------------------
 def one_to_all(net, source: int, backend: str) -> np.ndarray:
-    """Least costs from ``source`` to every node of the file (-1: unreachable)."""
+    """Least costs from ``source`` to every node of the file (-1: unreachable): the
+    search in the copies-near numbering, folded in one pass (``app.jobs.turn_search``)."""
+    from app.jobs.turn_search import legal_costs
+
+    return legal_costs(net, source, backend=backend)
+
+
+def one_to_all_appended(net, source: int, backend: str) -> np.ndarray:
+    """``one_to_all`` as it was before: the search on the network's numbering (copies
+    last), then ``fold`` (kept for the side-by-side measurement, ``--compare-layout``)."""
     from gpu_core.sssp import sssp
     from maps.model.turns import fold
 
@@ -94,15 +105,17 @@ def one_to_all(net, source: int, backend: str) -> np.ndarray:
     return fold(net, np.where(res.reached, res.dist, -1))
 
 
-def time_one_to_all(nets, sources, backend: str) -> list[float]:
-    """Median ms per map of ``one_to_all`` over ``sources`` (maps alternating)."""
-    for net in nets:
-        one_to_all(net, int(sources[0]), backend)  # kernels, device graph
+def time_one_to_all(nets, sources, backend: str, fns=None) -> list[float]:
+    """Median ms per map of ``one_to_all`` over ``sources`` (maps alternating); ``fns``:
+    the function per map (default ``one_to_all`` for each)."""
+    fns = fns or [one_to_all] * len(nets)
+    for fn, net in zip(fns, nets, strict=True):
+        fn(net, int(sources[0]), backend)  # kernels, device graph
     times: list[list[float]] = [[] for _ in nets]
     for s in sources.tolist():
-        for k, net in enumerate(nets):
+        for k, (fn, net) in enumerate(zip(fns, nets, strict=True)):
             t0 = time.perf_counter()
-            one_to_all(net, s, backend)
+            fn(net, s, backend)
             _sync(backend)
             times[k].append(time.perf_counter() - t0)
     return [statistics.median(t) * 1e3 for t in times]
@@ -172,6 +185,13 @@ def drag(nets, backend: str, frames: int, seed: int) -> list[dict]:
     return [{k: statistics.median(v) for k, v in g.items()} for g in got]
 
 
+def view_bytes(net) -> int:
+    """Bytes of ``app.jobs.turn_search``'s view of ``net`` (0 without turn copies)."""
+    from app.jobs.turn_search import view_bytes as vb
+
+    return vb(net)
+
+
 def nbytes(obj) -> int:
     """Bytes of the numpy arrays a map or route index holds (turn copies' list as int64)."""
     total = sum(int(getattr(obj, f.name).nbytes) for f in fields(obj)
@@ -206,7 +226,13 @@ def measure(plain, restricted, args, backend: str, say=lambda row: None,
         say(row)
 
     src = file_nodes(plain, args.sources, args.seed)
-    a, b = time_one_to_all(nets, src, backend)
+    # side by side, alternating per source: the copies-near search (the row) and the
+    # search on the map's own numbering, copies last (as it was before)
+    a, b, c = time_one_to_all((plain, restricted, restricted), src, backend,
+                              [one_to_all, one_to_all, one_to_all_appended])
+    details["one_to_all_ms"] = {"without": round(a, 2), "with": round(b, 2),
+                                "with_copies_last": round(c, 2),
+                                "ratio_copies_last": round(c / a, 4) if a > 0 else None}
     add(_row("one-to-all", "ms", a, b, TIME_GOAL))
     built = [build_index(net, backend) for net in nets]
     details["index"] = {"without": built[0][0].summary(), "with": built[1][0].summary()}
@@ -219,6 +245,9 @@ def measure(plain, restricted, args, backend: str, say=lambda row: None,
     details["drag_ms"] = {"without": d[0], "with": d[1]}
     add(_row("drag frame", "ms", d[0]["frame_ms"], d[1]["frame_ms"], TIME_GOAL))
     a, b = (nbytes(net) + nbytes(h) for net, (h, _) in zip(nets, built, strict=True))
+    # the copies-near view one-to-all keeps (a renumbered CSR copy): counted
+    details["one_to_all_view_bytes"] = view_bytes(restricted)
+    b += details["one_to_all_view_bytes"]
     add(_row("memory", "bytes", a, b, MEMORY_GOAL))
     return rows
 
@@ -317,6 +346,11 @@ def details_text(details: dict) -> str:
                                                   "customize_s", "up_arcs") if k in ix)
         lines.append(f"{side} bans: index {parts}; drag search {dr.get('search_ms', 0):.1f} ms"
                      f" + colour {dr.get('colour_ms', 0):.1f} ms")
+    o = details.get("one_to_all_ms")
+    if o:
+        lines.append(f"one-to-all with bans, copies last (the search on the map's own "
+                     f"numbering, then fold): {o['with_copies_last']:.1f} ms "
+                     f"({o['ratio_copies_last']:.3f}x); copies near: {o['with']:.1f} ms")
     return "\n".join(lines)
 
 

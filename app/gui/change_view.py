@@ -79,10 +79,20 @@ def change_of(net, sc, base, res) -> Change:
     extra = dict(getattr(sc, "turn_copies", None) or {})
     if not base_c and not extra:
         return change(base.dist, base.reached, res.dist, res.reached)
-    m = net.num_nodes + len(extra)  # later vertices (added links) are no copies
-    copies = base_c + [extra[k] for k in sorted(extra)]
-    return change(base.dist, base.reached, res.dist[:m], res.reached[:m],
-                  base_copies=base_c, copies=copies)
+    # the edited graph's vertices (added links' and turn edits' interleaved): each folded
+    # over its node's vertices, then compared as the unedited map's vertices
+    rep = np.arange(res.dist.shape[0], dtype=np.int64)
+    n0 = net.num_nodes - len(base_c)
+    rep[n0:net.num_nodes] = base_c
+    for k, o in extra.items():
+        rep[k] = o
+    big = np.iinfo(np.int64).max
+    d = np.where(res.reached, res.dist.astype(np.int64), big)
+    best = np.full(rep.shape[0], big, dtype=np.int64)
+    np.minimum.at(best, rep, d)
+    full = best[rep][: net.num_nodes]
+    return change(base.dist, base.reached, np.where(full == big, 0, full), full != big,
+                  base_copies=base_c, copies=[])
 
 
 def _folded(dist: np.ndarray, reached: np.ndarray, copies) -> tuple[np.ndarray, np.ndarray]:

@@ -72,14 +72,22 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     if copies_of(net) is not None:  # legal routes, one site per junction (issue 39; app.jobs.billboards_turns)
         from .billboards_turns import exact_here, run_junctions, run_sampled
 
-        if client is not None:
-            raise MapError("billboards on a Dask cluster: not on a map with turn "
-                           "restrictions yet (run it here)")
+        if client is not None and opts.method != "sampled":
+            raise ValueError("billboards on a Dask cluster need the sampled method")
         t0 = time.perf_counter()
-        run = run_junctions if exact_here(net, opts) else run_sampled
+        dask = None
         with compile_clock() as compiled:
-            res = run(net, opts, progress=progress, cancel=cancel)
-        return BillboardsResult(res, time.perf_counter() - t0, compile_s=compiled[0])
+            if client is None and exact_here(net, opts):
+                res = run_junctions(net, opts, progress=progress, cancel=cancel)
+            else:
+                res, dask = run_sampled(net, opts, progress=progress, cancel=cancel,
+                                        client=client, on_partial=on_partial)
+        out = BillboardsResult(res, time.perf_counter() - t0, compile_s=compiled[0])
+        if dask is not None:  # the paths come here to be folded (billboards_turns)
+            out.dask = {"workers": len(dask.ship.workers), "blocks": dask.blocks,
+                        "map": dask.ship.summary(), "ship_s": round(dask.ship.ship_s, 3),
+                        "paths": dask.mode_name, "busy": dask.busy}
+        return out
     draw = None
     if client is not None:
         from .dask_draws import KeptDraw, SampledDraw

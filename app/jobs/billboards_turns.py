@@ -25,9 +25,15 @@ The sampled method (``--method sampled``, or ``auto`` beyond the exact method's 
 its random shortest routes on the same graph (pairs from the file's nodes to the sinks or
 plain nodes) and folds each route's interior onto junctions (a copy counts as its node,
 once per route) before the greedy max coverage: the same estimate and bound as on any map,
-over junctions. It draws the fixed plan (``sampling="fixed"``): the progressive rounds are
-not folded yet, and the result says so. A sample (s, s's sink) is a route with no interior:
-it counts among the reached pairs (about one in n), never as covered.
+over junctions. Both plans: ``sampling="progressive"`` (the default) folds each round's
+paths the same way (``gpu_core.betweenness.progressive``: the draw's ``fold``), so a seed
+draws the same paths as the fixed plan's prefix. A sample (s, s's sink) is a route with no
+interior: it counts among the reached pairs (about one in n), never as covered.
+
+On a Dask cluster the workers draw on the junction graph (shipped as arrays, as any
+CSRGraph is) and the paths come here, where they are folded (:class:`FoldedDraw`; the
+kept-paths mode would sum per-vertex counts on the workers, where a route through two
+copies of a junction would count twice): the fixed plan, as Dask draws on any map.
 """
 
 from __future__ import annotations
@@ -95,7 +101,7 @@ class JunctionDraw:
 
         self.sampler = path_sampler(g, mode, backend)
         self.kernel = self.sampler.kernel
-        self.orig = orig
+        self.orig = self.fold = orig  # fold: the progressive rounds fold with it too
         self.n = g.num_nodes
 
     def __call__(self, plan):
@@ -112,6 +118,23 @@ class JunctionDraw:
             yield 0, es, ev, 0
 
 
+class FoldedDraw:
+    """A Dask draw (``app.jobs.dask_draws.SampledDraw`` on the junction graph) whose
+    paths are folded onto junctions here (module doc)."""
+
+    def __init__(self, inner, orig: np.ndarray, n: int):
+        self.inner, self.orig, self.n = inner, orig, n
+
+    @property
+    def kernel(self) -> str:
+        return self.inner.kernel
+
+    def __call__(self, plan):
+        for hi, es, ev, reached in self.inner(plan):
+            es, ev = _fold_entries(_host(es), _host(ev), self.orig, self.n)
+            yield hi, es, ev, reached
+
+
 def _host(x) -> np.ndarray:
     return np.asarray(x.get() if hasattr(x, "get") else x)
 
@@ -125,9 +148,11 @@ def _fold_entries(es: np.ndarray, ev: np.ndarray, orig: np.ndarray, n: int):
 
 
 def run_sampled(net, opts, *, progress: Progress | None = None,
-                cancel: CancelCheck | None = None):
+                cancel: CancelCheck | None = None, client=None, on_partial=None):
     """The sampled greedy over junctions (module doc); a ``BillboardResult`` whose sites
-    are file nodes."""
+    are file nodes. ``client``: a Dask client whose workers draw the paths (the fixed
+    plan); ``on_partial``: as ``app.jobs.billboards.run``'s. Returns (result, the Dask
+    draw or None)."""
     from gpu_core.backend import resolve_backend
     from gpu_core.betweenness import BillboardResult, billboards
 
@@ -136,22 +161,38 @@ def run_sampled(net, opts, *, progress: Progress | None = None,
     a, b = _demand(opts.sources, n0, N, None), _demand(opts.targets, n0, N, sink)
     cand = np.zeros(N, dtype=bool)
     cand[:n0] = True if opts.candidates is None else np.asarray(opts.candidates, bool)[:n0]
-    draw = JunctionDraw(g, orig, opts.mode, resolve_backend(opts.backend))
+    sampling, dask = opts.sampling, None
+    if client is not None:
+        from .dask_draws import SampledDraw
+        from .distributed import worker_backend
+
+        backend = worker_backend(client, opts.backend)
+        dask = SampledDraw(client, g, backend=backend, mode=opts.mode)
+        draw: JunctionDraw | FoldedDraw = FoldedDraw(dask, orig, N)
+        sampling = "fixed"
+    else:
+        draw = JunctionDraw(g, orig, opts.mode, resolve_backend(opts.backend))
+        backend = draw.sampler.backend
     result = None
-    for ev in billboards(g, opts.k, mode=opts.mode, backend=draw.sampler.backend,
+    for ev in billboards(g, opts.k, mode=opts.mode, backend=backend,
                          method="sampled", epsilon=opts.epsilon, delta=opts.delta,
                          seed=opts.seed, candidates=cand,
                          fixed=sorted({int(orig[v]) for v in opts.fixed}) or None,
-                         sources=a, targets=b, cancel=cancel, draw=draw, sampling="fixed"):
+                         sources=a, targets=b, cancel=cancel, draw=draw, sampling=sampling):
         if isinstance(ev, BillboardResult):
             result = ev
+        elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
+            if on_partial is not None:
+                on_partial(ev.partial)
+            report(progress, ev.fraction, f"{ev.sources_done:,} samples: error "
+                   f"{ev.partial.epsilon_at_stop:.3g} (target {opts.epsilon:g})")
         else:
             report(progress, ev.fraction, f"{ev.sources_done:,} of {ev.sources_total:,} samples")
     assert result is not None
-    result.notes = ("turn restrictions: legal routes, one site per junction; the fixed "
-                    "plan (progressive rounds are not folded over junctions yet); "
-                    + result.notes)
-    return result
+    plan = f"the {result.sampling or sampling} plan" + (" on Dask" if dask else "")
+    result.notes = f"turn restrictions: legal routes, one site per junction ({plan}); " + \
+        result.notes
+    return result, dask
 
 
 def run_junctions(net, opts, *, progress: Progress | None = None,

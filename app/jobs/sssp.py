@@ -56,7 +56,18 @@ def _run(net, opts: SsspJobOptions, *, progress: Progress | None, cancel: Cancel
     index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
                          progress=progress, cancel=cancel)
 
+    # a turn-restricted map searched with each copy beside its original (issue 39:
+    # app.jobs.turn_search), the answer read back in the map's numbering
+    near = index is None and isinstance(getattr(net, "meta", None), dict) \
+        and bool(net.meta.get("turn_copies"))
+
     def search(backend: str) -> SSSPResult:
+        if near:
+            from .turn_search import sssp_copies_near
+
+            return sssp_copies_near(net, opts.source, strategy=opts.strategy,
+                                    backend=backend, options=options, on_phase=on_phase,
+                                    cancel=cancel)
         return sssp(net, opts.source, strategy=opts.strategy, backend=backend, options=options,
                     on_phase=on_phase, cancel=cancel, index=index)
 

@@ -223,11 +223,12 @@ def billboards(
         if sampling not in SAMPLINGS:
             raise InvalidArgumentError(
                 f"unknown sampling {sampling!r}; choose one of {', '.join(SAMPLINGS)}")
-        if sampling == "progressive" and draw is None:  # (Dask draws: the fixed plan)
+        # (Dask draws: the fixed plan; a folding draw, with its sampler here: progressive)
+        if sampling == "progressive" and (draw is None or hasattr(draw, "fold")):
             result = yield from progressive_billboards(
                 g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,
                 backend=be, epsilon=epsilon, delta=delta, seed=seed, cancel=cancel,
-                mode=mode, hierarchy=hierarchy if use_index else None)
+                mode=mode, hierarchy=hierarchy if use_index else None, draw=draw)
         else:
             result = yield from sampled_billboards(
                 g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,

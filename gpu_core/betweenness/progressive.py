@@ -149,10 +149,13 @@ def progressive_billboards(
     g: CSRGraph, k: int, *, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
     eligible: np.ndarray, in_r: np.ndarray, backend: str, epsilon: float, delta: float,
     seed: int, cancel: Callable[[], bool] | None, mode: str, hierarchy=None,
-    first: int = FIRST_SAMPLES,
+    first: int = FIRST_SAMPLES, draw=None,
 ) -> Generator[BillboardProgress, None, BillboardResult]:
     """The sampled greedy with progressive sampling (module doc). Cancel after a round
-    returns that round's sites (``stopped_by="cancelled"``) instead of raising."""
+    returns that round's sites (``stopped_by="cancelled"``) instead of raising.
+    ``draw``: a folding draw (its ``sampler`` draws the paths here, its ``fold`` maps each
+    vertex to the one it counts as: a path's entries folded, repeats dropped; the
+    turn-restricted map's junctions, ``app.jobs.billboards_turns``)."""
     from .sampling import sampled_billboards
 
     t0 = time.perf_counter()
@@ -164,13 +167,14 @@ def progressive_billboards(
         res = yield from sampled_billboards(
             g, k, w=w, unit=unit, a=a, b=b, eligible=eligible, in_r=in_r, backend=backend,
             epsilon=epsilon, delta=delta, seed=seed, cancel=cancel, mode=mode,
-            hierarchy=hierarchy)
+            hierarchy=hierarchy, draw=draw)
         res.sampling = "progressive"
         return res
     plan = draw_plan(n, cap, a, b, seed)
     a_log = math.log(3.0 / (delta / 2.0 / (len(sizes) - 1)))
-    sampler = PathSampler(g, w, unit, backend, hierarchy)
+    sampler = PathSampler(g, w, unit, backend, hierarchy) if draw is None else draw.sampler
     xp = sampler.xp
+    fold = None if draw is None else xp.asarray(draw.fold, dtype=xp.int64)
     A, B = float(a.sum()), float(b.sum())
     es_all, ev_all = xp.zeros(0, xp.int64), xp.zeros(0, xp.int32)
     reached = [0, 0]  # training, hold-out
@@ -189,6 +193,7 @@ def progressive_billboards(
                 raise CancelledError("billboard sampling cancelled")
             hi = min(L, lo + chunk)
             es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
+            es, ev = fold_entries(xp, es, ev, fold, n)
             parts_s.append(es)
             parts_v.append(ev)
             reached[0] += int(rr[lo % 2::2].sum())
@@ -196,8 +201,9 @@ def progressive_billboards(
             yield BillboardProgress(r + 1, len(sizes), hi, cap, phase="sample")
         rest = sampler.flush(plan.hash_seed)
         if rest is not None:
-            parts_s.append(rest[0])
-            parts_v.append(rest[1])
+            es, ev = fold_entries(xp, rest[0], rest[1], fold, n)
+            parts_s.append(es)
+            parts_v.append(ev)
         es_all, ev_all = xp.concatenate(parts_s), xp.concatenate(parts_v).astype(xp.int32)
         drawn = L
         t_sample += time.perf_counter() - ts
@@ -243,6 +249,15 @@ def progressive_billboards(
         rounds_time_s=[time.perf_counter() - t0],
         phase_s={"sample": t_sample, "select": time.perf_counter() - t0 - t_sample})
     return res
+
+
+def fold_entries(xp, es, ev, fold, n: int):
+    """(sample, vertex) entries with each vertex replaced by ``fold[vertex]``, repeats in
+    a sample dropped (sorted by sample); unchanged when ``fold`` is None."""
+    if fold is None or not es.size:
+        return es, ev
+    key = xp.unique(es.astype(xp.int64) * n + fold[ev.astype(xp.int64)])
+    return key // n, (key % n).astype(xp.int32)
 
 
 def _slack(in_r, sites, a, b, A: float, B: float) -> float:

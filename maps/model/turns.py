@@ -322,3 +322,40 @@ def same_node(net, u: int) -> list[int]:
     n0 = net.num_nodes - c.shape[0]
     o = int(to_original(net, [u])[0]) if u < net.num_nodes else u
     return [o, *(n0 + np.flatnonzero(c == o)).tolist()]
+
+
+# ---- a search-internal numbering: each copy right after its original ---------------------
+def interleaved_order(net) -> np.ndarray | None:
+    """The vertex order (new position -> vertex) that puts each copy right after its
+    original, the file's nodes keeping their relative order; None without copies. Only a
+    search's own numbering (:func:`permuted_csr`): every answer is read back in the
+    network's, where copies stay the last nodes."""
+    c = copies_of(net)
+    if c is None:
+        return None
+    n = net.num_nodes
+    n0 = n - c.shape[0]
+    counts = np.bincount(c, minlength=n0)
+    before = np.cumsum(counts) - counts  # copies of nodes before v
+    start = np.arange(n0, dtype=np.int64) + before
+    order = np.empty(n, dtype=np.int64)
+    order[start] = np.arange(n0, dtype=np.int64)
+    idx = np.argsort(c, kind="stable")
+    rank = np.arange(c.shape[0], dtype=np.int64) - before[c[idx]]
+    order[start[c[idx]] + 1 + rank] = n0 + idx
+    return order
+
+
+def permuted_csr(indptr, indices, weights, order: np.ndarray):
+    """(indptr, indices, weights) of the graph renumbered so that new vertex i is old
+    vertex ``order[i]`` (each row's arcs in their order), and ``pos`` (old -> new)."""
+    indptr = np.asarray(indptr, dtype=np.int64)
+    pos = np.empty_like(order)
+    pos[order] = np.arange(order.shape[0], dtype=np.int64)
+    counts = np.diff(indptr)[order]
+    out = np.zeros(order.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    sel = np.repeat(indptr[order] - out[:-1], counts) + np.arange(int(out[-1]))
+    return (out.astype(np.asarray(indptr).dtype if out[-1] < 2**31 else np.int64),
+            pos[np.asarray(indices)[sel]].astype(np.asarray(indices).dtype),
+            np.asarray(weights)[sel], pos)

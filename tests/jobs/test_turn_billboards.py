@@ -181,3 +181,50 @@ def test_cli_billboards_speaks_in_junctions(maps, capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["sites"] == billboards.site_ids(net, want.sites)
     assert got["group_betweenness"] == pytest.approx(want.group_betweenness.tolist())
+
+
+def test_progressive_sampling_folds_every_round(maps):
+    """The default progressive plan on a restricted map (the fixed plan ran before): sites
+    are distinct junctions, the same seed gives the same sites, rounds report partial
+    results, and the sites' SB (brute force) is within epsilon·A·B of the exact greedy's."""
+    net, plain, rules = maps
+    partial = []
+    opts = billboards.BillboardsOptions(3, backend="cpu", method="sampled", seed=7,
+                                        epsilon=0.05)
+    res = billboards.run(net, opts, on_partial=partial.append).billboards
+    again = billboards.run(net, opts).billboards
+    assert res.sampling == "progressive" and "progressive plan" in res.notes
+    sites = res.sites.tolist()
+    assert all(0 <= v < plain.num_nodes for v in sites) and len(set(sites)) == 3
+    assert sites == again.sites.tolist()
+    assert np.array_equal(res.group_betweenness, again.group_betweenness)
+    assert partial and all(p.sites.max() < plain.num_nodes for p in partial)
+    brute = Brute(plain, rules)
+    sb, _ = brute.sb(set(sites))
+    exact = billboards.run(net, billboards.BillboardsOptions(3, backend="cpu",
+                                                             method="exact")).billboards
+    n = plain.num_nodes
+    assert sb >= exact.group_betweenness[-1] - 0.05 * n * n
+    assert abs(res.group_betweenness[-1] - sb) <= res.error_bound
+    fixed = billboards.run(net, billboards.BillboardsOptions(
+        3, backend="cpu", method="sampled", seed=7, epsilon=0.05, sampling="fixed")).billboards
+    assert fixed.sampling == "fixed" and abs(fixed.group_betweenness[-1] - sb) <= \
+        fixed.error_bound + res.error_bound
+
+
+def test_dask_draws_fold_here(maps):
+    """``--dask`` on a restricted map (refused before): the workers draw on the junction
+    graph, the paths fold here: the sites and numbers of the fixed plan in one process."""
+    distributed = pytest.importorskip("distributed")
+    net, plain, _ = maps
+    opts = billboards.BillboardsOptions(3, backend="cpu", method="sampled", seed=3,
+                                        epsilon=0.1, sampling="fixed")
+    one = billboards.run(net, opts).billboards
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as lc, distributed.Client(lc) as cl:
+        out = billboards.run(net, opts, client=cl)
+    two = out.billboards
+    assert out.dask["workers"] == 2 and out.dask["paths"] == "paths shipped to the client"
+    assert two.sites.tolist() == one.sites.tolist()
+    assert np.array_equal(two.group_betweenness, one.group_betweenness)
+    assert "on Dask" in two.notes

@@ -140,7 +140,8 @@ class EditTool(Tool):
             from app.jobs.edits import Scenario
 
             self.scenario = Scenario(self.map_net(), backend=self._backend(),
-                                     max_snap_m=self.win.snap_max_m, snapper=self.win.snapper)
+                                     max_snap_m=self.win.snap_max_m, snapper=self.win.snapper,
+                                     same_numbering=True)
             self.win.scenario = self.scenario
         return self.scenario
 
@@ -550,7 +551,7 @@ class EditTool(Tool):
             return False
         try:
             trial = Scenario(win.net, backend=self._backend(), max_snap_m=win.snap_max_m,
-                             snapper=win.snapper)
+                             snapper=win.snapper, same_numbering=True)
             applied = trial.apply_all(edits)
         except (EditError, ValueError) as exc:
             win.show_error("Could not apply the scenario", str(exc))

@@ -18,6 +18,7 @@ from maps.model.weights import unit_scale
 from .model import Edit, EditError
 from .stage import Stage
 from .store import cut, locate, polyline_length
+from .turn_links import base_of, link_arcs, restricted, split_road
 
 MAX_WEIGHT = 2**31 - 1
 # An end of an added link this close to a node (metres along the arc) joins that node
@@ -164,11 +165,18 @@ def add_link(sc, stage: Stage, edit: Edit, label: str) -> None:
                 for e in road:
                     splits.setdefault(e, []).append((hit.x, hit.y, node))
         nodes.append(node)
+    turns = restricted(sc)
+    if turns:  # a copy's end is its node: the link leaves every copy, lands on the node
+        nodes = [base_of(sc, v) for v in nodes]
     a, b = nodes
     if a == b:
         raise EditError(label, "both ends of the link snap to the same place of the network")
-    for e, pts in splits.items():
-        _split(sc, stage, e, pts)
+    if turns:
+        for road in _roads(splits):
+            split_road(sc, stage, road, splits)
+    else:
+        for e, pts in splits.items():
+            _split(sc, stage, e, pts)
     ring = np.asarray(line[1:-1], dtype=np.float64).reshape(-1, 2)
     ix, iy = to_xy(ring[:, 0], ring[:, 1], sc.base.origin)
     inner = np.column_stack([ix, iy])
@@ -179,6 +187,24 @@ def add_link(sc, stage: Stage, edit: Edit, label: str) -> None:
         cls = stage.class_index(edit.road_class or "road")
     except ValueError as exc:
         raise EditError(label, str(exc)) from None
+    if turns:
+        link_arcs(sc, stage, a, b, w, cls, length, inner, KIND_ROAD)
+        if not edit.oneway:
+            link_arcs(sc, stage, b, a, w, cls, length, inner[::-1], KIND_ROAD)
+        return
     stage.insert(a, b, w, KIND_ROAD, cls, length, -1, inner)
     if not edit.oneway:
         stage.insert(b, a, w, KIND_ROAD, cls, length, -1, inner[::-1])
+
+
+def _roads(splits: dict[int, list]) -> list[list[int]]:
+    """The split arcs grouped by road: arcs of one end's road split together (both ends
+    on one road: one group, cut at both points)."""
+    groups: list[set[int]] = []
+    for e, pts in splits.items():
+        # arcs split at the same vertex belong to one road (targets.road of one hit)
+        key = {v for _, _, v in pts}
+        joined = [g for g in groups if any(key & {v for _, _, v in splits[f]} for f in g)]
+        merged = {e}.union(*joined) if joined else {e}
+        groups = [g for g in groups if g not in joined] + [merged]
+    return [sorted(g) for g in groups]

@@ -25,7 +25,8 @@ from .model import TURN_ACTIONS, Edit, EditError, check_edit
 from .stage import Stage
 from .store import ArcStore
 from .targets import Targets
-from .turn_edits import apply_turn, copies_array
+from .turn_edits import apply_turn
+from .turn_links import copies_last, permute_csr
 
 NEGATIVE = ("this map has negative arc weights; what-if edits need non-negative ones "
             "(the edited graph keeps weights >= 0)")
@@ -74,7 +75,7 @@ class Scenario:
     """
 
     def __init__(self, net: RoadNetwork, *, backend: str = "auto",
-                 max_snap_m: float = 1000.0, snapper=None):
+                 max_snap_m: float = 1000.0, snapper=None, same_numbering: bool = False):
         if net.has_negative:  # the mutable graph keeps int32 weights >= 0
             raise EditError("", NEGATIVE)
         self.base = net
@@ -92,6 +93,9 @@ class Scenario:
         # vertices added by turn edits -> their original (never dropped: undo leaves a
         # vertex, isolated, as it leaves those of added links)
         self.turn_copies: dict[int, int] = {}
+        # the app searches the MutableGraph and reads routes from network(): both must
+        # number vertices alike, so a new node before turn copies is refused there
+        self.same_numbering = same_numbering
 
     # ---- editing --------------------------------------------------------------------------
     def apply(self, edit: Edit) -> AppliedEdit:
@@ -108,14 +112,12 @@ class Scenario:
         check_edit(edit)
         stage = Stage(self.store, self.graph)
         if edit.action == "add":
-            if self.turn_copies:
-                raise EditError(label, "turn edits and added links cannot be combined in one "
-                                       "scenario yet (a new vertex of either stays after undo)")
-            if self.base.meta.get("turn_copies"):  # copies must stay the last vertices
-                raise EditError(label, "adding a link on a map with turn restrictions is not "
-                                       "supported yet (its new vertices would be read as turn "
-                                       "copies)")
             add_link(self, stage, edit, label)
+            if (self.same_numbering and len(stage.verts) > len(stage.copies)
+                    and (self.turn_copies or self.base.meta.get("turn_copies"))):
+                raise EditError(label, "in the app, a link on a map with turn restrictions "
+                                       "must end at junctions (a new node mid-road would "
+                                       "renumber the turn copies); the CLI takes it")
         elif edit.action in TURN_ACTIONS:
             apply_turn(self, stage, edit, label)
         else:
@@ -164,7 +166,7 @@ class Scenario:
         """Replay this scenario's edits and then ``edits`` on a scratch Scenario sharing
         the spatial indexes (EditError naming the first that fails)."""
         scratch = Scenario(self.base, backend="cpu", max_snap_m=self.max_snap_m,
-                           snapper=self.targets._snapper)
+                           snapper=self.targets._snapper, same_numbering=self.same_numbering)
         scratch.targets.share(self.targets)
         for e in self.edits + edits:
             scratch.apply(e)
@@ -243,7 +245,8 @@ class Scenario:
         """The edited map as a RoadNetwork: the live arcs in CSR rows as the loaders sort
         them, each keeping its attributes (kind, class, length, way id, geometry); vertex
         ids unchanged, added vertices appended (ids -1, -2, ... in the source-id column,
-        "-1", ... on maps of named nodes). ``meta["edits"]`` holds ``changed_arcs``.
+        "-1", ... on maps of named nodes); on a turn-restricted map the turn copies come
+        last (``turn_links.copies_last``: a split road's new node goes before them). ``meta["edits"]`` holds ``changed_arcs``.
         Cached until the next edit."""
         if self._net is not None and self._net[0] == self.graph.version:
             return self._net[1]
@@ -267,24 +270,28 @@ class Scenario:
         else:
             new_ids = -np.arange(1, k + 1, dtype=np.int64)
         meta["edits"] = self.changed_arcs
-        if self.turn_copies:  # every added vertex is a turn copy (turn_edits refuses mixing)
-            kept = np.asarray(sorted(self.turn_copies), dtype=np.int64)
-            orig = np.asarray([self.turn_copies[k] for k in kept.tolist()], dtype=np.int64)
-            meta["turn_copies"] = copies_array(self).tolist()
+        order = None
+        lon, lat = np.concatenate([net.lon, vlon]), np.concatenate([net.lat, vlat])
+        node_ids = np.concatenate([net.node_ids, new_ids])
+        if self.turn_copies or net.meta.get("turn_copies"):  # copies: their original's id, last
+            order, meta["turn_copies"] = copies_last(self)
+            for c, o in self.turn_copies.items():
+                node_ids[c], lon[c], lat[c] = node_ids[o], lon[o], lat[o]
             meta["turn_edits"] = sum(e.action in TURN_ACTIONS for e in self.edits)
-            new_ids = net.node_ids[orig]
-            vlon, vlat = net.lon[orig], net.lat[orig]
         # the unedited map's route index topology: closures and new weights re-customize it
         meta["index_topology"] = self.base_topology_key()
+        indptr, indices, weights = g.indptr, g.indices, g.weights
+        x, y = np.concatenate([net.x, vx]), np.concatenate([net.y, vy])
+        if order is not None:  # added vertices that are no copy go before the copies
+            indptr, indices, weights, ids = permute_csr(order, indptr, indices, weights, ids)
+            x, y, lon, lat, node_ids = (a[order] for a in (x, y, lon, lat, node_ids))
         gi, gxy = st.gather_geometry(ids)
         out = RoadNetwork(
-            indptr=np.asarray(g.indptr, dtype=np.int32),
-            indices=np.asarray(g.indices, dtype=np.int32),
-            weights=np.asarray(g.weights, dtype=np.int32),
-            unit=net.unit, profile=net.profile,
-            x=np.concatenate([net.x, vx]), y=np.concatenate([net.y, vy]),
-            lon=np.concatenate([net.lon, vlon]), lat=np.concatenate([net.lat, vlat]),
-            node_ids=np.concatenate([net.node_ids, new_ids]),
+            indptr=np.asarray(indptr, dtype=np.int32),
+            indices=np.asarray(indices, dtype=np.int32),
+            weights=np.asarray(weights, dtype=np.int32),
+            unit=net.unit, profile=net.profile, x=x, y=y, lon=lon, lat=lat,
+            node_ids=node_ids,
             edge_kind=st.gather("kind", net.edge_kind, ids),
             edge_class=st.gather("cls", net.edge_class, ids),
             edge_length=st.gather("length", net.edge_length, ids),

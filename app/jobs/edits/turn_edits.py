@@ -66,9 +66,6 @@ def apply_turn(sc, stage: Stage, edit: Edit, label: str) -> None:
     """Put ``edit`` (ban_turn / lift_turn) into the stage's batch (module doc)."""
     assert edit.turn is not None  # checked with the edit (model._check_turn)
     f_way, v_key, t_way = edit.turn
-    if len(sc.store.vx) > len(sc.turn_copies):
-        raise EditError(label, "turn edits and added links cannot be combined in one scenario "
-                               "yet (a new vertex of either stays after undo)")
     v = original(sc, sc.targets.node(v_key, label))
     st = sc.store
     members = set(sc.targets.same(v))
