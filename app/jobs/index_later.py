@@ -176,6 +176,71 @@ def search_policy(net, strategy: str, policy: str, backend: str) -> tuple[str, s
     return "off", why
 
 
+# the sampled billboards' paths through the route index (``billboards._index``)
+BILLBOARDS_QUERY = "query-cpu-billboards"
+
+
+def _sampled_with_index(net, opts) -> bool:
+    """Whether ``billboards.run(net, opts)`` (``app.jobs.billboards``) would use the route
+    index on the CPU: weighted paths, the sampled method (asked, or chosen by size)."""
+    from gpu_core.backend import resolve_backend
+    from maps.model.turns import copies_of
+
+    from .billboards import estimate
+
+    if opts.index == "off" or opts.mode == "hops" or copies_of(net) is not None:
+        return False  # (a map with turn copies runs the junction greedy, no index)
+    try:
+        if resolve_backend(opts.backend) != "cpu":
+            return False
+    except Exception:  # an unavailable backend: the job itself says so
+        return False
+    return opts.method == "sampled" or (
+        opts.method == "auto"
+        and estimate(net.num_nodes, net.num_arcs, opts)["method"] == "sampled")
+
+
+def defer_billboards(net, opts) -> str:
+    """Why the billboards ``opts`` (``app.jobs.billboards.BillboardsOptions``) on ``net``
+    should draw their sampled paths without the route index now, or "": the rule of
+    :func:`defer` (the per-source sampler draws the same samples: the same sites and
+    values)."""
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import graph_key, road_shaped
+
+    from .common import small_work
+    from .index import index_path
+
+    if os.environ.get(ENV, "1") == "0" or not small_work(net):
+        return ""
+    if not _sampled_with_index(net, opts):
+        return ""
+    cached = os.path.exists(index_path(net, graph_key(CSRGraph.from_any(net))))
+    if opts.index == "auto" and not cached and not road_shaped(net):
+        return ""  # auto builds no index for this map: nothing to wait for
+    stages = ([] if cached else [_build_stage()]) + [BILLBOARDS_QUERY]
+    missing = [s for s in stages if not stage_ready(s)]
+    if not missing:
+        return ""
+    return (f"its kernels ({', '.join(missing)}) are not compiled yet on this machine: "
+            "the sampled paths were drawn without the index (the same samples, sites and "
+            "values); the index is being built in a background process for the next "
+            "command")
+
+
+def billboards_policy(net, opts) -> tuple[str, str]:
+    """(the route index policy to run, why the index answers later or ""): under
+    :func:`defer_billboards` "off", with the background child started (or one running)."""
+    why = defer_billboards(net, opts)
+    if not why:
+        return opts.index, ""
+    if not _start(net, np.zeros(0, np.int32), np.zeros(0, np.int32), "billboards"):
+        why = why.replace("is being built in a background process",
+                          "is being built by a background process already running (or "
+                          "none could start)")
+    return "off", why
+
+
 def _lock_path() -> Path:
     from maps.cache import cache_dir
 
@@ -281,6 +346,9 @@ def warm(path: str) -> None:
     if kind == "search":
         warm_search(g)
         return
+    if kind == "billboards":
+        warm_billboards(g)
+        return
     with _Recorder() as built:
         h, info = hierarchy_for(g, policy="on", backend="cpu")
     if info.source in ("built", "rebuilt", "customized"):
@@ -310,6 +378,23 @@ def warm_search(g) -> None:
         sssp(g, 0, strategy="auto", backend="cpu", index=h)
         sssp(g, 0, strategy="auto", backend="cpu", index=h, target=g.num_nodes - 1)
     _write_manifest(SEARCH_QUERY, asked.names)
+
+
+def warm_billboards(g) -> None:
+    """The child's work for the sampled billboards: build (or load) ``g``'s route index,
+    draw a short sampled placement through it, write the manifests."""
+    from gpu_core.betweenness import place_billboards
+
+    from .index import hierarchy_for
+
+    with _Recorder() as built:
+        h, info = hierarchy_for(g, policy="on", backend="cpu")
+    if info.source in ("built", "rebuilt", "customized"):
+        _write_manifest(_build_stage(), built.names)
+    with _Recorder() as asked:
+        place_billboards(g, 1, mode="weighted", backend="cpu", method="sampled",
+                         epsilon=0.5, hierarchy=h)
+    _write_manifest(BILLBOARDS_QUERY, asked.names)
 
 
 def main(argv: list[str]) -> int:
