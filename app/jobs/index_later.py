@@ -349,6 +349,11 @@ def warm(path: str) -> None:
     if kind == "billboards":
         warm_billboards(g)
         return
+    if kind == "window":  # the window's route index (app.jobs.index_ahead)
+        from .index_ahead import warm_window
+
+        warm_window(g)
+        return
     with _Recorder() as built:
         h, info = hierarchy_for(g, policy="on", backend="cpu")
     if info.source in ("built", "rebuilt", "customized"):
