@@ -412,12 +412,15 @@ def _u01(seed, i, j, step):
 
 @njit(cache=True, nogil=True)
 def grow_entries(out_s, out_v, cnt):
-    """The (sample, vertex) entry arrays at twice their size, the first ``cnt`` kept."""
+    """The (sample, vertex) entry arrays at twice their size, the first ``cnt`` kept
+    (copied in a loop: a slice assignment compiles numba's shape-mismatch error message,
+    ~1 s of a fresh install's first sampled billboards on 2 cores, issue 41)."""
     cap = 2 * out_s.shape[0]
     grown_s = np.empty(cap, np.int64)
     grown_v = np.empty(cap, np.int32)
-    grown_s[:cnt] = out_s[:cnt]
-    grown_v[:cnt] = out_v[:cnt]
+    for i in range(cnt):
+        grown_s[i] = out_s[i]
+        grown_v[i] = out_v[i]
     return grown_s, grown_v
 
 

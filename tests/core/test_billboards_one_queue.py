@@ -70,3 +70,49 @@ def test_a_dial_map_compiles_no_heap_search(tmp_path):
     here = place_billboards(g, 3, mode="weighted", backend="cpu", method="exact")
     assert got["sites"] == [int(v) for v in here.sites]
     assert got["gains"] == [float(x) for x in here.gains]
+
+
+@pytest.mark.parametrize("name", ["grid_road", "disconnected", "duplicate_arcs",
+                                  "random_sparse", "self_loops", "ring"])
+def test_scipy_s_bfs_finds_the_kernel_s_eccentricity(name):
+    from gpu_core.shape import _bfs_ecc, _bfs_ecc_scipy
+
+    g = getattr(fam, name)(5)
+    for s in (0, g.num_nodes // 2, g.num_nodes - 1):
+        ecc, far = _bfs_ecc(g.indptr, g.indices, np.int64(s))
+        assert _bfs_ecc_scipy(g, s) == (int(ecc), int(far))
+
+
+_SAMPLED = """
+import json, sys
+from numba.core.dispatcher import Dispatcher
+seen, real = [], Dispatcher.compile
+def spy(disp, sig):
+    seen.append(disp.py_func.__module__ + "." + disp.py_func.__qualname__)
+    return real(disp, sig)
+Dispatcher.compile = spy
+from gpu_core.betweenness import place_billboards
+from gpu_core.hierarchy import road_shaped
+from tests.core import families as fam
+shaped = road_shaped(fam.road_grid(20, 20, seed=3))  # (a graph object of its own)
+r = place_billboards(fam.road_grid(20, 20, seed=3), 2, mode="weighted", backend="cpu", method="sampled", epsilon=0.3)
+json.dump({"seen": seen, "shaped": bool(shaped), "sites": [int(v) for v in r.sites]},
+          open(sys.argv[1], "w"))
+"""
+
+
+def test_a_fresh_sampled_run_compiles_no_error_message_nor_bfs(tmp_path):
+    from gpu_core.hierarchy import road_shaped
+
+    out = tmp_path / "r.json"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-c", _SAMPLED, str(out)], cwd=str(ROOT), env=env,
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = json.loads(out.read_text())
+    assert not [f for f in got["seen"] if "raise_with_shape" in f or "_bfs_ecc" in f], got
+    assert got["shaped"] == road_shaped(fam.road_grid(20, 20, seed=3))
+    here = place_billboards(fam.road_grid(20, 20, seed=3), 2, mode="weighted", backend="cpu", method="sampled",
+                            epsilon=0.3)
+    assert got["sites"] == [int(v) for v in here.sites]
