@@ -73,7 +73,9 @@ def _bfs_ecc_scipy(g: CSRGraph, s: int) -> tuple[int, int]:
     from scipy.sparse.csgraph import breadth_first_order
 
     n = g.num_nodes
-    m = csr_matrix((np.ones(g.num_arcs, np.int8), g.indices, g.indptr), shape=(n, n))
+    # copies: sum_duplicates works in place, and the graph's arrays are not to change
+    m = csr_matrix((np.ones(g.num_arcs, np.int8), g.indices.copy(), g.indptr.copy()),
+                   shape=(n, n))
     m.sum_duplicates()  # sorted heads, one entry per head
     order, pred = breadth_first_order(m, s, directed=True, return_predecessors=True)
     depth = np.zeros(n, np.int64)

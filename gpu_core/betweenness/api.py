@@ -145,7 +145,8 @@ def eccentricity(g: CSRGraph, w: np.ndarray, s: int) -> int:
     from scipy.sparse.csgraph import dijkstra
 
     n = g.num_nodes
-    m = csr_matrix((np.asarray(w, np.float64), g.indices, g.indptr), shape=(n, n))
+    m = csr_matrix((np.asarray(w, np.float64), g.indices.copy(), g.indptr.copy()),
+                   shape=(n, n))  # copies: the graph's own arrays never change
     d = dijkstra(m, directed=True, indices=s)
     return int(d[np.isfinite(d)].max())
 

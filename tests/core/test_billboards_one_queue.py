@@ -40,7 +40,9 @@ def test_the_probe_is_the_heap_search_s_farthest_cost(name):
     g = getattr(fam, name)(3)
     w = search_weights(g, "weighted")
     s = int(g.indices[0])
+    before = g.indptr.copy(), g.indices.copy()
     assert eccentricity(g, w, s) == _last_settled(g, w, s)
+    assert np.array_equal(g.indptr, before[0]) and np.array_equal(g.indices, before[1])
 
 
 _CHILD = """
@@ -78,9 +80,12 @@ def test_scipy_s_bfs_finds_the_kernel_s_eccentricity(name):
     from gpu_core.shape import _bfs_ecc, _bfs_ecc_scipy
 
     g = getattr(fam, name)(5)
+    before = g.indptr.copy(), g.indices.copy()
     for s in (0, g.num_nodes // 2, g.num_nodes - 1):
+        got = _bfs_ecc_scipy(g, s)
+        assert np.array_equal(g.indptr, before[0]) and np.array_equal(g.indices, before[1])
         ecc, far = _bfs_ecc(g.indptr, g.indices, np.int64(s))
-        assert _bfs_ecc_scipy(g, s) == (int(ecc), int(far))
+        assert got == (int(ecc), int(far))
 
 
 _SAMPLED = """
@@ -94,8 +99,9 @@ Dispatcher.compile = spy
 from gpu_core.betweenness import place_billboards
 from gpu_core.hierarchy import road_shaped
 from tests.core import families as fam
-shaped = road_shaped(fam.road_grid(20, 20, seed=3))  # (a graph object of its own)
-r = place_billboards(fam.road_grid(20, 20, seed=3), 2, mode="weighted", backend="cpu", method="sampled", epsilon=0.3)
+g = fam.road_grid(20, 20, seed=3)
+shaped = road_shaped(g)  # the same graph: its arrays must not change
+r = place_billboards(g, 2, mode="weighted", backend="cpu", method="sampled", epsilon=0.3)
 json.dump({"seen": seen, "shaped": bool(shaped), "sites": [int(v) for v in r.sites]},
           open(sys.argv[1], "w"))
 """
