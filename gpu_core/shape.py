@@ -52,8 +52,38 @@ def _ecc(g: CSRGraph, s: int) -> tuple[int, int]:
     """(hop eccentricity of ``s``, the first vertex in BFS order that far). Without the
     GIL: the app finds a map's shape on a worker while its window paints (issue 27:
     scipy's BFS and its validation held the GIL 40-60 ms on the 1.43M-node map)."""
+    from osutil.numba_cache import ready
+
+    if g.num_nodes <= SMALL_NODES and not ready(_bfs_ecc):
+        return _bfs_ecc_scipy(g, s)
     ecc, far = _bfs_ecc(g.indptr, g.indices, np.int64(s))
     return int(ecc), int(far)
+
+
+# Graphs of at most this many vertices take scipy's BFS while ``_bfs_ecc`` is neither
+# compiled nor in numba's cache (a fresh install: ~0.5 s of compiling on 2 cores for a
+# BFS of milliseconds; ``app.jobs.common.SMALL_WORK_NODES``, issue 41).
+SMALL_NODES = 30_000
+
+
+def _bfs_ecc_scipy(g: CSRGraph, s: int) -> tuple[int, int]:
+    """:func:`_bfs_ecc` by scipy's ``breadth_first_order`` on the canonical CSR matrix
+    (each row's heads ascending, as ``_bfs_ecc`` visits them): the same answer."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
+    n = g.num_nodes
+    # copies: sum_duplicates works in place, and the graph's arrays are not to change
+    m = csr_matrix((np.ones(g.num_arcs, np.int8), g.indices.copy(), g.indptr.copy()),
+                   shape=(n, n))
+    m.sum_duplicates()  # sorted heads, one entry per head
+    order, pred = breadth_first_order(m, s, directed=True, return_predecessors=True)
+    depth = np.zeros(n, np.int64)
+    for v in order[1:].tolist():  # BFS order: a vertex's predecessor comes first
+        depth[v] = depth[pred[v]] + 1
+    d = depth[order]
+    best = int(d.max())
+    return best, int(order[int(np.argmax(d == best))])
 
 
 def graph_shape(graph: CSRGraph, sweeps: int = 2) -> GraphShape:

@@ -144,11 +144,20 @@ def _run(args: argparse.Namespace, cl) -> int:
         args.k, mode=args.mode, backend=args.backend, kernel=args.kernel, method=args.method,
         epsilon=args.epsilon, delta=args.delta, seed=args.seed, candidates=cand,
         fixed=tuple(fixed), sources=a, targets=b, index=args.index, sampling=args.sampling)
+    later = ""
+    if cl is None:  # a fresh install's sampled paths: without the index while a background
+        # process builds it (app.jobs.index_later: the same sites and values)
+        from dataclasses import replace
+
+        from app.jobs.index_later import billboards_policy
+
+        policy, later = billboards_policy(net, opts)
+        opts = replace(opts, index=policy)
     warm = 0.0
     if cl is None:  # on a cluster the workers load their own kernels
         with step("warming up") as p:
             p(None, f"{args.mode} kernels")
-            warm = billboards.warm_up(opts)
+            warm = billboards.warm_up(opts, g)
     with step("billboards") as p:
         # on a cluster: the map as loaded (its cache file is what the workers read); with
         # turn copies too (the junction greedy reads them, app.jobs.billboards_turns)
@@ -187,6 +196,8 @@ def _run(args: argparse.Namespace, cl) -> int:
                                 compile_s=min(done.compile_s, t_run)),
     }
     out.update(done.index)  # index, index_s, ... when a route index was used
+    if later:
+        out.update(index="background", index_note=later)
     if getattr(args, "edits", None) is not None:
         out["edits"] = args.edits  # arcs changed by --close / --scenario
     if cl is not None:
@@ -220,4 +231,6 @@ def _run(args: argparse.Namespace, cl) -> int:
               f"{result.sample_bound}, stopped by {result.stopped_by}, error at stop "
               f"{result.epsilon_at_stop:.4g}); |SB estimate - SB| <= {result.error_bound:.6g}")
         print(f"guarantee: {result.guarantee}")
+    if later:
+        print(f"route index: {later}")
     return 0

@@ -9,7 +9,12 @@ import json
 import resources
 from app.cli import CliError, db_out
 from app.cli._atomic import out_formats
-from app.cli._common import add_command, add_search_arguments, map_from_args
+from app.cli._common import (
+    add_command,
+    add_search_arguments,
+    add_search_index_argument,
+    map_from_args,
+)
 
 LAYER = "isochrones"  # the GeoPackage layer written (other layers are kept)
 HELP, DESCRIPTION = resources.cli_help("isochrones")
@@ -34,6 +39,7 @@ def register(sub) -> None:
                    help=f"band around each reachable road, metres each side (default "
                         f"{DEFAULT_BUFFER_M:g})")
     add_search_arguments(p)
+    add_search_index_argument(p)
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     db_out.add_arguments(p)
     out_formats(p, OUT_EXT)
@@ -96,9 +102,17 @@ def run(args: argparse.Namespace) -> int:
         name, labels = "cost", parse_cutoffs(args.cost, "--cost")
         costs, by = [int(round(v)) for v in labels], "cost"
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
+    policy, later = args.index, ""
+    if by == "cost":  # by length the weights are another graph's: no index
+        from app.jobs import index_later
+
+        # a fresh install's --index on: the small-work search answers while a background
+        # process builds the index (app.jobs.index_later: the same polygons)
+        policy, later = index_later.search_policy(net, args.strategy, args.index,
+                                                  args.backend)
     res = iso.run(net, iso.IsochroneOptions(src.node, tuple(costs), by=by,
                                             buffer_m=args.buffer, backend=args.backend,
-                                            strategy=args.strategy))
+                                            strategy=args.strategy, index=policy))
     by_cost = dict(zip(costs, labels, strict=True))
     props = [{name: _label(by_cost[c]), "cost": c, "unit": res.unit} for c in res.cutoffs]
     if db_out.wanted(args):  # the features' properties as columns, polygons as geom
@@ -110,13 +124,17 @@ def run(args: argparse.Namespace) -> int:
     rows = [{**p, "area_km2": round(g.area / 1e6, 6), "parts": len(getattr(g, "geoms", [g]))
              if not g.is_empty else 0} for p, g in zip(props, res.polygons_xy, strict=True)]
     if args.json:
+        later_keys = {"index": "background", "index_note": later} if later else {}
         print(json.dumps({"out": args.out, "source": src.as_dict(), "by": name,
                           "buffer_m": args.buffer, **unit_info(net), "isochrones": rows,
-                          "timings": {k: round(v, 4) for k, v in res.timings.items()}}))
+                          "timings": {k: round(v, 4) for k, v in res.timings.items()},
+                          **later_keys}))
         return 0
     for r in rows:
         print(f"{r[name]:>8g} {name:<7} {r['area_km2']:10.3f} km2 in {r['parts']} part(s)")
     t = res.timings
     print(f"wrote {args.out}: {len(rows)} polygon(s) from node {src.node_id}; search "
           f"{t['search_s'] * 1000:.0f} ms, polygons {t['polygons_s'] * 1000:.0f} ms")
+    if later:
+        print(f"search index: {later}")
     return 0

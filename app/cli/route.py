@@ -80,7 +80,9 @@ def _arc_lines(net, r, path: list) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.jobs import route
+    from dataclasses import replace
+
+    from app.jobs import index_later, route
     from app.jobs.maps import check_texts
     from app.progress import step
 
@@ -95,10 +97,16 @@ def run(args: argparse.Namespace) -> int:
 
         check_out(args.out, (".csv",))
     net = map_from_args(args)
+    # a fresh install's --index on: the small-work search answers while a background
+    # process builds the index (app.jobs.index_later: the same route)
+    policy, later = index_later.search_policy(net, args.strategy, args.index, args.backend)
+    opts = replace(opts, index=policy)
     warm_up_search(args, target=True, small=small_work(net))
     with step("route") as p, compile_clock() as compiled:
         found = route.run(net, opts, progress=p)
     out = found.json
+    if later:
+        out.update(index="background", index_note=later)
     for line in route.far_snap_warnings(found.source, found.target):
         print(f"signpost route: warning: {line}", file=sys.stderr)
     if args.out:
@@ -139,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
         f"search    {out['strategy']} on {out['backend']} ({out['device']}), "
         f"{out['search_ms']:.1f} ms, {out['phases']} phases (stopped once the end was settled)"
     )
+    if later:
+        print(f"index     search index: {later}")
     t = out["timings"]
     print(f"timings   load {t['load_s']:.2f} s, warm-up {t['warmup_s'] * 1000:.1f} ms, "
           f"search {t['search_s'] * 1000:.1f} ms")

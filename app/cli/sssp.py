@@ -105,7 +105,7 @@ def write_table(args: argparse.Namespace, net, dist: np.ndarray, unreachable: in
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.jobs import sssp
+    from app.jobs import index_later, sssp
     from app.jobs.maps import check_texts, resolve_texts
     from app.progress import step
 
@@ -115,11 +115,14 @@ def run(args: argparse.Namespace) -> int:
     check_texts(args.map, args.source)
     net = map_from_args(args)
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
+    # a fresh install's --index on: the small-work search answers while a background
+    # process builds the index (app.jobs.index_later: the same costs)
+    policy, later = index_later.search_policy(net, args.strategy, args.index, args.backend)
     warm_up_search(args, target=False, small=small_work(net))
     with step("sssp") as p:
         p(None, f"{args.strategy} from node {src.node_id}")
         res = sssp.run(net, sssp.SsspJobOptions(src.node, args.strategy, args.backend,
-                                                index=args.index), progress=p)
+                                                index=policy), progress=p)
     # a turn-restricted map's copies folded into the file's nodes (maps.model.turns)
     dist = fold(net, res.dist, res.unreachable)
     n0 = dist.shape[0]
@@ -135,5 +138,6 @@ def run(args: argparse.Namespace) -> int:
         f"{' through the search index' if res.extra.get('index') else ''} on {res.backend}, "
         f"{res.elapsed_s * 1000:.1f} ms (load {t['load_s']:.2f} s, warm-up "
         f"{t['warmup_s'] * 1000:.1f} ms){edits_note(args)}; wrote {out}"
+        f"{f'; search index: {later}' if later else ''}"
     )
     return 0

@@ -1,6 +1,7 @@
 """The route (search) index in the window (issues 26 + 27): built in the background after
 a map opens, on its own worker thread, so clicks keep working on the compute worker with
-the plain search meanwhile; then every click and drag searches through it
+the plain search meanwhile (the build and its numba compilations run in a child process,
+``app.jobs.index_ahead``; this thread then loads the cached index, issue 41); then every click and drag searches through it
 (``app.jobs.sssp``: strategy auto finds it in ``app.jobs.index``'s memo; the result says
 ``extra["index"] == "phast"``).
 
@@ -139,8 +140,16 @@ class RouteIndex(QObject):
         backend = win.algo_panel.backend
 
         def fn(ctx: JobContext):
+            from app.jobs import index_ahead
             from app.jobs.index import known_key_index, prepare_search_index
+            from gpu_core.errors import CancelledError
 
+            # built and compiled in a child process: numba compiles holding the GIL, and
+            # this thread compiling stalled the window's (issue 41); then loaded here
+            if index_ahead.needed(graph):
+                index_ahead.build_in_child(graph, cancel=ctx.cancelled, progress=ctx.progress)
+                if ctx.cancelled():
+                    raise CancelledError("route index build cancelled")
             info = prepare_search_index(graph, backend=backend, progress=ctx.progress,
                                         cancel=ctx.cancelled)
             return graph, info, known_key_index(graph)

@@ -158,17 +158,22 @@ def _index(net, opts: BillboardsOptions, progress, cancel):
                          cancel=cancel, backend=be)
 
 
-def warm_up(opts: BillboardsOptions) -> float:
+def warm_up(opts: BillboardsOptions, net=None) -> float:
     """Load (or compile) the kernels ``run(net, opts)`` uses with a 1-site run on a 4-node
     path (the exact method's when ``opts.method`` is auto); returns the seconds taken, so
-    that callers can report the search apart from numba cache loads / CUDA module loads."""
+    that callers can report the search apart from numba cache loads / CUDA module loads.
+    ``net`` (optional): the map, so that the CPU greedy's queue (Dial's buckets or a heap,
+    one compiled per map) is the one its run takes."""
     from gpu_core.betweenness import place_billboards
     from gpu_core.graph import CSRGraph
 
     t0 = time.perf_counter()
     u = [0, 1, 1, 2, 2, 3]
     v = [1, 0, 2, 1, 3, 2]
-    tiny = CSRGraph.from_edges(4, u, v, [1] * len(u))
+    weight = 1  # a queue of buckets
+    if net is not None and opts.mode != "hops" and not _dial_queue(net, opts):
+        weight = 1 << 16  # arcs too long for buckets: a heap, as the map's run
+    tiny = CSRGraph.from_edges(4, u, v, [weight] * len(u))
     quiet = logging.getLogger("gpu_core.betweenness.estimate")  # the 4-node run's projection
     was, quiet.disabled = quiet.disabled, True
     try:
@@ -177,6 +182,19 @@ def warm_up(opts: BillboardsOptions) -> float:
     finally:
         quiet.disabled = was
     return time.perf_counter() - t0
+
+
+def _dial_queue(net, opts: BillboardsOptions) -> bool:
+    """Whether the CPU greedy on ``net`` searches with Dial's buckets."""
+    from gpu_core.backend import resolve_backend
+    from gpu_core.betweenness.api import _dial_buckets
+    from gpu_core.betweenness.common import search_weights
+    from gpu_core.graph import CSRGraph
+
+    if resolve_backend(opts.backend) != "cpu":
+        return True  # the GPU's kernels: the tiny run's weights do not matter
+    g = CSRGraph.from_any(net)
+    return _dial_buckets(g, search_weights(g, opts.mode)) > 0
 
 
 def candidate_mask(net: RoadNetwork, which: str) -> np.ndarray | None:

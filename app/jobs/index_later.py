@@ -11,6 +11,11 @@ process nor in numba's cache, :func:`defer` says so: the caller answers without 
 (``python -m app.jobs.index_later``), which compiles the kernels into numba's cache and
 keeps the index in the map cache. The next command finds both and uses the index.
 
+``signpost route``/``sssp``/``isochrones --index on`` do the same for the searches' own
+index (the key-weighted one, ``index.key_hierarchy_for``): :func:`defer_search` says why
+the search answers without it now (the small-work search: the same costs and routes), and
+:func:`start_search_background` starts the child that builds it.
+
 The child writes what it compiled as a manifest (``<numba cache>/signpost-warm/<stage>.json``:
 the compiled functions' names); a stage is ready when its manifest lists functions that
 numba's cache holds for their current source (``osutil.numba_cache.ready``). One child at a
@@ -110,6 +115,132 @@ def defer(net, opts) -> str:
             "background process for the next command")
 
 
+# the one-to-all searches' index (route, sssp, isochrones: ``index.key_hierarchy_for``)
+SEARCH_QUERY = "query-cpu-search"
+
+
+def _search_stages(net) -> list[str]:
+    """The stages a search through ``net``'s key-weighted index would run."""
+    from gpu_core.graph import prepared
+    from gpu_core.hierarchy import key_graph_fingerprint
+
+    from .index import index_path
+
+    cached = os.path.exists(index_path(net, key_graph_fingerprint(prepared(net).csr)))
+    return ([] if cached else [f"search-{_build_stage()}"]) + [SEARCH_QUERY]
+
+
+def defer_search(net, strategy: str, policy: str, backend: str) -> str:
+    """Why the one-to-all search (``signpost route``/``sssp``/``isochrones``, strategy
+    ``strategy``, search index ``policy``) on ``net`` should be answered without the
+    search index now, or "" (use it as asked): the rule of :func:`defer`, for ``--index
+    on`` (``auto`` never builds one)."""
+    from gpu_core.backend import resolve_backend
+    from gpu_core.graph import prepared
+
+    from .common import small_work
+
+    if os.environ.get(ENV, "1") == "0" or policy != "on" or strategy != "auto":
+        return ""
+    if not small_work(net) or not prepared(net).indexable:
+        return ""
+    try:
+        if resolve_backend(backend) != "cpu":
+            return ""
+    except Exception:  # an unavailable backend: the search itself says so
+        return ""
+    missing = [s for s in _search_stages(net) if not stage_ready(s)]
+    if not missing:
+        return ""
+    return (f"its kernels ({', '.join(missing)}) are not compiled yet on this machine: "
+            "answered by the search without the index (the same costs and routes); the "
+            "index is being built in a background process for the next command")
+
+
+def start_search_background(net) -> bool:
+    """Start the child that builds ``net``'s search index and compiles its searches; False
+    when one is running already (or none could be started)."""
+    return _start(net, np.zeros(0, np.int32), np.zeros(0, np.int32), "search")
+
+
+def search_policy(net, strategy: str, policy: str, backend: str) -> tuple[str, str]:
+    """(the search index policy to run, why the index answers later or ""): under
+    :func:`defer_search` "off", with the background child started (or one running)."""
+    why = defer_search(net, strategy, policy, backend)
+    if not why:
+        return policy, ""
+    if not start_search_background(net):  # one running, or none could start
+        why = why.replace("is being built in a background process",
+                          "is being built by a background process already running (or "
+                          "none could start)")
+    return "off", why
+
+
+# the sampled billboards' paths through the route index (``billboards._index``)
+BILLBOARDS_QUERY = "query-cpu-billboards"
+
+
+def _sampled_with_index(net, opts) -> bool:
+    """Whether ``billboards.run(net, opts)`` (``app.jobs.billboards``) would use the route
+    index on the CPU: weighted paths, the sampled method (asked, or chosen by size)."""
+    from gpu_core.backend import resolve_backend
+    from maps.model.turns import copies_of
+
+    from .billboards import estimate
+
+    if opts.index == "off" or opts.mode == "hops" or copies_of(net) is not None:
+        return False  # (a map with turn copies runs the junction greedy, no index)
+    try:
+        if resolve_backend(opts.backend) != "cpu":
+            return False
+    except Exception:  # an unavailable backend: the job itself says so
+        return False
+    return opts.method == "sampled" or (
+        opts.method == "auto"
+        and estimate(net.num_nodes, net.num_arcs, opts)["method"] == "sampled")
+
+
+def defer_billboards(net, opts) -> str:
+    """Why the billboards ``opts`` (``app.jobs.billboards.BillboardsOptions``) on ``net``
+    should draw their sampled paths without the route index now, or "": the rule of
+    :func:`defer` (the per-source sampler draws the same samples: the same sites and
+    values)."""
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import graph_key, road_shaped
+
+    from .common import small_work
+    from .index import index_path
+
+    if os.environ.get(ENV, "1") == "0" or not small_work(net):
+        return ""
+    if not _sampled_with_index(net, opts):
+        return ""
+    cached = os.path.exists(index_path(net, graph_key(CSRGraph.from_any(net))))
+    if opts.index == "auto" and not cached and not road_shaped(net):
+        return ""  # auto builds no index for this map: nothing to wait for
+    stages = ([] if cached else [_build_stage()]) + [BILLBOARDS_QUERY]
+    missing = [s for s in stages if not stage_ready(s)]
+    if not missing:
+        return ""
+    return (f"its kernels ({', '.join(missing)}) are not compiled yet on this machine: "
+            "the sampled paths were drawn without the index (the same samples, sites and "
+            "values); the index is being built in a background process for the next "
+            "command")
+
+
+def billboards_policy(net, opts) -> tuple[str, str]:
+    """(the route index policy to run, why the index answers later or ""): under
+    :func:`defer_billboards` "off", with the background child started (or one running)."""
+    why = defer_billboards(net, opts)
+    if not why:
+        return opts.index, ""
+    if not _start(net, np.zeros(0, np.int32), np.zeros(0, np.int32), "billboards"):
+        why = why.replace("is being built in a background process",
+                          "is being built by a background process already running (or "
+                          "none could start)")
+    return "off", why
+
+
 def _lock_path() -> Path:
     from maps.cache import cache_dir
 
@@ -133,6 +264,11 @@ def _take_lock() -> bool:
 def start_background(net, opts) -> bool:
     """Start the child that builds ``net``'s index and compiles the query ``opts`` would
     use; False when one is running already (or none could be started)."""
+    return _start(net, np.asarray(opts.sources, np.int32),
+                  np.asarray(opts.targets, np.int32), "matrix")
+
+
+def _start(net, sources: np.ndarray, targets: np.ndarray, kind: str) -> bool:
     from gpu_core.graph import CSRGraph
     from maps.cache import cache_dir
 
@@ -142,8 +278,7 @@ def start_background(net, opts) -> bool:
     path = cache_dir() / f"index-warm-{os.getpid()}.npz"
     try:
         np.savez(path, indptr=g.indptr, indices=g.indices, weights=g.weights,
-                 sources=np.asarray(opts.sources, np.int32),
-                 targets=np.asarray(opts.targets, np.int32))
+                 sources=sources, targets=targets, kind=np.array(kind))
         env = dict(os.environ, SIGNPOST_CACHE_DIR=str(cache_dir()))
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
@@ -207,6 +342,18 @@ def warm(path: str) -> None:
     with np.load(path) as z:
         g = CSRGraph(z["indptr"], z["indices"], z["weights"])
         src, tgt = z["sources"], z["targets"]
+        kind = str(z["kind"]) if "kind" in z.files else "matrix"
+    if kind == "search":
+        warm_search(g)
+        return
+    if kind == "billboards":
+        warm_billboards(g)
+        return
+    if kind == "window":  # the window's route index (app.jobs.index_ahead)
+        from .index_ahead import warm_window
+
+        warm_window(g)
+        return
     with _Recorder() as built:
         h, info = hierarchy_for(g, policy="on", backend="cpu")
     if info.source in ("built", "rebuilt", "customized"):
@@ -216,6 +363,43 @@ def warm(path: str) -> None:
         for _ in iter_rows(h, src, tgt, "cpu", query=query):
             pass
     _write_manifest(f"query-cpu-{query}", asked.names)
+
+
+def warm_search(g) -> None:
+    """The child's work for the one-to-all searches: build (or load) ``g``'s key-weighted
+    search index, search through it (to every node, and to one target), write the
+    manifests."""
+    from gpu_core.sssp import sssp
+
+    from .index import key_hierarchy_for
+
+    with _Recorder() as built:
+        h, info = key_hierarchy_for(g, policy="on")
+    if info.source in ("built", "rebuilt"):
+        _write_manifest(f"search-{_build_stage()}", built.names)
+    if h is None:
+        return
+    with _Recorder() as asked:
+        sssp(g, 0, strategy="auto", backend="cpu", index=h)
+        sssp(g, 0, strategy="auto", backend="cpu", index=h, target=g.num_nodes - 1)
+    _write_manifest(SEARCH_QUERY, asked.names)
+
+
+def warm_billboards(g) -> None:
+    """The child's work for the sampled billboards: build (or load) ``g``'s route index,
+    draw a short sampled placement through it, write the manifests."""
+    from gpu_core.betweenness import place_billboards
+
+    from .index import hierarchy_for
+
+    with _Recorder() as built:
+        h, info = hierarchy_for(g, policy="on", backend="cpu")
+    if info.source in ("built", "rebuilt", "customized"):
+        _write_manifest(_build_stage(), built.names)
+    with _Recorder() as asked:
+        place_billboards(g, 1, mode="weighted", backend="cpu", method="sampled",
+                         epsilon=0.5, hierarchy=h)
+    _write_manifest(BILLBOARDS_QUERY, asked.names)
 
 
 def main(argv: list[str]) -> int:

@@ -129,14 +129,26 @@ def _dial_buckets(g: CSRGraph, w: np.ndarray) -> int:
     two-way road map) stays below 16·n·log2 n steps."""
     if w.size == 0 or int(w.max()) >= 1 << 16:
         return 0
-    from .cpu import search_one
-
     n = g.num_nodes
-    dist, _, order = search_one(g.indptr, g.indices, w, False, int(g.indices[0]))
-    ecc = int(dist[order[-1]])
+    ecc = eccentricity(g, w, int(g.indices[0]))
     if 2 * ecc > 16 * n * max(np.log2(n), 1.0):
         return 0
     return 1 << int(w.max()).bit_length()
+
+
+def eccentricity(g: CSRGraph, w: np.ndarray, s: int) -> int:
+    """The largest finite cost from ``s`` (arc costs ``w``: integers below 2^16), by
+    scipy's Dijkstra: the cost of the last vertex ``cpu._search`` settles, with nothing to
+    compile (on a map searched with Dial's buckets ``_search`` is otherwise compiled for
+    this probe alone; issue 41). Explicit zero-cost and parallel arcs count as arcs."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
+    n = g.num_nodes
+    m = csr_matrix((np.asarray(w, np.float64), g.indices.copy(), g.indptr.copy()),
+                   shape=(n, n))  # copies: the graph's own arrays never change
+    d = dijkstra(m, directed=True, indices=s)
+    return int(d[np.isfinite(d)].max())
 
 
 def _engine(g, w, unit, a, b, backend: str, kernel: str, cache: bool = False):

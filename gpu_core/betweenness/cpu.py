@@ -23,7 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ..host.csr import INF
 from ..host.heap import sift_down, sift_up
@@ -233,9 +234,40 @@ def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dba
     return a_s * sb, a_s * pairs
 
 
+def _queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, enext,
+                  heap_k, heap_v):
+    """``_search_dial`` when ``bhead`` is an array, ``_search`` when it is None: chosen by
+    its type when a caller compiles (numba compiles only the chosen one; a plain branch
+    on ``bhead is None`` compiles both)."""
+    if bhead is None:
+        return _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
+                       heap_v)
+    return _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, enext,
+                        heap_v)
+
+
+@overload(_queue_search)
+def _ol_queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead,
+                     enext, heap_k, heap_v):
+    if isinstance(bhead, (types.NoneType, types.Omitted)):
+        def heap(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, enext,
+                 heap_k, heap_v):
+            return _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
+                           heap_k, heap_v)
+
+        return heap
+
+    def dial(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, enext,
+             heap_k, heap_v):
+        return _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead,
+                            enext, heap_v)
+
+    return dial
+
+
 @njit(cache=True, nogil=True)
 def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept, p_order,
-               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, buckets, net, pl):
+               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, bhead, net, pl):
     """Lane ``lane`` of a greedy round: the sources ``sources[lane::lanes]`` in order, their
     gains/losses added to ``net`` and pairs lost to ``pl``; returns their (SB(R), P(R)).
 
@@ -244,8 +276,11 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
     ``p_heads[p_off[s, 2]:][:p_off[s, 3]]``. Any other source is searched; with chunk
     buffers (``c_order`` of ``sources.size`` rows, else 0 rows) source j's DAG is written
     to row j of ``c_order/c_deg/c_heads`` and its lengths to ``c_len[j]`` (for the caller
-    to keep). ``buckets`` > 0 (a power of two above the largest arc length): searches by
-    ``_search_dial``, else by a heap (or a BFS when ``unit``).
+    to keep). ``bhead`` (this lane's Dial buckets: a power of two above the largest arc
+    length): searches by ``_search_dial``; None: by a heap (or a BFS when ``unit``).
+    :func:`_queue_search` picks the one by ``bhead``'s type, so a map compiles one
+    queue's search, not both (issue 41: ``_search`` was ~0.8 s of a fresh install's first
+    billboards on a Dial map).
     """
     n = indptr.shape[0] - 1
     m = indices.shape[0]
@@ -261,10 +296,9 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
     o_l = np.empty(n, c_order.dtype)  # the chunk buffers' dtypes (CpuEngine.dag_dtypes)
     deg = np.empty(n, c_deg.dtype)
     heads = np.empty(m, c_heads.dtype)
-    heap_k = np.empty(m + 1, np.int64)
     heap_v = np.empty(m + 1, np.int32)
-    bhead = np.empty(buckets, np.int32)
-    enext = np.empty(m + 1 if buckets > 0 else 0, np.int32)
+    heap_k = np.empty(m + 1 if bhead is None else 0, np.int64)
+    enext = np.empty(0 if bhead is None else m + 1, np.int32)
     for j in range(lane, ns, lanes):
         s = sources[j]
         if in_r[s] or a[s] == 0.0:
@@ -278,12 +312,8 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
             x, y = _backtrace(s, a[s], b, in_r, o_s, d_s, h_s, cnt, nh, sigma, sbar,
                               dbar, net, pl)
         else:
-            if buckets > 0:
-                cnt = _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r,
-                                   bhead, enext, heap_v)
-            else:
-                cnt = _search(indptr, indices, w, s, unit, dist, sigma, sbar, order,
-                              in_r, heap_k, heap_v)
+            cnt = _queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
+                                bhead, enext, heap_k, heap_v)
             if record:
                 o_c = c_order[j]
                 d_c = c_deg[j]
@@ -338,9 +368,10 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_or
     pl2 = np.zeros((lanes, n))
 
     def lane(i: int) -> tuple[float, float]:
+        bhead = np.empty(buckets, np.int32) if buckets > 0 else None  # None: a heap
         return lane_gains(indptr, indices, w, unit, in_r, a, b, sources, i, lanes, kept,
                           p_order, p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len,
-                          buckets, net2[i], pl2[i])
+                          bhead, net2[i], pl2[i])
 
     threads = min(numba.get_num_threads(), lanes)
     if threads <= 1:
@@ -381,12 +412,15 @@ def _u01(seed, i, j, step):
 
 @njit(cache=True, nogil=True)
 def grow_entries(out_s, out_v, cnt):
-    """The (sample, vertex) entry arrays at twice their size, the first ``cnt`` kept."""
+    """The (sample, vertex) entry arrays at twice their size, the first ``cnt`` kept
+    (copied in a loop: a slice assignment compiles numba's shape-mismatch error message,
+    ~1 s of a fresh install's first sampled billboards on 2 cores, issue 41)."""
     cap = 2 * out_s.shape[0]
     grown_s = np.empty(cap, np.int64)
     grown_v = np.empty(cap, np.int32)
-    grown_s[:cnt] = out_s[:cnt]
-    grown_v[:cnt] = out_v[:cnt]
+    for i in range(cnt):
+        grown_s[i] = out_s[i]
+        grown_v[i] = out_v[i]
     return grown_s, grown_v
 
 
@@ -445,20 +479,3 @@ def sample_paths(indptr, indices, w, unit, rindptr, rindices, rw, sources, targe
                 cnt += 1
                 step += 1
     return out_s[:cnt], out_v[:cnt], reach
-
-
-def search_one(indptr, indices, w, unit, s):
-    """(dist, sigma, order[:cnt]) of one source with nothing in R (the Dial queue's eccentricity probe: api._dial_buckets)."""
-    n = indptr.shape[0] - 1
-    m = indices.shape[0]
-    dist = np.empty(n, np.int64)
-    sigma = np.empty(n)
-    sbar = np.empty(n)
-    order = np.empty(n, np.int32)
-    in_r = np.zeros(n, np.bool_)
-    # s as int32, as lane_gains passes it: one compiled _search serves both (a Python int
-    # compiled a second, int64 specialization: 3-4 s of a fresh install's first run)
-    cnt = _search(indptr, indices, w, np.int32(s), unit, dist, sigma, sbar, order, in_r,
-                  np.empty(m + 1, np.int64), np.empty(m + 1, np.int32))
-    return dist, sigma, order[:cnt]
-

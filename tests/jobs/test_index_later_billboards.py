@@ -1,0 +1,112 @@
+"""``billboards --method sampled`` on a fresh install (issue 41): the per-source sampler draws
+the paths at once (the same sites and values as through the index built in the command),
+nothing of the route index is built or compiled in the command, and the background child
+leaves the index and its kernels for the next command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.jobs import index_later
+from app.jobs.billboards import BillboardsOptions
+from maps.generate import generate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def cold(tmp_path, monkeypatch):
+    """Empty map cache and manifest folder, deferral on (conftest turns it off)."""
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "maps"))
+    monkeypatch.setenv("SIGNPOST_WARM_DIR", str(tmp_path / "numba" / "signpost-warm"))
+    monkeypatch.setenv(index_later.ENV, "1")
+    return tmp_path
+
+
+def _opts(**kw):
+    return BillboardsOptions(3, backend="cpu", **{"method": "sampled", **kw})
+
+
+def test_which_billboards_wait_for_the_index(cold, monkeypatch):
+    net = generate("grid", 900, seed=3)
+    why = index_later.defer_billboards(net, _opts())
+    assert "build-" in why and index_later.BILLBOARDS_QUERY in why, why
+    assert "without the index" in why and "background process" in why
+    assert index_later.defer_billboards(net, _opts(method="exact")) == ""  # no index used
+    assert index_later.defer_billboards(net, _opts(method="auto")) == ""  # exact: small map
+    assert index_later.defer_billboards(net, _opts(mode="hops")) == ""
+    assert index_later.defer_billboards(net, _opts(index="off")) == ""
+    monkeypatch.setenv(index_later.ENV, "0")
+    assert index_later.defer_billboards(net, _opts()) == ""
+    monkeypatch.setenv(index_later.ENV, "1")
+    monkeypatch.setattr("app.jobs.common.SMALL_WORK_NODES", 100)  # a big map: build it
+    assert index_later.defer_billboards(net, _opts()) == ""
+
+
+def test_the_billboards_child_leaves_the_index_and_its_kernels(cold):
+    net = generate("grid", 900, seed=3)
+    path = cold / "g.npz"
+    (cold / "maps").mkdir()
+    np.savez(path, indptr=net.indptr, indices=net.indices, weights=net.weights,
+             sources=np.zeros(0, np.int32), targets=np.zeros(0, np.int32),
+             kind=np.array("billboards"))
+    r = subprocess.run([sys.executable, "-m", "app.jobs.index_later", str(path)],
+                       cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert not path.exists() and not (cold / "maps" / "index-warm.lock").exists()
+    stages = {p.stem: json.loads(p.read_text())["functions"]
+              for p in (cold / "numba" / "signpost-warm").glob("*.json")}
+    assert any(s.startswith("build-") for s in stages), stages
+    assert any("indexed_cpu" in f for f in stages[index_later.BILLBOARDS_QUERY]), stages
+    assert list((cold / "maps").glob("ch-*.npz"))
+    assert index_later.defer_billboards(net, _opts()) == ""  # ready: the index draws now
+
+
+def test_cli_draws_without_the_index_with_the_same_sites(cold, monkeypatch, capsys):
+    from numba.core.dispatcher import Dispatcher
+
+    from app.cli import main
+    from maps.outputs.dimacs import write_dimacs
+
+    net = generate("grid", 1200, seed=5)
+    gr = str(cold / "g.gr")
+    write_dimacs(net, gr)
+
+    def run():
+        assert main(["billboards", gr, "-k", "3", "--method", "sampled", "--backend", "cpu",
+                     "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    started, asked = [], []
+    real = Dispatcher.compile
+
+    def spy(disp, sig):
+        mod = getattr(disp.py_func, "__module__", "")
+        if mod.startswith(("gpu_core.hierarchy", "gpu_core.betweenness.indexed")):
+            asked.append((mod, disp.py_func.__name__, threading.current_thread().name))
+        return real(disp, sig)
+
+    def built(*a, **k):
+        raise AssertionError("the route index was built in the command")
+
+    with monkeypatch.context() as m:
+        m.setattr(index_later, "_start", lambda *a: started.append(a[-1]) or True)
+        m.setattr("app.jobs.index.hierarchy_for", built)
+        m.setattr(Dispatcher, "compile", spy)
+        later = run()
+    assert started == ["billboards"]
+    assert not asked, f"the index's kernels were compiled in the command: {asked}"
+    assert later["index"] == "background" and "background process" in later["index_note"]
+    monkeypatch.setenv(index_later.ENV, "0")  # as before: the index built in the command
+    now = run()
+    assert now["index"] == "built"
+    keep = ("sites", "site_index", "gains", "group_betweenness", "coverage", "pairs",
+            "samples", "epsilon_at_stop", "error_bound", "stopped_by")
+    assert {k: later[k] for k in keep} == {k: now[k] for k in keep}
