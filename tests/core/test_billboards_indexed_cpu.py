@@ -44,10 +44,11 @@ def test_entries_equal_the_per_source_sampler(name):
     np.testing.assert_array_equal(got_reach, ref_reach)
     for a, b in zip(_pairs(got_s, got_v), _pairs(ref_s, ref_v), strict=True):
         np.testing.assert_array_equal(a, b)
-    if name == "equal_weight_grid":
-        assert sampler.ambiguous > 0  # the per-source sampler's share was exercised
-    if name == "road_grid":
-        assert sampler.ambiguous < 200  # and most pairs were walked
+    # pairs with several shortest paths are drawn from the sweep's column (their s-t DAG's
+    # sigma), not by the per-source sampler (1.65 s a pair on NE): none left to it
+    assert sampler.ambiguous == 0
+    if name in ("equal_weight_grid", "duplicate_arcs"):
+        assert sampler.tied > 0  # the tied walk was exercised
 
 
 @pytest.mark.parametrize("sampling", ["fixed", "progressive"])
