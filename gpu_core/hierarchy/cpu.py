@@ -261,6 +261,47 @@ def sweep(d: np.ndarray, h) -> None:
     pick(_sweep, _sweep_serial, h.n)(d, h.down_ptr, h.down_src, h.down_w, min(lanes, 16))
 
 
+@njit(cache=True, parallel=True)
+def _sweep_fresh(d, down_ptr, down_src, down_w, lanes, seeded):
+    """``_sweep`` on a block holding only the rows where ``seeded`` (the upward searches'
+    vertices; INF outside their costs): every other row is set INF as the sweep reaches
+    it, in the thread's own columns (no pass filling the whole block first)."""
+    n, k = d.shape
+    nblk = (k + lanes - 1) // lanes
+    for b in prange(nblk):
+        j0 = b * lanes
+        j1 = min(k, j0 + lanes)
+        for v in range(n):
+            if not seeded[v]:
+                for j in range(j0, j1):
+                    d[v, j] = INF
+            for e in range(down_ptr[v], down_ptr[v + 1]):
+                u = down_src[e]
+                w = down_w[e]
+                for j in range(j0, j1):
+                    c = d[u, j] + w
+                    if c < d[v, j]:
+                        d[v, j] = c
+
+
+def sweep_fresh(d: np.ndarray, h, offsets: np.ndarray, verts: np.ndarray,
+                dists: np.ndarray, seeded: np.ndarray) -> None:
+    """Fill ``d`` [n, k] (any contents) with the costs from the k sources whose upward
+    searches are (``offsets``, ``verts``, ``dists``), as ``sweep`` does after a fill with
+    INF: the columns split evenly over the threads (one lane block each: wider blocks
+    read each arc once for more columns; 16-column lanes left a third of NE's 44 columns
+    to one of two threads). ``seeded`` (bool [n], all False) is used as scratch and left
+    all False."""
+    k = int(d.shape[1])
+    seeded[verts] = True
+    d[verts] = INF
+    d[verts, np.repeat(np.arange(k), np.diff(offsets))] = dists
+    lanes = max(1, -(-k // max(1, get_num_threads())))
+    pick(_sweep_fresh, _sweep_fresh_serial, h.n)(d, h.down_ptr, h.down_src, h.down_w,
+                                                  lanes, seeded)
+    seeded[verts] = False
+
+
 def sweep_block(h, sources: np.ndarray, targets: np.ndarray | None) -> np.ndarray:
     """int64 [len(sources), cols] costs (-1 unreachable) for sources/targets given in the
     graph's own ids."""
@@ -277,3 +318,4 @@ def sweep_block(h, sources: np.ndarray, targets: np.ndarray | None) -> np.ndarra
 
 # serial twin (``host.serial``): a small map's sweep compiles without numba's parfor passes
 _sweep_serial = serial_twin(_sweep)
+_sweep_fresh_serial = serial_twin(_sweep_fresh)
