@@ -24,17 +24,18 @@ import numpy as np
 from numba import njit
 
 from ..hierarchy.contract import INF
-from ..hierarchy.cpu import sweep_fresh, upward_searches
+from ..hierarchy.cpu import INF32, down_w32, sweep_fresh, upward_searches
 from .cpu import _u01, grow_entries, sample_paths
 
 # Bytes of the [n, k] cost block: wider blocks read the down arcs once for more columns
-# (NE, 2-core CPU, shared: 88 columns ~12 ms a column, 44 columns ~19 ms); NE: 88 columns
+# (NE, 2-core CPU, shared: 88 columns ~12 ms a column, 44 columns ~19 ms); NE: 176
+# columns of 32-bit costs (88 of 64-bit ones)
 SAMPLE_SWEEP_BYTES = 1 << 30
 
 
 @njit(cache=True, nogil=True)
 def _tied_walk(d, j, rank_of, rindptr, rindices, rw, s, t, seed, gid, mark, coll, sig,
-               out_s, out_v, cnt):
+               out_s, out_v, cnt, inf):
     """The per-source sampler's path for pair j (several shortest paths) from column j:
     the s-t DAG (vertices reached back from t over tight arcs) gets its path counts sigma
     in increasing cost (Brandes' count, restricted to it: every shortest s-u path of a u
@@ -54,7 +55,7 @@ def _tied_walk(d, j, rank_of, rindptr, rindices, rw, s, t, seed, gid, mark, coll
         for e in range(rindptr[x], rindptr[x + 1]):
             u = rindices[e]
             du = d[rank_of[u], j]
-            if du < INF and du + rw[e] == dx:
+            if du < inf and du + rw[e] == dx:
                 if rw[e] == 0:
                     return out_s, out_v, -1
                 if mark[u] != stamp:
@@ -75,7 +76,7 @@ def _tied_walk(d, j, rank_of, rindptr, rindices, rw, s, t, seed, gid, mark, coll
         for e in range(rindptr[x], rindptr[x + 1]):
             u = rindices[e]
             du = d[rank_of[u], j]
-            if du < INF and du + rw[e] == dx:
+            if du < inf and du + rw[e] == dx:
                 acc += sig[u]
         sig[x] = acc
     x = t
@@ -88,7 +89,7 @@ def _tied_walk(d, j, rank_of, rindptr, rindices, rw, s, t, seed, gid, mark, coll
         for e in range(rindptr[x], rindptr[x + 1]):
             u = rindices[e]
             du = d[rank_of[u], j]
-            if du < INF and du + rw[e] == dx:
+            if du < inf and du + rw[e] == dx:
                 acc += sig[u]
                 pick = u
                 if acc > r:
@@ -106,10 +107,11 @@ def _tied_walk(d, j, rank_of, rindptr, rindices, rw, s, t, seed, gid, mark, coll
 
 
 @njit(cache=True, nogil=True)
-def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base, seed):
+def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base, seed, inf):
     """(sample numbers, interior vertices, reached, ambiguous, tied) of the pairs
-    (sources[j], targets[j]) from the cost columns ``d[rank_of[v], j]`` (``INF``
-    unreachable). A pair with several shortest paths (tied) is drawn by ``_tied_walk``; an
+    (sources[j], targets[j]) from the cost columns ``d[rank_of[v], j]`` (``inf``, the
+    block's INF, unreachable). A pair with several shortest paths (tied) is drawn by
+    ``_tied_walk``; an
     ambiguous pair (a tight arc of cost 0) has no entries here."""
     k = sources.shape[0]
     n = d.shape[0]
@@ -125,7 +127,7 @@ def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base, seed):
     for j in range(k):
         s = sources[j]
         t = targets[j]
-        if t == s or d[rank_of[t], j] >= INF:
+        if t == s or d[rank_of[t], j] >= inf:
             continue
         reach[j] = 1
         start = cnt
@@ -137,7 +139,7 @@ def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base, seed):
             for e in range(rindptr[x], rindptr[x + 1]):
                 u = rindices[e]
                 du = d[rank_of[u], j]
-                if du < INF and du + rw[e] == dx:
+                if du < inf and du + rw[e] == dx:
                     c += 1
                     pick = u
             if c != 1 or cnt - start > n:  # several paths (or a zero-cost cycle)
@@ -158,7 +160,7 @@ def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base, seed):
                 sig = np.empty(n, np.float64)
             out_s, out_v, got = _tied_walk(d, j, rank_of, rindptr, rindices, rw, s, t,
                                            seed, base + j, mark, coll, sig, out_s, out_v,
-                                           start)
+                                           start, inf)
             if got < 0:
                 amb[j] = 1
                 tied[j] = 0
@@ -181,22 +183,35 @@ class CpuIndexedSampler:
         self.rank_of = np.ascontiguousarray(hierarchy.rank_of, dtype=np.int32)
         # the [n, k] costs: one flat buffer for every k up to the widest (a new block per
         # shape paid its page faults again at each round's short last block)
-        self._flat = np.empty(0, np.int64)
+        self._flat = np.empty(0, np.uint8)
         self._seeded = np.zeros(hierarchy.n, np.bool_)
+        # 32-bit costs while the arcs allow; ``wide`` once a block's costs reached 2^30
+        self.w32 = down_w32(hierarchy)
+        self.wide = self.w32 is None
 
     def chunk_size(self, total: int) -> int:
         """Sources per sweep: the [n, k] block near ``SAMPLE_SWEEP_BYTES``, ``total`` in
         blocks of (nearly) equal width (512 in 44-column blocks left a 28-column one)."""
-        cap = int(max(8, min(256, SAMPLE_SWEEP_BYTES // (8 * max(self.h.n, 1)))))
+        per_cost = 8 if self.wide else 4
+        cap = int(max(8, min(256, SAMPLE_SWEEP_BYTES // (per_cost * max(self.h.n, 1)))))
         blocks = -(-max(int(total), 1) // cap)
         return -(-max(int(total), 1) // blocks)
 
     def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int):
         d = self._costs(srcs)
+        if d is None:  # a 32-bit block overflowed: 64 bits from now on, in halves
+            self.wide = True
+            half = int(srcs.shape[0]) // 2
+            if half == 0:
+                return self.run(srcs, tgts, seed, base)
+            parts = [self.run(srcs[:half], tgts[:half], seed, base),
+                     self.run(srcs[half:], tgts[half:], seed, base + half)]
+            return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
         ri, rx, rw = self.rev
         t0 = np.ascontiguousarray(tgts[:, 0])
+        inf = INF if d.dtype == np.int64 else INF32
         es, ev, reach, amb, tied = walk_back(d, self.rank_of, ri, rx, rw, srcs, t0,
-                                             np.int64(base), np.uint64(seed))
+                                             np.int64(base), np.uint64(seed), inf)
         self.tied += int(tied.sum())
         idx = np.flatnonzero(amb)
         if idx.size == 0:
@@ -205,14 +220,18 @@ class CpuIndexedSampler:
         more_s, more_v = self._by_sampler(srcs, tgts, idx, seed, base)
         return np.concatenate([es, more_s]), np.concatenate([ev, more_v]), reach
 
-    def _costs(self, srcs: np.ndarray) -> np.ndarray:
-        """[n, k] costs from ``srcs`` by sweep id (``INF`` unreachable)."""
+    def _costs(self, srcs: np.ndarray) -> np.ndarray | None:
+        """[n, k] costs from ``srcs`` by sweep id (int32, INF32 unreachable, or int64,
+        INF); None where a 32-bit block met a cost of 2^30 or more."""
         k, n = int(srcs.shape[0]), self.h.n
-        if self._flat.shape[0] < n * k:
-            self._flat = np.empty(n * k, np.int64)
-        d = self._flat[: n * k].reshape(n, k)
+        dtype = np.dtype(np.int64 if self.wide else np.int32)
+        size = n * k * dtype.itemsize
+        if self._flat.shape[0] < size:
+            self._flat = np.empty(size, np.uint8)
+        d = self._flat[:size].view(dtype).reshape(n, k)
         offsets, verts, dists = upward_searches(self.h, self.rank_of[srcs])
-        sweep_fresh(d, self.h, offsets, verts, dists, self._seeded)
+        if not sweep_fresh(d, self.h, offsets, verts, dists, self._seeded, self.w32):
+            return None
         return d
 
     def flush(self, seed: int) -> None:

@@ -111,7 +111,7 @@ def test_fresh_sweep_equals_fill_then_sweep():
     got[verts, np.repeat(np.arange(k), np.diff(off))] = dists
     seeded = np.zeros(h.n, np.bool_)
     seeded[verts] = True
-    _sweep_fresh(got, h.down_ptr, h.down_src, h.down_w, 2, seeded)
+    assert _sweep_fresh(got, h.down_ptr, h.down_src, h.down_w, 2, seeded, INF, INF) == 0
     np.testing.assert_array_equal(got, want)
 
 
@@ -122,3 +122,23 @@ def test_blocks_are_even():
                                 *reverse_arrays(g, g.weights.astype(np.int64)), h)
     assert sampler.chunk_size(512) == 256 and sampler.chunk_size(600) == 200
     assert sampler.chunk_size(30) == 30
+
+
+@pytest.mark.parametrize("wmax", [1 << 27, (1 << 30) + 5])
+def test_long_costs_sweep_in_64_bits(wmax):
+    """Costs past 2^30 (a block of 32-bit costs overflows: swept again in 64 bits, in
+    halves) or arcs past it (64 bits from the start): the sampler's entries all the same."""
+    g = fam.road_grid(12, 12, seed=6, wmin=wmax // 2, wmax=wmax)
+    w = g.weights.astype(np.int64)
+    h = build_hierarchy(g, method="cch")
+    n = g.num_nodes
+    plan = draw_plan(n, 120, np.ones(n), np.ones(n), seed=2)
+    rev = reverse_arrays(g, w)
+    sampler = CpuIndexedSampler(g, w, False, *rev, h)
+    assert sampler.wide == (wmax >= 1 << 30)
+    ref = _sample_cpu(g, w, False, *rev, plan.srcs, plan.tgts, plan.hash_seed, 7)
+    got = sampler.run(plan.srcs, plan.tgts, plan.hash_seed, 7)
+    np.testing.assert_array_equal(got[2], ref[2])
+    for a, b in zip(_pairs(got[0], got[1]), _pairs(ref[0], ref[1]), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert sampler.wide  # the 32-bit block met costs of 2^30 and more
