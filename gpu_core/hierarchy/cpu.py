@@ -321,14 +321,15 @@ def sweep_fresh(d: np.ndarray, h, offsets: np.ndarray, verts: np.ndarray,
     if narrow and dists.size and int(dists.max()) >= BIG32:
         return False
     inf = INF32 if narrow else INF
-    seeded[verts] = True
-    d[verts] = inf
+    rows = np.unique(verts)  # the searches share the hierarchy's top: rows set once
+    seeded[rows] = True
+    d[rows] = inf
     d[verts, np.repeat(np.arange(k), np.diff(offsets))] = dists
     lanes = max(1, -(-k // max(1, get_num_threads())))
     big = pick(_sweep_fresh, _sweep_fresh_serial, h.n)(
         d, h.down_ptr, h.down_src, w if narrow else h.down_w, lanes, seeded, inf,
         BIG32 if narrow else INF)
-    seeded[verts] = False
+    seeded[rows] = False
     return big == 0
 
 
