@@ -7,8 +7,12 @@ shortest path is then walked back from its target over tight arcs.
 Where every vertex of the walk has exactly one tight in-arc there is one shortest path, and
 the per-source sampler (``cpu.sample_paths``), which picks predecessor u of x with
 probability sigma_su / sigma_sx, would draw exactly it. A pair meeting a vertex with two or
-more tight in-arcs (several shortest paths, or a zero-cost cycle) is drawn by that sampler
-under its own sample number: the entries are the sampler's, only sooner.
+more tight in-arcs (several shortest paths) is drawn from its column too: the sigma the
+sampler would use are counted on the pair's s-t DAG alone (``_tied_walk``), then the same
+walk with the same draws; only a tight arc of cost 0 (a zero-cost cycle may hide there)
+sends a pair to the per-source sampler under its own sample number. The entries are the
+sampler's, only sooner (sigma beyond 2^53, where float sums depend on their order, aside:
+the sampler sums in settle order, ``_tied_walk`` in reverse-arc order).
 """
 
 from __future__ import annotations
@@ -19,48 +23,127 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 
-from ..hierarchy.api import CPU_SWEEP_BYTES
 from ..hierarchy.contract import INF
-from ..hierarchy.cpu import sweep, upward_searches
-from .cpu import grow_entries, sample_paths
+from ..hierarchy.cpu import INF32, down_w32, sweep_fresh, upward_searches
+from .cpu import _u01, grow_entries, sample_paths
+
+# Bytes of the [n, k] cost block: wider blocks read the down arcs once for more columns
+# (NE, 2-core CPU, shared: 88 columns ~12 ms a column, 44 columns ~19 ms); NE: 176
+# columns of 32-bit costs (88 of 64-bit ones)
+SAMPLE_SWEEP_BYTES = 1 << 30
 
 
 @njit(cache=True, nogil=True)
-def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base):
-    """(sample numbers, interior vertices, reached, ambiguous) of the pairs
-    (sources[j], targets[j]) from the cost columns ``d[rank_of[v], j]`` (``INF``
-    unreachable); an ambiguous pair has no entries here."""
+def _tied_walk(d, j, rank_of, rindptr, rindices, rw, s, t, seed, gid, mark, coll, sig,
+               out_s, out_v, cnt, inf):
+    """The per-source sampler's path for pair j (several shortest paths) from column j:
+    the s-t DAG (vertices reached back from t over tight arcs) gets its path counts sigma
+    in increasing cost (Brandes' count, restricted to it: every shortest s-u path of a u
+    on it lies in it), then the walk back draws as ``cpu.sample_paths`` does, with its
+    draws ``_u01(seed, gid, 0, step)``. Returns (out_s, out_v, cnt); cnt = -1 where a
+    tight arc costs 0 (a zero-cost cycle may hide there: the sampler's)."""
+    stamp = np.int32(j + 1)
+    coll[0] = t
+    mark[t] = stamp
+    head, tail = 0, 1
+    while head < tail:
+        x = coll[head]
+        head += 1
+        if x == s:
+            continue
+        dx = d[rank_of[x], j]
+        for e in range(rindptr[x], rindptr[x + 1]):
+            u = rindices[e]
+            du = d[rank_of[u], j]
+            if du < inf and du + rw[e] == dx:
+                if rw[e] == 0:
+                    return out_s, out_v, -1
+                if mark[u] != stamp:
+                    mark[u] = stamp
+                    coll[tail] = u
+                    tail += 1
+    keys = np.empty(tail, np.int64)
+    for i in range(tail):
+        keys[i] = d[rank_of[coll[i]], j]
+    order = np.argsort(keys)  # arcs cost > 0: a vertex's tight preds cost less
+    for i in range(tail):
+        x = coll[order[i]]
+        if x == s:
+            sig[x] = 1.0
+            continue
+        dx = keys[order[i]]
+        acc = 0.0
+        for e in range(rindptr[x], rindptr[x + 1]):
+            u = rindices[e]
+            du = d[rank_of[u], j]
+            if du < inf and du + rw[e] == dx:
+                acc += sig[u]
+        sig[x] = acc
+    x = t
+    step = 0
+    while True:
+        r = _u01(seed, gid, 0, step) * sig[x]
+        dx = d[rank_of[x], j]
+        acc = 0.0
+        pick = -1
+        for e in range(rindptr[x], rindptr[x + 1]):
+            u = rindices[e]
+            du = d[rank_of[u], j]
+            if du < inf and du + rw[e] == dx:
+                acc += sig[u]
+                pick = u
+                if acc > r:
+                    break
+        x = pick
+        if x == s or x < 0:
+            break
+        if cnt == out_s.shape[0]:
+            out_s, out_v = grow_entries(out_s, out_v, cnt)
+        out_s[cnt] = gid
+        out_v[cnt] = x
+        cnt += 1
+        step += 1
+    return out_s, out_v, cnt
+
+
+@njit(cache=True, nogil=True)
+def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base, seed, inf):
+    """(sample numbers, interior vertices, reached, ambiguous, tied) of the pairs
+    (sources[j], targets[j]) from the cost columns ``d[rank_of[v], j]`` (``inf``, the
+    block's INF, unreachable). A pair with several shortest paths (tied) is drawn by
+    ``_tied_walk``; an
+    ambiguous pair (a tight arc of cost 0) has no entries here."""
     k = sources.shape[0]
     n = d.shape[0]
     reach = np.zeros(k, np.uint8)
     amb = np.zeros(k, np.uint8)
+    tied = np.zeros(k, np.uint8)
     out_s = np.empty(1024, np.int64)
     out_v = np.empty(1024, np.int32)
+    mark = np.zeros(0, np.int32)  # the tied walks' scratch, made at the first
+    coll = np.empty(0, np.int32)
+    sig = np.empty(0, np.float64)
     cnt = 0
     for j in range(k):
         s = sources[j]
         t = targets[j]
-        if t == s or d[rank_of[t], j] >= INF:
+        if t == s or d[rank_of[t], j] >= inf:
             continue
         reach[j] = 1
         start = cnt
         x = t
-        step = 0
         while True:
-            if step > n:  # a zero-cost cycle: the sampler's choice
-                amb[j] = 1
-                break
             dx = d[rank_of[x], j]
             c = 0
             pick = -1
             for e in range(rindptr[x], rindptr[x + 1]):
                 u = rindices[e]
                 du = d[rank_of[u], j]
-                if du < INF and du + rw[e] == dx:
+                if du < inf and du + rw[e] == dx:
                     c += 1
                     pick = u
-            if c != 1:
-                amb[j] = 1
+            if c != 1 or cnt - start > n:  # several paths (or a zero-cost cycle)
+                tied[j] = 1
                 break
             x = pick
             if x == s:
@@ -70,10 +153,21 @@ def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base):
             out_s[cnt] = base + j
             out_v[cnt] = x
             cnt += 1
-            step += 1
-        if amb[j]:
-            cnt = start
-    return out_s[:cnt], out_v[:cnt], reach, amb
+        if tied[j]:
+            if mark.shape[0] == 0:
+                mark = np.zeros(n, np.int32)
+                coll = np.empty(n, np.int32)
+                sig = np.empty(n, np.float64)
+            out_s, out_v, got = _tied_walk(d, j, rank_of, rindptr, rindices, rw, s, t,
+                                           seed, base + j, mark, coll, sig, out_s, out_v,
+                                           start, inf)
+            if got < 0:
+                amb[j] = 1
+                tied[j] = 0
+                cnt = start
+            else:
+                cnt = got
+    return out_s[:cnt], out_v[:cnt], reach, amb, tied
 
 
 class CpuIndexedSampler:
@@ -85,19 +179,40 @@ class CpuIndexedSampler:
         self.rev = (ri, rx, rw)
         self.h = hierarchy
         self.ambiguous = 0  # pairs drawn by the per-source sampler
+        self.tied = 0  # pairs with several shortest paths drawn from their column
         self.rank_of = np.ascontiguousarray(hierarchy.rank_of, dtype=np.int32)
-        self._block = np.empty((0, 0), np.int64)  # the [n, k] costs, reused between blocks
+        # the [n, k] costs: one flat buffer for every k up to the widest (a new block per
+        # shape paid its page faults again at each round's short last block)
+        self._flat = np.empty(0, np.uint8)
+        self._seeded = np.zeros(hierarchy.n, np.bool_)
+        # 32-bit costs while the arcs allow; ``wide`` once a block's costs reached 2^30
+        self.w32 = down_w32(hierarchy)
+        self.wide = self.w32 is None
 
     def chunk_size(self, total: int) -> int:
-        """Sources per sweep: the [n, k] block near ``CPU_SWEEP_BYTES``."""
-        by_memory = CPU_SWEEP_BYTES // (8 * max(self.h.n, 1))
-        return int(max(8, min(256, by_memory, total)))
+        """Sources per sweep: the [n, k] block near ``SAMPLE_SWEEP_BYTES``, ``total`` in
+        blocks of (nearly) equal width (512 in 44-column blocks left a 28-column one)."""
+        per_cost = 8 if self.wide else 4
+        cap = int(max(8, min(256, SAMPLE_SWEEP_BYTES // (per_cost * max(self.h.n, 1)))))
+        blocks = -(-max(int(total), 1) // cap)
+        return -(-max(int(total), 1) // blocks)
 
     def run(self, srcs: np.ndarray, tgts: np.ndarray, seed: int, base: int):
         d = self._costs(srcs)
+        if d is None:  # a 32-bit block overflowed: 64 bits from now on, in halves
+            self.wide = True
+            half = int(srcs.shape[0]) // 2
+            if half == 0:
+                return self.run(srcs, tgts, seed, base)
+            parts = [self.run(srcs[:half], tgts[:half], seed, base),
+                     self.run(srcs[half:], tgts[half:], seed, base + half)]
+            return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
         ri, rx, rw = self.rev
         t0 = np.ascontiguousarray(tgts[:, 0])
-        es, ev, reach, amb = walk_back(d, self.rank_of, ri, rx, rw, srcs, t0, np.int64(base))
+        inf = INF if d.dtype == np.int64 else INF32
+        es, ev, reach, amb, tied = walk_back(d, self.rank_of, ri, rx, rw, srcs, t0,
+                                             np.int64(base), np.uint64(seed), inf)
+        self.tied += int(tied.sum())
         idx = np.flatnonzero(amb)
         if idx.size == 0:
             return es, ev, reach
@@ -105,16 +220,18 @@ class CpuIndexedSampler:
         more_s, more_v = self._by_sampler(srcs, tgts, idx, seed, base)
         return np.concatenate([es, more_s]), np.concatenate([ev, more_v]), reach
 
-    def _costs(self, srcs: np.ndarray) -> np.ndarray:
-        """[n, k] costs from ``srcs`` by sweep id (``INF`` unreachable)."""
-        k = int(srcs.shape[0])
-        if self._block.shape != (self.h.n, k):
-            self._block = np.empty((self.h.n, k), np.int64)
-        d = self._block
-        d.fill(INF)
+    def _costs(self, srcs: np.ndarray) -> np.ndarray | None:
+        """[n, k] costs from ``srcs`` by sweep id (int32, INF32 unreachable, or int64,
+        INF); None where a 32-bit block met a cost of 2^30 or more."""
+        k, n = int(srcs.shape[0]), self.h.n
+        dtype = np.dtype(np.int64 if self.wide else np.int32)
+        size = n * k * dtype.itemsize
+        if self._flat.shape[0] < size:
+            self._flat = np.empty(size, np.uint8)
+        d = self._flat[:size].view(dtype).reshape(n, k)
         offsets, verts, dists = upward_searches(self.h, self.rank_of[srcs])
-        d[verts, np.repeat(np.arange(k), np.diff(offsets))] = dists
-        sweep(d, self.h)
+        if not sweep_fresh(d, self.h, offsets, verts, dists, self._seeded, self.w32):
+            return None
         return d
 
     def flush(self, seed: int) -> None:

@@ -221,6 +221,10 @@ class PathSampler:
     def note(self) -> str:
         if self.indexed is None:
             return ""
+        tied = getattr(self.indexed, "tied", None)  # the CPU's: drawn from the sweep
+        if tied is not None:
+            return (f"route index: {tied} pairs with several shortest paths drawn from the "
+                    f"sweep, {self.indexed.ambiguous} per source; ")
         return (f"route index: {self.indexed.ambiguous} pairs with several shortest paths "
                 "sampled per source; ")
 

@@ -261,6 +261,78 @@ def sweep(d: np.ndarray, h) -> None:
     pick(_sweep, _sweep_serial, h.n)(d, h.down_ptr, h.down_src, h.down_w, min(lanes, 16))
 
 
+@njit(cache=True, parallel=True)
+def _sweep_fresh(d, down_ptr, down_src, down_w, lanes, seeded, inf, big_at):
+    """``_sweep`` on a block holding only the rows where ``seeded`` (the upward searches'
+    vertices; ``inf`` outside their costs): every other row is set ``inf`` as the sweep
+    reaches it, in the thread's own columns (no pass filling the whole block first).
+    Returns how many lane blocks met a finite cost >= ``big_at`` (a 32-bit block's
+    overflow test, as ``phast.cu``'s)."""
+    n, k = d.shape
+    nblk = (k + lanes - 1) // lanes
+    flagged = 0
+    for b in prange(nblk):
+        j0 = b * lanes
+        j1 = min(k, j0 + lanes)
+        big = 0
+        for v in range(n):
+            if not seeded[v]:
+                for j in range(j0, j1):
+                    d[v, j] = inf
+            for e in range(down_ptr[v], down_ptr[v + 1]):
+                u = down_src[e]
+                w = down_w[e]
+                for j in range(j0, j1):
+                    c = d[u, j] + w
+                    if c < d[v, j]:
+                        d[v, j] = c
+            for j in range(j0, j1):
+                if d[v, j] >= big_at and d[v, j] < inf:
+                    big = 1
+        flagged += big
+    return flagged
+
+
+# 32-bit blocks (half the memory traffic of 64 bits): exact while every cost and arc stays
+# below BIG32, INF32 unreachable (phast.cu's argument); a block meeting a cost >= BIG32 is
+# swept again in 64 bits by the caller
+INF32 = np.int64(0x7FFFFFFF)
+BIG32 = np.int64(1 << 30)
+
+
+def down_w32(h) -> np.ndarray | None:
+    """``h.down_w`` as int32 when every arc weighs less than ``BIG32`` (else None)."""
+    if h.down_w.size and int(h.down_w.max()) >= BIG32:
+        return None
+    return h.down_w.astype(np.int32)
+
+
+def sweep_fresh(d: np.ndarray, h, offsets: np.ndarray, verts: np.ndarray,
+                dists: np.ndarray, seeded: np.ndarray, w: np.ndarray | None = None) -> bool:
+    """Fill ``d`` [n, k] (any contents) with the costs from the k sources whose upward
+    searches are (``offsets``, ``verts``, ``dists``), as ``sweep`` does after a fill with
+    INF: the columns split evenly over the threads (one lane block each: wider blocks
+    read each arc once for more columns; 16-column lanes left a third of NE's 44 columns
+    to one of two threads). ``seeded`` (bool [n], all False) is used as scratch and left
+    all False. An int32 ``d`` (``w``: ``down_w32(h)``) holds ``INF32`` for unreachable;
+    returns False when a cost reached ``BIG32`` there (sweep it again in 64 bits)."""
+    k = int(d.shape[1])
+    narrow = d.dtype == np.int32
+    if narrow and dists.size and int(dists.max()) >= BIG32:
+        return False
+    inf = INF32 if narrow else INF
+    rows = np.unique(verts)  # the searches share the hierarchy's top: rows set once
+    seeded[rows] = True
+    d[rows] = inf
+    d[verts, np.repeat(np.arange(k), np.diff(offsets))] = dists
+    lanes = max(1, -(-k // max(1, get_num_threads())))
+    big = pick(_sweep_fresh, _sweep_fresh_serial, h.n)(
+        d, h.down_ptr, h.down_src, w if narrow else h.down_w, lanes, seeded, inf,
+        BIG32 if narrow else INF)
+    seeded[rows] = False
+    return big == 0
+
+
 def sweep_block(h, sources: np.ndarray, targets: np.ndarray | None) -> np.ndarray:
     """int64 [len(sources), cols] costs (-1 unreachable) for sources/targets given in the
     graph's own ids."""
@@ -277,3 +349,4 @@ def sweep_block(h, sources: np.ndarray, targets: np.ndarray | None) -> np.ndarra
 
 # serial twin (``host.serial``): a small map's sweep compiles without numba's parfor passes
 _sweep_serial = serial_twin(_sweep)
+_sweep_fresh_serial = serial_twin(_sweep_fresh)

@@ -44,10 +44,11 @@ def test_entries_equal_the_per_source_sampler(name):
     np.testing.assert_array_equal(got_reach, ref_reach)
     for a, b in zip(_pairs(got_s, got_v), _pairs(ref_s, ref_v), strict=True):
         np.testing.assert_array_equal(a, b)
-    if name == "equal_weight_grid":
-        assert sampler.ambiguous > 0  # the per-source sampler's share was exercised
-    if name == "road_grid":
-        assert sampler.ambiguous < 200  # and most pairs were walked
+    # pairs with several shortest paths are drawn from the sweep's column (their s-t DAG's
+    # sigma), not by the per-source sampler (1.65 s a pair on NE): none left to it
+    assert sampler.ambiguous == 0
+    if name in ("equal_weight_grid", "duplicate_arcs"):
+        assert sampler.tied > 0  # the tied walk was exercised
 
 
 @pytest.mark.parametrize("sampling", ["fixed", "progressive"])
@@ -70,3 +71,74 @@ def test_zero_cost_arcs_draw_without_it():
     r = place_billboards(g, 3, mode="weighted", backend="cpu", method="sampled",
                          epsilon=0.3, seed=1, sampling="fixed", hierarchy=h)
     assert r.kernel == "cpu"
+
+
+def test_blocks_of_any_width_reuse_the_buffer():
+    """Blocks of different widths share one buffer whose stale costs the sweep overwrites
+    (no fill pass): each block's entries are still the per-source sampler's."""
+    g = fam.road_grid(16, 16, seed=5)
+    w = g.weights.astype(np.int64)
+    h = build_hierarchy(g, method="cch")
+    n = g.num_nodes
+    plan = draw_plan(n, 300, np.ones(n), np.ones(n), seed=4)
+    rev = reverse_arrays(g, w)
+    sampler = CpuIndexedSampler(g, w, False, *rev, h)
+    for lo, hi in [(0, 200), (200, 230), (230, 300)]:  # wide, then narrower on stale costs
+        ref_s, ref_v, _ = _sample_cpu(g, w, False, *rev, plan.srcs[lo:hi], plan.tgts[lo:hi],
+                                      plan.hash_seed, lo)
+        got_s, got_v, _ = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
+        for a, b in zip(_pairs(got_s, got_v), _pairs(ref_s, ref_v), strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert not sampler._seeded.any()  # the scratch is left clear
+
+
+def test_fresh_sweep_equals_fill_then_sweep():
+    """The parallel kernel (lanes narrower than the block) on a block of garbage equals the
+    INF fill and the plain sweep."""
+    from gpu_core.hierarchy.contract import INF
+    from gpu_core.hierarchy.cpu import _sweep, _sweep_fresh, upward_searches
+
+    g = fam.road_grid(12, 12, seed=2)
+    h = build_hierarchy(g, method="cch")
+    srcs = np.asarray(h.rank_of, np.int32)[[0, 7, 50, 99, 143]]
+    off, verts, dists = upward_searches(h, srcs)
+    k = srcs.size
+    want = np.full((h.n, k), INF, np.int64)
+    want[verts, np.repeat(np.arange(k), np.diff(off))] = dists
+    _sweep(want, h.down_ptr, h.down_src, h.down_w, 2)
+    got = np.random.default_rng(0).integers(0, 1 << 40, (h.n, k))
+    got[verts] = INF
+    got[verts, np.repeat(np.arange(k), np.diff(off))] = dists
+    seeded = np.zeros(h.n, np.bool_)
+    seeded[verts] = True
+    assert _sweep_fresh(got, h.down_ptr, h.down_src, h.down_w, 2, seeded, INF, INF) == 0
+    np.testing.assert_array_equal(got, want)
+
+
+def test_blocks_are_even():
+    g = fam.road_grid(8, 8, seed=1)
+    h = build_hierarchy(g, method="cch")
+    sampler = CpuIndexedSampler(g, g.weights.astype(np.int64), False,
+                                *reverse_arrays(g, g.weights.astype(np.int64)), h)
+    assert sampler.chunk_size(512) == 256 and sampler.chunk_size(600) == 200
+    assert sampler.chunk_size(30) == 30
+
+
+@pytest.mark.parametrize("wmax", [1 << 27, (1 << 30) + 5])
+def test_long_costs_sweep_in_64_bits(wmax):
+    """Costs past 2^30 (a block of 32-bit costs overflows: swept again in 64 bits, in
+    halves) or arcs past it (64 bits from the start): the sampler's entries all the same."""
+    g = fam.road_grid(12, 12, seed=6, wmin=wmax // 2, wmax=wmax)
+    w = g.weights.astype(np.int64)
+    h = build_hierarchy(g, method="cch")
+    n = g.num_nodes
+    plan = draw_plan(n, 120, np.ones(n), np.ones(n), seed=2)
+    rev = reverse_arrays(g, w)
+    sampler = CpuIndexedSampler(g, w, False, *rev, h)
+    assert sampler.wide == (wmax >= 1 << 30)
+    ref = _sample_cpu(g, w, False, *rev, plan.srcs, plan.tgts, plan.hash_seed, 7)
+    got = sampler.run(plan.srcs, plan.tgts, plan.hash_seed, 7)
+    np.testing.assert_array_equal(got[2], ref[2])
+    for a, b in zip(_pairs(got[0], got[1]), _pairs(ref[0], ref[1]), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert sampler.wide  # the 32-bit block met costs of 2^30 and more
