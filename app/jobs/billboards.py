@@ -43,6 +43,9 @@ class BillboardsOptions:
     # sampled: progressive (rounds growing 1.5x until a data-dependent bound reaches epsilon)
     # or fixed (the worst-case bound's samples); a Dask client always draws the fixed plan
     sampling: str = "progressive"
+    # progressive: a first answer from this many samples, before the first round ends (the
+    # window's, on big maps: sites on screen in seconds; 0 none)
+    preview: int = 0
 
 
 @dataclass
@@ -110,14 +113,13 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
                                  delta=opts.delta, seed=opts.seed, candidates=opts.candidates,
                                  fixed=list(opts.fixed) or None, sources=opts.sources,
                                  targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw,
-                                 sampling=opts.sampling):
+                                 sampling=opts.sampling, preview=opts.preview):
                 if isinstance(ev, BillboardResult):
                     result = ev
                 elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
                     if on_partial is not None:
                         on_partial(ev.partial)
-                    report(progress, ev.fraction, f"{ev.sources_done:,} samples: error "
-                           f"{ev.partial.epsilon_at_stop:.3g} (target {opts.epsilon:g})")
+                    report(progress, ev.fraction, partial_text(ev, opts.epsilon))
                 else:
                     report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
                            f"{ev.sources_done:,}/{ev.sources_total:,} sources")
@@ -156,6 +158,13 @@ def _index(net, opts: BillboardsOptions, progress, cancel):
     sources = 1 << 30 if sampled else 0
     return hierarchy_for(net, policy=opts.index, sources=sources, progress=progress,
                          cancel=cancel, backend=be)
+
+
+def partial_text(ev, epsilon: float) -> str:
+    """Progress words for a progressive run's partial result (``ev.partial``)."""
+    first = "first answer from " if ev.partial.stopped_by == "preview" else ""
+    return (f"{first}{ev.sources_done:,} samples: error {ev.partial.epsilon_at_stop:.3g} "
+            f"(target {epsilon:g})")
 
 
 def warm_up(opts: BillboardsOptions, net=None) -> float:

@@ -173,19 +173,21 @@ def run_sampled(net, opts, *, progress: Progress | None = None,
     else:
         draw = JunctionDraw(g, orig, opts.mode, resolve_backend(opts.backend))
         backend = draw.sampler.backend
+    from .billboards import partial_text
+
     result = None
     for ev in billboards(g, opts.k, mode=opts.mode, backend=backend,
                          method="sampled", epsilon=opts.epsilon, delta=opts.delta,
                          seed=opts.seed, candidates=cand,
                          fixed=sorted({int(orig[v]) for v in opts.fixed}) or None,
-                         sources=a, targets=b, cancel=cancel, draw=draw, sampling=sampling):
+                         sources=a, targets=b, cancel=cancel, draw=draw, sampling=sampling,
+                         preview=opts.preview):
         if isinstance(ev, BillboardResult):
             result = ev
         elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
             if on_partial is not None:
                 on_partial(ev.partial)
-            report(progress, ev.fraction, f"{ev.sources_done:,} samples: error "
-                   f"{ev.partial.epsilon_at_stop:.3g} (target {opts.epsilon:g})")
+            report(progress, ev.fraction, partial_text(ev, opts.epsilon))
         else:
             report(progress, ev.fraction, f"{ev.sources_done:,} of {ev.sources_total:,} samples")
     assert result is not None

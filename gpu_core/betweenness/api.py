@@ -183,6 +183,7 @@ def billboards(
     hierarchy=None,
     draw=None,
     sampling: str = "fixed",
+    preview: int = 0,
 ) -> Generator[Event, None, BillboardResult]:
     """Greedy K-site placement maximising group betweenness; yields progress events.
 
@@ -199,7 +200,9 @@ def billboards(
     ``sampling`` (sampled method): "fixed" draws the worst-case bound's pairs; "progressive"
     grows them 1.5x a round until a data-dependent bound certifies ``epsilon`` (``progressive``), with
     the same guarantee (with ``draw``: fixed); a cancel after its first round returns
-    that round's sites (``stopped_by="cancelled"``) instead of raising.
+    that round's sites (``stopped_by="cancelled"``) instead of raising. ``preview`` > 0
+    (progressive): a first answer from the first ``preview`` samples, yielded as a partial
+    result before the first round ends (the same result otherwise).
     """
     g = CSRGraph.from_any(graph)
     n = g.num_nodes
@@ -240,7 +243,8 @@ def billboards(
             result = yield from progressive_billboards(
                 g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,
                 backend=be, epsilon=epsilon, delta=delta, seed=seed, cancel=cancel,
-                mode=mode, hierarchy=hierarchy if use_index else None, draw=draw)
+                mode=mode, hierarchy=hierarchy if use_index else None, draw=draw,
+                preview=preview)
         else:
             result = yield from sampled_billboards(
                 g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,

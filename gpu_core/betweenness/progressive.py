@@ -149,13 +149,17 @@ def progressive_billboards(
     g: CSRGraph, k: int, *, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
     eligible: np.ndarray, in_r: np.ndarray, backend: str, epsilon: float, delta: float,
     seed: int, cancel: Callable[[], bool] | None, mode: str, hierarchy=None,
-    first: int = FIRST_SAMPLES, draw=None,
+    first: int = FIRST_SAMPLES, draw=None, preview: int = 0,
 ) -> Generator[BillboardProgress, None, BillboardResult]:
     """The sampled greedy with progressive sampling (module doc). Cancel after a round
     returns that round's sites (``stopped_by="cancelled"``) instead of raising.
     ``draw``: a folding draw (its ``sampler`` draws the paths here, its ``fold`` maps each
     vertex to the one it counts as: a path's entries folded, repeats dropped; the
-    turn-restricted map's junctions, ``app.jobs.billboards_turns``)."""
+    turn-restricted map's junctions, ``app.jobs.billboards_turns``). ``preview`` > 0: the
+    first round's first ``preview`` samples are drawn as a block of their own and their
+    sites yielded as a partial result (``stopped_by="preview"``: a first answer while the
+    round goes on, its bounds said but never used to stop; the rounds, samples and result
+    are those of the run without it)."""
     from .sampling import sampled_billboards
 
     t0 = time.perf_counter()
@@ -185,19 +189,31 @@ def progressive_billboards(
         ts = time.perf_counter()
         parts_s, parts_v = [es_all], [ev_all]
         chunk = sampler.chunk_size(L - drawn)
-        for lo in range(drawn, L, chunk):
+        starts = list(range(drawn, L, chunk))
+        if r == 0 and 0 < preview < L:  # the preview's samples end a block
+            starts = [*range(0, preview, chunk), *range(preview, L, chunk)]
+        for i, lo in enumerate(starts):
             if cancel is not None and cancel():
                 if best is not None:
                     best.stopped_by = "cancelled"
                     return best
                 raise CancelledError("billboard sampling cancelled")
-            hi = min(L, lo + chunk)
+            hi = starts[i + 1] if i + 1 < len(starts) else L
             es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
             es, ev = fold_entries(xp, es, ev, fold, n)
             parts_s.append(es)
             parts_v.append(ev)
             reached[0] += int(rr[lo % 2::2].sum())
             reached[1] += int(rr[1 - lo % 2::2].sum())
+            if r == 0 and hi == preview < L:
+                rest = sampler.flush(plan.hash_seed)  # (deferred pairs: in the preview too)
+                if rest is not None:
+                    es, ev = fold_entries(xp, rest[0], rest[1], fold, n)
+                    parts_s.append(es)
+                    parts_v.append(ev)
+                yield _preview(xp, parts_s, parts_v, sampler, hi, n, k, eligible, in_r, a, b,
+                               A, B, reached, a_log, epsilon, backend, delta, bound, mode,
+                               len(sizes), cap, t0)
             yield BillboardProgress(r + 1, len(sizes), hi, cap, phase="sample")
         rest = sampler.flush(plan.hash_seed)
         if rest is not None:
@@ -249,6 +265,25 @@ def progressive_billboards(
         rounds_time_s=[time.perf_counter() - t0],
         phase_s={"sample": t_sample, "select": time.perf_counter() - t0 - t_sample})
     return res
+
+
+def _preview(xp, parts_s, parts_v, sampler, L: int, n: int, k: int, eligible, in_r, a, b,
+             A: float, B: float, reached, a_log: float, epsilon: float, backend: str,
+             delta: float, bound: int, mode: str, rounds: int, cap: int,
+             t0: float) -> BillboardProgress:
+    """The first round's first ``L`` samples as a partial result (``preview``)."""
+    es, ev = xp.concatenate(parts_s), xp.concatenate(parts_v).astype(xp.int32)
+    res = _round(xp, es, ev, L, n, k, eligible, in_r, a, b, A, B, reached, a_log, epsilon)
+    res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
+    res.sample_bound, res.mode = bound, mode
+    res.guarantee = progressive_guarantee(epsilon, delta)
+    res.stopped_by = "preview"
+    res.notes = f"preview: the first {L} samples (the first round goes on); " + res.notes
+    res.rounds_time_s = [time.perf_counter() - t0]
+    res.phase_s = {"sample": res.rounds_time_s[0]}
+    return BillboardProgress(1, rounds, L, cap, phase="sample", partial=res,
+                             message=f"first answer from {L:,} samples: error "
+                                     f"{res.epsilon_at_stop:.4g}")
 
 
 def fold_entries(xp, es, ev, fold, n: int):

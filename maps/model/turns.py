@@ -356,6 +356,6 @@ def permuted_csr(indptr, indices, weights, order: np.ndarray):
     out = np.zeros(order.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=out[1:])
     sel = np.repeat(indptr[order] - out[:-1], counts) + np.arange(int(out[-1]))
-    return (out.astype(np.asarray(indptr).dtype if out[-1] < 2**31 else np.int64),
+    return (out.astype(np.int32) if out[-1] < 2**31 else out,
             pos[np.asarray(indices)[sel]].astype(np.asarray(indices).dtype),
             np.asarray(weights)[sel], pos)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 
 def test_sites_shown_while_sampling_and_cancel_keeps_best(qtbot, make_window):
+    from app.gui.tools.billboards_tool import PREVIEW_SAMPLES
     from maps.generate import generate
 
     net = generate("grid", n=900, seed=1)
@@ -28,6 +29,11 @@ def test_sites_shown_while_sampling_and_cancel_keeps_best(qtbot, make_window):
                     timeout=120000)
     assert tool._partials and seen_sites  # partial answers were shown before the end
     assert any("refining" in tool.refining_text(p) for p in tool._partials)
+    # the first answer: the first samples' sites, before the first round ends
+    first = tool._partials[0]
+    assert first.stopped_by == "preview" and first.samples == PREVIEW_SAMPLES
+    assert tool.refining_text(first).startswith(f"first answer: {PREVIEW_SAMPLES} samples")
+    assert seen_sites[0] == first.sites.tolist()
     assert tool.result.samples < tool.result.sample_bound
     assert tool.result.sampling == "progressive"
     # the phase chart: one row per round, samples against the fixed bound (two rounds that

@@ -18,6 +18,9 @@ from .base import Tool
 SAMPLING_RUN = "billboard sampling"  # the phase chart's run (phase_chart.STEP_NAMES)
 
 LONG_JOB_S = 120.0  # a placement estimated longer is announced before it starts
+# sampled placements show the sites of their first samples while the first round goes on
+# (a loose bound, said; issue 43): a first answer in seconds on a country-sized map
+PREVIEW_SAMPLES = 64
 
 
 def long_job_text(est: dict, v: dict) -> str:
@@ -87,7 +90,8 @@ class BillboardsTool(Tool):
         r = win.canvas.vb.viewRect()
         cand = candidate_mask(win.net, v["candidates"], (r.x(), r.y(), r.width(), r.height()))
         opts = billboards.BillboardsOptions(v["k"], mode=v["mode"], method=v["method"],
-                                            candidates=cand, backend=win.algo_panel.backend)
+                                            candidates=cand, backend=win.algo_panel.backend,
+                                            preview=PREVIEW_SAMPLES)
         est = billboards.estimate(win.net.num_nodes, win.net.num_arcs, opts)
         if est["seconds"] > LONG_JOB_S and not confirmed:
             self.announce_long(est, v)
@@ -191,7 +195,8 @@ class BillboardsTool(Tool):
 
     @staticmethod
     def refining_text(r) -> str:
-        return (f"refining: {r.samples:,} samples (fixed bound {r.sample_bound:,}), error "
+        what = "first answer" if r.stopped_by == "preview" else "refining"
+        return (f"{what}: {r.samples:,} samples (fixed bound {r.sample_bound:,}), error "
                 f"{r.epsilon_at_stop:.3g} of target {r.epsilon:g}")
 
     def _cancelled(self) -> None:
