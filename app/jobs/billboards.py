@@ -231,9 +231,11 @@ def site_ids(net: RoadNetwork, nodes) -> list:
     return [labels[v].item() if hasattr(labels[v], "item") else labels[v] for v in nodes]
 
 
-# The CPU's sampled paths through the route index against the per-source sampler: 6.1x
-# measured on NE (docs/perf/billboards_progressive.md); the estimate takes less.
-CPU_INDEX_SPEEDUP = 4.0
+# The CPU's sampled paths through the route index against this estimate's own rate for a
+# search: ~14 ms CPU a pair on NE, ~25 ms on the Kanto-sized map, where the rate below
+# makes one search 0.19-0.23 s (8-14x; docs/perf/billboards_cpu.md); the estimate takes
+# the lower end.
+CPU_INDEX_SPEEDUP = 8.0
 
 
 # Arc visits per second of one full search, as method "auto" assumes them (its limit is about

@@ -172,7 +172,8 @@ def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base, seed, i
 
 class CpuIndexedSampler:
     """``run(srcs, tgts, seed, base)`` as :func:`sampling._sample_cpu` (T = 1): the same
-    entries, the unambiguous pairs walked over a PHAST block of the route index."""
+    entries, every pair walked over a PHAST block of the route index (ties included; only
+    a tight arc of cost 0 leaves its pair to the per-source sampler)."""
 
     def __init__(self, g, w, unit: bool, ri, rx, rw, hierarchy):
         self.g, self.w, self.unit = g, w, unit
