@@ -60,12 +60,26 @@ def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
 
 
 def reverse_arrays(g: CSRGraph, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rindptr, rindices = tails, rw) of the transposed graph with search weights ``w``."""
+    """(rindptr, rindices = tails, rw) of the transposed graph with search weights ``w``.
+    The transposed topology is kept on the graph's prepared handle: every placement on a
+    map sorts its arcs once (0.7 s of the window's first answer on a 1.4M-node map)."""
+    from ..graph import prepared
+
+    rindptr, rtails, perm = prepared(g).derived("reverse_topology", lambda: _reverse(g))
+    return rindptr, rtails, w[perm].astype(np.int64)
+
+
+def _reverse(g: CSRGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rindptr, tails, perm): the transposed graph's offsets and tails, and the arc order."""
     tails = g.arc_sources()
     perm = np.argsort(g.indices, kind="stable")
     rindptr = np.zeros(g.num_nodes + 1, dtype=np.int64)
     np.cumsum(np.bincount(g.indices, minlength=g.num_nodes), out=rindptr[1:])
-    return rindptr.astype(np.int32), tails[perm].astype(np.int32), w[perm].astype(np.int64)
+    out = (rindptr.astype(np.int32), tails[perm].astype(np.int32),
+           perm.astype(perm.dtype if perm.size >= 2**31 else np.int32))
+    for a in out:  # shared by every placement on the graph
+        a.flags.writeable = False
+    return out
 
 
 class CudaEngine:
