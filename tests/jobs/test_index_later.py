@@ -3,9 +3,6 @@ the same costs, the right stages asked for, one child at a time."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +10,7 @@ import pytest
 
 from app.jobs import index_later, matrix
 from maps.generate import generate
+from tests.jobs.index_child import run_index_child
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,18 +49,7 @@ def test_a_cold_small_map_defers_and_says_which_stages(cold, monkeypatch):
 def test_the_background_work_makes_the_stages_ready(cold):
     net = generate("grid", 900, seed=3)
     opts = _opts(net)
-    path = cold / "g.npz"
-    g = net  # the child reads the CSR arrays and the rows' ids
-    (cold / "maps").mkdir()
-    np.savez(path, indptr=g.indptr, indices=g.indices, weights=g.weights,
-             sources=np.asarray(opts.sources, np.int32), targets=np.asarray(opts.targets, np.int32))
-    # the child as the CLI starts it (a fresh process: every kernel it asks for is seen)
-    r = subprocess.run([sys.executable, "-m", "app.jobs.index_later", str(path)],
-                       cwd=str(ROOT), capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert not path.exists() and not (cold / "maps" / "index-warm.lock").exists()
-    stages = {p.stem: json.loads(p.read_text())["functions"]
-              for p in (cold / "numba" / "signpost-warm").glob("*.json")}
+    stages = run_index_child(cold, net, sources=opts.sources, targets=opts.targets)
     assert any(s.startswith("build-") for s in stages), stages
     assert any(s.startswith("query-cpu-") for s in stages), stages
     assert all(stages.values()) and all(":" in n for v in stages.values() for n in v)

@@ -6,17 +6,15 @@ leaves the index and its kernels for the next command."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from app.jobs import index_later
 from app.jobs.billboards import BillboardsOptions
 from maps.generate import generate
+from tests.jobs.index_child import run_index_child
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,17 +50,7 @@ def test_which_billboards_wait_for_the_index(cold, monkeypatch):
 
 def test_the_billboards_child_leaves_the_index_and_its_kernels(cold):
     net = generate("grid", 900, seed=3)
-    path = cold / "g.npz"
-    (cold / "maps").mkdir()
-    np.savez(path, indptr=net.indptr, indices=net.indices, weights=net.weights,
-             sources=np.zeros(0, np.int32), targets=np.zeros(0, np.int32),
-             kind=np.array("billboards"))
-    r = subprocess.run([sys.executable, "-m", "app.jobs.index_later", str(path)],
-                       cwd=str(ROOT), capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert not path.exists() and not (cold / "maps" / "index-warm.lock").exists()
-    stages = {p.stem: json.loads(p.read_text())["functions"]
-              for p in (cold / "numba" / "signpost-warm").glob("*.json")}
+    stages = run_index_child(cold, net, "billboards")
     assert any(s.startswith("build-") for s in stages), stages
     assert any("indexed_cpu" in f for f in stages[index_later.BILLBOARDS_QUERY]), stages
     assert list((cold / "maps").glob("ch-*.npz"))

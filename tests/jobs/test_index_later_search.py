@@ -6,8 +6,6 @@ and kernels the next command uses."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import pytest
 
 from app.jobs import index_later
 from maps.generate import generate
+from tests.jobs.index_child import run_index_child
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,18 +59,7 @@ def test_the_search_child_leaves_an_index_the_next_command_uses(cold):
     from app.jobs.index import key_hierarchy_for
 
     net = generate("grid", 900, seed=3)
-    path = cold / "g.npz"
-    (cold / "maps").mkdir()
-    np.savez(path, indptr=net.indptr, indices=net.indices, weights=net.weights,
-             sources=np.zeros(0, np.int32), targets=np.zeros(0, np.int32),
-             kind=np.array("search"))
-    # the child as the CLI starts it (a fresh process: every kernel it asks for is seen)
-    r = subprocess.run([sys.executable, "-m", "app.jobs.index_later", str(path)],
-                       cwd=str(ROOT), capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert not path.exists() and not (cold / "maps" / "index-warm.lock").exists()
-    stages = {p.stem: json.loads(p.read_text())["functions"]
-              for p in (cold / "numba" / "signpost-warm").glob("*.json")}
+    stages = run_index_child(cold, net, "search")
     assert any(s.startswith("search-build-") for s in stages), stages
     assert any("indexed_sssp" in f for f in stages[index_later.SEARCH_QUERY]), stages
     assert index_later.defer_search(net, "auto", "on", "cpu") == ""  # ready: index answers
