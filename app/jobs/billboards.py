@@ -13,7 +13,14 @@ import numpy as np
 from maps.errors import MapError
 from maps.model.network import RoadNetwork
 
-from .common import CancelCheck, Progress, compile_clock, refuse_negative, report
+from .common import (
+    CancelCheck,
+    Progress,
+    compile_clock,
+    partial_text,
+    refuse_negative,
+    report,
+)
 
 if TYPE_CHECKING:
     from gpu_core.betweenness import BillboardResult
@@ -158,13 +165,6 @@ def _index(net, opts: BillboardsOptions, progress, cancel):
     sources = 1 << 30 if sampled else 0
     return hierarchy_for(net, policy=opts.index, sources=sources, progress=progress,
                          cancel=cancel, backend=be)
-
-
-def partial_text(ev, epsilon: float) -> str:
-    """Progress words for a progressive run's partial result (``ev.partial``)."""
-    first = "first answer from " if ev.partial.stopped_by == "preview" else ""
-    return (f"{first}{ev.sources_done:,} samples: error {ev.partial.epsilon_at_stop:.3g} "
-            f"(target {epsilon:g})")
 
 
 def warm_up(opts: BillboardsOptions, net=None) -> float:

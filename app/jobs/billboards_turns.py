@@ -45,7 +45,7 @@ import numpy as np
 from maps.errors import MapError
 from maps.model.turns import copies_of, original_count
 
-from .common import CancelCheck, Progress, report
+from .common import CancelCheck, Progress, partial_text, report
 
 MAX_DOUBLED = (1 << 31) - 1
 
@@ -173,8 +173,6 @@ def run_sampled(net, opts, *, progress: Progress | None = None,
     else:
         draw = JunctionDraw(g, orig, opts.mode, resolve_backend(opts.backend))
         backend = draw.sampler.backend
-    from .billboards import partial_text
-
     result = None
     for ev in billboards(g, opts.k, mode=opts.mode, backend=backend,
                          method="sampled", epsilon=opts.epsilon, delta=opts.delta,

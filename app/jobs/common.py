@@ -119,3 +119,10 @@ def compile_clock() -> Iterator[list[float]]:
 
     with event.install_listener("numba:compile", Clock()):
         yield spent
+
+
+def partial_text(ev, epsilon: float) -> str:
+    """Progress words for a progressive billboards run's partial result (``ev.partial``)."""
+    first = "first answer from " if ev.partial.stopped_by == "preview" else ""
+    return (f"{first}{ev.sources_done:,} samples: error {ev.partial.epsilon_at_stop:.3g} "
+            f"(target {epsilon:g})")

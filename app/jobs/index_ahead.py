@@ -28,7 +28,7 @@ import numpy as np
 
 from . import index_later
 
-STAGE = "window-search"  # what the window's worker runs: build or load, prepare, search
+STAGE = index_later.WINDOW_STAGE
 POLL_S = 0.2
 
 
@@ -89,19 +89,3 @@ def build_in_child(graph, *, cancel: Callable[[], bool] | None = None,
             return False
         time.sleep(POLL_S)
     return child.returncode == 0
-
-
-def warm_window(g) -> None:
-    """The child's work: what the window's worker runs (``prepare_search_index`` on the
-    CPU: build or load, the searches' set-up, the what-if repair's), then a search to one
-    target through the index; the manifest of every kernel asked for."""
-    from gpu_core.sssp import sssp
-
-    from .index import known_key_index, prepare_search_index
-
-    with index_later._Recorder() as asked:
-        prepare_search_index(g, backend="cpu")
-        hit = known_key_index(g)
-        if hit is not None and hit[0] is not None:
-            sssp(g, 0, strategy="auto", backend="cpu", index=hit[0], target=g.num_nodes - 1)
-    index_later._write_manifest(STAGE, asked.names)

@@ -178,6 +178,7 @@ def search_policy(net, strategy: str, policy: str, backend: str) -> tuple[str, s
 
 # the sampled billboards' paths through the route index (``billboards._index``)
 BILLBOARDS_QUERY = "query-cpu-billboards"
+WINDOW_STAGE = "window-search"  # the window's worker: build or load, prepare, search
 
 
 def _sampled_with_index(net, opts) -> bool:
@@ -350,8 +351,6 @@ def warm(path: str) -> None:
         warm_billboards(g)
         return
     if kind == "window":  # the window's route index (app.jobs.index_ahead)
-        from .index_ahead import warm_window
-
         warm_window(g)
         return
     with _Recorder() as built:
@@ -400,6 +399,22 @@ def warm_billboards(g) -> None:
         place_billboards(g, 1, mode="weighted", backend="cpu", method="sampled",
                          epsilon=0.5, hierarchy=h)
     _write_manifest(BILLBOARDS_QUERY, asked.names)
+
+
+def warm_window(g) -> None:
+    """The window's child (``app.jobs.index_ahead``): what the window's worker runs (``prepare_search_index`` on the
+    CPU: build or load, the searches' set-up, the what-if repair's), then a search to one
+    target through the index; the manifest of every kernel asked for."""
+    from gpu_core.sssp import sssp
+
+    from .index import known_key_index, prepare_search_index
+
+    with _Recorder() as asked:
+        prepare_search_index(g, backend="cpu")
+        hit = known_key_index(g)
+        if hit is not None and hit[0] is not None:
+            sssp(g, 0, strategy="auto", backend="cpu", index=hit[0], target=g.num_nodes - 1)
+    _write_manifest(WINDOW_STAGE, asked.names)
 
 
 def main(argv: list[str]) -> int:
