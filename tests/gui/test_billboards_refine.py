@@ -33,7 +33,9 @@ def test_sites_shown_while_sampling_and_cancel_keeps_best(qtbot, make_window):
     first = tool._partials[0]
     assert first.stopped_by == "preview" and first.samples == PREVIEW_SAMPLES
     assert tool.refining_text(first).startswith(f"first answer: {PREVIEW_SAMPLES} samples")
-    assert seen_sites[0] == first.sites.tolist()
+    # (the map shows the latest partial at each progress event: under load the preview
+    # and the first round can end between two events)
+    assert seen_sites[0] in [p.sites.tolist() for p in tool._partials]
     assert tool.result.samples < tool.result.sample_bound
     assert tool.result.sampling == "progressive"
     # the phase chart: one row per round, samples against the fixed bound (two rounds that
