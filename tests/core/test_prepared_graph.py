@@ -110,3 +110,23 @@ def test_from_any_refuses_negative_maps_but_not_for_label_correcting(checks):
         CSRGraph.from_any(net)
     assert CSRGraph.from_any(net, allow_negative=True).weights[0] == -3
     assert len(checks) == 1
+
+
+def test_an_edited_graphs_compaction_is_not_checked_again(checks):
+    """A MutableGraph's compaction is valid by construction (edits are checked when applied):
+    preparing it after each edit costs no O(m) check_csr (it did after the refactor: +10%
+    on bench edits' compact column, docs/perf/house_bench.md)."""
+    from gpu_core.dynamic import MutableGraph
+
+    net = generate("grid", 400, seed=2)
+    mg = MutableGraph(net, backend="cpu")
+    before = len(checks)
+    handles = []
+    for arc in (3, 10, 25):
+        mg.apply(mg.batch().disable([arc]))
+        h = prepared(mg)
+        assert h.csr.num_arcs == net.num_arcs - len(handles) - 1
+        handles.append(h)
+        assert sssp(mg, 0, backend="cpu").dist[0] == 0
+    assert len({id(h) for h in handles}) == 3  # one handle per compaction
+    assert len(checks) == before
