@@ -111,8 +111,14 @@ _ATTR = "_prepared_graph"
 class PreparedGraph:
     """A validated graph (``csr``) and everything computed from it once."""
 
-    def __init__(self, csr: CSRGraph) -> None:
-        self.csr = csr
+    def __init__(self, csr: CSRGraph, *, held_by_csr: bool = False) -> None:
+        # No reference cycle: a graph holds its handle, so the handle holds that graph
+        # weakly (a CSRGraph, a MutableGraph's compaction); a RoadNetwork's own CSRGraph is
+        # held here and holds the handle weakly (_attach). With a cycle every stale
+        # compaction's arrays waited for the cyclic GC: bench edits' compact +22% and its
+        # fresh search slower under load (docs/perf/house_bench.md)
+        self._csr: CSRGraph | None = None if held_by_csr else csr
+        self._csr_ref = weakref.ref(csr)
         # the (indptr, indices, weights) sets this handle answers for, weakly: the
         # source's, and the int32 copies check_csr made of them when it had to
         self._sources: list[tuple[weakref.ref, ...]] = []
@@ -120,6 +126,15 @@ class PreparedGraph:
         self._lock = threading.Lock()
         w = csr.weights
         self.min_weight = int(w.min()) if w.size else 0
+
+    @property
+    def csr(self) -> CSRGraph:
+        """The validated CSRGraph (the graph itself when it is one: keep the graph, not
+        only its handle)."""
+        g = self._csr if self._csr is not None else self._csr_ref()
+        if g is None:
+            raise RuntimeError("the graph of this prepared handle is gone")
+        return g
 
     def __reduce__(self):
         # a pickled or deep-copied graph (a Dask worker's map, a saved state) is prepared
@@ -191,8 +206,8 @@ def prepared(graph: GraphLike) -> PreparedGraph:
     if callable(as_csr) and not isinstance(graph, CSRGraph):
         graph = as_csr()
     with _lock:
-        hit = getattr(graph, _ATTR, None)
-        if isinstance(hit, PreparedGraph) and hit.holds(graph):
+        hit = _handle_of(graph)
+        if hit is not None and hit.holds(graph):
             return hit
         if isinstance(graph, CSRGraph):
             csr = graph
@@ -201,19 +216,19 @@ def prepared(graph: GraphLike) -> PreparedGraph:
         else:
             csr = CSRGraph(graph.indptr, graph.indices, graph.weights)
             _check_into(csr)
-        h = PreparedGraph(csr)
+        h = PreparedGraph(csr, held_by_csr=csr is graph)
         _attach(h, graph)
-        if csr is not graph:  # the map's CSRGraph carries the same handle
-            _attach(h, csr)
+        if csr is not graph:  # the map's CSRGraph carries the same handle, weakly
+            _attach(h, csr, weak=True)
         return h
 
 
 def forget_prepared(graph: GraphLike) -> None:
     """Drop ``graph``'s handle and what was derived from it (its CSRGraph's too): the next
     call prepares it afresh (tests that reuse one map object)."""
-    h = getattr(graph, _ATTR, None)
-    if isinstance(h, PreparedGraph):
-        for g in (graph, h.csr):
+    h = _handle_of(graph)
+    if h is not None:
+        for g in (graph, h._csr if h._csr is not None else h._csr_ref()):
             try:
                 setattr(g, _ATTR, None)
             except (TypeError, AttributeError):
@@ -232,11 +247,30 @@ def _check_into(csr: CSRGraph) -> None:
     csr._checked = True
 
 
-def _attach(h: PreparedGraph, graph: GraphLike) -> None:
-    """Hand ``h`` to ``graph`` (which then owns it: the handle goes with the graph)."""
+class _WeakHandle:
+    """A handle held weakly (by the CSRGraph that handle holds); dropped when the graph is
+    pickled or copied, as a handle is."""
+
+    def __init__(self, h: PreparedGraph) -> None:
+        self.ref = weakref.ref(h)
+
+    def __reduce__(self):
+        return (_no_handle, ())
+
+
+def _handle_of(graph: GraphLike) -> PreparedGraph | None:
+    h = getattr(graph, _ATTR, None)
+    if isinstance(h, _WeakHandle):
+        h = h.ref()
+    return h if isinstance(h, PreparedGraph) else None
+
+
+def _attach(h: PreparedGraph, graph: GraphLike, *, weak: bool = False) -> None:
+    """Hand ``h`` to ``graph`` (which then owns it: the handle goes with the graph), or
+    only a weak reference to it (``weak``: a CSRGraph the handle itself holds)."""
     try:
         refs = tuple(weakref.ref(a) for a in (graph.indptr, graph.indices, graph.weights))
-        setattr(graph, _ATTR, h)
+        setattr(graph, _ATTR, _WeakHandle(h) if weak else h)
     except (TypeError, AttributeError):  # plain lists, a slotted object: never found again
         return
     h._sources.append(refs)

@@ -238,4 +238,9 @@ class HostArcs:
     def compact(self) -> tuple[CSRGraph, np.ndarray]:
         indptr, indices, weights, ids = _compact(self.n, self.total, self.tail, self.head,
                                                  self.weight, self.state)
-        return CSRGraph(indptr, indices, weights), ids
+        g = CSRGraph(indptr, indices, weights)
+        # valid by construction (int32, monotone, heads in range, weights checked when the
+        # edits were applied), as DeviceCSRGraph: gpu_core.graph.prepared must not pay an
+        # O(m) check_csr per compaction, i.e. per edit (issue 38 benchmark: +10% compact)
+        g._checked = True
+        return g, ids

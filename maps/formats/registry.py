@@ -7,10 +7,10 @@ and the "unknown map format" message all read it. A new format is a reader modul
 
 from __future__ import annotations
 
-import ast
 import functools
 import importlib
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,9 +159,28 @@ def loader_modules() -> tuple[str, ...]:
             continue
         seen.add(name)
         pkg = name.split(".")[:-1]
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level >= 1:
-                base = pkg[: len(pkg) - (node.level - 1)]
-                mod = [*base, *node.module.split(".")] if node.module else base
-                todo += [".".join(mod)] + [".".join([*mod, a.name]) for a in node.names]
+        for level, module, names in relative_imports(file.read_text(encoding="utf-8")):
+            base = pkg[: len(pkg) - (level - 1)]
+            mod = [*base, *module.split(".")] if module else base
+            todo += [".".join(mod)] + [".".join([*mod, a]) for a in names]
     return tuple(sorted(name.replace(".", "/") + ".py" for name in seen))
+
+
+# "from .x import a, b as c" / "from .. import (d,  # note\n e)", at any indentation (lazy
+# imports in functions count too)
+_REL_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]*"
+                         r"(\((?:[^)#]|#[^\n]*)*\)|(?:[^\n\\]|\\[\s\S])*)", re.M)
+
+
+def relative_imports(text: str) -> list[tuple[int, str, list[str]]]:
+    """(level, module, names) of each relative ``from ... import`` in a module's source: a
+    text scan, as ast.walk over every node found them but about 4x faster (every command
+    pays it once, for the load cache's key: 30 modules, ~0.2 s of a 1 s command). A match
+    inside a string only adds a file to the key (safe); tests/maps/test_load.py holds it
+    equal to the AST's answer for every module of the project."""
+    out = []
+    for m in _REL_IMPORT.finditer(text):
+        body = re.sub(r"#[^\n]*", "", m[3]).replace("\\\n", " ").strip("()")
+        names = [n.split()[0] for n in body.split(",") if n.split()]
+        out.append((len(m[1]), m[2], names))
+    return out

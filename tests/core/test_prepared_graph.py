@@ -110,3 +110,50 @@ def test_from_any_refuses_negative_maps_but_not_for_label_correcting(checks):
         CSRGraph.from_any(net)
     assert CSRGraph.from_any(net, allow_negative=True).weights[0] == -3
     assert len(checks) == 1
+
+
+def test_an_edited_graphs_compaction_is_not_checked_again(checks):
+    """A MutableGraph's compaction is valid by construction (edits are checked when applied):
+    preparing it after each edit costs no O(m) check_csr (it did after the refactor: +10%
+    on bench edits' compact column, docs/perf/house_bench.md)."""
+    from gpu_core.dynamic import MutableGraph
+
+    net = generate("grid", 400, seed=2)
+    mg = MutableGraph(net, backend="cpu")
+    before = len(checks)
+    handles = []
+    for arc in (3, 10, 25):
+        mg.apply(mg.batch().disable([arc]))
+        h = prepared(mg)
+        assert h.csr.num_arcs == net.num_arcs - len(handles) - 1
+        handles.append(h)
+        assert sssp(mg, 0, backend="cpu").dist[0] == 0
+    assert len({id(h) for h in handles}) == 3  # one handle per compaction
+    assert len(checks) == before
+
+
+def test_a_graph_and_its_handle_form_no_reference_cycle():
+    """Freed by reference counting alone, without the cyclic GC: a CSRGraph, a map (and the
+    CSRGraph its handle made), a MutableGraph's stale compaction. With a cycle the stale
+    compactions' arrays waited for the GC (bench edits: compact +22%, docs/perf/house_bench.md)."""
+    from gpu_core.dynamic import MutableGraph
+
+    gc.collect()
+    gc.disable()
+    try:
+        g0 = generate("grid", 100, seed=1)
+        g = CSRGraph(g0.indptr.copy(), g0.indices.copy(), g0.weights.copy())
+        prepared(g).derived("x", lambda: 1)
+        refs = [weakref.ref(g), weakref.ref(prepared(g))]
+        net = generate("grid", 100, seed=1)
+        refs += [weakref.ref(net), weakref.ref(prepared(net)), weakref.ref(prepared(net).csr)]
+        assert prepared(prepared(net).csr) is prepared(net)  # the map's CSRGraph finds it
+        mg = MutableGraph(generate("grid", 100, seed=1), backend="cpu")
+        sssp(mg, 0, backend="cpu")
+        refs += [weakref.ref(mg.as_csr_graph()), weakref.ref(prepared(mg))]
+        mg.apply(mg.batch().disable([3]))
+        sssp(mg, 0, backend="cpu")  # a new compaction and handle: the old ones go
+        del g, net
+        assert [r() is None for r in refs] == [True] * len(refs)
+    finally:
+        gc.enable()

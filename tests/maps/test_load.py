@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 from pathlib import Path
 
@@ -14,9 +15,11 @@ from maps.formats.registry import (
     detect_format,
     format_spec,
     loader_modules,
+    relative_imports,
 )
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_format_line_resolves() -> None:
@@ -74,3 +77,21 @@ def test_companions_and_loader_modules(tmp_path) -> None:
 def test_database_uris_are_the_postgis_source(uri: str) -> None:
     spec = format_spec(uri)
     assert spec.kind == "postgis" and spec.uri and spec.own_weights and not spec.cached
+
+
+def test_relative_imports_text_scan_matches_the_ast_on_every_module() -> None:
+    """The load cache's key follows relative imports by a text scan (the AST walk it
+    replaced cost ~0.2 s per command, docs/perf/house_bench.md): same answer everywhere,
+    parenthesised lists with comments, ``as`` names, lazy imports in functions included."""
+    files = [f for d in ("app", "gpu_core", "maps", "osutil", "tests") for f in (ROOT / d).rglob("*.py")]
+    assert len(files) > 200
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        want = sorted((n.level, n.module or "", [a.name for a in n.names])
+                      for n in ast.walk(ast.parse(text))
+                      if isinstance(n, ast.ImportFrom) and n.level >= 1)
+        assert sorted(relative_imports(text)) == want, f
+    tricky = ("def f():\n    from ..b import (c,  # a (note)\n        d as e)\n"
+              "from . import g, h as i  # x\nfrom .j.k import \\\n    l\n")
+    assert sorted(relative_imports(tricky)) == [(1, "", ["g", "h"]), (1, "j.k", ["l"]),
+                                                (2, "b", ["c", "d"])]
