@@ -109,3 +109,15 @@ def make_window(qtbot, settings_file):
 @pytest.fixture
 def window(make_window, fixture_net):
     return make_window(fixture_net)
+
+
+@pytest.fixture(scope="module")
+def road_net():
+    """The bundled sample map: road-shaped (so it gets an index), 5.5K nodes."""
+    from app.gui.chrome import sample_map_path
+    from app.jobs.maps import open_map
+
+    path = sample_map_path()
+    if path is None:
+        pytest.skip("no sample map bundled")
+    return open_map(path)

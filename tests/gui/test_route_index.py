@@ -15,18 +15,6 @@ from gpu_core.sssp import sssp
 from gpu_core.telemetry import MODE_CODE
 
 
-@pytest.fixture(scope="module")
-def road_net():
-    """The bundled sample map: road-shaped (so it gets an index), 5.5K nodes."""
-    from app.gui.chrome import sample_map_path
-    from app.jobs.maps import open_map
-
-    path = sample_map_path()
-    if path is None:
-        pytest.skip("no sample map bundled")
-    return open_map(path)
-
-
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path, monkeypatch, road_net):
     """An empty cache folder and no index kept in memory from an earlier test."""

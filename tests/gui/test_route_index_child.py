@@ -11,18 +11,6 @@ import pytest
 from app.jobs import compile_ahead, index_ahead
 
 
-@pytest.fixture(scope="module")
-def road_net():
-    """The bundled sample map: road-shaped (so it gets an index), 5.5K nodes."""
-    from app.gui.chrome import sample_map_path
-    from app.jobs.maps import open_map
-
-    path = sample_map_path()
-    if path is None:
-        pytest.skip("no sample map bundled")
-    return open_map(path)
-
-
 @pytest.fixture
 def cold(tmp_path, monkeypatch, road_net):
     """An empty map cache and manifest folder, nothing kept in memory, children on."""

@@ -14,6 +14,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 
 
+
 def run_index_child(cold: Path, net, kind: str | None = None, sources=(), targets=()) -> dict:
     path = cold / "g.npz"
     (cold / "maps").mkdir(exist_ok=True)

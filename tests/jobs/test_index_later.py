@@ -6,23 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from app.jobs import index_later, matrix
 from maps.generate import generate
 from tests.jobs.index_child import run_index_child
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def cold(tmp_path, monkeypatch):
-    """Empty map cache and manifest folder, deferral on (conftest turns it off). numba's
-    own cache stays where it is (an empty one would compile the index in every run)."""
-    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "maps"))
-    monkeypatch.setenv("SIGNPOST_WARM_DIR", str(tmp_path / "numba" / "signpost-warm"))
-    monkeypatch.setenv(index_later.ENV, "1")
-    return tmp_path
 
 
 def _opts(net, index="on", n=(3, 3)):

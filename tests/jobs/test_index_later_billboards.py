@@ -9,23 +9,12 @@ import json
 import threading
 from pathlib import Path
 
-import pytest
-
 from app.jobs import index_later
 from app.jobs.billboards import BillboardsOptions
 from maps.generate import generate
 from tests.jobs.index_child import run_index_child
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def cold(tmp_path, monkeypatch):
-    """Empty map cache and manifest folder, deferral on (conftest turns it off)."""
-    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "maps"))
-    monkeypatch.setenv("SIGNPOST_WARM_DIR", str(tmp_path / "numba" / "signpost-warm"))
-    monkeypatch.setenv(index_later.ENV, "1")
-    return tmp_path
 
 
 def _opts(**kw):

@@ -19,15 +19,6 @@ from tests.jobs.index_child import run_index_child
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def cold(tmp_path, monkeypatch):
-    """Empty map cache and manifest folder, deferral on (conftest turns it off)."""
-    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "maps"))
-    monkeypatch.setenv("SIGNPOST_WARM_DIR", str(tmp_path / "numba" / "signpost-warm"))
-    monkeypatch.setenv(index_later.ENV, "1")
-    return tmp_path
-
-
 def test_a_cold_small_map_defers_the_search_index(cold, monkeypatch):
     net = generate("grid", 900, seed=3)
     why = index_later.defer_search(net, "auto", "on", "cpu")
