@@ -353,7 +353,8 @@ class PhaseChart(QWidget):
         elif not same and not listed:
             self.legend.addItem(msgs, f"{name}: messages")
         one, two = STEP_NAMES.get(name, ("active", "messages"))[:2]
-        if not same and not listed and name in STEP_NAMES:
+        if not same:  # the second line's own name (it was kept at "messages" when the line
+            # was listed from the first row on: the billboards chart's "fixed bound")
             for sample, label in self.legend.items:
                 if getattr(sample, "item", sample) is msgs:
                     label.setText(f"{name}: {two}")
