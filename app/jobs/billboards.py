@@ -17,9 +17,8 @@ from .common import (
     CancelCheck,
     Progress,
     compile_clock,
-    partial_text,
+    follow_placement,
     refuse_negative,
-    report,
 )
 
 if TYPE_CHECKING:
@@ -74,7 +73,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     come here and the greedy runs here); the same sites and gains as without it
     (``app.jobs.distributed``). ``on_partial(result)`` (progressive sampling; called on
     this thread): the best sites so far after each sampling round and their bound."""
-    from gpu_core.betweenness import BillboardResult, billboards
+    from gpu_core.betweenness import billboards
 
     refuse_negative(net, "billboard placement")
     from maps.model.turns import copies_of
@@ -112,28 +111,21 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
         draw = kind(client, net, backend=opts.backend, mode=opts.mode, hierarchy=h,
                     index_path=info.path)
     t0 = time.perf_counter()
-    result = None
     with compile_clock() as compiled:  # a first run's compilations, apart (issue 42)
         try:
-            for ev in billboards(net, opts.k, mode=opts.mode, backend=opts.backend,
-                                 kernel=opts.kernel, method=opts.method, epsilon=opts.epsilon,
-                                 delta=opts.delta, seed=opts.seed, candidates=opts.candidates,
-                                 fixed=list(opts.fixed) or None, sources=opts.sources,
-                                 targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw,
-                                 sampling=opts.sampling, preview=opts.preview):
-                if isinstance(ev, BillboardResult):
-                    result = ev
-                elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
-                    if on_partial is not None:
-                        on_partial(ev.partial)
-                    report(progress, ev.fraction, partial_text(ev, opts.epsilon))
-                else:
-                    report(progress, ev.fraction, f"round {ev.round} of {ev.rounds}: "
+            result = follow_placement(
+                billboards(net, opts.k, mode=opts.mode, backend=opts.backend,
+                           kernel=opts.kernel, method=opts.method, epsilon=opts.epsilon,
+                           delta=opts.delta, seed=opts.seed, candidates=opts.candidates,
+                           fixed=list(opts.fixed) or None, sources=opts.sources,
+                           targets=opts.targets, cancel=cancel, hierarchy=h, draw=draw,
+                           sampling=opts.sampling, preview=opts.preview),
+                opts.epsilon, progress, on_partial,
+                lambda ev: f"round {ev.round} of {ev.rounds}: "
                            f"{ev.sources_done:,}/{ev.sources_total:,} sources")
         finally:
             if draw is not None and hasattr(draw, "close"):  # the workers' kept paths
                 draw.close()
-    assert result is not None
     done = BillboardsResult(result, time.perf_counter() - t0,
                             info.as_dict() if h is not None else {}, compile_s=compiled[0])
     if draw is not None:

@@ -45,7 +45,7 @@ import numpy as np
 from maps.errors import MapError
 from maps.model.turns import copies_of, original_count
 
-from .common import CancelCheck, Progress, partial_text, report
+from .common import CancelCheck, Progress, follow_placement, report
 
 MAX_DOUBLED = (1 << 31) - 1
 
@@ -154,7 +154,7 @@ def run_sampled(net, opts, *, progress: Progress | None = None,
     plan); ``on_partial``: as ``app.jobs.billboards.run``'s. Returns (result, the Dask
     draw or None)."""
     from gpu_core.backend import resolve_backend
-    from gpu_core.betweenness import BillboardResult, billboards
+    from gpu_core.betweenness import billboards
 
     g, orig, sink, n0 = junction_graph(net, opts.mode)
     N = g.num_nodes
@@ -173,22 +173,14 @@ def run_sampled(net, opts, *, progress: Progress | None = None,
     else:
         draw = JunctionDraw(g, orig, opts.mode, resolve_backend(opts.backend))
         backend = draw.sampler.backend
-    result = None
-    for ev in billboards(g, opts.k, mode=opts.mode, backend=backend,
-                         method="sampled", epsilon=opts.epsilon, delta=opts.delta,
-                         seed=opts.seed, candidates=cand,
-                         fixed=sorted({int(orig[v]) for v in opts.fixed}) or None,
-                         sources=a, targets=b, cancel=cancel, draw=draw, sampling=sampling,
-                         preview=opts.preview):
-        if isinstance(ev, BillboardResult):
-            result = ev
-        elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
-            if on_partial is not None:
-                on_partial(ev.partial)
-            report(progress, ev.fraction, partial_text(ev, opts.epsilon))
-        else:
-            report(progress, ev.fraction, f"{ev.sources_done:,} of {ev.sources_total:,} samples")
-    assert result is not None
+    result = follow_placement(
+        billboards(g, opts.k, mode=opts.mode, backend=backend, method="sampled",
+                   epsilon=opts.epsilon, delta=opts.delta, seed=opts.seed, candidates=cand,
+                   fixed=sorted({int(orig[v]) for v in opts.fixed}) or None, sources=a,
+                   targets=b, cancel=cancel, draw=draw, sampling=sampling,
+                   preview=opts.preview),
+        opts.epsilon, progress, on_partial,
+        lambda ev: f"{ev.sources_done:,} of {ev.sources_total:,} samples")
     plan = f"the {result.sampling or sampling} plan" + (" on Dask" if dask else "")
     result.notes = f"turn restrictions: legal routes, one site per junction ({plan}); " + \
         result.notes

@@ -121,8 +121,24 @@ def compile_clock() -> Iterator[list[float]]:
         yield spent
 
 
-def partial_text(ev, epsilon: float) -> str:
-    """Progress words for a progressive billboards run's partial result (``ev.partial``)."""
-    first = "first answer from " if ev.partial.stopped_by == "preview" else ""
-    return (f"{first}{ev.sources_done:,} samples: error {ev.partial.epsilon_at_stop:.3g} "
-            f"(target {epsilon:g})")
+def follow_placement(events, epsilon: float, progress: Progress | None, on_partial,
+                     step_text: Callable[[Any], str]):
+    """Run a billboards placement's events (``gpu_core.betweenness.billboards``) to its
+    result: progress words for each step (``step_text(ev)``) and for each progressive
+    partial result, which also goes to ``on_partial``."""
+    from gpu_core.betweenness import BillboardResult
+
+    result = None
+    for ev in events:
+        if isinstance(ev, BillboardResult):
+            result = ev
+        elif isinstance(ev.partial, BillboardResult):  # progressive: best sites, bound
+            if on_partial is not None:
+                on_partial(ev.partial)
+            first = "first answer from " if ev.partial.stopped_by == "preview" else ""
+            report(progress, ev.fraction, f"{first}{ev.sources_done:,} samples: error "
+                   f"{ev.partial.epsilon_at_stop:.3g} (target {epsilon:g})")
+        else:
+            report(progress, ev.fraction, step_text(ev))
+    assert result is not None
+    return result
