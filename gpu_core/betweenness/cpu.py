@@ -288,7 +288,8 @@ def _ol_queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r
 
 @njit(cache=True, nogil=True)
 def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept, p_order,
-               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, bhead, bbits, net, pl):
+               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, bhead, bbits, work, net,
+               pl):
     """Lane ``lane`` of a greedy round: the sources ``sources[lane::lanes]`` in order, their
     gains/losses added to ``net`` and pairs lost to ``pl``; returns their (SB(R), P(R)).
 
@@ -301,25 +302,14 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
     length): searches by ``_search_dial``; None: by a heap (or a BFS when ``unit``).
     :func:`_queue_search` picks the one by ``bhead``'s type, so a map compiles one
     queue's search, not both (issue 41: ``_search`` was ~0.8 s of a fresh install's first
-    billboards on a Dial map).
+    billboards on a Dial map). ``work``: the lane's search buffers (:func:`lane_buffers`),
+    allocated by numpy so that numba compiles no ``np.empty`` of five dtypes (issue 41).
     """
-    n = indptr.shape[0] - 1
-    m = indices.shape[0]
     ns = sources.shape[0]
     record = c_order.shape[0] > 0
     sb = 0.0
     pp = 0.0
-    dist = np.empty(n, np.int64)
-    sigma = np.empty(n)
-    sbar = np.empty(n)
-    dbar = np.empty(n)
-    order = np.empty(n, np.int32)
-    o_l = np.empty(n, c_order.dtype)  # the chunk buffers' dtypes (CpuEngine.dag_dtypes)
-    deg = np.empty(n, c_deg.dtype)
-    heads = np.empty(m, c_heads.dtype)
-    heap_v = np.empty(m + 1, np.int32)
-    heap_k = np.empty(m + 1 if bhead is None else 0, np.int64)
-    enext = np.empty(0 if bhead is None else m + 1, np.int32)
+    dist, sigma, sbar, dbar, order, o_l, deg, heads, heap_k, heap_v, enext = work
     for j in range(lane, ns, lanes):
         s = sources[j]
         if in_r[s] or a[s] == 0.0:
@@ -355,6 +345,17 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
         sb += x
         pp += y
     return sb, pp
+
+
+def lane_buffers(n: int, m: int, c_order: np.ndarray, c_deg: np.ndarray, c_heads: np.ndarray,
+                 heap: bool) -> tuple:
+    """One lane's search buffers for :func:`lane_gains`: dist, sigma, sbar, dbar, order, the
+    DAG's order/degrees/heads in the chunk buffers' dtypes (``CpuEngine.dag_dtypes``), and
+    the queue's arrays (the heap's keys, its vertices or Dial's entries, Dial's links)."""
+    return (np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n),
+            np.empty(n, np.int32), np.empty(n, c_order.dtype), np.empty(n, c_deg.dtype),
+            np.empty(m, c_heads.dtype), np.empty(m + 1 if heap else 0, np.int64),
+            np.empty(m + 1, np.int32), np.empty(0 if heap else m + 1, np.int32))
 
 
 def pack_rows(c_order, c_deg, c_heads, c_len):
@@ -393,9 +394,10 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_or
         nb = max(buckets, 64)
         bhead = np.empty(nb, np.int32) if buckets > 0 else None
         bbits = np.empty(nb >> 6, np.uint64) if buckets > 0 else None
+        work = lane_buffers(n, indices.shape[0], c_order, c_deg, c_heads, bhead is None)
         return lane_gains(indptr, indices, w, unit, in_r, a, b, sources, i, lanes, kept,
                           p_order, p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len,
-                          bhead, bbits, net2[i], pl2[i])
+                          bhead, bbits, work, net2[i], pl2[i])
 
     threads = min(numba.get_num_threads(), lanes)
     if threads <= 1:
