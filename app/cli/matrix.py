@@ -251,9 +251,10 @@ def _write_rows(low: str, tmp: str, rows, shape: tuple[int, int], dtype, from_id
 
 
 def _index_later(net, opts):
-    """(the options to run, why the route index answers later or ""): a small map whose
-    index kernels are not compiled yet is answered by scipy while a background process
-    builds the index (``app.jobs.index_later``: the same costs)."""
+    """(the options to run, why the route index answers later or ""): a small map, or a
+    large one asked for few sources, whose index kernels are not compiled yet is answered
+    by scipy while a background process builds the index (``app.jobs.index_later``: the
+    same costs)."""
     from dataclasses import replace
 
     from app.jobs import index_later

@@ -1,5 +1,9 @@
 """A small map's route index built in a background process while scipy answers (issue 41).
 
+A large map's matrix of few sources (:func:`few_searches`) is deferred the same way: on the
+1.5M-node NE map a fresh install's first 100 x 100 spent ~430 s of its 477 s compiling the
+index's kernels, where scipy's searches answer in ~200 s (2-core CPU, under load).
+
 On a fresh install the route index's numba kernels are not compiled: the sample map's
 first ``signpost matrix --index on`` spent 80-155 s compiling them (2-core CPU) for a
 3 x 3 matrix that scipy's Dijkstra answers in milliseconds with the same integer costs.
@@ -91,6 +95,21 @@ def _stages(net, opts) -> list[str]:
     return ([] if cached else [_build_stage()]) + [f"query-cpu-{query}"]
 
 
+# A large map's matrix defers too when its scipy searches stay under this many node visits
+# (sources x nodes) per CPU core: ~100 s of one core at the 0.4 s per source measured on
+# the 1.5M-node NE map (2-core CPU), where the cold index took ~430 s of compilation and
+# 36 s of build (docs/perf/first_contact.md, issue 41). Beyond it the index pays even cold.
+FEW_SEARCH_VISITS_PER_CORE = 4e8
+
+
+def few_searches(net, sources: int) -> bool:
+    """True when ``sources`` one-to-all searches of scipy's Dijkstra on ``net`` cost less
+    than a fresh install's compilation of the route index (see
+    :data:`FEW_SEARCH_VISITS_PER_CORE`)."""
+    cores = max(1, os.cpu_count() or 1)
+    return float(sources) * int(net.num_nodes) <= FEW_SEARCH_VISITS_PER_CORE * cores
+
+
 def defer(net, opts) -> str:
     """Why the matrix ``opts`` (``app.jobs.matrix.MatrixOptions``) on ``net`` should be
     answered without the route index now, or "" (use it as asked)."""
@@ -100,7 +119,7 @@ def defer(net, opts) -> str:
 
     if os.environ.get(ENV, "1") == "0" or opts.index == "off" or opts.variant != "auto":
         return ""
-    if not small_work(net):
+    if not small_work(net) and not few_searches(net, len(opts.sources)):
         return ""
     try:
         if resolve_backend(opts.backend) != "cpu":

@@ -136,19 +136,56 @@ def _dial_buckets(g: CSRGraph, w: np.ndarray) -> int:
     return 1 << int(w.max()).bit_length()
 
 
+# graphs up to this many vertices are probed by a plain heapq Dijkstra (tens of ms) instead
+# of scipy's: importing scipy.sparse and its csgraph cost a fresh billboards process
+# 0.3-1.3 s on 2 cores (issue 41), and nothing else of the exact greedy imports them
+PROBE_HEAPQ_MAX_NODES = 30_000
+
+
 def eccentricity(g: CSRGraph, w: np.ndarray, s: int) -> int:
-    """The largest finite cost from ``s`` (arc costs ``w``: integers below 2^16), by
-    scipy's Dijkstra: the cost of the last vertex ``cpu._search`` settles, with nothing to
-    compile (on a map searched with Dial's buckets ``_search`` is otherwise compiled for
-    this probe alone; issue 41). Explicit zero-cost and parallel arcs count as arcs."""
+    """The largest finite cost from ``s`` (arc costs ``w``: integers below 2^16): the cost
+    of the last vertex ``cpu._search`` settles, with nothing to compile (on a map searched
+    with Dial's buckets ``_search`` is otherwise compiled for this probe alone; issue 41).
+    Explicit zero-cost and parallel arcs count as arcs. A graph of at most
+    :data:`PROBE_HEAPQ_MAX_NODES` vertices is searched by :func:`_heapq_eccentricity`
+    (the same integer), a larger one by scipy's Dijkstra."""
+    n = g.num_nodes
+    if n <= PROBE_HEAPQ_MAX_NODES:
+        return _heapq_eccentricity(g.indptr, g.indices, w, s)
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra
 
-    n = g.num_nodes
     m = csr_matrix((np.asarray(w, np.float64), g.indices.copy(), g.indptr.copy()),
                    shape=(n, n))  # copies: the graph's own arrays never change
     d = dijkstra(m, directed=True, indices=s)
     return int(d[np.isfinite(d)].max())
+
+
+def _heapq_eccentricity(indptr: np.ndarray, indices: np.ndarray, w: np.ndarray,
+                        s: int) -> int:
+    """The largest finite cost from ``s`` by a plain Python Dijkstra (lazy deletion)."""
+    import heapq
+
+    ip = indptr.tolist()
+    ix = indices.tolist()
+    wl = np.asarray(w).tolist()
+    dist = {s: 0}
+    done = set()
+    heap = [(0, s)]
+    far = 0
+    while heap:
+        d, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        far = d
+        for e in range(ip[u], ip[u + 1]):
+            x = ix[e]
+            nd = d + wl[e]
+            if nd < dist.get(x, nd + 1):
+                dist[x] = nd
+                heapq.heappush(heap, (nd, x))
+    return int(far)
 
 
 def _engine(g, w, unit, a, b, backend: str, kernel: str, cache: bool = False):

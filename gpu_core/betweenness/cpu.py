@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 from numba import njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
 from ..host.csr import INF
@@ -97,36 +98,51 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
 
 
 @njit(cache=True, nogil=True)
-def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, enext, ev):
-    """Dijkstra from s with Dial's circular buckets (``bhead.size`` a power of two above
-    the largest arc length): the same distances and counts as ``_search``; returns the
-    number of settled vertices. Each bucket holds one distance, so the queue costs one
-    step per distance value up to the farthest vertex instead of a heap's log n."""
+def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, bbits, enext,
+                 ev):
+    """Dijkstra from s with Dial's circular buckets (``bhead.size`` a power of two, at
+    least 64, above the largest arc length): the same distances and counts as
+    ``_search``; returns the number of settled vertices. Each bucket holds one distance.
+    ``bbits`` (``bhead.size / 64`` words) marks the buckets that hold entries, so the
+    queue jumps over empty distances by a word's trailing zeros instead of stepping
+    through them one by one (a road map has ~5x more distance values than vertices: the
+    sample map's searches took ~2x longer stepping, each step a hard-to-predict branch).
+    Entries leave a bucket last in, first out, as before: the same settle order."""
     n = indptr.shape[0] - 1
     mask = bhead.shape[0] - 1
+    one = np.uint64(1)
     for v in range(n):
         dist[v] = INF
         sigma[v] = 0.0
         sbar[v] = 0.0
-    for i in range(bhead.shape[0]):
-        bhead[i] = -1
+    for i in range(bbits.shape[0]):
+        bbits[i] = 0
     dist[s] = 0
     sigma[s] = 1.0
     sbar[s] = 0.0 if in_r[s] else 1.0
     ev[0] = s
     enext[0] = -1
     bhead[0] = 0
+    bbits[0] = one
     ne = 1
     pending = 1
     d = 0
     cnt = 0
     while pending > 0:
         bi = d & mask
-        q = bhead[bi]
-        if q < 0:
-            d += 1
+        word = bbits[bi >> 6] >> np.uint64(bi & 63)
+        if word == 0:  # the rest of this word's buckets are empty
+            d += 64 - (bi & 63)
             continue
-        bhead[bi] = enext[q]
+        if (word & one) == 0:
+            d += np.int64(trailing_zeros(word))  # type: ignore[assignment, call-arg]
+            bi = d & mask
+        q = bhead[bi]
+        nq = enext[q]
+        if nq < 0:
+            bbits[bi >> 6] &= ~(one << np.uint64(bi & 63))
+        else:
+            bhead[bi] = nq
         pending -= 1
         u = ev[q]
         if dist[u] != d:
@@ -144,7 +160,12 @@ def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, e
                 sbar[x] = 0.0 if in_r[x] else bu
                 b = nd & mask
                 ev[ne] = x
-                enext[ne] = bhead[b]
+                bit = one << np.uint64(b & 63)
+                if bbits[b >> 6] & bit:
+                    enext[ne] = bhead[b]
+                else:
+                    enext[ne] = -1
+                    bbits[b >> 6] |= bit
                 bhead[b] = ne
                 ne += 1
                 pending += 1
@@ -234,40 +255,41 @@ def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dba
     return a_s * sb, a_s * pairs
 
 
-def _queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, enext,
-                  heap_k, heap_v):
+def _queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, bbits,
+                  enext, heap_k, heap_v):
     """``_search_dial`` when ``bhead`` is an array, ``_search`` when it is None: chosen by
     its type when a caller compiles (numba compiles only the chosen one; a plain branch
     on ``bhead is None`` compiles both)."""
     if bhead is None:
         return _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
                        heap_v)
-    return _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, enext,
-                        heap_v)
+    return _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, bbits,
+                        enext, heap_v)
 
 
 @overload(_queue_search)
 def _ol_queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead,
-                     enext, heap_k, heap_v):
+                     bbits, enext, heap_k, heap_v):
     if isinstance(bhead, (types.NoneType, types.Omitted)):
-        def heap(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, enext,
-                 heap_k, heap_v):
+        def heap(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, bbits,
+                 enext, heap_k, heap_v):
             return _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
                            heap_k, heap_v)
 
         return heap
 
-    def dial(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, enext,
-             heap_k, heap_v):
+    def dial(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, bbits,
+             enext, heap_k, heap_v):
         return _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead,
-                            enext, heap_v)
+                            bbits, enext, heap_v)
 
     return dial
 
 
 @njit(cache=True, nogil=True)
 def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept, p_order,
-               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, bhead, net, pl):
+               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, bhead, bbits, work, net,
+               pl):
     """Lane ``lane`` of a greedy round: the sources ``sources[lane::lanes]`` in order, their
     gains/losses added to ``net`` and pairs lost to ``pl``; returns their (SB(R), P(R)).
 
@@ -280,25 +302,14 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
     length): searches by ``_search_dial``; None: by a heap (or a BFS when ``unit``).
     :func:`_queue_search` picks the one by ``bhead``'s type, so a map compiles one
     queue's search, not both (issue 41: ``_search`` was ~0.8 s of a fresh install's first
-    billboards on a Dial map).
+    billboards on a Dial map). ``work``: the lane's search buffers (:func:`lane_buffers`),
+    allocated by numpy so that numba compiles no ``np.empty`` of five dtypes (issue 41).
     """
-    n = indptr.shape[0] - 1
-    m = indices.shape[0]
     ns = sources.shape[0]
     record = c_order.shape[0] > 0
     sb = 0.0
     pp = 0.0
-    dist = np.empty(n, np.int64)
-    sigma = np.empty(n)
-    sbar = np.empty(n)
-    dbar = np.empty(n)
-    order = np.empty(n, np.int32)
-    o_l = np.empty(n, c_order.dtype)  # the chunk buffers' dtypes (CpuEngine.dag_dtypes)
-    deg = np.empty(n, c_deg.dtype)
-    heads = np.empty(m, c_heads.dtype)
-    heap_v = np.empty(m + 1, np.int32)
-    heap_k = np.empty(m + 1 if bhead is None else 0, np.int64)
-    enext = np.empty(0 if bhead is None else m + 1, np.int32)
+    dist, sigma, sbar, dbar, order, o_l, deg, heads, heap_k, heap_v, enext = work
     for j in range(lane, ns, lanes):
         s = sources[j]
         if in_r[s] or a[s] == 0.0:
@@ -313,7 +324,7 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
                               dbar, net, pl)
         else:
             cnt = _queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
-                                bhead, enext, heap_k, heap_v)
+                                bhead, bbits, enext, heap_k, heap_v)
             if record:
                 o_c = c_order[j]
                 d_c = c_deg[j]
@@ -334,6 +345,17 @@ def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept,
         sb += x
         pp += y
     return sb, pp
+
+
+def lane_buffers(n: int, m: int, c_order: np.ndarray, c_deg: np.ndarray, c_heads: np.ndarray,
+                 heap: bool) -> tuple:
+    """One lane's search buffers for :func:`lane_gains`: dist, sigma, sbar, dbar, order, the
+    DAG's order/degrees/heads in the chunk buffers' dtypes (``CpuEngine.dag_dtypes``), and
+    the queue's arrays (the heap's keys, its vertices or Dial's entries, Dial's links)."""
+    return (np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n),
+            np.empty(n, np.int32), np.empty(n, c_order.dtype), np.empty(n, c_deg.dtype),
+            np.empty(m, c_heads.dtype), np.empty(m + 1 if heap else 0, np.int64),
+            np.empty(m + 1, np.int32), np.empty(0 if heap else m + 1, np.int32))
 
 
 def pack_rows(c_order, c_deg, c_heads, c_len):
@@ -368,10 +390,14 @@ def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_or
     pl2 = np.zeros((lanes, n))
 
     def lane(i: int) -> tuple[float, float]:
-        bhead = np.empty(buckets, np.int32) if buckets > 0 else None  # None: a heap
+        # None: a heap; Dial's buckets (at least 64: whole words of occupancy bits)
+        nb = max(buckets, 64)
+        bhead = np.empty(nb, np.int32) if buckets > 0 else None
+        bbits = np.empty(nb >> 6, np.uint64) if buckets > 0 else None
+        work = lane_buffers(n, indices.shape[0], c_order, c_deg, c_heads, bhead is None)
         return lane_gains(indptr, indices, w, unit, in_r, a, b, sources, i, lanes, kept,
                           p_order, p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len,
-                          bhead, net2[i], pl2[i])
+                          bhead, bbits, work, net2[i], pl2[i])
 
     threads = min(numba.get_num_threads(), lanes)
     if threads <= 1:

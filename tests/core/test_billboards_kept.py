@@ -40,6 +40,45 @@ def test_dial_buckets_equal_heap(monkeypatch, seed):
     _same(dial, place_billboards(g, 4, **kw))
 
 
+@pytest.mark.parametrize("wmax", [1, 3, 200, 5000])
+def test_dial_occupancy_words_equal_the_heap_search(wmax):
+    """Dial's queue jumping over empty buckets by its occupancy words (one word and many,
+    distances that wrap around the buckets, sparse distances): the heap search's
+    distances and counts, a settle order by distance, and the same greedy bit for bit."""
+    from gpu_core.betweenness.cpu import _search, _search_dial
+
+    g = _graph(wmax, wmax)
+    w = g.weights.astype(np.int64)
+    n, m = g.num_nodes, g.num_arcs
+    nb = max(1 << int(w.max()).bit_length(), 64)  # as _dial_buckets and round_gains
+    assert nb // 64 > (1 if wmax > 64 else 0)  # several occupancy words where arcs are long
+    in_r = np.zeros(n, np.bool_)
+    in_r[[5, 17]] = True
+    got = [(np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int32))
+           for _ in range(2)]
+    for s in range(n):
+        (d1, s1, b1, o1), (d2, s2, b2, o2) = got
+        c1 = _search_dial(g.indptr, g.indices, w, np.int32(s), d1, s1, b1, o1, in_r,
+                          np.empty(nb, np.int32), np.empty(nb >> 6, np.uint64),
+                          np.empty(m + 1, np.int32), np.empty(m + 1, np.int32))
+        c2 = _search(g.indptr, g.indices, w, np.int32(s), False, d2, s2, b2, o2, in_r,
+                     np.empty(m + 1, np.int64), np.empty(m + 1, np.int32))
+        assert c1 == c2
+        assert d1.tolist() == d2.tolist() and s1.tolist() == s2.tolist()
+        assert b1.tolist() == b2.tolist()
+        assert sorted(o1[:c1].tolist()) == sorted(o2[:c2].tolist())
+        assert (np.diff(d1[o1[:c1]]) >= 0).all()
+    kw = dict(mode="weighted", backend="cpu", method="exact", fixed=[3])
+    if bb_api._dial_buckets(g, w) > 0:
+        dial = place_billboards(g, 3, **kw)
+        heap_api = bb_api._dial_buckets
+        try:
+            bb_api._dial_buckets = lambda g, w: 0
+            _same(dial, place_billboards(g, 3, **kw))
+        finally:
+            bb_api._dial_buckets = heap_api
+
+
 def test_long_arcs_use_the_heap():
     """Arcs of 2^16 or more (or composite keys) leave the search to the heap."""
     g = _graph(0, 4)

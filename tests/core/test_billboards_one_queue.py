@@ -1,7 +1,8 @@
 """The CPU greedy compiles one queue's search per map (issue 41): on a map searched with
-Dial's buckets the heap search ``cpu._search`` is not compiled at all (the bucket probe is
-scipy's, ``api.eccentricity``; ``lane_gains`` prunes the branch it does not take), with the
-same sites and gains."""
+Dial's buckets the heap search ``cpu._search`` is not compiled at all (the bucket probe,
+``api.eccentricity``, is a plain heapq Dijkstra on small graphs and scipy's on large ones:
+neither compiles, and a small map's greedy imports no ``scipy.sparse``; ``lane_gains``
+prunes the branch it does not take), with the same sites and gains."""
 
 from __future__ import annotations
 
@@ -36,8 +37,14 @@ def _last_settled(g, w, s: int) -> int:
 
 @pytest.mark.parametrize("name", ["grid_road", "disconnected", "duplicate_arcs",
                                   "zero_weights", "random_sparse", "self_loops"])
-def test_the_probe_is_the_heap_search_s_farthest_cost(name):
+@pytest.mark.parametrize("probe", ["heapq", "scipy"])
+def test_the_probe_is_the_heap_search_s_farthest_cost(name, probe, monkeypatch):
+    from gpu_core.betweenness import api
+
+    if probe == "scipy":
+        monkeypatch.setattr(api, "PROBE_HEAPQ_MAX_NODES", 0)
     g = getattr(fam, name)(3)
+    assert (g.num_nodes <= api.PROBE_HEAPQ_MAX_NODES) == (probe == "heapq")
     w = search_weights(g, "weighted")
     s = int(g.indices[0])
     before = g.indptr.copy(), g.indices.copy()
@@ -53,8 +60,8 @@ from tests.core import families as fam
 r = place_billboards(fam.road_grid(20, 20, seed=3), 3, mode="weighted", backend="cpu",
                      method="exact")
 json.dump({"sites": [int(v) for v in r.sites], "gains": [float(x) for x in r.gains],
-           "heap": len(_search.signatures), "dial": len(_search_dial.signatures)},
-          open(sys.argv[1], "w"))
+           "heap": len(_search.signatures), "dial": len(_search_dial.signatures),
+           "csgraph": "scipy.sparse.csgraph" in sys.modules}, open(sys.argv[1], "w"))
 """
 
 
@@ -69,6 +76,7 @@ def test_a_dial_map_compiles_no_heap_search(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     got = json.loads(out.read_text())
     assert got["dial"] == 1 and got["heap"] == 0, got
+    assert not got["csgraph"]  # the small map's probe imports no scipy.sparse.csgraph
     here = place_billboards(g, 3, mode="weighted", backend="cpu", method="exact")
     assert got["sites"] == [int(v) for v in here.sites]
     assert got["gains"] == [float(x) for x in here.gains]

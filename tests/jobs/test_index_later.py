@@ -3,6 +3,7 @@ the same costs, the right stages asked for, one child at a time."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +30,12 @@ def test_a_cold_small_map_defers_and_says_which_stages(cold, monkeypatch):
     monkeypatch.setenv(index_later.ENV, "0")
     assert index_later.defer(net, _opts(net)) == ""
     monkeypatch.setenv(index_later.ENV, "1")
-    monkeypatch.setattr("app.jobs.common.SMALL_WORK_NODES", 100)  # a big map: build it
-    assert index_later.defer(net, _opts(net)) == ""
+    monkeypatch.setattr("app.jobs.common.SMALL_WORK_NODES", 100)  # a big map:
+    assert "scipy" in index_later.defer(net, _opts(net))  # few searches: scipy answers
+    cores = max(1, os.cpu_count() or 1)
+    monkeypatch.setattr(index_later, "FEW_SEARCH_VISITS_PER_CORE", 3 * 900 / cores)
+    assert "scipy" in index_later.defer(net, _opts(net))  # 3 x 900 visits: at the bound
+    assert index_later.defer(net, _opts(net, n=(4, 3))) == ""  # past it: build it
     # auto with few sources builds no index: nothing to wait for
     assert index_later.defer(net, _opts(net, index="auto")) == ""
 
