@@ -25,7 +25,7 @@ from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
 from ..turn_layer import detour_note
 from ..words import plural, route_words
-from .base import Tool, job
+from .base import Tool
 from .route_layers import route_layers, route_stage
 
 # While the source is dragged the phase chart is redrawn at most this often (its redraw
@@ -300,12 +300,10 @@ class RouteTool(Tool):
     # ---- searching ----------------------------------------------------------------------
     def _options(self, strategy: str) -> sssp.SsspJobOptions:
         ap = self.win.algo_panel
-        # While the window gets the map's route index ready (its own worker), a click
-        # searches without it: under policy "auto" the search would load the same index
-        # from the cache itself first (seconds on the 1.43M map, before the search).
-        index = "off" if self.win.route_index.loading() else "auto"
+        # the session's policy: "off" while the window gets the map's route index ready
+        # (its own worker: app/gui/route_index.py), else "auto"
         return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(),
-                                   cpu_fallback=True, index=index)
+                                   cpu_fallback=True, index=self.win.session.index_policy)
 
     def run_search(self, drag: bool | None = None) -> int:
         """Start the search from ``self.source`` (superseding any running one). ``drag``
@@ -321,12 +319,16 @@ class RouteTool(Tool):
         if live:
             win.chart.restart(opts.strategy)
         self._search_t0 = time.perf_counter()
-        graph, sc = win.search_graph(), win.scenario
-        edited = graph is not win.graph and sc is not None
-        search, paint = job(sssp.run, graph, opts, phases=not drag), self._worker_field()
+        sess = win.session
+        graph, sc = sess.search_graph(), sess.scenario
+        edited = graph is not sess.graph and sc is not None
+        paint = self._worker_field()
 
         def run(ctx):
-            res = search(ctx)
+            # the plan made once per map and options: the click goes straight to the search
+            plan = sess.sssp_plan(graph, opts, progress=ctx.progress, cancel=ctx.cancelled)
+            res = plan.run(opts.source, progress=ctx.progress, cancel=ctx.cancelled,
+                           on_phase=None if drag else ctx.on_phase)
             if edited:  # the edited map: its network (for routes) made here too
                 sc.network()
             if paint is not None:  # the field's pixels coloured here, not in the GUI thread
@@ -418,6 +420,7 @@ class RouteTool(Tool):
         self.redraw_field(isochrones=isochrones)
         if self.target is not None:
             self.update_route()
+        win.session.shown(res)  # the Edit tool reads its edit state there
         win.fieldChanged.emit()
         return reached
 
@@ -468,7 +471,6 @@ class RouteTool(Tool):
             win.canvas.show_field(self.result.dist, v["colormap"], self.map_net().unit,
                                   v["isochrone_bands"], image=self._field_image)
         self._field_image = None  # made for this result's first drawing only
-        win.settings.set_algorithm(v)
         if isochrones:
             self.redraw_isochrones(v)
 
