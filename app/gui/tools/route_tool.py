@@ -61,6 +61,12 @@ class RouteTool(Tool):
     result = property(lambda self: self.win.session.result,
                       lambda self, v: setattr(self.win.session, "result", v))
 
+    @property
+    def _net(self):
+        """The open map, read from the session (the search paths run while one is open;
+        ``Tool.map_net`` asks the window, which asks the session)."""
+        return self.win.session.net
+
     def __init__(self, window):
         super().__init__(window)
         self.src_point = None  # maps.points.resolve.ResolvedPoint (for the route JSON)
@@ -337,7 +343,7 @@ class RouteTool(Tool):
 
         run.__name__ = "sssp"
         jid = win.submit(run, self._search_done, tag=opts.strategy, busy=True)
-        win.status(f"Searching from node {int(self.map_net().node_ids[opts.source])} "
+        win.status(f"Searching from node {int(self._net.node_ids[opts.source])} "
                    f"({opts.strategy}, {opts.backend})…")
         return jid
 
@@ -380,7 +386,7 @@ class RouteTool(Tool):
         # the times first: at 1024 px the status bar elides the end of the message
         self.win.status(f"Field: search {ms_text(res.elapsed_s * 1000)}, drawn in {draw_ms:.0f} ms; "
                         f"{len(res.phases):,} phases; reached {reached:,} of "
-                        f"{self.map_net().num_nodes:,} nodes", 8000)
+                        f"{self._net.num_nodes:,} nodes", 8000)
         if self._drag_next is not None and self._drag_job == -1 and not self._drag_held:
             self._drag_after_gap()
 
@@ -406,7 +412,7 @@ class RouteTool(Tool):
         reached = int(res.reached.sum())
         how = res.extra.get("whatif", "") if isinstance(getattr(res, "extra", None), dict) else ""
         self.panel.show_search(
-            reached, self.map_net().num_nodes,
+            reached, self._net.num_nodes,
             f"{how + ' ' if how else ''}{strategy} on {plain_device(res.device)}: "
             f"{ms_text(res.elapsed_s * 1000)} search ({ms_text(res.phases.total_time_us / 1000)} "
             f"in {len(res.phases):,} phases), whole map",
@@ -468,7 +474,7 @@ class RouteTool(Tool):
         elif win.field_painter is not None:
             win.field_painter()
         else:
-            win.canvas.show_field(self.result.dist, v["colormap"], self.map_net().unit,
+            win.canvas.show_field(self.result.dist, v["colormap"], self._net.unit,
                                   v["isochrone_bands"], image=self._field_image)
         self._field_image = None  # made for this result's first drawing only
         if isochrones:
@@ -496,7 +502,7 @@ class RouteTool(Tool):
             self._show_isochrones(None)
             win.status(isochrones.polygon_refusal(net.num_arcs), 15000)
             return None
-        edges, colours_, _ = field_scale(res.dist[: self.map_net().num_nodes],
+        edges, colours_, _ = field_scale(res.dist[: self._net.num_nodes],
                                          colormap=v["colormap"], bands=v["isochrone_bands"])
         cuts = tuple(int(c) for c in edges[1:])
         colours = [tuple(int(x) for x in c) for c in colours_]
