@@ -86,8 +86,10 @@ class SsspPlan:
         """Whether this plan searches ``net`` under ``opts`` (any source) as a new one
         would: the same graph and arrays, options, and nothing derived changed since."""
         o = self.opts
+        arrays = self._arrays  # (a MutableGraph's are its compaction's: new after an edit)
         return (net is self.net and self._handle.version == self._version
-                and (net.indptr, net.indices, net.weights) == self._arrays
+                and net.indptr is arrays[0] and net.indices is arrays[1]
+                and net.weights is arrays[2]
                 and (opts.strategy, opts.backend, opts.options, opts.cpu_fallback, opts.index)
                 == (o.strategy, o.backend, o.options, o.cpu_fallback, o.index))
 
