@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.jobs.common import CancelCheck, Progress
 from app.jobs.maps import make_snapper, resolve_texts
+from app.jobs.sssp import SsspJobOptions, SsspPlan
 from gpu_core.graph import CSRGraph
 from maps.errors import PointError
 from maps.model.network import RoadNetwork
@@ -37,7 +39,9 @@ class NoSnapping(PointError):
 @dataclass
 class Session:
     snap_max_m: float = 1000.0
-    index_policy: str = "auto"  # the route index: "auto", "on" or "off"
+    # the route index of clicks: "auto", "on" or "off" (the window's RouteIndex sets "off"
+    # while it loads or builds the map's own)
+    index_policy: str = "auto"
     net: RoadNetwork | None = None  # the map as loaded
     graph: CSRGraph | None = None  # its graph (CSRGraph.from_any(net))
     snapper: Any = None  # the loaded map's snapping index (None: none yet, or none possible)
@@ -46,7 +50,13 @@ class Session:
     source: int | None = None  # the route's ends (node indices of the search map)
     target: int | None = None
     result: Any = None  # the current one-to-all search (app.jobs.sssp result)
+    # what-if edits (the Edit tool is a view of these): the summaries of the edits applied
+    # since the result on screen (None: unknown), and (source, result) of the unedited
+    # map, the change view's reference
+    applied_since: list | None = field(default_factory=list)
+    base: tuple | None = None
     _edited_snapper: tuple | None = field(default=None, repr=False)  # (edited net, Snapper)
+    _sssp_plan: SsspPlan | None = field(default=None, repr=False)  # the last searches' plan
 
     def open(self, net: RoadNetwork, graph: CSRGraph | None = None, snapper: Any = None, *,
              defer_snapper: bool = False) -> None:
@@ -58,7 +68,27 @@ class Session:
         self.snapper = snapper if (snapper is not None or defer_snapper) else make_snapper(net)
         self.scenario = None
         self._edited_snapper = None
+        self._sssp_plan = None
         self.source = self.target = self.result = None
+        self.applied_since, self.base = [], None
+
+    def sssp_plan(self, graph: Any, opts: SsspJobOptions, *, progress: Progress | None = None,
+                  cancel: CancelCheck | None = None) -> SsspPlan:
+        """The plan of one-to-all searches on ``graph`` under ``opts`` (any source): the
+        last one while it fits (same map, options and index), else a new one. Asked on
+        the compute worker, where a search runs: what a click resolves once per map."""
+        plan = self._sssp_plan
+        if plan is None or not plan.fits(graph, opts):
+            plan = self._sssp_plan = SsspPlan(graph, opts, progress=progress, cancel=cancel)
+        return plan
+
+    def shown(self, result: Any) -> None:
+        """``result`` is on screen for the current state of the graph (a search, or an
+        edit's repair): no edit applied since; on the unedited map it is the base too."""
+        self.result = result
+        self.applied_since = []
+        if result is not None and not self.edited:
+            self.base = (self.source, result)  # the unedited map's own result
 
     @property
     def edited(self) -> bool:

@@ -123,6 +123,9 @@ class PreparedGraph:
         # source's, and the int32 copies check_csr made of them when it had to
         self._sources: list[tuple[weakref.ref, ...]] = []
         self._derived: dict[str, Any] = {}
+        # bumped when a derived value is replaced or dropped (put, pop): what was resolved
+        # from the handle before (app.jobs.sssp.SsspPlan's route index) is asked anew
+        self.version = 0
         self._lock = threading.Lock()
         w = csr.weights
         self.min_weight = int(w.min()) if w.size else 0
@@ -186,10 +189,12 @@ class PreparedGraph:
         """Replace a derived value (a route index built or dropped in this process)."""
         with self._lock:
             self._derived[name] = value
+            self.version += 1
 
     def pop(self, name: str) -> None:
         with self._lock:
             self._derived.pop(name, None)
+            self.version += 1
 
     def holds(self, graph: GraphLike) -> bool:
         """Whether ``graph``'s arrays are the very ones this handle was made from."""

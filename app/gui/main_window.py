@@ -139,6 +139,7 @@ class MainWindow(MapLoading, QMainWindow):
         self.algo_panel = AlgorithmPanel()  # strategy, backend, profile: every tool's settings
         self.algo_panel.set_values(self.settings.algorithm())
         self.algo_panel.changed.connect(self._settings_changed)
+        self.algo_panel.displayChanged.connect(self._settings_changed)  # saved once a change
         self.algo_panel.profileChanged.connect(self._profile_changed)
         self.chart = PhaseChart()
         self.chart.exportRequested.connect(lambda: self.export_dialog("phases"))

@@ -405,15 +405,18 @@ class MapCanvas(pg.GraphicsLayoutWidget):
         classes only when zoomed in); the raster applies the same rule when it renders."""
         if self.raster_mode or not self.road_items:
             return
+        if getattr(self, "_roads_dimmed", False):  # under a distance field: hidden at any
+            for it in self.road_items.values():  # scale (undimming applies the scale's rule)
+                it.setVisible(False)
+            return
         try:
             m_px = self.vb.viewRect().width() / max(self.vb.width(), 1.0)
         except RuntimeError:  # the view is being destroyed
             return
         road_z = [st.z for st in self.road_styles.values() if st.z < raster.RAIL_Z]
         min_z = raster.lod_min_z(m_px, max(road_z, default=0))
-        dimmed = getattr(self, "_roads_dimmed", False)
         for key, it in self.road_items.items():
-            it.setVisible(not dimmed)
+            it.setVisible(True)
             hide = self.road_styles[key].z < min_z
             if hide != it.lod_hidden:
                 it.lod_hidden = hide

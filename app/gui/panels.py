@@ -221,6 +221,11 @@ class AlgorithmPanel(QWidget):
         self.sp_bands.valueChanged.connect(lambda *_: self.displayChanged.emit())
         self.chk_field.toggled.connect(lambda *_: self.displayChanged.emit())
         self.chk_polys.toggled.connect(lambda *_: self.displayChanged.emit())
+        self._options: SSSPOptions | None = None  # built once per change, not per search
+        self.changed.connect(self._forget_options)
+
+    def _forget_options(self) -> None:
+        self._options = None
 
     # ---- values -----------------------------------------------------------------------
     @property
@@ -236,11 +241,14 @@ class AlgorithmPanel(QWidget):
         return self.cb_profile.currentText()
 
     def options(self) -> SSSPOptions:
-        return SSSPOptions(
-            switch_up_us=float(self.sp_up.value()),
-            switch_down_us=float(self.sp_down.value()),
-            adaptive_signal=self.cb_signal.currentText(),
-        )
+        """The search options the panel shows (made again after a change)."""
+        if self._options is None:
+            self._options = SSSPOptions(
+                switch_up_us=float(self.sp_up.value()),
+                switch_down_us=float(self.sp_down.value()),
+                adaptive_signal=self.cb_signal.currentText(),
+            )
+        return self._options
 
     def values(self) -> dict:
         return {

@@ -89,7 +89,9 @@ class RouteIndex(QObject):
             sb.addPermanentWidget(w)
         self._show_busy(False)
         self.label.setVisible(False)
-        win.fieldChanged.connect(self._field_changed)
+        # drawn results are heard only while there is an index to keep or re-customize
+        # for edits (building or ready: _listen), not at every click on a map without one
+        self._listening = False
 
     # ---- settings -----------------------------------------------------------------------
     def auto(self) -> bool:
@@ -116,16 +118,25 @@ class RouteIndex(QObject):
                 self._deferred = True
             else:
                 self.build(auto=True)
+        self._tell_session()
 
     def loading(self) -> bool:
         """Whether the map's index is being loaded or built, or waits to be."""
         return self._deferred or (self.state == "building" and self._kind == "build")
+
+    def _tell_session(self) -> None:
+        """The session's index policy for clicks (``Session.index_policy``), set when this
+        state changes rather than asked per click: ``off`` while :meth:`loading` (under
+        ``auto`` a search would load the same index from the cache itself first, seconds
+        on the 1.43M map, before the search), else ``auto``."""
+        self.win.session.index_policy = "off" if self.loading() else "auto"
 
     def clicks_ready(self) -> None:
         """The window's snapping index is there: an automatic build waiting for it starts."""
         if self._deferred:
             self._deferred = False
             self.build(auto=True)
+            self._tell_session()
 
     def build(self, auto: bool = False) -> int:
         """Load or build the map's search index in the background; returns the job id
@@ -169,6 +180,7 @@ class RouteIndex(QObject):
 
     def _submit(self, fn, kind: str) -> None:
         self._kind = kind
+        self._tell_session()
         self._t0 = time.perf_counter()
         self._job = self.runner.submit(Job(fn, kind=kind))
         self.bar.setRange(0, 0)  # moving until the first fraction arrives
@@ -321,10 +333,19 @@ class RouteIndex(QObject):
     # ---- display --------------------------------------------------------------------------
     def _set(self, state: str, text: str) -> None:
         self.state = state
+        self._tell_session()
+        self._listen(state in ("building", "ready"))
         self.label.setText(text)
         self.label.setToolTip("")
         self.label.setVisible(bool(text))
         self.changed.emit(state)
+
+    def _listen(self, on: bool) -> None:
+        """Hear the window's drawn results (``_field_changed``) or stop hearing them."""
+        if on != self._listening:
+            sig = self.win.fieldChanged
+            (sig.connect if on else sig.disconnect)(self._field_changed)
+            self._listening = on
 
     def _check_stall(self) -> None:
         """No fraction for STALL_S: a moving busy bar (the label keeps the last figure)."""

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gpu_core.errors import CancelledError, InvalidArgumentError, NegativeCycleError
-from gpu_core.sssp import COMPARE_STRATEGIES, SSSPOptions, SSSPResult, sssp
+from gpu_core.sssp import COMPARE_STRATEGIES, PreparedSearch, SSSPOptions, SSSPResult
 
 from .common import CancelCheck, Progress, cycle_with_file_ids, small_work
 
-__all__ = ["COMPARE_STRATEGIES", "SsspJobOptions", "compare", "run"]
+__all__ = ["COMPARE_STRATEGIES", "SsspJobOptions", "SsspPlan", "compare", "run"]
 # COMPARE_STRATEGIES: what the window's "Compare strategies" runs side by side (seed 001's
 # figure), the registry's entries marked compare=True.
 
@@ -43,48 +43,99 @@ def run(net, opts: SsspJobOptions, *, progress: Progress | None = None,
     """sssp on the chosen backend (``net``: a RoadNetwork or a CSRGraph); ``on_phase``
     gets gpu_core's PhaseLog as phases finish. A negative cycle is named by the map's
     node ids."""
-    with cycle_with_file_ids(net):
-        return _run(net, opts, progress=progress, cancel=cancel, on_phase=on_phase)
+    return SsspPlan(net, opts, progress=progress, cancel=cancel).run(
+        opts.source, progress=progress, cancel=cancel, on_phase=on_phase)
 
 
-def _run(net, opts: SsspJobOptions, *, progress: Progress | None, cancel: CancelCheck | None,
-         on_phase: Callable | None) -> SSSPResult:
-    from gpu_core.backend import resolve_backend
+class SsspPlan:
+    """One map's one-to-all searches under one set of job options (all but the source),
+    resolved once (issue 38: a click goes straight to the search): gpu_core's
+    :class:`~gpu_core.sssp.PreparedSearch` (backend, strategy, options, validated graph),
+    the small-work choice (issue 41), the route index found under the policy, whether the
+    map's turn copies are searched beside their originals (issue 39) and whether a
+    negative cycle can need the file's ids. A window keeps the last one
+    (``app.session.Session.sssp_plan``) while :meth:`fits` its map and options: the
+    graph's prepared handle changing (an index built, loaded or dropped since) asks anew.
+    """
 
-    # small maps: "auto" on the CPU takes scipy's Dijkstra, no compilation (issue 41)
-    options = replace(opts.options or SSSPOptions(), small_work=small_work(net))
-    index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
-                         progress=progress, cancel=cancel)
+    def __init__(self, net, opts: SsspJobOptions, *, progress: Progress | None = None,
+                 cancel: CancelCheck | None = None) -> None:
+        from gpu_core.graph import prepared
 
-    # a turn-restricted map searched with each copy beside its original (issue 39:
-    # app.jobs.turn_search), the answer read back in the map's numbering
-    near = index is None and isinstance(getattr(net, "meta", None), dict) \
-        and bool(net.meta.get("turn_copies"))
+        self.net, self.opts = net, opts
+        self._arrays = (net.indptr, net.indices, net.weights)
+        # small maps: "auto" on the CPU takes scipy's Dijkstra, no compilation (issue 41)
+        self.options = replace(opts.options or SSSPOptions(), small_work=small_work(net))
+        self.index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
+                                  progress=progress, cancel=cancel)
+        self._handle = prepared(net)  # after the index look-up: it may remember one
+        self._version = self._handle.version
+        # a turn-restricted map searched with each copy beside its original (issue 39:
+        # app.jobs.turn_search), the answer read back in the map's numbering
+        self.near = self.index is None and isinstance(getattr(net, "meta", None), dict) \
+            and bool(net.meta.get("turn_copies"))
+        self.negative = self._handle.negative  # only then can a search meet a negative cycle
+        self._search: PreparedSearch | None = None if self.near else self._prepare(opts.backend)
+        self._cpu_search: PreparedSearch | None = None  # the CPU fallback's, when first needed
 
-    def search(backend: str) -> SSSPResult:
-        if near:
+    def _prepare(self, backend: str) -> PreparedSearch:
+        return PreparedSearch(self.net, strategy=self.opts.strategy, backend=backend,
+                              options=self.options)
+
+    def fits(self, net, opts: SsspJobOptions) -> bool:
+        """Whether this plan searches ``net`` under ``opts`` (any source) as a new one
+        would: the same graph and arrays, options, and nothing derived changed since."""
+        o = self.opts
+        arrays = self._arrays  # (a MutableGraph's are its compaction's: new after an edit)
+        return (net is self.net and self._handle.version == self._version
+                and net.indptr is arrays[0] and net.indices is arrays[1]
+                and net.weights is arrays[2]
+                and (opts.strategy, opts.backend, opts.options, opts.cpu_fallback, opts.index)
+                == (o.strategy, o.backend, o.options, o.cpu_fallback, o.index))
+
+    def run(self, source: int, *, progress: Progress | None = None,
+            cancel: CancelCheck | None = None, on_phase: Callable | None = None) -> SSSPResult:
+        """The search from ``source`` (a node index)."""
+        if self.negative or self.near:
+            with cycle_with_file_ids(self.net):
+                return self._run(source, cancel, on_phase)
+        return self._run(source, cancel, on_phase)
+
+    def _search_on(self, backend: str | None, source: int, cancel, on_phase) -> SSSPResult:
+        opts = self.opts
+        if self.near:
             from .turn_search import sssp_copies_near
 
-            return sssp_copies_near(net, opts.source, strategy=opts.strategy,
-                                    backend=backend, options=options, on_phase=on_phase,
-                                    cancel=cancel)
-        return sssp(net, opts.source, strategy=opts.strategy, backend=backend, options=options,
-                    on_phase=on_phase, cancel=cancel, index=index)
+            return sssp_copies_near(self.net, source, strategy=opts.strategy,
+                                    backend=backend or opts.backend, options=self.options,
+                                    on_phase=on_phase, cancel=cancel)
+        if backend is None:
+            search = self._search
+        else:  # the CPU fallback
+            if self._cpu_search is None:
+                self._cpu_search = self._prepare(backend)
+            search = self._cpu_search
+        assert search is not None  # made in __init__ for every plan but near's
+        return search.run(source, on_phase=on_phase, cancel=cancel, index=self.index)
 
-    if not opts.cpu_fallback:
-        return search(opts.backend)
-    try:
-        # the backend is resolved once, inside sssp (issue 38: once per click); "auto"
-        # stays "auto" on the CPU so the result names why (no CuPy, no device)
-        return search(opts.backend)
-    except (CancelledError, InvalidArgumentError, NegativeCycleError):
-        raise
-    except Exception as exc:
-        if opts.backend == "cpu" or resolve_backend(opts.backend) != "cupy":
+    def _run(self, source: int, cancel, on_phase) -> SSSPResult:
+        opts = self.opts
+        if not opts.cpu_fallback:
+            return self._search_on(None, source, cancel, on_phase)
+        try:
+            # the backend is resolved once per plan, inside PreparedSearch (issue 38);
+            # "auto" stays "auto" on the CPU so the result names why (no CuPy, no device)
+            return self._search_on(None, source, cancel, on_phase)
+        except (CancelledError, InvalidArgumentError, NegativeCycleError):
             raise
-        res = search("cpu")
-        res.extra["fallback"] = f"{type(exc).__name__}: {exc}"
-        return res
+        except Exception as exc:
+            from gpu_core.backend import resolve_backend
+
+            if opts.backend == "cpu" or resolve_backend(opts.backend) != "cupy":
+                raise
+            res = self._search_on("cpu", source, cancel, on_phase)
+            res.extra["fallback"] = f"{type(exc).__name__}: {exc}"
+            return res
 
 
 # the GPU's one-launch search (~8-11 ms on 1.5M nodes, H100) beats the indexed sweep

@@ -7,6 +7,7 @@ strategy once; ``cpu/`` (numba) and ``cuda/`` (CuPy + .cu kernels) implement the
 from .api import (
     CancelCheck,
     PhaseCallback,
+    PreparedSearch,
     SSSPResult,
     prepare_graph,
     run_backend,
@@ -21,6 +22,7 @@ __all__ = [
     "COMPARE_STRATEGIES",
     "CancelCheck",
     "PhaseCallback",
+    "PreparedSearch",
     "REGISTRY",
     "SSSPOptions",
     "SSSPResult",

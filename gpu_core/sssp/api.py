@@ -33,6 +33,7 @@ from .registry import STRATEGIES, get
 
 if TYPE_CHECKING:
     from ..hierarchy.api import Hierarchy
+    from .cpu.driver import CpuPlan
 
 log = logging.getLogger(__name__)
 
@@ -137,38 +138,73 @@ def sssp(
     is polled between phases (between launches on the GPU) and raises CancelledError.
     Raises InvalidArgumentError, BackendUnavailableError, GpuOutOfMemoryError.
     """
-    entry = get(strategy)
-    g, ks = prepare_graph(graph)
-    n = g.num_nodes
-    opts = options or SSSPOptions()
-    if target is not None:
-        opts = dataclasses.replace(opts, target=check_vertex(target, n, "target"))
-    elif opts.target is not None:
-        check_vertex(opts.target, n, "target")
-    _check_options(opts)
-    check_strategy(entry.name, ks.negative)
-    sources = _as_sources(source, n)
-    which = resolve_backend(backend)
-    # with negative arcs no key is final before the end: the early exit at the target
-    # would be wrong, so the search runs to the end (and _finish filters nothing)
-    run_opts = dataclasses.replace(opts, target=None) if ks.negative else opts
-    t0 = time.perf_counter()
-    dist = None
-    if index is not None and entry.name == "auto" and not ks.negative:
-        from ..indexed_sssp import indexed_search
+    search = PreparedSearch(graph, strategy=strategy, backend=backend, options=options,
+                            target=target, source=source)
+    return search.run(source, on_phase=on_phase, cancel=cancel, index=index)
 
-        key, pred, dist, phases = indexed_search(index, g, ks, sources, which,
-                                                 on_phase=on_phase, cancel=cancel)
-    else:
-        key, pred, phases = _run_checked(which, g, sources, entry.name, run_opts, ks,
-                                         on_phase=on_phase, cancel=cancel)
-    elapsed = time.perf_counter() - t0
-    device = describe_backend("cpu" if backend == "cpu" else "auto")
-    res = _finish(key, pred, phases, ks, strategy, which, device, sources, opts.target,
-                  elapsed, dist)
-    if dist is not None:
-        res.extra["index"] = "phast"
-    return res
+
+class PreparedSearch:
+    """One graph's searches with one strategy, backend and options, with everything that
+    does not depend on the source resolved once (issue 38): the graph validated and its
+    key space, the registry entry, the backend and its one-line description, the checks of
+    the options and of negative arcs, and on the CPU the driver's plan
+    (``cpu.driver.CpuPlan``). :meth:`run` is :func:`sssp` from one source; a window's
+    clicks on one map reuse one (``app.jobs.sssp``)."""
+
+    def __init__(self, graph: GraphLike, *, strategy: str = "auto", backend: str = "auto",
+                 options: SSSPOptions | None = None, target: int | None = None,
+                 source: int | Sequence[int] | np.ndarray | None = None) -> None:
+        """``source``: validated here too, before the backend (:func:`sssp`'s order of
+        errors)."""
+        entry = get(strategy)
+        g, ks = prepare_graph(graph)
+        n = g.num_nodes
+        opts = options or SSSPOptions()
+        if target is not None:
+            opts = dataclasses.replace(opts, target=check_vertex(target, n, "target"))
+        elif opts.target is not None:
+            check_vertex(opts.target, n, "target")
+        _check_options(opts)
+        check_strategy(entry.name, ks.negative)
+        if source is not None:
+            _as_sources(source, n)
+        self.graph, self.key_space, self.num_nodes = g, ks, n
+        self.strategy, self.name, self.options = strategy, entry.name, opts
+        self.backend = resolve_backend(backend)
+        self.device = describe_backend("cpu" if backend == "cpu" else "auto")
+        # with negative arcs no key is final before the end: the early exit at the target
+        # would be wrong, so the search runs to the end (and _finish filters nothing)
+        self.run_options = dataclasses.replace(opts, target=None) if ks.negative else opts
+        self._cpu = None
+        if self.backend == "cpu":
+            from .cpu.driver import CpuPlan
+
+            self._cpu = CpuPlan(g, entry.name, self.run_options, ks)
+
+    def run(self, source: int | Sequence[int] | np.ndarray, *,
+            on_phase: PhaseCallback | None = None, cancel: CancelCheck | None = None,
+            index: Hierarchy | None = None) -> SSSPResult:
+        """:func:`sssp` from ``source`` with this plan's graph, strategy, backend and
+        options."""
+        g, ks, which = self.graph, self.key_space, self.backend
+        sources = _as_sources(source, self.num_nodes)
+        t0 = time.perf_counter()
+        dist = None
+        if index is not None and self.name == "auto" and not ks.negative:
+            from ..indexed_sssp import indexed_search
+
+            key, pred, dist, phases = indexed_search(index, g, ks, sources, which,
+                                                     on_phase=on_phase, cancel=cancel)
+        else:
+            key, pred, phases = _run_checked(which, g, sources, self.name, self.run_options,
+                                             ks, on_phase=on_phase, cancel=cancel,
+                                             cpu=self._cpu)
+        elapsed = time.perf_counter() - t0
+        res = _finish(key, pred, phases, ks, self.strategy, which, self.device, sources,
+                      self.options.target, elapsed, dist)
+        if dist is not None:
+            res.extra["index"] = "phast"
+        return res
 
 
 def run_backend(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
@@ -193,16 +229,19 @@ def run_backend(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
 
 def _run_checked(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
                  opts: SSSPOptions, ks: KeySpace, *, on_phase: PhaseCallback | None = None,
-                 cancel: CancelCheck | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
+                 cancel: CancelCheck | None = None,
+                 cpu: CpuPlan | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
     """:func:`run_backend` on validated inputs (distinct int32 sources in range, a target
-    in range or None, a strategy that takes these weights, a checked CSRGraph). A negative
-    cycle the backend detected is located here (NegativeCycleError with its arc), the same
-    way for both backends."""
-    if which == "cupy":
-        from .cuda.driver import run
-    else:
-        from .cpu.driver import run
+    in range or None, a strategy that takes these weights, a checked CSRGraph; ``cpu``: a
+    CPU plan made for them). A negative cycle the backend detected is located here
+    (NegativeCycleError with its arc), the same way for both backends."""
     try:
+        if cpu is not None:
+            return cpu.search(sources, on_phase=on_phase, cancel=cancel)
+        if which == "cupy":
+            from .cuda.driver import run
+        else:
+            from .cpu.driver import run
         return run(g, sources, strategy, opts, ks, on_phase=on_phase, cancel=cancel)
     except NegativeCycleError as exc:
         if exc.arc is not None:

@@ -54,11 +54,11 @@ def test_phase_chart_filled(qtbot, window, fixture_net):
 
 
 def test_moving_destination_reads_pred_without_searching(qtbot, window, fixture_net, monkeypatch):
-    import app.jobs.sssp as mw
+    from gpu_core.sssp import PreparedSearch
 
     calls = []
-    real = mw.sssp
-    monkeypatch.setattr(mw, "sssp", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = PreparedSearch.run  # what a click's search runs (app.jobs.sssp.SsspPlan)
+    monkeypatch.setattr(PreparedSearch, "run", lambda *a, **k: calls.append(1) or real(*a, **k))
     net = fixture_net
     with qtbot.waitSignal(window.routeShown, timeout=20000):
         run_search_to(qtbot, window, node_xy(net, 0), node_xy(net, 100))
@@ -93,10 +93,11 @@ def test_far_click_and_unreachable(qtbot, window, fixture_net):
 
 
 def slow_sssp_factory(started: threading.Event):
-    """An sssp stand-in that runs until cancelled (polls cancel like gpu_core does)."""
+    """A stand-in for a click's search (``PreparedSearch.run``) that runs until cancelled
+    (polls cancel like gpu_core does)."""
     from gpu_core.errors import CancelledError
 
-    def slow(graph, source, *, cancel=None, **kw):
+    def slow(search, source, *, cancel=None, **kw):
         started.set()
         for _ in range(2000):
             if cancel is not None and cancel():
@@ -108,10 +109,10 @@ def slow_sssp_factory(started: threading.Event):
 
 
 def test_cancel_a_running_search(qtbot, window, fixture_net, monkeypatch):
-    import app.jobs.sssp as mw
+    from gpu_core.sssp import PreparedSearch
 
     started = threading.Event()
-    monkeypatch.setattr(mw, "sssp", slow_sssp_factory(started))
+    monkeypatch.setattr(PreparedSearch, "run", slow_sssp_factory(started))
     mouse_click_map(qtbot, window, *node_xy(fixture_net, 0))
     assert started.wait(5)
     assert window.btn_cancel.isVisible()
@@ -122,12 +123,13 @@ def test_cancel_a_running_search(qtbot, window, fixture_net, monkeypatch):
 
 
 def test_new_click_supersedes_running_search(qtbot, window, fixture_net, monkeypatch):
-    import app.jobs.sssp as mw
+    from gpu_core.sssp import PreparedSearch
 
     started = threading.Event()
-    real = mw.sssp
+    real = PreparedSearch.run
     slow = slow_sssp_factory(started)
-    monkeypatch.setattr(mw, "sssp", lambda g, s, **k: slow(g, s, **k) if s == 0 else real(g, s, **k))
+    monkeypatch.setattr(PreparedSearch, "run",
+                        lambda p, s, **k: slow(p, s, **k) if s == 0 else real(p, s, **k))
     mouse_click_map(qtbot, window, *node_xy(fixture_net, 0))
     assert started.wait(5)
     with qtbot.waitSignal(window.searchFinished, timeout=20000):
@@ -139,16 +141,19 @@ def test_gpu_failure_falls_back_to_cpu(qtbot, window, fixture_net, monkeypatch):
     import app.jobs.sssp as mw
     import gpu_core.backend as gb
 
-    real = mw.sssp
+    class Flaky(mw.PreparedSearch):
+        # the click's search, prepared once per map (issue 38): "auto" is the GPU here
+        def __init__(self, graph, *, backend="auto", **k):
+            super().__init__(graph, backend=backend, **k)
+            self.on_gpu = backend != "cpu"
 
-    def flaky(g, s, *, backend="auto", **k):
-        # sssp resolves the backend itself (once per click, issue 38): "auto" is the GPU here
-        if backend != "cpu":
-            raise RuntimeError("cudaErrorIllegalAddress")
-        return real(g, s, backend=backend, **k)
+        def run(self, source, **k):
+            if self.on_gpu:
+                raise RuntimeError("cudaErrorIllegalAddress")
+            return super().run(source, **k)
 
     monkeypatch.setattr(gb, "resolve_backend", lambda name="auto": "cupy")
-    monkeypatch.setattr(mw, "sssp", flaky)
+    monkeypatch.setattr(mw, "PreparedSearch", Flaky)
     with qtbot.waitSignal(window.searchFinished, timeout=20000):
         mouse_click_map(qtbot, window, *node_xy(fixture_net, 3))
     assert "cudaErrorIllegalAddress" in window.tools["route"].result.extra["fallback"]

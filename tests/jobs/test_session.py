@@ -74,3 +74,60 @@ def test_a_new_map_forgets_the_old_state(session):
     session.source, session.target, session.result = 1, 2, object()
     session.open(session.net)
     assert (session.source, session.target, session.result, session.scenario) == (None,) * 4
+
+
+def _same(a, b) -> None:
+    np.testing.assert_array_equal(a.dist, b.dist)
+    np.testing.assert_array_equal(a.pred, b.pred)
+
+
+def test_clicks_reuse_one_plan_until_the_graph_or_options_change(session):
+    """What a click resolves once per map and options (issue 38): the second click's plan
+    is the first's; an edit (the edited graph's new compaction), other options or an index
+    remembered on the graph's handle make a new one; every search equals a fresh one."""
+    from app.jobs import sssp
+    from app.jobs.index import IndexInfo, remember_key_index
+
+    net, g = session.net, session.graph
+    opts = sssp.SsspJobOptions(0, backend="cpu", cpu_fallback=True)
+    first = session.sssp_plan(g, opts)
+    for src in (0, 3, 7):
+        o = sssp.SsspJobOptions(src, backend="cpu", cpu_fallback=True)
+        assert session.sssp_plan(g, o) is first
+        _same(first.run(src), sssp.run(g, o))
+    other = sssp.SsspJobOptions(0, "delta", backend="cpu", cpu_fallback=True)
+    assert session.sssp_plan(g, other) is not first
+
+    plan = session.sssp_plan(g, opts)
+    remember_key_index(g, (None, IndexInfo()))  # the handle changed: asked again
+    assert session.sssp_plan(g, opts) is not plan
+
+    sc = Scenario(net, backend="cpu", max_snap_m=session.snap_max_m, snapper=session.snapper)
+    session.scenario = sc
+    tails = net.arc_sources()
+    for arc in (0, 5):  # two edits of one MutableGraph: a new compaction each time
+        sc.apply(Edit("close", nodes=(int(net.node_ids[tails[arc]]),
+                                      int(net.node_ids[net.indices[arc]]))))
+        mg = session.search_graph()
+        plan = session.sssp_plan(mg, opts)
+        assert session.sssp_plan(mg, opts) is plan
+        _same(plan.run(0), sssp.run(mg.graph(), opts))
+    session.open(net)
+    assert session.sssp_plan(session.graph, opts) is not plan
+
+
+def test_a_shown_result_sets_the_edit_state(session):
+    """Session.shown: no edit applied since the result on screen; on the unedited map it
+    is also the change view's base (the Edit tool reads both from the session)."""
+    session.source, session.applied_since = 4, None
+    res = object()
+    session.shown(res)
+    assert session.result is res and session.applied_since == [] and session.base == (4, res)
+    net = session.net
+    sc = Scenario(net, backend="cpu", max_snap_m=session.snap_max_m, snapper=session.snapper)
+    sc.apply(Edit("close", nodes=(int(net.node_ids[net.arc_sources()[0]]),
+                                  int(net.node_ids[net.indices[0]]))))
+    session.scenario = sc
+    edited = object()
+    session.shown(edited)
+    assert session.result is edited and session.base == (4, res)  # still the unedited one

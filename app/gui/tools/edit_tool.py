@@ -52,6 +52,15 @@ class EditTool(Tool):
     exports = {"scenario": ("What-if scenario (GeoJSON)…", SCENARIO_FILTER)}
     threaded_exports = False  # saving marks the undo stack clean (GUI thread)
 
+    # The result's edit state lives in the window's app.session.Session (set there when a
+    # result is shown: Session.shown): the summaries applied since the result on screen
+    # (None: unknown) and (source, SSSPResult on the unedited map), the change view's
+    # reference.
+    _since = property(lambda self: self.win.session.applied_since,
+                      lambda self, v: setattr(self.win.session, "applied_since", v))
+    _base = property(lambda self: self.win.session.base,
+                     lambda self, v: setattr(self.win.session, "base", v))
+
     def __init__(self, window):
         super().__init__(window)
         self.scenario: Scenario | None = None  # made on the first edit
@@ -66,15 +75,12 @@ class EditTool(Tool):
         self.panel.lostClicked.connect(self.zoom_to)
         self.path: str | None = None  # the scenario file last saved / opened
         self.turns = TurnPicker(self)  # the "Ban a turn" mode's two clicks (issue 39)
-        self._since: list | None = []  # summaries applied since the result on screen (None: unknown)
         self._mod = 0  # counts changes: a job's end for an older state is dropped
-        self._base = None  # (source, SSSPResult on the unedited map): the change view's reference
         self._base_pending: int | None = None
         self._link_start = None  # (lon, lat, x, y) of a link's first point
         self.change: Change | None = None  # the change view on screen
         self._changed_arcs: tuple[int, int] = (-1, 0)  # (graph version, arcs changed)
         self._label = "edit"  # what the next search is for, as the chart names it: edit | undo | redo
-        window.fieldChanged.connect(self._field_changed)
         window.canvas.linkDragStarted.connect(lambda x, y: self.layers.show_pending((x, y)))
         window.canvas.linkDragged.connect(self._link_dragged)
         self.stack.cleanChanged.connect(self.panel.set_clean)
@@ -299,6 +305,7 @@ class EditTool(Tool):
         # Scenario.undo's record carries the undo batch's own summary (what repair needs)
         self._label = "undo"
         self.changed(done.summary if done is not None and done.undone else None, cmd.before)
+        self._trim_caches()
 
     def redo_command(self, cmd: EditCommand) -> None:
         self._quiesce()
@@ -307,6 +314,7 @@ class EditTool(Tool):
         done = self.scenario.redo()
         self._label = "redo"
         self.changed(getattr(done, "summary", None), cmd.after)
+        self._trim_caches()
 
     def changed(self, summary, restore) -> None:
         """The edited graph changed by ``summary`` (None: unknown); bring the view up to
@@ -383,15 +391,6 @@ class EditTool(Tool):
                 "from A)" if same else "")
         self.win.status(f"{label.capitalize()}: {out.method}{why} in {res.elapsed_s * 1000:.1f} ms; "
                         f"{int(res.reached.sum()):,} nodes reached{note}", 8000)
-
-    def _field_changed(self) -> None:
-        """A result is on screen for the current state of the graph."""
-        route = self.win.tool(RouteTool)
-        self._since = []
-        sc = self.scenario
-        if route.result is not None and (sc is None or not sc.edits):
-            self._base = (route.source, route.result)  # the unedited map's own result
-        self._trim_caches()
 
     # ---- drawing ------------------------------------------------------------------------
     def redraw_edits(self) -> None:

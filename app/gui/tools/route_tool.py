@@ -25,7 +25,7 @@ from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
 from ..turn_layer import detour_note
 from ..words import plural, route_words
-from .base import Tool, job
+from .base import Tool
 from .route_layers import route_layers, route_stage
 
 # While the source is dragged the phase chart is redrawn at most this often (its redraw
@@ -60,6 +60,12 @@ class RouteTool(Tool):
                       lambda self, v: setattr(self.win.session, "target", v))
     result = property(lambda self: self.win.session.result,
                       lambda self, v: setattr(self.win.session, "result", v))
+
+    @property
+    def _net(self):
+        """The open map, read from the session (the search paths run while one is open;
+        ``Tool.map_net`` asks the window, which asks the session)."""
+        return self.win.session.net
 
     def __init__(self, window):
         super().__init__(window)
@@ -300,12 +306,10 @@ class RouteTool(Tool):
     # ---- searching ----------------------------------------------------------------------
     def _options(self, strategy: str) -> sssp.SsspJobOptions:
         ap = self.win.algo_panel
-        # While the window gets the map's route index ready (its own worker), a click
-        # searches without it: under policy "auto" the search would load the same index
-        # from the cache itself first (seconds on the 1.43M map, before the search).
-        index = "off" if self.win.route_index.loading() else "auto"
+        # the session's policy: "off" while the window gets the map's route index ready
+        # (its own worker: app/gui/route_index.py), else "auto"
         return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(),
-                                   cpu_fallback=True, index=index)
+                                   cpu_fallback=True, index=self.win.session.index_policy)
 
     def run_search(self, drag: bool | None = None) -> int:
         """Start the search from ``self.source`` (superseding any running one). ``drag``
@@ -321,12 +325,16 @@ class RouteTool(Tool):
         if live:
             win.chart.restart(opts.strategy)
         self._search_t0 = time.perf_counter()
-        graph, sc = win.search_graph(), win.scenario
-        edited = graph is not win.graph and sc is not None
-        search, paint = job(sssp.run, graph, opts, phases=not drag), self._worker_field()
+        sess = win.session
+        graph, sc = sess.search_graph(), sess.scenario
+        edited = graph is not sess.graph and sc is not None
+        paint = self._worker_field()
 
         def run(ctx):
-            res = search(ctx)
+            # the plan made once per map and options: the click goes straight to the search
+            plan = sess.sssp_plan(graph, opts, progress=ctx.progress, cancel=ctx.cancelled)
+            res = plan.run(opts.source, progress=ctx.progress, cancel=ctx.cancelled,
+                           on_phase=None if drag else ctx.on_phase)
             if edited:  # the edited map: its network (for routes) made here too
                 sc.network()
             if paint is not None:  # the field's pixels coloured here, not in the GUI thread
@@ -335,7 +343,7 @@ class RouteTool(Tool):
 
         run.__name__ = "sssp"
         jid = win.submit(run, self._search_done, tag=opts.strategy, busy=True)
-        win.status(f"Searching from node {int(self.map_net().node_ids[opts.source])} "
+        win.status(f"Searching from node {int(self._net.node_ids[opts.source])} "
                    f"({opts.strategy}, {opts.backend})…")
         return jid
 
@@ -378,7 +386,7 @@ class RouteTool(Tool):
         # the times first: at 1024 px the status bar elides the end of the message
         self.win.status(f"Field: search {ms_text(res.elapsed_s * 1000)}, drawn in {draw_ms:.0f} ms; "
                         f"{len(res.phases):,} phases; reached {reached:,} of "
-                        f"{self.map_net().num_nodes:,} nodes", 8000)
+                        f"{self._net.num_nodes:,} nodes", 8000)
         if self._drag_next is not None and self._drag_job == -1 and not self._drag_held:
             self._drag_after_gap()
 
@@ -404,7 +412,7 @@ class RouteTool(Tool):
         reached = int(res.reached.sum())
         how = res.extra.get("whatif", "") if isinstance(getattr(res, "extra", None), dict) else ""
         self.panel.show_search(
-            reached, self.map_net().num_nodes,
+            reached, self._net.num_nodes,
             f"{how + ' ' if how else ''}{strategy} on {plain_device(res.device)}: "
             f"{ms_text(res.elapsed_s * 1000)} search ({ms_text(res.phases.total_time_us / 1000)} "
             f"in {len(res.phases):,} phases), whole map",
@@ -418,6 +426,7 @@ class RouteTool(Tool):
         self.redraw_field(isochrones=isochrones)
         if self.target is not None:
             self.update_route()
+        win.session.shown(res)  # the Edit tool reads its edit state there
         win.fieldChanged.emit()
         return reached
 
@@ -465,10 +474,9 @@ class RouteTool(Tool):
         elif win.field_painter is not None:
             win.field_painter()
         else:
-            win.canvas.show_field(self.result.dist, v["colormap"], self.map_net().unit,
+            win.canvas.show_field(self.result.dist, v["colormap"], self._net.unit,
                                   v["isochrone_bands"], image=self._field_image)
         self._field_image = None  # made for this result's first drawing only
-        win.settings.set_algorithm(v)
         if isochrones:
             self.redraw_isochrones(v)
 
@@ -494,7 +502,7 @@ class RouteTool(Tool):
             self._show_isochrones(None)
             win.status(isochrones.polygon_refusal(net.num_arcs), 15000)
             return None
-        edges, colours_, _ = field_scale(res.dist[: self.map_net().num_nodes],
+        edges, colours_, _ = field_scale(res.dist[: self._net.num_nodes],
                                          colormap=v["colormap"], bands=v["isochrone_bands"])
         cuts = tuple(int(c) for c in edges[1:])
         colours = [tuple(int(x) for x in c) for c in colours_]

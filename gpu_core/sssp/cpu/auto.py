@@ -95,10 +95,18 @@ def heap_dijkstra(s: CpuSearch):
     return step
 
 
-def auto(s: CpuSearch):
-    method = s.opts.cpu_auto
+def resolve(opts):
+    """The search ``auto`` runs under ``opts`` (``driver.CpuPlan`` asks once per plan)."""
+    method = opts.cpu_auto
     if method == "delta":
-        return delta(s)
+        return delta
     if method == "heap":
-        return heap_dijkstra(s)
+        return heap_dijkstra
     raise InvalidArgumentError(f"cpu_auto {method!r}: choose 'delta' or 'heap'")
+
+
+def auto(s: CpuSearch):
+    return resolve(s.opts)(s)
+
+
+auto.resolve = resolve  # type: ignore[attr-defined]  # driver.CpuPlan: chosen once

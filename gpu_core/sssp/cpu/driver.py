@@ -13,6 +13,7 @@ compiled loop (``host.clock``). Same phase semantics as the CUDA backend, so ``d
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 
@@ -21,7 +22,7 @@ import numpy as np
 from ...errors import CancelledError, NegativeCycleError
 from ...host.clock import cycles_per_us
 from ...keys import KEY_INF, NO_PRED, KeySpace
-from ...params import CPU_BATCH_US
+from ...params import CPU_BATCH_US, default_delta
 from ...telemetry import PhaseLog
 from ..registry import get
 from .phases import pred_from_keys
@@ -36,60 +37,101 @@ def _graph_arrays(g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
+class CpuPlan:
+    """One graph's CPU searches with one strategy and options, resolved once (issue 38:
+    a click goes straight to the search): the registry entry (``auto``'s choice made
+    through its ``resolve``), the contiguous arrays, ``delta``'s default width, the cycle
+    counter's rate and the batch budget. :meth:`search` runs one search from validated
+    sources."""
+
+    def __init__(self, g, strategy: str, opts, ks: KeySpace) -> None:
+        setup: Callable = get(strategy).entry("cpu")
+        choose = getattr(setup, "resolve", None)  # a strategy that only picks another
+        self.setup: Callable = choose(opts) if choose is not None else setup
+        self.g, self.strategy, self.ks = g, strategy, ks
+        self.indptr, self.indices, self.weights = _graph_arrays(g)
+        self.n = self.indptr.shape[0] - 1
+        self.opts = _with_width(self.setup, g, opts)
+        # with negative arcs no key is final early: no early exit at a target (api.sssp)
+        self.target = -1 if opts.target is None or ks.negative else int(opts.target)
+        # small work: scipy until the near-far kernel needs no compilation (issue 41);
+        # once it is compiled or cached it stays so, and is not asked again
+        self.small = (opts.small_work and strategy == "auto" and opts.cpu_auto == "delta"
+                      and not ks.negative)
+        self._kernel_ready = False
+        self.cpu: float | None = None  # the clock's rate, at the first compiled search
+        self.budget = 0
+        self.cap = max(1, int(opts.cpu_batch_phases))
+
+    def search(self, sources, *, on_phase=None, cancel=None):
+        """(key int64[n], pred int32[n], PhaseLog) from ``sources`` (distinct int32 in
+        range: trusted)."""
+        indptr, indices, weights, n = self.indptr, self.indices, self.weights, self.n
+        src = np.asarray(sources, dtype=np.int32)
+        if self.small and not self._kernel_ready:
+            from .small import kernel_ready, search  # no numba: nothing to compile (issue 41)
+
+            self._kernel_ready = kernel_ready()
+            got = None if self._kernel_ready else search(indptr, indices, weights,
+                                                         int(self.ks.hop_bits), src)
+            if got is not None:
+                if on_phase is not None:
+                    on_phase(got[2])
+                return got
+        if self.cpu is None:  # (not before: the small path compiles nothing, the clock too)
+            self.cpu = cycles_per_us()
+            self.budget = int(CPU_BATCH_US * self.cpu) if self.cpu > 0 else int(KEY_INF)
+        key = np.full(n, KEY_INF, dtype=np.int64)
+        key[src] = 0
+        cpu, cap = self.cpu, self.cap
+        out = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+               np.zeros(cap, np.uint8))
+        st = np.zeros(8, np.int64)
+        step = self.setup(CpuSearch(self.g, indptr, indices, weights, int(self.ks.hop_bits),
+                                    key, src, self.opts, self.target, cpu, self.budget, st,
+                                    out))
+        out_f, out_e, out_t, out_m = out
+
+        chunks: list[np.ndarray] = []
+        done_phases = 0
+        while st[3] == 0:
+            if cancel is not None and cancel():
+                raise CancelledError(f"{self.strategy} search cancelled after {done_phases} phases")
+            t0 = time.perf_counter()
+            k = int(step())
+            wall_us = (time.perf_counter() - t0) * 1e6
+            if cpu > 0:
+                t_us = out_t[:k] / cpu
+            else:  # no cycle counter: share the batch's wall time by work done
+                work = (out_e[:k] + out_f[:k] + 1).astype(np.float64)
+                t_us = wall_us * work / work.sum()
+            chunk = PhaseLog.from_columns(out_f[:k].copy(), out_e[:k].copy(), t_us,
+                                          out_m[:k].copy(), start=done_phases)
+            done_phases += k
+            chunks.append(chunk.rows)
+            if on_phase is not None and k:
+                on_phase(chunk)
+
+        if self.ks.negative and st[7]:  # bf.bf_batch: phase n still lowered a key
+            raise NegativeCycleError()  # api.run_backend locates the cycle
+        log = PhaseLog(np.concatenate(chunks)) if chunks else PhaseLog()
+        pred = np.full(n, NO_PRED, dtype=np.int32)
+        pred_from_keys(indptr, indices, weights, int(self.ks.hop_bits), key, pred)
+        return key, pred, log
+
+
+def _with_width(setup: Callable, g, opts):
+    """``opts`` with ``delta``'s default bucket width filled in when ``setup`` is the
+    near-far search and none was given (``params.default_delta``: once per plan)."""
+    from .delta import delta
+
+    if setup is delta and opts.delta is None:
+        return dataclasses.replace(opts, delta=default_delta(g))
+    return opts
+
+
 def run(g, sources, strategy, opts, ks: KeySpace, *, on_phase=None, cancel=None):
     """(key int64[n], pred int32[n], PhaseLog) of one search; see ``gpu_core.sssp.sssp``.
     Trusts its inputs (``api.sssp`` / ``api.run_backend`` validated them): distinct int32
     sources in range, a target in range or None, a strategy that takes these weights."""
-    setup: Callable = get(strategy).entry("cpu")
-    indptr, indices, weights = _graph_arrays(g)
-    n = indptr.shape[0] - 1
-    src = np.asarray(sources, dtype=np.int32)
-    # with negative arcs no key is final early: no early exit at a target (api.sssp)
-    target = -1 if opts.target is None or ks.negative else int(opts.target)
-    if opts.small_work and strategy == "auto" and opts.cpu_auto == "delta" and not ks.negative:
-        from .small import kernel_ready, search  # no numba: nothing to compile (issue 41)
-
-        got = None if kernel_ready() else search(indptr, indices, weights, int(ks.hop_bits), src)
-        if got is not None:
-            if on_phase is not None:
-                on_phase(got[2])
-            return got
-    key = np.full(n, KEY_INF, dtype=np.int64)
-    key[src] = 0
-
-    cpu = cycles_per_us()
-    budget = int(CPU_BATCH_US * cpu) if cpu > 0 else int(KEY_INF)
-    cap = max(1, int(opts.cpu_batch_phases))
-    out = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
-           np.zeros(cap, np.uint8))
-    st = np.zeros(8, np.int64)
-    step = setup(CpuSearch(g, indptr, indices, weights, int(ks.hop_bits), key, src, opts,
-                           target, cpu, budget, st, out))
-    out_f, out_e, out_t, out_m = out
-
-    chunks: list[np.ndarray] = []
-    done_phases = 0
-    while st[3] == 0:
-        if cancel is not None and cancel():
-            raise CancelledError(f"{strategy} search cancelled after {done_phases} phases")
-        t0 = time.perf_counter()
-        k = int(step())
-        wall_us = (time.perf_counter() - t0) * 1e6
-        if cpu > 0:
-            t_us = out_t[:k] / cpu
-        else:  # no cycle counter: share the batch's wall time by work done
-            work = (out_e[:k] + out_f[:k] + 1).astype(np.float64)
-            t_us = wall_us * work / work.sum()
-        chunk = PhaseLog.from_columns(out_f[:k].copy(), out_e[:k].copy(), t_us,
-                                      out_m[:k].copy(), start=done_phases)
-        done_phases += k
-        chunks.append(chunk.rows)
-        if on_phase is not None and k:
-            on_phase(chunk)
-
-    if ks.negative and st[7]:  # bf.bf_batch: phase n still lowered a key
-        raise NegativeCycleError()  # api.run_backend locates the cycle
-    log = PhaseLog(np.concatenate(chunks)) if chunks else PhaseLog()
-    pred = np.full(n, NO_PRED, dtype=np.int32)
-    pred_from_keys(indptr, indices, weights, int(ks.hop_bits), key, pred)
-    return key, pred, log
+    return CpuPlan(g, strategy, opts, ks).search(sources, on_phase=on_phase, cancel=cancel)
