@@ -19,47 +19,124 @@ one a predecessor array names may differ.
 
 from __future__ import annotations
 
+import time
+import weakref
 from collections import OrderedDict
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from gpu_core.graph import CSRGraph
 from maps.model.turns import copies_of, fold, interleaved_order, permuted_csr
 
 KEPT = 2  # views kept (the map and its edited or unrestricted twin)
-_views: OrderedDict = OrderedDict()  # id(net.indices) -> (indices, CSRGraph, starts)
+# a map's own CSR given back at most this many times per view: a process that reads it
+# again and again between searches keeps both (no rebuild per search)
+MAX_RESTORES = 2
+
+
+@dataclass
+class _View:
+    net: weakref.ref  # the RoadNetwork (weakly: the view goes with it)
+    graph: CSRGraph  # the map in the copies-near numbering
+    cpos: np.ndarray  # int32: each copy's position in the view (copies in the map's order)
+    copies: np.ndarray  # int64: each copy's original (``maps.model.turns.copies_of``)
+    arrays: tuple = field(default=())  # weak refs to the map's (indptr, indices, weights)
+    restores: int = 0
+    restore_s: float = 0.0  # seconds spent giving the map its CSR back
+
+    def serves(self, net) -> bool:
+        """Whether this is ``net``'s view: its arrays the ones it was made from (or
+        released by it, to be made again from it)."""
+        if self.net() is not net:
+            return False
+        if not getattr(net, "csr_held", True):
+            return True
+        d = vars(net)
+        return all(r() is d.get(k) for r, k in zip(self.arrays, _CSR, strict=True))
+
+
+_CSR = ("indptr", "indices", "weights")
+_views: OrderedDict[int, _View] = OrderedDict()  # id(net) -> its view
+
+
+def _weak(net) -> tuple:
+    d = vars(net)
+    return tuple(weakref.ref(d[k]) for k in _CSR)
 
 
 def view(net):
-    """(graph with each copy after its original, the position there of each file node:
-    the start of its run) of a RoadNetwork with turn copies, else None. Kept for the
-    latest ``KEPT`` maps: the renumbered CSR and 4 bytes a file node (``view_bytes``)."""
-    from gpu_core.graph import CSRGraph
-
+    """(graph with each copy after its original, int32 position there of each copy, each
+    copy's original) of a RoadNetwork with turn copies, else None; kept for the latest ``KEPT`` maps. The map's
+    own CSR is released while the view serves (:func:`_release`): the view is the map's
+    searchable graph then, not a second copy of it."""
     c = copies_of(net)
     if c is None:
         return None
-    key = id(net.indices)
+    key = id(net)
     hit = _views.get(key)
-    if hit is not None and hit[0] is net.indices:
+    if hit is not None and hit.serves(net):
         _views.move_to_end(key)
-        return hit[1:]
+        _release(net, hit)
+        return hit.graph, hit.cpos, hit.copies
     order = interleaved_order(net)
     assert order is not None  # the map has copies
     indptr, indices, weights, pos = permuted_csr(net.indptr, net.indices, net.weights, order)
-    g = CSRGraph(indptr, indices, weights)
-    starts = pos[: net.num_nodes - c.shape[0]].astype(np.int32)
-    _views[key] = (net.indices, g, starts)
+    n0 = net.num_nodes - c.shape[0]
+    entry = _View(weakref.ref(net), CSRGraph(indptr, indices, weights),
+                  pos[n0:].astype(np.int32), c, _weak(net))
+    del order, pos
+    _views[key] = entry
     while len(_views) > KEPT:
         _views.popitem(last=False)
-    return g, starts
+    _release(net, entry)
+    return entry.graph, entry.cpos, entry.copies
+
+
+def _release(net, entry: _View) -> None:
+    """Drop ``net``'s own (indptr, indices, weights) when nothing else holds them (nor its
+    prepared handle's CSRGraph): they are made again from the view, exactly, the first time
+    something reads them (0.2-0.6 s on the Kanto-sized map), at most ``MAX_RESTORES``
+    times per view."""
+    from gpu_core.graph import release_arrays, restore_arrays
+
+    put = getattr(net, "put_csr", None)
+    if put is None or not net.csr_held or entry.restores >= MAX_RESTORES:
+        return
+    g = entry.graph
+    shape = (net.num_nodes, net.num_arcs)
+
+    def make():
+        order = interleaved_order(entry.net())
+        assert order is not None  # the map has copies
+        pos = np.empty_like(order)
+        pos[order] = np.arange(order.shape[0], dtype=np.int64)
+        return permuted_csr(g.indptr, g.indices, g.weights, pos)[:3]
+
+    def restore() -> None:
+        n = entry.net()
+        if n is None:
+            return
+        t0 = time.perf_counter()
+        restore_arrays(n, make, n.put_csr)
+        entry.restore_s += time.perf_counter() - t0
+        entry.restores += 1
+        entry.arrays = _weak(n)
+
+    release_arrays(net, lambda: net.release_csr(restore, shape))
+
+
+def restores(net) -> tuple[int, float]:
+    """(times ``net``'s CSR was given back from its view, seconds it took)."""
+    e = _views.get(id(net))
+    return (0, 0.0) if e is None or e.net() is not net else (e.restores, e.restore_s)
 
 
 def view_bytes(net) -> int:
     """Bytes :func:`view` keeps for ``net`` (0 without turn copies)."""
     v = view(net)
     return 0 if v is None else sum(int(a.nbytes) for a in (v[0].indptr, v[0].indices,
-                                                          v[0].weights, v[1]))
+                                                          v[0].weights, v[1], v[2]))
 
 
 def _positions(net) -> tuple[np.ndarray, np.ndarray]:
@@ -71,9 +148,11 @@ def _positions(net) -> tuple[np.ndarray, np.ndarray]:
     return order, pos
 
 
-def _at(net, starts: np.ndarray, v: int) -> int:
-    """Vertex ``v``'s position in the view."""
-    return int(starts[v]) if v < starts.shape[0] else int(_positions(net)[1][v])
+def _at(net, cpos: np.ndarray, c: np.ndarray, v: int) -> int:
+    """Vertex ``v``'s position in the view: a file node follows every copy of the nodes
+    before it (``c``: each copy's original)."""
+    n0 = net.num_nodes - c.shape[0]
+    return int(cpos[v - n0]) if v >= n0 else v + int(np.count_nonzero(c < v))
 
 
 def legal_costs(net, source: int, **kw) -> np.ndarray:
@@ -86,13 +165,18 @@ def legal_costs(net, source: int, **kw) -> np.ndarray:
         res = sssp(net, int(source), **kw)
         return res.dist if res.unreachable == -1 else \
             np.where(res.reached, res.dist, -1)
-    g, starts = v
-    res = sssp(g, _at(net, starts, int(source)), **kw)
+    g, cpos, c = v
+    res = sssp(g, _at(net, cpos, c, int(source)), **kw)
     if res.unreachable != -1 or res.dist.dtype != np.int64:  # (negative arcs: the long way)
         return fold(net, np.where(res.reached, res.dist, -1)[_positions(net)[1]])
-    # one pass: -1 (unreachable) is the largest uint64, so a node's least over its run is
-    # its least reached cost, or -1 when none of its vertices is reached
-    return np.minimum.reduceat(res.dist.view(np.uint64), starts).view(np.int64)
+    # the file's nodes keep their order in the view: every position but the copies'; then
+    # each copy's cost into its node's, -1 (unreachable) being the largest uint64
+    d = res.dist.view(np.uint64)
+    keep = np.ones(d.shape[0], dtype=bool)
+    keep[cpos] = False
+    out = d[keep]
+    np.minimum.at(out, c, d[cpos])
+    return out.view(np.int64)
 
 
 def sssp_copies_near(net, source: int, **kw):
