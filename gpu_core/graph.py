@@ -214,6 +214,8 @@ def prepared(graph: GraphLike) -> PreparedGraph:
         graph = as_csr()
     with _lock:
         hit = _handle_of(graph)
+        if hit is not None and hit._released is not None and hit._released() is graph:
+            return hit  # its arrays released (release_arrays): made again when csr is read
         if hit is not None and hit.holds(graph):
             return hit
         if isinstance(graph, CSRGraph):

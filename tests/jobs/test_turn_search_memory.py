@@ -42,6 +42,7 @@ def test_the_maps_csr_is_freed_and_given_back_exactly(net):
     assert np.array_equal(legal_costs(net, 0, backend="cpu"), want[0])
     assert not net.csr_held and gone() is None  # freed, not only hidden
     assert (net.num_nodes, net.num_arcs) == shape and net.csr_held is False
+    assert prepared(net).key_space is key_space and not net.csr_held  # no rebuild for that
     assert np.array_equal(legal_costs(net, 9, backend="cpu"), want[9])
     for a, b in zip((net.indptr, net.indices, net.weights), before, strict=True):
         assert a.dtype == b.dtype == np.int32 and np.array_equal(a, b)
