@@ -196,11 +196,21 @@ def sssp_copies_near(net, source: int, **kw):
         kw["options"] = replace(opts, target=int(pos[int(opts.target)]))
     src = np.asarray(source, dtype=np.int64)
     res = sssp(g, int(pos[int(src)]) if src.ndim == 0 else pos[src], **kw)
-    p = res.pred[pos]
-    pred = np.where(p >= 0, order[np.maximum(p, 0)], p).astype(res.pred.dtype)
+    return renumbered(res, pos, order)
+
+
+def renumbered(res, order: np.ndarray, pos: np.ndarray | None = None):
+    """The SSSPResult ``res`` in another numbering of its graph: its vertex ``i`` is
+    ``res``'s vertex ``order[i]`` (``pos``: the inverse, made when not given); dist, pred,
+    keys, sources and target follow."""
+    if pos is None:
+        pos = np.empty_like(order)
+        pos[order] = np.arange(order.shape[0], dtype=order.dtype)
+    p = res.pred[order]
+    pred = np.where(p >= 0, pos[np.maximum(p, 0)], p).astype(res.pred.dtype)
     return replace(
-        res, dist=res.dist[pos], pred=pred,
-        sources=order[np.asarray(res.sources, dtype=np.int64)].astype(
+        res, dist=res.dist[order], pred=pred,
+        sources=pos[np.asarray(res.sources, dtype=np.int64)].astype(
             np.asarray(res.sources).dtype),
-        target=None if res.target is None else int(order[int(res.target)]),
-        key=None if res.key is None else res.key[pos])
+        target=None if res.target is None else int(pos[int(res.target)]),
+        key=None if res.key is None else res.key[order])

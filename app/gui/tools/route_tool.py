@@ -304,8 +304,9 @@ class RouteTool(Tool):
         # searches without it: under policy "auto" the search would load the same index
         # from the cache itself first (seconds on the 1.43M map, before the search).
         index = "off" if self.win.route_index.loading() else "auto"
-        return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(),
-                                   cpu_fallback=True, index=index)
+        # (the source is a node of the map routes are read from; searched as the graph's)
+        return sssp.SsspJobOptions(self.win.session.search_vertex(int(self.source)), strategy,
+                                   ap.backend, ap.options(), cpu_fallback=True, index=index)
 
     def run_search(self, drag: bool | None = None) -> int:
         """Start the search from ``self.source`` (superseding any running one). ``drag``
@@ -329,13 +330,15 @@ class RouteTool(Tool):
             res = search(ctx)
             if edited:  # the edited map: its network (for routes) made here too
                 sc.network()
+                sc.network_order()
             if paint is not None:  # the field's pixels coloured here, not in the GUI thread
                 res.extra["_field_image"] = paint(res.dist)
             return res
 
         run.__name__ = "sssp"
         jid = win.submit(run, self._search_done, tag=opts.strategy, busy=True)
-        win.status(f"Searching from node {int(self.map_net().node_ids[opts.source])} "
+        # (the source's id on the map points come from: a new node's too)
+        win.status(f"Searching from node {int(self.search_map().node_ids[int(self.source)])} "
                    f"({opts.strategy}, {opts.backend})…")
         return jid
 
@@ -505,7 +508,7 @@ class RouteTool(Tool):
         big = net.num_arcs >= iso.IMAGE_MIN_ARCS  # bands drawn from the grid, traced on export
         opts = isochrones.IsochroneOptions(int(self.source), cuts, lonlat=False, trace=not big,
                                            buffer_m=iso.display_buffer(net, isochrones.DEFAULT_BUFFER_M))
-        dist = res.dist
+        dist = win.session.route_result(res).dist  # by the nodes of ``net``
 
         def fn(ctx):
             r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled, dist=dist)
@@ -539,7 +542,9 @@ class RouteTool(Tool):
         if self.result is None or self.target is None or win.net is None:
             return
         try:
-            net, res = self.search_map(), self.result  # a turn copy may reach the target first
+            # in the numbering of the map routes are read from; a turn copy may reach the
+            # target first
+            net, res = self.search_map(), win.session.route_result(self.result)
             end = best_copy(net, res.dist, int(self.target), res.unreachable)
             self.route = read_route(net, res, int(self.source), end)
         except UnreachableError as exc:
