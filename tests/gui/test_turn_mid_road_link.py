@@ -87,3 +87,14 @@ def test_mid_road_link_by_clicks_matches_the_oracle(qtbot, make_window, tmp_path
         mouse_click_map(qtbot, w, float(oracle_net.x[new]), float(oracle_net.y[new]))
     assert route.source >= n0
     assert np.array_equal(_legal_on_screen(w), oracle_dist(oracle_net, rules, route.source))
+    # the field export speaks in the file's ids (new nodes: -1, -2, ...), costs as on screen
+    from app.gui.tools.route_exports import export_route_tool
+
+    out = tmp_path / "field.csv"
+    export_route_tool(route, "field", str(out))
+    got: dict[int, int] = {}
+    for line in out.read_text().splitlines()[1:]:
+        i, _, _, c = line.split(",")
+        got[int(i)] = min(int(c), got.get(int(i), int(c)))
+    want = oracle_dist(oracle_net, rules, route.source)
+    assert got == {int(oracle_net.node_ids[k]): int(want[k]) for k in np.flatnonzero(want >= 0)}

@@ -8,6 +8,7 @@ tool's state (source, result, snap segments); split them when the next feature l
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
@@ -298,6 +299,11 @@ class RouteTool(Tool):
         self.win.canvas.show_field(None)
 
     # ---- searching ----------------------------------------------------------------------
+    def routes_result(self) -> Any:
+        """The search on screen in the numbering of :meth:`search_map` (routes, costs by
+        node, exports; the field and the change view keep the searched graph's)."""
+        return self.win.session.route_result(self.result)
+
     def _options(self, strategy: str) -> sssp.SsspJobOptions:
         ap = self.win.algo_panel
         # While the window gets the map's route index ready (its own worker), a click
@@ -508,7 +514,7 @@ class RouteTool(Tool):
         big = net.num_arcs >= iso.IMAGE_MIN_ARCS  # bands drawn from the grid, traced on export
         opts = isochrones.IsochroneOptions(int(self.source), cuts, lonlat=False, trace=not big,
                                            buffer_m=iso.display_buffer(net, isochrones.DEFAULT_BUFFER_M))
-        dist = win.session.route_result(res).dist  # by the nodes of ``net``
+        dist = self.routes_result().dist  # by the nodes of ``net``
 
         def fn(ctx):
             r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled, dist=dist)
@@ -544,7 +550,7 @@ class RouteTool(Tool):
         try:
             # in the numbering of the map routes are read from; a turn copy may reach the
             # target first
-            net, res = self.search_map(), win.session.route_result(self.result)
+            net, res = self.search_map(), self.routes_result()
             end = best_copy(net, res.dist, int(self.target), res.unreachable)
             self.route = read_route(net, res, int(self.source), end)
         except UnreachableError as exc:
