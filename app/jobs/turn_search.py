@@ -23,6 +23,7 @@ import time
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 
@@ -60,6 +61,13 @@ _CSR = ("indptr", "indices", "weights")
 _views: OrderedDict[int, _View] = OrderedDict()  # id(net) -> its view
 
 
+def _forget(key: int, ref: weakref.ref) -> None:
+    """A map is gone: its view too (unless another map took its id since)."""
+    e = _views.get(key)
+    if e is not None and e.net is ref:
+        _views.pop(key, None)
+
+
 def _weak(net) -> tuple:
     d = vars(net)
     return tuple(weakref.ref(d[k]) for k in _CSR)
@@ -67,9 +75,9 @@ def _weak(net) -> tuple:
 
 def view(net):
     """(graph with each copy after its original, int32 position there of each copy, each
-    copy's original) of a RoadNetwork with turn copies, else None; kept for the latest ``KEPT`` maps. The map's
-    own CSR is released while the view serves (:func:`_release`): the view is the map's
-    searchable graph then, not a second copy of it."""
+    copy's original) of a RoadNetwork with turn copies, else None; kept for the latest
+    ``KEPT`` maps while they live. The map's own CSR is released while the view serves
+    (:func:`_release`): the view is the map's searchable graph then, not a second copy."""
     c = copies_of(net)
     if c is None:
         return None
@@ -83,7 +91,9 @@ def view(net):
     assert order is not None  # the map has copies
     indptr, indices, weights, pos = permuted_csr(net.indptr, net.indices, net.weights, order)
     n0 = net.num_nodes - c.shape[0]
-    entry = _View(weakref.ref(net), CSRGraph(indptr, indices, weights),
+    # the view goes when its map does (not when KEPT newer maps push it out)
+    entry = _View(weakref.ref(net, partial(_forget, key)),
+                  CSRGraph(indptr, indices, weights),
                   pos[n0:].astype(np.int32), c, _weak(net))
     del order, pos
     _views[key] = entry

@@ -84,3 +84,17 @@ def test_pickled_released_map_carries_its_arrays(net):
     assert back.csr_held
     for a, b in zip((back.indptr, back.indices, back.weights), ref, strict=True):
         assert np.array_equal(a, b)
+
+
+def test_the_view_goes_with_its_map(tmp_path):
+    import gc
+
+    p = tmp_path / "g.osm"
+    grid_osm(p, k=8, share=0.9)
+    net = load_osm(str(p), profile="drive")
+    view(net)
+    key = id(net)
+    assert key in turn_search._views
+    del net
+    gc.collect()
+    assert key not in turn_search._views
