@@ -57,6 +57,7 @@ class Session:
     base: tuple | None = None
     _edited_snapper: tuple | None = field(default=None, repr=False)  # (edited net, Snapper)
     _sssp_plan: SsspPlan | None = field(default=None, repr=False)  # the last searches' plan
+    _routes: tuple | None = field(default=None, repr=False)  # (result, in search_net's numbering)
 
     def open(self, net: RoadNetwork, graph: CSRGraph | None = None, snapper: Any = None, *,
              defer_snapper: bool = False) -> None:
@@ -101,6 +102,28 @@ class Session:
     def search_net(self) -> RoadNetwork | None:
         """The network routes are read from: the edited one while the map has edits."""
         return self.scenario.network() if self.edited else self.net
+
+    # search_graph() and search_net() number vertices differently once a mid-road link
+    # was added on a turn-restricted map (Scenario.network_order): points come as
+    # search_net()'s nodes, searches run on search_graph(), routes are read from
+    # search_net(); these two cross over
+    def search_vertex(self, node: int) -> int:
+        """Node ``node`` of :meth:`search_net` as a vertex of :meth:`search_graph`."""
+        order = self.scenario.network_order() if self.edited else None
+        return int(node) if order is None else int(order[int(node)])
+
+    def route_result(self, res: Any) -> Any:
+        """``res`` (a search of :meth:`search_graph`) in :meth:`search_net`'s numbering,
+        for reading routes and costs by node (the field and the change view keep the
+        graph's); made once per result."""
+        order = self.scenario.network_order() if self.edited else None
+        if order is None or res is None or res.dist.shape[0] != order.shape[0]:
+            return res
+        if self._routes is None or self._routes[0] is not res:
+            from app.jobs.turn_search import renumbered
+
+            self._routes = (res, renumbered(res, order))
+        return self._routes[1]
 
     def search_snapper(self) -> Any:
         """The snapping index of :meth:`search_net` (None while it cannot be had)."""

@@ -19,6 +19,7 @@ per-device copies stay in ``gpu_core.device.device_graph(g).derived``.
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -127,6 +128,8 @@ class PreparedGraph:
         # from the handle before (app.jobs.sssp.SsspPlan's route index) is asked anew
         self.version = 0
         self._lock = threading.Lock()
+        # the graph whose arrays were released (release_arrays), weakly, until restored
+        self._released: weakref.ref | None = None
         w = csr.weights
         self.min_weight = int(w.min()) if w.size else 0
 
@@ -135,6 +138,10 @@ class PreparedGraph:
         """The validated CSRGraph (the graph itself when it is one: keep the graph, not
         only its handle)."""
         g = self._csr if self._csr is not None else self._csr_ref()
+        owner = None if self._released is None else self._released()
+        if g is None and owner is not None:
+            _ = owner.indptr  # the graph brings its arrays back (restore_arrays)
+            g = self._csr
         if g is None:
             raise RuntimeError("the graph of this prepared handle is gone")
         return g
@@ -212,6 +219,8 @@ def prepared(graph: GraphLike) -> PreparedGraph:
         graph = as_csr()
     with _lock:
         hit = _handle_of(graph)
+        if hit is not None and hit._released is not None and hit._released() is graph:
+            return hit  # its arrays released (release_arrays): made again when csr is read
         if hit is not None and hit.holds(graph):
             return hit
         if isinstance(graph, CSRGraph):
@@ -279,3 +288,82 @@ def _attach(h: PreparedGraph, graph: GraphLike, *, weak: bool = False) -> None:
     except (TypeError, AttributeError):  # plain lists, a slotted object: never found again
         return
     h._sources.append(refs)
+
+
+# ---- a graph's host arrays released while another form of it serves the searches ---------
+# (issue 39: a turn-restricted map searched in a renumbered copy, app.jobs.turn_search, need
+# not hold its own CSR beside that copy.) The graph object brings its arrays back when they
+# are read (``maps.RoadNetwork.release_csr``), through :func:`restore_arrays`.
+
+_CSR_NAMES = ("indptr", "indices", "weights")
+
+
+def _refs_in(d: dict, name: str) -> int:
+    return sys.getrefcount(d[name])
+
+
+def _refs_of(obj: Any) -> int:
+    return sys.getrefcount(obj)
+
+
+class _Probe:
+    x: Any = None
+
+
+def _bases() -> tuple[int, int]:
+    """What the two probes above count for an object held exactly once."""
+    p = _Probe()
+    p.x = np.empty(0)
+    return _refs_in({"a": np.empty(0)}, "a") - 1, _refs_of(p.x) - 1
+
+
+_BASE_IN, _BASE_OF = _bases()
+
+
+def release_arrays(graph: Any, drop: Callable[[], None]) -> bool:
+    """Run ``drop()`` (which removes ``graph``'s indptr, indices and weights) when nothing
+    but ``graph`` and its prepared handle's CSRGraph holds those arrays, so that dropping
+    them frees them; the handle keeps what it derived (the arrays come back with the same
+    contents: :func:`restore_arrays`). False, nothing done, when anything else holds one
+    of them or that CSRGraph (a search running, a caller's reference, a numpy view)."""
+    d = getattr(graph, "__dict__", None)
+    if d is None or any(not isinstance(d.get(k), np.ndarray) for k in _CSR_NAMES):
+        return False
+    with _lock:
+        h = _handle_of(graph)
+        csr = None if h is None else h._csr
+        for k in _CSR_NAMES:
+            held = 1 + int(csr is not None and getattr(csr, k, None) is d[k])
+            if _refs_in(d, k) - _BASE_IN != held:
+                return False
+        if csr is not None and h is not None:
+            del csr
+            if _refs_of(h._csr) - _BASE_OF != 1:  # the handle's own reference only
+                return False
+            h._csr = None
+            h._released = weakref.ref(graph)
+        drop()
+        return True
+
+
+Arrays = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def restore_arrays(graph: Any, make: Callable[[], Arrays], put: Callable[[Arrays], None]
+                   ) -> None:
+    """Give ``graph`` back its (indptr, indices, weights): ``put(make())`` (unless another
+    thread did first), and its released prepared handle a CSRGraph of them: the handle
+    answers for the same contents it was made from, its derived values kept."""
+    with _lock:
+        d = graph.__dict__
+        if all(isinstance(d.get(k), np.ndarray) for k in _CSR_NAMES):
+            return
+        arrays = make()
+        put(arrays)
+        h = _handle_of(graph)
+        if h is not None and h._released is not None:
+            csr = CSRGraph(*arrays)
+            csr._checked = True  # the contents check_csr passed, given back
+            h._csr, h._csr_ref, h._released = csr, weakref.ref(csr), None
+            _attach(h, graph)
+            _attach(h, csr, weak=True)

@@ -20,6 +20,7 @@ number for DIMACS; -1 when none). Optional drawing geometry for contracted arcs:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,9 @@ KIND_ROAD = 0
 KIND_RAIL = 1
 KIND_TRANSFER = 2
 KIND_NAMES = ("road", "rail", "transfer")
+
+
+_CSR_FIELDS = ("indptr", "indices", "weights")
 
 
 def _all_finite(a: np.ndarray) -> bool:
@@ -70,14 +74,56 @@ class RoadNetwork:
     _coords_seen: tuple[Any, bool] | None = field(
         default=None, init=False, repr=False, compare=False)
 
+    # ---- the CSR released while another form of it serves the searches ---------------
+    # (issue 39: app.jobs.turn_search searches a turn-restricted map in a renumbered copy;
+    # the map's own indptr/indices/weights are then dropped when nothing else holds them,
+    # and made again from that copy the first time they are read)
+    def release_csr(self, restore: Callable[[], None], shape: tuple[int, int]) -> None:
+        """Drop ``indptr``, ``indices``, ``weights``; reading one of them calls
+        ``restore()``, which must give all three back (the same contents) through
+        :meth:`put_csr`. ``shape``:
+        (nodes, arcs), answered meanwhile by ``num_nodes`` / ``num_arcs``."""
+        d = self.__dict__
+        d["_csr_restore"], d["_csr_shape"] = restore, shape
+        for k in _CSR_FIELDS:
+            d.pop(k, None)
+
+    def put_csr(self, arrays: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Set (indptr, indices, weights) back after :meth:`release_csr`."""
+        d = self.__dict__
+        d.update(zip(_CSR_FIELDS, arrays, strict=True))
+        d.pop("_csr_restore", None)
+        d.pop("_csr_shape", None)
+
+    @property
+    def csr_held(self) -> bool:
+        """Whether the CSR arrays are held (not released: :meth:`release_csr`)."""
+        return "_csr_restore" not in self.__dict__
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only when the normal lookup fails: a released CSR array is made again
+        d = self.__dict__
+        restore = d.get("_csr_restore") if name in _CSR_FIELDS else None
+        if restore is not None:
+            restore()  # which calls put_csr (under its own lock: one restore at a time)
+            return d[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __getstate__(self) -> dict[str, Any]:
+        if not self.csr_held:  # a pickle or copy carries the arrays, not the way back
+            _ = self.indptr
+        return dict(self.__dict__)
+
     # ---- sizes -------------------------------------------------------------------------
     @property
     def num_nodes(self) -> int:
-        return int(self.indptr.shape[0] - 1)
+        shape = self.__dict__.get("_csr_shape")
+        return int(self.indptr.shape[0] - 1) if shape is None else shape[0]
 
     @property
     def num_arcs(self) -> int:
-        return int(self.indices.shape[0])
+        shape = self.__dict__.get("_csr_shape")
+        return int(self.indices.shape[0]) if shape is None else shape[1]
 
     @property
     def has_coordinates(self) -> bool:

@@ -68,6 +68,10 @@ def test_rows_and_outputs(tmp_path, capsys):
     d = out["details"]  # the copies-near search and the copies-last one, side by side
     assert d["one_to_all_view_bytes"] > 0 and mem["with"] - d["one_to_all_view_bytes"] < \
         1.1 * mem["without"]
+    # the view serves instead of the map's own CSR: released, counted once
+    assert d["map_csr_released"] is True
+    assert d["memory_csr_held_bytes"] > mem["with"] and \
+        d["index_less_bytes"]["with"] < 1.1 * d["index_less_bytes"]["without"]
     assert set(d["one_to_all_ms"]) == {"without", "with", "with_copies_last", "ratio_copies_last"}
     assert csv_path.read_text().splitlines()[0] == ",".join(bench.ROW_KEYS)
     assert summ.read_text().startswith("bench turns map=gen:kanto:1600 backend=cpu")

@@ -220,16 +220,35 @@ def test_cli_ban_and_lift_and_scenario_file(maps, tmp_path, capsys):
     assert "way 999999 does not leave node" in capsys.readouterr().err
 
 
-def test_app_scenario_takes_junction_links_only(maps):
-    """Added links with turn edits work (refused before); the app's Scenario (same
-    numbering as its MutableGraph) takes a link between junctions, refuses a mid-road end."""
+def test_scenario_numbers_network_and_graph_apart_after_a_mid_road_link(maps):
+    """Added links with turn edits work (refused before); a mid-road end on a restricted
+    map adds a node the graph appends but network() puts before the turn copies:
+    ``network_order`` says how they differ (the app searches the graph, reads routes from
+    network())."""
+    from app.jobs.turn_search import renumbered
+    from gpu_core.sssp import sssp
+
     path, net, plain, rules = maps
     (f, v, t), _, _ = _biting_ban(plain, rules)
-    sc = Scenario(net, backend="cpu", same_numbering=True)
+    sc = Scenario(net, backend="cpu")
     sc.apply(Edit("ban_turn", turn=(f, v, t)))
     pt = lambda k: (float(net.lon[k]), float(net.lat[k]))  # noqa: E731
     sc.apply(Edit("add", line=(pt(0), pt(50))))
+    assert sc.network_order() is None  # junction ends: one numbering
     mid = ((pt(0)[0] + pt(1)[0]) / 2, (pt(0)[1] + pt(1)[1]) / 2)
-    with pytest.raises(EditError, match="must end at junctions"):
-        sc.apply(Edit("add", line=(mid, pt(50))))
+    sc.apply(Edit("add", line=(mid, pt(50))))
+    order = sc.network_order()
+    assert order is not None and not np.array_equal(order, np.arange(order.shape[0]))
+    edited = sc.network()
+    g = sc.graph.as_csr_graph()
+    for s in (0, 33, edited.num_nodes - len(edited.meta["turn_copies"]) - 1):  # the new node too
+        want = sssp(edited, s, backend="cpu")
+        got = renumbered(sssp(g, int(order[s]), backend="cpu"), order)
+        assert np.array_equal(got.dist, want.dist) and int(got.sources[0]) == s
+        for x in np.flatnonzero(got.reached)[::7].tolist():
+            path = got.path_to(x)  # arcs of network() at their costs
+            for a, b in zip(path[:-1], path[1:], strict=False):
+                row = slice(edited.indptr[a], edited.indptr[a + 1])
+                w = edited.weights[row][edited.indices[row] == b]
+                assert w.size and int(got.dist[b]) == int(got.dist[a]) + int(w.min())
     assert replace(Edit("ban_turn", turn=(f, v, t))).target().startswith("turn way")

@@ -146,8 +146,7 @@ class EditTool(Tool):
             from app.jobs.edits import Scenario
 
             self.scenario = Scenario(self.map_net(), backend=self._backend(),
-                                     max_snap_m=self.win.snap_max_m, snapper=self.win.snapper,
-                                     same_numbering=True)
+                                     max_snap_m=self.win.snap_max_m, snapper=self.win.snapper)
             self.win.scenario = self.scenario
         return self.scenario
 
@@ -351,8 +350,10 @@ class EditTool(Tool):
         sc = self._ensure_scenario()
         previous = route.result if self._since is not None else None
         summaries = list(self._since or [])
-        opts = whatif.WhatIfOptions(int(route.source), win.algo_panel.strategy, self._backend())
-        base_graph = win.graph if self._needs_base(route.source) else None
+        source = int(route.source)  # a node of the map routes are read from: searched as the graph's
+        opts = whatif.WhatIfOptions(win.session.search_vertex(source), win.algo_panel.strategy,
+                                    self._backend())
+        base_graph = win.graph if self._needs_base(source) else None
         graph, mod = sc.graph, self._mod
 
         def fn(ctx):
@@ -360,6 +361,7 @@ class EditTool(Tool):
                              progress=ctx.progress, cancel=ctx.cancelled, on_phase=ctx.on_phase)
             if sc.edits:
                 sc.network()  # routes are read from it: made here, not in the GUI thread
+                sc.network_order()
             out.changed_arcs = sc.changed_arcs  # O(m): here too
             return out
 
@@ -368,7 +370,7 @@ class EditTool(Tool):
         win.chart.clear()
         win.chart.begin_run(label)
         win.status(f"Updating the search for {plural(len(sc.edits), 'edit')}…")
-        return win.submit(fn, lambda out: self._update_done(out, mod, opts.source, label),
+        return win.submit(fn, lambda out: self._update_done(out, mod, source, label),
                           tag=label, busy=True)
 
     def _update_done(self, out: whatif.WhatIfResult, mod: int, source: int,
@@ -550,7 +552,7 @@ class EditTool(Tool):
             return False
         try:
             trial = Scenario(win.net, backend=self._backend(), max_snap_m=win.snap_max_m,
-                             snapper=win.snapper, same_numbering=True)
+                             snapper=win.snapper)
             applied = trial.apply_all(edits)
         except (EditError, ValueError) as exc:
             win.show_error("Could not apply the scenario", str(exc))

@@ -21,6 +21,7 @@ class RouteState(Protocol):
     iso_opts: Any  # their IsochroneOptions
 
     def search_map(self) -> Any: ...
+    def routes_result(self) -> Any: ...
 
 
 def export_route_tool(tool: RouteState, what: str, path: str) -> None:
@@ -37,7 +38,7 @@ def export_route_tool(tool: RouteState, what: str, path: str) -> None:
         if tool.result is None:
             raise InvalidArgumentError("no distance field to export: click a source first")
         (export.field_csv if low.endswith(".csv") else export.field_geojson)(
-            tool.search_map(), tool.result.dist, path)
+            tool.search_map(), tool.routes_result().dist, path)
     else:
         if tool.result is None:
             raise InvalidArgumentError("no search telemetry to export yet")

@@ -8,6 +8,7 @@ tool's state (source, result, snap segments); split them when the next feature l
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from PySide6.QtCore import QRectF, QTimer
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
@@ -304,12 +305,19 @@ class RouteTool(Tool):
         self.win.canvas.show_field(None)
 
     # ---- searching ----------------------------------------------------------------------
+    def routes_result(self) -> Any:
+        """The search on screen in the numbering of :meth:`search_map` (routes, costs by
+        node, exports; the field and the change view keep the searched graph's)."""
+        return self.win.session.route_result(self.result)
+
     def _options(self, strategy: str) -> sssp.SsspJobOptions:
         ap = self.win.algo_panel
         # the session's policy: "off" while the window gets the map's route index ready
-        # (its own worker: app/gui/route_index.py), else "auto"
-        return sssp.SsspJobOptions(int(self.source), strategy, ap.backend, ap.options(),
-                                   cpu_fallback=True, index=self.win.session.index_policy)
+        # (its own worker: app/gui/route_index.py), else "auto"; the source is a node of
+        # the map routes are read from, searched as the graph's
+        return sssp.SsspJobOptions(self.win.session.search_vertex(int(self.source)), strategy,
+                                   ap.backend, ap.options(), cpu_fallback=True,
+                                   index=self.win.session.index_policy)
 
     def run_search(self, drag: bool | None = None) -> int:
         """Start the search from ``self.source`` (superseding any running one). ``drag``
@@ -337,13 +345,15 @@ class RouteTool(Tool):
                            on_phase=None if drag else ctx.on_phase)
             if edited:  # the edited map: its network (for routes) made here too
                 sc.network()
+                sc.network_order()
             if paint is not None:  # the field's pixels coloured here, not in the GUI thread
                 res.extra["_field_image"] = paint(res.dist)
             return res
 
         run.__name__ = "sssp"
         jid = win.submit(run, self._search_done, tag=opts.strategy, busy=True)
-        win.status(f"Searching from node {int(self._net.node_ids[opts.source])} "
+        # (the source's id on the map points come from: a new node's too)
+        win.status(f"Searching from node {int(self.search_map().node_ids[int(self.source)])} "
                    f"({opts.strategy}, {opts.backend})…")
         return jid
 
@@ -513,7 +523,7 @@ class RouteTool(Tool):
         big = net.num_arcs >= iso.IMAGE_MIN_ARCS  # bands drawn from the grid, traced on export
         opts = isochrones.IsochroneOptions(int(self.source), cuts, lonlat=False, trace=not big,
                                            buffer_m=iso.display_buffer(net, isochrones.DEFAULT_BUFFER_M))
-        dist = res.dist
+        dist = self.routes_result().dist  # by the nodes of ``net``
 
         def fn(ctx):
             r = isochrones.run(net, opts, progress=ctx.progress, cancel=ctx.cancelled, dist=dist)
@@ -547,7 +557,9 @@ class RouteTool(Tool):
         if self.result is None or self.target is None or win.net is None:
             return
         try:
-            net, res = self.search_map(), self.result  # a turn copy may reach the target first
+            # in the numbering of the map routes are read from; a turn copy may reach the
+            # target first
+            net, res = self.search_map(), self.routes_result()
             end = best_copy(net, res.dist, int(self.target), res.unreachable)
             self.route = read_route(net, res, int(self.source), end)
         except UnreachableError as exc:

@@ -75,7 +75,7 @@ class Scenario:
     """
 
     def __init__(self, net: RoadNetwork, *, backend: str = "auto",
-                 max_snap_m: float = 1000.0, snapper=None, same_numbering: bool = False):
+                 max_snap_m: float = 1000.0, snapper=None):
         if net.has_negative:  # the mutable graph keeps int32 weights >= 0
             raise EditError("", NEGATIVE)
         self.base = net
@@ -93,9 +93,7 @@ class Scenario:
         # vertices added by turn edits -> their original (never dropped: undo leaves a
         # vertex, isolated, as it leaves those of added links)
         self.turn_copies: dict[int, int] = {}
-        # the app searches the MutableGraph and reads routes from network(): both must
-        # number vertices alike, so a new node before turn copies is refused there
-        self.same_numbering = same_numbering
+        self._order: tuple[int, np.ndarray | None] | None = None  # (version, network_order)
 
     # ---- editing --------------------------------------------------------------------------
     def apply(self, edit: Edit) -> AppliedEdit:
@@ -113,11 +111,6 @@ class Scenario:
         stage = Stage(self.store, self.graph)
         if edit.action == "add":
             add_link(self, stage, edit, label)
-            if (self.same_numbering and len(stage.verts) > len(stage.copies)
-                    and (self.turn_copies or self.base.meta.get("turn_copies"))):
-                raise EditError(label, "in the app, a link on a map with turn restrictions "
-                                       "must end at junctions (a new node mid-road would "
-                                       "renumber the turn copies); the CLI takes it")
         elif edit.action in TURN_ACTIONS:
             apply_turn(self, stage, edit, label)
         else:
@@ -166,7 +159,7 @@ class Scenario:
         """Replay this scenario's edits and then ``edits`` on a scratch Scenario sharing
         the spatial indexes (EditError naming the first that fails)."""
         scratch = Scenario(self.base, backend="cpu", max_snap_m=self.max_snap_m,
-                           snapper=self.targets._snapper, same_numbering=self.same_numbering)
+                           snapper=self.targets._snapper)
         scratch.targets.share(self.targets)
         for e in self.edits + edits:
             scratch.apply(e)
@@ -240,6 +233,18 @@ class Scenario:
             self._tkey = str(self.base.meta.get("index_topology") or
                              topology_key(CSRGraph.from_any(self.base)))
         return self._tkey
+
+    def network_order(self) -> np.ndarray | None:
+        """How :meth:`network` numbers the graph's vertices: its vertex ``i`` is the graph's
+        vertex ``order[i]``; None where both number them alike. They differ on a
+        turn-restricted map once a mid-road link added a node (network() keeps the turn
+        copies last, the graph appends it): the app searches the graph and reads routes
+        from network() (``app.session``). Kept until the next edit."""
+        v = self.graph.version
+        if self._order is None or self._order[0] != v:
+            restricted = bool(self.turn_copies or self.base.meta.get("turn_copies"))
+            self._order = (v, copies_last(self)[0] if restricted else None)
+        return self._order[1]
 
     def network(self) -> RoadNetwork:
         """The edited map as a RoadNetwork: the live arcs in CSR rows as the loaders sort
