@@ -87,8 +87,7 @@ def test_top_sum_over_positive_counts_equals_the_full_partition():
 def test_fresh_sweep_in_32_bits_equals_the_64_bit_sweep():
     """The branch-free kernel on int32 blocks (INF32 for unreachable: the relaxation's sum
     must not wrap) against the int64 fill-and-sweep, lanes narrower than the block."""
-    from gpu_core.hierarchy.cpu import INF32, BIG32, _sweep, _sweep_fresh, down_w32, \
-        upward_searches
+    from gpu_core.hierarchy.cpu import BIG32, INF32, _sweep, _sweep_fresh, down_w32, upward_searches
 
     g = fam.disconnected(seed=1)  # unreachable vertices: INF32 rows stay INF32
     h = build_hierarchy(g, method="cch")
@@ -124,5 +123,5 @@ def test_upward_searches_climb_a_known_tree_with_the_same_spaces():
     for i in range(srcs.size):
         a = slice(climbed[0][i], climbed[0][i + 1])
         b = slice(starts[i], starts[i + 1])
-        assert sorted(zip(climbed[1][a].tolist(), climbed[2][a].tolist())) == \
-            sorted(zip(verts[b].tolist(), dists[b].tolist()))
+        assert sorted(zip(climbed[1][a].tolist(), climbed[2][a].tolist(), strict=True)) == \
+            sorted(zip(verts[b].tolist(), dists[b].tolist(), strict=True))
