@@ -195,6 +195,41 @@ def _index(net, opts: BillboardsOptions, progress, cancel, *, local: bool = True
                          cancel=cancel, backend=be)
 
 
+def sampled_by_default(net, backend: str) -> bool:
+    """Whether the window's placement with its defaults (K = 5, method auto) samples on the
+    CPU on ``net`` (big maps)."""
+    from gpu_core.backend import resolve_backend
+
+    if resolve_backend(backend) != "cpu":
+        return False
+    return _sampled_here(net, BillboardsOptions(5, backend="cpu"), "cpu")
+
+
+def warm_sampled(net) -> float:
+    """Do ahead what a first sampled placement on ``net`` does once per map and process,
+    for the window, once its route index is ready (issue 43: the first click's first answer
+    on the 1.43M-node map took 1-3 s longer than the second): the transposed graph's sort,
+    the graph's fingerprint, numba's cache loads of the sampler's kernels (one pair drawn
+    through the index read off the key-weighted one: ``plain_from_key_index``). Returns the
+    seconds taken; 0 when the process holds no key index of ``net``."""
+    from gpu_core.betweenness.api import path_sampler
+    from gpu_core.graph import CSRGraph
+
+    from .index import plain_from_key_index
+
+    t0 = time.perf_counter()
+    got = plain_from_key_index(net)
+    if got is None:
+        return 0.0
+    g = CSRGraph.from_any(net)
+    sampler = path_sampler(g, DEFAULT_MODE, "cpu", hierarchy=got[0])
+    if sampler.kernel != "indexed":
+        return 0.0
+    pair = np.zeros(1, np.int32)
+    sampler.run(pair, np.full((1, 1), g.num_nodes - 1, np.int32), 0, 0)
+    return time.perf_counter() - t0
+
+
 def warm_up(opts: BillboardsOptions, net=None) -> float:
     """Load (or compile) the kernels ``run(net, opts)`` uses with a 1-site run on a 4-node
     path (the exact method's when ``opts.method`` is auto); returns the seconds taken, so
