@@ -53,3 +53,48 @@ def test_no_key_index_of_zero_weight_arcs(tmp_path, monkeypatch):
     key_hierarchy_for(z, policy="on")
     assert known_key_index(z)[0] is not None
     assert plain_from_key_index(z) is None
+
+
+def test_a_placement_waits_for_a_warm_up_in_flight(tmp_path, monkeypatch):
+    """The window's warm-up (``warm_sampled``) and a click's placement do not do the same
+    once-per-map work side by side: the placement starts when the warm-up has ended."""
+    import threading
+
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))
+    g = fam.road_grid(12, 12, seed=4)
+    order: list[str] = []
+    real_index = billboards._index
+
+    def spy(*a, **k):
+        order.append("placement")
+        return real_index(*a, **k)
+
+    monkeypatch.setattr(billboards, "_index", spy)
+    held, go = threading.Event(), threading.Event()
+
+    def warm() -> None:
+        with billboards._WARMING:
+            held.set()
+            go.wait(30)
+            order.append("warm-up ended")
+
+    th = threading.Thread(target=warm)
+    th.start()
+    held.wait(30)
+    opts = BillboardsOptions(k=2, backend="cpu", method="sampled", epsilon=0.3, seed=1,
+                             index="off")
+    placing = threading.Thread(target=billboards.run, args=(g, opts))
+    placing.start()
+    placing.join(0.5)
+    assert order == [] and placing.is_alive()  # waiting for the warm-up
+    go.set()
+    th.join(30)
+    placing.join(60)
+    assert order == ["warm-up ended", "placement"]
+
+
+def test_warm_sampled_without_a_key_index_does_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))
+    g = _copy(fam.road_grid(8, 8, seed=1))
+    assert billboards.warm_sampled(g) == 0.0
+    assert not billboards._WARMING.locked()
