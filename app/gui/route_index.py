@@ -171,6 +171,22 @@ class RouteIndex(QObject):
         self._set("building", "route index: starting")
         return self._job
 
+    def _warm_billboards(self, graph) -> None:
+        """On a map where the billboards sample on the CPU, their once-per-map set-up and
+        kernel loads on this worker now (``billboards.warm_sampled``, 1-3 s), not in the
+        first click's wait for its first answer (issue 43). Not this worker's job of
+        record (its end is not awaited; an edit's re-index supersedes it)."""
+        from app.jobs import billboards
+
+        if not billboards.sampled_by_default(graph, self.win.algo_panel.backend):
+            return
+
+        def fn(ctx: JobContext):
+            return billboards.warm_sampled(graph)
+
+        fn.__name__ = "billboards-warm-up"
+        self.runner.submit(Job(fn, kind="warm"))
+
     def cancel(self) -> None:
         """Stop the build (or an edit's customization) in flight."""
         self.runner.cancel()
@@ -277,6 +293,7 @@ class RouteIndex(QObject):
         how = {"cache": "loaded", "built": "built", "customized": "customized"}.get(
             info.source, info.source)
         self._set("ready", "route index ready")
+        self._warm_billboards(graph)
         self.label.setToolTip(f"Route index {how} in {info.seconds:.1f} s: clicks and drags "
                               f"search through it ({info.summary.get('levels', '?')} levels)")
         self.win.status(f"Route index ready ({how} in {info.seconds:.1f} s): clicks now "

@@ -4,6 +4,7 @@ betweenness), through ``gpu_core.betweenness.billboards`` and its progress event
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -105,7 +106,15 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
         if opts.method != "sampled":
             raise ValueError("billboards on a Dask cluster need the sampled method")
         opts = replace(opts, backend=worker_backend(client, opts.backend))
-    h, info = _index(net, opts, progress, cancel)
+    if client is None:
+        with _WARMING:  # a warm-up in flight (the window's): wait, then use what it made
+            pass
+    ahead = _reverse_ahead(net, opts) if client is None else None
+    try:
+        h, info = _index(net, opts, progress, cancel, local=client is None)
+    finally:
+        if ahead is not None:
+            ahead.join()
     if client is not None:
         kind = KeptDraw if keep_paths else SampledDraw
         draw = kind(client, net, backend=opts.backend, mode=opts.mode, hierarchy=h,
@@ -139,12 +148,39 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     return done
 
 
-def _index(net, opts: BillboardsOptions, progress, cancel):
+def _sampled_here(net, opts: BillboardsOptions, be: str) -> bool:
+    """Whether the placement takes the sampled method (method auto: on big maps)."""
+    return opts.method == "sampled" or (
+        opts.method == "auto"
+        and estimate(net.num_nodes, net.num_arcs, replace(opts, backend=be))["method"] == "sampled")
+
+
+def _reverse_ahead(net, opts: BillboardsOptions) -> threading.Thread | None:
+    """The CPU sampler's transposed graph (``reverse_topology``: sorted once per map, ~0.3 s
+    of CPU on the 1.43M-node map, 1 s under load) made on a thread while the route index is
+    read from disk (reading and checking it lets go of the GIL too): the window's first
+    answer on a big map waited for both in turn (issue 43). None where it is not needed."""
+    from gpu_core.backend import resolve_backend
+    from gpu_core.betweenness.cuda import reverse_topology
+    from gpu_core.graph import CSRGraph
+
+    be = opts.backend if opts.backend in ("cpu", "cupy") else resolve_backend(opts.backend)
+    if be != "cpu" or not _sampled_here(net, opts, be):
+        return None
+    th = threading.Thread(target=reverse_topology, args=(CSRGraph.from_any(net),),
+                          name="signpost-reverse", daemon=True)
+    th.start()
+    return th
+
+
+def _index(net, opts: BillboardsOptions, progress, cancel, *, local: bool = True):
     """The route index speeds up the sampled method's paths in weighted mode, on either
-    backend: a PHAST sweep per block of sampled sources instead of a search per source."""
+    backend: a PHAST sweep per block of sampled sources instead of a search per source.
+    ``local`` (no Dask workers, which read the index's file) on the CPU: the one read off
+    the key-weighted index this process holds for the map's clicks, when it holds one."""
     from gpu_core.backend import resolve_backend
 
-    from .index import IndexInfo, hierarchy_for
+    from .index import IndexInfo, hierarchy_for, plain_from_key_index
 
     be = opts.backend if opts.backend in ("cpu", "cupy") else resolve_backend(opts.backend)
     if opts.mode == "hops" or opts.method == "exact" or opts.index == "off":
@@ -152,11 +188,56 @@ def _index(net, opts: BillboardsOptions, progress, cancel):
     # Method auto picks "sampled" only on big maps. On the GPU an index is used there when
     # one is cached; on the CPU it is built too: its build (about a minute on a 1.4M-node
     # map) is worth fewer than 200 of the per-source sampler's searches (issue 43).
-    sampled = opts.method == "sampled" or (
-        be == "cpu" and estimate(net.num_nodes, net.num_arcs, opts)["method"] == "sampled")
+    sampled = opts.method == "sampled" or (be == "cpu" and _sampled_here(net, opts, be))
+    if sampled and local and be == "cpu":  # the window's: its clicks' index holds this one
+        got = plain_from_key_index(net)
+        if got is not None:
+            return got
     sources = 1 << 30 if sampled else 0
     return hierarchy_for(net, policy=opts.index, sources=sources, progress=progress,
                          cancel=cancel, backend=be)
+
+
+def sampled_by_default(net, backend: str) -> bool:
+    """Whether the window's placement with its defaults (K = 5, method auto) samples on the
+    CPU on ``net`` (big maps)."""
+    from gpu_core.backend import resolve_backend
+
+    if resolve_backend(backend) != "cpu":
+        return False
+    return _sampled_here(net, BillboardsOptions(5, backend="cpu"), "cpu")
+
+
+# Held while ``warm_sampled`` runs: a placement starting meanwhile waits for it (at most
+# about a second) instead of sorting the same arcs and loading the same kernels beside it
+# (clicked at "route index ready": 3.4-4.3 s to the first answer, against 2.1-2.6 s after it).
+_WARMING = threading.Lock()
+
+
+def warm_sampled(net) -> float:
+    """Do ahead what a first sampled placement on ``net`` does once per map and process,
+    for the window, once its route index is ready (issue 43: the first click's first answer
+    on the 1.43M-node map took 1-3 s longer than the second): the transposed graph's sort,
+    the graph's fingerprint, numba's cache loads of the sampler's kernels (one pair drawn
+    through the index read off the key-weighted one: ``plain_from_key_index``). Returns the
+    seconds taken; 0 when the process holds no key index of ``net``."""
+    from gpu_core.betweenness.api import path_sampler
+    from gpu_core.graph import CSRGraph
+
+    from .index import plain_from_key_index
+
+    t0 = time.perf_counter()
+    with _WARMING:
+        got = plain_from_key_index(net)
+        if got is None:
+            return 0.0
+        g = CSRGraph.from_any(net)
+        sampler = path_sampler(g, DEFAULT_MODE, "cpu", hierarchy=got[0])
+        if sampler.kernel != "indexed":
+            return 0.0
+        pair = np.zeros(1, np.int32)
+        sampler.run(pair, np.full((1, 1), g.num_nodes - 1, np.int32), 0, 0)
+    return time.perf_counter() - t0
 
 
 def warm_up(opts: BillboardsOptions, net=None) -> float:

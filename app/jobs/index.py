@@ -38,7 +38,9 @@ AUTO_MIN_SOURCES = 64
 class IndexInfo:
     """How the index of a job was obtained (for the job's stats and the CLI's summary)."""
 
-    source: str = "none"  # "none", "cache", "customized", "built" or "rebuilt"
+    # "none", "cache", "customized", "built", "rebuilt" or "search index" (read off the
+    # key-weighted index held for the clicks: ``plain_from_key_index``)
+    source: str = "none"
     seconds: float = 0.0  # load, customization or build time
     path: str = ""
     summary: dict = field(default_factory=dict)
@@ -255,6 +257,32 @@ def remember_key_index(net, value) -> None:
     from gpu_core.graph import prepared
 
     prepared(net).put(_ONE_TO_ALL, value)
+
+
+def plain_from_key_index(net):
+    """(Hierarchy of ``net``'s own weights, IndexInfo "search index") read off the key-
+    weighted index this process holds for ``net`` (``known_key_index``: the window's, made
+    for its clicks), or None: none held, another graph's, or arcs of weight 0 (their
+    search weights are the keys themselves). No file is read: the window's sampled
+    billboards on the 1.43M-node map waited 1.2 s (under load 2 s) for the plain index's
+    file before its first answer (issue 43; ``gpu_core.hierarchy.plain_of_key``)."""
+    from gpu_core.graph import prepared
+    from gpu_core.hierarchy import graph_key, key_graph_fingerprint, plain_of_key
+
+    hit = known_key_index(net)
+    if hit is None or hit[0] is None:
+        return None
+    pg = prepared(net)
+    g = pg.csr
+    hk = hit[0]
+    if hk.n != g.num_nodes or (g.num_arcs and int(g.weights.min()) <= 0):
+        return None
+    if hk.graph_key != key_graph_fingerprint(g):
+        return None
+    t0 = time.perf_counter()
+    h = plain_of_key(hk, pg.key_space)
+    h.graph_key = graph_key(g)
+    return h, IndexInfo("search index", time.perf_counter() - t0, "", h.summary())
 
 
 def key_hierarchy_for(net, *, policy: str = "auto", progress: Progress | None = None,

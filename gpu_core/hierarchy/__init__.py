@@ -16,12 +16,12 @@ from .api import (
     road_shaped,
 )
 from .cch import Topology, build_topology, customize, fits, slots_for, topology_key
-from .keyed import key_graph_fingerprint, key_hierarchy
+from .keyed import key_graph_fingerprint, key_hierarchy, plain_of_key
 from .order import MetisUnavailableError
 
 __all__ = [
     "METHODS", "Hierarchy", "HierarchyTooDenseError", "MetisUnavailableError", "Topology",
     "build_hierarchy", "build_topology", "customize", "fits", "graph_key", "key_graph_fingerprint",
-    "key_hierarchy", "recustomize",
+    "key_hierarchy", "plain_of_key", "recustomize",
     "road_shaped", "slots_for", "topology_key",
 ]

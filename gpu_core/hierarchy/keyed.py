@@ -73,3 +73,31 @@ def key_hierarchy(graph: GraphLike, *, progress: ProgressCallback | None = None,
     if key:
         h.graph_key = key
     return h
+
+
+def plain_of_key(h: Hierarchy, ks: KeySpace) -> Hierarchy:
+    """The route index of the graph's own weights, read off its key-weighted one ``h``
+    (key space ``ks``: w' = w << hop_bits | 1) without a customization or a file.
+
+    Every arc of ``h`` weighs the key of a real path, (cost << hop_bits) + hops with hops
+    below 2^hop_bits, so ``key >> hop_bits`` is that path's cost; the lexicographic
+    minimum's first part is the least cost, so a sweep with the shifted weights gives
+    every vertex its exact cost: a lower bound (each up-down path is a real walk) that is
+    reached (the key-shortest path's up-down path, whose hop parts sum below 2^hop_bits
+    and so carry nothing into the cost). The arrays of the structure (ranks, arcs, levels,
+    elimination tree) are shared; only the two weight arrays are new. The caller sets
+    ``graph_key`` (the plain graph's fingerprint). Issue 43: the window's first billboards
+    answer on a 1.43M-node map read a second index from disk for 1.2 s; the window holds
+    this one already."""
+    hb = int(ks.hop_bits)
+    out = Hierarchy(h.n, h.rank_of, h.up_ptr, h.up_dst, h.up_w >> hb, h.down_ptr,
+                    h.down_src, h.down_w >> hb, h.level_ptr)
+    out.shortcuts, out.build_s, out.method, out.cch_edges = (h.shortcuts, h.build_s,
+                                                              h.method, h.cch_edges)
+    out.tree_parent, out.tree_depth = h.tree_parent, h.tree_depth
+    for name in ("_topology", "_arc_depth"):  # the tree: the same arcs, any weights
+        if name in h.__dict__:
+            out.__dict__[name] = h.__dict__[name]
+    if "_device_box" in h.__dict__:
+        out.__dict__["_device_box"] = {}  # its own device copy (other weights)
+    return out
