@@ -213,7 +213,7 @@ def _sync(backend: str) -> None:
     if backend == "cupy":
         import cupy
 
-        cupy.cuda.get_current_device().synchronize()
+        cupy.cuda.Device().synchronize()
 
 
 def _row(name: str, unit: str, without: float, with_: float, goal: float) -> dict:

@@ -352,8 +352,11 @@ class RouteTool(Tool):
 
         run.__name__ = "sssp"
         jid = win.submit(run, self._search_done, tag=opts.strategy, busy=True)
-        # (the source's id on the map points come from: a new node's too)
-        win.status(f"Searching from node {int(self.search_map().node_ids[int(self.source)])} "
+        # (the source's id on the map points come from: a new node's too; a map is open
+        # while a click searches)
+        net = sess.search_net()
+        assert net is not None
+        win.status(f"Searching from node {int(net.node_ids[int(self.source)])} "
                    f"({opts.strategy}, {opts.backend})…")
         return jid
 
