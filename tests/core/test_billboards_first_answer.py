@@ -16,6 +16,7 @@ from gpu_core.hierarchy import build_hierarchy, graph_key, key_hierarchy, plain_
 from gpu_core.hierarchy.contract import INF
 from gpu_core.hierarchy.cpu import sweep_block
 from tests.core import families as fam
+from tests.core.billboard_events import partials_and_result
 
 GRAPHS = {
     "road grid": lambda: fam.road_grid(14, 14, seed=3),
@@ -48,12 +49,7 @@ KW = dict(mode="weighted", backend="cpu", method="sampled", epsilon=0.05, delta=
 
 
 def _run(g, k, **kw):
-    partials, result = [], None
-    for ev in billboards(g, k, **KW, **kw):
-        if getattr(ev, "partial", None) is not None:
-            partials.append(ev.partial)
-        result = ev
-    return partials, result
+    return partials_and_result(billboards(g, k, **KW, **kw))
 
 
 @pytest.mark.parametrize("name", ["road grid", "equal weights (ties everywhere)"])

@@ -11,18 +11,14 @@ import pytest
 from gpu_core.betweenness import billboards
 from gpu_core.hierarchy import build_hierarchy
 from tests.core import families as fam
+from tests.core.billboard_events import partials_and_result
 
 KW = dict(mode="weighted", backend="cpu", method="sampled", epsilon=0.03, delta=0.1,
           sampling="progressive", seed=4)
 
 
 def _run(g, k, **kw):
-    partials, result = [], None
-    for ev in billboards(g, k, **KW, **kw):
-        if getattr(ev, "partial", None) is not None:
-            partials.append(ev.partial)
-        result = ev
-    return partials, result
+    return partials_and_result(billboards(g, k, **KW, **kw))
 
 
 @pytest.mark.parametrize("indexed", [False, True])
