@@ -132,3 +132,17 @@ def arc_classes(ch: Change, tails: np.ndarray, heads: np.ndarray) -> np.ndarray:
     cls[ch.gained[tails] | ch.gained[heads]] = GAINED_CLASS
     cls[ch.lost[tails] | ch.lost[heads]] = LOST_CLASS
     return cls
+
+
+def change_text(ch: Change, unit: str) -> str:
+    """A one-line summary of a change view."""
+    from .map_canvas import format_cost  # (Qt: the module stays Qt-free until used)
+    from .words import change_words, plural
+
+    grew, shrank = int((ch.delta > 0).sum()), int((ch.delta < 0).sum())
+    if ch.none:
+        return ("nothing changed: no node's cost from A differs from the unedited map "
+                "(the edited roads are on no shortest route from A)")
+    more, less = change_words(unit)
+    return (f"{plural(grew, 'node')} {more}, {shrank:,} {less} (up to {format_cost(ch.span, unit)}); "
+            f"{int(ch.lost.sum()):,} became unreachable")

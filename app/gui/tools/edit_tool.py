@@ -26,11 +26,10 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from app.jobs import whatif
 from resources import colormap_lut
 
-from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change_of, palette
+from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change_of, change_text, palette
 from ..edit_panel import EditLayers, EditPanel
-from ..map_canvas import format_cost
 from ..overlays import field_title
-from ..words import change_words, plural
+from ..words import plural
 from .base import Tool
 from .edit_commands import EditCommand, file_id
 from .route_tool import RouteTool
@@ -589,13 +588,3 @@ class EditTool(Tool):
             return self.save_dialog()
         return answer == QMessageBox.StandardButton.Discard
 
-
-def change_text(ch: Change, unit: str) -> str:
-    """A one-line summary of a change view."""
-    grew, shrank = int((ch.delta > 0).sum()), int((ch.delta < 0).sum())
-    if ch.none:
-        return ("nothing changed: no node's cost from A differs from the unedited map "
-                "(the edited roads are on no shortest route from A)")
-    more, less = change_words(unit)
-    return (f"{plural(grew, 'node')} {more}, {shrank:,} {less} (up to {format_cost(ch.span, unit)}); "
-            f"{int(ch.lost.sum()):,} became unreachable")
