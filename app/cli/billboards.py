@@ -206,7 +206,9 @@ def _run(args: argparse.Namespace, cl) -> int:
         out.update(samples=result.samples, error_bound=result.error_bound,
                    epsilon=result.epsilon, delta=result.delta, sampling=result.sampling,
                    sample_bound=result.sample_bound, epsilon_at_stop=result.epsilon_at_stop,
-                   stopped_by=result.stopped_by, guarantee=result.guarantee)
+                   stopped_by=result.stopped_by, guarantee=result.guarantee,
+                   phase_s={k: round(v, 4) for k, v in result.phase_s.items()},
+                   notes=result.notes)
     if args.out:
         _write_sites(args, net, out)
     if args.json:

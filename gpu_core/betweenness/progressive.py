@@ -190,6 +190,7 @@ def progressive_billboards(
     drawn = 0
     best: BillboardResult | None = None
     t_sample = 0.0
+    t_tied = 0.0  # of t_sample: the pairs the sampler deferred (several shortest paths)
     for r, L in enumerate(sizes):
         ts = time.perf_counter()
         parts_s, parts_v = [es_all], [ev_all]
@@ -220,6 +221,7 @@ def progressive_billboards(
                                A, B, reached, a_log, epsilon, backend, delta, bound, mode,
                                len(sizes), cap, t0)
             yield BillboardProgress(r + 1, len(sizes), hi, cap, phase="sample")
+        tf = time.perf_counter()
         rest = sampler.flush(plan.hash_seed)
         if rest is not None:
             es, ev = fold_entries(xp, rest[0], rest[1], fold, n)
@@ -227,6 +229,7 @@ def progressive_billboards(
             parts_v.append(ev)
         es_all, ev_all = xp.concatenate(parts_s), xp.concatenate(parts_v).astype(xp.int32)
         drawn = L
+        t_tied += time.perf_counter() - tf
         t_sample += time.perf_counter() - ts
         if L == cap:
             break
@@ -235,7 +238,8 @@ def progressive_billboards(
         res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
         res.sample_bound, res.mode = bound, mode
         res.guarantee = progressive_guarantee(epsilon, delta)
-        res.phase_s = {"sample": t_sample, "select": time.perf_counter() - t0 - t_sample}
+        res.phase_s = _phases(t0, t_sample, t_tied)
+        res.notes = sampler.note() + res.notes
         res.rounds_time_s = [time.perf_counter() - t0]
         best = res
         done = res.epsilon_at_stop <= epsilon
@@ -267,9 +271,16 @@ def progressive_billboards(
         epsilon_at_stop=epsilon, stopped_by="cap", guarantee=progressive_guarantee(
             epsilon, delta),
         notes=f"progressive: reached the cap ({cap} samples, the fixed bound at delta/2)",
-        rounds_time_s=[time.perf_counter() - t0],
-        phase_s={"sample": t_sample, "select": time.perf_counter() - t0 - t_sample})
+        rounds_time_s=[time.perf_counter() - t0], phase_s=_phases(t0, t_sample, t_tied))
+    res.notes = sampler.note() + res.notes
     return res
+
+
+def _phases(t0: float, t_sample: float, t_tied: float) -> dict:
+    """Seconds so far: drawing the paths (``sample``; ``tied``: of it, the pairs the
+    sampler deferred), the rounds' greedy and bounds (``select``)."""
+    return {"sample": t_sample, "tied": t_tied,
+            "select": time.perf_counter() - t0 - t_sample}
 
 
 def _preview(xp, parts_s, parts_v, sampler, L: int, n: int, k: int, eligible, in_r, a, b,
