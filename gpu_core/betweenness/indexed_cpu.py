@@ -170,6 +170,33 @@ def walk_back(d, rank_of, rindptr, rindices, rw, sources, targets, base, seed, i
     return out_s[:cnt], out_v[:cnt], reach, amb, tied
 
 
+@njit(cache=True, nogil=True)
+def tied_columns(d, rank_of, rindptr, rindices, rw, sources, targets, gids, seed, inf):
+    """(sample numbers, interior vertices, left) of pairs j = 0..k-1 with several shortest
+    paths, drawn by ``_tied_walk`` from the cost columns ``d[rank_of[v], j]`` under their
+    sample numbers ``gids[j]``: the GPU sampler's tied pairs, their columns copied here
+    (``indexed_sampling``). ``left[j]`` = 1: a tight arc of cost 0, no entries (the
+    per-source sampler's)."""
+    k = sources.shape[0]
+    n = d.shape[0]
+    left = np.zeros(k, np.uint8)
+    out_s = np.empty(1024, np.int64)
+    out_v = np.empty(1024, np.int32)
+    mark = np.zeros(n, np.int32)  # stamps j + 1: fresh for each call
+    coll = np.empty(n, np.int32)
+    sig = np.empty(n, np.float64)
+    cnt = 0
+    for j in range(k):
+        out_s, out_v, got = _tied_walk(d, j, rank_of, rindptr, rindices, rw, sources[j],
+                                       targets[j], seed, gids[j], mark, coll, sig, out_s,
+                                       out_v, cnt, inf)
+        if got < 0:
+            left[j] = 1
+        else:
+            cnt = got
+    return out_s[:cnt], out_v[:cnt], left
+
+
 class CpuIndexedSampler:
     """``run(srcs, tgts, seed, base)`` as :func:`sampling._sample_cpu` (T = 1): the same
     entries, every pair walked over a PHAST block of the route index (ties included; only

@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..hierarchy.cuda import Sweeper, resident_width
+from ..hierarchy.cpu import INF32
+from ..hierarchy.cuda import INF, Sweeper, resident_width
 from .cuda import CudaSampler, _module
+from .indexed_cpu import tied_columns
+
+# Tied pairs' columns copied to the host at a time (n x 4 or 8 bytes each: 6 MB on NE)
+TIED_COLUMNS = 64
 
 
 class IndexedSampler:
@@ -30,10 +35,13 @@ class IndexedSampler:
         self.K = resident_width(hierarchy, 0, 1 << 30)
         self.sweeper = Sweeper(hierarchy, self.K)
         self.rank_of = cp.asarray(hierarchy.rank_of.astype(np.int32))
+        self.rank_host = np.ascontiguousarray(hierarchy.rank_of, dtype=np.int32)
+        self.rev_host = (ri, rx, rw)
         self.fallback = CudaSampler(g, w, ri, rx, rw)
         self.mod = _module("sample_walk.cu")
         self.cap_per_sample = 2048
         self.ambiguous = 0  # pairs handed to the per-source sampler
+        self.tied = 0  # pairs with several shortest paths drawn from their column
         self.pending: list = []  # (sources, targets, sample numbers) of those pairs
 
     def chunk_size(self, total: int) -> int:
@@ -62,10 +70,39 @@ class IndexedSampler:
             if used <= cap:
                 break
             self.cap_per_sample = -(-used // ns) * 2
+        es, ev = out_s[:used], out_v[:used]
         idx = np.flatnonzero(cp.asnumpy(amb))
-        if idx.size:  # searched at the end, together: the sampler wants many in flight
-            self.pending.append((srcs[idx], tgts[idx], base + idx))
-        return out_s[:used], out_v[:used], reach  # reach: t != s and t reachable
+        if idx.size:
+            t_s, t_v, left = self._tied(idx, srcs, tgts, seed, base)
+            self.tied += int(idx.size - left.size)
+            if t_s.size:
+                es = cp.concatenate([es, cp.asarray(t_s)])
+                ev = cp.concatenate([ev, cp.asarray(t_v)])
+            if left.size:  # searched at the end, together: the sampler wants many in flight
+                self.pending.append((srcs[left], tgts[left], base + left))
+        return es, ev, reach  # reach: t != s and t reachable
+
+    def _tied(self, idx: np.ndarray, srcs: np.ndarray, tgts: np.ndarray, seed: int,
+              base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Host entries of the tied pairs ``idx`` (columns of the last sweep) and the
+        pairs among them left to the per-source sampler (a tight arc of cost 0)."""
+        cp = self.cp
+        block = self.sweeper.d.reshape(self.n, self.K)
+        inf = INF32 if block.dtype == cp.int32 else np.int64(INF)
+        ri, rx, rw = self.rev_host
+        parts_s, parts_v, left = [], [], []
+        for lo in range(0, int(idx.size), TIED_COLUMNS):
+            sel = idx[lo:lo + TIED_COLUMNS]
+            cols = cp.asnumpy(block[:, cp.asarray(sel)])  # [n, len(sel)], C order
+            e_s, e_v, bad = tied_columns(
+                cols, self.rank_host, ri, rx, rw, np.ascontiguousarray(srcs[sel], np.int32),
+                np.ascontiguousarray(tgts[sel, 0], np.int32), (base + sel).astype(np.int64),
+                np.uint64(seed), inf)
+            parts_s.append(e_s)
+            parts_v.append(e_v)
+            left.append(sel[bad.astype(bool)])
+        return (np.concatenate(parts_s), np.concatenate(parts_v),
+                np.concatenate(left).astype(np.int64))
 
     def flush(self, seed: int):
         """Entries of the pairs with several shortest paths, sampled by the per-source

@@ -142,3 +142,41 @@ def test_long_costs_sweep_in_64_bits(wmax):
     for a, b in zip(_pairs(got[0], got[1]), _pairs(ref[0], ref[1]), strict=True):
         np.testing.assert_array_equal(a, b)
     assert sampler.wide  # the 32-bit block met costs of 2^30 and more
+
+
+@pytest.mark.parametrize("name", ["equal_weight_grid", "duplicate_arcs"])
+def test_tied_columns_copied_out_equal_the_per_source_sampler(name):
+    """The GPU sampler's tied pairs are drawn on the host from their columns copied out of
+    the sweep block (``tied_columns``, ``indexed_sampling``): for every pair with several
+    shortest paths, the entries are the per-source sampler's, under its sample number."""
+    from gpu_core.betweenness.indexed_cpu import tied_columns, walk_back
+    from gpu_core.hierarchy.cpu import INF32
+
+    g = MAPS[name]()
+    w = g.weights.astype(np.int64)
+    h = build_hierarchy(g, method="cch")
+    n = g.num_nodes
+    plan = draw_plan(n, 300, np.ones(n), np.ones(n), seed=5)
+    rev = reverse_arrays(g, w)
+    sampler = CpuIndexedSampler(g, w, False, *rev, h)
+    d = sampler._costs(plan.srcs)
+    assert d is not None
+    inf = INF32 if d.dtype == np.int32 else np.int64(1 << 62)
+    t0 = np.ascontiguousarray(plan.tgts[:, 0])
+    *_, tied = walk_back(d, sampler.rank_of, *rev, plan.srcs, t0, np.int64(0),
+                         np.uint64(plan.hash_seed), inf)
+    idx = np.flatnonzero(tied)
+    assert idx.size > 5  # ties exercised
+    cols = np.ascontiguousarray(d[:, idx])  # what the GPU copies back
+    got_s, got_v, left = tied_columns(cols, sampler.rank_of, *rev,
+                                      plan.srcs[idx].astype(np.int32), t0[idx].astype(np.int32),
+                                      (700 + idx).astype(np.int64), np.uint64(plan.hash_seed),
+                                      inf)
+    assert not left.any()
+    # the per-source sampler, each pair under its own sample number 700 + j
+    refs = [_sample_cpu(g, w, False, *rev, plan.srcs[j:j + 1], plan.tgts[j:j + 1],
+                        plan.hash_seed, 700 + int(j))[:2] for j in idx]
+    ref_s = np.concatenate([r[0] for r in refs])
+    ref_v = np.concatenate([r[1] for r in refs])
+    for a, b in zip(_pairs(got_s, got_v), _pairs(ref_s, ref_v), strict=True):
+        np.testing.assert_array_equal(a, b)

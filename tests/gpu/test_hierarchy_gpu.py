@@ -86,6 +86,39 @@ def test_indexed_sampling_equals_the_sampler(max_weight):
     np.testing.assert_array_equal(fast.coverage, plain.coverage)
 
 
+def test_tied_pairs_drawn_from_their_columns_on_the_host():
+    """Pairs with several shortest paths are drawn from their sweep columns copied to the
+    host (``indexed_cpu.tied_columns``), not by the per-source sampler: the entries are
+    still the per-source sampler's (the CPU's ``_sample_cpu``), pair by pair."""
+    from gpu_core.betweenness.cuda import reverse_arrays
+    from gpu_core.betweenness.indexed_sampling import IndexedSampler
+    from gpu_core.betweenness.sampling import _sample_cpu, draw_plan
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 3000, seed=7, max_weight=3))
+    w = g.weights.astype(np.int64)
+    h = build_hierarchy(g)
+    n = g.num_nodes
+    plan = draw_plan(n, 300, np.ones(n), np.ones(n), seed=2)
+    rev = reverse_arrays(g, w)
+    s = IndexedSampler(g, w, *rev, h)
+    step = s.chunk_size(300)
+    parts = [s.run(plan.srcs[lo:lo + step], plan.tgts[lo:lo + step], plan.hash_seed, 40 + lo)
+             for lo in range(0, 300, step)]
+    rest = s.flush(plan.hash_seed)
+    es = cp.concatenate([p[0] for p in parts] + [rest[0]])
+    ev = cp.concatenate([p[1] for p in parts] + [rest[1]])
+    reach = cp.concatenate([p[2] for p in parts])
+    assert s.tied > 10 and s.ambiguous == 0
+    ref_s, ref_v, ref_reach = _sample_cpu(g, w, False, *rev, plan.srcs, plan.tgts,
+                                          plan.hash_seed, 40)
+    np.testing.assert_array_equal(cp.asnumpy(reach), ref_reach)
+    got = np.lexsort((cp.asnumpy(ev), cp.asnumpy(es)))
+    want = np.lexsort((ref_v, ref_s))
+    np.testing.assert_array_equal(cp.asnumpy(es)[got], np.asarray(ref_s)[want])
+    np.testing.assert_array_equal(cp.asnumpy(ev)[got], np.asarray(ref_v)[want])
+
+
 @pytest.mark.parametrize("free_gib,total,want_k,sweeps", [
     (78, 1024, 256, 4), (76, 1024, 224, 5), (78, 10000, 256, 40), (70, 1100, 224, 5),
     (600, 1100, 576, 2), (600, 20, 32, 1)])
