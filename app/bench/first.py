@@ -1,7 +1,7 @@
 """``signpost bench first``: what a fresh install costs per command, cold and warm.
 
 Each row runs one ``signpost`` command on a map (default: the bundled sample map) in a new
-Python process, twice: **cold** with ``NUMBA_CACHE_DIR`` on an empty temporary folder and
+Python process, twice: **cold** with ``NUMBA_CACHE_DIR`` and ``CUPY_CACHE_DIR`` on empty folders and
 an empty map cache (``SIGNPOST_CACHE_DIR``), as on a fresh install, then **warm** with the
 folders the cold run filled. The child times where it goes: ``import`` (the command's module
 and ``gpu_core``: numba included), ``load`` (the map: cold parses the file and writes the
@@ -142,7 +142,9 @@ def measure(row: tuple[str, str, list[str]], backend: str, mp: str) -> dict:
         Path(d, "from.csv").write_text(FROM)
         Path(d, "to.csv").write_text(TO)
         argv = [a.format(b=backend, m=mp, d=d) for a in args]
+        # CuPy's kernel cache too: a fresh machine compiles the CUDA sources (NVRTC)
         env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(d, "numba")),
+                   CUPY_CACHE_DIR=str(Path(d, "cupy")),
                    SIGNPOST_CACHE_DIR=str(Path(d, "maps")), QT_QPA_PLATFORM="offscreen",
                    PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
         env.update(ROW_ENV.get(name, {}))
