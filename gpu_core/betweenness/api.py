@@ -64,42 +64,78 @@ class CpuEngine:
         self._pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._sizes = [0, 0]  # vertex entries and heads in the pools and pieces
         self._buf: tuple | None = None  # chunk buffers of the searched sources' DAGs
-        self.pools: tuple[np.ndarray, np.ndarray, np.ndarray] = (
-            np.empty(0, np.uint16), np.empty(0, np.uint8), np.empty(0, np.uint16))
+        self.pools: tuple[np.ndarray, np.ndarray, np.ndarray] = tuple(  # type: ignore[assignment]
+            np.empty(0, x) for x in self.dag_dtypes)  # the rows' dtypes: one replay kernel
         self.buckets = 0 if unit else _dial_buckets(g, w)
 
     def chunk_size(self, total: int) -> int:
-        from .cpu import LANES
+        from .cpu_lanes import LANES
 
         by_work = int(CPU_CHUNK_WORK // max(self.g.num_arcs + self.g.num_nodes, 1))
         return max(LANES, min(max(64, -(-total // 20)), by_work))
 
-    def run(self, in_r: np.ndarray, sources: np.ndarray):
-        from .cpu import LANES, round_gains
+    def searches_ahead(self) -> bool:
+        """Whether a round's searches may all run before its sums (:meth:`search`: their
+        DAGs kept; the sums then replay them): a K > 1 greedy on a small map."""
+        return self.keep
 
-        g = self.g
-        n, m = g.num_nodes, g.num_arcs
+    def compile_search(self) -> None:
+        """Compile (or load) the search kernel this engine's rounds call, on a tiny graph."""
+        from .cpu_lanes import compile_search
+
+        compile_search((self.g.indptr.dtype, self.g.indices.dtype), self.dag_dtypes,
+                       self.buckets > 0)
+
+    def search(self, in_r: np.ndarray, sources: np.ndarray) -> None:
+        """Search the sources not kept yet and keep their DAGs (while the keep budget
+        lasts; :meth:`run` searches the others again). The first call starts compiling
+        the replay kernel on a thread (``cpu_lanes.compile_replay_ahead``): on a fresh
+        install it compiles while these searches run (issue 41)."""
+        from .cpu_lanes import compile_replay_ahead
+
+        if not self.keep or self.kept_bytes >= CPU_KEEP_BYTES:
+            return
+        c_order, c_deg, c_heads, c_len = self._search(in_r, sources.astype(np.int32))
+        compile_replay_ahead(self.dag_dtypes)
+        if c_order.shape[0]:
+            self._keep(sources.astype(np.int32), c_order, c_deg, c_heads, c_len)
+
+    def run(self, in_r: np.ndarray, sources: np.ndarray):
+        from .cpu_lanes import LANES, replay_rows
+
         srcs = sources.astype(np.int32)
         if self._pieces and self.kept[srcs].any():
             self._join()
+        c_order, c_deg, c_heads, c_len = self._search(in_r, srcs)
         # (the last chunk kept may pass the budget by its own size)
-        record = self.keep and self.kept_bytes < CPU_KEEP_BYTES and not self.kept[srcs].all()
-        rows = srcs.size if record else 0
+        if c_order.shape[0] and self.keep and self.kept_bytes < CPU_KEEP_BYTES:
+            self._keep(srcs, c_order, c_deg, c_heads, c_len)  # rows still replayed below
+        return replay_rows(in_r, self.a, self.b, srcs, LANES, *self.pools, self.off, c_order,
+                           c_deg, c_heads, c_len)
+
+    def _search(self, in_r: np.ndarray, srcs: np.ndarray) -> tuple:
+        """The DAG rows (order, degrees, heads, lengths) of ``srcs`` not kept: row j is
+        ``srcs[j]``'s (no rows of order, degrees and heads when every source is kept)."""
+        from .cpu_lanes import LANES, search_rows
+
+        g = self.g
+        n, m = g.num_nodes, g.num_arcs
+        rows = 0 if self.kept[srcs].all() else srcs.size
         if self._buf is None or self._buf[0].shape[0] < rows:  # reused: no page faults
             vo, dg, hd = self.dag_dtypes
             self._buf = (np.empty((rows, n), vo), np.empty((rows, n), dg), np.empty((rows, m), hd))
         c_order, c_deg, c_heads = (x[:rows] for x in self._buf)
-        c_len = np.zeros((rows, 2), np.int64)
-        out = round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b, srcs,
-                          LANES, self.kept, *self.pools, self.off, c_order, c_deg, c_heads,
-                          c_len, self.buckets)
-        if record:
-            self._keep(srcs, c_order, c_deg, c_heads, c_len)
-        return out
+        c_len = np.zeros((srcs.size, 2), np.int64)  # every source's: 0 where kept
+        if rows:
+            search_rows(g.indptr, g.indices, self.w, self.unit, in_r, self.a, srcs, LANES,
+                        self.kept, c_order, c_deg, c_heads, c_len, self.buckets)
+        return c_order, c_deg, c_heads, c_len
 
     def _keep(self, srcs, c_order, c_deg, c_heads, c_len) -> None:
         """Append the searched sources' DAGs (rows of the chunk buffers) to the pieces."""
         got = c_len[:, 0] > 0
+        if not got.any():
+            return
         cnt, nh = c_len[got, 0], c_len[got, 1]
         vo = self._sizes[0] + np.concatenate(([0], np.cumsum(cnt)[:-1]))
         ho = self._sizes[1] + np.concatenate(([0], np.cumsum(nh)[:-1]))
@@ -310,6 +346,17 @@ def billboards(
         step = eng.chunk_size(srcs.size)
         done = 0
         yield BillboardProgress(rnd, k, 0, int(srcs.size))
+        # round 1 of a CPU greedy that keeps its DAGs: every search first, then the sums
+        # from the kept DAGs, chunk by chunk as below (the same sums); on a fresh install
+        # the replay kernel compiles while the searches run (issue 41, ``cpu_lanes``)
+        ahead = rnd == 1 and isinstance(eng, CpuEngine) and eng.searches_ahead()
+        for lo in range(0, srcs.size if ahead else 0, step):
+            _check_cancel(cancel)
+            t_chunk = time.perf_counter()
+            eng.search(in_r, srcs[lo : lo + step])
+            if lo == 0:
+                _log_first(k, srcs, time.perf_counter() - t_chunk, step)
+            yield BillboardProgress(rnd, k, min(lo + step, int(srcs.size)), int(srcs.size))
         for lo in range(0, max(srcs.size, 1), step):
             _check_cancel(cancel)
             chunk = srcs[lo : lo + step]
@@ -317,16 +364,15 @@ def billboards(
                 break
             t_chunk = time.perf_counter()
             cn, cp, cs, cq = eng.run(in_r, chunk)
-            if rnd == 1 and lo == 0:  # the first searches, timed: the run's projection
-                from .estimate import log_exact
-
-                log_exact(k, int(srcs.size), (time.perf_counter() - t_chunk) / chunk.size)
+            if rnd == 1 and lo == 0 and not ahead:
+                _log_first(k, srcs, time.perf_counter() - t_chunk, step)
             net += cn
             pl += cp
             sb += cs
             pp += cq
             done += int(chunk.size)
-            yield BillboardProgress(rnd, k, done, int(srcs.size))
+            if not ahead:  # (its searches told the round's progress)
+                yield BillboardProgress(rnd, k, done, int(srcs.size))
         if rnd == 1:
             base_sb, base_pairs = sb, pp
         v, gain = pick_best(net, eligible)
@@ -357,6 +403,13 @@ def billboards(
     )
     yield result
     return result
+
+
+def _log_first(k: int, srcs: np.ndarray, seconds: float, step: int) -> None:
+    """The first chunk's searches, timed: the run's projection."""
+    from .estimate import log_exact
+
+    log_exact(k, int(srcs.size), seconds / max(min(step, int(srcs.size)), 1))
 
 
 def place_billboards(graph: GraphLike, k: int, **kwargs) -> BillboardResult:
