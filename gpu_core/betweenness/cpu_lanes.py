@@ -194,6 +194,24 @@ def replay_rows(in_r, a, b, sources, lanes, p_order, p_deg, p_heads, p_off, c_or
     return net, pl, sb, pp
 
 
+# the GIL switch interval while the replay kernel compiles beside the searches: numba
+# compiles in Python holding the GIL, and a search lane waits for it at its call and its
+# return, by default up to 5 ms each time (a lane's sources take ~15 ms on the sample map)
+COMPILE_SWITCH_S = 0.0005
+
+
+def _compile_replay(dtypes: tuple) -> None:
+    """:func:`_replay_one` with a short GIL switch interval meanwhile (then the one before)."""
+    import sys
+
+    was = sys.getswitchinterval()
+    sys.setswitchinterval(min(was, COMPILE_SWITCH_S))
+    try:
+        _replay_one(dtypes)
+    finally:
+        sys.setswitchinterval(was)
+
+
 def _replay_one(dtypes: tuple) -> None:
     """:func:`lane_replay` on a one-vertex DAG with the map's DAG dtypes: compiles it (or
     loads it from numba's cache) with the types a round passes."""
@@ -220,7 +238,7 @@ def compile_replay_ahead(dtypes: tuple) -> threading.Thread:
     key = tuple(np.dtype(x).str for x in dtypes)
     th = _AHEAD.get(key)
     if th is None:
-        th = _AHEAD[key] = threading.Thread(target=_replay_one, args=(dtypes,),
+        th = _AHEAD[key] = threading.Thread(target=_compile_replay, args=(dtypes,),
                                             name="signpost-compile-replay", daemon=True)
         th.start()
     return th
