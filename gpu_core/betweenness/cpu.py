@@ -92,7 +92,7 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
     return cnt
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, bbits, enext,
                  ev):
     """Dijkstra from s with Dial's circular buckets (``bhead.size`` a power of two, at
@@ -171,7 +171,7 @@ def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, b
     return cnt
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads):
     """The search's tight-arc DAG in settle order: ``deg[i]`` tight arcs leave ``order[i]``,
     their heads follow one another in ``heads`` in CSR order; returns the number of heads."""
@@ -190,7 +190,7 @@ def _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads):
     return t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _replay(s, in_r, order, deg, heads, cnt, sigma, sbar):
     """sigma/sbar of source s pushed over its kept DAG in settle order: each count is the
     sum of its tails' counts in the order the Dijkstra added them (bit-for-bit equal)."""
@@ -212,7 +212,7 @@ def _replay(s, in_r, order, deg, heads, cnt, sigma, sbar):
         t += deg[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dbar, net, pl):
     """Back-trace of one source over its tight DAG (reverse settle order); adds gains/losses
     to ``net`` and pairs lost to ``pl``. ``dbar[x]`` ends holding x's term of its parents'
