@@ -61,9 +61,11 @@ class CpuEngine:
         self.kept = np.zeros(n, dtype=np.bool_)
         self.off = np.zeros((n, 4), dtype=np.int64)  # order/deg offset, length; heads'
         self.kept_bytes = 0
-        self._pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self._sizes = [0, 0]  # vertex entries and heads in the pools and pieces
+        self._sizes = [0, 0]  # vertex entries and heads in the pools
         self._buf: tuple | None = None  # chunk buffers of the searched sources' DAGs
+        # the kept DAGs (order, degrees, heads), packed straight into arrays sized at first
+        # for every source's (only the pages written are memory), not into pieces joined
+        # later: the join copied ~160 MB on the sample map, 0.4 s of one core (issue 41)
         self.pools: tuple[np.ndarray, np.ndarray, np.ndarray] = tuple(  # type: ignore[assignment]
             np.empty(0, x) for x in self.dag_dtypes)  # the rows' dtypes: one replay kernel
         self.buckets = 0 if unit else _dial_buckets(g, w)
@@ -104,8 +106,6 @@ class CpuEngine:
         from .cpu_lanes import LANES, replay_rows
 
         srcs = sources.astype(np.int32)
-        if self._pieces and self.kept[srcs].any():
-            self._join()
         c_order, c_deg, c_heads, c_len = self._search(in_r, srcs)
         # (the last chunk kept may pass the budget by its own size)
         if c_order.shape[0] and self.keep and self.kept_bytes < CPU_KEEP_BYTES:
@@ -132,30 +132,43 @@ class CpuEngine:
         return c_order, c_deg, c_heads, c_len
 
     def _keep(self, srcs, c_order, c_deg, c_heads, c_len) -> None:
-        """Append the searched sources' DAGs (rows of the chunk buffers) to the pieces."""
+        """Pack the searched sources' DAGs (rows of the chunk buffers) into the pools."""
+        from .cpu import pack_rows
+
         got = c_len[:, 0] > 0
         if not got.any():
             return
         cnt, nh = c_len[got, 0], c_len[got, 1]
-        vo = self._sizes[0] + np.concatenate(([0], np.cumsum(cnt)[:-1]))
-        ho = self._sizes[1] + np.concatenate(([0], np.cumsum(nh)[:-1]))
-        from .cpu import pack_rows
-
-        piece = pack_rows(c_order, c_deg, c_heads, c_len)
-        self.kept_bytes += sum(x.nbytes for x in piece)
+        v0, h0 = self._sizes
+        tv, th = int(cnt.sum()), int(nh.sum())
+        self._room(v0 + tv, h0 + th)
+        order, deg, heads = self.pools
+        pack_rows(c_order, c_deg, c_heads, c_len,
+                  out=(order[v0:v0 + tv], deg[v0:v0 + tv], heads[h0:h0 + th]))
+        self.kept_bytes += tv * (order.itemsize + deg.itemsize) + th * heads.itemsize
         s = srcs[got]
+        vo = v0 + np.concatenate(([0], np.cumsum(cnt)[:-1]))
+        ho = h0 + np.concatenate(([0], np.cumsum(nh)[:-1]))
         self.off[s] = np.stack([vo, cnt, ho, nh], axis=1)
         self.kept[s] = True
-        self._pieces.append(piece)
-        self._sizes[0] += int(cnt.sum())
-        self._sizes[1] += int(nh.sum())
+        self._sizes = [v0 + tv, h0 + th]
 
-    def _join(self) -> None:
-        """Concatenate the pieces kept since the last round into the pools."""
-        order, deg, heads = (np.concatenate([self.pools[i]] + [x[i] for x in self._pieces])
-                             for i in range(3))
-        self.pools = (order, deg, heads)
-        self._pieces = []
+    def _room(self, nv: int, nh: int) -> None:
+        """Pools of at least ``nv`` vertex entries and ``nh`` heads. First sized for every
+        source's DAG (at most n entries and m heads each) within the keep budget; past it
+        (the last chunk kept may pass the budget) grown twice, copying what they hold."""
+        order, deg, heads = self.pools
+        if nv <= order.size and nh <= heads.size:
+            return
+        n, m = self.g.num_nodes, self.g.num_arcs
+        iv = order.itemsize + deg.itemsize
+        cv = max(nv, 2 * order.size, min(n * n, CPU_KEEP_BYTES // iv))
+        ch = max(nh, 2 * heads.size, min(n * m, CPU_KEEP_BYTES // heads.itemsize))
+        grown = (np.empty(cv, order.dtype), np.empty(cv, deg.dtype), np.empty(ch, heads.dtype))
+        v, h = self._sizes
+        for x, y, k in zip(grown, self.pools, (v, v, h), strict=True):
+            x[:k] = y[:k]
+        self.pools = grown
 
 
 def _dial_buckets(g: CSRGraph, w: np.ndarray) -> int:

@@ -70,21 +70,32 @@ def test_searched_ahead_equals_per_chunk_and_the_fused_kernel(name, monkeypatch)
     assert _hex(ahead.coverage) == _hex(chunked.coverage)
 
 
-def test_a_keep_budget_spent_during_the_searches_ahead(monkeypatch):
+@pytest.mark.parametrize("budget", [20_000, 26_000, 36_000])
+def test_a_keep_budget_spent_during_the_searches_ahead(monkeypatch, budget):
     """Sources past the keep budget are not searched ahead: their round searches them, the
-    same gains."""
+    same gains; the pools, sized for the budget, grow for the last chunk kept."""
     g = fam.random_sparse(seed=7, n=300, avg_deg=4, wmax=40)
     kw = dict(mode="weighted", backend="cpu", method="exact", fixed=[3])
     # (chunks of one size: a round sums its chunks in order)
     monkeypatch.setattr(bb_api.CpuEngine, "chunk_size", lambda self, total: 16)
     full = place_billboards(g, 4, **kw)
-    monkeypatch.setattr(bb_api, "CPU_KEEP_BYTES", 20_000)
+    monkeypatch.setattr(bb_api, "CPU_KEEP_BYTES", budget)
+    grew: list[bool] = []
+    real_room = bb_api.CpuEngine._room
+
+    def room(self, nv, nh):
+        had, hh = self.pools[0].size, self.pools[2].size
+        real_room(self, nv, nh)
+        grew.append(had > 0 and (self.pools[0].size > had or self.pools[2].size > hh))
+
+    monkeypatch.setattr(bb_api.CpuEngine, "_room", room)
     kept: list[int] = []
     real_keep = bb_api.CpuEngine._keep
     monkeypatch.setattr(bb_api.CpuEngine, "_keep", lambda self, srcs, *rows: kept.append(
         int((rows[-1][:, 0] > 0).sum())) or real_keep(self, srcs, *rows))
     part = place_billboards(g, 4, **kw)
     assert 0 < sum(kept) < g.num_nodes - 1  # the budget ran out in round 1
+    assert any(grew) == (budget == 26_000)  # (its second chunk passes the pools' size)
     assert part.sites.tolist() == full.sites.tolist()
     assert _hex(part.gains) == _hex(full.gains)
     assert _hex(part.group_betweenness) == _hex(full.group_betweenness)
