@@ -253,22 +253,31 @@ def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dba
 def pack_rows(c_order, c_deg, c_heads, c_len, out=None):
     """The chunk buffers' DAG rows, back to back (rows of length 0 skipped): (order, deg,
     heads) flat arrays for the kept pools; with ``out`` (three flat arrays of the packed
-    lengths: the pools' free space) written there, and those returned. numpy, not numba:
-    row prefixes picked by a mask in row order, the same arrays, and nothing to compile
-    (its numba version cost ~13 s of a fresh install's first billboards on 2 cores, with
-    numba's slice-shape error helpers, issue 41)."""
+    lengths: the pools' free space) written there row by row, and those returned. numpy,
+    not numba: nothing to compile (its numba version cost ~13 s of a fresh install's first
+    billboards on 2 cores, with numba's slice-shape error helpers, issue 41)."""
     rows = c_len.shape[0]
+    if out is not None:  # a slice copy a row: no mask, index array nor temporary (the
+        # masks' gather took ~25 ms a chunk of 280 rows on the sample map, 2 ms this way)
+        o, d, h = out
+        lens = c_len[:rows].tolist()
+        v = t = 0
+        for j in range(rows):
+            cnt, nh = lens[j]
+            if cnt:
+                o[v:v + cnt] = c_order[j, :cnt]
+                d[v:v + cnt] = c_deg[j, :cnt]
+                v += cnt
+            if nh:
+                h[t:t + nh] = c_heads[j, :nh]
+                t += nh
+        return out
     lv = c_len[:rows, 0:1]
     lh = c_len[:rows, 1:2]
     mv = np.arange(c_order.shape[1])[None, :] < lv
     mh = np.arange(c_heads.shape[1])[None, :] < lh
-    if out is None:
-        return (np.ascontiguousarray(c_order[:rows][mv]),
-                np.ascontiguousarray(c_deg[:rows][mv]),
-                np.ascontiguousarray(c_heads[:rows][mh]))
-    for x, m, o in zip((c_order, c_deg, c_heads), (mv, mv, mh), out, strict=True):
-        np.compress(m.ravel(), np.ascontiguousarray(x[:rows]).reshape(-1), out=o)
-    return out
+    return (np.ascontiguousarray(c_order[:rows][mv]), np.ascontiguousarray(c_deg[:rows][mv]),
+            np.ascontiguousarray(c_heads[:rows][mh]))
 
 
 _M = np.uint64(1000003)
