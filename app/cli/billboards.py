@@ -157,7 +157,7 @@ def _run(args: argparse.Namespace, cl) -> int:
     if cl is None:  # on a cluster the workers load their own kernels
         with step("warming up") as p:
             p(None, f"{args.mode} kernels")
-            warm = billboards.warm_up(opts, g)
+            warm = billboards.warm_up(opts, g, first_only=True)
     with step("billboards") as p:
         # on a cluster: the map as loaded (its cache file is what the workers read); with
         # turn copies too (the junction greedy reads them, app.jobs.billboards_turns)

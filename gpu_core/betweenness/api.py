@@ -12,7 +12,7 @@ from ..errors import CancelledError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from ..validate import check_vertices
 from .common import (
-    CPU_CHUNK_WORK,
+    CPU_CHUNK_WORK,  # noqa: F401  (the engine's chunk rule: read here as before)
     KERNELS,
     METHODS,
     BillboardProgress,
@@ -22,6 +22,7 @@ from .common import (
     vertex_mask,
     vertex_weights,
 )
+from .cpu_engine import CpuEngine
 from .progressive import SAMPLINGS, progressive_billboards
 from .sampling import PathSampler, sample_size, sampled_billboards
 
@@ -38,88 +39,6 @@ EXACT_WORK_LIMIT = {"cpu": 6e8, "cupy": 3e11}
 # first replay them instead of searching again (``cpu`` module doc). Sources beyond it are
 # searched afresh each round.
 CPU_KEEP_BYTES = 512 << 20
-
-
-class CpuEngine:
-    """One greedy round on the CPU (numba), over chunks of sources."""
-
-    name = "cpu"
-    kernel = "cpu"
-
-    def __init__(self, g: CSRGraph, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
-                 keep: bool = False):
-        self.g, self.w, self.unit, self.a, self.b = g, w, unit, a, b
-        n = g.num_nodes
-        # kept DAGs store vertices as uint16 and tight out-degrees as uint8 where they fit;
-        # a search's own DAG buffers take the same dtypes (lane_gains), so the DAG
-        # kernels compile once per map instead of twice (issue 41: ~3 s of a fresh
-        # install's first billboards on 2 cores)
-        deg_max = int(np.diff(g.indptr).max()) if n else 0
-        small = n < (1 << 16) and deg_max < (1 << 8)
-        self.dag_dtypes = (np.uint16, np.uint8, np.uint16) if small else (np.int32,) * 3
-        self.keep = keep and small
-        self.kept = np.zeros(n, dtype=np.bool_)
-        self.off = np.zeros((n, 4), dtype=np.int64)  # order/deg offset, length; heads'
-        self.kept_bytes = 0
-        self._pieces: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self._sizes = [0, 0]  # vertex entries and heads in the pools and pieces
-        self._buf: tuple | None = None  # chunk buffers of the searched sources' DAGs
-        self.pools: tuple[np.ndarray, np.ndarray, np.ndarray] = (
-            np.empty(0, np.uint16), np.empty(0, np.uint8), np.empty(0, np.uint16))
-        self.buckets = 0 if unit else _dial_buckets(g, w)
-
-    def chunk_size(self, total: int) -> int:
-        from .cpu import LANES
-
-        by_work = int(CPU_CHUNK_WORK // max(self.g.num_arcs + self.g.num_nodes, 1))
-        return max(LANES, min(max(64, -(-total // 20)), by_work))
-
-    def run(self, in_r: np.ndarray, sources: np.ndarray):
-        from .cpu import LANES, round_gains
-
-        g = self.g
-        n, m = g.num_nodes, g.num_arcs
-        srcs = sources.astype(np.int32)
-        if self._pieces and self.kept[srcs].any():
-            self._join()
-        # (the last chunk kept may pass the budget by its own size)
-        record = self.keep and self.kept_bytes < CPU_KEEP_BYTES and not self.kept[srcs].all()
-        rows = srcs.size if record else 0
-        if self._buf is None or self._buf[0].shape[0] < rows:  # reused: no page faults
-            vo, dg, hd = self.dag_dtypes
-            self._buf = (np.empty((rows, n), vo), np.empty((rows, n), dg), np.empty((rows, m), hd))
-        c_order, c_deg, c_heads = (x[:rows] for x in self._buf)
-        c_len = np.zeros((rows, 2), np.int64)
-        out = round_gains(g.indptr, g.indices, self.w, self.unit, in_r, self.a, self.b, srcs,
-                          LANES, self.kept, *self.pools, self.off, c_order, c_deg, c_heads,
-                          c_len, self.buckets)
-        if record:
-            self._keep(srcs, c_order, c_deg, c_heads, c_len)
-        return out
-
-    def _keep(self, srcs, c_order, c_deg, c_heads, c_len) -> None:
-        """Append the searched sources' DAGs (rows of the chunk buffers) to the pieces."""
-        got = c_len[:, 0] > 0
-        cnt, nh = c_len[got, 0], c_len[got, 1]
-        vo = self._sizes[0] + np.concatenate(([0], np.cumsum(cnt)[:-1]))
-        ho = self._sizes[1] + np.concatenate(([0], np.cumsum(nh)[:-1]))
-        from .cpu import pack_rows
-
-        piece = pack_rows(c_order, c_deg, c_heads, c_len)
-        self.kept_bytes += sum(x.nbytes for x in piece)
-        s = srcs[got]
-        self.off[s] = np.stack([vo, cnt, ho, nh], axis=1)
-        self.kept[s] = True
-        self._pieces.append(piece)
-        self._sizes[0] += int(cnt.sum())
-        self._sizes[1] += int(nh.sum())
-
-    def _join(self) -> None:
-        """Concatenate the pieces kept since the last round into the pools."""
-        order, deg, heads = (np.concatenate([self.pools[i]] + [x[i] for x in self._pieces])
-                             for i in range(3))
-        self.pools = (order, deg, heads)
-        self._pieces = []
 
 
 def _dial_buckets(g: CSRGraph, w: np.ndarray) -> int:
@@ -310,6 +229,17 @@ def billboards(
         step = eng.chunk_size(srcs.size)
         done = 0
         yield BillboardProgress(rnd, k, 0, int(srcs.size))
+        # round 1 of a CPU greedy that keeps its DAGs: every search first, then the sums
+        # from the kept DAGs, chunk by chunk as below (the same sums); on a fresh install
+        # the replay kernel compiles while the searches run (issue 41, ``cpu_lanes``)
+        ahead = rnd == 1 and isinstance(eng, CpuEngine) and eng.searches_ahead()
+        for lo in range(0, srcs.size if ahead else 0, step):
+            _check_cancel(cancel)
+            t_chunk = time.perf_counter()
+            eng.search(in_r, srcs[lo : lo + step])
+            if lo == 0:
+                _log_first(k, srcs, time.perf_counter() - t_chunk, step)
+            yield BillboardProgress(rnd, k, min(lo + step, int(srcs.size)), int(srcs.size))
         for lo in range(0, max(srcs.size, 1), step):
             _check_cancel(cancel)
             chunk = srcs[lo : lo + step]
@@ -317,16 +247,15 @@ def billboards(
                 break
             t_chunk = time.perf_counter()
             cn, cp, cs, cq = eng.run(in_r, chunk)
-            if rnd == 1 and lo == 0:  # the first searches, timed: the run's projection
-                from .estimate import log_exact
-
-                log_exact(k, int(srcs.size), (time.perf_counter() - t_chunk) / chunk.size)
+            if rnd == 1 and lo == 0 and not ahead:
+                _log_first(k, srcs, time.perf_counter() - t_chunk, step)
             net += cn
             pl += cp
             sb += cs
             pp += cq
             done += int(chunk.size)
-            yield BillboardProgress(rnd, k, done, int(srcs.size))
+            if not ahead:  # (its searches told the round's progress)
+                yield BillboardProgress(rnd, k, done, int(srcs.size))
         if rnd == 1:
             base_sb, base_pairs = sb, pp
         v, gain = pick_best(net, eligible)
@@ -357,6 +286,13 @@ def billboards(
     )
     yield result
     return result
+
+
+def _log_first(k: int, srcs: np.ndarray, seconds: float, step: int) -> None:
+    """The first chunk's searches, timed: the run's projection."""
+    from .estimate import log_exact
+
+    log_exact(k, int(srcs.size), seconds / max(min(step, int(srcs.size)), 1))
 
 
 def place_billboards(graph: GraphLike, k: int, **kwargs) -> BillboardResult:

@@ -6,7 +6,7 @@ reverse settle order gives ``dbar[v] = sum over tight arcs (v, w), w not in R, o
 b_w / sigma_w + dbar[w]`` and the gain ``a_s * sbar[v] * dbar[v]`` (eq. 4 rewritten with
 the total counts, so no second count per child is needed). See ``common`` for the
 definitions. Sources are split over a fixed number of lanes so the float sums have the
-same order whatever the thread count.
+same order whatever the thread count (the lanes' kernels: ``cpu_lanes``).
 
 The tight arcs of a source's search (``dist[u] + w == dist[x]``) do not depend on R, so a
 greedy of K > 1 rounds keeps each source's tight-arc DAG in flat arrays (settle order,
@@ -14,23 +14,18 @@ tight out-degree per position, heads in CSR order: about 5 bytes per vertex on a
 map): rounds after the first push sigma/sbar over it in settle order and back-trace it in
 reverse, with no heap and no scan of non-tight arcs. Path counts are summed in the same
 order as the search's, and the back-trace sums each row's arcs in CSR order over children
-already final, so the gains are bit-for-bit those of a fresh search.
+already final, so the gains are bit-for-bit those of a fresh search. Every source's gains
+come from such a replay of its DAG (round 1's too, right after its search: ``cpu_lanes``).
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
-import numba
 import numpy as np
-from numba import njit, types
+from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import overload
 
 from ..host.csr import INF
 from ..host.heap import sift_down, sift_up
-
-LANES = 8
 
 
 @njit(cache=True, nogil=True)
@@ -97,7 +92,7 @@ def _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
     return cnt
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, bbits, enext,
                  ev):
     """Dijkstra from s with Dial's circular buckets (``bhead.size`` a power of two, at
@@ -176,7 +171,7 @@ def _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, b
     return cnt
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads):
     """The search's tight-arc DAG in settle order: ``deg[i]`` tight arcs leave ``order[i]``,
     their heads follow one another in ``heads`` in CSR order; returns the number of heads."""
@@ -195,7 +190,7 @@ def _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads):
     return t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _replay(s, in_r, order, deg, heads, cnt, sigma, sbar):
     """sigma/sbar of source s pushed over its kept DAG in settle order: each count is the
     sum of its tails' counts in the order the Dijkstra added them (bit-for-bit equal)."""
@@ -217,7 +212,7 @@ def _replay(s, in_r, order, deg, heads, cnt, sigma, sbar):
         t += deg[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dbar, net, pl):
     """Back-trace of one source over its tight DAG (reverse settle order); adds gains/losses
     to ``net`` and pairs lost to ``pl``. ``dbar[x]`` ends holding x's term of its parents'
@@ -255,168 +250,34 @@ def _backtrace(s, a_s, b, in_r, order, deg, heads, cnt, nheads, sigma, sbar, dba
     return a_s * sb, a_s * pairs
 
 
-def _queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, bbits,
-                  enext, heap_k, heap_v):
-    """``_search_dial`` when ``bhead`` is an array, ``_search`` when it is None: chosen by
-    its type when a caller compiles (numba compiles only the chosen one; a plain branch
-    on ``bhead is None`` compiles both)."""
-    if bhead is None:
-        return _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, heap_k,
-                       heap_v)
-    return _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead, bbits,
-                        enext, heap_v)
-
-
-@overload(_queue_search)
-def _ol_queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead,
-                     bbits, enext, heap_k, heap_v):
-    if isinstance(bhead, (types.NoneType, types.Omitted)):
-        def heap(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, bbits,
-                 enext, heap_k, heap_v):
-            return _search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
-                           heap_k, heap_v)
-
-        return heap
-
-    def dial(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r, bhead, bbits,
-             enext, heap_k, heap_v):
-        return _search_dial(indptr, indices, w, s, dist, sigma, sbar, order, in_r, bhead,
-                            bbits, enext, heap_v)
-
-    return dial
-
-
-@njit(cache=True, nogil=True)
-def lane_gains(indptr, indices, w, unit, in_r, a, b, sources, lane, lanes, kept, p_order,
-               p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len, bhead, bbits, work, net,
-               pl):
-    """Lane ``lane`` of a greedy round: the sources ``sources[lane::lanes]`` in order, their
-    gains/losses added to ``net`` and pairs lost to ``pl``; returns their (SB(R), P(R)).
-
-    A source s with ``kept[s]`` is replayed from the pools: its settle order and tight
-    out-degrees at ``p_order/p_deg[p_off[s, 0]:][:p_off[s, 1]]``, its DAG's heads at
-    ``p_heads[p_off[s, 2]:][:p_off[s, 3]]``. Any other source is searched; with chunk
-    buffers (``c_order`` of ``sources.size`` rows, else 0 rows) source j's DAG is written
-    to row j of ``c_order/c_deg/c_heads`` and its lengths to ``c_len[j]`` (for the caller
-    to keep). ``bhead`` (this lane's Dial buckets: a power of two above the largest arc
-    length): searches by ``_search_dial``; None: by a heap (or a BFS when ``unit``).
-    :func:`_queue_search` picks the one by ``bhead``'s type, so a map compiles one
-    queue's search, not both (issue 41: ``_search`` was ~0.8 s of a fresh install's first
-    billboards on a Dial map). ``work``: the lane's search buffers (:func:`lane_buffers`),
-    allocated by numpy so that numba compiles no ``np.empty`` of five dtypes (issue 41).
-    """
-    ns = sources.shape[0]
-    record = c_order.shape[0] > 0
-    sb = 0.0
-    pp = 0.0
-    dist, sigma, sbar, dbar, order, o_l, deg, heads, heap_k, heap_v, enext = work
-    for j in range(lane, ns, lanes):
-        s = sources[j]
-        if in_r[s] or a[s] == 0.0:
-            continue
-        if kept[s]:
-            ov, cnt, oh, nh = p_off[s, 0], p_off[s, 1], p_off[s, 2], p_off[s, 3]
-            o_s = p_order[ov:ov + cnt]
-            d_s = p_deg[ov:ov + cnt]
-            h_s = p_heads[oh:oh + nh]
-            _replay(s, in_r, o_s, d_s, h_s, cnt, sigma, sbar)
-            x, y = _backtrace(s, a[s], b, in_r, o_s, d_s, h_s, cnt, nh, sigma, sbar,
-                              dbar, net, pl)
-        else:
-            cnt = _queue_search(indptr, indices, w, s, unit, dist, sigma, sbar, order, in_r,
-                                bhead, bbits, enext, heap_k, heap_v)
-            if record:
-                o_c = c_order[j]
-                d_c = c_deg[j]
-                h_c = c_heads[j]
-                for i in range(cnt):
-                    o_c[i] = order[i]
-                nh = _tight_dag(indptr, indices, w, dist, order, cnt, d_c, h_c)
-                c_len[j, 0] = cnt
-                c_len[j, 1] = nh
-                x, y = _backtrace(s, a[s], b, in_r, o_c, d_c, h_c, cnt, nh, sigma, sbar,
-                                  dbar, net, pl)
-            else:
-                nh = _tight_dag(indptr, indices, w, dist, order, cnt, deg, heads)
-                for i in range(cnt):  # in the kept rows' dtype: one _backtrace to compile
-                    o_l[i] = order[i]
-                x, y = _backtrace(s, a[s], b, in_r, o_l, deg, heads, cnt, nh, sigma,
-                                  sbar, dbar, net, pl)
-        sb += x
-        pp += y
-    return sb, pp
-
-
-def lane_buffers(n: int, m: int, c_order: np.ndarray, c_deg: np.ndarray, c_heads: np.ndarray,
-                 heap: bool) -> tuple:
-    """One lane's search buffers for :func:`lane_gains`: dist, sigma, sbar, dbar, order, the
-    DAG's order/degrees/heads in the chunk buffers' dtypes (``CpuEngine.dag_dtypes``), and
-    the queue's arrays (the heap's keys, its vertices or Dial's entries, Dial's links)."""
-    return (np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n),
-            np.empty(n, np.int32), np.empty(n, c_order.dtype), np.empty(n, c_deg.dtype),
-            np.empty(m, c_heads.dtype), np.empty(m + 1 if heap else 0, np.int64),
-            np.empty(m + 1, np.int32), np.empty(0 if heap else m + 1, np.int32))
-
-
-def pack_rows(c_order, c_deg, c_heads, c_len):
+def pack_rows(c_order, c_deg, c_heads, c_len, out=None):
     """The chunk buffers' DAG rows, back to back (rows of length 0 skipped): (order, deg,
-    heads) flat arrays for the kept pools. numpy, not numba: row prefixes picked by a
-    mask in row order, the same arrays, and nothing to compile (its numba version cost
-    ~13 s of a fresh install's first billboards on 2 cores, with numba's slice-shape
-    error helpers, issue 41)."""
+    heads) flat arrays for the kept pools; with ``out`` (three flat arrays of the packed
+    lengths: the pools' free space) written there row by row, and those returned. numpy,
+    not numba: nothing to compile (its numba version cost ~13 s of a fresh install's first
+    billboards on 2 cores, with numba's slice-shape error helpers, issue 41)."""
     rows = c_len.shape[0]
+    if out is not None:  # a slice copy a row: no mask, index array nor temporary (the
+        # masks' gather took ~25 ms a chunk of 280 rows on the sample map, 2 ms this way)
+        o, d, h = out
+        lens = c_len[:rows].tolist()
+        v = t = 0
+        for j in range(rows):
+            cnt, nh = lens[j]
+            if cnt:
+                o[v:v + cnt] = c_order[j, :cnt]
+                d[v:v + cnt] = c_deg[j, :cnt]
+                v += cnt
+            if nh:
+                h[t:t + nh] = c_heads[j, :nh]
+                t += nh
+        return out
     lv = c_len[:rows, 0:1]
     lh = c_len[:rows, 1:2]
     mv = np.arange(c_order.shape[1])[None, :] < lv
     mh = np.arange(c_heads.shape[1])[None, :] < lh
     return (np.ascontiguousarray(c_order[:rows][mv]), np.ascontiguousarray(c_deg[:rows][mv]),
             np.ascontiguousarray(c_heads[:rows][mh]))
-
-
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
-def round_gains(indptr, indices, w, unit, in_r, a, b, sources, lanes, kept, p_order, p_deg,
-                p_heads, p_off, c_order, c_deg, c_heads, c_len, buckets):
-    """One greedy round over ``sources``: (net gain, pairs lost, SB(R), P(R)) partials.
-
-    The ``lanes`` (``lane_gains``) run on ``numba.get_num_threads()`` Python threads (the
-    kernels release the GIL): a lane waits in a queue, not in a spinning OpenMP barrier, so
-    a preempted thread on a busy machine holds up no other. Lanes are summed in lane
-    order: the same floats whatever the thread count. See ``lane_gains`` for the rest.
-    """
-    n = indptr.shape[0] - 1
-    net2 = np.zeros((lanes, n))
-    pl2 = np.zeros((lanes, n))
-
-    def lane(i: int) -> tuple[float, float]:
-        # None: a heap; Dial's buckets (at least 64: whole words of occupancy bits)
-        nb = max(buckets, 64)
-        bhead = np.empty(nb, np.int32) if buckets > 0 else None
-        bbits = np.empty(nb >> 6, np.uint64) if buckets > 0 else None
-        work = lane_buffers(n, indices.shape[0], c_order, c_deg, c_heads, bhead is None)
-        return lane_gains(indptr, indices, w, unit, in_r, a, b, sources, i, lanes, kept,
-                          p_order, p_deg, p_heads, p_off, c_order, c_deg, c_heads, c_len,
-                          bhead, bbits, work, net2[i], pl2[i])
-
-    threads = min(numba.get_num_threads(), lanes)
-    if threads <= 1:
-        parts = [lane(i) for i in range(lanes)]
-    else:
-        pool = _POOLS.get(threads)
-        if pool is None:
-            pool = _POOLS[threads] = ThreadPoolExecutor(threads, "billboards")
-        parts = list(pool.map(lane, range(lanes)))
-    net = np.zeros(n)
-    pl = np.zeros(n)
-    sb = 0.0
-    pp = 0.0
-    for i in range(lanes):
-        net += net2[i]
-        pl += pl2[i]
-        sb += parts[i][0]
-        pp += parts[i][1]
-    return net, pl, sb, pp
 
 
 _M = np.uint64(1000003)

@@ -77,7 +77,7 @@ def test_billboards_json_timings(monkeypatch, capsys):
 
     order: list[str] = []
     real_warm, real_run = billboards.warm_up, billboards.run
-    monkeypatch.setattr(billboards, "warm_up", lambda o, *g: order.append("warm") or real_warm(o, *g))
+    monkeypatch.setattr(billboards, "warm_up", lambda o, *g, **kw: order.append("warm") or real_warm(o, *g, **kw))
     monkeypatch.setattr(billboards, "run",
                         lambda *a, **kw: order.append("run") or real_run(*a, **kw))
     assert main(["billboards", TINY, "-k", "1", "--backend", "cpu", "--json", "--quiet"]) == 0

@@ -164,6 +164,7 @@ def test_dag_buffers_take_the_kept_dtypes_and_give_the_same_gains(monkeypatch):
     def wide(self, *a, **k):
         real_init(self, *a, **k)
         self.dag_dtypes = (np.int32,) * 3
+        self.pools = tuple(np.empty(0, np.int32) for _ in range(3))
         self.keep = False
 
     monkeypatch.setattr(bb_api.CpuEngine, "__init__", wide)

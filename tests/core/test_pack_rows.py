@@ -37,6 +37,14 @@ def test_pack_rows_equals_the_row_copy(rows):
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+    # into the pools' free space (between entries already there and beyond)
+    tv, th = int(c_len[:, 0].sum()), int(c_len[:, 1].sum())
+    pools = [np.full(k + 10, 7, x.dtype) for k, x in ((tv, c_order), (tv, c_deg), (th, c_heads))]
+    out = (pools[0][3:3 + tv], pools[1][3:3 + tv], pools[2][3:3 + th])
+    assert pack_rows(c_order, c_deg, c_heads, c_len, out=out) is out
+    for p, w, k in zip(pools, want, (tv, tv, th), strict=True):
+        np.testing.assert_array_equal(p[3:3 + k], w)
+        assert (p[:3] == 7).all() and (p[3 + k:] == 7).all()
 
 
 def test_pack_rows_needs_no_compilation():
