@@ -119,18 +119,25 @@ def defer(net, opts) -> str:
 
     if os.environ.get(ENV, "1") == "0" or opts.index == "off" or opts.variant != "auto":
         return ""
-    if not small_work(net) and not few_searches(net, len(opts.sources)):
-        return ""
     try:
-        if resolve_backend(opts.backend) != "cpu":
-            return ""
+        resolved = resolve_backend(opts.backend)
     except Exception:  # an unavailable backend: the job itself says so
         return ""
-    missing = [s for s in _stages(net, opts) if not stage_ready(s)]
+    if resolved not in ("cpu", "cupy"):
+        return ""
+    # (few searches of a large map: scipy's rate on the CPU; the GPU only defers on small
+    # maps, where its searches without the index are a few milliseconds)
+    if not small_work(net) and (resolved != "cpu" or not few_searches(net, len(opts.sources))):
+        return ""
+    stages = _stages(net, opts)
+    if resolved == "cupy":  # its queries are CUDA: only the build's numba kernels wait
+        stages = [s for s in stages if not s.startswith("query-cpu-")]
+    missing = [s for s in stages if not stage_ready(s)]
     if not missing:
         return ""
+    how = "scipy's Dijkstra" if resolved == "cpu" else "the GPU's searches without it"
     return (f"its kernels ({', '.join(missing)}) are not compiled yet on this machine: "
-            "answered by scipy's Dijkstra (the same costs); the index is being built in a "
+            f"answered by {how} (the same costs); the index is being built in a "
             "background process for the next command")
 
 
@@ -164,11 +171,17 @@ def defer_search(net, strategy: str, policy: str, backend: str) -> str:
     if not small_work(net) or not prepared(net).indexable:
         return ""
     try:
-        if resolve_backend(backend) != "cpu":
-            return ""
+        resolved = resolve_backend(backend)
     except Exception:  # an unavailable backend: the search itself says so
         return ""
-    missing = [s for s in _search_stages(net) if not stage_ready(s)]
+    if resolved not in ("cpu", "cupy"):
+        return ""
+    # on the GPU the query is CUDA (CuPy keeps NVRTC's output): only the build's numba
+    # kernels can keep a fresh machine waiting (stop 50: 25 s of a 28 s cold command)
+    stages = _search_stages(net)
+    if resolved == "cupy":
+        stages = [s for s in stages if s != SEARCH_QUERY]
+    missing = [s for s in stages if not stage_ready(s)]
     if not missing:
         return ""
     return (f"its kernels ({', '.join(missing)}) are not compiled yet on this machine: "
@@ -200,24 +213,27 @@ BILLBOARDS_QUERY = "query-cpu-billboards"
 WINDOW_STAGE = "window-search"  # the window's worker: build or load, prepare, search
 
 
-def _sampled_with_index(net, opts) -> bool:
-    """Whether ``billboards.run(net, opts)`` (``app.jobs.billboards``) would use the route
-    index on the CPU: weighted paths, the sampled method (asked, or chosen by size)."""
+def _sampled_with_index(net, opts) -> str:
+    """The backend ("cpu" or "cupy") on which ``billboards.run(net, opts)``
+    (``app.jobs.billboards``) would draw through the route index (weighted paths, the
+    sampled method, asked or chosen by size), or "" where it would not."""
     from gpu_core.backend import resolve_backend
     from maps.model.turns import copies_of
 
     from .billboards import estimate
 
     if opts.index == "off" or opts.mode == "hops" or copies_of(net) is not None:
-        return False  # (a map with turn copies runs the junction greedy, no index)
+        return ""  # (a map with turn copies runs the junction greedy, no index)
     try:
-        if resolve_backend(opts.backend) != "cpu":
-            return False
+        resolved = resolve_backend(opts.backend)
     except Exception:  # an unavailable backend: the job itself says so
-        return False
-    return opts.method == "sampled" or (
+        return ""
+    if resolved not in ("cpu", "cupy"):
+        return ""
+    sampled = opts.method == "sampled" or (
         opts.method == "auto"
         and estimate(net.num_nodes, net.num_arcs, opts)["method"] == "sampled")
+    return resolved if sampled else ""
 
 
 def defer_billboards(net, opts) -> str:
@@ -233,12 +249,16 @@ def defer_billboards(net, opts) -> str:
 
     if os.environ.get(ENV, "1") == "0" or not small_work(net):
         return ""
-    if not _sampled_with_index(net, opts):
+    backend = _sampled_with_index(net, opts)
+    if not backend:
         return ""
     cached = os.path.exists(index_path(net, graph_key(CSRGraph.from_any(net))))
     if opts.index == "auto" and not cached and not road_shaped(net):
         return ""  # auto builds no index for this map: nothing to wait for
-    stages = ([] if cached else [_build_stage()]) + [BILLBOARDS_QUERY]
+    # the GPU's paths are CUDA: only the build's numba kernels can keep it waiting (stop
+    # 50: 47 s of a 49 s cold `billboards -k 5 --method sampled` on an H100)
+    stages = ([] if cached else [_build_stage()]) + (
+        [BILLBOARDS_QUERY] if backend == "cpu" else [])
     missing = [s for s in stages if not stage_ready(s)]
     if not missing:
         return ""

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _opts(**kw):
-    return BillboardsOptions(3, backend="cpu", **{"method": "sampled", **kw})
+    return BillboardsOptions(3, **{"backend": "cpu", "method": "sampled", **kw})
 
 
 def test_which_billboards_wait_for_the_index(cold, monkeypatch):
@@ -87,3 +87,29 @@ def test_cli_draws_without_the_index_with_the_same_sites(cold, monkeypatch, caps
     keep = ("sites", "site_index", "gains", "group_betweenness", "coverage", "pairs",
             "samples", "epsilon_at_stop", "error_bound", "stopped_by")
     assert {k: later[k] for k in keep} == {k: now[k] for k in keep}
+
+
+def test_on_the_gpu_only_the_build_waits(cold, monkeypatch):
+    """With CuPy the paths, searches and matrices are CUDA (CuPy keeps NVRTC's output), so a
+    fresh machine defers only for the index's numba build: the CPU query stages are not
+    asked for, and a large map is never deferred on the GPU (its searches without the index
+    would not be few)."""
+    from app.jobs.matrix import MatrixOptions
+
+    monkeypatch.setattr("gpu_core.backend.resolve_backend", lambda b: "cupy")
+    net = generate("grid", 900, seed=3)
+    why = index_later.defer_billboards(net, _opts(backend="cupy"))
+    assert "build-" in why and index_later.BILLBOARDS_QUERY not in why, why
+    why = index_later.defer_search(net, "auto", "on", "cupy")
+    assert "search-build-" in why and index_later.SEARCH_QUERY not in why, why
+    assert "without the index" in why
+    m = MatrixOptions(sources=(0, 1, 2), targets=(3, 4, 5), backend="cupy", index="on")
+    why = index_later.defer(net, m)
+    assert "build-" in why and "query-cpu" not in why and "GPU" in why, why
+    monkeypatch.setattr("app.jobs.common.SMALL_WORK_NODES", 100)  # a large map
+    assert index_later.defer(net, m) == ""
+    assert index_later.defer_billboards(net, _opts(backend="cupy")) == ""
+    # the CPU's rule is unchanged: its query stage is still asked for
+    monkeypatch.setattr("gpu_core.backend.resolve_backend", lambda b: "cpu")
+    monkeypatch.setattr("app.jobs.common.SMALL_WORK_NODES", 30_000)
+    assert index_later.BILLBOARDS_QUERY in index_later.defer_billboards(net, _opts())
