@@ -356,6 +356,7 @@ def warm(path: str) -> None:
     from gpu_core.graph import CSRGraph
     from gpu_core.hierarchy.api import iter_rows
     from gpu_core.hierarchy.few import choose_query
+    from gpu_core.shape import compile_bfs
 
     from .index import hierarchy_for
 
@@ -376,6 +377,7 @@ def warm(path: str) -> None:
         h, info = hierarchy_for(g, policy="on", backend="cpu")
     if info.source in ("built", "rebuilt", "customized"):
         _write_manifest(_build_stage(), built.names)
+    compile_bfs()  # the command took scipy's BFS for the map's shape while it was not compiled
     query = choose_query(g.num_nodes, int(src.shape[0]), int(tgt.shape[0]), "cpu")
     with _Recorder() as asked:
         for _ in iter_rows(h, src, tgt, "cpu", query=query):
