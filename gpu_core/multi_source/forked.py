@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 
@@ -61,6 +62,14 @@ def block(mat: csr_matrix, src: np.ndarray, tgt: np.ndarray | None) -> np.ndarra
     return out
 
 
+def _worker_init() -> None:
+    # The pool ends its workers by SIGTERM and Ctrl-C reaches the whole process group: the
+    # parent's handlers (the CLI turns SIGTERM into KeyboardInterrupt) would print a
+    # worker's traceback; the parent alone cleans up and ends the pool.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _work(src: np.ndarray) -> np.ndarray:
     return block(_SHARED["mat"], src, _SHARED["tgt"])
 
@@ -73,7 +82,8 @@ def forked_blocks(mat: csr_matrix, chunks: list[np.ndarray], tgt: np.ndarray | N
     ctx = multiprocessing.get_context("fork")
     _SHARED.update(mat=mat, tgt=tgt)
     try:
-        with ctx.Pool(workers) as pool:  # forked here: the workers see _SHARED
+        # forked here: the workers see _SHARED
+        with ctx.Pool(workers, initializer=_worker_init) as pool:
             _SHARED.clear()
             for out in pool.imap(_work, chunks):
                 if cancel is not None and cancel():

@@ -210,3 +210,33 @@ def test_workers_for_small_work_and_env(monkeypatch):
     assert forked.workers_for(100, 10**6) == (2 if sys.platform.startswith("linux") else 0)
     monkeypatch.setenv(forked.ENV, "1")
     assert forked.workers_for(100, 10**6) == 0
+
+
+_QUIET = """
+import signal, sys
+import numpy as np
+sys.path.insert(0, {root!r})
+from tests.core.test_reduced_matrix import road_like
+from gpu_core.multi_source import cpu
+
+def term(signum, frame):  # as the CLI does (app.cli._on_sigterm)
+    raise KeyboardInterrupt
+
+signal.signal(signal.SIGTERM, term)
+g = road_like(2, n=1500)
+rows = cpu.iter_rows(g, np.arange(20), np.arange(8), 2, reduce=True, workers=2)
+print(sum(int(b.sum()) for _, b in rows))
+rows = cpu.iter_rows(g, np.arange(400), np.arange(8), 2, reduce=True, workers=2)
+next(rows)
+rows.close()  # stopped early (cancel, Ctrl-C): the pool ends its busy workers
+"""
+
+
+@linux
+def test_forked_workers_end_quietly_under_the_cli_s_sigterm_handler():
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-c", _QUIET.format(root=str(ROOT))],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and r.stdout.strip().lstrip("-").isdigit()
