@@ -240,3 +240,20 @@ def test_forked_workers_end_quietly_under_the_cli_s_sigterm_handler():
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr and r.stdout.strip().lstrip("-").isdigit()
+
+
+def test_the_reduction_is_skipped_when_its_memory_is_short(monkeypatch):
+    import osutil.memory
+
+    g = road_like(4, n=1000)
+    src, tgt = np.arange(20), np.arange(30, 40)
+    calls = []
+    real = cpu.reduce_graph
+    monkeypatch.setattr(cpu, "reduce_graph", lambda *a, **k: calls.append(1) or real(*a, **k))
+    want = plain(g, src, tgt)
+    for avail, used in ((1 << 40, 1), (g.num_arcs * cpu.REDUCE_BYTES_PER_ARC, 0)):
+        calls.clear()
+        monkeypatch.setattr(osutil.memory, "available_memory", lambda a=avail: a)
+        got = np.concatenate([b for _, b in cpu.iter_rows(g, src, tgt, None, workers=0)])
+        np.testing.assert_array_equal(got, want)
+        assert len(calls) == used
