@@ -39,9 +39,9 @@ def cores() -> int:
 
 def workers_for(num_sources: int, num_nodes: int) -> int:
     """Worker processes for ``num_sources`` searches of ``num_nodes`` vertices: 0 (search
-    here) off Linux, on one core or below :data:`MIN_VISITS`."""
-    if not sys.platform.startswith("linux"):
-        return 0
+    here) off Linux, in a daemonic process, on one core or below :data:`MIN_VISITS`."""
+    if not sys.platform.startswith("linux") or multiprocessing.current_process().daemon:
+        return 0  # a daemonic process (a Dask worker, a pool's) may not start children
     limit = cores()
     env = os.environ.get(ENV, "")
     if env.strip().isdigit():

@@ -210,6 +210,11 @@ def test_workers_for_small_work_and_env(monkeypatch):
     assert forked.workers_for(100, 10**6) == (2 if sys.platform.startswith("linux") else 0)
     monkeypatch.setenv(forked.ENV, "1")
     assert forked.workers_for(100, 10**6) == 0
+    monkeypatch.delenv(forked.ENV)
+    import multiprocessing
+
+    monkeypatch.setattr(multiprocessing.current_process(), "daemon", True, raising=False)
+    assert forked.workers_for(100, 10**6) == 0  # a Dask worker may not fork a pool
 
 
 _QUIET = """
