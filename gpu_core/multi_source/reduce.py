@@ -53,16 +53,37 @@ class Reduced:
 def _min_dedupe(u: np.ndarray, v: np.ndarray, w: np.ndarray, n: int):
     """One arc per (u, v), the lightest, sorted by (u, v). scipy's csr_matrix would sum
     parallel arcs, so they are merged here."""
+    if u.size == 0:
+        return u, v, w
     key = u * n + v
     order = np.argsort(key, kind="stable")
     key = key[order]
-    w = w[order]
-    if key.size == 0:
-        return u[:0], v[:0], w
-    start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    wmin = np.minimum.reduceat(w, start)
-    key = key[start]
-    return key // n, key % n, wmin
+    first = np.empty(key.size, dtype=bool)
+    first[0] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    start = np.flatnonzero(first)
+    wmin = np.minimum.reduceat(w[order], start)
+    one = order[start]
+    return u[one], v[one], wmin
+
+
+def _merge(u, v, w, key, nu, nv, nw, n: int):
+    """Arcs (u, v, w) sorted by ``key`` = u * n + v, one per key, with the arcs (nu, nv, nw)
+    added, parallel ones merged to the lightest: a search and an insert instead of sorting
+    all of them again (the new shortcuts are few against the arcs left)."""
+    nu, nv, nw = _min_dedupe(nu, nv, nw, n)
+    if nu.size == 0:
+        return u, v, w, key
+    nk = nu * n + nv
+    at = np.searchsorted(key, nk)
+    hit = at < key.size
+    hit[hit] = key[at[hit]] == nk[hit]
+    w = w.copy()
+    w[at[hit]] = np.minimum(w[at[hit]], nw[hit])  # ``nk`` unique: one write per arc
+    miss = ~hit
+    at = at[miss]
+    return (np.insert(u, at, nu[miss]), np.insert(v, at, nv[miss]),
+            np.insert(w, at, nw[miss]), np.insert(key, at, nk[miss]))
 
 
 def _neighbour_counts(u: np.ndarray, v: np.ndarray, n: int):
@@ -99,6 +120,7 @@ def reduce_graph(g: CSRGraph, keep: np.ndarray, *, max_passes: int = MAX_PASSES,
     w = g.weights.astype(np.int64)
     loop = u == v  # a self-loop is on no shortest path
     u, v, w = _min_dedupe(u[~loop], v[~loop], w[~loop], n)
+    key = u * n + v
     kept = np.zeros(n, dtype=bool)
     kept[np.asarray(keep, dtype=np.int64)] = True
     prio = np.random.default_rng(seed).permutation(n)
@@ -136,12 +158,11 @@ def reduce_graph(g: CSRGraph, keep: np.ndarray, *, max_passes: int = MAX_PASSES,
                 nw.append(in_ws[ok, i] + out_ws[ok, j])
         gone = chosen | dead
         stay = ~(gone[u] | gone[v])
-        u = np.concatenate([u[stay], *nu])
-        v = np.concatenate([v[stay], *nv])
-        w = np.concatenate([w[stay], *nw])
+        u, v, w, key = u[stay], v[stay], w[stay], key[stay]
+        cu, cv, cw = np.concatenate(nu), np.concatenate(nv), np.concatenate(nw)
         # shortcuts ending at a dead end are dropped with it (it stays a dead end)
-        alive = ~(dead[u] | dead[v])
-        u, v, w = _min_dedupe(u[alive], v[alive], w[alive], n)
+        alive = ~(dead[cu] | dead[cv])
+        u, v, w, key = _merge(u, v, w, key, cu[alive], cv[alive], cw[alive], n)
         if m0 - u.size < MIN_GAIN * m0:
             break
     # relabel: the kept vertices and those with arcs left, in their original order
