@@ -364,6 +364,9 @@ def warm(path: str) -> None:
         g = CSRGraph(z["indptr"], z["indices"], z["weights"])
         src, tgt = z["sources"], z["targets"]
         kind = str(z["kind"]) if "kind" in z.files else "matrix"
+    # commands and the window probe a map's shape by scipy's BFS until this is compiled
+    # (gpu_core.shape: the numba BFS holds no GIL, issue 27)
+    compile_bfs()
     if kind == "search":
         warm_search(g)
         return
@@ -377,7 +380,6 @@ def warm(path: str) -> None:
         h, info = hierarchy_for(g, policy="on", backend="cpu")
     if info.source in ("built", "rebuilt", "customized"):
         _write_manifest(_build_stage(), built.names)
-    compile_bfs()  # the command took scipy's BFS for the map's shape while it was not compiled
     query = choose_query(g.num_nodes, int(src.shape[0]), int(tgt.shape[0]), "cpu")
     with _Recorder() as asked:
         for _ in iter_rows(h, src, tgt, "cpu", query=query):

@@ -115,3 +115,41 @@ def test_the_child_is_behind_the_user_in_its_own_session():
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     nice, group = r.stdout.split()
     assert int(nice) >= 10 and group in ("10", "none"), r.stdout + r.stderr
+
+
+def test_every_child_compiles_the_shape_probe_first(cold, monkeypatch):
+    """Commands on a fresh install probe a map's shape by scipy's BFS (``gpu_core.shape``,
+    issue 41); every background child compiles the numba BFS (no GIL, issue 27) for what
+    comes after, whatever its kind."""
+    import pytest
+
+    import gpu_core.shape
+
+    class Called(Exception):
+        pass
+
+    def called() -> None:
+        raise Called
+
+    monkeypatch.setattr(gpu_core.shape, "compile_bfs", called)
+    net = generate("grid", 100, seed=1)
+    for kind in ("matrix", "search", "billboards", "window"):
+        path = cold / f"{kind}.npz"
+        np.savez(path, indptr=net.indptr, indices=net.indices, weights=net.weights,
+                 sources=np.zeros(1, np.int32), targets=np.zeros(1, np.int32),
+                 kind=np.array(kind))
+        with pytest.raises(Called):
+            index_later.warm(str(path))
+
+
+def test_compile_bfs_fills_numba_s_cache(tmp_path):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "nb"), PYTHONPATH=str(ROOT))
+    check = ("from osutil.numba_cache import ready; from gpu_core.shape import _bfs_ecc; "
+             "print(ready(_bfs_ecc))")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=300, cwd=ROOT, env=env).stdout.strip()
+            for code in (check, "from gpu_core.shape import compile_bfs; compile_bfs()", check)]
+    assert runs == ["False", "", "True"]
