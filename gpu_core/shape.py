@@ -54,16 +54,21 @@ def _ecc(g: CSRGraph, s: int) -> tuple[int, int]:
     scipy's BFS and its validation held the GIL 40-60 ms on the 1.43M-node map)."""
     from osutil.numba_cache import ready
 
-    if g.num_nodes <= SMALL_NODES and not ready(_bfs_ecc):
+    if not ready(_bfs_ecc):
         return _bfs_ecc_scipy(g, s)
     ecc, far = _bfs_ecc(g.indptr, g.indices, np.int64(s))
     return int(ecc), int(far)
 
 
-# Graphs of at most this many vertices take scipy's BFS while ``_bfs_ecc`` is neither
-# compiled nor in numba's cache (a fresh install: ~0.5 s of compiling on 2 cores for a
-# BFS of milliseconds; ``app.jobs.common.SMALL_WORK_NODES``, issue 41).
-SMALL_NODES = 30_000
+# Graphs take scipy's BFS while ``_bfs_ecc`` is neither compiled nor in numba's cache (a
+# fresh install: ~0.5 s of compiling on 2 cores for a BFS of milliseconds on a small map;
+# on the 1.5M-node NE map 2.9 s of compiling against ~0.3 s per scipy sweep, issue 41);
+# the route index's background child compiles it (``compile_bfs``) for the next command.
+
+
+def compile_bfs() -> None:
+    """Compile ``_bfs_ecc`` into numba's cache (on a 2-vertex graph)."""
+    _bfs_ecc(np.array([0, 1, 1], np.int32), np.array([1], np.int32), np.int64(0))
 
 
 def _bfs_ecc_scipy(g: CSRGraph, s: int) -> tuple[int, int]:
@@ -78,12 +83,17 @@ def _bfs_ecc_scipy(g: CSRGraph, s: int) -> tuple[int, int]:
                    shape=(n, n))
     m.sum_duplicates()  # sorted heads, one entry per head
     order, pred = breadth_first_order(m, s, directed=True, return_predecessors=True)
-    depth = np.zeros(n, np.int64)
-    for v in order[1:].tolist():  # BFS order: a vertex's predecessor comes first
-        depth[v] = depth[pred[v]] + 1
-    d = depth[order]
-    best = int(d.max())
-    return best, int(order[int(np.argmax(d == best))])
+    # BFS order holds the levels one after another, and the positions of the vertices'
+    # predecessors never decrease along it: level k + 1 is the run of vertices whose
+    # predecessors lie in level k (one searchsorted per level, no per-vertex Python).
+    pos = np.empty(n, np.int64)
+    pos[order] = np.arange(order.size)
+    parent_pos = pos[pred[order[1:]]]
+    lo, hi, best = 0, 1, 0
+    while hi < order.size:
+        lo, hi = hi, 1 + int(np.searchsorted(parent_pos, hi, side="left"))
+        best += 1
+    return best, int(order[lo])
 
 
 def graph_shape(graph: CSRGraph, sweeps: int = 2) -> GraphShape:

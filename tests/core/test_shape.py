@@ -53,3 +53,24 @@ def test_graph_shape_on_a_path_and_a_grid():
     b = np.r_[ids[:, 1:].ravel(), ids[1:, :].ravel()]
     g = CSRGraph.from_edges(k * k, np.r_[a, b], np.r_[b, a], np.ones(2 * a.size, np.int64))
     assert graph_shape(g).diameter_estimate == 2 * (k - 1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scipy_levels_match_the_per_vertex_oracle(seed, monkeypatch):
+    """A fresh install (numba's BFS not compiled) takes scipy's BFS at any size (issue 41):
+    its levels, found by one searchsorted per level, give the oracle's answer, on a long
+    path with branches (thousands of levels) and on random graphs."""
+    from gpu_core import shape
+
+    rng = np.random.default_rng(seed)
+    n = 3000
+    t = np.r_[np.arange(n - 1), np.arange(1, n), rng.integers(0, n, 400)]
+    h = np.r_[np.arange(1, n), np.arange(n - 1), rng.integers(0, n, 400)]
+    for g in (CSRGraph.from_edges(n, t, h, np.ones(t.size, np.int64)),
+              _random_graph(rng, 500, 900)):
+        for s in rng.integers(0, g.num_nodes, 4):
+            assert shape._bfs_ecc_scipy(g, int(s)) == _scipy_ecc(g, int(s))
+    monkeypatch.setattr("osutil.numba_cache.ready", lambda fn: False)
+    called = []
+    monkeypatch.setattr(shape, "_bfs_ecc", lambda *a: called.append(a))
+    assert shape._ecc(g, 0) == _scipy_ecc(g, 0) and not called

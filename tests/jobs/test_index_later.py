@@ -78,3 +78,78 @@ def test_cli_answers_from_scipy_with_the_same_bytes(cold, tmp_path, monkeypatch,
     text = capsys.readouterr().out
     assert "(scipy)" in text and "background process" in text
     assert out["on"].read_bytes() == out["off"].read_bytes()
+
+
+def test_cli_starts_the_child_once_the_matrix_is_written(cold, tmp_path, monkeypatch, capsys):
+    """The child, even niced, takes a share of a small CPU from the searches (issue 41):
+    the CLI starts it after the file is in place, and says so as before."""
+    from app.cli import main
+    from maps.outputs.dimacs import write_dimacs
+
+    out = tmp_path / "m.csv"
+    seen = []
+    monkeypatch.setattr(index_later, "start_background",
+                        lambda net, opts: seen.append(out.exists()) or False)
+    net = generate("grid", 1200, seed=5)
+    gr = tmp_path / "g.gr"
+    write_dimacs(net, str(gr))
+    pts = tmp_path / "p.csv"
+    pts.write_text("node\n3\n70\n500\n")
+    assert main(["matrix", str(gr), "--from", str(pts), "--to", str(pts), "--out", str(out),
+                 "--backend", "cpu", "--index", "on"]) == 0
+    assert seen == [True]
+    assert "already running (or none could start)" in capsys.readouterr().out
+
+
+def test_the_child_is_behind_the_user_in_its_own_session():
+    """``behind_the_user``: nice 10, and its session's autogroup nice 10 where Linux groups
+    sessions (a task's nice alone ranks it only within its own session)."""
+    import subprocess
+    import sys
+
+    code = ("import os; from app.jobs.index_later import behind_the_user; behind_the_user(); "
+            "print(os.nice(0)); p = '/proc/self/autogroup'; "
+            "print(open(p).read().split()[-1] if os.path.exists(p) else 'none')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=60, cwd=ROOT, start_new_session=True,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    nice, group = r.stdout.split()
+    assert int(nice) >= 10 and group in ("10", "none"), r.stdout + r.stderr
+
+
+def test_every_child_compiles_the_shape_probe_first(cold, monkeypatch):
+    """Commands on a fresh install probe a map's shape by scipy's BFS (``gpu_core.shape``,
+    issue 41); every background child compiles the numba BFS (no GIL, issue 27) for what
+    comes after, whatever its kind."""
+    import pytest
+
+    import gpu_core.shape
+
+    class Called(Exception):
+        pass
+
+    def called() -> None:
+        raise Called
+
+    monkeypatch.setattr(gpu_core.shape, "compile_bfs", called)
+    net = generate("grid", 100, seed=1)
+    for kind in ("matrix", "search", "billboards", "window"):
+        path = cold / f"{kind}.npz"
+        np.savez(path, indptr=net.indptr, indices=net.indices, weights=net.weights,
+                 sources=np.zeros(1, np.int32), targets=np.zeros(1, np.int32),
+                 kind=np.array(kind))
+        with pytest.raises(Called):
+            index_later.warm(str(path))
+
+
+def test_compile_bfs_fills_numba_s_cache(tmp_path):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "nb"), PYTHONPATH=str(ROOT))
+    check = ("from osutil.numba_cache import ready; from gpu_core.shape import _bfs_ecc; "
+             "print(ready(_bfs_ecc))")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=300, cwd=ROOT, env=env).stdout.strip()
+            for code in (check, "from gpu_core.shape import compile_bfs; compile_bfs()", check)]
+    assert runs == ["False", "", "True"]
