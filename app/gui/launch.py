@@ -94,6 +94,9 @@ def run_gui(args: argparse.Namespace) -> int:
     from .settings import Settings
     from .tools.route_tool import RouteTool
 
+    # the window's process runs Qt's threads: no fork() of it for scipy's matrix searches
+    # (a forked child may inherit a lock another thread held; gpu_core.multi_source.forked)
+    os.environ.setdefault("SIGNPOST_SCIPY_WORKERS", "1")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Signpost")
     app.setOrganizationName("Signpost")
