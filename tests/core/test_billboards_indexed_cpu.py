@@ -29,17 +29,22 @@ def _pairs(s, v):
     return np.asarray(s)[order], np.asarray(v)[order]
 
 
-@pytest.mark.parametrize("name", sorted(MAPS))
-def test_entries_equal_the_per_source_sampler(name):
+def _setup(name: str, pairs: int, seed: int):
+    """(graph, weights, reverse arrays, plan, the CPU indexed sampler) of map ``name``."""
     g = MAPS[name]()
     w = g.weights.astype(np.int64)
     h = build_hierarchy(g, method="cch")
     n = g.num_nodes
-    plan = draw_plan(n, 400, np.ones(n), np.ones(n), seed=11)
+    plan = draw_plan(n, pairs, np.ones(n), np.ones(n), seed=seed)
     rev = reverse_arrays(g, w)
+    return g, w, rev, plan, CpuIndexedSampler(g, w, False, *rev, h)
+
+
+@pytest.mark.parametrize("name", sorted(MAPS))
+def test_entries_equal_the_per_source_sampler(name):
+    g, w, rev, plan, sampler = _setup(name, 400, 11)
     ref_s, ref_v, ref_reach = _sample_cpu(g, w, False, *rev, plan.srcs, plan.tgts,
                                           plan.hash_seed, 1000)
-    sampler = CpuIndexedSampler(g, w, False, *rev, h)
     got_s, got_v, got_reach = sampler.run(plan.srcs, plan.tgts, plan.hash_seed, 1000)
     np.testing.assert_array_equal(got_reach, ref_reach)
     for a, b in zip(_pairs(got_s, got_v), _pairs(ref_s, ref_v), strict=True):
@@ -152,13 +157,7 @@ def test_tied_columns_copied_out_equal_the_per_source_sampler(name):
     from gpu_core.betweenness.indexed_cpu import tied_columns, walk_back
     from gpu_core.hierarchy.cpu import INF32
 
-    g = MAPS[name]()
-    w = g.weights.astype(np.int64)
-    h = build_hierarchy(g, method="cch")
-    n = g.num_nodes
-    plan = draw_plan(n, 300, np.ones(n), np.ones(n), seed=5)
-    rev = reverse_arrays(g, w)
-    sampler = CpuIndexedSampler(g, w, False, *rev, h)
+    g, w, rev, plan, sampler = _setup(name, 300, 5)
     d = sampler._costs(plan.srcs)
     assert d is not None
     inf = INF32 if d.dtype == np.int32 else np.int64(1 << 62)
