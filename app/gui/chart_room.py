@@ -24,3 +24,25 @@ def make_room(plot, legend, lo: float | None = None, hi: float | None = None) ->
     top = hi + span * share / (1.0 - share)
     vb.setYRange(lo, top, padding=0)
     return lo, top
+
+
+def fit_legend(plot, legend, *, hide: bool) -> None:
+    """``legend`` in one column, or in two where one is taller than ``plot``. ``hide``:
+    hidden (its names in the plot's tooltip) where it fits neither way and holds more than
+    two entries, instead of running over the plot's edge (wide tick labels, "2e+07" µs
+    when a first run's compilation makes a phase seconds long, leave two columns too
+    little width)."""
+    vb = plot.getViewBox()
+    for cols in (1, 2):
+        if legend.columnCount != cols:
+            legend.setColumnCount(cols)
+            legend.updateSize()
+        if len(legend.items) <= 2 or legend.boundingRect().height() <= vb.height() - 8:
+            break
+    if not hide:
+        return
+    r = legend.boundingRect()
+    fits = r.width() <= vb.width() - 8 and r.height() <= vb.height() - 8
+    legend.setVisible(bool(legend.items) and (fits or len(legend.items) <= 2))
+    plot.setToolTip("" if legend.isVisible() else
+                    "phases: " + ", ".join(lbl.text for _s, lbl in legend.items))

@@ -459,20 +459,15 @@ class PhaseChart(QWidget):
 
     def _room_for_legends(self) -> None:
         """No curve under a legend: headroom at the top of each plot (chart_room)."""
-        from .chart_room import make_room
+        from .chart_room import fit_legend, make_room
 
         # one search alone: the summary line under the chart names it in its colour, so its
         # legend would only cover the curve (compare runs and supersteps' solid / dashed
         # lines keep theirs)
         steps = any(is_superstep(r) for r in self.runs.values())
         self.legend.setVisible(bool(self.legend.items) and (len(self.runs) > 1 or steps))
-        for lg, p in ((self.legend, self.p_frontier), (self.mode_legend, self.p_time)):
-            for cols in (1, 2):  # a plot too short for its legend: the legend in two columns
-                if lg.columnCount != cols:
-                    lg.setColumnCount(cols)
-                    lg.updateSize()
-                if len(lg.items) <= 2 or lg.boundingRect().height() <= p.getViewBox().height() - 8:
-                    break
+        fit_legend(self.p_frontier, self.legend, hide=False)
+        fit_legend(self.p_time, self.mode_legend, hide=True)
         if self._decades_shown:
             a, b, step, _y = self._decades_shown
             pad = 0.15 * (b - a)  # _decades' padding

@@ -334,3 +334,39 @@ def test_mst_forest_has_its_legend_entry(qtbot, window):
     assert not leg.isVisible()
     window.layers.clear("Spanning forest")
     assert not leg.items
+
+
+def test_a_legend_too_wide_and_too_tall_is_hidden_not_run_over(qtbot):
+    """A first closure on a fresh install compiles inside its repair phase (seconds: the
+    time axis reads "2e+07" µs), which left the four-phase legend too wide for two columns
+    and too tall for one at 1024 × 700 (stop 50's screenshots): it is hidden, its names in
+    the plot's tooltip, and shown again once it fits."""
+    import pyqtgraph as pg
+
+    from app.gui.chart_room import fit_legend
+    from app.gui.layout_check import problems
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(230, 120)
+    plot.show()
+    qtbot.waitExposed(plot)
+    item = plot.getPlotItem()
+    legend = item.addLegend(offset=(-6, 4), labelTextSize="8pt")
+    names = ["repair_invalidate", "repair_seed", "repair_settle", "repair_pred"]
+    for name in names:
+        legend.addItem(pg.ScatterPlotItem(size=8, pen=None), name)
+    item.plot([0, 1, 2, 3], [2e7, 6e6, 1e3, 1e3])
+    qtbot.wait(50)
+    legend.setColumnCount(2)
+    qtbot.wait(50)
+    assert any("does not fit its plot" in p for p in problems(plot))  # the state it fixes
+    fit_legend(item, legend, hide=True)
+    qtbot.wait(50)
+    assert not legend.isVisible()
+    assert not any("does not fit its plot" in p for p in problems(plot))
+    assert all(n in item.toolTip() for n in names)
+    plot.resize(700, 400)  # room again: the legend comes back
+    qtbot.wait(100)
+    fit_legend(item, legend, hide=True)
+    assert legend.isVisible() and item.toolTip() == ""
