@@ -27,17 +27,23 @@ from .contract import INF
 from .cpu import CLIMB_MIN_SOURCES, _upward_one, search_spaces, up_tree
 from .queries import queries_for
 
-# The selection rule (measured on COL/FLA/NE, docs/perf/few_to_few.md). On the CPU the
-# restricted sweep beat the buckets at every shape measured (1x10 to 1000x1000: the
-# buckets' per-source scans of the top vertices' full buckets cost about what the
-# restricted sweep costs, and building them is dearer), so "auto" never picks them (they
-# stay as an explicit query); it beat the full sweep by 10-200x while the targets' union
-# of search spaces stays a small part of the graph. On the GPU the restricted sweep runs
-# the same level kernels over fewer vertices, but a launch per level costs the same, and
-# on an H100 it never won clearly (NE 100/1000/10,000 targets: docs/perf/few_to_few.md),
-# so auto keeps the full GPHAST sweep there; "rphast" stays an explicit query.
-BUCKET_MAX_PAIRS = 0  # sources x targets up to which auto picks the buckets
-RPHAST_MAX_TARGETS_PER_NODE = 1 / 20  # CPU: targets <= n / 20: the restricted sweep
+# The selection rule. On the CPU (stop 50, quiet 2-core machine, `signpost bench matrix
+# --variants phast --queries rphast,buckets`, docs/perf/few_to_few.md) the buckets won from
+# 100 x 100 up since their searches climb the index's stored tree: NE 300/1000/3000 0.05/
+# 0.20/1.0 s against the restricted sweep's 0.08/0.42/2.0 s, the Kanto-sized map 100/300/
+# 1000 0.15/0.48/1.9 against 0.19/0.69/2.7 (even at 3000); below 100 a side the restricted
+# sweep (NE 30 x 30: 10 against 16 ms; 100 x 100 even), and with few sources or few targets
+# (one side's searches then cost more than the sweep: COL 10 x 1000, 28 against 212 ms).
+# The restricted sweep beats the full one while the targets' union of search spaces stays
+# a small part of the graph (targets <= n / 20). On the GPU the restricted sweep runs the
+# same level kernels over fewer vertices, but a launch per level costs the same, and on an
+# H100 it never won clearly (NE 100/1000/10,000 targets), so auto keeps the full GPHAST
+# sweep there; "rphast" stays an explicit query.
+BUCKET_MIN_SIDE = 100  # CPU: buckets when sources and targets both number this many
+# ... and targets at most this many: the buckets hold an entry per vertex of each target's
+# search space (~1,000 on NE: 12 bytes each), measured up to 3,000 targets
+BUCKET_MAX_TARGETS = 10_000
+RPHAST_MAX_TARGETS_PER_NODE = 1 / 20  # CPU: targets <= n / 20: restricted (or buckets)
 GPU_RPHAST_MAX_TARGETS_PER_NODE = 0.0  # GPU: never by auto (see above)
 
 
@@ -46,10 +52,13 @@ def choose_query(n: int, sources: int, targets: int | None, backend: str) -> str
     on an ``n``-vertex index, on ``backend`` ("cpu" or "cupy": no buckets on the GPU)."""
     if targets is None or targets >= n:
         return "phast"
-    if "buckets" in queries_for(backend) and 0 < sources * targets <= BUCKET_MAX_PAIRS:
-        return "buckets"
     bound = RPHAST_MAX_TARGETS_PER_NODE if backend == "cpu" else GPU_RPHAST_MAX_TARGETS_PER_NODE
-    return "rphast" if 0 < targets <= n * bound else "phast"
+    if not 0 < targets <= n * bound:
+        return "phast"
+    if ("buckets" in queries_for(backend) and min(sources, targets) >= BUCKET_MIN_SIDE
+            and targets <= BUCKET_MAX_TARGETS):
+        return "buckets"
+    return "rphast"
 
 
 # ---- the searches -------------------------------------------------------------------------

@@ -124,22 +124,25 @@ def test_restricted_selection_is_closed_and_small():
 def test_selection_rule():
     n = 1_000_000
     assert few.choose_query(n, 100, None, "cpu") == "phast"  # all vertices
-    assert few.choose_query(n, 100, 100, "cpu") == "rphast"
-    assert few.choose_query(n, 1000, 1000, "cpu") == "rphast"
+    side = few.BUCKET_MIN_SIDE
+    assert few.choose_query(n, side, side, "cpu") == "buckets"  # both sides many
+    assert few.choose_query(n, 1000, 1000, "cpu") == "buckets"
+    assert few.choose_query(n, side - 1, 1000, "cpu") == "rphast"  # few sources
+    assert few.choose_query(n, 1000, side - 1, "cpu") == "rphast"  # few targets
+    assert few.choose_query(n, 30, 30, "cpu") == "rphast"
+    assert few.choose_query(n, 1000, few.BUCKET_MAX_TARGETS + 1, "cpu") == "rphast"
     assert few.choose_query(n, 100, 100, "cupy") == "phast"  # the full sweep won on an H100
     assert few.choose_query(n, 10_000, 10_000, "cupy") == "phast"  # GPHAST as tuned
     assert few.choose_query(1_427_876, 1000, 1000, "cupy") == "phast"  # Kanto goal row
     assert few.choose_query(50, 5, 60, "cpu") == "phast"  # targets >= n
     # the boundaries are the documented constants
-    pairs = few.BUCKET_MAX_PAIRS
-    if pairs:
-        assert few.choose_query(n, max(1, pairs // 100), 100, "cpu") == "buckets"
-    assert few.choose_query(n, pairs // 100 + 1, 100, "cpu") == "rphast"
     for backend, bound in (("cpu", few.RPHAST_MAX_TARGETS_PER_NODE),
                            ("cupy", few.GPU_RPHAST_MAX_TARGETS_PER_NODE)):
         tmax = int(n * bound)
-        assert tmax == 0 or few.choose_query(n, pairs + 1, tmax, backend) == "rphast"
-        assert few.choose_query(n, pairs + 1, tmax + 1, backend) == "phast"
+        assert tmax == 0 or few.choose_query(n, 1, tmax, backend) == "rphast"
+        assert tmax == 0 or few.choose_query(n, side, tmax, backend) == (
+            "buckets" if backend == "cpu" and tmax <= few.BUCKET_MAX_TARGETS else "rphast")
+        assert few.choose_query(n, side, tmax + 1, backend) == "phast"
     assert few.choose_query(n, 1, 1, "cupy") != "buckets"  # buckets are CPU only
 
 

@@ -20,7 +20,7 @@ def test_bench_rows_are_the_tables():
 
 
 def test_auto_picks_only_what_the_backend_runs(monkeypatch):
-    monkeypatch.setattr("gpu_core.hierarchy.few.BUCKET_MAX_PAIRS", 10**9)
+    monkeypatch.setattr("gpu_core.hierarchy.few.BUCKET_MIN_SIDE", 2)
     assert choose_query(1000, 2, 2, "cpu") == "buckets"
     assert choose_query(1000, 2, 2, "cupy") in queries.queries_for("cupy")
     monkeypatch.setattr(queries, "QUERY_TABLE", tuple(
