@@ -278,7 +278,7 @@ def _ahead_engine(net, opts: BillboardsOptions):
     """The CPU engine ``run(net, opts)``'s exact greedy takes when it searches round 1
     ahead of its sums, else None (another backend or method, K = 1, a large map)."""
     from gpu_core.backend import resolve_backend
-    from gpu_core.betweenness.api import CpuEngine
+    from gpu_core.betweenness.api import cpu_engine
     from gpu_core.betweenness.common import search_weights
     from gpu_core.graph import CSRGraph
 
@@ -288,7 +288,7 @@ def _ahead_engine(net, opts: BillboardsOptions):
     if opts.method == "auto" and _sampled_here(net, opts, "cpu"):
         return None
     ones = np.ones(g.num_nodes)
-    eng = CpuEngine(g, search_weights(g, opts.mode), opts.mode == "hops", ones, ones,
+    eng = cpu_engine(g, search_weights(g, opts.mode), opts.mode == "hops", ones, ones,
                     keep=True)
     return eng if eng.searches_ahead() else None
 

@@ -107,9 +107,17 @@ def _heapq_eccentricity(indptr: np.ndarray, indices: np.ndarray, w: np.ndarray,
     return int(far)
 
 
+def cpu_engine(g: CSRGraph, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
+               keep: bool = False) -> CpuEngine:
+    """The exact greedy's CPU engine with this module's keep budget and Dial probe (read at
+    each call: tests set them)."""
+    return CpuEngine(g, w, unit, a, b, keep, buckets=0 if unit else _dial_buckets(g, w),
+                     keep_bytes=CPU_KEEP_BYTES)
+
+
 def _engine(g, w, unit, a, b, backend: str, kernel: str, cache: bool = False):
     if backend == "cpu":
-        return CpuEngine(g, w, unit, a, b, keep=cache)
+        return cpu_engine(g, w, unit, a, b, keep=cache)
     from .cuda import CudaEngine
 
     return CudaEngine(g, w, unit, a, b, kernel, use_cache=cache)

@@ -1,6 +1,7 @@
 """The exact greedy's CPU engine (``api.billboards``): one round's gains over chunks of
 sources by the lane kernels (``cpu_lanes``), the tight-arc DAGs kept for later rounds.
-The keep budget and the queue's probe stay in ``api`` (read from there at each use)."""
+The keep budget and the queue's probe stay in ``api``, which hands them to the engine it
+makes (``api.cpu_engine``): this module imports nothing above it."""
 
 from __future__ import annotations
 
@@ -29,9 +30,10 @@ class CpuEngine:
     kernel = "cpu"
 
     def __init__(self, g: CSRGraph, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
-                 keep: bool = False):
-        from . import api
-
+                 keep: bool = False, *, buckets: int, keep_bytes: int):
+        # buckets: Dial's bucket count (0: a heap; api._dial_buckets); keep_bytes: the kept
+        # DAGs' budget (api.CPU_KEEP_BYTES)
+        self.keep_bytes = keep_bytes
         self.g, self.w, self.unit, self.a, self.b = g, w, unit, a, b
         n = g.num_nodes
         # kept DAGs store vertices as uint16 and tight out-degrees as uint8 where they fit;
@@ -52,7 +54,7 @@ class CpuEngine:
         # later: the join copied the ~160 MB of the sample map again (issue 41)
         self.pools: tuple[np.ndarray, np.ndarray, np.ndarray] = tuple(  # type: ignore[assignment]
             np.empty(0, x) for x in self.dag_dtypes)  # the rows' dtypes: one replay kernel
-        self.buckets = 0 if unit else api._dial_buckets(g, w)
+        self.buckets = 0 if unit else buckets
 
     def chunk_size(self, total: int) -> int:
         from .cpu_lanes import LANES
@@ -77,10 +79,9 @@ class CpuEngine:
         lasts; :meth:`run` searches the others again). The first call starts compiling
         the replay kernel on a thread (``cpu_lanes.compile_replay_ahead``): on a fresh
         install it compiles while these searches run (issue 41)."""
-        from . import api
         from .cpu_lanes import compile_replay_ahead
 
-        if not self.keep or self.kept_bytes >= api.CPU_KEEP_BYTES:
+        if not self.keep or self.kept_bytes >= self.keep_bytes:
             return
         c_order, c_deg, c_heads, c_len = self._search(in_r, sources.astype(np.int32))
         compile_replay_ahead(self.dag_dtypes)
@@ -93,9 +94,7 @@ class CpuEngine:
         srcs = sources.astype(np.int32)
         c_order, c_deg, c_heads, c_len = self._search(in_r, srcs)
         # (the last chunk kept may pass the budget by its own size)
-        from . import api
-
-        if c_order.shape[0] and self.keep and self.kept_bytes < api.CPU_KEEP_BYTES:
+        if c_order.shape[0] and self.keep and self.kept_bytes < self.keep_bytes:
             self._keep(srcs, c_order, c_deg, c_heads, c_len)  # rows still replayed below
         return replay_rows(in_r, self.a, self.b, srcs, LANES, *self.pools, self.off, c_order,
                            c_deg, c_heads, c_len)
@@ -151,10 +150,8 @@ class CpuEngine:
             return
         n, m = self.g.num_nodes, self.g.num_arcs
         iv = order.itemsize + deg.itemsize
-        from . import api
-
-        cv = max(nv, 2 * order.size, min(n * n, api.CPU_KEEP_BYTES // iv))
-        ch = max(nh, 2 * heads.size, min(n * m, api.CPU_KEEP_BYTES // heads.itemsize))
+        cv = max(nv, 2 * order.size, min(n * n, self.keep_bytes // iv))
+        ch = max(nh, 2 * heads.size, min(n * m, self.keep_bytes // heads.itemsize))
         grown = (plain_pages(cv, order.dtype), plain_pages(cv, deg.dtype),
                  plain_pages(ch, heads.dtype))
         v, h = self._sizes

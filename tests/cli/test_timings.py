@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 
+import numpy as np
 import pytest
 
 from app.cli import main
@@ -119,12 +120,13 @@ def test_compilation_inside_the_search_is_not_search_time(monkeypatch, capsys):
         @njit(cache=False)
         def fresh(n):  # compiled now, inside the timed search
             s = 0
-            for i in range(n):
+            for i in range(int(n)):
                 s += i * i % 7
             return s
 
         t0 = time.perf_counter()
-        fresh(10)
+        for arg in (10, 10.0, np.int32(10)):  # three compilations: > 50 ms on a fast CPU
+            fresh(arg)
         took = time.perf_counter() - t0
         compiling_search.compile_s = took
         res = real(*a, **kw)
@@ -157,12 +159,13 @@ def test_billboards_compile_s_is_the_greedys_own(monkeypatch, capsys):
         @njit(cache=False)
         def fresh(n):  # compiled while the index is made, before the greedy
             s = 0
-            for i in range(n):
+            for i in range(int(n)):
                 s += i * 3 % 5
             return s
 
         t0 = time.perf_counter()
-        fresh(10)
+        for arg in (10, 10.0, np.int32(10)):  # three compilations: > 50 ms on a fast CPU
+            fresh(arg)
         compiling_index.took = time.perf_counter() - t0
         return real(*a, **kw)
 

@@ -151,11 +151,11 @@ def test_dag_buffers_take_the_kept_dtypes_and_give_the_same_gains(monkeypatch):
     g = _graph(4, 40)
     w = g.weights.astype(np.int64)
     ones = np.ones(g.num_nodes)
-    assert bb_api.CpuEngine(g, w, False, ones, ones).dag_dtypes == (
+    assert bb_api.cpu_engine(g, w, False, ones, ones).dag_dtypes == (
         np.uint16, np.uint8, np.uint16)
     hub = CSRGraph.from_edges(300, [0] * 299 + list(range(1, 300)),
                               list(range(1, 300)) + [0] * 299, [1] * 598)  # degree 299
-    assert bb_api.CpuEngine(hub, hub.weights.astype(np.int64), False, np.ones(300),
+    assert bb_api.cpu_engine(hub, hub.weights.astype(np.int64), False, np.ones(300),
                             np.ones(300)).dag_dtypes == (np.int32,) * 3
     kw = dict(mode="weighted", backend="cpu", method="exact")
     small = place_billboards(g, 4, **kw)

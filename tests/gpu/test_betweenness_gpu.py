@@ -15,7 +15,7 @@ from tests.core import families as fam
 cp = pytest.importorskip("cupy")
 
 from gpu_core.betweenness import place_billboards  # noqa: E402
-from gpu_core.betweenness.api import CpuEngine  # noqa: E402
+from gpu_core.betweenness.api import cpu_engine  # noqa: E402
 from gpu_core.betweenness.common import search_weights  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -34,7 +34,7 @@ def engines(g, mode, kernel, a=None, b=None, cache=True):
     w = search_weights(g, mode)
     a = np.ones(n) if a is None else a
     b = np.ones(n) if b is None else b
-    return (CpuEngine(g, w, mode == "hops", a, b),
+    return (cpu_engine(g, w, mode == "hops", a, b),
             CudaEngine(g, w, mode == "hops", a, b, kernel, use_cache=cache,
                        we_group=group or "block"))
 
