@@ -119,15 +119,16 @@ def defer(net, opts) -> str:
 
     if os.environ.get(ENV, "1") == "0" or opts.index == "off" or opts.variant != "auto":
         return ""
+    small = small_work(net)
+    if not small and not few_searches(net, len(opts.sources)):
+        return ""
     try:
         resolved = resolve_backend(opts.backend)
     except Exception:  # an unavailable backend: the job itself says so
         return ""
-    if resolved not in ("cpu", "cupy"):
-        return ""
     # (few searches of a large map: scipy's rate on the CPU; the GPU only defers on small
     # maps, where its searches without the index are a few milliseconds)
-    if not small_work(net) and (resolved != "cpu" or not few_searches(net, len(opts.sources))):
+    if resolved not in ("cpu", "cupy") or (resolved == "cupy" and not small):
         return ""
     stages = _stages(net, opts)
     if resolved == "cupy":  # its queries are CUDA: only the build's numba kernels wait
