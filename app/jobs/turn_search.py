@@ -45,6 +45,7 @@ class _View:
     arrays: tuple = field(default=())  # weak refs to the map's (indptr, indices, weights)
     restores: int = 0
     restore_s: float = 0.0  # seconds spent giving the map its CSR back
+    fold: object = None  # gpu_core.sssp.costs.CostFold of the copies (made when asked)
 
     def serves(self, net) -> bool:
         """Whether this is ``net``'s view: its arrays the ones it was made from (or
@@ -158,6 +159,17 @@ def _positions(net) -> tuple[np.ndarray, np.ndarray]:
     return order, pos
 
 
+def _fold(net):
+    """The view's ``CostFold`` (copies into their nodes), kept with the view: its device
+    arrays are made once."""
+    from gpu_core.sssp.costs import CostFold
+
+    e = _views[id(net)]  # view(net) made it
+    if e.fold is None:
+        e.fold = CostFold(e.cpos, e.copies)
+    return e.fold
+
+
 def _at(net, cpos: np.ndarray, c: np.ndarray, v: int) -> int:
     """Vertex ``v``'s position in the view: a file node follows every copy of the nodes
     before it (``c``: each copy's original)."""
@@ -165,28 +177,34 @@ def _at(net, cpos: np.ndarray, c: np.ndarray, v: int) -> int:
     return int(cpos[v - n0]) if v >= n0 else v + int(np.count_nonzero(c < v))
 
 
-def legal_costs(net, source: int, **kw) -> np.ndarray:
+def legal_costs(net, source: int, strategy: str = "auto", backend: str = "auto") -> np.ndarray:
     """Least cost from ``source`` to each node of the file (-1: unreachable), as
-    ``fold(net, sssp(net, source).dist)``; ``kw`` goes to ``gpu_core.sssp.sssp``."""
+    ``fold(net, sssp(net, source).dist)``: ``gpu_core.sssp.costs`` on the view, its
+    copies folded into their nodes (on the device for ``auto`` on the GPU)."""
     from gpu_core.sssp import sssp
+    from gpu_core.sssp.costs import costs
 
     v = view(net)
     if v is None:
-        res = sssp(net, int(source), **kw)
-        return res.dist if res.unreachable == -1 else \
-            np.where(res.reached, res.dist, -1)
+        if prepared_negative(net):
+            res = sssp(net, int(source), strategy=strategy, backend=backend)
+            return np.where(res.reached, res.dist, -1)
+        return costs(net, int(source), strategy=strategy, backend=backend)
     g, cpos, c = v
-    res = sssp(g, _at(net, cpos, c, int(source)), **kw)
-    if res.unreachable != -1 or res.dist.dtype != np.int64:  # (negative arcs: the long way)
+    if prepared_negative(g):  # -1 is a real cost there: the long way
+        res = sssp(g, _at(net, cpos, c, int(source)), strategy=strategy, backend=backend)
         return fold(net, np.where(res.reached, res.dist, -1)[_positions(net)[1]])
-    # the file's nodes keep their order in the view: every position but the copies'; then
-    # each copy's cost into its node's, -1 (unreachable) being the largest uint64
-    d = res.dist.view(np.uint64)
-    keep = np.ones(d.shape[0], dtype=bool)
-    keep[cpos] = False
-    out = d[keep]
-    np.minimum.at(out, c, d[cpos])
-    return out.view(np.int64)
+    # the file's nodes keep their order in the view: the outputs are every position but
+    # the copies', each copy folded into its node
+    return costs(g, _at(net, cpos, c, int(source)), strategy=strategy, backend=backend,
+                 fold=_fold(net))
+
+
+def prepared_negative(graph) -> bool:
+    """Whether ``graph`` has negative arcs (its prepared key space says)."""
+    from gpu_core.sssp import prepare_graph
+
+    return bool(prepare_graph(graph)[1].negative)
 
 
 def sssp_copies_near(net, source: int, **kw):

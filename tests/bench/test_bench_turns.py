@@ -93,3 +93,12 @@ def test_bad_options_one_line(argv, msg, capsys):
     assert main(["bench", "turns", "--map", "gen:kanto:400", "--warm-up", "0", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and msg in err[0]
+
+
+def test_the_warm_up_map_is_past_every_serial_bound():
+    """The warm-up must compile what the real rows run: the parallel kernels, which the
+    route index and the keys' pass take only above their small-map bounds."""
+    from app.bench.turns import WARM_UP_NODES
+    from gpu_core.host.serial import SMALL_NODES
+
+    assert WARM_UP_NODES > SMALL_NODES and WARM_UP_NODES > 1 << 15
