@@ -36,15 +36,16 @@ from .queries import queries_for
 # (one side's searches then cost more than the sweep: COL 10 x 1000, 28 against 212 ms).
 # The restricted sweep beats the full one while the targets' union of search spaces stays
 # a small part of the graph (targets <= n / 20). On the GPU the restricted sweep runs the
-# same level kernels over fewer vertices, but a launch per level costs the same, and on an
-# H100 it never won clearly (NE 100/1000/10,000 targets), so auto keeps the full GPHAST
-# sweep there; "rphast" stays an explicit query.
+# same level kernels over fewer vertices: one NVIDIA H100, NE (stop 51, `bench matrix
+# --backend cupy --variants phast --queries auto,phast,rphast`), 100/1000/10,000 a side
+# 5/6/277 ms against the full sweep's 6/26/467 ms; auto takes it up to n / 100 targets
+# (15,245 on NE: measured up to 10,000, 0.66 % of n).
 BUCKET_MIN_SIDE = 100  # CPU: buckets when sources and targets both number this many
 # ... and targets at most this many: the buckets hold an entry per vertex of each target's
 # search space (~1,000 on NE: 12 bytes each), measured up to 3,000 targets
 BUCKET_MAX_TARGETS = 10_000
 RPHAST_MAX_TARGETS_PER_NODE = 1 / 20  # CPU: targets <= n / 20: restricted (or buckets)
-GPU_RPHAST_MAX_TARGETS_PER_NODE = 0.0  # GPU: never by auto (see above)
+GPU_RPHAST_MAX_TARGETS_PER_NODE = 1 / 100  # GPU: targets <= n / 100: restricted
 
 
 def choose_query(n: int, sources: int, targets: int | None, backend: str) -> str:

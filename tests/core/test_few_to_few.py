@@ -131,9 +131,10 @@ def test_selection_rule():
     assert few.choose_query(n, 1000, side - 1, "cpu") == "rphast"  # few targets
     assert few.choose_query(n, 30, 30, "cpu") == "rphast"
     assert few.choose_query(n, 1000, few.BUCKET_MAX_TARGETS + 1, "cpu") == "rphast"
-    assert few.choose_query(n, 100, 100, "cupy") == "phast"  # the full sweep won on an H100
-    assert few.choose_query(n, 10_000, 10_000, "cupy") == "phast"  # GPHAST as tuned
-    assert few.choose_query(1_427_876, 1000, 1000, "cupy") == "phast"  # Kanto goal row
+    # the restricted sweep won on an H100 (NE: 100, 1000 and 10,000 a side)
+    assert few.choose_query(1_524_453, 100, 100, "cupy") == "rphast"
+    assert few.choose_query(1_524_453, 10_000, 10_000, "cupy") == "rphast"
+    assert few.choose_query(n, 100, 20_000, "cupy") == "phast"  # past n / 100: the full one
     assert few.choose_query(50, 5, 60, "cpu") == "phast"  # targets >= n
     # the boundaries are the documented constants
     for backend, bound in (("cpu", few.RPHAST_MAX_TARGETS_PER_NODE),
