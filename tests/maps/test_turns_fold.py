@@ -43,3 +43,27 @@ def test_fold_without_copies_is_the_input():
     v = np.arange(5)
     assert fold(SimpleNamespace(meta={}, num_nodes=5), v) is v
 
+
+
+def test_copy_target_columns_are_every_copy_of_every_target_column():
+    """``with_copy_targets`` against its definition written as loops (targets repeated,
+    targets with several copies, targets without)."""
+    from maps.model.turns import with_copy_targets
+
+    class Net:
+        num_nodes = 12
+        meta = {"turn_copies": [3, 5, 3, 6, 0]}  # nodes 7..11 copy nodes 3, 5, 3, 6, 0
+
+    n0 = 7
+    for targets in ([3, 1, 3, 0], [1, 2], [6, 5, 5, 3], [0]):
+        want_nodes, want_cols = list(targets), []
+        for k, orig in enumerate(Net.meta["turn_copies"]):
+            for j, v in enumerate(targets):
+                if v == orig:
+                    want_nodes.append(n0 + k)
+                    want_cols.append(j)
+        got = with_copy_targets(Net(), targets)
+        if not want_cols:
+            assert got is None
+            continue
+        assert got[0].tolist() == want_nodes and got[1].tolist() == want_cols, targets
