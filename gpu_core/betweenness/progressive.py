@@ -39,8 +39,16 @@ import numpy as np
 
 from ..errors import CancelledError
 from ..graph import CSRGraph
+from . import sampling as _sampling
 from .common import BillboardProgress, BillboardResult
-from .sampling import Cover, PathSampler, draw_plan, greedy_pick, sample_size
+from .sampling import (
+    Cover,
+    PathSampler,
+    draw_plan,
+    greedy_pick,
+    on,
+    sample_size,
+)
 
 SAMPLINGS = ("progressive", "fixed")
 FIRST_SAMPLES = 512  # samples of the first round (both halves)
@@ -182,10 +190,19 @@ def progressive_billboards(
     plan = draw_plan(n, cap, a, b, seed)
     a_log = math.log(3.0 / (delta / 2.0 / (len(sizes) - 1)))
     sampler = PathSampler(g, w, unit, backend, hierarchy) if draw is None else draw.sampler
-    xp = sampler.xp
-    fold = None if draw is None else xp.asarray(draw.fold, dtype=xp.int64)
+    xp = sampler.xp  # where the paths are drawn
+    # where the rounds' greedy and bounds run: on a small map the host (the GPU's generic
+    # reductions would each compile on a fresh machine: stop 51, H100, 26.8 s of NVRTC in a
+    # cold `billboards -k 5` on the sample map); the same code as the CPU's, so the same
+    # sites and bounds
+    sel = np if n <= _sampling.HOST_SELECT_NODES else xp
+
+    def here(arr):
+        return arr if sel is xp else on(sel, arr)
+
+    fold = None if draw is None else sel.asarray(draw.fold, dtype=sel.int64)
     A, B = float(a.sum()), float(b.sum())
-    es_all, ev_all = xp.zeros(0, xp.int64), xp.zeros(0, xp.int32)
+    es_all, ev_all = sel.zeros(0, sel.int64), sel.zeros(0, sel.int32)
     reached = [0, 0]  # training, hold-out
     drawn = 0
     best: BillboardResult | None = None
@@ -206,7 +223,7 @@ def progressive_billboards(
                 raise CancelledError("billboard sampling cancelled")
             hi = starts[i + 1] if i + 1 < len(starts) else L
             es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
-            es, ev = fold_entries(xp, es, ev, fold, n)
+            es, ev, rr = fold_entries(sel, here(es), here(ev), fold, n) + (here(rr),)
             parts_s.append(es)
             parts_v.append(ev)
             reached[0] += int(rr[lo % 2::2].sum())
@@ -214,26 +231,26 @@ def progressive_billboards(
             if r == 0 and hi == preview < L:
                 rest = sampler.flush(plan.hash_seed)  # (deferred pairs: in the preview too)
                 if rest is not None:
-                    es, ev = fold_entries(xp, rest[0], rest[1], fold, n)
+                    es, ev = fold_entries(sel, here(rest[0]), here(rest[1]), fold, n)
                     parts_s.append(es)
                     parts_v.append(ev)
-                yield _preview(xp, parts_s, parts_v, sampler, hi, n, k, eligible, in_r, a, b,
+                yield _preview(sel, parts_s, parts_v, sampler, hi, n, k, eligible, in_r, a, b,
                                A, B, reached, a_log, epsilon, backend, delta, bound, mode,
                                len(sizes), cap, t0)
             yield BillboardProgress(r + 1, len(sizes), hi, cap, phase="sample")
         tf = time.perf_counter()
         rest = sampler.flush(plan.hash_seed)
         if rest is not None:
-            es, ev = fold_entries(xp, rest[0], rest[1], fold, n)
+            es, ev = fold_entries(sel, here(rest[0]), here(rest[1]), fold, n)
             parts_s.append(es)
             parts_v.append(ev)
-        es_all, ev_all = xp.concatenate(parts_s), xp.concatenate(parts_v).astype(xp.int32)
+        es_all, ev_all = sel.concatenate(parts_s), sel.concatenate(parts_v).astype(sel.int32)
         drawn = L
         t_tied += time.perf_counter() - tf
         t_sample += time.perf_counter() - ts
         if L == cap:
             break
-        res = _round(xp, es_all, ev_all, L, n, k, eligible, in_r, a, b, A, B, reached,
+        res = _round(sel, es_all, ev_all, L, n, k, eligible, in_r, a, b, A, B, reached,
                      a_log, epsilon)
         res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
         res.sample_bound, res.mode = bound, mode
@@ -249,12 +266,12 @@ def progressive_billboards(
         yield BillboardProgress(r + 1, len(sizes), L, cap, phase="sample", partial=res,
                                 message=f"{L:,} samples: error {res.epsilon_at_stop:.4g}")
     # the cap: the fixed method on all the cap's samples (its own guarantee at delta/2)
-    cover = Cover(xp, es_all, ev_all, cap)
+    cover = Cover(sel, es_all, ev_all, cap)
     base = cover.mark_set(in_r)
-    elig = xp.asarray(eligible.copy())
+    elig = sel.asarray(eligible.copy())
     sites, cov = [], []
     for _ in range(k):
-        v, gain = greedy_pick(xp, cover.counts(n), elig)
+        v, gain = greedy_pick(sel, cover.counts(n), elig)
         sites.append(v)
         cov.append(gain)
         cover.mark(v)

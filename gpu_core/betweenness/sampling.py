@@ -79,6 +79,22 @@ class Cover:
         return xp.bincount(self.e_v, minlength=n).astype(xp.int64)
 
 
+# maps of at most this many vertices run the greedy (and the progressive rounds' bounds)
+# on the host even when a GPU draws the paths: their entries are a few hundred thousand,
+# and on a fresh machine each of the GPU's generic reductions there (sum, any, bincount,
+# argmax, ...) is a kernel CuPy compiles first (stop 51, one H100: 26.8 s of NVRTC in a
+# cold `billboards -k 5 --method sampled` on the sample map). The same code as the CPU's:
+# the same sites and bounds.
+HOST_SELECT_NODES = 30_000
+
+
+def on(xp, arr):
+    """``arr`` as an ``xp`` array (a device array copied back when ``xp`` is numpy)."""
+    if xp is np and hasattr(arr, "get") and not isinstance(arr, np.ndarray):
+        return arr.get()
+    return xp.asarray(arr)
+
+
 def greedy_pick(xp, cnt, elig) -> tuple[int, int]:
     """(site, gain) of one greedy round from the per-vertex counts ``cnt`` (int64, on
     ``xp``) and the mask of vertices still allowed (``elig``, updated): the first maximum,
@@ -333,14 +349,16 @@ def sampled_billboards(
             entry_source, xp, kernel_name, note = draw(plan), _greedy_xp(backend), "", ""
         else:
             sampler = PathSampler(g, w, unit, backend, hierarchy)
-            xp, kernel_name = sampler.xp, sampler.kernel
+            # a small map's greedy on the host (HOST_SELECT_NODES)
+            xp = np if n <= HOST_SELECT_NODES else sampler.xp
+            kernel_name = sampler.kernel
             entry_source = _draw_here(sampler, plan, cancel, k)
         parts_s, parts_v = [], []
         for done, es, ev, rr in entry_source:
             if cancel is not None and cancel():
                 raise CancelledError("billboard sampling cancelled")
-            parts_s.append(xp.asarray(es))
-            parts_v.append(xp.asarray(ev))
+            parts_s.append(on(xp, es))
+            parts_v.append(on(xp, ev))
             reached += int(rr)
             if done:
                 yield BillboardProgress(1, 1, done, L, phase="sample")
