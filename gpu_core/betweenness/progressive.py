@@ -39,7 +39,6 @@ import numpy as np
 
 from ..errors import CancelledError
 from ..graph import CSRGraph
-from . import sampling as _sampling
 from .common import BillboardProgress, BillboardResult
 from .sampling import (
     Cover,
@@ -48,6 +47,7 @@ from .sampling import (
     greedy_pick,
     on,
     sample_size,
+    select_xp,
 )
 
 SAMPLINGS = ("progressive", "fixed")
@@ -195,7 +195,7 @@ def progressive_billboards(
     # reductions would each compile on a fresh machine: stop 51, H100, 26.8 s of NVRTC in a
     # cold `billboards -k 5` on the sample map); the same code as the CPU's, so the same
     # sites and bounds
-    sel = np if n <= _sampling.HOST_SELECT_NODES else xp
+    sel = select_xp(n, xp)
 
     def here(arr):
         return arr if sel is xp else on(sel, arr)

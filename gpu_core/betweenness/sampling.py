@@ -88,6 +88,11 @@ class Cover:
 HOST_SELECT_NODES = 30_000
 
 
+def select_xp(n: int, xp):
+    """Where a map of ``n`` vertices runs the greedy and its bounds (HOST_SELECT_NODES)."""
+    return np if n <= HOST_SELECT_NODES else xp
+
+
 def on(xp, arr):
     """``arr`` as an ``xp`` array (a device array copied back when ``xp`` is numpy)."""
     if xp is np and hasattr(arr, "get") and not isinstance(arr, np.ndarray):
@@ -349,8 +354,7 @@ def sampled_billboards(
             entry_source, xp, kernel_name, note = draw(plan), _greedy_xp(backend), "", ""
         else:
             sampler = PathSampler(g, w, unit, backend, hierarchy)
-            # a small map's greedy on the host (HOST_SELECT_NODES)
-            xp = np if n <= HOST_SELECT_NODES else sampler.xp
+            xp = select_xp(n, sampler.xp)
             kernel_name = sampler.kernel
             entry_source = _draw_here(sampler, plan, cancel, k)
         parts_s, parts_v = [], []
