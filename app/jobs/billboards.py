@@ -48,7 +48,8 @@ class BillboardsOptions:
     targets: np.ndarray | None = None  # per-node destination demand
     index: str = "auto"  # route index policy (app.jobs.index) for the sampled method
     # sampled: progressive (rounds growing 1.5x until a data-dependent bound reaches epsilon)
-    # or fixed (the worst-case bound's samples); a Dask client always draws the fixed plan
+    # or fixed (the worst-case bound's samples); on a Dask client either (progressive: each
+    # round's blocks on the workers, the greedy here; fixed: the paths kept there)
     sampling: str = "progressive"
     # progressive: a first answer from this many samples, before the first round ends (the
     # window's, on big maps: sites on screen in seconds; 0 none)
@@ -100,7 +101,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
         return out
     draw = None
     if client is not None:
-        from .dask_draws import KeptDraw, SampledDraw
+        from .dask_draws import KeptDraw, RoundsDraw, SampledDraw
         from .distributed import worker_backend
 
         if opts.method != "sampled":
@@ -115,8 +116,9 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     finally:
         if ahead is not None:
             ahead.join()
-    if client is not None:
-        kind = KeptDraw if keep_paths else SampledDraw
+    if client is not None:  # progressive: few samples a round, shipped here (RoundsDraw)
+        kind = (RoundsDraw if opts.sampling == "progressive"
+                else KeptDraw if keep_paths else SampledDraw)
         draw = kind(client, net, backend=opts.backend, mode=opts.mode, hierarchy=h,
                     index_path=info.path)
     t0 = time.perf_counter()

@@ -31,14 +31,16 @@ draws the same paths as the fixed plan's prefix. A sample (s, s's sink) is a rou
 interior: it counts among the reached pairs (about one in n), never as covered.
 
 On a Dask cluster the workers draw on the junction graph (shipped as arrays, as any
-CSRGraph is) and the paths come here, where they are folded (:class:`FoldedDraw`; the
-kept-paths mode would sum per-vertex counts on the workers, where a route through two
-copies of a junction would count twice): the fixed plan, as Dask draws on any map.
+CSRGraph is) and the paths come here, where they are folded (the progressive rounds:
+``dask_draws.RoundsDraw`` with the junctions as its fold; the fixed plan:
+:class:`FoldedDraw`; the kept-paths mode would sum per-vertex counts on the workers, where
+a route through two copies of a junction would count twice).
 """
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,6 +48,9 @@ from maps.errors import MapError
 from maps.model.turns import copies_of, original_count
 
 from .common import CancelCheck, Progress, follow_placement, report
+
+if TYPE_CHECKING:
+    from .dask_draws import SampledDraw
 
 MAX_DOUBLED = (1 << 31) - 1
 
@@ -150,7 +155,7 @@ def _fold_entries(es: np.ndarray, ev: np.ndarray, orig: np.ndarray, n: int):
 def run_sampled(net, opts, *, progress: Progress | None = None,
                 cancel: CancelCheck | None = None, client=None, on_partial=None):
     """The sampled greedy over junctions (module doc); a ``BillboardResult`` whose sites
-    are file nodes. ``client``: a Dask client whose workers draw the paths (the fixed
+    are file nodes. ``client``: a Dask client whose workers draw the paths (either
     plan); ``on_partial``: as ``app.jobs.billboards.run``'s. Returns (result, the Dask
     draw or None)."""
     from gpu_core.backend import resolve_backend
@@ -161,15 +166,19 @@ def run_sampled(net, opts, *, progress: Progress | None = None,
     a, b = _demand(opts.sources, n0, N, None), _demand(opts.targets, n0, N, sink)
     cand = np.zeros(N, dtype=bool)
     cand[:n0] = True if opts.candidates is None else np.asarray(opts.candidates, bool)[:n0]
-    sampling, dask = opts.sampling, None
+    sampling = opts.sampling
+    dask: SampledDraw | None = None  # RoundsDraw is one
     if client is not None:
-        from .dask_draws import SampledDraw
+        from .dask_draws import RoundsDraw, SampledDraw
         from .distributed import worker_backend
 
         backend = worker_backend(client, opts.backend)
-        dask = SampledDraw(client, g, backend=backend, mode=opts.mode)
-        draw: JunctionDraw | FoldedDraw = FoldedDraw(dask, orig, N)
-        sampling = "fixed"
+        draw: JunctionDraw | FoldedDraw | RoundsDraw
+        if sampling == "progressive":  # the rounds' blocks on the workers, folded here
+            draw = dask = RoundsDraw(client, g, backend=backend, mode=opts.mode, fold=orig)
+        else:
+            dask = SampledDraw(client, g, backend=backend, mode=opts.mode)
+            draw = FoldedDraw(dask, orig, N)
     else:
         draw = JunctionDraw(g, orig, opts.mode, resolve_backend(opts.backend))
         backend = draw.sampler.backend

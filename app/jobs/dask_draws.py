@@ -41,6 +41,29 @@ class _WorkerDraw:
         self.blocks = 0
         self.busy: dict = {}  # worker -> seconds per kind of work (busy_by_worker)
 
+    def blocks_of(self, srcs: np.ndarray, tgts: np.ndarray, hash_seed: int, base: int,
+                  ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """Samples base..base+len(srcs) in blocks on the workers, in order: (end of the
+        block relative to ``base``, sample numbers, vertices, reached flags)."""
+        from .dask_worker import sample_block
+
+        L = int(srcs.shape[0])
+        workers = max(1, len(self.ship.workers))
+        rows = self.block or split_rows(L, self.width, workers)
+        count = -(-L // rows)
+        self.blocks += count
+
+        def submit(i: int, key: str):
+            lo = i * rows
+            return self.client.submit(sample_block, *self.ship.args(), self.mode,
+                                      srcs[lo:lo + rows], tgts[lo:lo + rows],
+                                      hash_seed, base + lo, key=key, retries=RETRIES)
+
+        for i, (es, ev, reached, kernel) in ordered_results(self.client, submit, count,
+                                                            window=count):
+            self.kernel = f"dask {kernel}"
+            yield min(L, (i + 1) * rows), es, ev, reached
+
 
 class SampledDraw(_WorkerDraw):
     """The sampled billboards' ``draw`` hook (``gpu_core.betweenness.sampling.DrawPaths``):
@@ -51,25 +74,57 @@ class SampledDraw(_WorkerDraw):
 
 
     def __call__(self, plan) -> Iterator[tuple[int, np.ndarray, np.ndarray, int]]:
-        from .dask_worker import sample_block
-
-        L = plan.size
-        workers = max(1, len(self.ship.workers))
-        rows = self.block or split_rows(L, self.width, workers)
-        count = -(-L // rows)
-        self.blocks = count
-
-        def submit(i: int, key: str):
-            lo = i * rows
-            return self.client.submit(sample_block, *self.ship.args(), self.mode,
-                                      plan.srcs[lo:lo + rows], plan.tgts[lo:lo + rows],
-                                      plan.hash_seed, lo, key=key, retries=RETRIES)
-
-        for i, (es, ev, reached, kernel) in ordered_results(self.client, submit, count,
-                                                            window=count):
-            self.kernel = f"dask {kernel}"
-            yield min(L, (i + 1) * rows), es, ev, reached
+        for hi, es, ev, rr in self.blocks_of(plan.srcs, plan.tgts, plan.hash_seed, 0):
+            yield hi, es, ev, int(rr.sum())
         self.busy = busy_by_worker(self.client)
+
+
+class RoundsDraw(SampledDraw):
+    """The progressive rounds' sampler (``gpu_core.betweenness.progressive``, a draw with
+    ``sampler`` and ``fold``): each round's new samples drawn in blocks on the workers
+    at once, the entries shipped here, where the rounds' greedy and bounds run. A round
+    is a few thousand samples where the fixed plan is hundreds of thousands, so its
+    entries are small; the paths are keyed by sample number, so the sites, samples and
+    bounds are those of one process. ``fold`` (the turn-restricted map's junctions,
+    ``app.jobs.billboards_turns``): each vertex the one it counts as."""
+
+    mode_name = "progressive rounds, paths shipped to the client"
+    xp = np
+
+    def __init__(self, client, net, *, backend: str, mode: str, hierarchy=None,
+                 index_path: str = "", block: int | None = None,
+                 fold: np.ndarray | None = None):
+        super().__init__(client, net, backend=backend, mode=mode, hierarchy=hierarchy,
+                         index_path=index_path, block=block)
+        self.backend, self.fold = backend, fold
+        self.n = int(net.num_nodes)
+        self.sampler = self  # progressive draws through ``draw.sampler``
+
+    def __call__(self, plan):
+        """The fixed plan (a cap below the first round), folded as the rounds are."""
+        from gpu_core.betweenness.progressive import fold_entries
+
+        for hi, es, ev, reached in super().__call__(plan):
+            yield (hi, *fold_entries(np, es, ev, self.fold, self.n), reached)
+
+    def chunk_size(self, total: int) -> int:
+        return max(1, total)  # a round at once: its blocks spread over the workers
+
+    def run(self, srcs: np.ndarray, tgts: np.ndarray, hash_seed: int, base: int):
+        """(sample numbers, vertices, reached flags) of samples base..base+len(srcs),
+        drawn in blocks on the workers at once (``gpu_core.betweenness.PathSampler.run``'s
+        answer; the rounds fold the entries)."""
+        parts = list(self.blocks_of(srcs, tgts, hash_seed, base))
+        self.busy = busy_by_worker(self.client)
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8)
+        return tuple(np.concatenate([p[k] for p in parts]) for k in (1, 2, 3))
+
+    def flush(self, hash_seed: int):
+        return None  # each block's deferred pairs are drawn in its task
+
+    def note(self) -> str:
+        return f"{self.blocks} Dask blocks; "
 
 
 class KeptDraw(_WorkerDraw):

@@ -377,7 +377,7 @@ def _sampler(ref: MapRef, graph, hierarchy, mode: str):
 def sample_block(ref: MapRef, graph, hierarchy, mode: str, srcs: np.ndarray,
                  tgts: np.ndarray, hash_seed: int, base: int):
     """One block of the sampled billboards' paths (samples base..base+len(srcs)):
-    (sample numbers, vertices, reached count, sampler kernel)."""
+    (sample numbers, vertices, reached flags per sample, sampler kernel)."""
     from gpu_core.betweenness import draw_block
 
     t0 = time.perf_counter()
@@ -433,7 +433,7 @@ def _kept_block(ref: MapRef, graph, hierarchy, mode: str, run: str, span: Sequen
                                  lo, host=False)
     cover = Cover(sampler.xp, es, ev, hi - lo, first=lo)
     base = cover.mark_set(in_r)
-    kept[i] = block = KeptBlock(cover, {"reached": reached, "entries": int(es.size),
+    kept[i] = block = KeptBlock(cover, {"reached": int(reached.sum()), "entries": int(es.size),
                                         "base": base, "kernel": sampler.kernel})
     wm.blocks += 1
     wm.add("draw", t0)

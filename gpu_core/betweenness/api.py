@@ -163,7 +163,7 @@ def billboards(
     draws its paths through it (``sampling.DrawPaths``: Dask workers), same result.
     ``sampling`` (sampled method): "fixed" draws the worst-case bound's pairs; "progressive"
     grows them 1.5x a round until a data-dependent bound certifies ``epsilon`` (``progressive``), with
-    the same guarantee (with ``draw``: fixed); a cancel after its first round returns
+    the same guarantee (with a ``draw`` that has no ``sampler`` and ``fold``: fixed); a cancel after its first round returns
     that round's sites (``stopped_by="cancelled"``) instead of raising. ``preview`` > 0
     (progressive): a first answer from the first ``preview`` samples, yielded as a partial
     result before the first round ends (the same result otherwise).
@@ -202,7 +202,8 @@ def billboards(
         if sampling not in SAMPLINGS:
             raise InvalidArgumentError(
                 f"unknown sampling {sampling!r}; choose one of {', '.join(SAMPLINGS)}")
-        # (Dask draws: the fixed plan; a folding draw, with its sampler here: progressive)
+        # (a draw with a sampler and a fold, here or on Dask workers: progressive; a
+        # draw that only yields blocks of a plan, or keeps them: the fixed plan)
         if sampling == "progressive" and (draw is None or hasattr(draw, "fold")):
             result = yield from progressive_billboards(
                 g, k, w=w, unit=(mode == "hops"), a=a, b=b, eligible=eligible, in_r=in_r,

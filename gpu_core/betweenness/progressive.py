@@ -166,8 +166,9 @@ def progressive_billboards(
 ) -> Generator[BillboardProgress, None, BillboardResult]:
     """The sampled greedy with progressive sampling (module doc). Cancel after a round
     returns that round's sites (``stopped_by="cancelled"``) instead of raising.
-    ``draw``: a folding draw (its ``sampler`` draws the paths here, its ``fold`` maps each
-    vertex to the one it counts as: a path's entries folded, repeats dropped; the
+    ``draw``: a draw with a ``sampler`` (drawing the paths here, or a round's blocks on
+    Dask workers: ``app.jobs.dask_draws.RoundsDraw``) and a ``fold`` (None, or each
+    vertex the one it counts as: a path's entries folded, repeats dropped; the
     turn-restricted map's junctions, ``app.jobs.billboards_turns``). ``preview`` > 0: the
     first round's first ``preview`` samples are drawn as a block of their own and their
     sites yielded as a partial result (``stopped_by="preview"``: a first answer while the
@@ -200,7 +201,8 @@ def progressive_billboards(
     def here(arr):
         return arr if sel is xp else on(sel, arr)
 
-    fold = None if draw is None else sel.asarray(draw.fold, dtype=sel.int64)
+    fold = None if draw is None or draw.fold is None else sel.asarray(draw.fold,
+                                                                        dtype=sel.int64)
     A, B = float(a.sum()), float(b.sum())
     es_all, ev_all = sel.zeros(0, sel.int64), sel.zeros(0, sel.int32)
     reached = [0, 0]  # training, hold-out

@@ -257,13 +257,13 @@ def _kept(draw: DrawPaths | KeptPaths | None) -> TypeIs[KeptPaths]:
 
 def draw_block(sampler: PathSampler, srcs: np.ndarray, tgts: np.ndarray, hash_seed: int,
                base: int, cancel: Callable[[], bool] | None = None, host: bool = True,
-               ) -> tuple[np.ndarray, np.ndarray, int]:
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Entries (int64 sample numbers, int32 vertices; on the host, or with ``host=False``
-    where the sampler made them) and the count of reached pairs of samples
-    base..base+len(srcs): one block of a split run (Dask workers)."""
+    where the sampler made them) and the reached flags (uint8 per sample, on the host) of
+    samples base..base+len(srcs): one block of a split run (Dask workers; the progressive
+    rounds count the reached pairs of each half by sample number)."""
     xp = sampler.xp
-    parts_s, parts_v = [], []
-    reached = 0
+    parts_s, parts_v, parts_r = [], [], []
     step = sampler.chunk_size(int(srcs.shape[0]))
     for lo in range(0, int(srcs.shape[0]), step):
         if cancel is not None and cancel():
@@ -271,7 +271,7 @@ def draw_block(sampler: PathSampler, srcs: np.ndarray, tgts: np.ndarray, hash_se
         es, ev, rr = sampler.run(srcs[lo:lo + step], tgts[lo:lo + step], hash_seed, base + lo)
         parts_s.append(es)
         parts_v.append(ev)
-        reached += int(rr.sum())
+        parts_r.append(on(np, rr).astype(np.uint8, copy=False))
     rest = sampler.flush(hash_seed)
     if rest is not None:
         parts_s.append(rest[0])
@@ -280,6 +280,7 @@ def draw_block(sampler: PathSampler, srcs: np.ndarray, tgts: np.ndarray, hash_se
     e_v = xp.concatenate(parts_v) if parts_v else xp.zeros(0, xp.int32)
     if xp is not np and host:
         e_s, e_v = xp.asnumpy(e_s), xp.asnumpy(e_v)
+    reached = np.concatenate(parts_r) if parts_r else np.zeros(0, np.uint8)
     return e_s.astype(np.int64, copy=False), e_v.astype(np.int32, copy=False), reached
 
 

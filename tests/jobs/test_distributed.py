@@ -195,6 +195,57 @@ def test_sampled_billboards_same_sites_and_gains(files, cluster, capsys):
         assert one[key] == two[key], key
 
 
+def test_progressive_billboards_on_dask_same_rounds_sites_and_bounds(files, cluster, capsys):
+    """The default progressive plan with ``--dask`` (the fixed plan only, before): each
+    round's blocks on the workers, the greedy here: the samples, bound at stop, sites and
+    gains of one process."""
+    base = ["-q", "billboards", str(files / "k.gr"), "-k", "4", "--method", "sampled",
+            "--epsilon", "0.1", "--seed", "11", "--backend", "cpu", "--json"]
+    got = []
+    for extra in ([], ["--dask", cluster[0].scheduler_address]):
+        assert main(base + extra) == 0
+        got.append(json.loads(capsys.readouterr().out))
+    one, two = got
+    assert one["sampling"] == two["sampling"] == "progressive"
+    assert two["dask"]["paths"] == "progressive rounds, paths shipped to the client"
+    assert two["dask"]["workers"] == 2 and two["dask"]["blocks"] >= 4  # rounds x workers
+    assert one["samples"] < one["sample_bound"]  # it stopped before the fixed bound
+    for key in ("sites", "gains", "group_betweenness", "coverage", "pairs", "samples",
+                "epsilon_at_stop", "stopped_by"):
+        assert one[key] == two[key], key
+
+
+def test_progressive_rounds_any_block_size_with_preview(cluster):
+    """Rounds drawn in blocks of 7 sample numbers on the workers (finishing in any
+    order), a preview block first: the partial results and the final result of one
+    process."""
+    from app.jobs.dask_draws import RoundsDraw
+    from gpu_core.betweenness import BillboardResult
+    from gpu_core.betweenness import billboards as gen
+    from maps.generate import generate
+
+    net = generate("kanto", 800, seed=2)
+    kw = dict(mode="weighted", backend="cpu", method="sampled", epsilon=0.08, seed=3,
+              sampling="progressive", preview=64)
+
+    def run(**more):
+        evs = list(gen(net, 3, **kw, **more))
+        partial = [ev.partial for ev in evs if getattr(ev, "partial", None) is not None]
+        return partial, evs[-1]
+
+    ref_partial, ref = run()
+    draw = RoundsDraw(cluster[1], net, backend="cpu", mode="weighted", block=7)
+    partial, res = run(draw=draw)
+    assert isinstance(res, BillboardResult) and res.sampling == "progressive"
+    assert len(ref_partial) >= 2 and draw.blocks > 2 * len(ref_partial)
+    assert [p.stopped_by for p in partial] == [p.stopped_by for p in ref_partial]
+    for got, want in zip([*partial, res], [*ref_partial, ref], strict=True):
+        assert got.samples == want.samples
+        assert list(got.sites) == list(want.sites)
+        np.testing.assert_array_equal(got.gains, want.gains)
+        assert got.epsilon_at_stop == want.epsilon_at_stop
+
+
 @pytest.mark.parametrize("kind", ["KeptDraw", "SampledDraw"])
 def test_sampled_draw_any_block_size_and_order(cluster, kind):
     """Blocks of 7 sample numbers (finishing in any order) give the one-process result,

@@ -228,3 +228,22 @@ def test_dask_draws_fold_here(maps):
     assert two.sites.tolist() == one.sites.tolist()
     assert np.array_equal(two.group_betweenness, one.group_betweenness)
     assert "on Dask" in two.notes
+
+
+def test_dask_progressive_rounds_fold_here(maps):
+    """The progressive plan with ``--dask`` on a restricted map: each round's paths drawn
+    on the workers, folded onto junctions here: the one process's rounds and sites."""
+    distributed = pytest.importorskip("distributed")
+    net, _, _ = maps
+    opts = billboards.BillboardsOptions(3, backend="cpu", method="sampled", seed=7,
+                                        epsilon=0.05)
+    one = billboards.run(net, opts).billboards
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as lc, distributed.Client(lc) as cl:
+        out = billboards.run(net, opts, client=cl)
+    two = out.billboards
+    assert out.dask["paths"] == "progressive rounds, paths shipped to the client"
+    assert two.sampling == one.sampling == "progressive" and "on Dask" in two.notes
+    assert two.samples == one.samples and two.epsilon_at_stop == one.epsilon_at_stop
+    assert two.sites.tolist() == one.sites.tolist()
+    assert np.array_equal(two.group_betweenness, one.group_betweenness)
