@@ -52,8 +52,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="matrix: rows written into the .npy by the workers (where they see "
                         "it), shipped to the client and written there, or both (default)")
     p.add_argument("--billboards-paths", default="kept", choices=("kept", "shipped", "both"),
-                   help="billboards: paths kept on the workers (the greedy as rounds of "
-                        "per-vertex counts; default), shipped to the client, or both")
+                   help="billboards, fixed plan: paths kept on the workers (the greedy as "
+                        "rounds of per-vertex counts; default), shipped to the client, or both")
+    p.add_argument("--sampling", default="fixed", choices=("fixed", "progressive"),
+                   help="billboards: the fixed plan (default, as the earlier rows) or the "
+                        "progressive rounds (each round's blocks on the workers)")
     p.add_argument("--seed", type=int, default=1, help="seed of the node sets")
     p.add_argument("--out", default="bench_out", help="folder for dask_bench.csv and .npy")
 
@@ -216,7 +219,7 @@ def _billboard_rows(net, args, clusters) -> list[dict]:
     opts = billboards.BillboardsOptions(args.billboards, backend=args.backend,
                                         method="sampled", epsilon=args.epsilon,
                                         seed=args.seed, index=args.index,
-                                        sampling="fixed")  # what the workers draw
+                                        sampling=args.sampling)
     billboards.warm_up(opts)
     ref = billboards.run(net, opts)
     mine = _greedy(ref)
@@ -226,6 +229,8 @@ def _billboard_rows(net, args, clusters) -> list[dict]:
                   note=f"{mine.samples} samples, {mine.kernel}; " + _phases(mine))]
     modes = (True, False) if args.billboards_paths == "both" else (
         args.billboards_paths == "kept",)
+    if args.sampling == "progressive":  # the rounds ship their paths (RoundsDraw)
+        modes = (False,)
     for cl in clusters():
         for keep in modes:
             t0 = time.perf_counter()
