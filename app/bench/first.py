@@ -65,7 +65,7 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
 ROW_ENV = {"matrix 3x3 --index on, built in the command": {"SIGNPOST_INDEX_BACKGROUND": "0"}}
 BACKGROUND_WAIT_S = 900.0
 
-_CHILD = """
+_CHILD = r"""
 import json, sys, time, importlib, io, contextlib
 from numba.core.dispatcher import Dispatcher
 compiles, stack, orig = {}, [], Dispatcher.compile
@@ -80,6 +80,23 @@ def compile(disp, sig):  # numba's compilations (and cache loads), exclusive sec
         c = compiles.setdefault(f.__module__ + "." + f.__qualname__, [0.0, set(), False])
         c[0] += dt - inner; c[1].add(str(sig)); c[2] = bool(disp.targetoptions.get("parallel"))
 Dispatcher.compile = compile
+nvrtc = []  # CuPy's NVRTC compilations (a fresh machine's GPU rows): [label, seconds]
+try:
+    import re
+    import cupy.cuda.compiler as cc
+    orig_nvrtc = cc.compile_using_nvrtc
+    def compile_nvrtc(source, *a, **k):
+        t = time.perf_counter()
+        try:
+            return orig_nvrtc(source, *a, **k)
+        finally:
+            f = re.search(r'#line 1 "([^"]+)"', source)
+            g = re.search(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\([^)]*\)\s+)?(?:void\s+)?(\w+)", source)
+            nvrtc.append([f.group(1) if f else (g.group(1) if g else "?"),
+                          time.perf_counter() - t])
+    cc.compile_using_nvrtc = compile_nvrtc
+except ImportError:
+    pass
 t0 = time.perf_counter()
 import app.cli
 importlib.import_module("app.cli." + sys.argv[2])
@@ -94,7 +111,10 @@ t3 = time.perf_counter()
 top = sorted(compiles.items(), key=lambda kv: -kv[1][0])[:8]
 json.dump({"import": t1 - t0, "load": t2 - t1, "command": t3 - t2, "rc": rc,
            "compiled": len(compiles), "compile_sum": sum(c[0] for c in compiles.values()),
-           "top": [[k, round(c[0], 2), len(c[1]), c[2]] for k, c in top]}, open(sys.argv[1], "w"))
+           "top": [[k, round(c[0], 2), len(c[1]), c[2]] for k, c in top],
+           "nvrtc": len(nvrtc), "nvrtc_sum": sum(x[1] for x in nvrtc),
+           "nvrtc_top": sorted(([k, round(x, 2)] for k, x in nvrtc), key=lambda kv: -kv[1])[:10]},
+          open(sys.argv[1], "w"))
 """
 
 
@@ -183,6 +203,15 @@ def where(rows: list[dict]) -> str:
                         for k, s, n, par in c["top"])
         out.append(f"| {r['row']} | {r['backend']} | {c['compiled']} | "
                    f"{c['compile_sum']:.1f} | {top} |")
+    gpu = [r for r in rows if (r.get("cold") or {}).get("nvrtc")]
+    if gpu:  # CuPy's compilations: our .cu modules by file, CuPy's own kernels by name
+        out += ["", "| command | backend | NVRTC compilations | seconds summed | largest (s) |",
+                "|---|---|---|---|---|"]
+        for r in gpu:
+            c = r["cold"]
+            top = ", ".join(f"`{k}` {x:.2f}" for k, x in c["nvrtc_top"])
+            out.append(f"| {r['row']} | {r['backend']} | {c['nvrtc']} | "
+                       f"{c['nvrtc_sum']:.1f} | {top} |")
     return "\n".join(out) + "\n"
 
 

@@ -57,3 +57,19 @@ def test_the_in_command_index_row_turns_the_background_build_off(tmp_path, monke
     lock.write_text("1")
     monkeypatch.setattr(first, "BACKGROUND_WAIT_S", 0.2)  # a lock left behind: it gives up
     first._background_done(tmp_path)
+
+
+def test_gpu_rows_say_where_the_nvrtc_time_went():
+    """A cold GPU row's NVRTC compilations (counted by the child's hook on CuPy's
+    compiler) get a table of their own: count, seconds, the largest by module or kernel."""
+    cold = {"import": 1.0, "load": 0.1, "command": 9.0, "total": 10.5, "compiled": 0,
+            "compile_sum": 0.0, "top": [], "nvrtc": 3, "nvrtc_sum": 6.5,
+            "nvrtc_top": [["betweenness.cu", 4.0], ["cupy_sum", 1.5], ["phast.cu", 1.0]]}
+    warm = dict(cold, command=2.0, total=3.0, nvrtc=0, nvrtc_sum=0.0, nvrtc_top=[])
+    r = {"row": "billboards -k 5", "backend": "cupy", "cold": cold, "warm": warm,
+         "compile": 7.0}
+    text = first.table([r], "test", TINY)
+    assert "| command | backend | NVRTC compilations | seconds summed | largest (s) |" in text
+    assert "| billboards -k 5 | cupy | 3 | 6.5 | `betweenness.cu` 4.00, `cupy_sum` 1.50" in text
+    cpu = first.table([dict(r, cold=dict(cold, nvrtc=0))], "test", TINY)
+    assert "NVRTC compilations" not in cpu
