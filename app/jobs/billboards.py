@@ -110,7 +110,7 @@ def run(net, opts: BillboardsOptions, *, progress: Progress | None = None,
     if client is None:
         with _WARMING:  # a warm-up in flight (the window's): wait, then use what it made
             pass
-    ahead = _reverse_ahead(net, opts) if client is None else None
+    ahead = _ahead(net, opts) if client is None else None
     try:
         h, info = _index(net, opts, progress, cancel, local=client is None)
     finally:
@@ -157,17 +157,29 @@ def _sampled_here(net, opts: BillboardsOptions, be: str) -> bool:
         and estimate(net.num_nodes, net.num_arcs, replace(opts, backend=be))["method"] == "sampled")
 
 
-def _reverse_ahead(net, opts: BillboardsOptions) -> threading.Thread | None:
-    """The CPU sampler's transposed graph (``reverse_topology``: sorted once per map, ~0.3 s
-    of CPU on the 1.43M-node map, 1 s under load) made on a thread while the route index is
-    read from disk (reading and checking it lets go of the GIL too): the window's first
-    answer on a big map waited for both in turn (issue 43). None where it is not needed."""
+def _sampled_on(net, opts: BillboardsOptions) -> str:
+    """The backend the sampled method will run on, or "" when the placement is exact."""
     from gpu_core.backend import resolve_backend
-    from gpu_core.betweenness.cuda import reverse_topology
-    from gpu_core.graph import CSRGraph
 
     be = opts.backend if opts.backend in ("cpu", "cupy") else resolve_backend(opts.backend)
-    if be != "cpu" or not _sampled_here(net, opts, be):
+    return be if _sampled_here(net, opts, be) else ""
+
+
+def _ahead(net, opts: BillboardsOptions) -> threading.Thread | None:
+    """What the sampled method's set-up can do while the route index is read or built.
+    On the CPU: its transposed graph (``reverse_topology``: sorted once per map, ~0.3 s of
+    CPU on the 1.43M-node map, 1 s under load) on a thread (reading and checking the index
+    lets go of the GIL too): the window's first answer on a big map waited for both in
+    turn (issue 43); returned to be joined. On the GPU: its CUDA modules compiled on
+    threads (``compile_sampling_ahead``): a fresh machine's NVRTC compilations side by
+    side instead of in turn (issue 41)."""
+    from gpu_core.betweenness.cuda import compile_sampling_ahead, reverse_topology
+    from gpu_core.graph import CSRGraph
+
+    be = _sampled_on(net, opts)
+    if be == "cupy":
+        compile_sampling_ahead(indexed=opts.mode != "hops" and opts.index != "off")
+    if be != "cpu":
         return None
     th = threading.Thread(target=reverse_topology, args=(CSRGraph.from_any(net),),
                           name="signpost-reverse", daemon=True)

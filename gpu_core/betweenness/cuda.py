@@ -59,6 +59,24 @@ def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
                 extra())
 
 
+def compile_sampling_ahead(indexed: bool) -> None:
+    """Start compiling the CUDA modules the sampled method's draw will use on this GPU
+    (``device.compile_ahead``): the per-source sampler's, and with ``indexed`` (a route
+    index in weighted mode) the GPHAST sweep's, its upward walk's and the path walk's.
+    On a fresh machine they compile side by side, beside the route index's host work,
+    instead of one after another at first use (issue 41)."""
+    from ..device import compile_ahead
+
+    files = [HERE / "betweenness.cu"]
+    if indexed:
+        from ..hierarchy.cuda import _SRC as sweep
+        from ..hierarchy.upward_cuda import _SRC as walk
+
+        files += [HERE / "sample_walk.cu", sweep, walk]
+    for f in files:
+        compile_ahead(f)
+
+
 def reverse_arrays(g: CSRGraph, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rindptr, rindices = tails, rw) of the transposed graph with search weights ``w``.
     The transposed topology is kept on the graph's prepared handle: every placement on a

@@ -6,11 +6,12 @@ Importing this package does not import CuPy; the functions do, when called.
 """
 
 from .csr import DeviceGraph, device_graph
-from .kernels import get_kernel, get_module
+from .kernels import compile_ahead, get_kernel, get_module
 from .memory import current_device_id, ensure_free, free_memory, oom_as_typed
 
 __all__ = [
     "DeviceGraph",
+    "compile_ahead",
     "current_device_id",
     "device_graph",
     "ensure_free",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _modules: dict[tuple, object] = {}
 _sources: dict[str, str] = {}
+_ahead: dict[tuple, threading.Thread] = {}  # modules compiling on threads (compile_ahead)
 
 
 def _source(path: str) -> str:
@@ -41,6 +43,10 @@ def get_module(cu_file: str | os.PathLike, *, defines: tuple[str, ...] = (),
 
     path = os.fspath(cu_file)
     key = (current_device_id(), path, defines, cooperative)
+    with _lock:
+        ahead = _ahead.get(key)
+    if ahead is not None and ahead is not threading.current_thread():
+        ahead.join()  # compiling on a thread (compile_ahead): wait for it, not twice
     with _lock:
         mod = _modules.get(key)
         if mod is None:
@@ -71,3 +77,48 @@ def get_kernel(cu_file: str | os.PathLike, func: str, *, defines: tuple[str, ...
         with _lock:
             fn = _functions.setdefault(key, fn)
     return fn
+
+
+_FIRST_KERNEL = re.compile(r'extern\s+"C"\s+__global__\s+(?:void\s+)?'
+                           r'(?:__launch_bounds__\([^)]*\)\s+)?(?:void\s+)?(\w+)\s*\(')
+
+
+def compile_ahead(cu_file: str | os.PathLike, *, defines: tuple[str, ...] = (),
+                  cooperative: bool = False) -> threading.Thread:
+    """Compile ``cu_file``'s module on a thread now (see :func:`get_module`), so that a
+    later first use finds it made. NVRTC lets go of the GIL: on a fresh machine (no CuPy
+    kernel cache) the modules a job will use compile side by side and beside its host
+    work, instead of one after another at each first launch (issue 41). A failure here
+    is only logged: the first use compiles again and raises where it is handled."""
+    path = os.fspath(cu_file)
+    dev = current_device_id()
+    key = (dev, path, defines, cooperative)
+    with _lock:
+        running = _ahead.get(key)
+    if running is not None:
+        return running
+
+    def work() -> None:
+        import cupy
+
+        t0 = time.perf_counter()
+        try:
+            with cupy.cuda.Device(dev):
+                found = _FIRST_KERNEL.search(_source(path))
+                if found is not None:  # CuPy compiles a module at its first get_function
+                    get_kernel(path, found.group(1), defines=defines, cooperative=cooperative)
+        except Exception as exc:  # noqa: BLE001 - the first use reports it
+            log.debug("compiling %s ahead failed: %s", os.path.basename(path), exc)
+        else:
+            log.debug("compiled %s ahead in %.2f s", os.path.basename(path),
+                      time.perf_counter() - t0)
+        finally:
+            with _lock:
+                _ahead.pop(key, None)
+
+    th = threading.Thread(target=work, name=f"signpost-nvrtc-{os.path.basename(path)}",
+                          daemon=True)
+    with _lock:  # started before get_module can see it (a thread not started can't be joined)
+        _ahead[key] = th
+        th.start()
+    return th
