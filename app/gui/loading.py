@@ -85,6 +85,7 @@ class MapLoading(_Window):
         def scenario(self) -> Any: ...
         def tool(self, cls: type[_T]) -> _T: ...
         def status(self, text: str, timeout_ms: int = 0) -> None: ...
+        def _idle_progress(self) -> None: ...
         def show_error(self, title: str, text: str) -> None: ...
         def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None, snapper: Any = None,
                         *, defer_snapper: bool = False, prepared: dict | None = None,
@@ -224,14 +225,6 @@ class MapLoading(_Window):
             self._idle_progress()
             self.status("Loading cancelled; the previous map stays open", 5000)
             self.mapLoadFailed.emit("cancelled")
-
-    def _idle_progress(self) -> None:
-        """Progress and Cancel show while a job the window waits for runs: its own record
-        (a compute job's handlers, a map load), not the workers' state, which trails
-        the signals that tell a job's end."""
-        busy = bool(self._handlers) or self._loading
-        self.progress.setVisible(busy)
-        self.btn_cancel.setVisible(busy)
 
     def _after_load(self, net: RoadNetwork, build_snapper: bool) -> None:
         """On the loader thread, after a map is shown: for big maps the snapping index

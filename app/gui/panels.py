@@ -30,6 +30,14 @@ from .map_canvas import format_cost
 WALK_MPS = 5000 / 3600  # only to give a length-profile route an indicative time
 
 
+def plain_device(text: str) -> str:
+    """A device line as a plain phrase for the status bar and panels ("CPU", "GPU:
+    NVIDIA H100"); the reason in brackets ("CuPy is not installed (...)") goes to a
+    tooltip instead (issue 27). Here beside the route panel, whose search line
+    names the device at every search (issue 38: not a module more per click)."""
+    return text.split(" (", 1)[0].strip() or text
+
+
 def format_duration(s: float) -> str:
     if s >= 3600:
         return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"

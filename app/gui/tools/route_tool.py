@@ -21,10 +21,9 @@ from app.jobs.route import Route, read_route, route_json
 from maps.errors import MapError, PointError, UnreachableError
 from maps.model.turns import best_copy
 
-from ..chrome import plain_device
 from ..map_canvas import format_cost
 from ..overlays import ensure_visible
-from ..panels import RoutePanel
+from ..panels import RoutePanel, plain_device
 from ..phase_chart import ms_text
 from ..route_info import Fragments, snap_text, swapped_hint
 from ..turn_layer import detour_note
