@@ -22,7 +22,7 @@ from maps.postgis.conn import is_db_uri, redact
 
 from . import chrome
 from .geometry import build_geometry
-from .road_paths import prepare_drawing
+from .map_canvas import prepare_drawing
 from .tools.route_tool import RouteTool
 from .workers import Job, JobContext
 
