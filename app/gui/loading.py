@@ -255,7 +255,7 @@ class MapLoading(_Window):
         def fn(ctx: JobContext):
             if child is None:
                 compile_ahead.warm(strategies, backend)
-            from .route_info import Fragments
+            from app.session import Fragments
 
             fragments = Fragments()  # the route panel's: 0.2 s on 1.43M nodes, not at a click
             fragments.compute(net)
