@@ -127,7 +127,7 @@ class RouteTool(Tool):
         self._snap_segs = {}
         self.result = None
         self.route = None
-        self.fragments = Fragments()  # (a new map: the session has made new ones; Clear too)
+        self.fragments = Fragments()  # (the session's: found anew for a new map, or after Clear)
         # big maps: the loader's warm-up finds the new map's parts (small: found at once)
         self.parts_pending = net is not None and net.num_nodes >= PARTS_LATER_NODES
         self.panel.clear()
