@@ -4,6 +4,9 @@ the route-index policy. The window and its tools are views of one :class:`Sessio
 (napari's ``ViewerModel`` beside its ``QtViewer``); a script or a test drives the same
 state without a window.
 
+The map's weakly connected parts (:class:`Fragments`) are the session's too: found once
+per map (and again per edit state), told beside every point.
+
 The rule for points: a point (a click, a drag, a typed LON,LAT or node:ID) snaps to the
 map searches run on, the edited one while the map has edits, so a closed road is never a
 route's end and a new link is one; its snapping index is built once per edit state.
@@ -13,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from app.jobs.common import CancelCheck, Progress
 from app.jobs.maps import make_snapper, resolve_texts
@@ -30,6 +35,61 @@ def click_point(net: RoadNetwork, snap: Any) -> ResolvedPoint:
     i = int(to_original(net, [snap.node])[0])  # a turn copy's file node (issue 39)
     text = f"{snap.lon:.7f},{snap.lat:.7f}"
     return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), snap)
+
+
+class Fragments:
+    """Weakly connected parts of one network, found on first use (one O(n + m) pass): the
+    session's :attr:`Session.parts` (the route panel tells which part each point is on, an
+    unreachable route why)."""
+
+    def __init__(self):
+        self.labels: np.ndarray | None = None
+        self.sizes: np.ndarray | None = None
+
+    def compute(self, net: RoadNetwork) -> None:
+        """Find the parts now (a worker does, after a map opens)."""
+        self._compute(net)
+
+    def _compute(self, net: RoadNetwork) -> tuple[np.ndarray, np.ndarray]:
+        """(labels, sizes) of ``net``'s parts, found once."""
+        if self.labels is None or self.sizes is None or self.labels.shape[0] != net.num_nodes:
+            from app.jobs.nogil import weak_components
+
+            self.labels = weak_components(net.indptr, net.indices)  # the GUI keeps running
+            self.sizes = np.bincount(self.labels)
+        return self.labels, self.sizes
+
+    def size_of(self, net: RoadNetwork, node: int) -> int:
+        labels, sizes = self._compute(net)
+        return int(sizes[labels[node]])
+
+    def describe(self, net: RoadNetwork | None, source: int | None, target: int | None) -> str:
+        """The part of the network each point is on, when it is not the largest one."""
+        if net is None or net.num_nodes == 0:
+            return "—"
+        biggest = int(self._compute(net)[1].max())
+        parts = []
+        for name, node in (("from", source), ("to", target)):
+            if node is None:
+                continue
+            size = self.size_of(net, int(node))
+            if size < biggest:
+                parts.append(f"{name}: a fragment of {size:,} nodes, cut off from the main "
+                             f"network ({biggest:,} nodes)")
+            else:
+                parts.append(f"{name}: main network ({size:,} nodes)")
+        return "; ".join(parts) or "—"
+
+    def unreachable_reason(self, net: RoadNetwork, source: int | None, target: int | None) -> str:
+        """Why no route may exist: the points on different fragments (with their sizes)."""
+        if source is None or target is None:
+            return ""
+        labels, sizes = self._compute(net)
+        a, b = labels[int(source)], labels[int(target)]
+        if a == b:
+            return "one-way streets lead away from the destination"
+        return (f"the points are on separate parts of the network ({int(sizes[a]):,} and "
+                f"{int(sizes[b]):,} nodes)")
 
 
 class NoSnapping(PointError):
@@ -50,6 +110,9 @@ class Session:
     source: int | None = None  # the route's ends (node indices of the search map)
     target: int | None = None
     result: Any = None  # the current one-to-all search (app.jobs.sssp result)
+    # the weakly connected parts of the search map (the loaded map's found by the window's
+    # warm-up; an edited map's found again on use)
+    parts: Fragments = field(default_factory=Fragments)
     # what-if edits (the Edit tool is a view of these): the summaries of the edits applied
     # since the result on screen (None: unknown), and (source, result) of the unedited
     # map, the change view's reference
@@ -72,6 +135,7 @@ class Session:
         self._sssp_plan = None
         self.source = self.target = self.result = None
         self.applied_since, self.base = [], None
+        self.parts = Fragments()
 
     def sssp_plan(self, graph: Any, opts: SsspJobOptions, *, progress: Progress | None = None,
                   cancel: CancelCheck | None = None) -> SsspPlan:

@@ -30,7 +30,7 @@ cost there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,11 +46,12 @@ NO_PRED = -1
 class KeySpace:
     hop_bits: int
     negative: bool = False  # the graph has negative arc weights
+    # the ``dist`` value of an unreached vertex: -1, or int64 min with negative arcs; set
+    # with the key space (once per graph), as every search and every result reads it
+    unreachable: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def unreachable(self) -> int:
-        """The ``dist`` value of an unreached vertex: -1, or int64 min with negative arcs."""
-        return UNREACHABLE_NEG if self.negative else UNREACHABLE
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "unreachable", UNREACHABLE_NEG if self.negative else UNREACHABLE)
 
     def key_weights(self, weights: np.ndarray) -> np.ndarray:
         """Arc weights in key space (int64)."""

@@ -12,6 +12,8 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QProgressBar, QPushButton, QT
 import resources
 from maps.model.network import RoadNetwork
 
+from .panels import plain_device
+
 
 def sample_map_path() -> str | None:
     """The bundled sample map (maps.samples.SAMPLE_MAP) when it exists."""
@@ -70,13 +72,6 @@ def short_count(n: int) -> str:
     if n < 1_000_000:
         return f"{n / 1e3:.0f}K"
     return f"{n / 1e6:.3g}M"
-
-
-def plain_device(text: str) -> str:
-    """A device line as a plain phrase for the status bar and panels ("CPU", "GPU:
-    NVIDIA H100"); the reason in brackets ("CuPy is not installed (...)") goes to a
-    tooltip instead (issue 27)."""
-    return text.split(" (", 1)[0].strip() or text
 
 
 def backend_phrase(text: str) -> str:

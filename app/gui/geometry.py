@@ -9,6 +9,7 @@ is then a vectorised index operation, so whole classes become ONE path.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -189,15 +190,20 @@ class FieldBins:
 FIELD_MIN_LUMA = 0.3
 
 
+@functools.cache
 def field_lut(name: str, n: int = 256) -> np.ndarray:
     """``n`` RGB colours of colour map ``name`` for distance fields: its darkest start
-    (turbo's and magma's near-black blue) cut off, so the nearest band shows."""
+    (turbo's and magma's near-black blue) cut off, so the nearest band shows. Made once
+    per colour map and size (read-only): every drawn field asked for it two or three
+    times, a 1024-stop interpolation each (issue 38)."""
     full = colormap_lut(name, 1024).astype(np.float64)
     luma = (0.2126 * full[:, 0] + 0.7152 * full[:, 1] + 0.0722 * full[:, 2]) / 255.0
     light = np.nonzero(luma >= FIELD_MIN_LUMA)[0]
     start = int(light[0]) if light.size else 0
     idx = np.linspace(start, full.shape[0] - 1, n).round().astype(int)
-    return full[idx].round().astype(np.uint8)
+    lut = full[idx].round().astype(np.uint8)
+    lut.flags.writeable = False
+    return lut
 
 
 def nice_step(span: float, bands: int) -> float:

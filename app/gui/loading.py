@@ -22,7 +22,7 @@ from maps.postgis.conn import is_db_uri, redact
 
 from . import chrome
 from .geometry import build_geometry
-from .road_paths import prepare_drawing
+from .map_canvas import prepare_drawing
 from .tools.route_tool import RouteTool
 from .workers import Job, JobContext
 
@@ -85,6 +85,7 @@ class MapLoading(_Window):
         def scenario(self) -> Any: ...
         def tool(self, cls: type[_T]) -> _T: ...
         def status(self, text: str, timeout_ms: int = 0) -> None: ...
+        def _idle_progress(self) -> None: ...
         def show_error(self, title: str, text: str) -> None: ...
         def set_network(self, net: RoadNetwork, geo: MapGeometry | None = None, snapper: Any = None,
                         *, defer_snapper: bool = False, prepared: dict | None = None,
@@ -225,14 +226,6 @@ class MapLoading(_Window):
             self.status("Loading cancelled; the previous map stays open", 5000)
             self.mapLoadFailed.emit("cancelled")
 
-    def _idle_progress(self) -> None:
-        """Progress and Cancel show while a job the window waits for runs: its own record
-        (a compute job's handlers, a map load), not the workers' state, which trails
-        the signals that tell a job's end."""
-        busy = bool(self._handlers) or self._loading
-        self.progress.setVisible(busy)
-        self.btn_cancel.setVisible(busy)
-
     def _after_load(self, net: RoadNetwork, build_snapper: bool) -> None:
         """On the loader thread, after a map is shown: for big maps the snapping index
         first (clicks are accepted once it is there), then :meth:`_warm_up` (one job at a
@@ -262,7 +255,7 @@ class MapLoading(_Window):
         def fn(ctx: JobContext):
             if child is None:
                 compile_ahead.warm(strategies, backend)
-            from .route_info import Fragments
+            from app.session import Fragments
 
             fragments = Fragments()  # the route panel's: 0.2 s on 1.43M nodes, not at a click
             fragments.compute(net)

@@ -406,6 +406,15 @@ class MainWindow(MapLoading, QMainWindow):
         self._idle_progress()
         return h
 
+    def _idle_progress(self) -> None:
+        """Progress and Cancel show while a job the window waits for runs: its own record
+        (a compute job's handlers, a map load), not the workers' state, which trails
+        the signals that tell a job's end. (Here, beside :meth:`submit` that shows them:
+        every search's end hides them.)"""
+        busy = bool(self._handlers) or self._loading
+        self.progress.setVisible(busy)
+        self.btn_cancel.setVisible(busy)
+
     def _job_finished(self, jid: int, kind: str, result) -> None:
         h = self._job_ended(jid)
         if h is not None:

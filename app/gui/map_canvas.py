@@ -1,5 +1,6 @@
 """The map view: roads by class, distance field, route, markers, scale bar and legends.
-(Over 500 lines: the one view every tool draws on; its items share the view box and pens.)
+(Over 500 lines: the one view every tool draws on; its items share the view box and pens,
+and its paths are made here too: every drawn field makes one per colour band, issue 38.)
 
 Every road class is ONE path item (``arrayToQPath`` with a per-point connect array), drawn
 with a cosmetic pen (width in pixels), so a 1.4M-node map is a dozen items, not millions.
@@ -22,7 +23,6 @@ from . import raster
 from .geometry import LayerStyle, MapGeometry, build_geometry, class_groups, field_bins, field_lut
 from .overlays import OVERLAY_Z, CanvasNotice, FieldLegend, OverlayStack, class_legend_entries
 from .raster_view import RasterView
-from .road_paths import make_path, prepare_drawing
 
 NO_COORDINATES = (
     "This map has no coordinates (a DIMACS .gr without its .co file, or a PACE graph),\n"
@@ -40,6 +40,30 @@ _DASH = {"solid": Qt.PenStyle.SolidLine, "dash": Qt.PenStyle.DashLine, "dot": Qt
 
 OD_RING = "#d81b9a"  # magenta: the OD points' ring and label background
 OD_PREFIX = "P"  # OD points are P1, P2, ... on the map and in the table (billboards: 1, 2, ...)
+
+
+# ---- road paths ---------------------------------------------------------------------------
+# One QPainterPath per class or colour band (:func:`make_path`), and what the canvas draws
+# for a new map (:func:`prepare_drawing`, made on the loader thread so that opening a map
+# does not freeze the window; QPainterPath is reentrant, so any thread may build one).
+
+
+def make_path(x: np.ndarray, y: np.ndarray, connect: np.ndarray) -> QPainterPath:
+    """Polylines laid out flat (``connect`` 0 ends one) as one path."""
+    if x.size == 0:
+        return QPainterPath()
+    return pg.arrayToQPath(x, y, connect=connect, finiteCheck=False)
+
+
+def prepare_drawing(net: RoadNetwork, geo: MapGeometry) -> dict:
+    """What ``MapCanvas.set_network`` draws: big maps, the raster's segments
+    (``{"seg": SegmentSet, "paths": [(LayerStyle, None)]}``: the styles feed the legend);
+    others, one path per road class (``{"paths": [(LayerStyle, QPainterPath)]}``)."""
+    n_seg = int((geo.pt_count - 1).sum())
+    if n_seg >= raster.RASTER_MIN_SEGMENTS:
+        styles = [(style, None) for style, _ in class_groups(net, geo)]
+        return {"seg": raster.build_segments(net, geo), "paths": styles}
+    return {"paths": [(style, make_path(*geo.gather(sel))) for style, sel in class_groups(net, geo)]}
 
 
 class LegendLine:

@@ -1,4 +1,5 @@
-"""Side panels: the route panel (from/to and the numbers) and the algorithm panel."""
+"""Side panels: the route panel (from/to, the numbers, how the points snapped and the part of
+the network each is on) and the algorithm panel."""
 
 from __future__ import annotations
 
@@ -19,15 +20,79 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.jobs.route import FAR_SNAP_M  # the one threshold: `signpost route` warns too
 from gpu_core.backend import BACKENDS
 from gpu_core.sssp import STRATEGIES, SSSPOptions
+from maps.errors import MapError
 from maps.load import PROFILES
 from maps.model.weights import seconds_of
+from maps.points.resolve import parse_point
 from resources import colormap_names
 
 from .map_canvas import format_cost
 
 WALK_MPS = 5000 / 3600  # only to give a length-profile route an indicative time
+
+
+def plain_device(text: str) -> str:
+    """A device line as a plain phrase for the status bar and panels ("CPU", "GPU:
+    NVIDIA H100"); the reason in brackets ("CuPy is not installed (...)") goes to a
+    tooltip instead (issue 27). Here beside the route panel, whose search line
+    names the device at every search (issue 38: not a module more per click)."""
+    return text.split(" (", 1)[0].strip() or text
+
+
+# ---- what the route panel tells about its points besides the route: how far each click
+# snapped (far from any road: `signpost route` warns too) and, when typed coordinates look
+# like LAT,LON instead of LON,LAT, a hint. Here, beside the panel: every click sets its
+# snapping line (issue 38).
+
+
+def _fmt_m(d: float) -> str:
+    return f"{d / 1000:.1f} km" if d >= 10_000 else f"{d:.0f} m"
+
+
+def snap_text(src, dst) -> str:
+    """'from 12 m, to 632 m (far from the road)' for two maps.points.resolve.ResolvedPoint (or
+    None); node:ID points did not snap."""
+    parts = []
+    for name, p in (("from", src), ("to", dst)):
+        if p is None:
+            continue
+        if p.snap is None:
+            parts.append(f"{name}: node {p.node_id}")
+            continue
+        d = float(p.snap.distance_m)
+        parts.append(f"{name}: {_fmt_m(d)}" + (" — far from any road" if d > FAR_SNAP_M else ""))
+    return "; ".join(parts) or "—"
+
+
+def swapped_hint(win, *texts: str) -> str:
+    """' Did you mean LON,LAT = …?' when a typed LON,LAT point failed and the same numbers
+    swapped land on the map's roads; '' otherwise."""
+    if win.net is None or win.snapper is None:
+        return ""
+    for text in texts:
+        try:
+            p = parse_point(text.strip())
+        except MapError:
+            p = None
+        if p is None or p.is_node or p.lon is None or p.lat is None:
+            try:  # "60.17,24.93" may be refused as a latitude out of range: read it raw
+                lon, lat = (float(v) for v in text.replace(";", ",").split(",")[:2])
+            except ValueError:
+                continue
+        else:
+            lon, lat = p.lon, p.lat
+        if not (-90.0 <= lon <= 90.0 and -180.0 <= lat <= 180.0):
+            continue
+        try:
+            win.snapper.snap_lonlat(lat, lon, max_distance_m=win.snap_max_m)
+        except (MapError, ValueError):
+            continue
+        return (f" — the point {text.strip()!r} looks like LAT,LON: points are LON,LAT; "
+                f"did you mean {lat},{lon}?")
+    return ""
 
 
 def format_duration(s: float) -> str:

@@ -27,6 +27,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import re
 import warnings
@@ -141,9 +142,12 @@ def unit_name(dimension: str | None, k: int) -> str:
     return f"1e-{k} {base}"
 
 
+@functools.cache
 def unit_scale(unit: str) -> tuple[str | None, int] | None:
     """(dimension, k) of a weight unit (``ds`` → ("time", 1)); None for a unit that is
-    not a power-of-ten scale of seconds, metres or plain units."""
+    not a power-of-ten scale of seconds, metres or plain units. Read once per unit: a
+    map's few units are formatted over and over (every legend label of every drawn
+    field, issue 38)."""
     m = _UNIT.match(unit)
     if not m:
         return None

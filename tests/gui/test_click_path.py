@@ -9,8 +9,13 @@ branch click-path: 49-50 files, ``resolve_backend`` once. After click-path-2: 33
 depend on the source is resolved once per map and options (``gpu_core.sssp.PreparedSearch``
 inside ``app.jobs.sssp.SsspPlan``, kept by ``app.session.Session``), the edit tool and the
 route index read the session instead of hearing every result, settings and options are
-written and built once per change. The issue's goal of at most 21 files is NOT reached:
-the bound below holds what is reached, so the count can only go down."""
+written and built once per change. After click-path-3 (stop 52): 24 files (three runs; 25
+when the GUI-thread GC guard's 250 ms timer falls inside the click), 17 pairs: the clicks
+are made on the window at rest (its after-load warm-up ended, so its end is not counted),
+the field's colour table and a unit's scale made once, the key space's unreachable value
+set with it, and thin helpers moved to the file that calls them (chart_room, road_paths,
+route_info; the map's parts are the session's). The issue's goal of at most 21 files is
+NOT reached: the bound below holds what is reached, so the count can only go down."""
 
 from __future__ import annotations
 
@@ -20,7 +25,9 @@ from PySide6.QtWidgets import QApplication
 from tests.gui.click_trace import traced_click
 from tests.gui.helpers import mouse_click_map
 
-MAX_FILES = 33  # the goal is 21 (issue 38): lower this as hops are cut
+# the goal is 21 (issue 38): lower this as hops are cut (24 measured; the GUI-thread GC
+# guard's timer, app/gui/gc_guard.py, may fall inside the traced click: one more)
+MAX_FILES = 25
 
 
 def _click(qtbot, win, fields: list, x: float, y: float) -> None:
@@ -38,6 +45,10 @@ def test_one_left_click_crosses_few_files(qtbot, make_window):
     with qtbot.waitSignal(win.mapLoaded, timeout=120000):
         win.show_map(str(SAMPLE_MAP))
     qtbot.waitUntil(lambda: win.snapper is not None, timeout=60000)
+    # the clicks on the window at rest: its after-load warm-up (kernels, the map's parts)
+    # done and heard, so that its end is not counted as the click's work
+    qtbot.waitUntil(lambda: not win.loader.busy(), timeout=120000)
+    qtbot.wait(200)
     fields: list[bool] = []
     win.fieldChanged.connect(lambda: fields.append(True))
     net = win.net

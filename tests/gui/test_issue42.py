@@ -282,8 +282,8 @@ def test_layout_checker_sees_legends_on_data_and_rows_below_the_fold(qtbot):
     import pyqtgraph as pg
     from PySide6.QtWidgets import QTableWidget, QVBoxLayout, QWidget
 
-    from app.gui.chart_room import make_room
     from app.gui.layout_check import problems
+    from app.gui.phase_chart import make_room
 
     root = QWidget()
     lay = QVBoxLayout(root)
@@ -343,8 +343,8 @@ def test_a_legend_too_wide_and_too_tall_is_hidden_not_run_over(qtbot):
     the plot's tooltip, and shown again once it fits."""
     import pyqtgraph as pg
 
-    from app.gui.chart_room import fit_legend
     from app.gui.layout_check import problems
+    from app.gui.phase_chart import fit_legend
 
     plot = pg.PlotWidget()
     qtbot.addWidget(plot)

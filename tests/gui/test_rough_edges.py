@@ -166,7 +166,7 @@ def test_route_off_screen_is_zoomed_to(qtbot, window, fixture_net):
 def test_snap_distance_and_fragment_shown(qtbot, window, fixture_net):
     net = fixture_net
     route = window.tools["route"]
-    from app.gui.route_info import Fragments
+    from app.session import Fragments
 
     fr = Fragments()
     sizes = np.array([fr.size_of(net, i) for i in range(net.num_nodes)])

@@ -72,8 +72,31 @@ def test_too_far_is_a_point_error(session):
 
 def test_a_new_map_forgets_the_old_state(session):
     session.source, session.target, session.result = 1, 2, object()
+    session.parts.compute(session.net)
     session.open(session.net)
     assert (session.source, session.target, session.result, session.scenario) == (None,) * 4
+    assert session.parts.labels is None  # the new map's parts are found anew
+
+
+def test_the_map_parts_tell_where_each_point_is():
+    """The session's parts (issue 38: the route tool is a view of them): the largest part
+    is the main network, a smaller one a fragment cut off from it."""
+    from tests.gui.fixture_map import fixture_network  # (Qt-free: numpy and maps only)
+
+    s = Session()
+    s.open(fixture_network())  # a street grid and a detached island of two nodes
+    net = s.net
+    s.parts.compute(net)
+    labels, sizes = s.parts.labels, s.parts.sizes
+    assert labels.shape[0] == net.num_nodes and int(sizes.sum()) == net.num_nodes
+    assert sizes.shape[0] >= 2  # the grid and its island
+    main = int(np.argmax(sizes))
+    a = int(np.flatnonzero(labels == main)[0])
+    other = int(np.flatnonzero(labels != main)[0])
+    assert s.parts.describe(net, a, None) == f"from: main network ({int(sizes[main]):,} nodes)"
+    assert s.parts.describe(net, None, other).startswith(
+        f"to: a fragment of {int(sizes[labels[other]]):,} nodes, cut off from the main network")
+    assert "separate parts" in s.parts.unreachable_reason(net, a, other)
 
 
 def _same(a, b) -> None:

@@ -317,7 +317,7 @@ class EditTool(Tool):
     def changed(self, summary, restore) -> None:
         """The edited graph changed by ``summary`` (None: unknown); bring the view up to
         date: ``restore`` (source, result) when it is the result of the new state."""
-        from ..route_info import Fragments
+        from app.session import Fragments
 
         win = self.win
         self._mod += 1

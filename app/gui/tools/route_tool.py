@@ -18,15 +18,14 @@ from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
 from app.jobs import sssp
 from app.jobs.route import Route, read_route, route_json
+from app.session import Fragments
 from maps.errors import MapError, PointError, UnreachableError
 from maps.model.turns import best_copy
 
-from ..chrome import plain_device
 from ..map_canvas import format_cost
 from ..overlays import ensure_visible
-from ..panels import RoutePanel
+from ..panels import RoutePanel, plain_device, snap_text, swapped_hint
 from ..phase_chart import ms_text
-from ..route_info import Fragments, snap_text, swapped_hint
 from ..turn_layer import detour_note
 from ..words import plural, route_words
 from .base import Tool
@@ -64,6 +63,9 @@ class RouteTool(Tool):
                       lambda self, v: setattr(self.win.session, "target", v))
     result = property(lambda self: self.win.session.result,
                       lambda self, v: setattr(self.win.session, "result", v))
+    # the search map's parts (app.session.Fragments): which part each point is on
+    fragments = property(lambda self: self.win.session.parts,
+                         lambda self, v: setattr(self.win.session, "parts", v))
 
     @property
     def _net(self):
@@ -86,7 +88,6 @@ class RouteTool(Tool):
         self.isochrones = None  # (IsochroneResult, labels) on screen
         self.iso_opts = None  # their IsochroneOptions (an export of a big map traces again)
         self._iso_layer = None  # IsochroneLayer, made on first use
-        self.fragments = Fragments()
         self.parts_pending = False  # the warm-up is finding the map's parts (show_parts)
         self.panel = RoutePanel()
         self.panel.swapRequested.connect(self.swap)
@@ -126,7 +127,7 @@ class RouteTool(Tool):
         self._snap_segs = {}
         self.result = None
         self.route = None
-        self.fragments = Fragments()
+        self.fragments = Fragments()  # (the session's: found anew for a new map, or after Clear)
         # big maps: the loader's warm-up finds the new map's parts (small: found at once)
         self.parts_pending = net is not None and net.num_nodes >= PARTS_LATER_NODES
         self.panel.clear()
