@@ -309,6 +309,35 @@ def run(paths: list[str], size: str, seed: int, repeat: int = 1) -> list[dict]:
     return rows
 
 
+FIRST_CONTACT_NODES = 60_000  # the generated map of --first-contact: an index of its own
+
+
+def run_args(args) -> int:
+    """``--first-contact``: :mod:`app.bench.gui_first`'s rows, one process per map."""
+    import tempfile
+
+    from maps.cache import write_cache
+    from maps.samples import SAMPLE_MAP
+
+    paths = list(args.map or [os.fspath(SAMPLE_MAP)])
+    tmp = None
+    if not args.no_kanto:
+        from maps.generate import generate
+
+        net = generate("kanto", args.kanto_nodes or FIRST_CONTACT_NODES, seed=args.seed)
+        fd, tmp = tempfile.mkstemp(suffix="-kanto.spn")
+        os.close(fd)
+        write_cache(net, tmp)
+        paths.append(tmp)
+        del net
+    try:
+        run(paths, args.size, args.seed)
+    finally:
+        if tmp is not None:
+            os.unlink(tmp)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     path = argv[0]
     size = argv[1] if len(argv) > 1 else "1600x1000"

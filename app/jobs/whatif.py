@@ -104,8 +104,7 @@ def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOpt
     elif int(previous.sources[0]) != int(opts.source):
         reason = "another source"
     elif not repair_ready(opts.backend):
-        reason = ("the repair's kernels are not compiled yet on this machine (a background "
-                  "process compiles them)")
+        reason = "the repair's kernels are still compiling in the background"
     if reason:
         if progress is not None:
             progress(None, "searching the edited network")
