@@ -226,6 +226,10 @@ def first_contact(path: str, size: str = "1600x1000", seed: int = 1) -> dict:
         _wait(lambda: not (ri.state == "building" or ri._job), 600)
         row["closure_index"] = "none" if ri.edit_info is None else ri.edit_info.source
     phase("closure", t0)
+    shot = os.environ.get("SIGNPOST_FIRST_SHOT")
+    if shot:  # the window as the first closure left it (status bar included)
+        win.repaint()
+        win.grab().save(shot)
     res = route.result
     row["closure_search"] = "none" if res is None else str(res.extra.get("whatif", "?"))
     row["closure_hash"] = _digest(res)
