@@ -53,6 +53,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--drag-only", action="store_true",
                    help="only the Qt-free drag frames (search + colouring) per map and backend: "
                         "what runs on a GPU machine without Qt")
+    p.add_argument("--first-contact", action="store_true",
+                   help="a fresh install's first session per map (empty numba and map caches, "
+                        "a process each): the window's longest stalls and its numba "
+                        "compilations from opening through the first click to the first "
+                        "closed road; maps: --map (default the sample map) and a generated "
+                        "Kanto-like map of --kanto-nodes (default 60,000) unless --no-kanto")
     p.add_argument("--write-doc", action="store_true", help=f"write the table to {DOC}")
 
 
@@ -303,6 +309,10 @@ def table(rows: list[dict]) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.drag_only:
         return run_drags(args)
+    if args.first_contact:
+        from .gui_first import run_args
+
+        return run_args(args)
     _qapp()
     from app.gui.main_window import sample_map_path
 

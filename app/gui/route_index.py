@@ -247,8 +247,12 @@ class RouteIndex(QObject):
         backend = self.win.algo_panel.backend
 
         def fn(ctx: JobContext):
+            from app.jobs import index_ahead
             from app.jobs.edit_index import edited_key_index
+            from app.jobs.index import IndexInfo
 
+            if not index_ahead.edits_ready():  # would compile here: the edited map
+                return g, IndexInfo(reason=index_ahead.EDITS_WAIT), None  # searches without
             h, info = edited_key_index(g, sc.base_topology_key(), backend=backend,
                                        progress=ctx.progress, cancel=ctx.cancelled)
             return g, info, (h, info) if h is not None else None

@@ -97,6 +97,19 @@ def small_work(net) -> bool:
     return int(net.num_nodes) <= SMALL_WORK_NODES
 
 
+# A map of at most this many nodes clicked on a fresh install (the near-far kernel not yet
+# compiled by app.jobs.compile_ahead's child) searches by scipy too: ~50 ms on a 60,000-node
+# map on a 2-core CPU, where compiling the kernel holds the GIL for 5-10 s (issue 41).
+NO_COMPILE_NODES = 100_000
+
+
+def no_compile_work(net) -> bool:
+    """True when ``auto`` searches of ``net`` on the CPU should take the path that needs no
+    compilation while the kernel is not compiled (``SSSPOptions.small_work``): small maps
+    always (:func:`small_work`), maps up to :data:`NO_COMPILE_NODES` on a fresh install."""
+    return int(net.num_nodes) <= NO_COMPILE_NODES
+
+
 @contextmanager
 def compile_clock() -> Iterator[list[float]]:
     """``[seconds]`` numba spent compiling (or loading compiled code from its cache) inside

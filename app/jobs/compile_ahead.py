@@ -29,7 +29,8 @@ def enabled() -> bool:
 
 def warm(strategies: list[str], backend: str) -> None:
     """Compile (or load from numba's cache) the kernels a window's first clicks and tools
-    use, on tiny graphs: the SSSP ``strategies``, the what-if repair, the billboards."""
+    use, on tiny graphs: the SSSP ``strategies``, the what-if repair, the billboards, and
+    the window's own (:func:`warm_host`)."""
     from gpu_core.errors import GpuCoreError
     from gpu_core.graph import CSRGraph
     from gpu_core.sssp import sssp
@@ -46,6 +47,7 @@ def warm(strategies: list[str], backend: str) -> None:
         warm_up(backend)
     except GpuCoreError:
         pass
+    warm_host()
     try:  # the billboards tool is the first a user tries: its kernels too
         from .billboards import BillboardsOptions
         from .billboards import warm_up as warm_billboards
@@ -53,6 +55,28 @@ def warm(strategies: list[str], backend: str) -> None:
         warm_billboards(BillboardsOptions(k=1, backend=backend))
     except GpuCoreError:
         pass
+
+
+def warm_host() -> None:
+    """The kernels the window's own threads would otherwise compile on a fresh install,
+    each run until then by a twin that needs no compilation (issue 41): the map's
+    preparation on the loader thread (snapping grid, parts, arc tails and pairs), an
+    edit's apply and compaction on the window's thread, the big-map passes after every
+    search and repair."""
+    from gpu_core.dynamic import compile_kernels as compile_edits
+    from gpu_core.host.distances import compile_kernel as compile_dist
+    from gpu_core.repair import compile_host_passes
+    from maps.generate import generate
+
+    from .nogil import compile_kernels as compile_nogil
+    from .snap_index import GridSnapper
+
+    net = generate("grid", 64, seed=1)
+    GridSnapper(net, kernels=True)
+    compile_nogil(net.indptr, net.indices)
+    compile_edits()
+    compile_dist()
+    compile_host_passes()
 
 
 def start(strategies: list[str], backend: str) -> subprocess.Popen | None:

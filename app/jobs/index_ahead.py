@@ -50,6 +50,20 @@ def needed(graph) -> bool:
     return not (cached and index_later.stage_ready(STAGE))
 
 
+EDITS_WAIT = ("its kernels are not compiled yet on this machine (the route index's "
+              "background process compiles them)")
+
+
+def edits_ready() -> bool:
+    """Whether re-customizing the index for an edited map compiles nothing here: the
+    window's child compiled what it runs (:func:`index_later.warm_window_edit`, in the
+    manifest of :data:`STAGE`), or compiling in this process is allowed
+    (``SIGNPOST_COMPILE_AHEAD=0``). Asked on the index worker, not the window's thread."""
+    from .compile_ahead import enabled
+
+    return not enabled() or index_later.stage_ready(STAGE)
+
+
 def build_in_child(graph, *, cancel: Callable[[], bool] | None = None,
                    progress: Callable[[float | None, str], None] | None = None) -> bool:
     """Run the child that builds ``graph``'s search index and compiles what getting it

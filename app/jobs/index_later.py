@@ -37,8 +37,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from gpu_core.graph import GraphLike
 
 ENV = "SIGNPOST_INDEX_BACKGROUND"
 LOCK_STALE_S = 1800.0
@@ -458,7 +462,41 @@ def warm_window(g) -> None:
         hit = known_key_index(g)
         if hit is not None and hit[0] is not None:
             sssp(g, 0, strategy="auto", backend="cpu", index=hit[0], target=g.num_nodes - 1)
+            from gpu_core.errors import GpuCoreError
+
+            from .billboards import sampled_by_default, warm_sampled
+
+            try:  # a first closure's kernels; the billboards' set-up once the index is ready
+                warm_window_edit(g)
+                if sampled_by_default(g, "cpu"):
+                    warm_sampled(g)
+            except GpuCoreError:
+                pass  # the window meets it (and compiles what is left) if it gets there
     _write_manifest(WINDOW_STAGE, asked.names)
+
+
+def warm_window_edit(g) -> None:
+    """The window's first closure on ``g`` (its index built and kept in this process): the
+    what-if repair of a search, the edited graph's compaction, the index re-customized
+    over the map's topology for it and made ready (``app.jobs.edit_index``), a search
+    through it: the kernels at the map's own sizes (issue 41: they compiled in the window's
+    threads on a fresh install)."""
+    from gpu_core.dynamic import MutableGraph
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import Hierarchy, topology_key
+    from gpu_core.repair import repair
+    from gpu_core.sssp import sssp
+
+    from .edit_index import edited_key_index
+
+    csr = CSRGraph.from_any(g)
+    mg = MutableGraph(csr, backend="cpu")
+    before = sssp(cast("GraphLike", mg), 0, strategy="auto", backend="cpu")
+    summary = mg.apply(mg.batch().disable([int(csr.num_arcs) // 2]))
+    repair(mg, before, [summary], backend="cpu")
+    h, _ = edited_key_index(mg, topology_key(csr), backend="cpu")
+    if isinstance(h, Hierarchy):
+        sssp(mg.graph(), 0, strategy="auto", backend="cpu", index=h)
 
 
 def main(argv: list[str]) -> int:

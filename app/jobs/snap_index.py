@@ -26,7 +26,9 @@ SEGMENTS_PER_CELL = 2.0  # grid cells ~ segments / 2: a few segments per cell
 class GridSnapper(Snapper):
     """:class:`Snapper`'s queries over a uniform grid of segments (module doc)."""
 
-    def __init__(self, net: RoadNetwork):  # noqa: D107 (Snapper's checks, then the grid)
+    def __init__(self, net: RoadNetwork, *, kernels: bool | None = None):  # noqa: D107
+        # (Snapper's checks, then the grid; ``kernels``: numba's, or their numpy twins,
+        # None: numba's once compiled, :func:`kernels_ready`)
         if not net.has_coordinates:
             raise PointError(
                 "this map has no coordinates (e.g. a DIMACS graph without its .co file): "
@@ -38,8 +40,13 @@ class GridSnapper(Snapper):
         # segments, where each starts along its arc and each arc's drawn length: one
         # nogil pass (the window builds this on its loader thread while the GUI runs)
         geo = net.geom_indptr is not None and net.geom_xy is not None and net.geom_xy.shape[0] > 0
+        # numba's kernels once compiled; on a fresh install their numpy twins (the same
+        # arrays, bit for bit): compiling holds the GIL, and this runs in the window's
+        # process (issue 41; app.jobs.compile_ahead's child compiles them for next time)
+        self._kernels = kernels_ready() if kernels is None else kernels
+        segments = _segments if self._kernels else segments_numpy
         (self.ax, self.ay, self.bx, self.by, self.seg_arc, self.seg_at, self.arc_len,
-         self.first_seg) = _segments(
+         self.first_seg) = segments(
             self.arcs, net.indptr, net.indices, net.x, net.y,
             net.geom_indptr if geo else np.zeros(1, np.int64),
             net.geom_xy if geo else np.zeros((0, 2)), geo)
@@ -58,8 +65,9 @@ class GridSnapper(Snapper):
         self.x0, self.y0, self.c = float(x0), float(y0), c
         self.nx = int((x1 - x0) // c) + 1
         self.ny = int((y1 - y0) // c) + 1
-        self.cell_start, self.cell_seg = _grid(self.ax, self.ay, self.bx, self.by,
-                                               self.x0, self.y0, c, self.nx, self.ny)
+        grid = _grid if self._kernels else grid_numpy
+        self.cell_start, self.cell_seg = grid(self.ax, self.ay, self.bx, self.by,
+                                              self.x0, self.y0, c, self.nx, self.ny)
 
     def _ring(self, ci: int, cj: int, r: int) -> np.ndarray:
         """Segments listed in the cells at Chebyshev distance ``r`` from (ci, cj)."""
@@ -238,3 +246,65 @@ def _segments(arcs, indptr, indices, x, y, gptr, gxy, has_geom):
             arc_len[p] += ln
             px, py = qx, qy
     return ax, ay, bx, by, seg_arc, seg_at, arc_len, first
+
+
+def kernels_ready() -> bool:
+    """True when the grid's numba kernels need no compilation (compiled in this process or
+    in numba's cache); else :class:`GridSnapper` builds by their numpy twins."""
+    from osutil.numba_cache import ready
+
+    return ready(_segments) and ready(_grid)
+
+
+def segments_numpy(arcs, indptr, indices, x, y, gptr, gxy, has_geom):
+    """:func:`_segments` in numpy: the same arrays bit for bit (one running sum of the
+    segment lengths, ``np.cumsum``; each arc's length a sum in segment order,
+    ``np.bincount``), holding the GIL for O(segments) array steps instead of a compilation."""
+    arcs = np.asarray(arcs, np.int64)
+    k = arcs.shape[0]
+    inner = ((gptr[arcs + 1] - gptr[arcs]).astype(np.int64) if has_geom
+             else np.zeros(k, np.int64))
+    cnt = inner + 1
+    first = np.cumsum(cnt) - cnt
+    total = int(cnt.sum())
+    tails = (np.searchsorted(indptr, arcs, side="right") - 1).astype(np.int64)
+    seg_arc = np.repeat(np.arange(k, dtype=np.int64), cnt)
+    j = np.arange(total, dtype=np.int64) - np.repeat(first, cnt)  # segment's place in its arc
+    # the polyline points: tail, inner points, head; segment s joins point s + arc to s + arc + 1
+    px = np.empty(total + k)
+    py = np.empty(total + k)
+    start = first + np.arange(k)  # each arc's first point
+    px[start], py[start] = x[tails], y[tails]
+    ends = start + cnt
+    px[ends], py[ends] = x[indices[arcs]], y[indices[arcs]]
+    if has_geom and int(inner.sum()):
+        own = j < np.repeat(inner, cnt)  # segments ending at an inner point
+        src = np.repeat(gptr[arcs].astype(np.int64), cnt)[own] + j[own]
+        dst = (np.arange(total, dtype=np.int64) + seg_arc)[own] + 1
+        px[dst], py[dst] = gxy[src, 0], gxy[src, 1]
+    at = np.arange(total, dtype=np.int64) + seg_arc
+    ax, ay, bx, by = px[at], py[at], px[at + 1], py[at + 1]
+    ln = np.hypot(bx - ax, by - ay)
+    cum = np.cumsum(ln)
+    before = np.concatenate([[0.0], cum])[first]  # the running sum where each arc starts
+    seg_at = cum - ln - np.repeat(before, cnt)
+    arc_len = np.bincount(seg_arc, weights=ln, minlength=k)
+    return ax, ay, bx, by, seg_arc, seg_at, arc_len, first
+
+
+def grid_numpy(ax, ay, bx, by, x0, y0, c, nx, ny):
+    """:func:`_grid` in numpy: every (cell, segment) of the segments' boxes, in segment
+    order, sorted stably by cell."""
+    i0 = ((np.minimum(ax, bx) - x0) // c).astype(np.int64)
+    i1 = ((np.maximum(ax, bx) - x0) // c).astype(np.int64)
+    j0 = ((np.minimum(ay, by) - y0) // c).astype(np.int64)
+    j1 = ((np.maximum(ay, by) - y0) // c).astype(np.int64)
+    wide = i1 - i0 + 1
+    per = wide * (j1 - j0 + 1)
+    seg = np.repeat(np.arange(ax.shape[0], dtype=np.int64), per)
+    within = np.arange(seg.shape[0], dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
+    w = wide[seg]
+    cell = (j0[seg] + within // w) * nx + i0[seg] + within % w
+    start = np.zeros(nx * ny + 1, np.int64)
+    np.cumsum(np.bincount(cell, minlength=nx * ny), out=start[1:])
+    return start, seg[np.argsort(cell, kind="stable")]

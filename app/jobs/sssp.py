@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from gpu_core.errors import CancelledError, InvalidArgumentError, NegativeCycleError
 from gpu_core.sssp import COMPARE_STRATEGIES, PreparedSearch, SSSPOptions, SSSPResult
 
-from .common import CancelCheck, Progress, cycle_with_file_ids, small_work
+from .common import CancelCheck, Progress, cycle_with_file_ids, no_compile_work
 
 __all__ = ["COMPARE_STRATEGIES", "SsspJobOptions", "SsspPlan", "compare", "run"]
 # COMPARE_STRATEGIES: what the window's "Compare strategies" runs side by side (seed 001's
@@ -64,8 +64,9 @@ class SsspPlan:
 
         self.net, self.opts = net, opts
         self._arrays = (net.indptr, net.indices, net.weights)
-        # small maps: "auto" on the CPU takes scipy's Dijkstra, no compilation (issue 41)
-        self.options = replace(opts.options or SSSPOptions(), small_work=small_work(net))
+        # small maps: "auto" on the CPU takes scipy's Dijkstra, no compilation (issue 41);
+        # mid-sized maps too while the kernel is not compiled (a fresh install)
+        self.options = replace(opts.options or SSSPOptions(), small_work=no_compile_work(net))
         self.index = search_index(net, opts.strategy, opts.index, backend=opts.backend,
                                   progress=progress, cancel=cancel)
         self._handle = prepared(net)  # after the index look-up: it may remember one

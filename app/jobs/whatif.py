@@ -66,6 +66,29 @@ def warm_up(backend: str = "auto") -> None:
     repair(mg, before, [summary], backend=backend)
 
 
+def repair_ready(backend: str) -> bool:
+    """Whether the repair may run here: its kernels need no compilation, or the window's
+    warm-up runs in this process (``SIGNPOST_COMPILE_AHEAD=0``: compiling is allowed). A
+    fresh install's window otherwise compiled them on its first edit, holding the GIL for
+    seconds (issue 41): the fresh search (no compilation on small maps) answers until the
+    warm-up's child has compiled them."""
+    from gpu_core.repair import kernels_ready
+
+    from .compile_ahead import enabled
+
+    return not enabled() or kernels_ready(backend)
+
+
+def _options(graph):
+    """The fresh search's options: the search that needs no compilation where the map's
+    clicks take it (``common.no_compile_work``)."""
+    from gpu_core.sssp import SSSPOptions
+
+    from .common import no_compile_work
+
+    return SSSPOptions(small_work=no_compile_work(graph))
+
+
 def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOptions, *,
         base_graph=None, progress: Progress | None = None, cancel: CancelCheck | None = None,
         on_phase: Callable | None = None) -> WhatIfResult:
@@ -80,13 +103,15 @@ def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOpt
         reason = "gpu_core.repair is not available"
     elif int(previous.sources[0]) != int(opts.source):
         reason = "another source"
+    elif not repair_ready(opts.backend):
+        reason = "the repair's kernels are still compiling in the background"
     if reason:
         if progress is not None:
             progress(None, "searching the edited network")
         from .sssp import search_index  # the edited map's re-customized index, if made
 
         res = sssp(graph, opts.source, strategy=opts.strategy, backend=opts.backend,
-                   on_phase=on_phase, cancel=cancel,
+                   on_phase=on_phase, cancel=cancel, options=_options(graph),
                    index=search_index(graph, opts.strategy, "auto",
                                       backend=opts.backend))
         method = "fresh"
@@ -105,6 +130,6 @@ def run(graph, previous: SSSPResult | None, summaries: Sequence, opts: WhatIfOpt
         from .sssp import search_index  # the map as loaded may have its search index
 
         base = sssp(base_graph, opts.source, strategy=opts.strategy, backend=opts.backend,
-                    cancel=cancel, index=search_index(base_graph, opts.strategy, "auto",
+                    cancel=cancel, options=_options(base_graph), index=search_index(base_graph, opts.strategy, "auto",
                                                      backend=opts.backend))
     return WhatIfResult(res, method, reason, base)

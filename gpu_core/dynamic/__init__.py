@@ -14,7 +14,8 @@ mirror), ``cuda`` + ``dynamic.cu`` (device arrays and kernels), ``bench`` (timin
 """
 
 from .api import EditBatch, EditSummary, MutableGraph
+from .cpu import compile_kernels
 from .layout import ARC_DELETED, ARC_DISABLED, ARC_LIVE
 
 __all__ = ["ARC_DELETED", "ARC_DISABLED", "ARC_LIVE", "EditBatch", "EditSummary",
-           "MutableGraph"]
+           "MutableGraph", "compile_kernels"]

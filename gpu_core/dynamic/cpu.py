@@ -11,6 +11,8 @@ doubling (ids never move).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
 
@@ -31,6 +33,7 @@ from .layout import (
     OP_ENABLE,
     OP_INSERT,
     OP_SET_WEIGHT,
+    sorted_csr,
 )
 
 
@@ -158,6 +161,37 @@ def _compact(n, total, tail, head, weight, state):
     return ptr.astype(np.int32), indices, weights, ids
 
 
+PY_EDITS = 256  # edits of a batch that Python runs while the kernels are not compiled
+
+
+_force = False  # set by compile_kernels: the kernels run (compile) even when not cached
+
+
+def _ready(kernel) -> bool:
+    from osutil.numba_cache import ready
+
+    return _force or ready(kernel)
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's cache) apply, link and compact with a closure, a new
+    arc and a compaction on a 3-vertex graph: a warm-up's (while they are not compiled,
+    small batches and compactions run their Python / numpy twins, and nothing else
+    would compile them)."""
+    global _force
+    from .api import MutableGraph
+
+    _force = True
+    try:
+        mg = MutableGraph(CSRGraph.from_edges(3, [0, 1], [1, 2], [1, 1]), backend="cpu")
+        batch = mg.batch().disable([0])
+        batch.insert([2], [0], [1])
+        mg.apply(batch)
+        mg.compact()
+    finally:
+        _force = False
+
+
 def _grown(a: np.ndarray, size: int, fill) -> np.ndarray:
     out = np.full(size, fill, dtype=a.dtype)
     out[: a.shape[0]] = a
@@ -215,11 +249,18 @@ class HostArcs:
         self.reserve(self.total + inserts, self.n + int((ops == OP_ADD_VERTEX).sum()))
         k = ops.shape[0]
         log = (np.empty(k, np.int64), np.empty(k, np.uint8), np.empty(k, np.int32))
-        code, i, total, n, nlog, _ = _apply(ops, a, b, c, self.tail, self.head, self.weight,
-                                            self.state, self.mark, self.total, self.n, *log)
+        apply: Callable = _apply
+        link: Callable = _link
+        if k <= PY_EDITS and not (_ready(_apply) and _ready(_link)):
+            # a fresh install's first edits: the same code run by Python (a few steps per
+            # edit) instead of compiling it holding the GIL, ~2 s on a 2-core machine, in
+            # the window's thread (issue 41); a warm-up compiles the kernels elsewhere
+            apply, link = _apply.py_func, _link.py_func
+        code, i, total, n, nlog, _ = apply(ops, a, b, c, self.tail, self.head, self.weight,
+                                           self.state, self.mark, self.total, self.n, *log)
         if code:
             return int(code), int(i), None, int(total), int(n)
-        _link(self.tail, self.first_extra, self.next_extra, self.total, total)
+        link(self.tail, self.first_extra, self.next_extra, self.total, total)
         self.total, self.n = int(total), int(n)
         return 0, -1, tuple(x[:nlog] for x in log), self.total, self.n
 
@@ -236,8 +277,13 @@ class HostArcs:
         return out[self.state[out] == ARC_LIVE] if out.size else out
 
     def compact(self) -> tuple[CSRGraph, np.ndarray]:
-        indptr, indices, weights, ids = _compact(self.n, self.total, self.tail, self.head,
-                                                 self.weight, self.state)
+        if _ready(_compact):
+            indptr, indices, weights, ids = _compact(self.n, self.total, self.tail,
+                                                     self.head, self.weight, self.state)
+        else:  # not compiled yet (a fresh install): numpy's stable sorts, the same CSR
+            live = np.flatnonzero(self.state[:self.total] == ARC_LIVE)
+            indptr, indices, weights, ids = sorted_csr(
+                np, self.n, live, self.tail[live], self.head[live], self.weight[live])
         g = CSRGraph(indptr, indices, weights)
         # valid by construction (int32, monotone, heads in range, weights checked when the
         # edits were applied), as DeviceCSRGraph: gpu_core.graph.prepared must not pay an

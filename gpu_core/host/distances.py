@@ -17,13 +17,28 @@ def _dist(key, hop_bits, unreachable, out):
         out[i] = unreachable if k == _KEY_INF else k >> hop_bits
 
 
+def _ready() -> bool:
+    from osutil.numba_cache import ready
+
+    return ready(_dist)
+
+
+def compile_kernel() -> None:
+    """Compile (or load) the parallel pass and wake its threads (a warm-up's)."""
+    n = 1 << 15
+    _dist(np.zeros(n, np.int64), np.int64(0), np.int64(-1), np.empty(n, np.int64))
+
+
 def dist_from_keys(key: np.ndarray, hop_bits: int, unreachable: int,
                    out: np.ndarray | None = None) -> np.ndarray:
     """int64 distances: ``key >> hop_bits``, ``unreachable`` where the key is KEY_INF
     (into ``out`` when given)."""
     if out is None:
         out = np.empty(key.shape[0], np.int64)
-    if key.shape[0] < 1 << 15:  # small maps: numpy is quicker than waking the threads
+    # small maps: numpy is quicker than waking the threads; and numpy while the kernel is
+    # not compiled (a fresh install: its compilation, 2-5 s holding the GIL, would stall
+    # the window that searches, issue 41; a warm-up compiles it elsewhere)
+    if key.shape[0] < 1 << 15 or not _ready():
         np.right_shift(key, hop_bits, out=out)
         np.putmask(out, key == _KEY_INF, unreachable)
         return out

@@ -8,6 +8,14 @@ preparation both backends share), ``cpu`` (numba), ``cuda`` + ``repair.cu``, and
 arrays, device copies kept per result).
 """
 
-from .api import RepairOptions, RepairResult, repair, repair_rows
+from .api import (
+    RepairOptions,
+    RepairResult,
+    compile_host_passes,
+    kernels_ready,
+    repair,
+    repair_rows,
+)
 
-__all__ = ["RepairOptions", "RepairResult", "repair", "repair_rows"]
+__all__ = ["RepairOptions", "RepairResult", "compile_host_passes", "kernels_ready", "repair",
+           "repair_rows"]

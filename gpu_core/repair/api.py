@@ -109,6 +109,25 @@ def _fresh(graph: MutableGraph, previous: SSSPResult, which: str, opts: RepairOp
                         reason=reason)
 
 
+def kernels_ready(backend: str = "auto") -> bool:
+    """True when a repair on ``backend`` needs no numba compilation (the CPU's kernels are
+    compiled in this process or in numba's cache; other backends compile none): a caller
+    that must not compile (a window, issue 41) searches afresh meanwhile."""
+    if resolve_backend(backend) != "cpu":
+        return True
+    from .cpu import kernels_ready as cpu_ready
+
+    return cpu_ready()
+
+
+def compile_host_passes() -> None:
+    """Compile (or load) the big-map pass that grows a result (a warm-up's: until it is
+    compiled, numpy's copies run)."""
+    from .cpu import compile_extend
+
+    compile_extend()
+
+
 def fresh_estimate(previous: SSSPResult) -> float | None:
     """Seconds a fresh search took on this graph, as far as ``previous`` knows: its own
     time when it is a search, else what the chain of repairs carried along."""

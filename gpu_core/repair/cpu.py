@@ -319,6 +319,27 @@ def _extend(src_k, src_p, src_d, key, pred, dist, unreachable):
             dist[i] = unreachable
 
 
+def ready(kernel) -> bool:
+    from osutil.numba_cache import ready as cached
+
+    return cached(kernel)
+
+
+def kernels_ready() -> bool:
+    """True when the repair's kernels need no compilation (compiled in this process or in
+    numba's cache): a fresh install's first edit in the window then repairs without
+    compiling, holding the GIL, for seconds (issue 41)."""
+    return all(ready(k) for k in (_invalidate, _settle, _seed, _pred_one, _preds, _in_scan))
+
+
+def compile_extend() -> None:
+    """Compile (or load) the big-map pass of :func:`extend` (a warm-up's)."""
+    n = 1 << 15
+    src = np.zeros(1, np.int64)
+    _extend(src, src.astype(np.int32), src, np.empty(n, np.int64), np.empty(n, np.int32),
+            np.empty(n, np.int64), np.int64(-1))
+
+
 def extend(previous, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(key, pred, dist) copies of ``previous`` grown to ``n`` vertices (new: unreached),
     in recycled arrays (``buffers``); one parallel pass (three numpy copies cost ~3 ms on a
@@ -326,7 +347,7 @@ def extend(previous, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from ..host.result_buffers import take
 
     key, pred, dist = take(n)
-    if n < 1 << 15:
+    if n < 1 << 15 or not ready(_extend):  # numpy while not compiled (a fresh install)
         n_old = previous.key.shape[0]
         key[:n_old], pred[:n_old], dist[:n_old] = previous.key, previous.pred, previous.dist
         key[n_old:], pred[n_old:], dist[n_old:] = _INF, -1, previous.unreachable

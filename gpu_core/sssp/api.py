@@ -22,7 +22,7 @@ import numpy as np
 from ..backend import describe_backend, resolve_backend
 from ..errors import InvalidArgumentError, NegativeCycleError
 from ..graph import CSRGraph, GraphLike, prepared
-from ..host.distances import dist_from_keys
+from ..host.distances import compile_kernel, dist_from_keys
 from ..keys import KEY_INF, NO_PRED, KeySpace, key_space_for
 from ..telemetry import PhaseLog
 from ..validate import check_vertex, check_vertices
@@ -272,7 +272,7 @@ def warm_up(strategies: Sequence[str] | None = None, backend: str = "cpu", *,
     for s in names:
         run_backend(which, g, src, s, opts, ks)
     if not small_work:
-        dist_from_keys(np.zeros(1 << 15, np.int64), 0, -1)  # the big-map pass's threads
+        compile_kernel()  # the big-map pass of dist_from_keys, and its threads
     elapsed = time.perf_counter() - t0
     log.info("warm-up of %s on %s: %.0f ms (kernels compiled, or loaded from numba's cache / "
              "CUDA modules; not counted in search times)", ", ".join(names), which, elapsed * 1e3)
