@@ -27,6 +27,7 @@ import numpy as np
 
 from app.bench import MAP_COLS
 from app.bench.gui_redraw import measure_redraw, rendered
+from app.bench.gui_window import qapp as _qapp
 
 if TYPE_CHECKING:
     from maps.model.network import RoadNetwork
@@ -69,17 +70,6 @@ def _median(fn, repeat: int) -> tuple[float, object]:
         out = fn()
         ts.append(time.perf_counter() - t0)
     return statistics.median(ts) * 1e3, out
-
-
-def _qapp():
-    from app.gui._compat import check_binding
-
-    check_binding()
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtWidgets import QApplication
-
-    return QApplication.instance() or QApplication([])
 
 
 def measure_map(net, label: str, args) -> dict:

@@ -142,10 +142,9 @@ def first_contact(path: str, size: str = "1600x1000", seed: int = 1) -> dict:
     caches are empty: :func:`run_cold`)."""
     import numpy as np
 
-    from .gui import _qapp
-    from .gui_window import Heartbeat, close_window
+    from .gui_window import Heartbeat, close_window, qapp
 
-    _qapp()
+    qapp()
     compiles = _Compiles()
     compiles.install()
     from app.gui.main_window import MainWindow

@@ -16,6 +16,18 @@ import time
 
 import numpy as np
 
+
+def qapp():
+    """The QApplication of a benchmark (offscreen without a display)."""
+    from app.gui._compat import check_binding
+
+    check_binding()
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    return QApplication.instance() or QApplication([])
+
 HEARTBEAT_MS = 10
 
 

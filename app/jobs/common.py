@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,6 +13,17 @@ from typing import Any
 Progress = Callable[[float | None, str], None]
 # polled between steps; True asks the job to stop (it raises gpu_core.CancelledError)
 CancelCheck = Callable[[], bool]
+
+
+# ``SIGNPOST_COMPILE_AHEAD=0`` keeps the window's warm-up in its own threads
+# (``app.jobs.compile_ahead``; the tests' default): here, where what-if and the index
+# children ask it without importing the child's module
+COMPILE_AHEAD_ENV = "SIGNPOST_COMPILE_AHEAD"
+
+
+def compile_ahead_enabled() -> bool:
+    """Whether the window's kernels compile in a child process (``app.jobs.compile_ahead``)."""
+    return os.environ.get(COMPILE_AHEAD_ENV, "1") != "0"
 
 
 def report(progress: Progress | None, fraction: float | None, message: str) -> None:

@@ -20,11 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ENV = "SIGNPOST_COMPILE_AHEAD"
-
-
-def enabled() -> bool:
-    return os.environ.get(ENV, "1") != "0"
+from .common import COMPILE_AHEAD_ENV as ENV  # noqa: F401 (the tests set it by this name)
+from .common import compile_ahead_enabled as enabled  # noqa: F401 (the window asks it here)
 
 
 def warm(strategies: list[str], backend: str) -> None:

@@ -38,7 +38,7 @@ def needed(graph) -> bool:
     from gpu_core.graph import prepared
     from gpu_core.hierarchy import key_graph_fingerprint
 
-    from .compile_ahead import enabled
+    from .common import compile_ahead_enabled as enabled
     from .index import index_path
 
     if not enabled():
@@ -59,7 +59,7 @@ def edits_ready() -> bool:
     window's child compiled what it runs (:func:`index_later.warm_window_edit`, in the
     manifest of :data:`STAGE`), or compiling in this process is allowed
     (``SIGNPOST_COMPILE_AHEAD=0``). Asked on the index worker, not the window's thread."""
-    from .compile_ahead import enabled
+    from .common import compile_ahead_enabled as enabled
 
     return not enabled() or index_later.stage_ready(STAGE)
 

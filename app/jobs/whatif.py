@@ -74,7 +74,7 @@ def repair_ready(backend: str) -> bool:
     warm-up's child has compiled them."""
     from gpu_core.repair import kernels_ready
 
-    from .compile_ahead import enabled
+    from .common import compile_ahead_enabled as enabled
 
     return not enabled() or kernels_ready(backend)
 

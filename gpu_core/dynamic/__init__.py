@@ -13,8 +13,7 @@ sort shared by both backends), ``cpu`` (host arrays: the CPU backend and the val
 mirror), ``cuda`` + ``dynamic.cu`` (device arrays and kernels), ``bench`` (timings).
 """
 
-from .api import EditBatch, EditSummary, MutableGraph
-from .cpu import compile_kernels
+from .api import EditBatch, EditSummary, MutableGraph, compile_kernels
 from .layout import ARC_DELETED, ARC_DISABLED, ARC_LIVE
 
 __all__ = ["ARC_DELETED", "ARC_DISABLED", "ARC_LIVE", "EditBatch", "EditSummary",

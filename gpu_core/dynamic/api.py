@@ -18,7 +18,7 @@ import numpy as np
 from ..backend import BACKENDS, resolve_backend
 from ..errors import InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
-from .cpu import HostArcs
+from .cpu import HostArcs, forced
 from .layout import (
     ARC_LIVE,
     OP_ADD_VERTEX,
@@ -424,3 +424,16 @@ class MutableGraph:
     @property
     def weights(self) -> np.ndarray:
         return self.graph().weights
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's cache) apply, link and compact with a closure, a new
+    arc and a compaction on a 3-vertex graph: a warm-up's (while they are not compiled,
+    small batches and compactions run their Python / numpy twins, and nothing else
+    would compile them)."""
+    with forced():
+        mg = MutableGraph(CSRGraph.from_edges(3, [0, 1], [1, 2], [1, 1]), backend="cpu")
+        batch = mg.batch().disable([0])
+        batch.insert([2], [0], [1])
+        mg.apply(batch)
+        mg.compact()

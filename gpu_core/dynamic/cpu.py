@@ -11,7 +11,8 @@ doubling (ids never move).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from numba import njit
@@ -164,32 +165,24 @@ def _compact(n, total, tail, head, weight, state):
 PY_EDITS = 256  # edits of a batch that Python runs while the kernels are not compiled
 
 
-_force = False  # set by compile_kernels: the kernels run (compile) even when not cached
+_force = False  # set by api.compile_kernels: the kernels run (compile) even when not cached
+
+
+@contextmanager
+def forced() -> Iterator[None]:
+    """The kernels run (compile) inside, cached or not (``api.compile_kernels``)."""
+    global _force
+    _force = True
+    try:
+        yield
+    finally:
+        _force = False
 
 
 def _ready(kernel) -> bool:
     from osutil.numba_cache import ready
 
     return _force or ready(kernel)
-
-
-def compile_kernels() -> None:
-    """Compile (or load from numba's cache) apply, link and compact with a closure, a new
-    arc and a compaction on a 3-vertex graph: a warm-up's (while they are not compiled,
-    small batches and compactions run their Python / numpy twins, and nothing else
-    would compile them)."""
-    global _force
-    from .api import MutableGraph
-
-    _force = True
-    try:
-        mg = MutableGraph(CSRGraph.from_edges(3, [0, 1], [1, 2], [1, 1]), backend="cpu")
-        batch = mg.batch().disable([0])
-        batch.insert([2], [0], [1])
-        mg.apply(batch)
-        mg.compact()
-    finally:
-        _force = False
 
 
 def _grown(a: np.ndarray, size: int, fill) -> np.ndarray:
