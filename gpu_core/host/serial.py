@@ -62,7 +62,7 @@ def build_threads() -> int:
     CPUs, unless set)."""
     from numba import config
 
-    return int(config.NUMBA_NUM_THREADS)
+    return int(config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set at numba's import
 
 
 def serial_build(n: int) -> bool:
