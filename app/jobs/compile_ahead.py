@@ -19,7 +19,8 @@ ordering the map (the chordal topology's kernels, the customization's, the sampl
 paths through the index) while the command reads the map and orders it (single-threaded,
 compiling the order's own kernels); the command waits for the child (:func:`finish`)
 before its first draw, then loads every kernel from numba's cache. Nothing starts when
-numba's cache holds them already (:func:`index_kernels_ready`). The child is the
+numba's cache holds them already (:func:`index_kernels_ready`), or when no CPU beside the
+command's is idle (:func:`free_cpus`: the child would slow the command it serves). The child is the
 command's: not ``nice``d, in its session, and it exits when the command does (a thread
 watches its parent: a SIGTERM'd or killed command leaves no child behind).
 """
@@ -104,11 +105,47 @@ def index_kernels_ready() -> bool:
     return stage_ready(INDEX_SAMPLER_STAGE)
 
 
+# The child pays where a core sits idle beside the command: NE's first run on the 2-core
+# CPU took 36-52 s with it and 46-51 s without while the machine's other core was mostly
+# free, but 63-87 s with it while another process kept that core busy (the child then
+# takes its CPU from the command: the same session, ~6 s more CPU in all). It starts when
+# at least this many CPUs were idle over :data:`PROBE_S` (``SIGNPOST_COMPILE_AHEAD=always``
+# starts it regardless).
+FREE_CPUS = 1.5
+PROBE_S = 0.15
+
+
+def _cpu_times() -> tuple[int, int]:
+    """(idle, total) ticks of all CPUs so far (Linux's /proc/stat)."""
+    with open("/proc/stat") as fh:
+        v = [int(x) for x in fh.readline().split()[1:9]]
+    return v[3] + v[4], sum(v)
+
+
+def free_cpus(window_s: float = PROBE_S) -> float:
+    """About how many CPUs sat idle over the next ``window_s`` seconds (this process
+    sleeps meanwhile: its own CPU counts as free); the CPU count where /proc/stat cannot be
+    read (other systems)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+    try:
+        i0, t0 = _cpu_times()
+        time.sleep(window_s)
+        i1, t1 = _cpu_times()
+    except (OSError, ValueError, IndexError):
+        return float(cpus)
+    host = os.cpu_count() or cpus  # /proc/stat counts every CPU of the machine
+    return min(float(cpus), (i1 - i0) / max(t1 - t0, 1) * host)
+
+
 def start_index_kernels() -> subprocess.Popen | None:
     """Start the child that runs :func:`warm_index_sampler` (None: turned off by
-    ``SIGNPOST_COMPILE_AHEAD=0``, nothing to compile, or no child could start)."""
+    ``SIGNPOST_COMPILE_AHEAD=0``, nothing to compile, no idle CPU beside this process
+    (:data:`FREE_CPUS`), or no child could start)."""
     if not enabled() or index_kernels_ready():
         return None
+    if os.environ.get(ENV) != "always" and free_cpus() < FREE_CPUS:
+        return None  # the child would only take its CPU from the command
     return _spawn([_INDEX_FLAG, str(os.getpid())], detached=False)
 
 

@@ -33,7 +33,7 @@ def fresh(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     monkeypatch.setenv("SIGNPOST_WARM_DIR", str(tmp_path / "numba" / "signpost-warm"))
     monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path / "maps"))
-    monkeypatch.setenv(compile_ahead.ENV, "1")
+    monkeypatch.setenv(compile_ahead.ENV, "always")  # whatever the machine's load
     return tmp_path
 
 
@@ -73,10 +73,18 @@ def test_the_child_compiles_the_stage_and_the_answer_is_the_same(fresh):
     assert list((fresh / "numba").rglob("*.nbi"))  # numba's cache written
 
 
-def test_nothing_starts_when_turned_off_and_cancel_stops_the_child(fresh, monkeypatch):
+def test_free_cpus_reads_a_count_of_cpus():
+    free = compile_ahead.free_cpus(0.05)
+    assert 0.0 <= free <= (os.cpu_count() or 1)
+
+
+def test_nothing_starts_when_turned_off_or_busy_and_cancel_stops_the_child(fresh, monkeypatch):
     monkeypatch.setenv(compile_ahead.ENV, "0")
     assert compile_ahead.start_index_kernels() is None
     monkeypatch.setenv(compile_ahead.ENV, "1")
+    monkeypatch.setattr(compile_ahead, "free_cpus", lambda: 1.0)  # the other CPU busy
+    assert compile_ahead.start_index_kernels() is None
+    monkeypatch.setattr(compile_ahead, "free_cpus", lambda: 2.0)  # both idle
     child = compile_ahead.start_index_kernels()
     assert child is not None
     compile_ahead.finish(child, cancel=lambda: True)
@@ -133,7 +141,7 @@ def test_the_cli_stops_a_child_its_map_does_not_need(fresh, monkeypatch, tmp_pat
         started.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
         return started[-1]
 
-    monkeypatch.setenv(compile_ahead.ENV, "1")
+    monkeypatch.setenv(compile_ahead.ENV, "always")
     monkeypatch.setattr(compile_ahead, "start_index_kernels", sleeper)
     assert main(argv) == 0
     ahead = json.loads(capsys.readouterr().out)
