@@ -105,10 +105,11 @@ def index_kernels_ready() -> bool:
     return stage_ready(INDEX_SAMPLER_STAGE)
 
 
-# The child pays where a core sits idle beside the command: NE's first run on the 2-core
-# CPU took 36-52 s with it and 46-51 s without while the machine's other core was mostly
-# free, but 63-87 s with it while another process kept that core busy (the child then
-# takes its CPU from the command: the same session, ~6 s more CPU in all). It starts when
+# The child pays where a core sits idle beside the command; where none does it takes its
+# CPU from the command (the same session; ~6 s more CPU in all): NE's first run on the
+# shared 2-core CPU took 36-52 s with it, 46-51 s without it, and 63-87 s with it while
+# another worker's index build kept the other core busy (docs/perf/billboards_progressive.md,
+# stop 52). It starts when
 # at least this many CPUs were idle over :data:`PROBE_S` (``SIGNPOST_COMPILE_AHEAD=always``
 # starts it regardless).
 FREE_CPUS = 1.5
