@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 
 from app.cli import CliError
 from app.cli._atomic import out_formats
@@ -100,6 +101,19 @@ def _write_sites(args: argparse.Namespace, net, out: dict) -> None:
     db_out.write_rows(args, net, rows, geoms, "Point")
 
 
+def _builds_index(net, g, opts) -> bool:
+    """Whether the placement builds the route index of a big map and draws through it on
+    the CPU (what the compile-ahead child compiles for)."""
+    from app.jobs.billboards import draws_through_index
+    from app.jobs.common import small_work
+    from app.jobs.index import index_path
+    from gpu_core.hierarchy import graph_key
+
+    if small_work(g) or bool(net.meta.get("turn_copies")) or not draws_through_index(g, opts):
+        return False
+    return not os.path.exists(index_path(g, graph_key(g)))
+
+
 def run(args: argparse.Namespace) -> int:
     from app.cli._dask import cluster
 
@@ -114,13 +128,42 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, cl) -> int:
+    _check_out(args)
+    ahead = _kernels_ahead(args, cl)  # compiling while the map is read and ordered
+    try:
+        return _placed(args, cl, ahead)
+    finally:
+        from app.jobs.compile_ahead import stop
+
+        stop(ahead)  # (done by then, unless the command failed or was interrupted)
+
+
+def _kernels_ahead(args: argparse.Namespace, cl):
+    """A fresh install's big-map sampled billboards on the CPU: the child compiling the
+    kernels the command runs after ordering the map (``app.jobs.compile_ahead``), started
+    before the map is read; None where nothing is to compile or it would not be used."""
+    from gpu_core.backend import resolve_backend
+
+    if cl is not None or args.mode == "hops" or args.index == "off" or (
+            args.method not in ("sampled", "auto")):
+        return None
+    try:
+        if resolve_backend(args.backend) != "cpu":
+            return None
+    except Exception:  # an unavailable backend: the command itself says so
+        return None
+    from app.jobs.compile_ahead import start_index_kernels
+
+    return start_index_kernels()
+
+
+def _placed(args: argparse.Namespace, cl, ahead) -> int:
     from app.cli._common import edits_note, map_from_args, timings, timings_json
     from app.jobs import billboards
     from app.progress import step
     from gpu_core.graph import CSRGraph
     from maps.points.resolve import node_index, read_demand
 
-    _check_out(args)
     net = map_from_args(args)
     t_load = timings(args)["load_s"]
     billboards.refuse_negative(net, "billboard placement")
@@ -153,6 +196,11 @@ def _run(args: argparse.Namespace, cl) -> int:
 
         policy, later = billboards_policy(net, opts)
         opts = replace(opts, index=policy)
+    if ahead is not None and not _builds_index(net, g, opts):
+        from app.jobs.compile_ahead import stop
+
+        stop(ahead)  # not this map's: a small one, another method, a cached index
+        ahead = None
     warm = 0.0
     if cl is None:  # on a cluster the workers load their own kernels
         with step("warming up") as p:
@@ -163,7 +211,7 @@ def _run(args: argparse.Namespace, cl) -> int:
         # turn copies too (the junction greedy reads them, app.jobs.billboards_turns)
         whole = cl is not None or bool(net.meta.get("turn_copies"))
         done = billboards.run(net if whole else g, opts, progress=p,
-                              client=None if cl is None else cl.client)
+                              client=None if cl is None else cl.client, kernels_ahead=ahead)
     result, t_run = done.billboards, done.time_s
     ids = billboards.site_ids(net, result.sites)
     lon = getattr(net, "lon", None)

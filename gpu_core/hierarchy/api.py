@@ -41,10 +41,19 @@ LIMIT_CONTRACT = 400
 def road_shaped(graph: GraphLike) -> bool:
     """Whether a hierarchy pays off: a large hop diameter (road maps: hundreds to
     thousands of hops; random or social graphs: a few dozen) and a small mean degree."""
+    from ..graph import prepared
     from ..shape import graph_shape
 
-    sh = graph_shape(CSRGraph.from_any(graph))
-    return sh.diameter_estimate >= 4 * max(1, sh.nodes).bit_length() + 16 and sh.mean_degree <= 8
+    g = CSRGraph.from_any(graph)
+
+    def shaped() -> bool:
+        sh = graph_shape(g)
+        return (sh.diameter_estimate >= 4 * max(1, sh.nodes).bit_length() + 16
+                and sh.mean_degree <= 8)
+
+    if type(g) is CSRGraph:  # once per plain graph (BFS sweeps: ~1 s on NE; issue 43)
+        return prepared(g).derived("road_shaped", shaped)
+    return shaped()
 
 
 METHODS = ("auto", "cch", "ch")

@@ -155,14 +155,14 @@ def _eliminate(n, ptr, adj, rank, progress, cancel):
 def slots_for(t: Topology, graph) -> np.ndarray | str:
     """Each arc's CCH edge and direction (``chordal.arc_slots``), or why ``graph`` does
     not fit ``t`` (one line)."""
-    from ..host.serial import pick
+    from ..host.serial import pick_build
     from .chordal import arc_slots, arc_slots_serial
 
     g = CSRGraph.from_any(graph)
     if g.num_nodes != t.n:
         return f"the graph has {g.num_nodes} vertices, the index topology {t.n} (a new road)"
-    s = pick(arc_slots, arc_slots_serial, t.n)(t.n, g.indptr, g.indices, t.rank, t.up_ptr,
-                                               t.up_nb)
+    s = pick_build(arc_slots, arc_slots_serial, t.n)(t.n, g.indptr, g.indices, t.rank,
+                                                     t.up_ptr, t.up_nb)
     bad = np.flatnonzero(s == -2)
     if bad.size:
         degree: np.ndarray = np.diff(g.indptr.astype(np.int64))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..host.serial import pick, serial_twin
+from ..host.serial import pick_build, serial_twin
 from .sorted_rows import lower_bound
 
 
@@ -35,7 +35,7 @@ def eliminate(n, ptr, adj, rank, max_edges, progress, *, bins: int | None = None
     ``bins`` bins (``elimination``); the same result whatever ``bins`` and threads."""
     from .elimination import eliminate_rows, rank_rows, rank_rows_serial
 
-    optr, onb, lptr, lnb = pick(rank_rows, rank_rows_serial, n)(n, ptr, adj, rank)
+    optr, onb, lptr, lnb = pick_build(rank_rows, rank_rows_serial, n)(n, ptr, adj, rank)
     return eliminate_rows(n, optr, onb, lptr, lnb, max_edges, progress, bins=bins)
 
 
@@ -50,7 +50,7 @@ def downward(n, up_ptr, up_nb, blocks: int | None = None):
     # blocks of rows with about as many edges each
     xb = np.searchsorted(up_ptr, np.linspace(0, up_nb.shape[0], k + 1), side="left")
     xb[0], xb[-1] = 0, n
-    return pick(_downward, _downward_serial, n)(n, up_ptr, up_nb, xb.astype(np.int64))
+    return pick_build(_downward, _downward_serial, n)(n, up_ptr, up_nb, xb.astype(np.int64))
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..host.serial import SMALL_NODES, pick, serial_twin
+from ..host.serial import SMALL_NODES, pick_build, serial_build, serial_twin
 from .chordal import find_edge
 from .contract import INF
 from .plan import (
@@ -47,12 +47,12 @@ def initial(m_edges: int, slots: np.ndarray, weights: np.ndarray,
     up = np.empty(m_edges, np.int64)
     down = np.empty(m_edges, np.int64)
     n = SMALL_NODES + 1 if indptr is None else len(indptr) - 1
-    pick(_fill_inf, _fill_inf_serial, n)(up, down)
+    pick_build(_fill_inf, _fill_inf_serial, n)(up, down)
     if indptr is None:
         _scatter(slots, weights, up, down, 0, slots.shape[0])
     else:
-        pick(_scatter_rows, _scatter_rows_serial, n)(np.asarray(indptr, np.int64), slots,
-                                                     weights, up, down)
+        pick_build(_scatter_rows, _scatter_rows_serial, n)(np.asarray(indptr, np.int64),
+                                                           slots, weights, up, down)
     return up, down
 
 
@@ -218,7 +218,7 @@ def _plan(t, kind: int, lvl_ptr, lvl_vert, ways, serial_work: int, split_work: i
     """The topology's plan for this pass and thread count (cached on it under ``name``,
     by default ``kind``: another pass over other groups names its own)."""
     if ways is None and (serial_work, split_work) == (SERIAL_WORK, SPLIT_WORK) and (
-            t.n <= SMALL_NODES):  # a small map: one thread, nothing to plan (issue 41)
+            serial_build(t.n)):  # a small map or few threads: nothing to plan (issues 41, 43)
         return serial_plan(max(int(lvl_ptr.shape[0]) - 1, 0))
     ways = numba.get_num_threads() if ways is None else max(int(ways), 1)
     plans = getattr(t, "_plans", None)
@@ -387,13 +387,13 @@ def laid_out(t, up: np.ndarray, down: np.ndarray, ku: np.ndarray, kd: np.ndarray
     n = t.n
     ucnt = np.zeros(n + 1, np.int64)
     dcnt = np.zeros(n + 1, np.int64)
-    pick(_count, _count_serial, n)(n, t.up_ptr, ku, kd, sweep, ucnt, dcnt)
+    pick_build(_count, _count_serial, n)(n, t.up_ptr, ku, kd, sweep, ucnt, dcnt)
     uptr, dptr = np.cumsum(ucnt), np.cumsum(dcnt)
     udst = np.empty(int(uptr[-1]), np.int32)
     uw = np.empty(int(uptr[-1]), np.int64)
     dsrc = np.empty(int(dptr[-1]), np.int32)
     dw = np.empty(int(dptr[-1]), np.int64)
-    pick(_fill, _fill_serial, n)(n, t.up_ptr, t.up_nb, up, down, ku, kd, sweep, uptr, dptr,
+    pick_build(_fill, _fill_serial, n)(n, t.up_ptr, t.up_nb, up, down, ku, kd, sweep, uptr, dptr,
                                  udst, uw, dsrc, dw)
     rank_of = sweep[t.rank].astype(np.int32)
     return rank_of, uptr, udst, uw, dptr, dsrc, dw, level_ptr

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import CancelledError, GpuCoreError
-from ..host.serial import pick, serial_twin
+from ..host.serial import pick_build, serial_twin
 
 
 class MetisUnavailableError(GpuCoreError):
@@ -53,7 +53,7 @@ def undirected(n: int, indptr: np.ndarray, indices: np.ndarray, *,
     k = blocks or max(1, min(numba.get_num_threads(), 16, m // 65536))
     ub = np.searchsorted(indptr, np.linspace(0, m, k + 1), side="left").astype(np.int64)
     ub[0], ub[-1] = 0, n
-    return pick(_undirected, _undirected_serial, n)(n, indptr, indices, ub)
+    return pick_build(_undirected, _undirected_serial, n)(n, indptr, indices, ub)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -285,7 +285,7 @@ def nested_dissection_order(n: int, ptr: np.ndarray, adj: np.ndarray, *,
     if cancel is not None and cancel():
         raise CancelledError("building the route index was cancelled")
     core_id = np.full(n, -1, np.int64)
-    cptr, cadj = pick(_core_csr, _core_csr_serial, n)(n, start, deg, radj, gone, core_id)
+    cptr, cadj = pick_build(_core_csr, _core_csr_serial, n)(n, start, deg, radj, gone, core_id)
     k = cptr.shape[0] - 1
     core_vertices = np.flatnonzero(~gone).astype(np.int32)  # core id -> vertex
     if k > 1 and cadj.shape[0] > 0:
