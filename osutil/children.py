@@ -70,3 +70,25 @@ def forked_pool(workers: int, *, initializer: Callable[..., Any] | None = None,
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=multiprocessing.get_context("fork"),
         initializer=_init_worker, initargs=(os.getpid(), initializer, tuple(initargs)))
+
+
+def wait_child(child, cancel: Callable[[], bool] | None = None, poll_s: float = 0.1) -> float:
+    """Wait for the ``subprocess.Popen`` ``child`` (None: nothing to wait for), polling
+    ``cancel`` every ``poll_s`` (then it is stopped); the seconds waited."""
+    t0 = time.perf_counter()
+    if child is None:
+        return 0.0
+    while child.poll() is None:
+        if cancel is not None and cancel():
+            stop_child(child)
+            break
+        time.sleep(poll_s)
+    return time.perf_counter() - t0
+
+
+def stop_child(child) -> None:
+    """Stop ``child`` if it still runs, and reap it."""
+    if child is None or child.poll() is not None:
+        return
+    child.kill()
+    child.wait()

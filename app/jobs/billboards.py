@@ -160,9 +160,30 @@ def _wait_for_kernels(child, cancel) -> float:
     then load from numba's cache instead of being compiled here beside it (seconds)."""
     if child is None:
         return 0.0
-    from .compile_ahead import finish
+    from osutil.children import wait_child
 
-    return finish(child, cancel)
+    return wait_child(child, cancel)
+
+
+def sampled_with_index(net, opts: BillboardsOptions) -> str:
+    """The backend ("cpu" or "cupy") on which ``run(net, opts)`` would draw through the
+    route index (weighted paths, the sampled method, asked or chosen by size), or ""
+    where it would not."""
+    from gpu_core.backend import resolve_backend
+    from maps.model.turns import copies_of
+
+    if opts.index == "off" or opts.mode == "hops" or copies_of(net) is not None:
+        return ""  # (a map with turn copies runs the junction greedy, no index)
+    try:
+        resolved = resolve_backend(opts.backend)
+    except Exception:  # an unavailable backend: the job itself says so
+        return ""
+    if resolved not in ("cpu", "cupy"):
+        return ""
+    sampled = opts.method == "sampled" or (
+        opts.method == "auto"
+        and estimate(net.num_nodes, net.num_arcs, opts)["method"] == "sampled")
+    return resolved if sampled else ""
 
 
 def draws_through_index(net, opts: BillboardsOptions) -> bool:
@@ -171,9 +192,7 @@ def draws_through_index(net, opts: BillboardsOptions) -> bool:
     on``)."""
     from gpu_core.hierarchy import road_shaped
 
-    from .index_later import _sampled_with_index
-
-    if _sampled_with_index(net, opts) != "cpu":
+    if sampled_with_index(net, opts) != "cpu":
         return False
     return opts.index == "on" or road_shaped(net)
 

@@ -32,10 +32,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+
+from osutil.children import stop_child as stop  # noqa: F401 (the CLI stops it by this name)
+from osutil.children import wait_child as finish  # noqa: F401 (the tests wait by this name)
 
 from .common import COMPILE_AHEAD_ENV as ENV
 from .common import compile_ahead_enabled as enabled
@@ -170,28 +172,6 @@ def start_index_kernels() -> subprocess.Popen | None:
     if os.environ.get(ENV) != "always" and free_cpus() < FREE_CPUS:
         return None  # the child would only take its CPU from the command
     return _spawn([_INDEX_FLAG, str(os.getpid())], detached=False)
-
-
-def finish(child: subprocess.Popen | None, cancel: Callable[[], bool] | None = None) -> float:
-    """Wait for ``child`` (polling ``cancel``: then it is stopped); the seconds waited."""
-    t0 = time.perf_counter()
-    if child is None:
-        return 0.0
-    while child.poll() is None:
-        if cancel is not None and cancel():
-            stop(child)
-            break
-        time.sleep(POLL_S)
-    return time.perf_counter() - t0
-
-
-def stop(child: subprocess.Popen | None) -> None:
-    """Stop ``child`` if it still runs, and reap it (numba writes each cache entry whole:
-    a child stopped mid-way leaves what it finished)."""
-    if child is None or child.poll() is not None:
-        return
-    child.kill()
-    child.wait()
 
 
 def _undirected_scipy(n: int, indptr, indices, *, blocks: int | None = None):

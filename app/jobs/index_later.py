@@ -218,29 +218,6 @@ BILLBOARDS_QUERY = "query-cpu-billboards"
 WINDOW_STAGE = "window-search"  # the window's worker: build or load, prepare, search
 
 
-def _sampled_with_index(net, opts) -> str:
-    """The backend ("cpu" or "cupy") on which ``billboards.run(net, opts)``
-    (``app.jobs.billboards``) would draw through the route index (weighted paths, the
-    sampled method, asked or chosen by size), or "" where it would not."""
-    from gpu_core.backend import resolve_backend
-    from maps.model.turns import copies_of
-
-    from .billboards import estimate
-
-    if opts.index == "off" or opts.mode == "hops" or copies_of(net) is not None:
-        return ""  # (a map with turn copies runs the junction greedy, no index)
-    try:
-        resolved = resolve_backend(opts.backend)
-    except Exception:  # an unavailable backend: the job itself says so
-        return ""
-    if resolved not in ("cpu", "cupy"):
-        return ""
-    sampled = opts.method == "sampled" or (
-        opts.method == "auto"
-        and estimate(net.num_nodes, net.num_arcs, opts)["method"] == "sampled")
-    return resolved if sampled else ""
-
-
 def defer_billboards(net, opts) -> str:
     """Why the billboards ``opts`` (``app.jobs.billboards.BillboardsOptions``) on ``net``
     should draw their sampled paths without the route index now, or "": the rule of
@@ -254,7 +231,9 @@ def defer_billboards(net, opts) -> str:
 
     if os.environ.get(ENV, "1") == "0" or not small_work(net):
         return ""
-    backend = _sampled_with_index(net, opts)
+    from .billboards import sampled_with_index
+
+    backend = sampled_with_index(net, opts)
     if not backend:
         return ""
     cached = os.path.exists(index_path(net, graph_key(CSRGraph.from_any(net))))
