@@ -169,21 +169,14 @@ def sampled_with_index(net, opts: BillboardsOptions) -> str:
     """The backend ("cpu" or "cupy") on which ``run(net, opts)`` would draw through the
     route index (weighted paths, the sampled method, asked or chosen by size), or ""
     where it would not."""
-    from gpu_core.backend import resolve_backend
     from maps.model.turns import copies_of
 
     if opts.index == "off" or opts.mode == "hops" or copies_of(net) is not None:
         return ""  # (a map with turn copies runs the junction greedy, no index)
     try:
-        resolved = resolve_backend(opts.backend)
+        return _sampled_on(net, opts)
     except Exception:  # an unavailable backend: the job itself says so
         return ""
-    if resolved not in ("cpu", "cupy"):
-        return ""
-    sampled = opts.method == "sampled" or (
-        opts.method == "auto"
-        and estimate(net.num_nodes, net.num_arcs, opts)["method"] == "sampled")
-    return resolved if sampled else ""
 
 
 def draws_through_index(net, opts: BillboardsOptions) -> bool:
