@@ -314,6 +314,13 @@ def apportion(totals: np.ndarray, group: np.ndarray, lengths: np.ndarray) -> np.
     frac = np.where(glen > 0, cum / np.where(glen > 0, glen, 1.0), (idx_in + 1) / np.repeat(size, size))
     frac[np.r_[first[1:] - 1, group.size - 1]] = 1.0  # each group ends at its total exactly
     total = np.asarray(totals, dtype=np.int64)[group]
-    upto = np.rint(total * frac).astype(np.int64)
+    # the running sum above subtracts the groups before: a tiny group after long ones
+    # (lengths 4e-9 after 16,384 m) gets a fraction off by ~1e-3, past 1 or going back;
+    # clipped, and each group's rounded running total kept non-decreasing (a running max
+    # within each group: every group lifted above the ones before it), so no share is
+    # negative and each group still sums to its total
+    upto = np.rint(total * np.clip(frac, 0.0, 1.0)).astype(np.int64)
+    lift = np.repeat(np.cumsum(total[first] + 1) - (total[first] + 1), size)
+    upto = np.maximum.accumulate(upto + lift) - lift
     before = np.where(start, 0, np.r_[0, upto[:-1]])
     return upto - before

@@ -154,6 +154,14 @@ def test_apportion_sums_exactly(groups) -> None:
     np.testing.assert_array_equal(np.bincount(group, weights=share).astype(np.int64), totals)
 
 
+def test_apportion_tiny_group_after_long_ones() -> None:
+    """Found by the property above (CI, stop 52): a group of lengths 4e-9 after groups of
+    16,384 m got a share of -1 (its running fraction, by subtraction, passed 1)."""
+    share = apportion(np.array([0, 1126]), np.array([0, 0, 1, 1]),
+                      np.array([6384.0, 10000.0, 4e-9, 0.0]))
+    assert (share >= 0).all() and share[:2].sum() == 0 and share[2:].sum() == 1126
+
+
 # ---- crossings, zipped Shapefile ------------------------------------------------------------
 def test_split_crossings(tmp_path) -> None:
     p = tmp_path / "x.geojson"
