@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# First-contact part of scripts/gpu_check.sh (issues 41 and 43, device machine, repo root):
+#   1. `signpost bench first --backend cupy` on the sample map: cold (numba's, CuPy's and the
+#      map cache empty) against warm, per command (goal: the first GPU answer <= 2x the second);
+#   2. sampled billboards on NE (carry .gpu_maps/NE.gr.xz), K=20 eps=0.05, whole process, three
+#      states in turn: a fresh install (every cache empty), the kernels cached but the route
+#      index built in the command, everything cached (goals: <= 15 s with the index built,
+#      <= 4 s of compute with it cached).
+# One line per run appended to $OUT/summary.txt; each run's JSON and -v log under $OUT/first.
+set -uo pipefail
+OUT=${OUT:-bench_out}
+PY=${PY:-python3}
+MODE=${MODE:-quick}
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+mkdir -p "$OUT/first"
+signpost() { $PY -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))' "$@"; }
+ROWS=(--only route --only "billboards -k 5 --method sampled")
+[ "$MODE" = full ] && ROWS=()
+timeout 300 signpost bench first --backend cupy "${ROWS[@]}" --doc "$OUT/first/bench_first.md" \
+  --label "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" 2>&1 \
+  | tee "$OUT/first/bench_first.log" | tail -n 25
+grep -E '^\| (route|billboards)' "$OUT/first/bench_first.md" | head -n 4 \
+  | sed 's/^/first cupy: /' >> "$OUT/summary.txt"
+
+NE=.gpu_maps/NE.gr.xz
+[ -f "$NE" ] || exit 0
+CACHE=$(mktemp -d)
+run_ne() {  # $1: label; the caches under $CACHE as they stand
+  local t0 t1
+  t0=$(date +%s.%N)
+  NUMBA_CACHE_DIR=$CACHE/numba CUPY_CACHE_DIR=$CACHE/cupy SIGNPOST_CACHE_DIR=$CACHE/maps \
+    XDG_CACHE_HOME=$CACHE/xdg timeout 240 signpost -v billboards "$NE" -k 20 --epsilon 0.05 \
+    --backend cupy --method sampled --json >"$OUT/first/ne_$1.json" 2>"$OUT/first/ne_$1.log"
+  local rc=$?
+  t1=$(date +%s.%N)
+  $PY - "$1" "$rc" "$t0" "$t1" "$OUT/first/ne_$1.json" >> "$OUT/summary.txt" <<'PYEOF'
+import json, sys
+label, rc, t0, t1, path = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:5]), sys.argv[5]
+try:
+    d = json.load(open(path))
+except Exception as e:  # noqa: BLE001 - the log says why
+    print(f"first NE K=20 eps=0.05 {label}: rc={rc} wall {t1 - t0:.1f} s, no JSON ({e})")
+    sys.exit()
+print(f"first NE K=20 eps=0.05 {label}: wall {t1 - t0:.1f} s, time_s {d.get('time_s')}, "
+      f"index {d.get('index')} {d.get('index_s')}, samples {d.get('samples')}, "
+      f"eps@stop {d.get('epsilon_at_stop')}, timings {d.get('timings')}, "
+      f"phase_s {d.get('phase_s')}, sites[:5] {d.get('sites', [])[:5]}")
+PYEOF
+}
+run_ne fresh
+rm -rf "$CACHE/maps" "$CACHE/xdg"  # the kernels stay: the index is built in the command
+run_ne index_built
+run_ne cached
+rm -rf "$CACHE"
