@@ -13,10 +13,11 @@ PY=${PY:-python3}
 MODE=${MODE:-quick}
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$OUT/first"
-signpost() { $PY -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))' "$@"; }
+# an array, not a function: timeout runs it
+SIGNPOST=("$PY" -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))')
 ROWS=(--only route --only "billboards -k 5 --method sampled")
 [ "$MODE" = full ] && ROWS=()
-timeout 300 signpost bench first --backend cupy "${ROWS[@]}" --doc "$OUT/first/bench_first.md" \
+timeout 300 "${SIGNPOST[@]}" bench first --backend cupy "${ROWS[@]}" --doc "$OUT/first/bench_first.md" \
   --label "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" 2>&1 \
   | tee "$OUT/first/bench_first.log" | tail -n 25
 grep -E '^\| (route|billboards)' "$OUT/first/bench_first.md" | head -n 4 \
@@ -29,8 +30,8 @@ run_ne() {  # $1: label; the caches under $CACHE as they stand
   local t0 t1
   t0=$(date +%s.%N)
   NUMBA_CACHE_DIR=$CACHE/numba CUPY_CACHE_DIR=$CACHE/cupy SIGNPOST_CACHE_DIR=$CACHE/maps \
-    XDG_CACHE_HOME=$CACHE/xdg timeout 240 signpost -v billboards "$NE" -k 20 --epsilon 0.05 \
-    --backend cupy --method sampled --json >"$OUT/first/ne_$1.json" 2>"$OUT/first/ne_$1.log"
+    XDG_CACHE_HOME=$CACHE/xdg timeout 240 "${SIGNPOST[@]}" -v billboards "$NE" -k 20 --epsilon 0.05 \
+    --backend "${BACKEND:-cupy}" --method sampled --json >"$OUT/first/ne_$1.json" 2>"$OUT/first/ne_$1.log"
   local rc=$?
   t1=$(date +%s.%N)
   $PY - "$1" "$rc" "$t0" "$t1" "$OUT/first/ne_$1.json" >> "$OUT/summary.txt" <<'PYEOF'

@@ -12,7 +12,8 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$OUT"
 S=5 F=4
 [ "$MODE" = full ] && S=15 && F=8
-signpost() { $PY -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))' "$@"; }
-timeout 540 signpost bench turns --map gen:kanto --share 0.05 --backend cupy --sources "$S" \
+# an array, not a function: timeout runs it
+SIGNPOST=("$PY" -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))')
+timeout 540 "${SIGNPOST[@]}" bench turns --map gen:kanto --share 0.05 --backend cupy --sources "$S" \
   --drag-frames "$F" --csv "$OUT/turns.csv" --summary "$OUT/summary.txt" 2>&1 \
   | tee "$OUT/turns.log" || echo "bench turns map=gen:kanto backend=cupy FAILED (see turns.log)" >> "$OUT/summary.txt"
