@@ -25,7 +25,10 @@ grep -E '^\| (route|billboards)' "$OUT/first/bench_first.md" | head -n 4 \
 
 NE=.gpu_maps/NE.gr.xz
 [ -f "$NE" ] || exit 0
-CACHE=$(mktemp -d)
+# CACHE (env): the cache folders (default a new temporary one, removed at the end)
+KEEP=${CACHE:+1}
+CACHE=${CACHE:-$(mktemp -d)}
+rm -rf "${CACHE:?}"/{numba,cupy,maps,xdg}
 run_ne() {  # $1: label; the caches under $CACHE as they stand
   local t0 t1
   t0=$(date +%s.%N)
@@ -52,4 +55,4 @@ run_ne fresh
 rm -rf "$CACHE/maps" "$CACHE/xdg"  # the kernels stay: the index is built in the command
 run_ne index_built
 run_ne cached
-rm -rf "$CACHE"
+[ -n "$KEEP" ] || rm -rf "$CACHE"

@@ -49,6 +49,9 @@ def main() -> None:
     for k, net in nets.items():  # kernels, device index, the restricted cone
         od_matrix(net, hs[k], src[:8], tgt, a.backend)
         od_matrix(net, hs[k], src, tgt, a.backend)
+    hc = None
+    if a.backend == "cupy":
+        from gpu_core.hierarchy import cuda as hc
     parts: dict[str, dict[str, list[float]]] = {k: {} for k in nets}
     stats_of = {}
     for _ in range(a.reps):
@@ -71,8 +74,14 @@ def main() -> None:
             od_matrix(net, hs[k], src, tgt, a.backend)
             _sync(a.backend)
             t4 = time.perf_counter()
+            if hc is not None:  # the same with the sweep launched level by level
+                hc.SWEEP_GRAPH = False
+                od_matrix(net, hs[k], src, tgt, a.backend)
+                _sync(a.backend)
+                hc.SWEEP_GRAPH = True
+            t5 = time.perf_counter()
             for name, v in (("columns", t1 - t), ("rows", t2 - t1), ("fold", t3 - t2),
-                            ("od_matrix", t4 - t3)):
+                            ("od_matrix", t4 - t3), ("od_no_graph", t5 - t4)):
                 d.setdefault(name, []).append(v * 1e3)
             stats_of[k] = st
     print("\nmedian ms over", a.reps, "alternated runs")
@@ -83,6 +92,9 @@ def main() -> None:
         print(f"{name:<12}{w:>12.2f}{r:>12.2f}{(r / w if w else float('nan')):>12.3f}")
     for k in nets:
         print(f"stats {k}: { {x: y for x, y in stats_of[k].items() if not hasattr(y, 'shape')} }")
+    if a.backend == "cupy":
+        for k, net in nets.items():
+            _level_times(net, hs[k], src, tgt, k)
     for k, net in nets.items():
         pr = cProfile.Profile()
         pr.enable()
@@ -94,6 +106,57 @@ def main() -> None:
         pstats.Stats(pr, stream=s).sort_stats("tottime").print_stats(18)
         print(f"\n== cProfile {k} (3 runs), by own time")
         print("\n".join(s.getvalue().splitlines()[4:34]))
+
+
+def _level_times(net, h, src, tgt, label: str) -> None:
+    """The GPU's time per level of one restricted sweep (a CUDA event after each level's
+    launch), summed by the level's vertex count and by its most arcs on one vertex."""
+    import cupy as cp
+
+    from gpu_core.hierarchy import cuda as hc
+    from gpu_core.hierarchy.few import restrict
+    from maps.model.turns import with_copy_targets
+
+    turns = with_copy_targets(net, tgt)
+    cols = np.asarray(tgt if turns is None else turns[0], dtype=np.int64)
+    r = restrict(h, cols)
+    K = hc.resident_width(r, cols.shape[0], src.shape[0], True, full=h)
+    sw = hc.RestrictedSweeper(h, r, K, True)
+    sw.sweep(src[:K])  # warm
+    lp = sw.lp
+    ptr = np.asarray(r.down_ptr)
+    f = sw.mod.get_function("phast_level32" if sw.d.dtype == cp.int32 else "phast_level")
+    w = sw.dev["w32"] if sw.d.dtype == cp.int32 else sw.dev["w"]
+    d = sw.d
+    ev = [cp.cuda.Event() for _ in range(len(lp))]
+    cp.cuda.Device().synchronize()
+    t0 = time.perf_counter()
+    ev[0].record()
+    for lv in range(len(lp) - 1):
+        v0, v1 = lp[lv], lp[lv + 1]
+        if v1 > v0:
+            work = (v1 - v0) * K
+            f(((work + hc.BLOCK - 1) // hc.BLOCK,), (hc.BLOCK,),
+              (sw.dev["ptr"], sw.dev["src"], w, d, np.int64(v0), np.int64(v1), np.int32(K),
+               sw.big))
+        ev[lv + 1].record()
+    ev[-1].synchronize()
+    wall = (time.perf_counter() - t0) * 1e3
+    ms = np.array([cp.cuda.get_elapsed_time(ev[i], ev[i + 1]) for i in range(len(lp) - 1)])
+    width = np.diff(np.asarray(lp))
+    most = np.array([int(np.diff(ptr[lp[i]:lp[i + 1] + 1]).max(initial=0))
+                     for i in range(len(lp) - 1)])
+    print(f"\n== levels {label}: K={K}, {int((width > 0).sum())} levels, {r.n:,} vertices, "
+          f"{int(ptr[-1]):,} arcs; GPU {ms.sum():.2f} ms (wall {wall:.2f} ms with an event "
+          "a level)")
+    for lo, hi in ((1, 2), (2, 8), (8, 64), (64, 512), (512, 1 << 30)):
+        m = (width >= lo) & (width < hi)
+        print(f"  width {lo:>4}-{hi if hi < 1 << 30 else 'max':>4}: {int(m.sum()):>5} levels "
+              f"{ms[m].sum():8.2f} ms ({ms[m].mean() if m.any() else 0:.4f} a level)")
+    for lo, hi in ((0, 16), (16, 64), (64, 256), (256, 1 << 30)):
+        m = (most >= lo) & (most < hi) & (width > 0)
+        print(f"  most arcs {lo:>4}-{hi if hi < 1 << 30 else 'max':>4}: {int(m.sum()):>5} levels"
+              f" {ms[m].sum():8.2f} ms")
 
 
 if __name__ == "__main__":

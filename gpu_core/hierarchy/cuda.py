@@ -8,6 +8,7 @@ Imported only when CuPy is usable.
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +28,29 @@ INF = 1 << 62
 
 
 BIG32 = 1 << 30  # 32-bit sweeps are exact while costs stay below this (phast.cu)
+# A sweep is one launch per level (Kanto-sized CCH: ~1,600): the level loop is captured
+# once per block as a CUDA graph and replayed, so the levels follow each other without
+# the host's per-launch cost (SIGNPOST_SWEEP_GRAPH=0: launch level by level)
+SWEEP_GRAPH = os.environ.get("SIGNPOST_SWEEP_GRAPH", "1") != "0"
+GRAPH_MIN_LEVELS = 64
+
+
+def _captured(launch: Callable[[], None]):
+    """The CUDA graph of what ``launch`` enqueues (captured on a stream of its own, in
+    relaxed mode: other threads may compile or allocate meanwhile), or False where this
+    CuPy or driver cannot capture it (the caller then launches directly)."""
+    stream = cp.cuda.Stream(non_blocking=True)
+    mode = getattr(cp.cuda.runtime, "streamCaptureModeRelaxed", 2)
+    try:
+        with stream:
+            stream.begin_capture(mode)
+            try:
+                launch()
+            finally:
+                graph = stream.end_capture()
+        return graph
+    except Exception:  # noqa: BLE001 - any capture failure: level by level instead
+        return False
 
 
 def _valid(dev: dict[str, Any] | None, h) -> TypeGuard[dict[str, Any]]:
@@ -129,6 +153,7 @@ class Sweeper:
         # walk: make the device walk if there is none yet (else only a kept one is used)
         self.walk = walker(self.full, walk)
         self.loc = None  # the restricted sweep's local ids (device), for the walk
+        self._graphs: dict[tuple, Any] = {}  # (block pointer, suffix) -> captured levels
 
     def sweep(self, sources: np.ndarray) -> None:
         """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
@@ -175,10 +200,24 @@ class Sweeper:
 
     def _run(self, d, suffix: str, seed: Callable) -> None:
         """Fill ``d`` with INF, ``seed`` it with the upward costs, sweep every level."""
-        K, dev, f = self.K, self.dev, self.mod.get_function
         d.fill(INF if suffix == "" else 0x7FFFFFFF)
         seed(d, suffix)
-        level = f("phast_level" + suffix)
+        if not SWEEP_GRAPH or len(self.lp) < GRAPH_MIN_LEVELS:
+            self._levels(d, suffix)
+            return
+        key = (int(d.data.ptr), suffix)
+        graph = self._graphs.get(key)
+        if graph is None:
+            graph = self._graphs[key] = _captured(lambda: self._levels(d, suffix))
+        if graph is False:  # capture refused here: launch level by level
+            self._levels(d, suffix)
+        else:
+            graph.launch(cp.cuda.get_current_stream())
+
+    def _levels(self, d, suffix: str) -> None:
+        """One launch per level, bottom to top (each level reads only the levels below)."""
+        K, dev = self.K, self.dev
+        level = self.mod.get_function("phast_level" + suffix)
         w = dev["w32"] if suffix else dev["w"]
         lp = self.lp
         for lv in range(len(lp) - 1):
@@ -215,6 +254,30 @@ class RestrictedSweeper(Sweeper):
         return self.h.local_spaces(*source_spaces(self.full, sources))
 
 
+KEEP_SWEEPER_BYTES = 512 << 20  # a restricted sweep's block kept for the next job
+
+
+def _kept_sweeper(h, r, K: int, walk: bool) -> Sweeper:
+    """The restricted sweeper of ``r`` (kept with ``r``, which ``few.restrict`` keeps on
+    ``h``) when its block is small: a job asking again for the same targets (an OD matrix
+    re-run, a drag's rows) reuses its block, its local ids and its captured levels
+    instead of uploading and capturing them again. Taken off ``r`` while a job uses it
+    (a second job at the same time makes its own); the job gives it back
+    (:func:`_give_back`)."""
+    from .upward_cuda import walker
+
+    kept = r.__dict__.pop("_sweeper", None)
+    if (kept is not None and kept.K == K and kept.full is h
+            and kept.dev["id"] == memory.current_device_id() and kept.walk is walker(h, walk)):
+        return kept
+    return RestrictedSweeper(h, r, K, walk)
+
+
+def _give_back(r, sw: Sweeper) -> None:
+    if r.n * sw.K * 4 <= KEEP_SWEEPER_BYTES:
+        r._sweeper = sw
+
+
 def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
               cancel: Callable[[], bool] | None = None, stats: dict | None = None,
               restricted: bool = False, narrow: bool = False,
@@ -234,7 +297,7 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
         r = restrict(h, targets)
         rows_host, n = r.rows, r.n
         K = resident_width(r, int(targets.shape[0]), S, walk, full=h)
-        sw: Sweeper = RestrictedSweeper(h, r, K, walk)
+        sw: Sweeper = _kept_sweeper(h, r, K, walk)
     else:
         rows_host = h.rank_of if targets is None else h.rank_of[targets]
         n = h.n
@@ -243,14 +306,18 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
     ncols = int(rows_host.shape[0])
     rows = cp.asarray(rows_host.astype(np.int32))
     out = cp.empty((K, ncols), dtype=cp.int64)
-    for r0 in range(0, S, K):
-        if cancel is not None and cancel():
-            raise CancelledError("many-source search cancelled")
-        src = sources[r0 : r0 + K]
-        sw.sweep(src)
-        sw.extract(rows, int(src.shape[0]), out)
-        got = out[: src.shape[0]]
-        yield r0, cp.asnumpy(got.astype(cp.int32) if narrow else got)
+    try:
+        for r0 in range(0, S, K):
+            if cancel is not None and cancel():
+                raise CancelledError("many-source search cancelled")
+            src = sources[r0 : r0 + K]
+            sw.sweep(src)
+            sw.extract(rows, int(src.shape[0]), out)
+            got = out[: src.shape[0]]
+            yield r0, cp.asnumpy(got.astype(cp.int32) if narrow else got)
+    finally:
+        if restricted:
+            _give_back(r, sw)
     if stats is not None:
         stats.update(K=K, sweeps=sw.sweeps, levels=h.levels, wide_sweeps=sw.wide_sweeps,
                      bits=32 if sw.d.dtype == cp.int32 else 64, swept_nodes=n)

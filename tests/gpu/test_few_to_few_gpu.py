@@ -80,3 +80,32 @@ def test_kept_selection_serves_the_next_blocks_on_the_device():
     other = r.integers(0, g.num_nodes, 20)
     np.testing.assert_array_equal(gpu_rows(g, h, blocks[0], other), oracle(g, blocks[0], other))
     assert few.restrict(h, other) is not kept
+
+
+def test_captured_levels_and_kept_sweeper_equal_level_by_level(monkeypatch):
+    """The sweep's levels replayed as a CUDA graph, and a restricted sweeper kept for the
+    next job with the same targets (other sources, a second and third job), give the rows
+    that launching level by level in a new sweeper gives."""
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 20000, seed=3))
+    h = build_hierarchy(g)
+    assert len(h.level_ptr) - 1 >= hcuda.GRAPH_MIN_LEVELS  # the graph path is taken
+    r = np.random.default_rng(5)
+    tgt = r.integers(0, g.num_nodes, 25)
+    runs = [r.integers(0, g.num_nodes, 70) for _ in range(3)]
+    monkeypatch.setattr(hcuda, "SWEEP_GRAPH", True)
+    got = [gpu_rows(g, h, src, tgt) for src in runs]
+    from gpu_core.hierarchy.few import restrict
+
+    kept = restrict(h, tgt).__dict__.get("_sweeper")
+    assert kept is not None and kept._graphs  # kept, its levels captured
+    assert any(v is not False for v in kept._graphs.values())  # (captured, not refused)
+    monkeypatch.setattr(hcuda, "SWEEP_GRAPH", False)
+    for src, rows in zip(runs, got, strict=True):
+        np.testing.assert_array_equal(rows, oracle(g, src, tgt))
+        restrict(h, tgt).__dict__.pop("_sweeper", None)  # a new sweeper, level by level
+        np.testing.assert_array_equal(gpu_rows(g, h, src, tgt), rows)
+    # the full sweep (no targets' restriction) replayed too
+    monkeypatch.setattr(hcuda, "SWEEP_GRAPH", True)
+    np.testing.assert_array_equal(gpu_rows(g, h, runs[0], tgt, "phast"), got[0])
