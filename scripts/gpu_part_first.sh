@@ -25,6 +25,7 @@ grep -E '^\| (route|billboards)' "$OUT/first/bench_first.md" | head -n 4 \
 
 NE=.gpu_maps/NE.gr.xz
 [ -f "$NE" ] || exit 0
+$PY -c "import pymetis" 2>/dev/null || echo "first NE: WARNING pymetis missing: the index below is a CH, not a user's CCH" >> "$OUT/summary.txt"
 # CACHE (env): the cache folders (default a new temporary one, removed at the end)
 KEEP=${CACHE:+1}
 CACHE=${CACHE:-$(mktemp -d)}

@@ -96,15 +96,14 @@ def test_captured_levels_and_kept_sweeper_equal_level_by_level(monkeypatch):
     runs = [r.integers(0, g.num_nodes, 70) for _ in range(3)]
     monkeypatch.setattr(hcuda, "SWEEP_GRAPH", True)
     got = [gpu_rows(g, h, src, tgt) for src in runs]
-    from gpu_core.hierarchy.few import restrict
-
-    kept = restrict(h, tgt).__dict__.get("_sweeper")
+    r_kept = h._restricted[1]  # the selection the jobs made (their targets, deduplicated)
+    kept = r_kept.__dict__.get("_sweeper")
     assert kept is not None and kept._graphs  # kept, its levels captured
     assert any(v is not False for v in kept._graphs.values())  # (captured, not refused)
     monkeypatch.setattr(hcuda, "SWEEP_GRAPH", False)
     for src, rows in zip(runs, got, strict=True):
         np.testing.assert_array_equal(rows, oracle(g, src, tgt))
-        restrict(h, tgt).__dict__.pop("_sweeper", None)  # a new sweeper, level by level
+        h._restricted[1].__dict__.pop("_sweeper", None)  # a new sweeper, level by level
         np.testing.assert_array_equal(gpu_rows(g, h, src, tgt), rows)
     # the full sweep (no targets' restriction) replayed too
     monkeypatch.setattr(hcuda, "SWEEP_GRAPH", True)
