@@ -179,13 +179,15 @@ def sampled_with_index(net, opts: BillboardsOptions) -> str:
         return ""
 
 
-def draws_through_index(net, opts: BillboardsOptions) -> bool:
+def draws_through_index(net, opts: BillboardsOptions, *, gpu: bool = False) -> bool:
     """Whether ``run(net, opts)`` draws its sampled paths through the route index on the
-    CPU, building the index when it is not cached (a big, road-shaped map, or ``--index
-    on``)."""
+    CPU (with ``gpu``: or on the GPU, where the method sampled was asked for: method auto
+    uses only a cached index there), building the index when it is not cached (a big,
+    road-shaped map, or ``--index on``)."""
     from gpu_core.hierarchy import road_shaped
 
-    if sampled_with_index(net, opts) != "cpu":
+    be = sampled_with_index(net, opts)
+    if be != "cpu" and not (gpu and be == "cupy" and opts.method == "sampled"):
         return False
     return opts.index == "on" or road_shaped(net)
 
@@ -218,7 +220,10 @@ def _ahead(net, opts: BillboardsOptions) -> threading.Thread | None:
 
     be = _sampled_on(net, opts)
     if be == "cupy":
-        compile_sampling_ahead(indexed=opts.mode != "hops" and opts.index != "off")
+        from gpu_core.betweenness.sampling import select_xp
+
+        compile_sampling_ahead(indexed=opts.mode != "hops" and opts.index != "off",
+                               warm_select=select_xp(net.num_nodes, None) is not np)
     if be != "cpu":
         return None
     th = threading.Thread(target=reverse_topology, args=(CSRGraph.from_any(net),),
@@ -307,10 +312,11 @@ def warm_up(opts: BillboardsOptions, net=None, *, first_only: bool = False) -> f
     from gpu_core.graph import CSRGraph
 
     t0 = time.perf_counter()
-    if first_only and net is not None and draws_through_index(net, opts):
+    if first_only and net is not None and draws_through_index(net, opts, gpu=True):
         # the tiny run would draw by the per-source sampler, whose kernels the draws
-        # through the index never run (a fresh install: 1.7-3.5 s of NE's first command,
-        # issue 43); the draws' own load in the run (``compile_s``)
+        # through the index never run (a fresh install: 1.7-3.5 s of NE's first command
+        # on the CPU, issue 43; on a fresh H100 host 11.8 s of NVRTC compiling
+        # betweenness.cu); the draws' own load in the run (``compile_s``)
         return 0.0
     if first_only and net is not None:
         eng = _ahead_engine(net, opts)

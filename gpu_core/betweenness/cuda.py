@@ -10,6 +10,9 @@ bit (see docs/perf/billboards.md).
 
 from __future__ import annotations
 
+import functools
+import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +24,7 @@ from ..graph import CSRGraph
 from .kernel_choice import choose_kernel, graph_shape
 
 HERE = Path(__file__).resolve().parent
+log = logging.getLogger(__name__)
 
 WE_THREADS = 256
 WE_BLOCKS_PER_SM = 4
@@ -59,12 +63,14 @@ def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
                 extra())
 
 
-def compile_sampling_ahead(indexed: bool) -> None:
+def compile_sampling_ahead(indexed: bool, warm_select: bool = False) -> None:
     """Start compiling the CUDA modules the sampled method's draw will use on this GPU
     (``device.compile_ahead``): the per-source sampler's, and with ``indexed`` (a route
     index in weighted mode) the GPHAST sweep's, its upward walk's and the path walk's.
     On a fresh machine they compile side by side, beside the route index's host work,
-    instead of one after another at first use (issue 41)."""
+    instead of one after another at first use (issue 41). ``warm_select``: the rounds'
+    greedy on the device too (a map above ``sampling.HOST_SELECT_NODES``): its CuPy
+    kernels compiled on a thread (``progressive.warm_select``)."""
     from ..device import compile_ahead
 
     files = [HERE / "betweenness.cu"]
@@ -75,6 +81,21 @@ def compile_sampling_ahead(indexed: bool) -> None:
         files += [HERE / "sample_walk.cu", sweep, walk]
     for f in files:
         compile_ahead(f)
+    if warm_select:
+        threading.Thread(target=_warm_select, name="signpost-cupy-select", daemon=True).start()
+
+
+def _warm_select() -> None:
+    """``progressive.warm_select`` on the GPU (a thread: a failure here is only logged;
+    the real run compiles again and reports it)."""
+    import cupy as cp
+
+    from .progressive import warm_select
+
+    try:
+        warm_select(cp)
+    except Exception as exc:  # noqa: BLE001 - the run itself reports it
+        log.debug("warming the GPU greedy's kernels failed: %s", exc)
 
 
 def reverse_arrays(g: CSRGraph, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -379,7 +400,6 @@ class CudaSampler:
         self.w, self.rindptr, self.rindices, self.rw, self.zero_r = _search_arrays(
             cp, "sampling graph arrays", need, w, ri, rx, rw,
             lambda: cp.zeros(self.n, dtype=cp.uint8))
-        self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         free, _ = memory.free_memory()
         per_block = 44 * self.n + 16
@@ -398,6 +418,13 @@ class CudaSampler:
         # so a chunk is not searched twice; the first NE chunk overflowed 64 and re-ran
         self.cap_per_sample = int(max(64, min(self.n, 8192)))
         self.reruns = 0  # chunks searched again because the buffers were too small
+
+    @functools.cached_property
+    def mod(self):
+        """betweenness.cu, at the first draw: the route index's sampler keeps one of these
+        for its rare pairs with a tight arc of cost 0, and must not wait for this module's
+        compilation on a fresh machine (11.8 s on an H100 host) to draw the others."""
+        return _module()
 
     def chunk_size(self, total: int) -> int:
         per = -(-total // 4)  # few chunks: each ends with a partly idle last wave
