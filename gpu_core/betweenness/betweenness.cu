@@ -230,6 +230,7 @@ struct __align__(16) NetRec {
 //         the level order and offsets, Ls[row] the level count.
 // mode 2: cached rows from an earlier round: dist and sigma do not depend on R, so only
 //         sbar is recomputed (one pull pass over the cached levels) before the back-trace.
+#ifndef SAMPLER_ONLY  // the sampler's own module (cuda.py SAMPLER) leaves the rounds out
 template <bool WARP>
 __device__ void we_round_impl(const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
          const ll* __restrict__ w, const int* __restrict__ rindptr,
@@ -369,6 +370,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) we_round(WE_ROUND_ARGS) {
 extern "C" __global__ void __launch_bounds__(256, 4) we_round_warp(WE_ROUND_ARGS) {
     we_round_impl<true>(WE_ROUND_PASS);
 }
+#endif  // SAMPLER_ONLY
 
 // ------------------------------------------------------------------------------------
 // Sampled method (Mahmoody et al. KDD 2016): per source, the exact search above, then a

@@ -47,11 +47,16 @@ def near_far_delta(w: np.ndarray) -> int:
     return max(1, int(NEAR_FAR_FACTOR * float(w.mean())))
 
 
-def _module(cu_file: str = "betweenness.cu"):
+# betweenness.cu without the greedy rounds' kernels: the sampled method's per-source
+# sampler compiles only its own search (a fresh machine's NVRTC time for that module)
+SAMPLER = ("SAMPLER_ONLY",)
+
+
+def _module(cu_file: str = "betweenness.cu", defines: tuple[str, ...] = ()):
     """A .cu file of this package compiled for the current device (``gpu_core.device``
     loader): ``betweenness.cu`` (work-efficient and sampling kernels) or
     ``betweenness_ls.cu`` (level-synchronous kernels)."""
-    return get_module(HERE / cu_file)
+    return get_module(HERE / cu_file, defines=defines)
 
 
 def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
@@ -73,14 +78,13 @@ def compile_sampling_ahead(indexed: bool, warm_select: bool = False) -> None:
     kernels compiled on a thread (``progressive.warm_select``)."""
     from ..device import compile_ahead
 
-    files = [HERE / "betweenness.cu"]
+    compile_ahead(HERE / "betweenness.cu", defines=SAMPLER)
     if indexed:
         from ..hierarchy.cuda import _SRC as sweep
         from ..hierarchy.upward_cuda import _SRC as walk
 
-        files += [HERE / "sample_walk.cu", sweep, walk]
-    for f in files:
-        compile_ahead(f)
+        for f in (HERE / "sample_walk.cu", sweep, walk):
+            compile_ahead(f)
     if warm_select:
         threading.Thread(target=_warm_select, name="signpost-cupy-select", daemon=True).start()
 
@@ -424,7 +428,7 @@ class CudaSampler:
         """betweenness.cu, at the first draw: the route index's sampler keeps one of these
         for its rare pairs with a tight arc of cost 0, and must not wait for this module's
         compilation on a fresh machine (11.8 s on an H100 host) to draw the others."""
-        return _module()
+        return _module(defines=SAMPLER)
 
     def chunk_size(self, total: int) -> int:
         per = -(-total // 4)  # few chunks: each ends with a partly idle last wave
