@@ -143,16 +143,15 @@ def od_matrix(net, h, sources, targets, backend: str) -> np.ndarray:
     """The sources x targets matrix through the route index ``h`` (-1: unreachable), over
     the file's nodes (targets' copies folded in)."""
     from gpu_core.multi_source import iter_distance_rows
-    from maps.model.turns import fold_columns, with_copy_targets
+    from maps.model.turns import with_copy_targets
 
     turns = with_copy_targets(net, targets)
     cols = np.asarray(targets if turns is None else turns[0], dtype=np.int64)
+    fold = None if turns is None else (len(targets), turns[1])  # as app.jobs.matrix does
     out = np.empty((len(sources), len(targets)), dtype=np.int64)
     for r0, block in iter_distance_rows(net, sources, targets=cols, backend=backend,
-                                        variant="phast", hierarchy=h):
+                                        variant="phast", hierarchy=h, fold=fold):
         b = np.asarray(block)
-        if turns is not None:
-            b = fold_columns(b, len(targets), turns[1])
         out[r0:r0 + b.shape[0]] = b
     return out
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from maps.model.turns import fold_columns, with_copy_targets
+from gpu_core.multi_source.fold import fold_block
+from maps.model.turns import with_copy_targets
 
 from .common import CancelCheck, Progress, refuse_negative, report
 
@@ -52,7 +53,7 @@ def run(net, opts: MatrixOptions, *, progress: Progress | None = None,
         stats["query"] = res.extra["query"]
     dist = np.asarray(res.dist)
     if turns is not None:
-        dist = fold_columns(dist, len(opts.targets), turns[1])
+        dist = fold_block(dist, (len(opts.targets), turns[1]))
     return MatrixResult(dist, stats)
 
 
@@ -82,25 +83,29 @@ def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
 
     refuse_negative(net, "a distance matrix")
     turns = with_copy_targets(net, opts.targets)  # turn copies of targets (maps.model.turns)
-    if turns is not None:
+    if turns is not None:  # their columns folded into the targets' (on the GPU: there)
         wide = replace(opts, targets=tuple(turns[0].tolist()))
-        rows = _rows(net, wide, cancel, stats, progress, client, on_block, narrow)
-        return ((i, fold_columns(b, len(opts.targets), turns[1])) for i, b in rows)
+        return _rows(net, wide, cancel, stats, progress, client, on_block, narrow,
+                     fold=(len(opts.targets), turns[1]))
     return _rows(net, opts, cancel, stats, progress, client, on_block, narrow)
 
 
-def _rows(net, opts: MatrixOptions, cancel, stats, progress, client, on_block, narrow):
+def _rows(net, opts: MatrixOptions, cancel, stats, progress, client, on_block, narrow,
+          fold=None):
     from gpu_core.multi_source import iter_distance_rows
+    from gpu_core.multi_source.fold import fold_rows
 
     if client is not None:
-        return _distributed_rows(net, opts, client, stats, progress, cancel, on_block)
+        return fold_rows(_distributed_rows(net, opts, client, stats, progress, cancel,
+                                           on_block), fold)
     h, info = _index(net, opts, progress, cancel)
     if stats is not None:
         stats.update(info.as_dict())
     return iter_distance_rows(net, np.asarray(opts.sources, dtype=np.int32),
                               targets=np.asarray(opts.targets, dtype=np.int32),
                               backend=opts.backend, variant=opts.variant, chunk=opts.chunk,
-                              cancel=cancel, stats=stats, hierarchy=h, narrow=narrow)
+                              cancel=cancel, stats=stats, hierarchy=h, narrow=narrow,
+                              fold=fold)
 
 
 def _distributed_setup(net, opts: MatrixOptions, client, stats, progress, cancel) -> dict:

@@ -78,7 +78,7 @@ def compile_sampling_ahead(indexed: bool, warm_select: bool = False) -> None:
     kernels compiled on a thread (``progressive.warm_select``)."""
     from ..device import compile_ahead
 
-    compile_ahead(HERE / "betweenness.cu", defines=SAMPLER)
+    compile_ahead(HERE / "betweenness.cu", defines=SAMPLER, kernel="we_sample")
     if indexed:
         from ..hierarchy.cuda import _SRC as sweep
         from ..hierarchy.upward_cuda import _SRC as walk

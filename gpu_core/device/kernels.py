@@ -84,12 +84,13 @@ _FIRST_KERNEL = re.compile(r'extern\s+"C"\s+__global__\s+(?:void\s+)?'
 
 
 def compile_ahead(cu_file: str | os.PathLike, *, defines: tuple[str, ...] = (),
-                  cooperative: bool = False) -> threading.Thread:
+                  cooperative: bool = False, kernel: str = "") -> threading.Thread:
     """Compile ``cu_file``'s module on a thread now (see :func:`get_module`), so that a
     later first use finds it made. NVRTC lets go of the GIL: on a fresh machine (no CuPy
     kernel cache) the modules a job will use compile side by side and beside its host
     work, instead of one after another at each first launch (issue 41). A failure here
-    is only logged: the first use compiles again and raises where it is handled."""
+    is only logged: the first use compiles again and raises where it is handled.
+    ``kernel``: a function the module has under ``defines`` (default: the file's first)."""
     path = os.fspath(cu_file)
     dev = current_device_id()
     key = (dev, path, defines, cooperative)
@@ -105,8 +106,9 @@ def compile_ahead(cu_file: str | os.PathLike, *, defines: tuple[str, ...] = (),
         try:
             with cupy.cuda.Device(dev):
                 found = _FIRST_KERNEL.search(_source(path))
-                if found is not None:  # CuPy compiles a module at its first get_function
-                    get_kernel(path, found.group(1), defines=defines, cooperative=cooperative)
+                name = kernel or (found.group(1) if found is not None else "")
+                if name:  # CuPy compiles a module at its first get_function
+                    get_kernel(path, name, defines=defines, cooperative=cooperative)
         except Exception as exc:  # noqa: BLE001 - the first use reports it
             log.debug("compiling %s ahead failed: %s", os.path.basename(path), exc)
         else:

@@ -184,12 +184,15 @@ def _levels(n, rank, dn_ptr, dn_src) -> np.ndarray:
 
 def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, which: str, *,
               chunk: int | None = None, cancel: Callable[[], bool] | None = None,
-              stats: dict | None = None, query: str = "auto", narrow: bool = False):
+              stats: dict | None = None, query: str = "auto", narrow: bool = False,
+              fold=None):
     """(first row, int64 block [k, cols]) for consecutive batches of ``sources`` (graph
     ids; ``which`` a resolved backend), -1 where unreachable. ``query``: "phast" (sweep
     every vertex), "rphast" (sweep the targets' part), "buckets" (CPU only) or "auto"
     (``few.choose_query`` by size); ``stats["query"]`` says which ran. ``narrow``: int32
-    blocks (the caller knows every cost fits; made on the device by the GPU sweep)."""
+    blocks (the caller knows every cost fits; made on the device by the GPU sweep).
+    ``fold``: ``multi_source.fold``'s (extra target columns folded; on the device on
+    the GPU)."""
     from .few import choose_query
     from .queries import check_query
 
@@ -207,7 +210,14 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
         from .cuda import iter_rows as cuda_rows
 
         yield from cuda_rows(h, sources, targets, cancel=cancel, stats=stats,
-                             restricted=query == "rphast", narrow=narrow)
+                             restricted=query == "rphast", narrow=narrow, fold=fold)
+        return
+    if fold is not None:
+        from ..multi_source.fold import fold_rows
+
+        yield from fold_rows(iter_rows(h, sources, targets, which, chunk=chunk,
+                                       cancel=cancel, stats=stats, query=query,
+                                       narrow=narrow), fold)
         return
     if query != "phast":
         from .few import cpu_rows

@@ -20,6 +20,7 @@ import numpy as np
 from ..device import get_module, memory
 from ..errors import CancelledError, GpuOutOfMemoryError
 from .cpu import upward_searches
+from .levels import splits
 
 _SRC = Path(__file__).resolve().with_name("phast.cu")
 BLOCK = 256
@@ -154,6 +155,7 @@ class Sweeper:
         self.walk = walker(self.full, walk)
         self.loc = None  # the restricted sweep's local ids (device), for the walk
         self._graphs: dict[tuple, Any] = {}  # (block pointer, suffix) -> captured levels
+        self.splits: list[tuple[int, int]] | None = None  # per level: (chunks, arcs each)
 
     def sweep(self, sources: np.ndarray) -> None:
         """Costs from ``sources`` (graph ids, at most K) into columns 0..len-1 of ``d``."""
@@ -215,19 +217,34 @@ class Sweeper:
             graph.launch(cp.cuda.get_current_stream())
 
     def _levels(self, d, suffix: str) -> None:
-        """One launch per level, bottom to top (each level reads only the levels below)."""
+        """One launch per level, bottom to top (each level reads only the levels below);
+        a narrow level of many arcs a vertex splits them over threads (``splits``)."""
         K, dev = self.K, self.dev
         level = self.mod.get_function("phast_level" + suffix)
+        split = self.mod.get_function("phast_level_split" + suffix)
         w = dev["w32"] if suffix else dev["w"]
         lp = self.lp
+        if self.splits is None:
+            self.splits = splits(self.h.down_ptr, lp, K)
         for lv in range(len(lp) - 1):
             v0, v1 = lp[lv], lp[lv + 1]
             if v1 == v0:
                 continue
-            work = (v1 - v0) * K
-            level(((work + BLOCK - 1) // BLOCK,), (BLOCK,),
-                  (dev["ptr"], dev["src"], w, d, np.int64(v0), np.int64(v1), np.int32(K),
-                   self.big))
+            chunks, length = self.splits[lv]
+            work = (v1 - v0) * K * chunks
+            args = (dev["ptr"], dev["src"], w, d, np.int64(v0), np.int64(v1), np.int32(K))
+            if chunks == 1:
+                level(((work + BLOCK - 1) // BLOCK,), (BLOCK,), (*args, self.big))
+            else:
+                split(((work + BLOCK - 1) // BLOCK,), (BLOCK,),
+                      (*args, np.int32(chunks), np.int32(length), self.big))
+
+    def fold(self, out, s: int, keep: int, into) -> None:
+        """out[j, into[k]] = least of it and out[j, keep + k] (-1 unreachable), j < s."""
+        nextra = int(into.shape[0])
+        self.mod.get_function("phast_fold")(((nextra + 31) // 32, (s + 31) // 32), (32, 32),
+                                            (out, np.int32(out.shape[1]), np.int32(s),
+                                             np.int32(keep), into, np.int32(nextra)))
 
     def extract(self, rows, s: int, out) -> None:
         """out[j, c] = cost of source column j at sweep id rows[c] (-1 unreached)."""
@@ -280,11 +297,13 @@ def _give_back(r, sw: Sweeper) -> None:
 
 def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
               cancel: Callable[[], bool] | None = None, stats: dict | None = None,
-              restricted: bool = False, narrow: bool = False,
+              restricted: bool = False, narrow: bool = False, fold=None,
               ) -> Iterator[tuple[int, np.ndarray]]:
     """(first row, int64 block [k, cols]) for consecutive batches of ``sources``;
     ``restricted``: sweep only the targets' part of the index (RPHAST); ``narrow``: int32
-    blocks, narrowed on the device (the caller knows every cost fits)."""
+    blocks, narrowed on the device (the caller knows every cost fits); ``fold``
+    (``multi_source.fold``): the extra target columns min'd into theirs on the device,
+    only the asked-for columns copied back."""
     from .upward_cuda import BUILD_MIN_SOURCES
 
     S = int(sources.shape[0])
@@ -306,6 +325,9 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
     ncols = int(rows_host.shape[0])
     rows = cp.asarray(rows_host.astype(np.int32))
     out = cp.empty((K, ncols), dtype=cp.int64)
+    keep, into = ncols, None
+    if fold is not None and len(fold[1]):
+        keep, into = int(fold[0]), cp.asarray(np.asarray(fold[1], dtype=np.int32))
     try:
         for r0 in range(0, S, K):
             if cancel is not None and cancel():
@@ -314,6 +336,9 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
             sw.sweep(src)
             sw.extract(rows, int(src.shape[0]), out)
             got = out[: src.shape[0]]
+            if into is not None:
+                sw.fold(out, int(src.shape[0]), keep, into)
+                got = got[:, :keep]
             yield r0, cp.asnumpy(got.astype(cp.int32) if narrow else got)
     finally:
         if restricted:

@@ -37,6 +37,62 @@ __device__ __forceinline__ void level(const long long* __restrict__ ptr,
     d[v * K + j] = (T)best;
 }
 
+// A narrow level whose vertices have many in-arcs (the top separators: hundreds each) took
+// ~33 us a level with a thread per (vertex, source) walking all its arcs in turn, so the
+// levels' count, not their work, set a restricted sweep's time (profile_turn_od.py, H100).
+// Here a thread takes one chunk of ``len`` arcs of its vertex (``chunks`` per vertex) and
+// folds its least cost in with atomicMin: costs are never negative, so the 64-bit block
+// is min'd as unsigned; the level's rows are only written here, read by later levels.
+template <typename T>
+__device__ __forceinline__ void level_split(const long long* __restrict__ ptr,
+                                            const int* __restrict__ src,
+                                            const T* __restrict__ w, T* d, const long long v0,
+                                            const long long v1, const int K, const int chunks,
+                                            const int len, int* big)
+{
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = (int)(t % K);
+    const long long rest = t / K;
+    const long long v = v0 + rest / chunks;
+    if (v >= v1) return;
+    const long long b = ptr[v] + (rest % chunks) * (long long)len;
+    const long long e1 = min(ptr[v + 1], b + len);
+    if (b >= e1) return;
+    long long best = INF_COST;
+    for (long long e = b; e < e1; ++e) {
+        const long long c = (long long)d[(long long)src[e] * K + j] + (long long)w[e];
+        best = c < best ? c : best;
+    }
+    if (sizeof(T) == 4) {
+        if (best >= INF32) return;
+        // (a chunk's best may be beaten by another's: a flag then only costs a 64-bit sweep)
+        if (best >= BIG32) atomicExch(big, 1);
+        atomicMin((int*)&d[v * K + j], (int)best);
+    } else {
+        atomicMin((unsigned long long*)&d[v * K + j], (unsigned long long)best);
+    }
+}
+
+extern "C" __global__ void phast_level_split(const long long* __restrict__ ptr,
+                                             const int* __restrict__ src,
+                                             const long long* __restrict__ w, long long* d,
+                                             const long long v0, const long long v1,
+                                             const int K, const int chunks, const int len,
+                                             int* big)
+{
+    level_split<long long>(ptr, src, w, d, v0, v1, K, chunks, len, big);
+}
+
+extern "C" __global__ void phast_level_split32(const long long* __restrict__ ptr,
+                                               const int* __restrict__ src,
+                                               const int* __restrict__ w, int* d,
+                                               const long long v0, const long long v1,
+                                               const int K, const int chunks, const int len,
+                                               int* big)
+{
+    level_split<int>(ptr, src, w, d, v0, v1, K, chunks, len, big);
+}
+
 extern "C" __global__ void phast_level(const long long* __restrict__ ptr,
                                        const int* __restrict__ src,
                                        const long long* __restrict__ w, long long* d,
@@ -100,4 +156,18 @@ extern "C" __global__ void phast_extract32(const int* d, const int* rows, const 
                                            const int S, const int K, long long* out)
 {
     extract<int>(d, rows, ncols, S, K, out, INF32);
+}
+
+// Extra target columns folded into theirs (gpu_core/multi_source/fold.py): out[j][into[k]]
+// = least of it and out[j][keep + k]; unreachable is -1, the largest as unsigned, so an
+// unsigned atomicMin (several extras may fold into one column) gives "least reachable".
+extern "C" __global__ void phast_fold(long long* out, const int ncols, const int S,
+                                      const int keep, const int* __restrict__ into,
+                                      const int nextra)
+{
+    const int k = blockIdx.x * 32 + threadIdx.x;
+    const int j = blockIdx.y * 32 + threadIdx.y;
+    if (k >= nextra || j >= S) return;
+    const unsigned long long x = (unsigned long long)out[(long long)j * ncols + keep + k];
+    atomicMin((unsigned long long*)&out[(long long)j * ncols + into[k]], x);
 }

@@ -28,6 +28,7 @@ from ..backend import describe_backend, resolve_backend
 from ..errors import GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
 from ..validate import check_vertices
+from .fold import Fold, fold_rows
 
 VARIANTS = (
     "auto", "one_at_a_time", "task_parallel", "task_parallel_noshared", "batched", "phast",
@@ -112,6 +113,7 @@ def iter_distance_rows(
     hierarchy=None,
     query: str = "auto",
     narrow: bool = False,
+    fold: Fold | None = None,
 ) -> Iterator[tuple[int, np.ndarray]]:
     """Yield (first row, int64 block [k, cols]) in source order, chunk by chunk; int32
     blocks with ``narrow`` (the caller knows every cost fits, e.g. the weights sum below
@@ -121,7 +123,9 @@ def iter_distance_rows(
     ``stats`` (a dict) receives the backend, variant and, on the GPU, P/phases/launches;
     with the route index also ``query``: how the index was searched (``query`` "auto"
     picks by size, ``gpu_core.hierarchy.few.choose_query``; "phast", "rphast" or
-    "buckets" force one; the answers are the same).
+    "buckets" force one; the answers are the same). ``fold`` (``multi_source.fold``):
+    the targets' extra columns folded into the asked-for ones (on the device with the
+    route index on the GPU: only the asked-for columns come back).
     """
     g = CSRGraph.from_any(graph)
     n = g.num_nodes
@@ -155,7 +159,7 @@ def iter_distance_rows(
             raise InvalidArgumentError(
                 f"the hierarchy has {hierarchy.n} vertices, the graph {n}")
         yield from phast_rows(hierarchy, src, tgt, which, chunk=chunk, cancel=cancel,
-                              stats=stats, query=query, narrow=narrow)
+                              stats=stats, query=query, narrow=narrow, fold=fold)
         return
     if which == "cupy":
         from ..device.memory import oom_as_typed
@@ -163,12 +167,13 @@ def iter_distance_rows(
 
         with oom_as_typed(f"the {v} many-source search"):  # an allocation the estimate missed
             blocks = cuda_rows(g, src, tgt, v, chunk, cancel=cancel, stats=stats)
-            yield from _narrowed(blocks, narrow)
+            yield from fold_rows(_narrowed(blocks, narrow), fold)
     else:
         from .cpu import iter_rows as cpu_rows
 
-        yield from _narrowed(cpu_rows(g, src, tgt, chunk, one_at_a_time=v == "one_at_a_time",
-                                      cancel=cancel), narrow)
+        yield from fold_rows(_narrowed(cpu_rows(g, src, tgt, chunk,
+                                                one_at_a_time=v == "one_at_a_time",
+                                                cancel=cancel), narrow), fold)
 
 
 def _narrowed(blocks, narrow: bool):

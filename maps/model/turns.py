@@ -323,18 +323,6 @@ def with_copy_targets(net, targets) -> tuple[np.ndarray, np.ndarray] | None:
     return np.r_[t, n0 + k], cols
 
 
-def fold_columns(block: np.ndarray, ntargets: int, extra_cols: np.ndarray,
-                 unreachable=-1) -> np.ndarray:
-    """Rows over the expanded columns of :func:`with_copy_targets` → rows over the
-    ``ntargets`` asked for: the least over a target's own column and its copies'."""
-    out = np.array(block[:, :ntargets], copy=True)
-    for k, col in enumerate(extra_cols.tolist()):
-        v = block[:, ntargets + k]
-        better = (v != unreachable) & ((out[:, col] == unreachable) | (v < out[:, col]))
-        out[better, col] = v[better]
-    return out
-
-
 def same_node(net, u: int) -> list[int]:
     """``u``'s original and every turn copy of it (``[u]`` on a map without copies)."""
     c = copies_of(net)

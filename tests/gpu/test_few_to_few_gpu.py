@@ -108,3 +108,28 @@ def test_captured_levels_and_kept_sweeper_equal_level_by_level(monkeypatch):
     # the full sweep (no targets' restriction) replayed too
     monkeypatch.setattr(hcuda, "SWEEP_GRAPH", True)
     np.testing.assert_array_equal(gpu_rows(g, h, runs[0], tgt, "phast"), got[0])
+
+
+@pytest.mark.parametrize("query", ["phast", "rphast"])
+def test_target_columns_folded_on_the_device(query):
+    """Extra target columns min'd into theirs on the device (``phast_fold``) equal the
+    host's fold of the unfolded rows; the sweep splits its dense levels' arcs
+    (``levels.splits``) on this index."""
+    from gpu_core.hierarchy.levels import splits
+    from gpu_core.multi_source import iter_distance_rows
+    from gpu_core.multi_source.fold import fold_block
+    from maps.generate import generate
+
+    g = CSRGraph.from_any(generate("grid", 20000, seed=4))
+    h = build_hierarchy(g)
+    assert any(c > 1 for c, _ in splits(h.down_ptr, [int(x) for x in h.level_ptr], 64))
+    r = np.random.default_rng(6)
+    src, tgt, extra = (r.integers(0, g.num_nodes, k) for k in (90, 20, 9))
+    into = r.integers(0, 20, 9)
+    cols = np.concatenate([tgt, extra])
+    kw = dict(backend="cupy", variant="phast", hierarchy=h, query=query)
+    wide = np.vstack([b for _, b in iter_distance_rows(g, src, targets=cols, **kw)])
+    got = np.vstack([b for _, b in iter_distance_rows(g, src, targets=cols,
+                                                      fold=(20, into), **kw)])
+    np.testing.assert_array_equal(got, fold_block(wide, (20, into)))
+    np.testing.assert_array_equal(wide, oracle(g, src, cols))
