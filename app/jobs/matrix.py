@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gpu_core.multi_source.fold import fold_block
+from gpu_core.host.fold import fold_block
 from maps.model.turns import with_copy_targets
 
 from .common import CancelCheck, Progress, refuse_negative, report
@@ -92,8 +92,8 @@ def iter_rows(net, opts: MatrixOptions, *, cancel: CancelCheck | None = None,
 
 def _rows(net, opts: MatrixOptions, cancel, stats, progress, client, on_block, narrow,
           fold=None):
+    from gpu_core.host.fold import fold_rows
     from gpu_core.multi_source import iter_distance_rows
-    from gpu_core.multi_source.fold import fold_rows
 
     if client is not None:
         return fold_rows(_distributed_rows(net, opts, client, stats, progress, cancel,

@@ -191,7 +191,7 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
     every vertex), "rphast" (sweep the targets' part), "buckets" (CPU only) or "auto"
     (``few.choose_query`` by size); ``stats["query"]`` says which ran. ``narrow``: int32
     blocks (the caller knows every cost fits; made on the device by the GPU sweep).
-    ``fold``: ``multi_source.fold``'s (extra target columns folded; on the device on
+    ``fold``: ``host.fold``'s (extra target columns folded; on the device on
     the GPU)."""
     from .few import choose_query
     from .queries import check_query
@@ -213,7 +213,7 @@ def iter_rows(h: Hierarchy, sources: np.ndarray, targets: np.ndarray | None, whi
                              restricted=query == "rphast", narrow=narrow, fold=fold)
         return
     if fold is not None:
-        from ..multi_source.fold import fold_rows
+        from ..host.fold import fold_rows
 
         yield from fold_rows(iter_rows(h, sources, targets, which, chunk=chunk,
                                        cancel=cancel, stats=stats, query=query,

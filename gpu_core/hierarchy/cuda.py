@@ -302,7 +302,7 @@ def iter_rows(h, sources: np.ndarray, targets: np.ndarray | None, *,
     """(first row, int64 block [k, cols]) for consecutive batches of ``sources``;
     ``restricted``: sweep only the targets' part of the index (RPHAST); ``narrow``: int32
     blocks, narrowed on the device (the caller knows every cost fits); ``fold``
-    (``multi_source.fold``): the extra target columns min'd into theirs on the device,
+    (``host.fold``): the extra target columns min'd into theirs on the device,
     only the asked-for columns copied back."""
     from .upward_cuda import BUILD_MIN_SOURCES
 

@@ -158,7 +158,7 @@ extern "C" __global__ void phast_extract32(const int* d, const int* rows, const 
     extract<int>(d, rows, ncols, S, K, out, INF32);
 }
 
-// Extra target columns folded into theirs (gpu_core/multi_source/fold.py): out[j][into[k]]
+// Extra target columns folded into theirs (gpu_core/host/fold.py): out[j][into[k]]
 // = least of it and out[j][keep + k]; unreachable is -1, the largest as unsigned, so an
 // unsigned atomicMin (several extras may fold into one column) gives "least reachable".
 extern "C" __global__ void phast_fold(long long* out, const int ncols, const int S,

@@ -27,8 +27,8 @@ import numpy as np
 from ..backend import describe_backend, resolve_backend
 from ..errors import GpuCoreError, InvalidArgumentError
 from ..graph import CSRGraph, GraphLike
+from ..host.fold import Fold, fold_rows
 from ..validate import check_vertices
-from .fold import Fold, fold_rows
 
 VARIANTS = (
     "auto", "one_at_a_time", "task_parallel", "task_parallel_noshared", "batched", "phast",
@@ -123,7 +123,7 @@ def iter_distance_rows(
     ``stats`` (a dict) receives the backend, variant and, on the GPU, P/phases/launches;
     with the route index also ``query``: how the index was searched (``query`` "auto"
     picks by size, ``gpu_core.hierarchy.few.choose_query``; "phast", "rphast" or
-    "buckets" force one; the answers are the same). ``fold`` (``multi_source.fold``):
+    "buckets" force one; the answers are the same). ``fold`` (``host.fold``):
     the targets' extra columns folded into the asked-for ones (on the device with the
     route index on the GPU: only the asked-for columns come back).
     """

@@ -1,5 +1,5 @@
 """A matrix's extra target columns folded into the asked-for ones
-(``gpu_core.multi_source.fold``): against a per-cell brute force, through every row path
+(``gpu_core.host.fold``): against a per-cell brute force, through every row path
 of ``iter_distance_rows`` (scipy, the route index's sweep and its restricted sweep)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 
 from gpu_core.graph import CSRGraph
 from gpu_core.hierarchy import build_hierarchy
+from gpu_core.host.fold import fold_block
 from gpu_core.multi_source import iter_distance_rows
-from gpu_core.multi_source.fold import fold_block
 
 
 def brute(block: np.ndarray, ntargets: int, into: np.ndarray) -> np.ndarray:

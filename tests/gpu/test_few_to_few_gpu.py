@@ -116,8 +116,8 @@ def test_target_columns_folded_on_the_device(query):
     host's fold of the unfolded rows; the sweep splits its dense levels' arcs
     (``levels.splits``) on this index."""
     from gpu_core.hierarchy.levels import splits
+    from gpu_core.host.fold import fold_block
     from gpu_core.multi_source import iter_distance_rows
-    from gpu_core.multi_source.fold import fold_block
     from maps.generate import generate
 
     g = CSRGraph.from_any(generate("grid", 20000, seed=4))
