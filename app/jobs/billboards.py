@@ -220,10 +220,12 @@ def _ahead(net, opts: BillboardsOptions) -> threading.Thread | None:
 
     be = _sampled_on(net, opts)
     if be == "cupy":
+        from gpu_core.betweenness.progressive import warm_select_ahead
         from gpu_core.betweenness.sampling import select_xp
 
-        compile_sampling_ahead(indexed=opts.mode != "hops" and opts.index != "off",
-                               warm_select=select_xp(net.num_nodes, None) is not np)
+        compile_sampling_ahead(indexed=opts.mode != "hops" and opts.index != "off")
+        if select_xp(net.num_nodes, None) is not np:  # the rounds' greedy on the device
+            warm_select_ahead()
     if be != "cpu":
         return None
     th = threading.Thread(target=reverse_topology, args=(CSRGraph.from_any(net),),

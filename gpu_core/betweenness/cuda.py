@@ -11,8 +11,6 @@ bit (see docs/perf/billboards.md).
 from __future__ import annotations
 
 import functools
-import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,6 @@ from ..graph import CSRGraph
 from .kernel_choice import choose_kernel, graph_shape
 
 HERE = Path(__file__).resolve().parent
-log = logging.getLogger(__name__)
 
 WE_THREADS = 256
 WE_BLOCKS_PER_SM = 4
@@ -68,14 +65,13 @@ def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
                 extra())
 
 
-def compile_sampling_ahead(indexed: bool, warm_select: bool = False) -> None:
+def compile_sampling_ahead(indexed: bool) -> None:
     """Start compiling the CUDA modules the sampled method's draw will use on this GPU
     (``device.compile_ahead``): the per-source sampler's, and with ``indexed`` (a route
     index in weighted mode) the GPHAST sweep's, its upward walk's and the path walk's.
     On a fresh machine they compile side by side, beside the route index's host work,
-    instead of one after another at first use (issue 41). ``warm_select``: the rounds'
-    greedy on the device too (a map above ``sampling.HOST_SELECT_NODES``): its CuPy
-    kernels compiled on a thread (``progressive.warm_select``)."""
+    instead of one after another at first use (issue 41); the rounds' greedy's CuPy
+    kernels: ``progressive.warm_select_ahead``."""
     from ..device import compile_ahead
 
     compile_ahead(HERE / "betweenness.cu", defines=SAMPLER, kernel="we_sample")
@@ -85,21 +81,6 @@ def compile_sampling_ahead(indexed: bool, warm_select: bool = False) -> None:
 
         for f in (HERE / "sample_walk.cu", sweep, walk):
             compile_ahead(f)
-    if warm_select:
-        threading.Thread(target=_warm_select, name="signpost-cupy-select", daemon=True).start()
-
-
-def _warm_select() -> None:
-    """``progressive.warm_select`` on the GPU (a thread: a failure here is only logged;
-    the real run compiles again and reports it)."""
-    import cupy as cp
-
-    from .progressive import warm_select
-
-    try:
-        warm_select(cp)
-    except Exception as exc:  # noqa: BLE001 - the run itself reports it
-        log.debug("warming the GPU greedy's kernels failed: %s", exc)
 
 
 def reverse_arrays(g: CSRGraph, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -31,7 +31,9 @@ billboards_progressive.md has the derivation and measurements.
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Generator
 
@@ -49,6 +51,8 @@ from .sampling import (
     sample_size,
     select_xp,
 )
+
+log = logging.getLogger(__name__)
 
 SAMPLINGS = ("progressive", "fixed")
 FIRST_SAMPLES = 512  # samples of the first round (both halves)
@@ -358,6 +362,22 @@ def warm_select(xp, n: int = 64) -> None:
     cover = Cover(xp, es, ev, L)  # the cap's greedy
     cover.mark_set(in_r)
     greedy_pick(xp, cover.counts(n), xp.asarray(elig.copy()))
+
+
+def warm_select_ahead() -> threading.Thread:
+    """:func:`warm_select` on the GPU, on a thread started now (a failure there is only
+    logged: the real run compiles again and reports it)."""
+    def work() -> None:
+        import cupy as cp
+
+        try:
+            warm_select(cp)
+        except Exception as exc:  # noqa: BLE001 - the run itself reports it
+            log.debug("warming the GPU greedy's kernels failed: %s", exc)
+
+    th = threading.Thread(target=work, name="signpost-cupy-select", daemon=True)
+    th.start()
+    return th
 
 
 def _slack(in_r, sites, a, b, A: float, B: float) -> float:
