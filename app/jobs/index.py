@@ -111,20 +111,27 @@ def _cached_topology(tkey: str):
 
     if not tkey:
         return None
-    path = topology_path(tkey)
-    stamp = _stamp(path)
-    if stamp is None:
+    kept, path = kept_metric.kept_path(tkey), topology_path(tkey)
+    for p in (kept, path):
+        stamp = _stamp(p)
+        if stamp is not None and stamp in _RECENT:
+            _RECENT.move_to_end(stamp)
+            return _RECENT[stamp]
+    # the topology with its kept metric, mapped: a closure in a new process only patches
+    t = kept_metric.load_topology(tkey)
+    if t is not None:
+        _remember(t, kept)
+        return t
+    if _stamp(path) is None:
         return None
-    if stamp in _RECENT:
-        _RECENT.move_to_end(stamp)
-        return _RECENT[stamp]
     try:
         t = Topology.load(path, key=tkey)
         touch(path)  # used: last in line for the cache's eviction
     except (OSError, ValueError):
         _discard(path)
         return None
-    kept_metric.load_into(t)  # a closure in a new process re-customizes partially
+    if kept_metric.load_into(t):  # the older file of the metric alone: rewritten
+        kept_metric.migrate(t)
     _remember(t, path)
     return t
 
@@ -214,7 +221,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         h = customize(t, g, backend=backend, cancel=cancel, key=key)
         # the unedited map's own index is kept; an edited map's is redone when needed
         saved = _save(h, path) if tkey == own else ""
-        if tkey == own or not os.path.exists(kept_metric.metric_path(tkey)):
+        if tkey == own or not os.path.exists(kept_metric.kept_path(tkey)):
             kept_metric.save(t)
         # "full" or "partial (N edges changed)": the topology's kept metric was reused
         summary = {**h.summary(), "customized": getattr(h, "customized", "full")}
