@@ -58,7 +58,8 @@ def metric_path(tkey: str) -> str:
     return os.fspath(cache_dir() / f"cch-metric-{tkey}.npz")
 
 
-def _kept(t):
+def kept(t):
+    """The metric of the map's weights kept on ``t`` with its graph (None if none)."""
     m = (t.__dict__.get("_metrics") or {}).get(FAMILY)
     return m if m is not None and m.inputs is not None else None
 
@@ -92,7 +93,7 @@ def save(t) -> str:
     if not getattr(t, "key", ""):
         return ""
     with lock_for(t):
-        m = _kept(t)
+        m = kept(t)
         if m is None:
             return ""
         _closure_ready(t, m)
@@ -183,7 +184,7 @@ def load_into(t) -> bool:
     from gpu_core.hierarchy.inputs import KeptInputs
     from gpu_core.hierarchy.partial import keep
 
-    if _kept(t) is not None or not getattr(t, "key", ""):
+    if kept(t) is not None or not getattr(t, "key", ""):
         return False
     path = metric_path(t.key)
     if not os.path.exists(path):

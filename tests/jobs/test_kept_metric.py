@@ -217,3 +217,41 @@ def test_mapped_arrays_round_trip_and_damage(tmp_path):
         path.write_bytes(raw[:cut])
         with pytest.raises(ValueError):
             mapped_arrays.read(os.fspath(path))
+
+
+def test_rows_fit_agrees_with_every_arcs_edge(cache):
+    """``inputs.rows_fit`` (the differing rows looked up) says what ``slots_for`` (every
+    arc looked up) says: closures and re-weightings fit, a road between far vertices
+    does not; too many differing rows: None (the caller looks every arc up)."""
+    pytest.importorskip("pymetis")
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import slots_for
+    from gpu_core.hierarchy.inputs import rows_fit
+
+    net = generate("grid", 900, seed=3)
+    index.hierarchy_for(net, policy="on")
+    (path,) = cache.glob("cch-kept-*.bin")
+    _new_process()
+    t = index._cached_topology(path.name[len("cch-kept-"):-len(".bin")])
+    ki = kept_metric.kept(t).inputs
+    g0 = CSRGraph.from_any(net)
+    tails = np.repeat(np.arange(g0.num_nodes), np.diff(g0.indptr))
+    r = np.random.default_rng(1)
+    seen = set()
+    for trial in range(30):
+        src, dst, w = list(tails), list(g0.indices), list(g0.weights)
+        for _ in range(int(r.integers(1, 4))):
+            if trial % 3 == 0:  # a new arc, near or far
+                a = int(r.integers(0, g0.num_nodes))
+                b = int(r.integers(0, g0.num_nodes)) if trial % 2 else int(dst[a])
+                src.append(a), dst.append(b), w.append(7)
+            else:  # a closure
+                k = int(r.integers(0, len(src)))
+                del src[k], dst[k], w[k]
+        g = CSRGraph.from_edges(g0.num_nodes, src, dst, w)
+        want = not isinstance(slots_for(t, g), str)
+        assert rows_fit(t, ki, g) is want, trial
+        seen.add(want)
+    assert seen == {True, False}
+    many = CSRGraph.from_edges(g0.num_nodes, tails, g0.indices, g0.weights + 1)
+    assert rows_fit(t, ki, many) is None
