@@ -132,4 +132,8 @@ def _parse(path: str, mm: mmap.mmap, size: int) -> tuple[dict, dict[str, np.ndar
             out[str(e["name"])] = np.ndarray(shape, dtype, buffer=mm, offset=at)
     except (KeyError, TypeError):
         raise ValueError(f"{path}: unreadable header") from None
+    if hasattr(mmap, "MADV_DONTNEED"):
+        # the check mapped every page; unmapped again (nothing is written yet, so this
+        # drops no change) only the pages the caller touches count in its memory
+        mm.madvise(mmap.MADV_DONTNEED)
     return meta, out
