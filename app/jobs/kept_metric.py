@@ -38,6 +38,10 @@ FAMILY = "weights"  # the map's own weights (the search index's keys are not kep
 KEPT_FORMAT = 1  # bump when what ``save`` writes changes: an older file is rebuilt
 _TOPOLOGY = ("rank", "order", "up_ptr", "up_nb", "dn_ptr", "dn_src", "dn_edge", "lvl_ptr",
              "lvl_vert")
+# what a closure's update touches here and there (the rest, read whole by the patch and
+# the row comparison, stays mapped after the file's check): unmapped after the check
+_SPARSE = ("t.order", "t.dn_ptr", "t.dn_src", "t.dn_edge", "t.lvl_ptr", "t.lvl_vert",
+           "t.tails", "t.work", "m.base_up", "m.base_down", "m.up", "m.down")
 _HIERARCHY = ("rank_of", "up_ptr", "up_dst", "up_w", "down_ptr", "down_src", "down_w",
               "level_ptr")
 
@@ -126,7 +130,7 @@ def load_topology(tkey: str):
     if not tkey or not os.path.exists(path):
         return None
     try:
-        meta, a = mapped_arrays.read(path)
+        meta, a = mapped_arrays.read(path, sparse=_SPARSE)
         t = _topology_of(path, tkey, meta, a)
     except (OSError, ValueError, KeyError, TypeError):
         _discard(path)
