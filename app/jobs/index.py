@@ -90,6 +90,8 @@ def _remember(t, path: str) -> None:
     stamp = _stamp(path)
     if stamp is None:
         return
+    for old in [k for k, v in _RECENT.items() if v is t]:  # one entry per topology
+        del _RECENT[old]
     _RECENT[stamp] = t
     _RECENT.move_to_end(stamp)
     while len(_RECENT) > RECENT_TOPOLOGIES:
@@ -130,10 +132,19 @@ def _cached_topology(tkey: str):
     except (OSError, ValueError):
         _discard(path)
         return None
-    if kept_metric.load_into(t):  # the older file of the metric alone: rewritten
-        kept_metric.migrate(t)
-    _remember(t, path)
+    if kept_metric.load_into(t) and kept_metric.migrate(t):  # the older metric file
+        _remember(t, kept)  # found by the new file's stamp next time (kept in memory)
+    else:
+        _remember(t, path)
     return t
+
+
+def _save_kept(t) -> None:
+    """``kept_metric.save``, the topology then remembered by the new file's stamp (the
+    next lookup finds it in memory, with what it caches, instead of mapping the file)."""
+    path = kept_metric.save(t)
+    if path:
+        _remember(t, path)
 
 
 def _discard(path: str) -> None:
@@ -234,7 +245,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         # the unedited map's own index is kept; an edited map's is redone when needed
         saved = _save(h, path) if tkey == own else ""
         if tkey == own or not os.path.exists(kept_metric.kept_path(tkey)):
-            kept_metric.save(t)
+            _save_kept(t)
         # "full" or "partial (N edges changed)": the topology's kept metric was reused
         summary = {**h.summary(), "customized": getattr(h, "customized", "full")}
         return h, IndexInfo("customized", time.perf_counter() - t0, saved, summary)
@@ -249,7 +260,7 @@ def hierarchy_for(net, *, policy: str = "auto", sources: int = 0,
         t = _new_topology(g, cancel, lambda f, m: step(0.8 * f, m))
         h = build_hierarchy(g, method="cch", topology=t, backend=backend, cancel=cancel,
                             progress=lambda f, m: step(0.8 + 0.2 * f, m))
-        kept_metric.save(t)  # beside the index: the next process's closures are partial
+        _save_kept(t)  # beside the index: the next process's closures are partial
     else:
         h = build_hierarchy(g, method="ch", cancel=cancel, progress=step)
     path = _save(h, path)

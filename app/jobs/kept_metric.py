@@ -215,10 +215,13 @@ def load_into(t) -> bool:
     return True
 
 
-def migrate(t) -> None:
-    """After :func:`load_into` read the older file: write the new one, remove the old."""
-    if save(t):
+def migrate(t) -> str:
+    """After :func:`load_into` read the older file: write the new one, remove the old;
+    the new file's path, or "" (not written: the old one stays)."""
+    path = save(t)
+    if path:
         _discard(metric_path(t.key))
+    return path
 
 
 def _discard(path: str) -> None:

@@ -255,3 +255,31 @@ def test_rows_fit_agrees_with_every_arcs_edge(cache):
     assert seen == {True, False}
     many = CSRGraph.from_edges(g0.num_nodes, tails, g0.indices, g0.weights + 1)
     assert rows_fit(t, ki, many) is None
+
+
+def test_the_same_process_keeps_its_topology_after_writing_the_file(cache, monkeypatch):
+    """The file written after a build (or the map's own customization) names the
+    topology in memory (its new stamp): the same process's closures map nothing."""
+    pytest.importorskip("pymetis")
+    net = generate("grid", 900, seed=3)
+    index.hierarchy_for(net, policy="on")
+    reads = []
+    real = mapped_arrays.read
+    monkeypatch.setattr(mapped_arrays, "read", lambda *a, **k: reads.append(a) or real(*a, **k))
+    for seed in (8, 9):
+        got = _both(_closed(net, seed), (1, 2), (5, 9))
+        assert got.stats["index_customized"].startswith("partial"), got.stats
+    assert reads == [] and len(index._RECENT) == 1
+    _new_process()
+    _both(_closed(net, 10), (1, 2), (5, 9))
+    assert len(reads) == 1
+
+
+def test_sparse_arrays_read_the_same_after_their_pages_are_dropped(tmp_path):
+    arrays = {"a": np.arange(5000, dtype=np.int64), "b": np.arange(3, dtype=np.int32),
+              "c": np.arange(70000, dtype=np.int32)}
+    path = os.fspath(tmp_path / "x.bin")
+    mapped_arrays.write(path, arrays, {})
+    _, got = mapped_arrays.read(path, sparse=("a", "c", "absent"))
+    for k, v in arrays.items():
+        np.testing.assert_array_equal(got[k], v)
