@@ -133,8 +133,8 @@ def load_topology(tkey: str):
     try:
         meta, a = mapped_arrays.read(path, sparse=_SPARSE)
         t = _topology_of(path, tkey, meta, a)
-    except (OSError, ValueError, KeyError, TypeError):
-        _discard(path)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        _discard(path)  # damaged, or written by another layout: rebuilt, never trusted
         return None
     touch(path)  # used: last in line for the cache's eviction
     return t
