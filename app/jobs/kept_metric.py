@@ -14,7 +14,7 @@ metric and the graph it came from, the unpruned Hierarchy of that metric (what a
 update patches; NE: 0.4-0.6 s to make from the metric), and the topology's sweep layout,
 its inverse order, the edges' lower ends and the per-vertex work the update plans with.
 A new process only checks, maps and patches: on NE a closure's re-customization went
-from 1.8-4.2 s to 0.26-0.32 s on the loaded 2-core machine (docs/perf/first_contact.md,
+from 1.7-2.9 s to 0.21-0.43 s on the shared 2-core machine (docs/perf/first_contact.md,
 stop 53).
 
 A file of another topology key, format or family, of inconsistent sizes, or damaged
