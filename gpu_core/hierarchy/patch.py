@@ -48,11 +48,11 @@ def _touch(a):
 
 def small_pages(dtype, size: int) -> np.ndarray:
     """``np.empty(size, dtype)`` in memory the kernel backs with small pages: numpy asks
-    for huge pages on large arrays (madvise), and where the kernel then compacts memory
-    to find them (transparent huge pages' defrag "madvise", the 2-core machine's), the
-    first writes of a closure's patch in a new process stalled: NE's 140 MB, 0.26-0.39 s
-    against 0.05-0.06 s here (0.05 s is the copy itself). An anonymous private map
-    (never asked for huge pages), else numpy's."""
+    for huge pages on large arrays (madvise), and on the 2-core (virtual) machine, whose
+    transparent huge pages follow that advice, the first writes of a closure's patch in a
+    new process cost 0.26-0.39 s for NE's 140 MB against 0.05-0.06 s in small pages
+    (``NUMPY_MADVISE_HUGEPAGE=0`` gave the same). An anonymous private map (never advised
+    for huge pages), else numpy's."""
     nbytes = max(int(size) * np.dtype(dtype).itemsize, 1)
     try:
         kw = {"flags": mmap.MAP_PRIVATE} if hasattr(mmap, "MAP_PRIVATE") else {}
