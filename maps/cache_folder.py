@@ -1,6 +1,7 @@
 """The cache folder as a whole (issue 40, item 8): what it holds, its size cap and its
 sweeping. Entries are the load cache's ``<key>.spn`` and the route indexes'
-``ch-<key>.npz`` / ``cch-topo-<key>.npz``; every ``add`` scenario saves a topology and an
+``ch-<key>.npz`` / ``cch-topo-<key>.npz`` (and a topology's kept metric,
+``cch-kept-<key>.bin``); every ``add`` scenario saves a topology and an
 index (~280 MB each on NE), so without a cap the folder grows for good.
 
 * **Sweep**: partial ``<entry>.<pid>.tmp.npz`` files of a killed index save (and the
@@ -34,7 +35,10 @@ log = logging.getLogger(__name__)
 MAX_GB_ENV = "SIGNPOST_CACHE_MAX_GB"
 DEFAULT_MAX_GB = 10.0
 STALE_AFTER_S = 300.0  # a partial save this old, of a process that is gone, is swept
-_NAME = r"(?:[0-9a-f]{16,64}\.spn|(?:ch|cch-topo)-[0-9A-Za-z_]{8,80}\.npz)"
+# the kept metric's files (app.jobs.kept_metric) are topology entries too: evicted like
+# them (a closure then customizes in full), counted in the folder's size
+_NAME = (r"(?:[0-9a-f]{16,64}\.spn|(?:ch|cch-topo|cch-metric)-[0-9A-Za-z_]{8,80}\.npz"
+         r"|cch-kept-[0-9A-Za-z_]{8,80}\.bin)")
 _ENTRY = re.compile(rf"^{_NAME}$")
 _PARTIAL = re.compile(rf"^{_NAME}\.(\d+)\.tmp\.npz$")
 

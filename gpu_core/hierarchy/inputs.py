@@ -147,3 +147,32 @@ def changed_inputs(t, kept: KeptInputs, g, base_up: np.ndarray,
                         kept.indptr, kept.indices, g.indptr, g.indices, g.weights, base_up,
                         base_down)
     return (seeds, rows) if ok else None
+
+
+def rows_fit(t, kept: KeptInputs, g) -> bool | None:
+    """Whether every arc of ``g`` lies on an edge of ``t``, known from the rows where it
+    differs from the graph ``kept`` holds (whose arcs all did: a metric was made from
+    it): True or False, or None when the rows cannot be compared or too many differ (the
+    caller finds every arc's edge, ``cch.slots_for``: on NE 0.12 s, this 0.03 s). The
+    few differing rows are looked up by numpy, no kernel."""
+    n = t.n
+    if (g.num_nodes != n or kept.indptr.shape[0] != n + 1
+            or kept.weights.dtype != g.weights.dtype):
+        return None
+    flag = np.empty(n, np.uint8)
+    rows = int(_diff_rows(n, kept.indptr, kept.indices, kept.weights, g.indptr, g.indices,
+                          g.weights, flag))
+    if rows * ROWS_MAX_SHARE > max(n, 1):
+        return None
+    for u in np.flatnonzero(flag):
+        ru = int(t.rank[u])
+        for v in g.indices[int(g.indptr[u]):int(g.indptr[u + 1])]:
+            rv = int(t.rank[v])
+            if ru == rv:
+                continue  # a self-loop feeds no edge
+            lo, hi = min(ru, rv), max(ru, rv)
+            row = t.up_nb[int(t.up_ptr[lo]):int(t.up_ptr[lo + 1])]  # ascending
+            p = int(np.searchsorted(row, hi))
+            if p == row.shape[0] or int(row[p]) != hi:
+                return False
+    return True

@@ -139,3 +139,23 @@ def test_pointer_shift_in_pieces_equals_the_running_sum():
     _shift(ptr, dirty, delta, out)
     cum = np.concatenate([[0], np.cumsum(delta)])
     np.testing.assert_array_equal(out, ptr + cum[np.searchsorted(dirty, np.arange(N))])
+
+
+def test_spare_buffers_are_writable_arrays_of_small_pages():
+    """``patch.small_pages`` (the spares' memory, never asked for huge pages): a writable
+    C array of the dtype and size, zero-filled, that numba takes as any other."""
+    from gpu_core.hierarchy.patch import Spares, _copy, small_pages
+
+    for dtype, size in ((np.int64, 1000), (np.int32, 7), (np.int64, 0)):
+        a = small_pages(dtype, size)
+        assert a.dtype == dtype and a.shape == (size,) and a.flags.writeable
+        assert a.flags.c_contiguous and not a.any()
+        src = np.arange(size, dtype=dtype)
+        _copy(src, a)
+        np.testing.assert_array_equal(a, src)
+    sp = Spares()
+    b = sp.take(np.int64, 64, 10)
+    b[:] = 5
+    del b
+    c = sp.take(np.int64, 64, 20)  # the free buffer handed out again
+    assert c.shape == (20,) and c.base is not None

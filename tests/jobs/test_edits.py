@@ -542,3 +542,30 @@ def test_random_adds_keep_the_network_whole_and_undo_exact(grid, data):
         ref = _with_zero_arcs(net.num_nodes, net.arc_sources(), net.indices, net.weights, src)
         assert np.array_equal(np.where(np.isinf(ref), -1, ref).astype(np.int64),
                               sssp(net, src, backend="cpu").dist)
+
+
+def test_arc_store_ends_find_the_row_of_every_arc():
+    """``ArcStore.ends`` finds an arc's tail by its row (no tail array kept): rows of no
+    arc (isolated vertices, a vertex with in-arcs only) share their start with the next."""
+    from app.jobs.edits.store import ArcStore
+    from maps.generate import generate
+
+    net = generate("grid", 400, seed=2)
+    st = ArcStore(net)
+    tails = net.arc_sources()
+    for e in range(net.num_arcs):
+        assert st.ends(e) == (int(tails[e]), int(net.indices[e]))
+    from dataclasses import replace
+
+    # vertices 0, 5, 6 and the last without out-arcs
+    keep = (tails != 0) & (tails != 5) & (tails != 6) & (tails != net.num_nodes - 1)
+    counts = np.bincount(tails[keep], minlength=net.num_nodes)
+    holed = replace(net, indptr=np.concatenate([[0], np.cumsum(counts)]).astype(net.indptr.dtype),
+                    indices=net.indices[keep], weights=net.weights[keep],
+                    edge_kind=net.edge_kind[keep], edge_class=net.edge_class[keep],
+                    edge_length=net.edge_length[keep], edge_source_id=net.edge_source_id[keep])
+    st = ArcStore(holed)
+    t2 = holed.arc_sources()
+    assert holed.num_arcs == int(keep.sum())
+    for e in range(holed.num_arcs):
+        assert st.ends(e) == (int(t2[e]), int(holed.indices[e]))

@@ -207,7 +207,8 @@ class Scenario:
     def changed_arcs(self) -> int:
         """Arcs whose state or weight differ from the base map, plus the inserted arcs
         still there (closing a two-way road: 2)."""
-        _, _, w, s = self.graph.arcs()
+        h = self.graph.host  # read in place: ``arcs()`` copies 60 MB on NE, twice a closure
+        w, s = h.weight[:h.total], h.state[:h.total]
         m = self.base.num_arcs
         base = int(((s[:m] != ARC_LIVE) | (w[:m] != self.base.weights)).sum())
         return base + int((s[m:] != ARC_DELETED).sum())
@@ -291,16 +292,16 @@ class Scenario:
             indptr, indices, weights, ids = permute_csr(order, indptr, indices, weights, ids)
             x, y, lon, lat, node_ids = (a[order] for a in (x, y, lon, lat, node_ids))
         gi, gxy = st.gather_geometry(ids)
+        kind, cls, length, src = st.gather_all(ids, [
+            ("kind", net.edge_kind), ("cls", net.edge_class), ("length", net.edge_length),
+            ("src", net.edge_source_id)])
         out = RoadNetwork(
             indptr=np.asarray(indptr, dtype=np.int32),
             indices=np.asarray(indices, dtype=np.int32),
             weights=np.asarray(weights, dtype=np.int32),
             unit=net.unit, profile=net.profile, x=x, y=y, lon=lon, lat=lat,
             node_ids=node_ids,
-            edge_kind=st.gather("kind", net.edge_kind, ids),
-            edge_class=st.gather("cls", net.edge_class, ids),
-            edge_length=st.gather("length", net.edge_length, ids),
-            edge_source_id=st.gather("src", net.edge_source_id, ids),
+            edge_kind=kind, edge_class=cls, edge_length=length, edge_source_id=src,
             class_names=list(st.class_names),
             geom_indptr=gi, geom_xy=gxy, origin=net.origin, name=net.name,
             source_path=net.source_path, meta=meta,
