@@ -22,6 +22,7 @@ from app.session import Fragments
 from maps.errors import MapError, PointError, UnreachableError
 from maps.model.turns import best_copy
 
+from .. import isochrone_layer as iso  # here, not at the first click's drawing
 from ..map_canvas import format_cost
 from ..overlays import ensure_visible
 from ..panels import RoutePanel, plain_device, snap_text, swapped_hint
@@ -504,7 +505,6 @@ class RouteTool(Tool):
         Returns the job id when one was submitted."""
         from app.jobs import isochrones
 
-        from .. import isochrone_layer as iso
         from ..geometry import field_scale
 
         win = self.win
