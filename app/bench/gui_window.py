@@ -33,10 +33,14 @@ HEARTBEAT_MS = 10
 
 class Heartbeat:
     """A 10 ms QTimer on the GUI thread; ``stall_ms()`` is the longest gap between two
-    ticks since the last ``reset()``, less the period (what the user felt as frozen)."""
+    ticks since the last ``reset()``, less the period (what the user felt as frozen);
+    ``cpu_ms()`` the most CPU time the GUI thread spent between two ticks (the part of a
+    stall that is the window's own work, not its wait for a core or for the GIL)."""
 
     last: float  # perf_counter of the last tick (set by reset)
     worst: float  # the longest gap since the last reset, in seconds
+    last_cpu: float  # the GUI thread's thread_time at the last tick
+    worst_cpu: float  # the most GUI-thread CPU seconds between two ticks since the reset
 
     def __init__(self):
         from PySide6.QtCore import QTimer
@@ -48,17 +52,22 @@ class Heartbeat:
         self.timer.start()
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         self.worst = max(self.worst, now - self.last)
-        self.last = now
+        self.worst_cpu = max(self.worst_cpu, cpu - self.last_cpu)
+        self.last, self.last_cpu = now, cpu
 
     def reset(self) -> None:
-        self.last = time.perf_counter()
-        self.worst = 0.0
+        self.last, self.last_cpu = time.perf_counter(), time.thread_time()
+        self.worst = self.worst_cpu = 0.0
 
     def stall_ms(self) -> float:
         self._tick()
         return max(self.worst * 1e3 - HEARTBEAT_MS, 0.0)
+
+    def cpu_ms(self) -> float:
+        self._tick()
+        return self.worst_cpu * 1e3
 
     def stop(self) -> None:
         self.timer.stop()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
+from app.jobs import compile_ahead  # here, not at the first map's warm-up on the window's thread
 from app.jobs.maps import FILE_WEIGHT_FORMATS, make_snapper, open_map, profile_for
 from gpu_core.errors import CancelledError
 from gpu_core.graph import CSRGraph
@@ -27,6 +28,10 @@ from .tools.route_tool import RouteTool
 from .workers import Job, JobContext
 
 BIG_MAP_ARCS = 500_000  # above this the snapping index is built after the map is shown
+# Qt-free modules the first click and the first edit import (lazily, to keep the window's
+# start short): imported by the after-load job on the loader thread, as on the window's
+# thread the first closure's imports froze it 40-70 ms (issue 41)
+FIRST_USE_MODULES = ("app.jobs.isochrones", "app.jobs.edits")
 
 if TYPE_CHECKING:
     from PySide6.QtCore import Signal
@@ -46,6 +51,14 @@ else:
     _Window = object
 
 OPEN_FILTER = open_filter()  # every file suffix of maps.formats.registry.FORMATS
+
+
+def preload_first_use() -> None:
+    """Import :data:`FIRST_USE_MODULES` (on the calling thread: the loader's)."""
+    import importlib
+
+    for name in FIRST_USE_MODULES:
+        importlib.import_module(name)
 
 
 def _name(path: str) -> str:
@@ -245,8 +258,6 @@ class MapLoading(_Window):
         run does not wait for numba. In a child process (``app.jobs.compile_ahead``):
         numba compiles holding the GIL, which stalled this window's thread (issue 41);
         meanwhile a click on a small map answers by scipy."""
-        from app.jobs import compile_ahead
-
         strategy, backend = self.algo_panel.strategy, self.algo_panel.backend
         strategies = [strategy, "auto"]
         child = compile_ahead.start(strategies, backend) if compile_ahead.enabled() else None
@@ -259,6 +270,7 @@ class MapLoading(_Window):
 
             fragments = Fragments()  # the route panel's: 0.2 s on 1.43M nodes, not at a click
             fragments.compute(net)
+            preload_first_use()
             return net, fragments
 
         self._after_job = self.loader.submit(Job(fn, kind="warm-up"))

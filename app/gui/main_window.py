@@ -43,6 +43,7 @@ from . import chrome, export
 from .chrome import attribution_for, sample_map_path, short_count
 from .gc_guard import GuiThreadGC
 from .geometry import MapGeometry
+from .gil import responsive_switch
 from .loading import MapLoading
 from .map_canvas import MapCanvas
 from .panels import AlgorithmPanel
@@ -120,6 +121,7 @@ class MainWindow(MapLoading, QMainWindow):
         self.setAcceptDrops(True)
 
         self.gc_guard = GuiThreadGC(self)  # no collection on the worker threads
+        responsive_switch()  # the GIL back within 1 ms at each event the window handles
         self.compute = JobRunner("signpost-compute", self)
         self.loader = JobRunner("signpost-loader", self)
         self.compute.finished_job.connect(self._job_finished)

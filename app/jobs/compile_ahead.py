@@ -251,8 +251,12 @@ def main(argv: list[str]) -> int:
         _watch_parent(int(argv[1]))
         warm_index_sampler()
         return 0
-    if hasattr(os, "nice"):
-        os.nice(10)  # behind the window's own work
+    from .index_later import behind_the_user
+
+    # behind the window's own work: the child has a session of its own (start), so with
+    # Linux's autogroup its nice alone ranked it only within that session and it took a
+    # core from the window's thread as any other program (the first map's open, issue 41)
+    behind_the_user()
     warm(argv[1:] or ["auto"], argv[0] if argv else "auto")
     return 0
 

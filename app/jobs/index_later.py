@@ -489,13 +489,19 @@ def main(argv: list[str]) -> int:
 
 
 def behind_the_user() -> None:
-    """Nice 10, and the same for this process's session: the child runs in a session of its
-    own, and where the kernel groups sessions (Linux's autogroup) a task's nice only ranks
+    """Nice 10, and the same for this process's session when it leads one: the child runs in
+    a session of its own, and where the kernel groups sessions (Linux's autogroup) a task's nice only ranks
     it within its session, so the session's nice is what puts it behind the user's command
     (the 1.5M-node NE map's first matrix: 22.5 s beside the child at nice 10 alone, ~15 s
     with the child started after it, issue 41)."""
     if hasattr(os, "nice"):
         os.nice(10)
+    if hasattr(os, "getsid") and os.getsid(0) != os.getpid():
+        # in the caller's session (the window's index child): that autogroup is the
+        # window's and its terminal's, put behind every other program by a nice 10 here
+        # (the window's thread then waited for a core, issue 41); nice alone ranks this
+        # process behind the window within it
+        return
     try:
         with open("/proc/self/autogroup", "w") as fh:
             fh.write("10")

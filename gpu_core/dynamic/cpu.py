@@ -185,6 +185,19 @@ def _ready(kernel) -> bool:
     return _force or ready(kernel)
 
 
+def _batch_kernels(k: int) -> tuple[Callable, Callable]:
+    """(apply, link) for a batch of ``k`` edits: the kernels once this process has them;
+    for a small batch before that, the same code run by Python (a few steps per edit).
+    A fresh install's kernels would compile holding the GIL (~2 s on a 2-core machine, in
+    the window's thread); even from numba's cache, loading the two took the window's
+    thread ~18 ms at its first closure, more than Python takes for 256 edits (issue 41)."""
+    loaded = _force or (bool(getattr(_apply, "signatures", None))
+                        and bool(getattr(_link, "signatures", None)))
+    if k <= PY_EDITS and not loaded:
+        return _apply.py_func, _link.py_func
+    return _apply, _link
+
+
 def _grown(a: np.ndarray, size: int, fill) -> np.ndarray:
     out = np.full(size, fill, dtype=a.dtype)
     out[: a.shape[0]] = a
@@ -242,13 +255,7 @@ class HostArcs:
         self.reserve(self.total + inserts, self.n + int((ops == OP_ADD_VERTEX).sum()))
         k = ops.shape[0]
         log = (np.empty(k, np.int64), np.empty(k, np.uint8), np.empty(k, np.int32))
-        apply: Callable = _apply
-        link: Callable = _link
-        if k <= PY_EDITS and not (_ready(_apply) and _ready(_link)):
-            # a fresh install's first edits: the same code run by Python (a few steps per
-            # edit) instead of compiling it holding the GIL, ~2 s on a 2-core machine, in
-            # the window's thread (issue 41); a warm-up compiles the kernels elsewhere
-            apply, link = _apply.py_func, _link.py_func
+        apply, link = _batch_kernels(k)
         code, i, total, n, nlog, _ = apply(ops, a, b, c, self.tail, self.head, self.weight,
                                            self.state, self.mark, self.total, self.n, *log)
         if code:

@@ -42,6 +42,16 @@ def test_the_first_session_compiles_nothing_in_the_window(sessions):
         assert first[f"{phase}_compiled"] == 0, (phase, first["compilations"])
 
 
+def test_each_phase_reports_the_window_threads_own_cpu(sessions):
+    """``<phase>_cpu_ms``: the GUI thread's CPU between two heartbeats, never more than the
+    longest gap (``<phase>_stall_ms`` + the 10 ms period; a millisecond for the clocks)."""
+    first, _ = sessions
+    for phase in ("show", "open", "click", "index", "closure", "rest"):
+        assert 0 <= first[f"{phase}_cpu_ms"] <= first[f"{phase}_stall_ms"] + 10 + 1, phase
+    assert first["stall_ms"] == max(first[f"{p}_stall_ms"]
+                                    for p in ("open", "click", "index", "closure", "rest"))
+
+
 def test_the_second_session_loads_the_childs_kernels(sessions):
     _, second = sessions
     assert second["compiled"] == 0, second["compilations"]

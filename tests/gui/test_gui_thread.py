@@ -67,3 +67,36 @@ def test_an_opened_map_is_validated_on_the_loader_thread(qtbot, make_window, mon
     assert calls and not any(calls), "the map's graph was validated on the GUI thread"
     assert w.graph.num_arcs == w.net.num_arcs and w.graph._checked
     assert (w.graph.indices == w.net.indices).all() and (w.graph.weights == w.net.weights).all()
+
+
+def test_the_first_edits_modules_are_imported_by_the_warm_up(qtbot, make_window, fixture_net,
+                                                              monkeypatch):
+    """The modules the first click and the first closure import lazily come in on the
+    loader thread after a map opens (on the window's thread they froze it 40-70 ms)."""
+    import sys
+
+    from app.gui import loading
+
+    threads = []
+    real = loading.preload_first_use
+
+    def spy():
+        threads.append(threading.current_thread() is threading.main_thread())
+        real()
+
+    monkeypatch.setattr(loading, "preload_first_use", spy)
+    w = make_window(fixture_net)
+    qtbot.waitUntil(lambda: bool(threads) and not w.loader.busy(), timeout=30000)
+    assert threads == [False], "the first use's modules were imported on the GUI thread"
+    assert all(name in sys.modules for name in loading.FIRST_USE_MODULES)
+
+
+def test_the_window_takes_the_gil_back_within_a_millisecond(make_window):
+    """Each event the window handles while a worker runs Python waits at most the switch
+    interval for the GIL (app.gui.gil)."""
+    import sys
+
+    from app.gui.gil import GUI_SWITCH_S
+
+    make_window()
+    assert sys.getswitchinterval() <= GUI_SWITCH_S

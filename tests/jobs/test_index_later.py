@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from app.jobs import index_later, matrix
 from maps.generate import generate
@@ -115,6 +116,24 @@ def test_the_child_is_behind_the_user_in_its_own_session():
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     nice, group = r.stdout.split()
     assert int(nice) >= 10 and group in ("10", "none"), r.stdout + r.stderr
+
+
+def test_a_child_in_the_callers_session_leaves_its_autogroup_alone():
+    """The window's index child shares the window's session: ``behind_the_user`` nices
+    only itself there, never the session's autogroup (the window's and its terminal's)."""
+    import subprocess
+    import sys
+
+    p = "/proc/self/autogroup"
+    if not os.path.exists(p):
+        pytest.skip("no autogroup")
+    code = ("import os; from app.jobs.index_later import behind_the_user; p = '/proc/self/autogroup'; "
+            "a = open(p).read().split()[-1]; behind_the_user(); "
+            "print(os.nice(0), a, open(p).read().split()[-1])")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=60, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    nice, before, after = r.stdout.split()
+    assert int(nice) >= 10 and before == after, r.stdout + r.stderr
 
 
 def test_every_child_compiles_the_shape_probe_first(cold, monkeypatch):

@@ -86,6 +86,8 @@ def test_an_edit_batch_and_its_compaction_by_the_twins(maps, monkeypatch):
     got = []
     for ready in (True, False):
         monkeypatch.setattr(cpu, "_ready", lambda k, r=ready: r)
+        kernels = (cpu._apply, cpu._link) if ready else (cpu._apply.py_func, cpu._link.py_func)
+        monkeypatch.setattr(cpu, "_batch_kernels", lambda k, ks=kernels: ks)
         mg = MutableGraph(net, backend="cpu")
         for _ in range(3):
             batch = mg.batch().disable(rng.choice(net.num_arcs, 20, replace=False))
@@ -98,6 +100,28 @@ def test_an_edit_batch_and_its_compaction_by_the_twins(maps, monkeypatch):
     half = len(got) // 2
     for a, b in zip(got[:half], got[half:], strict=True):
         _same(a, b)
+
+
+def test_a_small_batch_runs_python_until_this_process_has_the_kernels(monkeypatch):
+    """Loading the edit kernels from numba's cache took the window's thread ~18 ms at its
+    first closure; Python runs 256 edits in under a millisecond (issue 41)."""
+    from gpu_core.dynamic import cpu
+
+    class Kernel:
+        def __init__(self, loaded: bool):
+            self.signatures = ["sig"] if loaded else []
+            self.py_func = object()
+
+    for loaded in (False, True):
+        apply, link = Kernel(loaded), Kernel(loaded)
+        monkeypatch.setattr(cpu, "_apply", apply)
+        monkeypatch.setattr(cpu, "_link", link)
+        small = (apply.py_func, link.py_func) if not loaded else (apply, link)
+        assert cpu._batch_kernels(1) == small
+        assert cpu._batch_kernels(cpu.PY_EDITS) == small
+        assert cpu._batch_kernels(cpu.PY_EDITS + 1) == (apply, link)
+        with cpu.forced():  # compile_kernels: the kernels, loaded or not
+            assert cpu._batch_kernels(1) == (apply, link)
 
 
 def test_the_big_map_passes_by_numpy(monkeypatch):

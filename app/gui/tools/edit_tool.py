@@ -354,10 +354,13 @@ class EditTool(Tool):
                                     self._backend())
         base_graph = win.graph if self._needs_base(source) else None
         graph, mod = sc.graph, self._mod
+        paint = route._worker_field()
 
         def fn(ctx):
             out = whatif.run(graph, previous, summaries, opts, base_graph=base_graph,
                              progress=ctx.progress, cancel=ctx.cancelled, on_phase=ctx.on_phase)
+            if paint is not None:  # the field drawn as far as a worker may (RouteTool's)
+                out.result.extra["_field_image"] = paint(out.result.dist)
             if sc.edits:
                 sc.network()  # routes are read from it: made here, not in the GUI thread
                 sc.network_order()
@@ -384,6 +387,7 @@ class EditTool(Tool):
         res = out.result
         route = self.win.tool(RouteTool)
         previous = route.result
+        route._field_image = res.extra.pop("_field_image", None)
         route.show_result(res, label)
         why = f" ({out.reason})" if out.reason else ""
         same = (previous is not None and previous.dist.shape == res.dist.shape

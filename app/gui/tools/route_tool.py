@@ -22,6 +22,7 @@ from app.session import Fragments
 from maps.errors import MapError, PointError, UnreachableError
 from maps.model.turns import best_copy
 
+from .. import isochrone_layer as iso  # here, not at the first click's drawing
 from ..map_canvas import format_cost
 from ..overlays import ensure_visible
 from ..panels import RoutePanel, plain_device, snap_text, swapped_hint
@@ -350,7 +351,7 @@ class RouteTool(Tool):
             if edited:  # the edited map: its network (for routes) made here too
                 sc.network()
                 sc.network_order()
-            if paint is not None:  # the field's pixels coloured here, not in the GUI thread
+            if paint is not None:  # the field's pixels or paths made here, not in the GUI thread
                 res.extra["_field_image"] = paint(res.dist)
             return res
 
@@ -365,16 +366,23 @@ class RouteTool(Tool):
         return jid
 
     def _worker_field(self):
-        """On raster maps, a function colouring the pixels of the view now on screen by a
-        distance array (run in the worker), or None (vector maps, change view, no field)."""
+        """A function drawing the field of a distance array as far as a worker may (run in
+        the worker): on raster maps the pixels of the view now on screen coloured, on
+        vector maps the paths of its colour bands (``map_canvas.field_paths``); None
+        in the change view or without a field."""
         from .. import raster
         from ..geometry import field_lut
+        from ..map_canvas import field_paths
 
         win, canvas = self.win, self.win.canvas
         v = win.algo_panel.values()
         ids, ids_rect, geo, seg = canvas._ids, canvas._ids_rect, canvas.geo, canvas.seg
-        if (not canvas.raster_mode or ids is None or win.field_painter is not None
-                or not v["show_field"] or ids_rect is None or geo is None or seg is None):
+        if win.field_painter is not None or not v["show_field"] or geo is None:
+            return None
+        if not canvas.raster_mode:
+            colormap, bands = v["colormap"], v["isochrone_bands"]
+            return lambda dist: field_paths(geo, dist, colormap, bands)
+        if ids is None or ids_rect is None or seg is None:
             return None  # (the ids on screen come with their rectangle, map and segments)
         rect = QRectF(ids_rect)
         lut, bands = raster.lut_argb(field_lut(v["colormap"], 256)), v["isochrone_bands"]
@@ -504,7 +512,6 @@ class RouteTool(Tool):
         Returns the job id when one was submitted."""
         from app.jobs import isochrones
 
-        from .. import isochrone_layer as iso
         from ..geometry import field_scale
 
         win = self.win
