@@ -334,22 +334,24 @@ def fold_entries(xp, es, ev, fold, n: int):
     return key // n, (key % n).astype(xp.int32)
 
 
-def warm_select(xp, n: int = 64) -> None:
+def warm_select(xp, n: int = 1 << 17, L: int = 4096) -> None:
     """The rounds' greedy and bounds once on a few made-up samples on ``xp`` (the GPU's
     CuPy): each of its generic kernels (the reductions, ``bincount``, ``argmax``,
     ``partition``, boolean masks, ``astype``, ``concatenate``, strided sums) is compiled by
     NVRTC at first use on a fresh machine, 20 s of NE's first K=20 run on an H100 host in
     turn (stop 53); run on a thread at the job's start (``cuda.compile_sampling_ahead``)
     they compile beside the map's reading and the index's build. Same dtypes and ranks as
-    a real run, so the same kernels."""
+    a real run, so the same kernels; sizes like a real run's too (CuPy's reductions
+    compile a kernel per block size, chosen by the array's size: a 64-vertex first
+    version compiled others and NE's select still took 19 s, stop 53)."""
     rng = np.random.default_rng(0)
     for dt in (xp.int32, xp.int64):  # the sweep block's fill, a tied pair's columns
         blk = xp.empty(16, dtype=dt)
         blk.fill(7)
         blk.reshape(4, 4)[:, xp.asarray(np.array([0, 2]))]
-    L = 8
-    es = xp.asarray(np.repeat(np.arange(L, dtype=np.int64), 3))
-    ev = xp.asarray(rng.integers(0, n, 3 * L).astype(np.int32))
+    per = 32  # entries a sample (a path's vertices)
+    es = xp.asarray(np.repeat(np.arange(L, dtype=np.int64), per))
+    ev = xp.asarray(rng.integers(0, n, per * L).astype(np.int32))
     rr = xp.ones(L, dtype=xp.uint8)
     reached = [int(rr[0::2].sum()), int(rr[1::2].sum())]
     es = xp.concatenate([xp.zeros(0, xp.int64), es])
