@@ -38,19 +38,8 @@ run_ne() {  # $1: label; the caches under $CACHE as they stand
     --backend "${BACKEND:-cupy}" --method sampled --json >"$OUT/first/ne_$1.json" 2>"$OUT/first/ne_$1.log"
   local rc=$?
   t1=$(date +%s.%N)
-  $PY - "$1" "$rc" "$t0" "$t1" "$OUT/first/ne_$1.json" >> "$OUT/summary.txt" <<'PYEOF'
-import json, sys
-label, rc, t0, t1, path = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:5]), sys.argv[5]
-try:
-    d = json.load(open(path))
-except Exception as e:  # noqa: BLE001 - the log says why
-    print(f"first NE K=20 eps=0.05 {label}: rc={rc} wall {t1 - t0:.1f} s, no JSON ({e})")
-    sys.exit()
-print(f"first NE K=20 eps=0.05 {label}: wall {t1 - t0:.1f} s, time_s {d.get('time_s')}, "
-      f"index {d.get('index')} {d.get('index_s')}, samples {d.get('samples')}, "
-      f"eps@stop {d.get('epsilon_at_stop')}, timings {d.get('timings')}, "
-      f"phase_s {d.get('phase_s')}, sites[:5] {d.get('sites', [])[:5]}")
-PYEOF
+  $PY scripts/billboards_line.py "first NE K=20 eps=0.05 $1" "$rc" \
+    "$(awk -v a="$t0" -v b="$t1" "BEGIN{print b-a}")" "$OUT/first/ne_$1.json" >> "$OUT/summary.txt"
 }
 run_ne fresh
 rm -rf "$CACHE/maps" "$CACHE/xdg"  # the kernels stay: the index is built in the command

@@ -125,13 +125,10 @@ def _rebase(rows, rank, up_ptr, up_nb, optr, oidx, nptr, nidx, nw, base_up, base
     return seeds[:q], True
 
 
-def changed_inputs(t, kept: KeptInputs, g, base_up: np.ndarray,
-                   base_down: np.ndarray) -> tuple[np.ndarray, int] | None:
-    """(the edges whose input weight differs between the graph ``kept`` holds and ``g``,
-    how many rows differ), with ``base_up``/``base_down`` (made from ``kept``'s graph)
-    brought to ``g`` in place; None, nothing written, when the rows cannot be compared
-    (another vertex count or weight type), too many differ (``ROWS_MAX_SHARE``), or an
-    arc of ``g`` lies on no edge of ``t`` (the caller's full path says which)."""
+def _differing_rows(t, kept: KeptInputs, g) -> tuple[np.ndarray, int] | None:
+    """(a flag per vertex whose row of arcs differs between the graph ``kept`` holds and
+    ``g``, how many), or None when the rows cannot be compared (another vertex count or
+    weight type) or too many differ (``ROWS_MAX_SHARE``)."""
     n = t.n
     if (g.num_nodes != n or kept.indptr.shape[0] != n + 1
             or kept.weights.dtype != g.weights.dtype):
@@ -141,6 +138,20 @@ def changed_inputs(t, kept: KeptInputs, g, base_up: np.ndarray,
                           g.weights, flag))
     if rows * ROWS_MAX_SHARE > max(n, 1):
         return None
+    return flag, rows
+
+
+def changed_inputs(t, kept: KeptInputs, g, base_up: np.ndarray,
+                   base_down: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """(the edges whose input weight differs between the graph ``kept`` holds and ``g``,
+    how many rows differ), with ``base_up``/``base_down`` (made from ``kept``'s graph)
+    brought to ``g`` in place; None, nothing written, when the rows cannot be compared
+    (another vertex count or weight type), too many differ (``ROWS_MAX_SHARE``), or an
+    arc of ``g`` lies on no edge of ``t`` (the caller's full path says which)."""
+    got = _differing_rows(t, kept, g)
+    if got is None:
+        return None
+    flag, rows = got
     if rows == 0:
         return np.empty(0, np.int64), 0
     seeds, ok = _rebase(np.flatnonzero(flag).astype(np.int64), t.rank, t.up_ptr, t.up_nb,
@@ -155,16 +166,10 @@ def rows_fit(t, kept: KeptInputs, g) -> bool | None:
     it): True or False, or None when the rows cannot be compared or too many differ (the
     caller finds every arc's edge, ``cch.slots_for``: on NE 0.12 s, this 0.03 s). The
     few differing rows are looked up by numpy, no kernel."""
-    n = t.n
-    if (g.num_nodes != n or kept.indptr.shape[0] != n + 1
-            or kept.weights.dtype != g.weights.dtype):
+    got = _differing_rows(t, kept, g)
+    if got is None:
         return None
-    flag = np.empty(n, np.uint8)
-    rows = int(_diff_rows(n, kept.indptr, kept.indices, kept.weights, g.indptr, g.indices,
-                          g.weights, flag))
-    if rows * ROWS_MAX_SHARE > max(n, 1):
-        return None
-    for u in np.flatnonzero(flag):
+    for u in np.flatnonzero(got[0]):
         ru = int(t.rank[u])
         for v in g.indices[int(g.indptr[u]):int(g.indptr[u + 1])]:
             rv = int(t.rank[v])
