@@ -147,6 +147,7 @@ def map_from_args(args: argparse.Namespace):
     if edits is not None:
         from app.jobs.edits import apply_edits
 
+        args.unedited = net  # the map the edits apply to (its route index serves them)
         t0 = time.perf_counter()
         with step("applying edits") as p:
             p(None, f"{len(edits)} edit{'s' * (len(edits) != 1)}")

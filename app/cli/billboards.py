@@ -194,7 +194,7 @@ def _placed(args: argparse.Namespace, cl, ahead) -> int:
 
         from app.jobs.index_later import billboards_policy
 
-        policy, later = billboards_policy(net, opts)
+        policy, later = billboards_policy(net, opts, getattr(args, "unedited", None))
         opts = replace(opts, index=policy)
     if ahead is not None and not _builds_index(net, g, opts):
         from app.jobs.compile_ahead import stop

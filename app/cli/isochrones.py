@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         # a fresh install's --index on: the small-work search answers while a background
         # process builds the index (app.jobs.index_later: the same polygons)
         policy, later = index_later.search_policy(net, args.strategy, args.index,
-                                                  args.backend)
+                                                  args.backend, getattr(args, "unedited", None))
     res = iso.run(net, iso.IsochroneOptions(src.node, tuple(costs), by=by,
                                             buffer_m=args.buffer, backend=args.backend,
                                             strategy=args.strategy, index=policy))

@@ -356,7 +356,16 @@ def _run(args: argparse.Namespace, cl) -> int:
                                               to_ids, max_cost)
     el = time.perf_counter() - t0
     if later:
-        later = _start_index_later(net, opts, later)
+        # an edited map's closures are re-customized over the unedited map's index: the
+        # child builds that one (the edited map's own would be a whole new topology)
+        from dataclasses import replace
+
+        base = getattr(args, "unedited", None)
+        if base is not None:  # (an added link's new nodes are not the unedited map's)
+            n0 = base.num_nodes
+            opts = replace(opts, sources=tuple(v for v in opts.sources if int(v) < n0),
+                           targets=tuple(v for v in opts.targets if int(v) < n0))
+        later = _start_index_later(base or net, opts, later)
     idx = ""
     if stats.get("index", "none") != "none":  # the index's time apart from the search's
         how = {"cache": "loaded from the cache", "customized": "re-customized"}.get(

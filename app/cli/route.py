@@ -99,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     net = map_from_args(args)
     # a fresh install's --index on: the small-work search answers while a background
     # process builds the index (app.jobs.index_later: the same route)
-    policy, later = index_later.search_policy(net, args.strategy, args.index, args.backend)
+    policy, later = index_later.search_policy(net, args.strategy, args.index, args.backend,
+                                              getattr(args, "unedited", None))
     opts = replace(opts, index=policy)
     warm_up_search(args, target=True, small=small_work(net))
     with step("route") as p, compile_clock() as compiled:

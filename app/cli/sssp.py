@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
     (src,) = resolve_texts(net, args.source, max_distance_m=args.max_snap)
     # a fresh install's --index on: the small-work search answers while a background
     # process builds the index (app.jobs.index_later: the same costs)
-    policy, later = index_later.search_policy(net, args.strategy, args.index, args.backend)
+    policy, later = index_later.search_policy(net, args.strategy, args.index, args.backend,
+                                              getattr(args, "unedited", None))
     warm_up_search(args, target=False, small=small_work(net))
     with step("sssp") as p:
         p(None, f"{args.strategy} from node {src.node_id}")

@@ -200,13 +200,16 @@ def start_search_background(net) -> bool:
     return _start(net, np.zeros(0, np.int32), np.zeros(0, np.int32), "search")
 
 
-def search_policy(net, strategy: str, policy: str, backend: str) -> tuple[str, str]:
+def search_policy(net, strategy: str, policy: str, backend: str,
+                  build_for=None) -> tuple[str, str]:
     """(the search index policy to run, why the index answers later or ""): under
-    :func:`defer_search` "off", with the background child started (or one running)."""
+    :func:`defer_search` "off", with the background child started (or one running) for
+    ``build_for`` (default ``net``; an edited map's command passes the unedited map, whose
+    index its closures are re-customized over)."""
     why = defer_search(net, strategy, policy, backend)
     if not why:
         return policy, ""
-    if not start_search_background(net):  # one running, or none could start
+    if not start_search_background(net if build_for is None else build_for):
         why = why.replace("is being built in a background process",
                           "is being built by a background process already running (or "
                           "none could start)")
@@ -252,13 +255,15 @@ def defer_billboards(net, opts) -> str:
             "command")
 
 
-def billboards_policy(net, opts) -> tuple[str, str]:
+def billboards_policy(net, opts, build_for=None) -> tuple[str, str]:
     """(the route index policy to run, why the index answers later or ""): under
-    :func:`defer_billboards` "off", with the background child started (or one running)."""
+    :func:`defer_billboards` "off", with the background child started (or one running)
+    for ``build_for`` (default ``net``: :func:`search_policy`)."""
     why = defer_billboards(net, opts)
     if not why:
         return opts.index, ""
-    if not _start(net, np.zeros(0, np.int32), np.zeros(0, np.int32), "billboards"):
+    if not _start(net if build_for is None else build_for, np.zeros(0, np.int32),
+                  np.zeros(0, np.int32), "billboards"):
         why = why.replace("is being built in a background process",
                           "is being built by a background process already running (or "
                           "none could start)")

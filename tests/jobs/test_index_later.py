@@ -102,6 +102,37 @@ def test_cli_starts_the_child_once_the_matrix_is_written(cold, tmp_path, monkeyp
     assert "already running (or none could start)" in capsys.readouterr().out
 
 
+def test_a_closed_command_s_child_builds_the_unedited_map_s_index(cold, tmp_path,
+                                                                 monkeypatch, capsys):
+    """A closure is re-customized over the unedited map's index: the child started by a
+    closed matrix builds that one (the edited map's own was a whole new topology: minutes
+    on NE, stop 53), with the command's sources and targets."""
+    from app.cli import main
+    from maps.outputs.dimacs import write_dimacs
+
+    got = []
+    monkeypatch.setattr(index_later, "start_background",
+                        lambda net, opts: got.append((net, opts)) or True)
+    net = generate("grid", 1200, seed=5)
+    gr = tmp_path / "g.gr"
+    write_dimacs(net, str(gr))
+    pts = tmp_path / "p.csv"
+    pts.write_text("node\n3\n70\n500\n")
+    assert main(["matrix", str(gr), "--from", str(pts), "--to", str(pts), "--out",
+                 str(tmp_path / "m.csv"), "--backend", "cpu", "--index", "on",
+                 "--close", "nodes:1,2"]) == 0
+    (child_net, opts), = got
+    from gpu_core.graph import CSRGraph
+
+    g = CSRGraph.from_any(child_net)
+    file_map = CSRGraph.from_any(net)
+    # the file's arcs, the closed one among them (the edited map has it at a blocked cost)
+    np.testing.assert_array_equal(g.indptr, file_map.indptr)
+    np.testing.assert_array_equal(g.weights, file_map.weights)
+    assert len(opts.sources) == 3 and len(opts.targets) == 3
+    assert "background" in capsys.readouterr().out
+
+
 def test_the_child_is_behind_the_user_in_its_own_session():
     """``behind_the_user``: nice 10, and its session's autogroup nice 10 where Linux groups
     sessions (a task's nice alone ranks it only within its own session)."""
