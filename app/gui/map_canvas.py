@@ -1,6 +1,8 @@
 """The map view: roads by class, distance field, route, markers, scale bar and legends.
-(Over 500 lines: the one view every tool draws on; its items share the view box and pens,
-and its paths are made here too: every drawn field makes one per colour band, issue 38.)
+(Over 600 lines: the one view every tool draws on; its items share the view box and pens,
+and its paths are made here too: every drawn field makes one per colour band, issue 38,
+laid out in the worker since stop 53, ``field_paths``; a module of their own would add a
+file to the click path, tests/gui/test_click_path.py.)
 
 Every road class is ONE path item (``arrayToQPath`` with a per-point connect array), drawn
 with a cosmetic pen (width in pixels), so a 1.4M-node map is a dozen items, not millions.

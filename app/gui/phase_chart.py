@@ -1,4 +1,8 @@
 """Live phase charts: per-phase frontier size (log y) and phase time, by launch mode.
+(Over 600 lines: the two plots, their legends' room, replay and the three kinds of rows
+share one widget's state; its row helpers (``envelope``, the axis labels) run at every
+redraw of a click's search, so a module of their own would add a file to the click path,
+tests/gui/test_click_path.py, issue 38.)
 
 Rows arrive in chunks through the worker's ``phases`` signal; the plots are redrawn by a
 timer at most once per screen refresh, never once per row. Several runs can be shown at

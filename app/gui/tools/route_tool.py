@@ -2,7 +2,7 @@
 phase chart), right click the destination (the route read from the search on screen:
 moving the destination never searches again).
 
-Over 500 lines (about 600): clicks, drags, searches, compare, field and isochrone drawing
+Over 600 lines: clicks, drags, searches, compare, field and isochrone drawing
 share the tool's state (source, result, snap segments). The field and isochrone drawing is
 the part to split off next; it is not split yet because it runs on every click, so its own
 module would add a file to the click path (tests/gui/test_click_path.py, issue 38) without
