@@ -141,10 +141,11 @@ def test_the_child_is_behind_the_user_in_its_own_session():
 
     code = ("import os; from app.jobs.index_later import behind_the_user; behind_the_user(); "
             "print(os.nice(0)); p = '/proc/self/autogroup'; "
-            "print(open(p).read().split()[-1] if os.path.exists(p) else 'none')")
+            "print((open(p).read().split() or ['none'])[-1] if os.path.exists(p) else 'none')")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=60, cwd=ROOT, start_new_session=True,
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stderr
     nice, group = r.stdout.split()
     assert int(nice) >= 10 and group in ("10", "none"), r.stdout + r.stderr
 
@@ -158,13 +159,19 @@ def test_a_child_in_the_callers_session_leaves_its_autogroup_alone():
     p = "/proc/self/autogroup"
     if not os.path.exists(p):
         pytest.skip("no autogroup")
+    # the file is empty where the task's group is not an autogroup (a cgroup-managed
+    # container's tasks outside a session of their own): "none" then
     code = ("import os; from app.jobs.index_later import behind_the_user; p = '/proc/self/autogroup'; "
-            "a = open(p).read().split()[-1]; behind_the_user(); "
-            "print(os.nice(0), a, open(p).read().split()[-1])")
+            "g = lambda: (open(p).read().split() or ['none'])[-1]; "
+            "a = g(); behind_the_user(); print(os.nice(0), a, g())")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=60, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert r.returncode == 0, r.stderr
     nice, before, after = r.stdout.split()
-    assert int(nice) >= 10 and before == after, r.stdout + r.stderr
+    assert int(nice) >= 10, r.stdout
+    if before == "none":
+        pytest.skip("this session's tasks are in no autogroup (the kernel shows none)")
+    assert before == after, r.stdout + r.stderr
 
 
 def test_every_child_compiles_the_shape_probe_first(cold, monkeypatch):
