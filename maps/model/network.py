@@ -20,6 +20,7 @@ number for DIMACS; -1 when none). Optional drawing geometry for contracted arcs:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,10 @@ KIND_NAMES = ("road", "rail", "transfer")
 
 
 _CSR_FIELDS = ("indptr", "indices", "weights")
+# the per-arc attributes a map may make only when first read (RoadNetwork.defer_arcs)
+_ARC_FIELDS = ("edge_kind", "edge_class", "edge_length", "edge_source_id", "geom_indptr",
+               "geom_xy")
+_DEFER_LOCK = threading.Lock()
 
 
 def _all_finite(a: np.ndarray) -> bool:
@@ -95,6 +100,25 @@ class RoadNetwork:
         d.pop("_csr_restore", None)
         d.pop("_csr_shape", None)
 
+    # ---- per-arc attributes made when first read -------------------------------------
+    # (issue 41: a CLI closure's edited map is searched, never drawn: a matrix reads none
+    # of its kinds, classes, lengths or way ids, which took 0.1-0.2 s of fresh memory on NE)
+    def defer_arcs(self, make: Callable[[], dict[str, Any]]) -> None:
+        """Drop the per-arc attributes (``edge_*``, ``geom_*``); the first read of one
+        calls ``make()``, which returns all six by name (the same contents)."""
+        d = self.__dict__
+        d["_arcs_make"] = make
+        for k in _ARC_FIELDS:
+            d.pop(k, None)
+
+    def _made_arcs(self) -> None:
+        d = self.__dict__
+        with _DEFER_LOCK:  # one maker at a time; a second reader finds them made
+            make = d.get("_arcs_make")
+            if make is not None:
+                d.update(make())
+                del d["_arcs_make"]
+
     @property
     def csr_held(self) -> bool:
         """Whether the CSR arrays are held (not released: :meth:`release_csr`)."""
@@ -103,6 +127,9 @@ class RoadNetwork:
     def __getattr__(self, name: str) -> Any:
         # reached only when the normal lookup fails: a released CSR array is made again
         d = self.__dict__
+        if name in _ARC_FIELDS and "_arcs_make" in d:
+            self._made_arcs()
+            return d[name]
         restore = d.get("_csr_restore") if name in _CSR_FIELDS else None
         if restore is not None:
             restore()  # which calls put_csr (under its own lock: one restore at a time)
@@ -112,6 +139,8 @@ class RoadNetwork:
     def __getstate__(self) -> dict[str, Any]:
         if not self.csr_held:  # a pickle or copy carries the arrays, not the way back
             _ = self.indptr
+        if "_arcs_make" in self.__dict__:
+            self._made_arcs()
         return dict(self.__dict__)
 
     # ---- sizes -------------------------------------------------------------------------

@@ -274,3 +274,41 @@ def test_sorted_csr_of_arcs_in_order_equals_the_sorts():
         np.testing.assert_array_equal(weights, w[o])
         np.testing.assert_array_equal(indptr, np.concatenate([[0], np.cumsum(
             np.bincount(t, minlength=n))]))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_graph_that_inserted_nothing_compacts_by_masking_its_rows(seed):
+    """Closures and new weights only: ``HostArcs.compact`` masks the base rows
+    (``layout.base_subset_csr``) where they stay in (weight, head) order, and gives what
+    the counting sort and ``sorted_csr`` give; rows out of order go to the sort."""
+    from gpu_core.dynamic import cpu
+    from gpu_core.dynamic.layout import base_subset_csr, sorted_csr
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(2, 50)), int(rng.integers(1, 500))
+    t = np.where(rng.random(m) < 0.2, 0, rng.integers(0, n, m))  # a long row too
+    g = CSRGraph.from_edges(n, t, rng.integers(0, n, m), rng.integers(0, 4, m))
+    seen = set()
+    for trial in range(12):
+        mg = MutableGraph(g, backend="cpu")
+        b = mg.batch()
+        b.disable(rng.choice(m, int(rng.integers(0, m)), replace=False))
+        if trial % 3 == 1:  # new weights: some rows leave (weight, head) order
+            e = rng.choice(m, int(rng.integers(1, max(2, m // 4))), replace=False)
+            b.set_weight(e, rng.integers(0, 9, e.size))
+        mg.apply(b)
+        h = mg.host
+        live = h.state[:m] == ARC_LIVE
+        masked = base_subset_csr(h.base_indptr, h.head[:m], h.weight[:m], live)
+        seen.add(masked is not None)
+        csr, ids = mg.compact()
+        ptr, idx, w, ids2 = cpu._compact.py_func(h.n, h.total, h.tail, h.head, h.weight,
+                                                  h.state)
+        live_ids = np.flatnonzero(live)
+        want = sorted_csr(np, h.n, live_ids, h.tail[live_ids], h.head[live_ids],
+                          h.weight[live_ids])
+        for got in ([csr.indptr, csr.indices, csr.weights, ids], want) + \
+                ((masked,) if masked is not None else ()):
+            for a, b2 in zip(got, (ptr, idx, w, ids2), strict=True):
+                np.testing.assert_array_equal(a, b2)
+    assert seen == {True, False}  # both answers met: masked rows, and rows out of order

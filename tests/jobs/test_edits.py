@@ -177,6 +177,37 @@ def test_close_open_remove_set_cost(tiny):
     assert sc.changed_arcs == 4
 
 
+def test_the_cli_s_edited_map_makes_its_arc_attributes_when_read(drive):
+    """``apply_edits`` (the CLI) defers the edited map's per-arc attributes
+    (``RoadNetwork.defer_arcs``): read, compared, copied or pickled, the map equals the
+    one made at once, field by field; a closure shares the node arrays and id lookup."""
+    import dataclasses
+    import pickle
+
+    road = int(np.flatnonzero(drive.edge_kind == 0)[5])
+    u = int(drive.source_ids([int(drive.arc_sources()[road])])[0])
+    v = int(drive.source_ids([int(drive.indices[road])])[0])
+    edits = [parse_close(f"nodes:{u},{v}")]
+    eager_sc = Scenario(drive, backend="cpu")
+    eager_sc.apply_all(edits)
+    eager = eager_sc.network()
+    lazy, changed = apply_edits(drive, edits, backend="cpu")
+    assert changed == eager_sc.changed_arcs > 0
+    assert "edge_kind" not in lazy.__dict__  # not made yet
+    assert lazy.node_ids is drive.node_ids and lazy.x is drive.x
+    for f in dataclasses.fields(eager):
+        a, b = getattr(lazy, f.name), getattr(eager, f.name)
+        if isinstance(b, np.ndarray):
+            np.testing.assert_array_equal(a, b, err_msg=f.name)
+        elif f.name != "_id_index":
+            assert a == b, f.name
+    assert "_arcs_make" not in lazy.__dict__
+    lazy2, _ = apply_edits(drive, edits, backend="cpu")
+    back = pickle.loads(pickle.dumps(lazy2))  # a Dask worker's copy carries them
+    np.testing.assert_array_equal(back.edge_length, eager.edge_length)
+    back.validate()
+
+
 def test_errors_name_the_edit_and_change_nothing(tiny):
     sc = Scenario(tiny, backend="cpu")
     sc.apply(parse_close("nodes:1,3"))

@@ -247,13 +247,14 @@ class Scenario:
             self._order = (v, copies_last(self)[0] if restricted else None)
         return self._order[1]
 
-    def network(self) -> RoadNetwork:
+    def network(self, *, lazy_arcs: bool = False) -> RoadNetwork:
         """The edited map as a RoadNetwork: the live arcs in CSR rows as the loaders sort
         them, each keeping its attributes (kind, class, length, way id, geometry); vertex
         ids unchanged, added vertices appended (ids -1, -2, ... in the source-id column,
         "-1", ... on maps of named nodes); on a turn-restricted map the turn copies come
         last (``turn_links.copies_last``: a split road's new node goes before them). ``meta["edits"]`` holds ``changed_arcs``.
-        Cached until the next edit."""
+        Cached until the next edit. ``lazy_arcs``: the per-arc attributes are gathered
+        when first read (``RoadNetwork.defer_arcs``; the CLI, whose searches read none)."""
         if self._net is not None and self._net[0] == self.graph.version:
             return self._net[1]
         net = self.base
@@ -277,9 +278,14 @@ class Scenario:
             new_ids = -np.arange(1, k + 1, dtype=np.int64)
         meta["edits"] = self.changed_arcs
         order = None
-        lon, lat = np.concatenate([net.lon, vlon]), np.concatenate([net.lat, vlat])
-        node_ids = np.concatenate([net.node_ids, new_ids])
-        if self.turn_copies or net.meta.get("turn_copies"):  # copies: their original's id, last
+        restricted = bool(self.turn_copies or net.meta.get("turn_copies"))
+        # no node added and none moved: the unedited map's node arrays, shared (read only)
+        lon, lat, node_ids, x, y = (net.lon, net.lat, net.node_ids, net.x, net.y) \
+            if k == 0 and not restricted else (
+                np.concatenate([net.lon, vlon]), np.concatenate([net.lat, vlat]),
+                np.concatenate([net.node_ids, new_ids]), np.concatenate([net.x, vx]),
+                np.concatenate([net.y, vy]))
+        if restricted:  # copies: their original's id, last
             order, meta["turn_copies"] = copies_last(self)
             for c, o in self.turn_copies.items():
                 node_ids[c], lon[c], lat[c] = node_ids[o], lon[o], lat[o]
@@ -287,25 +293,35 @@ class Scenario:
         # the unedited map's route index topology: closures and new weights re-customize it
         meta["index_topology"] = self.base_topology_key()
         indptr, indices, weights = g.indptr, g.indices, g.weights
-        x, y = np.concatenate([net.x, vx]), np.concatenate([net.y, vy])
         if order is not None:  # added vertices that are no copy go before the copies
             indptr, indices, weights, ids = permute_csr(order, indptr, indices, weights, ids)
             x, y, lon, lat, node_ids = (a[order] for a in (x, y, lon, lat, node_ids))
-        gi, gxy = st.gather_geometry(ids)
-        kind, cls, length, src = st.gather_all(ids, [
-            ("kind", net.edge_kind), ("cls", net.edge_class), ("length", net.edge_length),
-            ("src", net.edge_source_id)])
+        class_names = list(st.class_names)
+
+        def arcs() -> dict:
+            gi, gxy = st.gather_geometry(ids)
+            kind, cls, length, src = st.gather_all(ids, [
+                ("kind", net.edge_kind), ("cls", net.edge_class),
+                ("length", net.edge_length), ("src", net.edge_source_id)])
+            return dict(edge_kind=kind, edge_class=cls, edge_length=length,
+                        edge_source_id=src, geom_indptr=gi, geom_xy=gxy)
+
+        none = np.empty(0, np.uint8)  # stand-ins until defer_arcs drops them
+        got = dict(edge_kind=none, edge_class=none, edge_length=none,
+                   edge_source_id=none, geom_indptr=None, geom_xy=None) if lazy_arcs \
+            else arcs()
         out = RoadNetwork(
             indptr=np.asarray(indptr, dtype=np.int32),
             indices=np.asarray(indices, dtype=np.int32),
             weights=np.asarray(weights, dtype=np.int32),
             unit=net.unit, profile=net.profile, x=x, y=y, lon=lon, lat=lat,
-            node_ids=node_ids,
-            edge_kind=kind, edge_class=cls, edge_length=length, edge_source_id=src,
-            class_names=list(st.class_names),
-            geom_indptr=gi, geom_xy=gxy, origin=net.origin, name=net.name,
-            source_path=net.source_path, meta=meta,
+            node_ids=node_ids, class_names=class_names, origin=net.origin, name=net.name,
+            source_path=net.source_path, meta=meta, **got,
+            # the same node ids: the same lookup of them (made once per map)
+            _id_index=net._id_index if node_ids is net.node_ids else None,
         )
+        if lazy_arcs:
+            out.defer_arcs(arcs)
         self._net = (self.graph.version, out)
         return out
 
@@ -323,4 +339,4 @@ def apply_edits(net: RoadNetwork, edits: Sequence[Edit], *, backend: str = "auto
         raise EditError(edits[0].label or edits[0].describe(), NEGATIVE)
     sc = Scenario(net, backend=backend, max_snap_m=max_snap_m)
     sc.apply_all(edits)
-    return sc.network(), sc.changed_arcs
+    return sc.network(lazy_arcs=True), sc.changed_arcs
