@@ -197,9 +197,11 @@ class PreparedSearch:
             key, pred, dist, phases = indexed_search(index, g, ks, sources, which,
                                                      on_phase=on_phase, cancel=cancel)
         else:
-            # on the CPU the distances come out of the predecessor pass (one pass over
-            # the keys, not two: host.distances.dist_from_keys is not run after it)
-            dist = None if self._cpu is None else np.empty(self.num_nodes, np.int64)
+            # on the CPU the distances of a whole search come out of the predecessor
+            # pass (one pass over the keys, not two: host.distances.dist_from_keys is not
+            # run after it); one stopped at a target keeps _finish's (it drops the rest)
+            whole = self._cpu is not None and self.run_options.target is None
+            dist = np.empty(self.num_nodes, np.int64) if whole else None
             key, pred, phases = _run_checked(which, g, sources, self.name, self.run_options,
                                              ks, on_phase=on_phase, cancel=cancel,
                                              cpu=self._cpu, dist=dist)
