@@ -32,7 +32,12 @@ from maps.points.resolve import ResolvedPoint
 def click_point(net: RoadNetwork, snap: Any) -> ResolvedPoint:
     """A clicked point (a maps.points.snap.Snap) as the ResolvedPoint `signpost route` would
     make from the same LON,LAT text (here, not in ``app.jobs``: one hop less per click)."""
-    i = int(to_original(net, [snap.node])[0])  # a turn copy's file node (issue 39)
+    i = int(snap.node)
+    # a turn copy's file node (issue 39); a map without turn restrictions has no copies,
+    # so there is nothing to map back (maps.model.turns.copies_of's rule: none or empty)
+    copies = net.meta.get("turn_copies")
+    if copies is not None and len(copies):
+        i = int(to_original(net, [i])[0])
     text = f"{snap.lon:.7f},{snap.lat:.7f}"
     return ResolvedPoint(text, i, int(net.node_ids[i]), float(net.lon[i]), float(net.lat[i]), snap)
 

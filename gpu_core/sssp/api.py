@@ -190,19 +190,25 @@ class PreparedSearch:
         sources = _as_sources(source, self.num_nodes)
         t0 = time.perf_counter()
         dist = None
-        if index is not None and self.name == "auto" and not ks.negative:
+        indexed = index is not None and self.name == "auto" and not ks.negative
+        if indexed:
             from ..indexed_sssp import indexed_search
 
             key, pred, dist, phases = indexed_search(index, g, ks, sources, which,
                                                      on_phase=on_phase, cancel=cancel)
         else:
+            # on the CPU the distances of a whole search come out of the predecessor
+            # pass (one pass over the keys, not two: host.distances.dist_from_keys is not
+            # run after it); one stopped at a target keeps _finish's (it drops the rest)
+            whole = self._cpu is not None and self.run_options.target is None
+            dist = np.empty(self.num_nodes, np.int64) if whole else None
             key, pred, phases = _run_checked(which, g, sources, self.name, self.run_options,
                                              ks, on_phase=on_phase, cancel=cancel,
-                                             cpu=self._cpu)
+                                             cpu=self._cpu, dist=dist)
         elapsed = time.perf_counter() - t0
         res = _finish(key, pred, phases, ks, self.strategy, which, self.device, sources,
                       self.options.target, elapsed, dist)
-        if dist is not None:
+        if indexed:
             res.extra["index"] = "phast"
         return res
 
@@ -230,14 +236,16 @@ def run_backend(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
 def _run_checked(which: str, g: CSRGraph, sources: np.ndarray, strategy: str,
                  opts: SSSPOptions, ks: KeySpace, *, on_phase: PhaseCallback | None = None,
                  cancel: CancelCheck | None = None,
-                 cpu: CpuPlan | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
+                 cpu: CpuPlan | None = None,
+                 dist: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, PhaseLog]:
     """:func:`run_backend` on validated inputs (distinct int32 sources in range, a target
     in range or None, a strategy that takes these weights, a checked CSRGraph; ``cpu``: a
-    CPU plan made for them). A negative cycle the backend detected is located here
-    (NegativeCycleError with its arc), the same way for both backends."""
+    CPU plan made for them, which fills ``dist`` when given). A negative cycle the backend
+    detected is located here (NegativeCycleError with its arc), the same way for both
+    backends."""
     try:
         if cpu is not None:
-            return cpu.search(sources, on_phase=on_phase, cancel=cancel)
+            return cpu.search(sources, on_phase=on_phase, cancel=cancel, dist=dist)
         if which == "cupy":
             from .cuda.driver import run
         else:

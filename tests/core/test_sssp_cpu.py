@@ -195,6 +195,27 @@ def test_target_early_exit(strategy: str) -> None:
     assert near.phases.total_edges < full.phases.total_edges
 
 
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_distances_made_in_the_predecessor_pass(strategy: str) -> None:
+    """A CPU plan asked for ``dist`` fills it in its predecessor pass (what
+    ``PreparedSearch.run`` does): the keys' distances, -1 where unreached, and the same
+    keys and predecessors as without it."""
+    from gpu_core.host.distances import dist_from_keys
+
+    for name in ("disconnected", "grid_road", "zero_weights"):
+        g = make_graph(name, 3)
+        ks = key_space_for(g.weights, g.num_nodes)
+        src = np.array([0], np.int32)
+        plan = sssp_cpu.CpuPlan(g, strategy, SSSPOptions(), ks)
+        key, pred, _ = plan.search(src)
+        out = np.full(g.num_nodes, 7, np.int64)
+        key2, pred2, _ = plan.search(src, dist=out)
+        np.testing.assert_array_equal(key2, key)
+        np.testing.assert_array_equal(pred2, pred)
+        np.testing.assert_array_equal(out, dist_from_keys(key, ks.hop_bits, ks.unreachable))
+        np.testing.assert_array_equal(out, reference_sssp(g, 0)[1])
+
+
 def test_target_unreachable() -> None:
     g = make_graph("disconnected", 0)
     _, dist, _ = reference_sssp(g, 0)

@@ -154,3 +154,28 @@ def test_a_shown_result_sets_the_edit_state(session):
     edited = object()
     session.shown(edited)
     assert session.result is edited and session.base == (4, res)  # still the unedited one
+
+
+def test_a_click_on_a_turn_copy_is_its_file_node(tmp_path):
+    """A click whose snapped end is a turn copy (issue 39) is the file node, as a typed
+    point is; on a map without turn restrictions the node is taken as it is."""
+    from maps.formats.osm import load_osm
+    from tests.maps.test_turns import grid_osm
+
+    path = str(tmp_path / "grid.osm")
+    grid_osm(path)
+    net = load_osm(path, profile="drive")
+    copies = np.asarray(net.meta["turn_copies"])
+    n0 = net.num_nodes - copies.size
+    s = Session(snap_max_m=500.0)
+    s.open(net)
+    arc = int(np.flatnonzero((net.indices >= n0) & (net.edge_kind == 0))[0])  # an arc into a copy
+    x, y = _arc_middle(net, arc, 0.9)  # near its head: the copy is the nearer end
+    p = s.snap(x, y)
+    assert p.snap is not None and p.snap.node >= n0  # snapped to the copy ...
+    assert p.node < n0 and p.node == int(copies[p.snap.node - n0])  # ... read as its original
+    assert p.node_id == int(net.node_ids[p.node])
+    plain = Session(snap_max_m=500.0)
+    plain.open(load_osm(path, profile="drive", turn_restrictions=False))
+    q = plain.snap(x, y)
+    assert q.snap is not None and q.node == q.snap.node

@@ -18,15 +18,41 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from numba import njit
 
 from ...errors import CancelledError, NegativeCycleError
 from ...host.clock import cycles_per_us
+from ...host.csr import key_weight
 from ...keys import KEY_INF, NO_PRED, KeySpace
 from ...params import CPU_BATCH_US, default_delta
 from ...telemetry import PhaseLog
 from ..registry import get
-from .phases import pred_from_keys
 from .search import CpuSearch
+
+
+@njit(cache=True, nogil=True)
+def pred_from_keys(indptr, indices, weights, hb, key, pred, dist, unreachable):
+    """pred[v] = smallest u with key[u] + w'(u,v) == key[v] (one pass, u ascending).
+    When ``dist`` has n entries, the same pass over the keys writes the distances too
+    (``key >> hb``, ``unreachable`` where KEY_INF: what ``host.distances.dist_from_keys``
+    makes after a search, not a second pass over the keys); an empty ``dist``: none."""
+    n = key.shape[0]
+    with_dist = dist.shape[0] == n
+    for u in range(n):
+        ku = key[u]
+        if ku == KEY_INF:
+            if with_dist:
+                dist[u] = unreachable
+            continue
+        if with_dist:
+            dist[u] = ku >> hb
+        for a in range(indptr[u], indptr[u + 1]):
+            h = indices[a]
+            if ku + key_weight(weights, a, hb) == key[h] and pred[h] < 0:
+                pred[h] = u
+
+
+_NO_DIST = np.zeros(0, np.int64)  # pred_from_keys' ``dist`` when none is asked for
 
 
 def _graph_arrays(g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -63,9 +89,11 @@ class CpuPlan:
         self.budget = 0
         self.cap = max(1, int(opts.cpu_batch_phases))
 
-    def search(self, sources, *, on_phase=None, cancel=None):
+    def search(self, sources, *, on_phase=None, cancel=None, dist: np.ndarray | None = None):
         """(key int64[n], pred int32[n], PhaseLog) from ``sources`` (distinct int32 in
-        range: trusted)."""
+        range: trusted). ``dist`` (int64[n]): filled with the distances too, ``ks``'s
+        unreachable value where none (``api.PreparedSearch.run``: made in the predecessor
+        pass, not in a pass of its own after the search)."""
         indptr, indices, weights, n = self.indptr, self.indices, self.weights, self.n
         src = np.asarray(sources, dtype=np.int32)
         if self.small and not self._kernel_ready:
@@ -77,6 +105,10 @@ class CpuPlan:
             if got is not None:
                 if on_phase is not None:
                     on_phase(got[2])
+                if dist is not None:
+                    from ...host.distances import dist_from_keys
+
+                    dist_from_keys(got[0], self.ks.hop_bits, self.ks.unreachable, out=dist)
                 return got
         if self.cpu is None:  # (not before: the small path compiles nothing, the clock too)
             self.cpu = cycles_per_us()
@@ -116,7 +148,8 @@ class CpuPlan:
             raise NegativeCycleError()  # api.run_backend locates the cycle
         log = PhaseLog(np.concatenate(chunks)) if chunks else PhaseLog()
         pred = np.full(n, NO_PRED, dtype=np.int32)
-        pred_from_keys(indptr, indices, weights, int(self.ks.hop_bits), key, pred)
+        pred_from_keys(indptr, indices, weights, int(self.ks.hop_bits), key, pred,
+                       _NO_DIST if dist is None else dist, int(self.ks.unreachable))
         return key, pred, log
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...host.csr import INF, key_weight
+from ...host.csr import key_weight
 
 # ``modes`` argument: MODE_CODE values passed in (not read as globals, so cached machine
 # code never disagrees with ``telemetry.MODE_NAMES``); order of search.MODES
@@ -70,17 +70,3 @@ def record(out_f, out_e, out_t, out_m, k, frontier, edges, ticks, mode):
     out_t[k] = ticks
     out_m[k] = mode
     return k + 1
-
-
-@njit(cache=True, nogil=True)
-def pred_from_keys(indptr, indices, weights, hb, key, pred):
-    """pred[v] = smallest u with key[u] + w'(u,v) == key[v] (one pass, u ascending)."""
-    n = key.shape[0]
-    for u in range(n):
-        ku = key[u]
-        if ku == INF:
-            continue
-        for a in range(indptr[u], indptr[u + 1]):
-            h = indices[a]
-            if ku + key_weight(weights, a, hb) == key[h] and pred[h] < 0:
-                pred[h] = u

@@ -6,7 +6,7 @@ milliseconds on a small map. With ``SSSPOptions(small_work=True)`` (the app sets
 maps of at most ``app.jobs.common.SMALL_WORK_NODES`` nodes), ``auto`` runs
 ``scipy.sparse.csgraph.dijkstra`` on the key weights instead: the same composite keys
 (distance, then hops: ``gpu_core.keys``), hence the same distances, and the parents by
-the same rule as :func:`.phases.pred_from_keys` (the smallest tail that is tight), in
+the same rule as :func:`.driver.pred_from_keys` (the smallest tail that is tight), in
 numpy. Bit-identical to the kernel (tests/core/test_sssp_small_work.py). scipy computes in
 float64: used only while every key stays below 2**53 (exact), else None (the kernel runs).
 Telemetry: one phase of mode ``cpu`` (a sequential heap Dijkstra).
