@@ -5,6 +5,9 @@ worker (:class:`~app.gui.workers.JobRunner`) through :meth:`MainWindow.submit`, 
 on another worker (``loading.py``), and results come back through signals as numpy
 arrays. This window routes clicks to the tool that takes them and each job's end to the
 tool that started it; menus and the status bar are built in ``chrome.py``.
+
+(Over 500 lines: every tool's clicks and jobs pass through this one router, their
+progress, cancelling, errors and ends handled alike beside the docks they live in.)
 """
 
 from __future__ import annotations

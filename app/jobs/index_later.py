@@ -1,5 +1,8 @@
 """A small map's route index built in a background process while scipy answers (issue 41).
 
+(Over 500 lines: each command kind's deferral rule and the child's warm-up for that kind
+read the same stage manifest and job file, so they are kept beside each other.)
+
 A large map's matrix of few sources (:func:`few_searches`) is deferred the same way: on the
 1.5M-node NE map a fresh install's first 100 x 100 spent ~430 s of its 477 s compiling the
 index's kernels, where scipy's searches answer in ~200 s (2-core CPU, under load).

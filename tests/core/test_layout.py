@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,16 @@ def test_capabilities_have_the_same_shape():
         assert (d / "cuda.py").exists() or (d / "cuda").is_dir(), cap
         importlib.import_module(f"gpu_core.{cap}.api")
     assert not (CORE / "cuda").exists() and not (CORE / "cpu").exists()
+
+
+def test_a_long_module_says_why_in_its_opening():
+    """CONTRIBUTING: files in ``gpu_core``, ``app`` and ``maps`` stay under ~500 lines unless
+    their opening comment says why ("Over 500 lines: ..."), issue 38."""
+    long = []
+    for pkg in ("app", "gpu_core", "maps"):
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            if text.count("\n") > 500 and not re.search(
+                    r"Over \d00 lines", "\n".join(text.splitlines()[:40])):
+                long.append(str(path.relative_to(ROOT)))
+    assert not long, f"over 500 lines without the reason in the opening comment: {long}"
