@@ -83,12 +83,13 @@ def warm_host() -> None:
     each run until then by a twin that needs no compilation (issue 41): the map's
     preparation on the loader thread (snapping grid, parts, arc tails and pairs), an
     edit's apply and compaction on the window's thread, the big-map passes after every
-    search and repair."""
+    search and repair, the isochrones' stamping."""
     from gpu_core.dynamic import compile_kernels as compile_edits
     from gpu_core.host.distances import compile_kernel as compile_dist
     from gpu_core.repair import compile_host_passes
     from maps.generate import generate
 
+    from .iso_raster import compile_kernel as compile_raster
     from .nogil import compile_kernels as compile_nogil
     from .snap_index import GridSnapper
 
@@ -98,6 +99,7 @@ def warm_host() -> None:
     compile_edits()
     compile_dist()
     compile_host_passes()
+    compile_raster()  # the isochrones tool's stamping
 
 
 def start(strategies: list[str], backend: str) -> subprocess.Popen | None:
@@ -117,6 +119,23 @@ def _spawn(args: list[str], *, detached: bool) -> subprocess.Popen | None:
             start_new_session=detached, close_fds=True)
     except OSError:
         return None
+
+
+# --- the isochrones' raster kernel -----------------------------------------------------------
+_RASTER_FLAG = "--raster"
+_raster_started = False
+
+
+def start_raster_kernel() -> subprocess.Popen | None:
+    """Once per process, a detached child that compiles the isochrones' stamping kernel
+    (``iso_raster.compile_kernel``) into numba's cache, behind the user: a small map's
+    isochrones stamp in numpy while it is not compiled (no compilation wait) and, before
+    this, stayed on numpy in every later run too."""
+    global _raster_started
+    if _raster_started or not enabled():
+        return None
+    _raster_started = True
+    return _spawn([_RASTER_FLAG], detached=True)
 
 
 # --- a big map's sampled billboards on the CPU (issue 43) -----------------------------------
@@ -253,6 +272,12 @@ def main(argv: list[str]) -> int:
         return 0
     from .index_later import behind_the_user
 
+    if argv and argv[0] == _RASTER_FLAG:
+        from .iso_raster import compile_kernel
+
+        behind_the_user()
+        compile_kernel()
+        return 0
     # behind the window's own work: the child has a session of its own (start), so with
     # Linux's autogroup its nice alone ranked it only within that session and it took a
     # core from the window's thread as any other program (the first map's open, issue 41)

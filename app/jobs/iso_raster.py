@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 from numba import njit
 
-from osutil.numba_cache import ready
+from osutil.numba_cache import ready, runtime_loaded
 
 if TYPE_CHECKING:
     from contourpy._contourpy import FillReturn_OuterOffset
@@ -116,6 +116,17 @@ def _mark(d, marked, box, rows, cols, dr, dc, dd):
 SMALL_WORK_STAMPS = 8_000_000
 
 
+def compile_kernel() -> None:
+    """Compile :func:`_mark` (into numba's cache) at the types ``Field.mark`` passes: what
+    ``app.jobs.compile_ahead``'s child runs after a run marked in numpy, so that the next
+    command stamps by the kernel (numpy's ``minimum.at``: +50 ms on the sample map's
+    isochrones, issue 38's benchmarks)."""
+    i = np.zeros(1, np.int64)
+    _mark(np.full((2, 2), FAR), np.zeros((2, 2), dtype=bool),
+          np.array([2, 2, -1, -1], dtype=np.int64), i, i.copy(), i.copy(), i.copy(),
+          np.zeros(1))
+
+
 def _mark_numpy(d, marked, box, rows, cols, dr, dc, dd) -> None:
     """:func:`_mark` in numpy, the same result (a min over the same values, in any order)."""
     ny, nx = d.shape
@@ -153,16 +164,22 @@ class Field:
         self.dr, self.dc = rr[keep].astype(np.int64), cc[keep].astype(np.int64)
         self.dd = dist[keep]
         self.box = np.array([lat.ny, lat.nx, -1, -1], dtype=np.int64)  # marked cells
+        self.in_numpy = False  # a marking ran in numpy because the kernel was not compiled
 
     def mark(self, x: np.ndarray, y: np.ndarray) -> None:
         """Mark the cells holding the points and stamp the new ones' discs."""
         r, c = self.lat.cells(x, y)
-        if not ready(_mark):
+        compiled = ready(_mark)
+        # small work in numpy where the kernel is not compiled, and where it is but would
+        # be this process's first numba function: numba's set-up costs more than numpy's
+        # stamps (sample map: +0.11 s, the stamping 50 -> 9 ms)
+        if not compiled or not runtime_loaded():
             nx = self.d.shape[1]
             cell = np.unique(np.asarray(r, np.int64) * nx + np.asarray(c, np.int64))
             if cell.size * self.dr.shape[0] <= SMALL_WORK_STAMPS:
                 ur, uc = np.divmod(cell, nx)
                 _mark_numpy(self.d, self.marked, self.box, ur, uc, self.dr, self.dc, self.dd)
+                self.in_numpy = self.in_numpy or not compiled
                 return
         _mark(self.d, self.marked, self.box, r, c, self.dr, self.dc, self.dd)
 

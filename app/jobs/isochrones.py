@@ -289,6 +289,10 @@ def _raster_polygons(lines, dist, w, cut, opts, net, t, progress, cancel) -> tup
             band[(field.d < opts.buffer_m) & (band < 0)] = k
         t["buffer_s"] = t.get("buffer_s", 0.0) + time.perf_counter() - t2
     grid = None if band is None else (band, float(lat.xs(0, 1)[0]), float(lat.ys(0, 1)[0]), lat.h)
+    if field.in_numpy:  # the next run stamps by the kernel, compiled in a child meanwhile
+        from .compile_ahead import start_raster_kernel
+
+        start_raster_kernel()
     return polys, grid
 
 

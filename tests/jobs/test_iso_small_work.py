@@ -48,5 +48,69 @@ def test_cold_marking_takes_numpy(monkeypatch):
     f.box = np.array([4, 4, -1, -1], np.int64)
     f.dr = f.dc = np.zeros(1, np.int64)
     f.dd = np.zeros(1)
+    f.in_numpy = False
     f.mark(np.zeros(3), np.zeros(3))
-    assert calls == [1]
+    assert calls == [1] and f.in_numpy
+    # compiled, but this process has loaded no numba function yet: numpy too (numba's
+    # set-up would cost more than the stamps), and no child is asked for
+    monkeypatch.setattr(iso_raster, "ready", lambda f: True)
+    monkeypatch.setattr(iso_raster, "runtime_loaded", lambda: False)
+    f.in_numpy = False
+    f.mark(np.zeros(3), np.zeros(3))
+    assert calls == [1, 1] and not f.in_numpy
+
+
+def test_a_run_marked_in_numpy_compiles_the_kernel_in_a_child_once(monkeypatch):
+    """A run that stamped in numpy (the kernel not compiled) starts one detached child per
+    process that compiles it (``compile_ahead --raster``), so later runs stamp by the
+    kernel; a run that used the kernel starts none (issue 38: no benchmark slower)."""
+    from app.jobs import compile_ahead
+    from app.jobs import isochrones as iso
+    from maps.generate import grid
+
+    spawned: list[tuple[list[str], bool]] = []
+    monkeypatch.setattr(compile_ahead, "_spawn",
+                        lambda args, *, detached: spawned.append((args, detached)))
+    monkeypatch.setattr(compile_ahead, "_raster_started", False)
+    monkeypatch.setenv("SIGNPOST_COMPILE_AHEAD", "1")
+    net = grid(400, seed=1)
+    opts = iso.IsochroneOptions(0, (2000, 5000), buffer_m=30.0, backend="cpu")
+    monkeypatch.setattr(iso_raster, "ready", lambda f: True)
+    monkeypatch.setattr(iso_raster, "runtime_loaded", lambda: True)
+    iso.run(net, opts)
+    assert spawned == []
+    monkeypatch.setattr(iso_raster, "ready", lambda f: False)
+    iso.run(net, opts)
+    iso.run(net, opts)
+    assert spawned == [(["--raster"], True)]
+
+
+def test_runtime_loaded_turns_true_with_the_first_numba_function():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("from osutil.numba_cache import runtime_loaded as r; from app.jobs import iso_raster; "
+            "a = r(); iso_raster.compile_kernel(); print(a, r())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, cwd=root).stdout.split()
+    assert out == ["False", "True"]
+
+
+def test_the_raster_child_fills_numba_s_cache(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "nb"), PYTHONPATH=str(root))
+    check = ("from osutil.numba_cache import ready; from app.jobs.iso_raster import _mark; "
+             "print(ready(_mark))")
+    runs = [subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=root,
+                           env=env).stdout.strip()
+            for cmd in ([sys.executable, "-c", check],
+                        [sys.executable, "-m", "app.jobs.compile_ahead", "--raster"],
+                        [sys.executable, "-c", check])]
+    assert runs == ["False", "", "True"]
