@@ -369,8 +369,9 @@ class EditTool(Tool):
 
         fn.__name__ = "whatif"
         label, self._label = self._label, "edit"
-        win.chart.clear()
-        win.chart.begin_run(label)
+        # the chart keeps its items and axes (renamed), as a click's search does, not
+        # emptied and filled again: 80 ms of axis repaints on a first closure (issue 41)
+        win.chart.restart(label)
         win.status(f"Updating the search for {plural(len(sc.edits), 'edit')}…")
         return win.submit(fn, lambda out: self._update_done(out, mod, source, label),
                           tag=label, busy=True)
