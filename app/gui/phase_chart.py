@@ -136,6 +136,7 @@ class PhaseChart(QWidget):
         self.meta: dict[str, str] = {}
         self.search_ms: dict[str, float] = {}  # a run's search wall time (its result's)
         self._dirty = False
+        self._held = False  # a redraw due was put off by one tick (_tick)
         self._streamed = False  # rows arrived since the last redraw (redrawn throttled)
         self._redrawn_t = 0.0
         self._legend_modes: tuple = ()
@@ -325,8 +326,14 @@ class PhaseChart(QWidget):
             self._replay_step()
         if self._streamed and time.perf_counter() - self._redrawn_t >= STREAM_REDRAW_S:
             self._dirty = True
+        if self._dirty and self._replay_k is None and not self._held:
+            # one tick later: a result dirties the chart as the window draws its field and
+            # route, and both in one turn of the event loop froze it 50 ms at a first closure
+            # on a 60K-node map (issue 41); the next tick redraws (16 ms later)
+            self._held = True
+            return
         if self._dirty:
-            self._dirty = self._streamed = False
+            self._dirty = self._streamed = self._held = False
             self._redrawn_t = time.perf_counter()
             self.redraw()
 
