@@ -161,7 +161,11 @@ class EditTool(Tool):
         """On the window's thread, after ``net``'s load: a Qt-free function for the loader
         thread that makes what the first edit would make here in O(m) (issue 41: ~6 ms of
         the first closure's stall on a 60K-node map): the unedited scenario (the mutable
-        graph's host arcs; CPU backend only) and the closed roads' key index."""
+        graph's host arcs; CPU backend only) and the closed roads' key index. None above
+        BIG_MAP_ARCS: ~30 bytes an arc kept from the load on (NE: ~110 MB) for a first edit
+        that may never come."""
+        if net.num_arcs > BIG_MAP_ARCS:
+            return None
         win, geo = self.win, self.win.geo
         made_for = (net, self._backend(), win.snap_max_m, win.snapper)
 
