@@ -61,13 +61,28 @@ class EditLayers:
             self._src = (net, net.arc_sources())
         return self._src[1]
 
+    @staticmethod
+    def key_index(net, geo) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted undirected keys of ``geo``'s drawn arcs, their order): Qt-free, made on
+        the loader thread after a map's load (:meth:`take_index`), else at the first edit."""
+        n = max(net.num_nodes, 1)
+        k = np.minimum(geo.tails, geo.heads).astype(np.int64) * n + np.maximum(geo.tails, geo.heads)
+        order = np.argsort(k, kind="stable")
+        return k[order], order
+
+    def take_index(self, net, geo, keys: tuple[np.ndarray, np.ndarray], src: np.ndarray) -> None:
+        """Keep :meth:`key_index` and ``net.arc_sources()`` made off the window's thread
+        (an argsort and an O(m) pass that the first closure made there, issue 41)."""
+        if self._keys is None and getattr(self.canvas, "geo", geo) is geo:
+            self._keys, self._order = keys
+        if self._src is None:
+            self._src = (net, src)
+
     def drawn_of(self, net, geo, arcs: np.ndarray) -> np.ndarray:
         """Indices into ``geo.arcs`` of the polylines that draw network arcs ``arcs``."""
         n = max(net.num_nodes, 1)
         if self._keys is None or self._order is None:
-            k = np.minimum(geo.tails, geo.heads).astype(np.int64) * n + np.maximum(geo.tails, geo.heads)
-            self._order = np.argsort(k, kind="stable")
-            self._keys = k[self._order]
+            self._keys, self._order = self.key_index(net, geo)
         keys, order = self._keys, self._order
         t = self.arc_sources(net)[arcs].astype(np.int64)
         h = net.indices[arcs].astype(np.int64)

@@ -93,6 +93,26 @@ def test_click_closes_road_and_route_follows(qtbot, window, fixture_net):
     np.testing.assert_array_equal(route.result.dist, before.dist)
 
 
+def test_first_closure_takes_the_after_load_scenario(qtbot, window, fixture_net):
+    """The after-load job makes the unedited scenario and the closed roads' key index off
+    the window's thread; the first edit takes them (issue 41) and answers as before."""
+    from app.gui.edit_panel import EditLayers
+
+    tool = window.tools["edit"]
+    qtbot.waitUntil(lambda: tool._spare is not None and not window.loader.busy(), timeout=60000)
+    spare = tool._spare[0]
+    assert not spare.edits and spare.base is fixture_net
+    keys, order = EditLayers.key_index(fixture_net, window.geo)
+    np.testing.assert_array_equal(tool.layers._keys, keys)
+    np.testing.assert_array_equal(tool.layers._order, order)
+    route, tool, before, _arc = close_route_road(qtbot, window, fixture_net)
+    assert window.scenario is spare and tool._spare is None and len(spare.edits) == 1
+    ref = fresh(window, 0)
+    np.testing.assert_array_equal(route.result.dist, ref.dist)
+    np.testing.assert_array_equal(route.result.pred, ref.pred)
+    assert tool.layers.closed_item is not None
+
+
 def test_undo_restores_exact_earlier_result(qtbot, window, fixture_net):
     net = fixture_net
     route, tool, before, _ = close_route_road(qtbot, window, net)

@@ -24,6 +24,7 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from app.jobs import whatif
+from gpu_core.backend import resolve_backend
 from resources import colormap_lut
 
 from ..change_view import CHANGE_COLORMAP, Change, arc_classes, change_of, change_text, palette
@@ -63,6 +64,7 @@ class EditTool(Tool):
     def __init__(self, window):
         super().__init__(window)
         self.scenario: Scenario | None = None  # made on the first edit
+        self._spare: tuple | None = None  # (unedited scenario, made for): after-load job's
         self.stack = QUndoStack(self)
         self.layers = EditLayers(window.canvas)
         self.panel = EditPanel(self.stack)
@@ -114,7 +116,7 @@ class EditTool(Tool):
         was_clean, path = self.stack.isClean(), self.path
         self.stack.clear()
         self.stack.setClean()
-        self.scenario = None
+        self.scenario = self._spare = None
         self.win.scenario = None
         self.path = None
         self._since = []
@@ -144,10 +146,52 @@ class EditTool(Tool):
         if self.scenario is None:
             from app.jobs.edits import Scenario
 
-            self.scenario = Scenario(self.map_net(), backend=self._backend(),
-                                     max_snap_m=self.win.snap_max_m, snapper=self.win.snapper)
-            self.win.scenario = self.scenario
+            win, spare, self._spare = self.win, self._spare, None
+            net, backend, snap_m, snapper = spare[1] if spare is not None else (None,) * 4
+            if (spare is not None and net is win.net and snapper is win.snapper
+                    and (backend, snap_m) == (self._backend(), win.snap_max_m)):
+                self.scenario = spare[0]  # made by the after-load job (spare_maker)
+            else:
+                self.scenario = Scenario(self.map_net(), backend=self._backend(),
+                                         max_snap_m=win.snap_max_m, snapper=win.snapper)
+            win.scenario = self.scenario
         return self.scenario
+
+    def spare_maker(self, net):
+        """On the window's thread, after ``net``'s load: a Qt-free function for the loader
+        thread that makes what the first edit would make here in O(m) (issue 41: ~6 ms of
+        the first closure's stall on a 60K-node map): the unedited scenario (the mutable
+        graph's host arcs; CPU backend only) and the closed roads' key index. None above
+        BIG_MAP_ARCS: ~30 bytes an arc kept from the load on (NE: ~110 MB) for a first edit
+        that may never come."""
+        if net.num_arcs > BIG_MAP_ARCS:
+            return None
+        win, geo = self.win, self.win.geo
+        made_for = (net, self._backend(), win.snap_max_m, win.snapper)
+
+        def make():
+            from app.jobs.edits import Scenario
+
+            sc = None
+            try:
+                if resolve_backend(made_for[1]) == "cpu" and not net.has_negative:
+                    sc = Scenario(net, backend=made_for[1], max_snap_m=made_for[2],
+                                  snapper=made_for[3])
+            except Exception:  # the first edit makes it then (and says why it cannot)
+                sc = None
+            keys = EditLayers.key_index(net, geo) if geo is not None else None
+            return (sc, made_for), keys, net.arc_sources()
+        return make
+
+    def take_spare(self, net, spare) -> None:
+        """Keep what :meth:`spare_maker`'s function made, unless the map changed since."""
+        sc, keys, src = spare
+        if net is not self.win.net:
+            return
+        if self.scenario is None and sc[0] is not None:
+            self._spare = sc
+        if keys is not None:
+            self.layers.take_index(net, self.win.geo, keys, src)
 
     def _backend(self) -> str:
         return self.win.algo_panel.backend
@@ -369,8 +413,9 @@ class EditTool(Tool):
 
         fn.__name__ = "whatif"
         label, self._label = self._label, "edit"
-        win.chart.clear()
-        win.chart.begin_run(label)
+        # the chart keeps its items and axes (renamed), as a click's search does, not
+        # emptied and filled again: 80 ms of axis repaints on a first closure (issue 41)
+        win.chart.restart(label)
         win.status(f"Updating the search for {plural(len(sc.edits), 'edit')}…")
         return win.submit(fn, lambda out: self._update_done(out, mod, source, label),
                           tag=label, busy=True)
