@@ -146,13 +146,15 @@ def map_from_args(args: argparse.Namespace):
         print(f"signpost {args.command}: warning: {note}", file=sys.stderr)
     if edits is not None:
         from app.jobs.edits import apply_edits
+        from osutil.small_pages import small_pages
 
         args.unedited = net  # the map the edits apply to (its route index serves them)
         t0 = time.perf_counter()
         with step("applying edits") as p:
             p(None, f"{len(edits)} edit{'s' * (len(edits) != 1)}")
-            net, args.edits = apply_edits(net, edits, backend="cpu",
-                                          max_snap_m=getattr(args, "max_snap", 1000.0))
+            with small_pages():  # a new process's fresh arrays (osutil.small_pages)
+                net, args.edits = apply_edits(net, edits, backend="cpu",
+                                              max_snap_m=getattr(args, "max_snap", 1000.0))
         timings(args)["edits_s"] = time.perf_counter() - t0
     if penalties is not None:
         net = with_penalties(args, net, penalties)
