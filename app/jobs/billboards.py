@@ -4,6 +4,7 @@ betweenness), through ``gpu_core.betweenness.billboards`` and its progress event
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -183,13 +184,21 @@ def draws_through_index(net, opts: BillboardsOptions, *, gpu: bool = False) -> b
     """Whether ``run(net, opts)`` draws its sampled paths through the route index on the
     CPU (with ``gpu``: or on the GPU, where the method sampled was asked for: method auto
     uses only a cached index there), building the index when it is not cached (a big,
-    road-shaped map, or ``--index on``)."""
-    from gpu_core.hierarchy import road_shaped
+    road-shaped map, or ``--index on``). A cached index is drawn through without the
+    shape test: its BFS sweeps cost 1.3 s on NE where numba's BFS is not compiled (a GPU
+    machine that never ran the CPU's background child), each command (issue 43)."""
+    from gpu_core.graph import CSRGraph
+    from gpu_core.hierarchy import graph_key, road_shaped
+
+    from .index import index_path
 
     be = sampled_with_index(net, opts)
     if be != "cpu" and not (gpu and be == "cupy" and opts.method == "sampled"):
         return False
-    return opts.index == "on" or road_shaped(net)
+    if opts.index == "on":
+        return True
+    cached = os.path.exists(index_path(net, graph_key(CSRGraph.from_any(net))))
+    return cached or road_shaped(net)
 
 
 def _sampled_here(net, opts: BillboardsOptions, be: str) -> bool:

@@ -68,7 +68,8 @@ def _search_arrays(cp, what: str, need: int, w, ri, rx, rw, extra):
 def compile_sampling_ahead(indexed: bool) -> None:
     """Start compiling the CUDA modules the sampled method's draw will use on this GPU
     (``device.compile_ahead``): the per-source sampler's, and with ``indexed`` (a route
-    index in weighted mode) the GPHAST sweep's, its upward walk's and the path walk's.
+    index in weighted mode) the GPHAST sweep's, its upward walk's, the path walk's and the
+    sweep block's fill and column gather (``device.arrays``).
     On a fresh machine they compile side by side, beside the route index's host work,
     instead of one after another at first use (issue 41); the rounds' greedy's CuPy
     kernels: ``progressive.warm_select_ahead``."""
@@ -76,10 +77,11 @@ def compile_sampling_ahead(indexed: bool) -> None:
 
     compile_ahead(HERE / "betweenness.cu", defines=SAMPLER, kernel="we_sample")
     if indexed:
+        from ..device.arrays import SRC as arrays
         from ..hierarchy.cuda import _SRC as sweep
         from ..hierarchy.upward_cuda import _SRC as walk
 
-        for f in (HERE / "sample_walk.cu", sweep, walk):
+        for f in (HERE / "sample_walk.cu", sweep, walk, arrays):
             compile_ahead(f)
 
 
@@ -372,12 +374,17 @@ SAMPLE_SCRATCH_BUDGET = 40 << 30
 
 
 class CudaSampler:
-    """Random shortest paths on the GPU (``we_sample``): one block per sampled source."""
+    """Random shortest paths on the GPU (``we_sample``): one block per sampled source.
+    ``host``: :meth:`run` returns its entries and flags on the host, sorted there (a map
+    whose greedy runs on the host, ``sampling.HOST_SELECT_NODES``): the device's sort and
+    gathers are CuPy's generic kernels, each compiled by NVRTC at its first use on a fresh
+    machine, for entries the greedy copies back anyway (issue 41)."""
 
-    def __init__(self, g: CSRGraph, w: np.ndarray, ri, rx, rw):
+    def __init__(self, g: CSRGraph, w: np.ndarray, ri, rx, rw, *, host: bool = False):
         import cupy as cp
 
         self.cp = cp
+        self.host = host
         self.n, self.m = g.num_nodes, g.num_arcs
         dg = device_graph(g)
         self.indptr, self.indices = dg.indptr, dg.indices
@@ -444,5 +451,9 @@ class CudaSampler:
             self.cap_per_sample = -(-used // (ns * T)) * 2  # too small: rerun the chunk
         # the atomic append order varies: sort entries so the result is reproducible
         es, ev = out_s[:used], out_v[:used]
+        if self.host:
+            es, ev = es.get(), ev.get()
+            order = np.lexsort((ev, es))
+            return es[order], ev[order], reach.get()
         order = cp.lexsort(cp.stack([ev, es]))
         return es[order], ev[order], reach

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device.arrays import concat, gather_columns
 from ..hierarchy.cpu import INF32
 from ..hierarchy.cuda import INF, Sweeper, resident_width
 from .cuda import CudaSampler, _module
@@ -76,8 +77,7 @@ class IndexedSampler:
             t_s, t_v, left = self._tied(idx, srcs, tgts, seed, base)
             self.tied += int(idx.size - left.size)
             if t_s.size:
-                es = cp.concatenate([es, cp.asarray(t_s)])
-                ev = cp.concatenate([ev, cp.asarray(t_v)])
+                es, ev = concat(cp, [es, t_s], np.int64), concat(cp, [ev, t_v], np.int32)
             if left.size:  # searched at the end, together: the sampler wants many in flight
                 self.pending.append((srcs[left], tgts[left], base + left))
         return es, ev, reach  # reach: t != s and t reachable
@@ -87,13 +87,13 @@ class IndexedSampler:
         """Host entries of the tied pairs ``idx`` (columns of the last sweep) and the
         pairs among them left to the per-source sampler (a tight arc of cost 0)."""
         cp = self.cp
-        block = self.sweeper.d.reshape(self.n, self.K)
+        block = self.sweeper.d
         inf = INF32 if block.dtype == cp.int32 else np.int64(INF)
         ri, rx, rw = self.rev_host
         parts_s, parts_v, left = [], [], []
         for lo in range(0, int(idx.size), TIED_COLUMNS):
             sel = idx[lo:lo + TIED_COLUMNS]
-            cols = cp.asnumpy(block[:, cp.asarray(sel)])  # [n, len(sel)], C order
+            cols = cp.asnumpy(gather_columns(cp, block, self.n, self.K, sel))  # [n, len(sel)]
             e_s, e_v, bad = tied_columns(
                 cols, self.rank_host, ri, rx, rw, np.ascontiguousarray(srcs[sel], np.int32),
                 np.ascontiguousarray(tgts[sel, 0], np.int32), (base + sel).astype(np.int64),
@@ -122,4 +122,4 @@ class IndexedSampler:
                                           gids=gids[lo : lo + step])
             parts_s.append(es)
             parts_v.append(ev)
-        return cp.concatenate(parts_s), cp.concatenate(parts_v)
+        return concat(cp, parts_s, np.int64), concat(cp, parts_v, np.int32)

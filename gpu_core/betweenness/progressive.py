@@ -345,10 +345,6 @@ def warm_select(xp, n: int = 1 << 17, L: int = 4096) -> None:
     compile a kernel per block size, chosen by the array's size: a 64-vertex first
     version compiled others and NE's select still took 19 s, stop 53)."""
     rng = np.random.default_rng(0)
-    for dt in (xp.int32, xp.int64):  # the sweep block's fill, a tied pair's columns
-        blk = xp.empty(16, dtype=dt)
-        blk.fill(7)
-        blk.reshape(4, 4)[:, xp.asarray(np.array([0, 2]))]
     per = 32  # entries a sample (a path's vertices)
     es = xp.asarray(np.repeat(np.arange(L, dtype=np.int64), per))
     ev = xp.asarray(rng.integers(0, n, per * L).astype(np.int32))

@@ -201,11 +201,12 @@ class PathSampler:
                 self.indexed = indexed = IndexedSampler(g, w, *self.rev, hierarchy)
                 device: DeviceSampler = indexed
                 self.kernel = "indexed"
-            else:
-                device = CudaSampler(g, w, *self.rev)
+            else:  # a small map's entries go to its greedy on the host
+                host = select_xp(g.num_nodes, None) is np
+                device = CudaSampler(g, w, *self.rev, host=host)
                 self.kernel = "work_efficient"
             self.sampler = device
-            self.xp = device.cp
+            self.xp = np if getattr(device, "host", False) else device.cp
         elif hierarchy is not None and SAMPLE_TARGETS == 1:
             from .indexed_cpu import CpuIndexedSampler
 

@@ -1,6 +1,6 @@
 """What every capability's CUDA side shares: ``common.cuh`` (device helpers every kernel
-includes), the kernel loader (``kernels``), memory checks (``memory``) and the device-graph
-cache (``graph``).
+includes), the kernel loader (``kernels``), memory checks (``memory``), the device-graph
+cache (``graph``) and array operations without CuPy's generic kernels (``arrays``).
 
 Importing this package does not import CuPy; the functions do, when called.
 """

@@ -18,6 +18,7 @@ import cupy as cp
 import numpy as np
 
 from ..device import get_module, memory
+from ..device.arrays import fill
 from ..errors import CancelledError, GpuOutOfMemoryError
 from .cpu import upward_searches
 from .levels import splits
@@ -179,7 +180,7 @@ class Sweeper:
                         ((cnt + BLOCK - 1) // BLOCK,), (BLOCK,),
                         (col, verts_d, dists_d, np.int64(cnt), d, np.int32(self.K)))
         if narrow:
-            self.big.fill(0)
+            fill(self.big, 0)
             self._run(self.d32, "32", seed)
             if int(self.big.get()[0]) == 0:
                 self.d = self.d32
@@ -202,7 +203,7 @@ class Sweeper:
 
     def _run(self, d, suffix: str, seed: Callable) -> None:
         """Fill ``d`` with INF, ``seed`` it with the upward costs, sweep every level."""
-        d.fill(INF if suffix == "" else 0x7FFFFFFF)
+        fill(d, INF if suffix == "" else 0x7FFFFFFF)  # (device.arrays: not CuPy's kernel)
         seed(d, suffix)
         if not SWEEP_GRAPH or len(self.lp) < GRAPH_MIN_LEVELS:
             self._levels(d, suffix)

@@ -41,7 +41,7 @@ class Walker:
         self.ptr = cp.asarray(h.up_ptr)
         self.depth = cp.asarray(depth)
         self.parent = cp.asarray(parent)
-        self.dep = self.depth[cp.asarray(h.up_dst)]
+        self.dep = cp.asarray(depth[h.up_dst])  # on the host: no CuPy gather to compile
         self._w = h.up_w
         fits = h.up_w.size == 0 or int(h.up_w.max()) < BIG32
         self.w32 = cp.asarray(h.up_w.astype(np.int32)) if fits else None

@@ -150,12 +150,13 @@ def test_sampled_paths_equal_cpu(name, mode, T):
     tgts = rng.integers(0, n, (300, T)).astype(np.int32)
     es1, ev1, r1 = sample_paths(g.indptr, g.indices, w, mode == "hops", ri, rx, rw, srcs, tgts,
                                 np.uint64(99), 7)
-    smp = CudaSampler(g, w, ri, rx, rw)
-    es2, ev2, r2 = smp.run(srcs, tgts, 99, 7)
-    np.testing.assert_array_equal(cp.asnumpy(r2), r1)
     o1 = np.lexsort((ev1, es1))
-    np.testing.assert_array_equal(cp.asnumpy(es2), es1[o1])
-    np.testing.assert_array_equal(cp.asnumpy(ev2), ev1[o1])
+    for host in (False, True):  # sorted on the device, or on the host (a small map's)
+        es2, ev2, r2 = CudaSampler(g, w, ri, rx, rw, host=host).run(srcs, tgts, 99, 7)
+        assert isinstance(es2, np.ndarray) == host and isinstance(r2, np.ndarray) == host
+        np.testing.assert_array_equal(cp.asnumpy(r2), r1)
+        np.testing.assert_array_equal(cp.asnumpy(es2), es1[o1])
+        np.testing.assert_array_equal(cp.asnumpy(ev2), ev1[o1])
 
 
 @pytest.mark.parametrize("factor", [0.0, 0.3, 1.0, 16.0])

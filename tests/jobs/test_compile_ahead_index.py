@@ -158,3 +158,26 @@ def test_the_warm_up_skips_the_per_source_sampler_when_the_draws_use_the_index()
     off = billboards.BillboardsOptions(3, backend="cpu", method="sampled", index="off")
     assert not billboards.draws_through_index(g, off)
     assert np.isfinite(billboards.warm_up(off, g, first_only=True))
+
+
+def test_a_cached_index_is_drawn_through_without_the_shape_test(tmp_path, monkeypatch):
+    """A graph that is not road-shaped draws through its index once one is cached (as
+    ``_index`` then loads it), and the shape's BFS sweeps are not run for that (1.3 s on
+    NE where numba's BFS is not compiled)."""
+    import gpu_core.hierarchy as hierarchy
+    from app.jobs.index import hierarchy_for
+    from tests.core import families as fam
+
+    monkeypatch.setenv("SIGNPOST_CACHE_DIR", str(tmp_path))
+    g = fam.rmat(seed=4)
+    assert not hierarchy.road_shaped(g)
+    auto = billboards.BillboardsOptions(3, backend="cpu", method="sampled", index="auto")
+    assert not billboards.draws_through_index(g, auto)
+    h, info = hierarchy_for(g, policy="on", sources=1 << 30)
+    assert h is not None and os.path.exists(info.path)
+
+    def no_bfs(net):
+        raise AssertionError("the shape test ran although the index is cached")
+
+    monkeypatch.setattr(hierarchy, "road_shaped", no_bfs)
+    assert billboards.draws_through_index(g, auto)
