@@ -84,7 +84,10 @@ nvrtc = []  # CuPy's NVRTC compilations (a fresh machine's GPU rows): [label, se
 try:
     import re
     import cupy.cuda.compiler as cc
-    orig_nvrtc = cc.compile_using_nvrtc
+    # the function CuPy's cache calls: _compile_using_nvrtc_no_warning from CuPy 14 on
+    hook = ("_compile_using_nvrtc_no_warning" if hasattr(cc, "_compile_using_nvrtc_no_warning")
+            else "compile_using_nvrtc")
+    orig_nvrtc = getattr(cc, hook)
     def compile_nvrtc(source, *a, **k):
         t = time.perf_counter()
         try:
@@ -94,7 +97,7 @@ try:
             g = re.search(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\([^)]*\)\s+)?(?:void\s+)?(\w+)", source)
             nvrtc.append([f.group(1) if f else (g.group(1) if g else "?"),
                           time.perf_counter() - t])
-    cc.compile_using_nvrtc = compile_nvrtc
+    setattr(cc, hook, compile_nvrtc)
 except ImportError:
     pass
 t0 = time.perf_counter()
