@@ -195,6 +195,7 @@ class PathSampler:
         if backend == "cupy":
             from .cuda import CudaSampler
 
+            host = False
             if hierarchy is not None and SAMPLE_TARGETS == 1:
                 from .indexed_sampling import IndexedSampler
 
@@ -206,7 +207,7 @@ class PathSampler:
                 device = CudaSampler(g, w, *self.rev, host=host)
                 self.kernel = "work_efficient"
             self.sampler = device
-            self.xp = np if getattr(device, "host", False) else device.cp
+            self.xp = np if host else device.cp
         elif hierarchy is not None and SAMPLE_TARGETS == 1:
             from .indexed_cpu import CpuIndexedSampler
 

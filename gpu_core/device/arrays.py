@@ -31,9 +31,11 @@ def fill(a, value: int) -> None:
     if a.size == 0:
         return
     suffix = _NAMES.get(np.dtype(a.dtype))
-    if int(value) == 0:
+    if not a.flags.c_contiguous:
+        a.fill(value)  # a strided view (not on the draw paths): a memset would run over it
+    elif int(value) == 0:
         a.data.memset_async(0, a.nbytes)
-    elif suffix is None or not a.flags.c_contiguous:
+    elif suffix is None:
         a.fill(value)  # not on the draw paths
     else:
         _kernel(SRC, "fill_" + suffix)(_grid(a.size), (THREADS,),

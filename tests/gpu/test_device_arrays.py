@@ -22,6 +22,15 @@ def test_fill_equals_full(dtype, value, size):
     np.testing.assert_array_equal(cp.asnumpy(a), np.full(size, value, dtype=dtype))
 
 
+@pytest.mark.parametrize("value", [0, 9])
+def test_fill_of_a_strided_view_leaves_the_rest(value):
+    a = cp.arange(10, dtype=np.int64)
+    fill(a[::2], value)
+    want = np.arange(10)
+    want[::2] = value
+    np.testing.assert_array_equal(cp.asnumpy(a), want)
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_concat_of_device_and_host_parts_equals_concatenate(dtype):
     rng = np.random.default_rng(1)
