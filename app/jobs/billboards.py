@@ -230,11 +230,9 @@ def _ahead(net, opts: BillboardsOptions) -> threading.Thread | None:
     be = _sampled_on(net, opts)
     if be == "cupy":
         from gpu_core.betweenness.progressive import warm_select_ahead
-        from gpu_core.betweenness.sampling import select_xp
 
         compile_sampling_ahead(indexed=opts.mode != "hops" and opts.index != "off")
-        if select_xp(net.num_nodes, None) is not np:  # the rounds' greedy on the device
-            warm_select_ahead()
+        warm_select_ahead()  # the rounds' greedy runs on the host: its numba kernels
     if be != "cpu":
         return None
     th = threading.Thread(target=reverse_topology, args=(CSRGraph.from_any(net),),
@@ -289,8 +287,10 @@ def warm_sampled(net) -> float:
     for the window, once its route index is ready (issue 43: the first click's first answer
     on the 1.43M-node map took 1-3 s longer than the second): the transposed graph's sort,
     the graph's fingerprint, numba's cache loads of the sampler's kernels (one pair drawn
-    through the index read off the key-weighted one: ``plain_from_key_index``). Returns the
+    through the index read off the key-weighted one: ``plain_from_key_index``) and of the
+    rounds' greedy (``cover_cpu``). Returns the
     seconds taken; 0 when the process holds no key index of ``net``."""
+    from gpu_core.betweenness import cover_cpu
     from gpu_core.betweenness.api import path_sampler
     from gpu_core.graph import CSRGraph
 
@@ -307,6 +307,7 @@ def warm_sampled(net) -> float:
             return 0.0
         pair = np.zeros(1, np.int32)
         sampler.run(pair, np.full((1, 1), g.num_nodes - 1, np.int32), 0, 0)
+        cover_cpu.warm()  # and the rounds' greedy
     return time.perf_counter() - t0
 
 

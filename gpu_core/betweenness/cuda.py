@@ -71,8 +71,8 @@ def compile_sampling_ahead(indexed: bool) -> None:
     index in weighted mode) the GPHAST sweep's, its upward walk's, the path walk's and the
     sweep block's fill and column gather (``device.arrays``).
     On a fresh machine they compile side by side, beside the route index's host work,
-    instead of one after another at first use (issue 41); the rounds' greedy's CuPy
-    kernels: ``progressive.warm_select_ahead``."""
+    instead of one after another at first use (issue 41). The rounds' greedy runs on the
+    host (``cover_cpu``; its numba kernels: ``progressive.warm_select_ahead``)."""
     from ..device import compile_ahead
 
     compile_ahead(HERE / "betweenness.cu", defines=SAMPLER, kernel="we_sample")

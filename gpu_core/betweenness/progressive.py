@@ -41,16 +41,10 @@ import numpy as np
 
 from ..errors import CancelledError
 from ..graph import CSRGraph
+from . import cover_cpu
 from .common import BillboardProgress, BillboardResult
-from .sampling import (
-    Cover,
-    PathSampler,
-    draw_plan,
-    greedy_pick,
-    on,
-    sample_size,
-    select_xp,
-)
+from .cover_cpu import greedy_sites, round_cover
+from .sampling import PathSampler, draw_plan, on, sample_size
 
 log = logging.getLogger(__name__)
 
@@ -116,52 +110,6 @@ def progressive_guarantee(epsilon: float, delta: float) -> str:
             "(A·B: all weighted pairs); epsilon_at_stop is the error certified")
 
 
-def _top_sum(xp, cnt, elig, k: int) -> int:
-    """Sum of the k largest counts among eligible vertices. Counts are >= 0, so on the
-    host only the positive ones are partitioned (a round's samples touch a few thousand
-    of the 1.43M-node map's vertices: a partition of all of them was 0.2 s a call, six
-    calls per round, most of the window's first answer's greedy; the same sum)."""
-    c = xp.where(elig, cnt, 0)
-    if xp is np:
-        c = c[c > 0]
-    k = min(k, int(c.shape[0]))
-    if k <= 0:
-        return 0
-    part = xp.partition(c, c.shape[0] - k)[c.shape[0] - k:]
-    return int(part.sum())
-
-
-def _train_greedy(xp, es, ev, size: int, n: int, k: int, eligible, in_r):
-    """Greedy on the training samples: (sites, base covered, Λ: the bound on OPT's cover)."""
-    cover = Cover(xp, es, ev, size)
-    base = cover.mark_set(in_r)
-    elig = xp.asarray(eligible.copy())
-    sites: list[int] = []
-    total = base
-    lam = math.inf
-    for i in range(k + 1):
-        cnt = cover.counts(n)
-        lam = min(lam, total + _top_sum(xp, cnt, elig, k))
-        if i == k:
-            break
-        v, gain = greedy_pick(xp, cnt, elig)
-        sites.append(v)
-        total += gain
-        cover.mark(v)
-    return sites, base, lam
-
-
-def _holdout(xp, es, ev, size: int, sites: list[int], in_r) -> tuple[int, list[int]]:
-    """Covered hold-out samples by the fixed sites, then by each prefix of ``sites``."""
-    cover = Cover(xp, es, ev, size)
-    base = cover.mark_set(in_r)
-    cum = []
-    for v in sites:
-        cover.mark(v)
-        cum.append(int(cover.covered.sum()))
-    return base, cum
-
-
 def progressive_billboards(
     g: CSRGraph, k: int, *, w: np.ndarray, unit: bool, a: np.ndarray, b: np.ndarray,
     eligible: np.ndarray, in_r: np.ndarray, backend: str, epsilon: float, delta: float,
@@ -195,20 +143,16 @@ def progressive_billboards(
     plan = draw_plan(n, cap, a, b, seed)
     a_log = math.log(3.0 / (delta / 2.0 / (len(sizes) - 1)))
     sampler = PathSampler(g, w, unit, backend, hierarchy) if draw is None else draw.sampler
-    xp = sampler.xp  # where the paths are drawn
-    # where the rounds' greedy and bounds run: on a small map the host (the GPU's generic
-    # reductions would each compile on a fresh machine: stop 51, H100, 26.8 s of NVRTC in a
-    # cold `billboards -k 5` on the sample map); the same code as the CPU's, so the same
-    # sites and bounds
-    sel = select_xp(n, xp)
-
+    # the rounds' greedy and bounds run on the host whatever draws the paths
+    # (``cover_cpu``: NE's K=20 rounds 0.6 s on a 2-core CPU, where the GPU's array
+    # greedy took 1.4 s on an H100 and, on a fresh machine, 13 s more compiling its generic
+    # reductions): the same code, so the same sites and bounds, on the CPU and the GPU
     def here(arr):
-        return arr if sel is xp else on(sel, arr)
+        return on(np, arr)
 
-    fold = None if draw is None or draw.fold is None else sel.asarray(draw.fold,
-                                                                        dtype=sel.int64)
+    fold = None if draw is None or draw.fold is None else np.asarray(draw.fold, np.int64)
     A, B = float(a.sum()), float(b.sum())
-    es_all, ev_all = sel.zeros(0, sel.int64), sel.zeros(0, sel.int32)
+    es_all, ev_all = np.zeros(0, np.int64), np.zeros(0, np.int32)
     reached = [0, 0]  # training, hold-out
     drawn = 0
     best: BillboardResult | None = None
@@ -229,7 +173,7 @@ def progressive_billboards(
                 raise CancelledError("billboard sampling cancelled")
             hi = starts[i + 1] if i + 1 < len(starts) else L
             es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
-            es, ev, rr = fold_entries(sel, here(es), here(ev), fold, n) + (here(rr),)
+            es, ev, rr = fold_entries(np, here(es), here(ev), fold, n) + (here(rr),)
             parts_s.append(es)
             parts_v.append(ev)
             reached[0] += int(rr[lo % 2::2].sum())
@@ -237,26 +181,26 @@ def progressive_billboards(
             if r == 0 and hi == preview < L:
                 rest = sampler.flush(plan.hash_seed)  # (deferred pairs: in the preview too)
                 if rest is not None:
-                    es, ev = fold_entries(sel, here(rest[0]), here(rest[1]), fold, n)
+                    es, ev = fold_entries(np, here(rest[0]), here(rest[1]), fold, n)
                     parts_s.append(es)
                     parts_v.append(ev)
-                yield _preview(sel, parts_s, parts_v, sampler, hi, n, k, eligible, in_r, a, b,
-                               A, B, reached, a_log, epsilon, backend, delta, bound, mode,
+                yield _preview(parts_s, parts_v, sampler, hi, n, k, eligible, in_r, a, b, A, B,
+                               reached, a_log, epsilon, backend, delta, bound, mode,
                                len(sizes), cap, t0)
             yield BillboardProgress(r + 1, len(sizes), hi, cap, phase="sample")
         tf = time.perf_counter()
         rest = sampler.flush(plan.hash_seed)
         if rest is not None:
-            es, ev = fold_entries(sel, here(rest[0]), here(rest[1]), fold, n)
+            es, ev = fold_entries(np, here(rest[0]), here(rest[1]), fold, n)
             parts_s.append(es)
             parts_v.append(ev)
-        es_all, ev_all = sel.concatenate(parts_s), sel.concatenate(parts_v).astype(sel.int32)
+        es_all, ev_all = np.concatenate(parts_s), np.concatenate(parts_v).astype(np.int32)
         drawn = L
         t_tied += time.perf_counter() - tf
         t_sample += time.perf_counter() - ts
         if L == cap:
             break
-        res = _round(sel, es_all, ev_all, L, n, k, eligible, in_r, a, b, A, B, reached,
+        res = _round(es_all, ev_all, L, n, k, eligible, in_r, a, b, A, B, reached,
                      a_log, epsilon)
         res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
         res.sample_bound, res.mode = bound, mode
@@ -272,15 +216,7 @@ def progressive_billboards(
         yield BillboardProgress(r + 1, len(sizes), L, cap, phase="sample", partial=res,
                                 message=f"{L:,} samples: error {res.epsilon_at_stop:.4g}")
     # the cap: the fixed method on all the cap's samples (its own guarantee at delta/2)
-    cover = Cover(sel, es_all, ev_all, cap)
-    base = cover.mark_set(in_r)
-    elig = sel.asarray(eligible.copy())
-    sites, cov = [], []
-    for _ in range(k):
-        v, gain = greedy_pick(sel, cover.counts(n), elig)
-        sites.append(v)
-        cov.append(gain)
-        cover.mark(v)
+    sites, cov, base = greedy_sites(es_all, ev_all, cap, n, k, eligible, in_r)
     scale = A * B / cap
     cum = base + np.cumsum(cov)
     tot = reached[0] + reached[1]
@@ -306,13 +242,13 @@ def _phases(t0: float, t_sample: float, t_tied: float) -> dict:
             "select": time.perf_counter() - t0 - t_sample}
 
 
-def _preview(xp, parts_s, parts_v, sampler, L: int, n: int, k: int, eligible, in_r, a, b,
+def _preview(parts_s, parts_v, sampler, L: int, n: int, k: int, eligible, in_r, a, b,
              A: float, B: float, reached, a_log: float, epsilon: float, backend: str,
              delta: float, bound: int, mode: str, rounds: int, cap: int,
              t0: float) -> BillboardProgress:
     """The first round's first ``L`` samples as a partial result (``preview``)."""
-    es, ev = xp.concatenate(parts_s), xp.concatenate(parts_v).astype(xp.int32)
-    res = _round(xp, es, ev, L, n, k, eligible, in_r, a, b, A, B, reached, a_log, epsilon)
+    es, ev = np.concatenate(parts_s), np.concatenate(parts_v).astype(np.int32)
+    res = _round(es, ev, L, n, k, eligible, in_r, a, b, A, B, reached, a_log, epsilon)
     res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
     res.sample_bound, res.mode = bound, mode
     res.guarantee = progressive_guarantee(epsilon, delta)
@@ -334,46 +270,17 @@ def fold_entries(xp, es, ev, fold, n: int):
     return key // n, (key % n).astype(xp.int32)
 
 
-def warm_select(xp, n: int = 1 << 17, L: int = 4096) -> None:
-    """The rounds' greedy and bounds once on a few made-up samples on ``xp`` (the GPU's
-    CuPy): each of its generic kernels (the reductions, ``bincount``, ``argmax``,
-    ``partition``, boolean masks, ``astype``, ``concatenate``, strided sums) is compiled by
-    NVRTC at first use on a fresh machine, 20 s of NE's first K=20 run on an H100 host in
-    turn (stop 53); run on a thread at the job's start (``cuda.compile_sampling_ahead``)
-    they compile beside the map's reading and the index's build. Same dtypes and ranks as
-    a real run, so the same kernels; sizes like a real run's too (CuPy's reductions
-    compile a kernel per block size, chosen by the array's size: a 64-vertex first
-    version compiled others and NE's select still took 19 s, stop 53)."""
-    rng = np.random.default_rng(0)
-    per = 32  # entries a sample (a path's vertices)
-    es = xp.asarray(np.repeat(np.arange(L, dtype=np.int64), per))
-    ev = xp.asarray(rng.integers(0, n, per * L).astype(np.int32))
-    rr = xp.ones(L, dtype=xp.uint8)
-    reached = [int(rr[0::2].sum()), int(rr[1::2].sum())]
-    es = xp.concatenate([xp.zeros(0, xp.int64), es])
-    ev = xp.concatenate([xp.zeros(0, xp.int32), ev]).astype(xp.int32)
-    es, ev = fold_entries(xp, es, ev, xp.arange(n, dtype=xp.int64), n)
-    elig, in_r = np.ones(n, bool), np.zeros(n, bool)
-    in_r[0] = True
-    a = b = np.ones(n)
-    _round(xp, es, ev, L, n, 2, elig, in_r, a, b, float(n), float(n), reached, 1.0, 0.5)
-    cover = Cover(xp, es, ev, L)  # the cap's greedy
-    cover.mark_set(in_r)
-    greedy_pick(xp, cover.counts(n), xp.asarray(elig.copy()))
-
-
 def warm_select_ahead() -> threading.Thread:
-    """:func:`warm_select` on the GPU, on a thread started now (a failure there is only
-    logged: the real run compiles again and reports it)."""
+    """The rounds' greedy kernels (``cover_cpu``) compiled or loaded from numba's cache on
+    a thread started now: beside a GPU run's map read and first sweeps (0.2 s from the
+    cache on a 2-core CPU; a failure is only logged: the first round reports it)."""
     def work() -> None:
-        import cupy as cp
-
         try:
-            warm_select(cp)
+            cover_cpu.warm()
         except Exception as exc:  # noqa: BLE001 - the run itself reports it
-            log.debug("warming the GPU greedy's kernels failed: %s", exc)
+            log.debug("warming the rounds' greedy failed: %s", exc)
 
-    th = threading.Thread(target=work, name="signpost-cupy-select", daemon=True)
+    th = threading.Thread(target=work, name="signpost-select-warm", daemon=True)
     th.start()
     return th
 
@@ -385,15 +292,11 @@ def _slack(in_r, sites, a, b, A: float, B: float) -> float:
     return float(a[final].sum()) * B + A * float(b[final].sum())
 
 
-def _round(xp, es_all, ev_all, L: int, n: int, k: int, eligible, in_r, a, b, A: float,
+def _round(es_all, ev_all, L: int, n: int, k: int, eligible, in_r, a, b, A: float,
            B: float, reached: list[int], a_log: float, epsilon: float) -> BillboardResult:
     """Greedy on the training half, bounds from both halves: one round's result."""
     n1, n2 = (L + 1) // 2, L // 2
-    train = (es_all % 2) == 0
-    sites, _, lam = _train_greedy(xp, es_all[train] // 2, ev_all[train], n1, n, k,
-                                  eligible, in_r)
-    hold = ~train
-    hbase, cum = _holdout(xp, es_all[hold] // 2, ev_all[hold], n2, sites, in_r)
+    sites, lam, hbase, cum = round_cover(es_all, ev_all, L, n, k, eligible, in_r)
     x = cum[-1]
     f_lo = lower_share(x, n2, a_log)
     f_hi = upper_share(x, n2, a_log)

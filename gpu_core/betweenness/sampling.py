@@ -79,8 +79,10 @@ class Cover:
         return xp.bincount(self.e_v, minlength=n).astype(xp.int64)
 
 
-# maps of at most this many vertices run the greedy (and the progressive rounds' bounds)
-# on the host even when a GPU draws the paths: their entries are a few hundred thousand,
+# maps of at most this many vertices run the fixed method's greedy on the host even when a
+# GPU draws the paths, and the per-source sampler sorts its entries there (the progressive
+# rounds' greedy runs on the host on every map: ``cover_cpu``): their entries are a few
+# hundred thousand,
 # and on a fresh machine each of the GPU's generic reductions there (sum, any, bincount,
 # argmax, ...) is a kernel CuPy compiles first (stop 51, one H100: 26.8 s of NVRTC in a
 # cold `billboards -k 5 --method sampled` on the sample map). The same code as the CPU's:

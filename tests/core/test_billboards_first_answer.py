@@ -67,19 +67,6 @@ def test_billboards_through_the_derived_index_equal_the_plain_index(name):
     np.testing.assert_array_equal(got.group_betweenness, want.group_betweenness)
 
 
-def test_top_sum_over_positive_counts_equals_the_full_partition():
-    from gpu_core.betweenness.progressive import _top_sum
-
-    rng = np.random.default_rng(3)
-    for n, k, zeros in [(1000, 5, 0.99), (50, 10, 0.9), (30, 40, 0.5), (10, 3, 1.0), (8, 3, 0.0)]:
-        cnt = rng.integers(1, 20, n).astype(np.int64)
-        cnt[rng.random(n) < zeros] = 0
-        elig = rng.random(n) < 0.8
-        c = np.where(elig, cnt, 0)
-        want = int(np.sort(c)[::-1][:k].sum())
-        assert _top_sum(np, cnt, elig, k) == want
-
-
 def test_fresh_sweep_in_32_bits_equals_the_64_bit_sweep():
     """The branch-free kernel on int32 blocks (INF32 for unreachable: the relaxation's sum
     must not wrap) against the int64 fill-and-sweep, lanes narrower than the block."""

@@ -15,13 +15,14 @@ pytestmark = pytest.mark.gpu
 
 
 @pytest.mark.parametrize("mode", ["weighted", "hops"])
-@pytest.mark.parametrize("select_on", ["host", "device"])
-def test_progressive_gpu_equals_cpu(mode, select_on, monkeypatch):
-    """Small maps run the greedy on the host (``sampling.HOST_SELECT_NODES``); 0 forces
-    the device's, as on big maps."""
+@pytest.mark.parametrize("sort_on", ["host", "device"])
+def test_progressive_gpu_equals_cpu(mode, sort_on, monkeypatch):
+    """The rounds' greedy runs on the host (``cover_cpu``); a small map's per-source
+    sampler sorts its entries there too (``sampling.HOST_SELECT_NODES``): 0 forces the
+    device's sort, as on big maps."""
     from gpu_core.betweenness import sampling
 
-    if select_on == "device":
+    if sort_on == "device":
         monkeypatch.setattr(sampling, "HOST_SELECT_NODES", 0)
     g = fam.road_grid(40, 40, seed=2)
     kw = dict(mode=mode, method="sampled", epsilon=0.05, delta=0.1, seed=4,

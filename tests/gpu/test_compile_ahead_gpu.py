@@ -33,26 +33,3 @@ def test_job_with_modules_ahead_equals_cpu():
     cpu = billboards.run(net, billboards.BillboardsOptions(4, backend="cpu", **kw))
     assert gpu.billboards.sites.tolist() == cpu.billboards.sites.tolist()
     assert gpu.billboards.samples == cpu.billboards.samples
-
-
-def test_warm_select_then_device_round_equals_host_round():
-    """The greedy's kernels warmed on made-up samples (``progressive.warm_select``), then a
-    round on the device gives the host's sites, bounds and gains."""
-    import numpy as np
-
-    from gpu_core.betweenness.progressive import _round, warm_select
-
-    warm_select(cp)
-    rng = np.random.default_rng(7)
-    n, L = 500, 400
-    es = np.repeat(np.arange(L, dtype=np.int64), 6)
-    ev = rng.integers(0, n, es.shape[0]).astype(np.int32)
-    elig, in_r = np.ones(n, bool), np.zeros(n, bool)
-    in_r[3] = True
-    a = b = np.ones(n)
-    args = (L, n, 5, elig, in_r, a, b, float(n), float(n), [L // 2, L // 2], 2.0, 0.1)
-    host = _round(np, es, ev, *args)
-    dev = _round(cp, cp.asarray(es), cp.asarray(ev), *args)
-    assert dev.sites.tolist() == host.sites.tolist()
-    assert dev.epsilon_at_stop == host.epsilon_at_stop
-    np.testing.assert_array_equal(dev.gains, host.gains)

@@ -1,0 +1,227 @@
+"""The progressive rounds' greedy kernels (``cover_cpu``) and its array greedy (small
+maps) against the array greedy as the rounds ran it before (``sampling.Cover`` and
+``greedy_pick``, with the bound's top-K by a full sort): the same sites, gains, bound and
+hold-out covers, ties and degenerate rounds included."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gpu_core.betweenness import cover_cpu
+from gpu_core.betweenness.cover_cpu import (
+    _top_sum,
+    cover_prefixes,
+    greedy_arrays,
+    greedy_cover,
+    half_entries,
+    prefixes_arrays,
+    round_cover,
+    warm,
+)
+from gpu_core.betweenness.sampling import Cover, greedy_pick
+
+
+def _greedy_by_arrays(es, ev, size, n, k, eligible, in_r):
+    """The rounds' greedy as ``progressive`` ran it with array operations (stop 55)."""
+    cover = Cover(np, es, ev, size)
+    base = cover.mark_set(in_r)
+    elig = eligible.copy()
+    sites, gains, total, lam = [], [], base, math.inf
+    for i in range(k + 1):
+        cnt = cover.counts(n)
+        c = np.where(elig, cnt, 0)
+        lam = min(lam, total + int(np.sort(c)[::-1][:k].sum()))
+        if i == k:
+            break
+        v, gain = greedy_pick(np, cnt, elig)
+        sites.append(v)
+        gains.append(gain)
+        total += gain
+        cover.mark(v)
+    return sites, gains, base, lam
+
+
+def _prefixes_by_arrays(es, ev, size, sites, in_r):
+    cover = Cover(np, es, ev, size)
+    base = cover.mark_set(in_r)
+    cum = []
+    for v in sites:
+        cover.mark(v)
+        cum.append(int(cover.covered.sum()))
+    return base, cum
+
+
+def _case(rng, n, size, per, fixed, eligible_share, repeats):
+    """Samples of ``per`` random vertices each (some repeated within a sample, some
+    samples empty), entries shuffled (a round's deferred pairs come after the rest)."""
+    es = np.repeat(np.arange(size, dtype=np.int64), rng.integers(0, per + 1, size))
+    ev = rng.integers(0, n, es.size).astype(np.int32)
+    if repeats:
+        dup = rng.random(es.size) < 0.2
+        es, ev = np.concatenate([es, es[dup]]), np.concatenate([ev, ev[dup]])
+    order = rng.permutation(es.size)
+    in_r = np.zeros(n, bool)
+    in_r[rng.choice(n, fixed, replace=False)] = True
+    eligible = (rng.random(n) < eligible_share) & ~in_r
+    return es[order], ev[order], in_r, eligible
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(("n", "size", "per", "k", "fixed", "share", "repeats"), [
+    (200, 300, 6, 5, 0, 1.0, False),
+    (200, 300, 6, 8, 3, 0.7, True),
+    (50, 40, 3, 60, 1, 0.9, False),  # K beyond the touched vertices: picks that gain 0
+    (30, 500, 12, 10, 0, 0.3, True),  # many ties among few vertices
+    (1000, 20, 2, 4, 5, 1.0, False),  # most vertices untouched
+    (10, 5, 2, 12, 2, 0.5, False),  # more picks than eligible vertices
+])
+def test_greedy_and_prefixes_equal_the_array_greedy(seed, n, size, per, k, fixed, share,
+                                                     repeats):
+    rng = np.random.default_rng(seed)
+    es, ev, in_r, eligible = _case(rng, n, size, per, fixed, share, repeats)
+    want_sites, want_gains, want_base, want_lam = _greedy_by_arrays(es, ev, size, n, k,
+                                                                    eligible, in_r)
+    sites, gains, base, lam = greedy_cover(es, ev, size, n, k, eligible, in_r, True)
+    assert sites.tolist() == want_sites
+    assert gains.tolist() == want_gains
+    assert (base, lam) == (want_base, want_lam)
+    _, _, _, no_bound = greedy_cover(es, ev, size, n, k, eligible, in_r, False)
+    assert no_bound == -1
+    hb, cum = cover_prefixes(es, ev, size, n, sites, in_r)
+    want_hb, want_cum = _prefixes_by_arrays(es, ev, size, want_sites, in_r)
+    assert (hb, cum.tolist()) == (want_hb, want_cum)
+    # the small maps' array greedy (no compilation): the same again
+    assert greedy_arrays(es, ev, size, n, k, eligible, in_r) == (want_sites, want_gains,
+                                                                 want_base, want_lam)
+    assert prefixes_arrays(es, ev, size, want_sites, in_r) == (want_hb, want_cum)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_round_is_the_same_on_either_side_of_the_small_map_threshold(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    es, ev, in_r, eligible = _case(rng, 300, 401, 7, 2, 0.9, True)
+    small = round_cover(es, ev, 401, 300, 6, eligible, in_r)
+    monkeypatch.setattr(cover_cpu, "ARRAY_ROUNDS_NODES", 0)
+    big = round_cover(es, ev, 401, 300, 6, eligible, in_r)
+    assert big == small
+    assert cover_cpu.greedy_sites(es, ev, 401, 300, 6, eligible, in_r) == \
+        greedy_arrays(es, ev, 401, 300, 6, eligible, in_r)[:3]
+
+
+def test_inputs_are_left_as_they_were():
+    rng = np.random.default_rng(1)
+    es, ev, in_r, eligible = _case(rng, 100, 80, 5, 2, 0.8, True)
+    before = [x.copy() for x in (es, ev, in_r, eligible)]
+    sites, _, _, _ = greedy_cover(es, ev, 80, 100, 6, eligible, in_r, True)
+    cover_prefixes(es, ev, 80, 100, sites, in_r)
+    for got, was in zip((es, ev, in_r, eligible), before, strict=True):
+        np.testing.assert_array_equal(got, was)
+
+
+def test_no_entries_and_no_eligible_vertex_pick_as_argmax_does():
+    """Nothing sampled: every count is 0, the first eligible vertex is picked (gain 0);
+    no eligible vertex at all: vertex 0, as numpy's argmax of all -1."""
+    es, ev = np.zeros(0, np.int64), np.zeros(0, np.int32)
+    elig = np.array([False, False, True, True])
+    none = np.zeros(4, bool)
+    sites, gains, base, lam = greedy_cover(es, ev, 3, 4, 2, elig, none, True)
+    assert (sites.tolist(), gains.tolist(), base, lam) == ([2, 3], [0, 0], 0, 0)
+    sites, gains, _, _ = greedy_cover(es, ev, 3, 4, 2, none, none, True)
+    assert (sites.tolist(), gains.tolist()) == ([0, 0], [0, 0])
+    want = _greedy_by_arrays(es, ev, 3, 4, 2, none, none)
+    assert want[:2] == ([0, 0], [0, 0])
+
+
+def test_top_sum_is_the_k_largest_positive_eligible_counts():
+    rng = np.random.default_rng(3)
+    for n, k, zeros in [(1000, 5, 0.99), (50, 10, 0.9), (30, 40, 0.5), (10, 3, 1.0),
+                        (8, 3, 0.0), (200, 1, 0.3)]:
+        cnt = rng.integers(1, 20, n).astype(np.int64)
+        cnt[rng.random(n) < zeros] = 0
+        elig = rng.random(n) < 0.8
+        touched = np.flatnonzero(cnt > 0).astype(np.int64)
+        want = int(np.sort(np.where(elig, cnt, 0))[::-1][:k].sum())
+        assert _top_sum(cnt, elig, touched, k) == want
+
+
+def test_warm_runs_the_kernels():
+    warm()  # compiles or loads both kernels; a failure raises here
+
+
+def test_half_entries_split_by_parity_and_renumber():
+    rng = np.random.default_rng(5)
+    es = rng.integers(0, 50, 400).astype(np.int64)
+    ev = rng.integers(0, 30, 400).astype(np.int32)
+    for part in (0, 1):
+        s, v = half_entries(es, ev, part)
+        keep = es % 2 == part
+        np.testing.assert_array_equal(s, es[keep] // 2)
+        np.testing.assert_array_equal(v, ev[keep])
+        assert v.dtype == np.int32
+
+
+def test_progressive_run_with_the_kernels_equals_the_array_rounds(monkeypatch):
+    """A whole progressive run (its preview and rounds) with the big maps' kernels equals
+    the small maps'."""
+    from gpu_core.betweenness import progressive as P
+    from tests.core import families as fam
+
+    g = fam.road_grid(25, 25, seed=3)
+
+    def run():
+        parts = []
+        gen = P.progressive_billboards(g, 5, w=g.weights.astype(np.int64), unit=False,
+                                       a=np.ones(g.num_nodes), b=np.ones(g.num_nodes),
+                                       eligible=np.ones(g.num_nodes, bool),
+                                       in_r=np.zeros(g.num_nodes, bool), backend="cpu",
+                                       epsilon=0.1, delta=0.1, seed=9, cancel=None,
+                                       mode="weighted", first=64, preview=32)
+        try:
+            while True:
+                p = next(gen)
+                if p.partial is not None:
+                    parts.append((p.partial.sites.tolist(), p.partial.epsilon_at_stop))
+        except StopIteration as stop:
+            return parts, stop.value
+
+    want_parts, want = run()
+    monkeypatch.setattr(cover_cpu, "ARRAY_ROUNDS_NODES", 0)
+    got_parts, got = run()
+    assert got_parts == want_parts and len(want_parts) >= 2  # the preview and a round
+    assert got.sites.tolist() == want.sites.tolist()
+    assert (got.samples, got.stopped_by, got.epsilon_at_stop) == \
+        (want.samples, want.stopped_by, want.epsilon_at_stop)
+    assert got.group_betweenness.tolist() == want.group_betweenness.tolist()
+
+
+def test_cap_round_with_the_kernels_equals_the_array_greedy(monkeypatch):
+    """A run that reaches the cap (no round certifies: the hold-out's lower bound forced
+    to 0) gives the same sites and gains by either greedy."""
+    from gpu_core.betweenness import progressive as P
+    from tests.core import families as fam
+
+    g = fam.road_grid(12, 12, seed=4)
+    n = g.num_nodes
+    monkeypatch.setattr(P, "lower_share", lambda x, n, a: 0.0)
+
+    def run():
+        gen = P.progressive_billboards(g, 4, w=g.weights.astype(np.int64), unit=False,
+                                       a=np.ones(n), b=np.ones(n), eligible=np.ones(n, bool),
+                                       in_r=np.zeros(n, bool), backend="cpu", epsilon=0.1,
+                                       delta=0.1, seed=1, cancel=None, mode="weighted")
+        try:
+            while True:
+                next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+    want = run()
+    assert want.stopped_by == "cap" and want.samples == P.sample_size(4, n, 0.1, 0.05)
+    monkeypatch.setattr(cover_cpu, "ARRAY_ROUNDS_NODES", 0)
+    got = run()
+    assert got.sites.tolist() == want.sites.tolist()
+    assert got.gains.tolist() == want.gains.tolist()
+    assert got.group_betweenness.tolist() == want.group_betweenness.tolist()
