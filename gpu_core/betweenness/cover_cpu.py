@@ -97,6 +97,21 @@ def prefixes_arrays(es, ev, size: int, sites: list[int], in_r) -> tuple[int, lis
 
 
 @njit(cache=True, nogil=True)
+def _by_sample(es, size, ev):
+    """(ptr, vertices) of each sample: the entries as they are when already in sample
+    order (a round's draws come in order; only deferred pairs come after), else grouped."""
+    for i in range(1, es.shape[0]):
+        if es[i] < es[i - 1]:
+            return _group(es, size, ev)
+    ptr = np.zeros(size + 1, np.int64)
+    for i in range(es.shape[0]):
+        ptr[es[i] + 1] += 1
+    for i in range(size):
+        ptr[i + 1] += ptr[i]
+    return ptr, ev
+
+
+@njit(cache=True, nogil=True)
 def _group(keys, nkeys, vals):
     """(ptr [nkeys + 1], vals grouped by key, stable): a counting sort."""
     ptr = np.zeros(nkeys + 1, np.int64)
@@ -112,60 +127,105 @@ def _group(keys, nkeys, vals):
     return ptr, out
 
 
+# a vertex's place in the greedy's max-heap: its count above, its number reversed below,
+# so the largest key is the largest count and, among equal counts, the smallest vertex
+_LOW = np.int64(0xFFFFFFFF)
+
+
 @njit(cache=True, nogil=True)
-def _top_sum(cnt, elig, touched, k):
-    """Sum of the k largest positive counts of eligible vertices (only ``touched`` ones can
-    be positive): a min-heap of k."""
-    heap = np.empty(max(k, 1), np.int64)
-    size = 0
-    for v in touched:
-        c = cnt[v]
-        if c <= 0 or not elig[v]:
-            continue
-        if size < k:  # push, sift up
-            i = size
+def _sift_up(heap, j, key):
+    while j > 0:
+        p = (j - 1) >> 1
+        if heap[p] >= key:
+            break
+        heap[j] = heap[p]
+        j = p
+    heap[j] = key
+
+
+@njit(cache=True, nogil=True)
+def _pop(heap, size):
+    """Remove the largest key of ``heap[:size]``; returns the new size."""
+    size -= 1
+    key = heap[size]
+    j = 0
+    while True:
+        q = 2 * j + 1
+        if q >= size:
+            break
+        if q + 1 < size and heap[q + 1] > heap[q]:
+            q += 1
+        if heap[q] <= key:
+            break
+        heap[j] = heap[q]
+        j = q
+    if size > 0:
+        heap[j] = key
+    return size
+
+
+@njit(cache=True, nogil=True)
+def _top(heap, size, cnt, elig):
+    """(vertex, count, size) of the largest current eligible count, ties to the smallest
+    vertex (-1 when no eligible count is positive): counts only fall, so a key whose count
+    has fallen is put back with its count now (lazy greedy) and picked vertices dropped."""
+    while size > 0:
+        key = heap[0]
+        v = _LOW - (key & _LOW)
+        c = key >> 32
+        if elig[v] and cnt[v] == c:
+            return v, c, size
+        size = _pop(heap, size)
+        if elig[v] and cnt[v] > 0:
+            _sift_up(heap, size, (cnt[v] << 32) | (_LOW - v))
             size += 1
-            while i > 0:
-                p = (i - 1) >> 1
-                if heap[p] <= c:
-                    break
-                heap[i] = heap[p]
-                i = p
-            heap[i] = c
-        elif c > heap[0]:  # replace the least, sift down
-            i = 0
-            while True:
-                j = 2 * i + 1
-                if j >= size:
-                    break
-                if j + 1 < size and heap[j + 1] < heap[j]:
-                    j += 1
-                if heap[j] >= c:
-                    break
-                heap[i] = heap[j]
-                i = j
-            heap[i] = c
-    total = 0
-    for i in range(size):
-        total += heap[i]
-    return total
+    return -1, 0, size
 
 
 @njit(cache=True, nogil=True)
-def _pick(cnt, elig, touched):
-    """``greedy_pick``'s (site, gain): the first maximum count among eligible vertices.
-    A positive one is a touched vertex's; else every eligible count is 0 and argmax gives
-    the smallest eligible vertex (vertex 0 when none is: numpy's argmax of all -1)."""
-    best, at = 0, -1
-    for v in touched:  # ascending: strict > keeps the first maximum
-        if elig[v] and cnt[v] > best:
-            best, at = cnt[v], v
-    if at >= 0:
-        return at, best
+def _heap_of(cnt, eligible):
+    """The max-heap of the eligible vertices of positive count."""
+    m = 0
+    for v in range(cnt.shape[0]):
+        if cnt[v] > 0 and eligible[v]:
+            m += 1
+    heap = np.empty(m, np.int64)
+    m = 0
+    for v in range(cnt.shape[0]):
+        if cnt[v] > 0 and eligible[v]:
+            _sift_up(heap, m, (cnt[v] << 32) | (_LOW - v))
+            m += 1
+    return heap
+
+
+@njit(cache=True, nogil=True)
+def _top_sum(heap, size, cnt, elig, k, best):
+    """(sum of the k largest current eligible counts, size): their keys are taken off the
+    heap (into ``best``) and put back."""
+    top, got = 0, 0
+    while got < k:
+        u, c, size = _top(heap, size, cnt, elig)
+        if u < 0:
+            break
+        top += c
+        best[got] = heap[0]
+        got += 1
+        size = _pop(heap, size)
+    for j in range(got):
+        _sift_up(heap, size, best[j])
+        size += 1
+    return top, size
+
+
+@njit(cache=True, nogil=True)
+def _first_eligible(elig):
+    """``greedy_pick`` when no eligible count is positive: every eligible count is 0 and
+    argmax gives the smallest eligible vertex (vertex 0 when none is: numpy's argmax of
+    all -1)."""
     for v in range(elig.shape[0]):
         if elig[v]:
-            return v, 0
-    return 0, 0
+            return v
+    return 0
 
 
 @njit(cache=True, nogil=True)
@@ -183,35 +243,30 @@ def greedy_cover(es, ev, size, n, k, eligible, in_r, bound):
     for s in range(size):
         if covered[s]:
             base += 1
-    sptr, sver = _group(es, size, ev)  # each sample's vertices
+    sptr, sver = _by_sample(es, size, ev)  # each sample's vertices
     vptr, vsam = _group(ev, n, es)  # each vertex's samples
     cnt = np.zeros(n, np.int64)
     for i in range(es.shape[0]):
         if not covered[es[i]]:
             cnt[ev[i]] += 1
-    m = 0
-    for v in range(n):
-        if vptr[v + 1] > vptr[v]:
-            m += 1
-    touched = np.empty(m, np.int64)
-    m = 0
-    for v in range(n):
-        if vptr[v + 1] > vptr[v]:
-            touched[m] = v
-            m += 1
+    heap = _heap_of(cnt, eligible)
+    hs = heap.shape[0]
     elig = eligible.copy()
     sites = np.empty(k, np.int64)
     gains = np.empty(k, np.int64)
+    best = np.empty(max(k, 1), np.int64)  # the k largest keys, taken off and put back
     total = base
     lam = -1
     for i in range(k + 1):
+        v, gain, hs = _top(heap, hs, cnt, elig)
         if bound:
-            got = total + _top_sum(cnt, elig, touched, k)
-            if lam < 0 or got < lam:
-                lam = got
+            top, hs = _top_sum(heap, hs, cnt, elig, k, best)
+            if lam < 0 or total + top < lam:
+                lam = total + top
         if i == k:
             break
-        v, gain = _pick(cnt, elig, touched)
+        if v < 0:
+            v, gain = _first_eligible(elig), 0
         sites[i], gains[i] = v, gain
         total += gain
         elig[v] = False

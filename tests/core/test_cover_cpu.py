@@ -12,7 +12,10 @@ import pytest
 
 from gpu_core.betweenness import cover_cpu
 from gpu_core.betweenness.cover_cpu import (
-    _top_sum,
+    _LOW,
+    _pop,
+    _sift_up,
+    _top,
     cover_prefixes,
     greedy_arrays,
     greedy_cover,
@@ -135,16 +138,31 @@ def test_no_entries_and_no_eligible_vertex_pick_as_argmax_does():
     assert want[:2] == ([0, 0], [0, 0])
 
 
-def test_top_sum_is_the_k_largest_positive_eligible_counts():
+def test_lazy_heap_gives_numpys_first_maximum_as_counts_fall():
+    """The greedy's max-heap: keys put in at the first counts, then counts fall and
+    vertices leave; every top is argmax of the current eligible counts (the first of
+    equal ones), or -1 once none is positive."""
     rng = np.random.default_rng(3)
-    for n, k, zeros in [(1000, 5, 0.99), (50, 10, 0.9), (30, 40, 0.5), (10, 3, 1.0),
-                        (8, 3, 0.0), (200, 1, 0.3)]:
-        cnt = rng.integers(1, 20, n).astype(np.int64)
-        cnt[rng.random(n) < zeros] = 0
-        elig = rng.random(n) < 0.8
-        touched = np.flatnonzero(cnt > 0).astype(np.int64)
-        want = int(np.sort(np.where(elig, cnt, 0))[::-1][:k].sum())
-        assert _top_sum(cnt, elig, touched, k) == want
+    for n in (1, 7, 60, 400):
+        cnt = rng.integers(0, 5, n).astype(np.int64)  # few values: ties
+        elig = np.ones(n, bool)
+        heap = np.empty(n, np.int64)
+        size = 0
+        for v in np.flatnonzero(cnt > 0):
+            _sift_up(heap, size, (int(cnt[v]) << 32) | (int(_LOW) - int(v)))
+            size += 1
+        while True:
+            c = np.where(elig, cnt, 0)
+            v, got, size = _top(heap, size, cnt, elig)
+            if c.max() <= 0:
+                assert v == -1
+                break
+            assert (v, got) == (int(np.argmax(c)), int(c.max()))
+            if rng.random() < 0.5:
+                elig[v] = False  # picked
+            fall = rng.random(n) < 0.3
+            cnt[fall] = np.maximum(cnt[fall] - rng.integers(0, 3, int(fall.sum())), 0)
+        assert _pop(np.array([5], np.int64), 1) == 0
 
 
 def test_warm_runs_the_kernels():
@@ -225,3 +243,15 @@ def test_cap_round_with_the_kernels_equals_the_array_greedy(monkeypatch):
     assert got.sites.tolist() == want.sites.tolist()
     assert got.gains.tolist() == want.gains.tolist()
     assert got.group_betweenness.tolist() == want.group_betweenness.tolist()
+
+
+def test_entries_in_sample_order_give_the_same_greedy():
+    """Entries already in sample order take the grouping's shortcut: the same result."""
+    rng = np.random.default_rng(11)
+    es, ev, in_r, eligible = _case(rng, 150, 200, 6, 2, 0.9, True)
+    order = np.argsort(es, kind="stable")
+    sorted_es, sorted_ev = es[order], ev[order]
+    want = _greedy_by_arrays(sorted_es, sorted_ev, 200, 150, 7, eligible, in_r)
+    for e_s, e_v in ((sorted_es, sorted_ev), (es, ev)):
+        sites, gains, base, lam = greedy_cover(e_s, e_v, 200, 150, 7, eligible, in_r, True)
+        assert (sites.tolist(), gains.tolist(), base, lam) == want
