@@ -229,10 +229,11 @@ def _ahead(net, opts: BillboardsOptions) -> threading.Thread | None:
 
     be = _sampled_on(net, opts)
     if be == "cupy":
-        from gpu_core.betweenness.progressive import warm_select_ahead
+        from gpu_core.betweenness.progressive import warm_host_ahead
 
-        compile_sampling_ahead(indexed=opts.mode != "hops" and opts.index != "off")
-        warm_select_ahead()  # the rounds' greedy runs on the host: its numba kernels
+        indexed = opts.mode != "hops" and opts.index != "off"
+        compile_sampling_ahead(indexed=indexed)
+        warm_host_ahead(indexed)  # the rounds' greedy and the tied pairs' walk: numba's
     if be != "cpu":
         return None
     th = threading.Thread(target=reverse_topology, args=(CSRGraph.from_any(net),),

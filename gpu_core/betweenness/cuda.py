@@ -72,7 +72,7 @@ def compile_sampling_ahead(indexed: bool) -> None:
     sweep block's fill and column gather (``device.arrays``).
     On a fresh machine they compile side by side, beside the route index's host work,
     instead of one after another at first use (issue 41). The rounds' greedy runs on the
-    host (``cover_cpu``; its numba kernels: ``progressive.warm_select_ahead``)."""
+    host (``cover_cpu``; its numba kernels: ``progressive.warm_host_ahead``)."""
     from ..device import compile_ahead
 
     compile_ahead(HERE / "betweenness.cu", defines=SAMPLER, kernel="we_sample")

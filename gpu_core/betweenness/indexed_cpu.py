@@ -197,6 +197,16 @@ def tied_columns(d, rank_of, rindptr, rindices, rw, sources, targets, gids, seed
     return out_s[:cnt], out_v[:cnt], left
 
 
+def warm_tied() -> None:
+    """Compile (or load from numba's cache) :func:`tied_columns` for the GPU sampler's
+    columns (int32 costs, C order), on a two-vertex column: its tied pairs' first call."""
+    d = np.array([[0], [1]], np.int32)
+    one = np.ones(1, np.int32)
+    tied_columns(d, np.arange(2, dtype=np.int32), np.array([0, 0, 1], np.int32),
+                 np.zeros(1, np.int32), np.ones(1, np.int64), np.zeros(1, np.int32), one,
+                 np.zeros(1, np.int64), np.uint64(0), INF32)
+
+
 class CpuIndexedSampler:
     """``run(srcs, tgts, seed, base)`` as :func:`sampling._sample_cpu` (T = 1): the same
     entries, every pair walked over a PHAST block of the route index (ties included; only

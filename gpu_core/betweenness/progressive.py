@@ -270,17 +270,23 @@ def fold_entries(xp, es, ev, fold, n: int):
     return key // n, (key % n).astype(xp.int32)
 
 
-def warm_select_ahead() -> threading.Thread:
-    """The rounds' greedy kernels (``cover_cpu``) compiled or loaded from numba's cache on
-    a thread started now: beside a GPU run's map read and first sweeps (0.2 s from the
-    cache on a 2-core CPU; a failure is only logged: the first round reports it)."""
+def warm_host_ahead(indexed: bool) -> threading.Thread:
+    """The host kernels of a GPU draw, compiled or loaded from numba's cache on a thread
+    started now, beside the map's read and the index's load: the rounds' greedy
+    (``cover_cpu``) and, with ``indexed``, the tied pairs' walk (``tied_columns``: 0.5 s
+    of NE's first K=20 draw on an H100 host loading it, stop 55). A failure is only logged:
+    the run reports it."""
     def work() -> None:
         try:
             cover_cpu.warm()
-        except Exception as exc:  # noqa: BLE001 - the run itself reports it
-            log.debug("warming the rounds' greedy failed: %s", exc)
+            if indexed:
+                from .indexed_cpu import warm_tied
 
-    th = threading.Thread(target=work, name="signpost-select-warm", daemon=True)
+                warm_tied()
+        except Exception as exc:  # noqa: BLE001 - the run itself reports it
+            log.debug("warming the host kernels failed: %s", exc)
+
+    th = threading.Thread(target=work, name="signpost-host-warm", daemon=True)
     th.start()
     return th
 

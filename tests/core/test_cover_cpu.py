@@ -255,3 +255,18 @@ def test_entries_in_sample_order_give_the_same_greedy():
     for e_s, e_v in ((sorted_es, sorted_ev), (es, ev)):
         sites, gains, base, lam = greedy_cover(e_s, e_v, 200, 150, 7, eligible, in_r, True)
         assert (sites.tolist(), gains.tolist(), base, lam) == want
+
+
+def test_host_kernels_of_a_gpu_draw_warm_on_a_thread():
+    """``warm_host_ahead`` leaves the rounds' greedy and the tied pairs' walk ready, the
+    walk for the GPU sampler's int32 columns (its first call then loads nothing)."""
+    from gpu_core.betweenness.indexed_cpu import tied_columns, warm_tied
+    from gpu_core.betweenness.progressive import warm_host_ahead
+
+    warm_tied()  # raises where the thread would only log
+    th = warm_host_ahead(True)
+    th.join(timeout=300)
+    assert not th.is_alive()
+    assert greedy_cover.signatures and cover_prefixes.signatures
+    cols = [sig[0] for sig in tied_columns.signatures]
+    assert any(c.dtype.name == "int32" and c.ndim == 2 and c.layout == "C" for c in cols)
