@@ -8,13 +8,15 @@
 #   3. NE K=20 eps=0.05 sampled billboards with the route index cached, three new
 #      processes (goal: <= 4 s of compute in every run); with TREE_B=DIR (a copy of another
 #      tree, e.g. `git archive tied-pinned app gpu_core maps osutil resources | tar -x -C
-#      DIR`), three runs of that tree alternated with this one's, on the same caches.
+#      DIR`), three runs of that tree alternated with this one's, on the same caches;
+#      TREE_FIRST=DIR likewise runs step 2's exact billboards' row from that tree.
 # One line per result in $OUT/summary.txt (printed last); logs and JSON under $OUT/open.
 set -uo pipefail
 OUT=${OUT:-bench_out}
 PY=${PY:-python3}
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$OUT/open"
+OUT=$(cd "$OUT" && pwd)  # absolute: steps 2 and 3 run from other trees too
 : >> "$OUT/summary.txt"
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "device: $GPU" >> "$OUT/summary.txt"
@@ -26,17 +28,19 @@ timeout 200 $PY -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_billboard
 echo "tests: $(tail -n 1 "$OUT/open/tests.log")" >> "$OUT/summary.txt"
 
 SIGNPOST=("$PY" -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))')
-first() {  # $1: label; the rest: bench first's --only rows
-  local label=$1
-  shift
-  timeout 150 "${SIGNPOST[@]}" bench first --backend cupy "$@" --doc "$OUT/open/first_$label.md" \
-    --label "$GPU" >"$OUT/open/first_$label.log" 2>&1
+first() {  # $1: label, $2: tree to run from; the rest: bench first's --only rows
+  local label=$1 tree=$2
+  shift 2
+  (cd "$tree" && timeout 150 "${SIGNPOST[@]}" bench first --backend cupy "$@" \
+    --doc "$OUT/open/first_$label.md" --label "$GPU" >"$OUT/open/first_$label.log" 2>&1)
   grep -E '^\| (route|matrix|billboards)' "$OUT/open/first_$label.md" | head -n 6 \
     | sed "s/^/first $label: /" >> "$OUT/summary.txt"
 }
-first rows --only "billboards -k 5" --only "route --index on" \
+first rows "$PWD" --only "billboards -k 5" --only "route --index on" \
   --only "matrix 3x3 --index on, built in the command"
-CUPY_NVRTC_USE_PCH=1 first pch --only "billboards -k 5"
+CUPY_NVRTC_USE_PCH=1 first pch "$PWD" --only "billboards -k 5"
+# TREE_FIRST=DIR: the exact billboards' row from another tree (e.g. branch exact-first)
+[ -n "${TREE_FIRST:-}" ] && first tree_first "$TREE_FIRST" --only "billboards -k 5"
 
 NE=$PWD/.gpu_maps/NE.gr.xz
 if [ -f "$NE" ]; then
