@@ -4,7 +4,8 @@
 # --nodes 24000000`, ~70 s, 2.75 GB), twice in new processes: the first builds the route
 # index in the command, the second reads it from the map cache (goal: <= 60 s on one H100).
 # Appends one line per run to $OUT/summary.txt; JSON and -v logs under $OUT.
-# Env: NODES (default 24000000), K (20), EPS (0.05), BACKEND (cupy).
+# Env: NODES (default 24000000), K (20), EPS (0.05), BACKEND (cupy), TREE (a copy of another
+# tree to run the two billboards runs from, e.g. a branch's `git archive` output).
 set -uo pipefail
 OUT=${OUT:-bench_out}
 PY=${PY:-python3}
@@ -14,6 +15,7 @@ EPS=${EPS:-0.05}
 BACKEND=${BACKEND:-cupy}
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # absolute: the runs may go from TREE
 # an array, not a function: timeout runs it
 SIGNPOST=("$PY" -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))')
 WORK=${WORK:-/tmp/bigbb}
@@ -25,9 +27,9 @@ echo "generated $MAP in $(awk -v a="$t0" -v b="$(date +%s.%N)" "BEGIN{printf \"%
 rm -rf "$WORK/cache"  # the first run builds the route index in the command
 for run in index_built cached; do
   t0=$(date +%s.%N)
-  SIGNPOST_CACHE_DIR=$WORK/cache timeout "${RUN_TIMEOUT:-330}" "${SIGNPOST[@]}" -v billboards "$MAP" \
+  (cd "${TREE:-.}" && SIGNPOST_CACHE_DIR=$WORK/cache timeout "${RUN_TIMEOUT:-330}" "${SIGNPOST[@]}" -v billboards "$MAP" \
     -k "$K" --epsilon "$EPS" --backend "$BACKEND" --method sampled --json \
-    >"$OUT/big_$run.json" 2>"$OUT/big_$run.log"
+    >"$OUT/big_$run.json" 2>"$OUT/big_$run.log")
   rc=$?
   wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" "BEGIN{printf \"%.1f\", b-a}")
   $PY scripts/billboards_line.py "billboards $NODES nodes K=$K eps=$EPS $run" "$rc" "$wall" \
