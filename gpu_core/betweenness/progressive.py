@@ -41,9 +41,9 @@ import numpy as np
 
 from ..errors import CancelledError
 from ..graph import CSRGraph
-from . import cover_cpu
 from .common import BillboardProgress, BillboardResult
 from .cover_cpu import greedy_sites, round_cover
+from .cover_cpu import warm as warm_cover
 from .sampling import PathSampler, draw_plan, on, sample_size
 
 log = logging.getLogger(__name__)
@@ -278,7 +278,7 @@ def warm_host_ahead(indexed: bool) -> threading.Thread:
     the run reports it."""
     def work() -> None:
         try:
-            cover_cpu.warm()
+            warm_cover()
             if indexed:
                 from .indexed_cpu import warm_tied
 
