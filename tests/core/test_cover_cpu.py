@@ -1,7 +1,6 @@
 """The progressive rounds' greedy kernels (``cover_cpu``) and its array greedy (small
-maps) against the array greedy as the rounds ran it before (``sampling.Cover`` and
-``greedy_pick``, with the bound's top-K by a full sort): the same sites, gains, bound and
-hold-out covers, ties and degenerate rounds included."""
+maps, as the rounds ran before) against the greedy written out over Python sets: the same
+sites, gains, bound and hold-out covers, ties and degenerate rounds included."""
 
 from __future__ import annotations
 
@@ -24,36 +23,49 @@ from gpu_core.betweenness.cover_cpu import (
     round_cover,
     warm,
 )
-from gpu_core.betweenness.sampling import Cover, greedy_pick
 
 
-def _greedy_by_arrays(es, ev, size, n, k, eligible, in_r):
-    """The rounds' greedy as ``progressive`` ran it with array operations (stop 55)."""
-    cover = Cover(np, es, ev, size)
-    base = cover.mark_set(in_r)
-    elig = eligible.copy()
+def _greedy_by_sets(es, ev, size, n, k, eligible, in_r):
+    """The greedy written out over Python sets, entry by entry: a sample's gain counts
+    its entries at a vertex (a repeated vertex twice), picks go to the first vertex of
+    the largest gain among eligible ones (vertex 0 when none is eligible), the bound adds
+    the k largest eligible gains at every prefix."""
+    fixed = {int(v) for v in np.flatnonzero(in_r)}
+    paths: dict[int, list[int]] = {}
+    for s, v in zip(es.tolist(), ev.tolist(), strict=True):
+        paths.setdefault(s, []).append(v)
+    covered = {s for s, vs in paths.items() if fixed & set(vs)}
+    base = len(covered)
+    elig = set(np.flatnonzero(eligible).tolist())
     sites, gains, total, lam = [], [], base, math.inf
     for i in range(k + 1):
-        cnt = cover.counts(n)
-        c = np.where(elig, cnt, 0)
-        lam = min(lam, total + int(np.sort(c)[::-1][:k].sum()))
+        gain = [0] * n
+        for s, vs in paths.items():
+            if s not in covered:
+                for v in vs:
+                    gain[v] += 1
+        lam = min(lam, total + sum(sorted((gain[v] for v in elig), reverse=True)[:k]))
         if i == k:
             break
-        v, gain = greedy_pick(np, cnt, elig)
+        v = max(sorted(elig), key=lambda u: gain[u]) if elig else 0
         sites.append(v)
-        gains.append(gain)
-        total += gain
-        cover.mark(v)
+        gains.append(gain[v] if elig else 0)
+        total += gains[-1]
+        elig.discard(v)
+        covered |= {s for s, vs in paths.items() if v in vs}
     return sites, gains, base, lam
 
 
-def _prefixes_by_arrays(es, ev, size, sites, in_r):
-    cover = Cover(np, es, ev, size)
-    base = cover.mark_set(in_r)
-    cum = []
+def _prefixes_by_sets(es, ev, size, sites, in_r):
+    fixed = {int(v) for v in np.flatnonzero(in_r)}
+    paths: dict[int, set[int]] = {}
+    for s, v in zip(es.tolist(), ev.tolist(), strict=True):
+        paths.setdefault(s, set()).add(v)
+    covered = {s for s, vs in paths.items() if fixed & vs}
+    base, cum = len(covered), []
     for v in sites:
-        cover.mark(v)
-        cum.append(int(cover.covered.sum()))
+        covered |= {s for s, vs in paths.items() if v in vs}
+        cum.append(len(covered))
     return base, cum
 
 
@@ -85,7 +97,7 @@ def test_greedy_and_prefixes_equal_the_array_greedy(seed, n, size, per, k, fixed
                                                      repeats):
     rng = np.random.default_rng(seed)
     es, ev, in_r, eligible = _case(rng, n, size, per, fixed, share, repeats)
-    want_sites, want_gains, want_base, want_lam = _greedy_by_arrays(es, ev, size, n, k,
+    want_sites, want_gains, want_base, want_lam = _greedy_by_sets(es, ev, size, n, k,
                                                                     eligible, in_r)
     sites, gains, base, lam = greedy_cover(es, ev, size, n, k, eligible, in_r, True)
     assert sites.tolist() == want_sites
@@ -94,7 +106,7 @@ def test_greedy_and_prefixes_equal_the_array_greedy(seed, n, size, per, k, fixed
     _, _, _, no_bound = greedy_cover(es, ev, size, n, k, eligible, in_r, False)
     assert no_bound == -1
     hb, cum = cover_prefixes(es, ev, size, n, sites, in_r)
-    want_hb, want_cum = _prefixes_by_arrays(es, ev, size, want_sites, in_r)
+    want_hb, want_cum = _prefixes_by_sets(es, ev, size, want_sites, in_r)
     assert (hb, cum.tolist()) == (want_hb, want_cum)
     # the small maps' array greedy (no compilation): the same again
     assert greedy_arrays(es, ev, size, n, k, eligible, in_r) == (want_sites, want_gains,
@@ -134,7 +146,7 @@ def test_no_entries_and_no_eligible_vertex_pick_as_argmax_does():
     assert (sites.tolist(), gains.tolist(), base, lam) == ([2, 3], [0, 0], 0, 0)
     sites, gains, _, _ = greedy_cover(es, ev, 3, 4, 2, none, none, True)
     assert (sites.tolist(), gains.tolist()) == ([0, 0], [0, 0])
-    want = _greedy_by_arrays(es, ev, 3, 4, 2, none, none)
+    want = _greedy_by_sets(es, ev, 3, 4, 2, none, none)
     assert want[:2] == ([0, 0], [0, 0])
 
 
@@ -251,7 +263,7 @@ def test_entries_in_sample_order_give_the_same_greedy():
     es, ev, in_r, eligible = _case(rng, 150, 200, 6, 2, 0.9, True)
     order = np.argsort(es, kind="stable")
     sorted_es, sorted_ev = es[order], ev[order]
-    want = _greedy_by_arrays(sorted_es, sorted_ev, 200, 150, 7, eligible, in_r)
+    want = _greedy_by_sets(sorted_es, sorted_ev, 200, 150, 7, eligible, in_r)
     for e_s, e_v in ((sorted_es, sorted_ev), (es, ev)):
         sites, gains, base, lam = greedy_cover(e_s, e_v, 200, 150, 7, eligible, in_r, True)
         assert (sites.tolist(), gains.tolist(), base, lam) == want
