@@ -212,7 +212,9 @@ def _sampled_on(net, opts: BillboardsOptions) -> str:
     """The backend the sampled method will run on, or "" when the placement is exact."""
     from gpu_core.backend import resolve_backend
 
-    be = opts.backend if opts.backend in ("cpu", "cupy") else resolve_backend(opts.backend)
+    # "cpu" needs no look at the device; "cupy" raises its clear error here where CuPy is
+    # missing (the GPU set-up below would meet it as a bare ModuleNotFoundError)
+    be = "cpu" if opts.backend == "cpu" else resolve_backend(opts.backend)
     return be if _sampled_here(net, opts, be) else ""
 
 
