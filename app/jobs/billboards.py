@@ -235,7 +235,7 @@ def _ahead(net, opts: BillboardsOptions) -> threading.Thread | None:
 
         indexed = opts.mode != "hops" and opts.index != "off"
         compile_sampling_ahead(indexed=indexed)
-        warm_host_ahead(indexed)  # the rounds' greedy and the tied pairs' walk: numba's
+        warm_host_ahead(indexed)  # the host's numba kernels: the rounds, the tied pairs
     if be != "cpu":
         return None
     th = threading.Thread(target=reverse_topology, args=(CSRGraph.from_any(net),),
@@ -291,8 +291,8 @@ def warm_sampled(net) -> float:
     on the 1.43M-node map took 1-3 s longer than the second): the transposed graph's sort,
     the graph's fingerprint, numba's cache loads of the sampler's kernels (one pair drawn
     through the index read off the key-weighted one: ``plain_from_key_index``) and of the
-    rounds' greedy (``cover_cpu``). Returns the
-    seconds taken; 0 when the process holds no key index of ``net``."""
+    rounds' greedy (``cover_cpu``). Returns the seconds taken; 0 when the process holds no
+    key index of ``net``."""
     from gpu_core.betweenness import cover_cpu
     from gpu_core.betweenness.api import path_sampler
     from gpu_core.graph import CSRGraph

@@ -231,8 +231,7 @@ def warm_index_sampler() -> None:
     twins of small maps off), what a big map's sampled billboards on the CPU compile after
     the order: the chordal topology, the customization (``build_hierarchy``, as
     ``app.jobs.index.hierarchy_for``), the sampler's paths through the index, the rounds'
-    greedy; the manifest
-    of the functions asked for."""
+    greedy; the manifest of the functions asked for."""
     from gpu_core.betweenness import cover_cpu, place_billboards
     from gpu_core.hierarchy import build_hierarchy, order
     from gpu_core.hierarchy.cch import build_topology

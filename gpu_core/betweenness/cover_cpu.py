@@ -8,8 +8,9 @@ NE's last K=20 round, 2.1 s of the CPU's rounds and 1.4 s of the GPU's, whose ge
 reductions also compile on a fresh machine (13 s of NVRTC in NE's first GPU run, stop 55).
 
 Here the counts are kept and only decremented: a pick covers its samples once and takes
-their entries off their vertices' counts, so a round costs O(entries + K·touched
-vertices) in two numba kernels. The picks, gains, bounds and covers are those of
+their entries off their vertices' counts, and the picks and the bound's K largest counts
+come off a lazy max-heap, so a round costs O(entries + touched vertices + K² log) in two
+numba kernels. The picks, gains, bounds and covers are those of
 ``Cover``/``greedy_pick`` exactly (first maximum: ties to the smallest vertex; a site
 covering nothing new gains 0), which ``tests/core/test_cover_cpu.py`` checks against them.
 Small maps keep the array greedy (:data:`ARRAY_ROUNDS_NODES`): :func:`round_cover` and
