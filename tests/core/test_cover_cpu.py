@@ -282,3 +282,74 @@ def test_host_kernels_of_a_gpu_draw_warm_on_a_thread():
     assert greedy_cover.signatures and cover_prefixes.signatures
     cols = [sig[0] for sig in tied_columns.signatures]
     assert any(c.dtype.name == "int32" and c.ndim == 2 and c.layout == "C" for c in cols)
+
+
+class _DeviceLike:
+    """An array as a GPU sampler returns it: only ``get()`` brings it to the host."""
+
+    def __init__(self, arr: np.ndarray):
+        self._arr = arr
+
+    def get(self) -> np.ndarray:
+        return self._arr.copy()
+
+
+class _DeviceDraw:
+    """A draw whose sampler hands back device-like arrays (as ``CudaSampler`` or
+    ``IndexedSampler`` do on a GPU), around the CPU's own sampler."""
+
+    fold = None
+
+    def __init__(self, sampler):
+        self.inner, self.sampler = sampler, self
+        self.kernel, self.xp = sampler.kernel, object()  # not numpy: the device's
+
+    def chunk_size(self, total: int) -> int:
+        return self.inner.chunk_size(total)
+
+    def run(self, srcs, tgts, seed, base):
+        return tuple(_DeviceLike(a) for a in self.inner.run(srcs, tgts, seed, base))
+
+    def flush(self, seed):
+        rest = self.inner.flush(seed)
+        return None if rest is None else tuple(_DeviceLike(a) for a in rest)
+
+    def note(self) -> str:
+        return self.inner.note()
+
+
+@pytest.mark.parametrize("threshold", [0, 10**9])
+def test_rounds_of_a_device_draw_run_on_the_host_with_the_same_result(threshold,
+                                                                      monkeypatch):
+    """A GPU draw's entries are brought to the host block by block and the rounds run
+    there, on either greedy: the same rounds, sites and bounds as the CPU's draw."""
+    from gpu_core.betweenness import progressive as P
+    from gpu_core.betweenness.api import path_sampler
+    from tests.core import families as fam
+
+    monkeypatch.setattr(cover_cpu, "ARRAY_ROUNDS_NODES", threshold)
+    g = fam.road_grid(20, 20, seed=6)
+    n = g.num_nodes
+
+    def run(draw):
+        gen = P.progressive_billboards(g, 4, w=g.weights.astype(np.int64), unit=False,
+                                       a=np.ones(n), b=np.ones(n), eligible=np.ones(n, bool),
+                                       in_r=np.zeros(n, bool), backend="cpu", epsilon=0.1,
+                                       delta=0.1, seed=3, cancel=None, mode="weighted",
+                                       draw=draw, preview=40, first=128)
+        parts = []
+        try:
+            while True:
+                p = next(gen)
+                if p.partial is not None:
+                    parts.append((p.partial.sites.tolist(), p.partial.epsilon_at_stop))
+        except StopIteration as stop:
+            return parts, stop.value
+
+    want_parts, want = run(None)
+    got_parts, got = run(_DeviceDraw(path_sampler(g, "weighted", "cpu")))
+    assert got_parts == want_parts and len(want_parts) >= 2
+    assert got.sites.tolist() == want.sites.tolist()
+    assert (got.samples, got.epsilon_at_stop, got.stopped_by) == \
+        (want.samples, want.epsilon_at_stop, want.stopped_by)
+    assert got.group_betweenness.tolist() == want.group_betweenness.tolist()
