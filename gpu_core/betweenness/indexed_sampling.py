@@ -18,8 +18,12 @@ from ..hierarchy.cuda import INF, Sweeper, resident_width
 from .cuda import CudaSampler, _module
 from .indexed_cpu import tied_columns
 
-# Tied pairs' columns copied to the host at a time (n x 4 or 8 bytes each: 6 MB on NE)
+# Tied pairs' columns copied to the host at a time (n x 4 or 8 bytes each: 6 MB on NE),
+# into page-locked memory of at most TIED_PINNED bytes (fewer columns a copy on a bigger
+# map). From pageable memory a 64-column copy ran at ~4.4 GB/s on an H100 host: 1.6 s of
+# NE's 4 s K=20 run (issue 43); page-locked copies run at the link's speed.
 TIED_COLUMNS = 64
+TIED_PINNED = 512 << 20
 
 
 class IndexedSampler:
@@ -44,6 +48,8 @@ class IndexedSampler:
         self.ambiguous = 0  # pairs handed to the per-source sampler
         self.tied = 0  # pairs with several shortest paths drawn from their column
         self.pending: list = []  # (sources, targets, sample numbers) of those pairs
+        self._pinned = None  # page-locked host memory for tied columns (made at first use)
+        self._pinned_bytes = 0
 
     def chunk_size(self, total: int) -> int:
         return self.K
@@ -91,9 +97,11 @@ class IndexedSampler:
         inf = INF32 if block.dtype == cp.int32 else np.int64(INF)
         ri, rx, rw = self.rev_host
         parts_s, parts_v, left = [], [], []
-        for lo in range(0, int(idx.size), TIED_COLUMNS):
-            sel = idx[lo:lo + TIED_COLUMNS]
-            cols = cp.asnumpy(gather_columns(cp, block, self.n, self.K, sel))  # [n, len(sel)]
+        item = np.dtype(block.dtype).itemsize
+        step = max(1, min(TIED_COLUMNS, TIED_PINNED // max(self.n * item, 1)))
+        for lo in range(0, int(idx.size), step):
+            sel = idx[lo:lo + step]
+            cols = self._host_columns(block, sel)  # [n, len(sel)], C order
             e_s, e_v, bad = tied_columns(
                 cols, self.rank_host, ri, rx, rw, np.ascontiguousarray(srcs[sel], np.int32),
                 np.ascontiguousarray(tgts[sel, 0], np.int32), (base + sel).astype(np.int64),
@@ -103,6 +111,17 @@ class IndexedSampler:
             left.append(sel[bad.astype(bool)])
         return (np.concatenate(parts_s), np.concatenate(parts_v),
                 np.concatenate(left).astype(np.int64))
+
+    def _host_columns(self, block, sel: np.ndarray) -> np.ndarray:
+        """Columns ``sel`` of the sweep block on the host, in page-locked memory (reused:
+        valid until the next call)."""
+        cp = self.cp
+        got = gather_columns(cp, block, self.n, self.K, sel)
+        if self._pinned_bytes < got.nbytes:
+            self._pinned = cp.cuda.alloc_pinned_memory(got.nbytes)
+            self._pinned_bytes = got.nbytes
+        out = np.frombuffer(self._pinned, got.dtype, got.size).reshape(got.shape)
+        return got.get(out=out)
 
     def flush(self, seed: int):
         """Entries of the pairs with several shortest paths, sampled by the per-source

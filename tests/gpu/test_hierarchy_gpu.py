@@ -86,12 +86,17 @@ def test_indexed_sampling_equals_the_sampler(max_weight):
     np.testing.assert_array_equal(fast.coverage, plain.coverage)
 
 
-def test_tied_pairs_drawn_from_their_columns_on_the_host():
+@pytest.mark.parametrize("pinned", [512 << 20, 1, 3 * 3000 * 8])
+def test_tied_pairs_drawn_from_their_columns_on_the_host(pinned, monkeypatch):
     """Pairs with several shortest paths are drawn from their sweep columns copied to the
     host (``indexed_cpu.tied_columns``), not by the per-source sampler: the entries are
-    still the per-source sampler's (the CPU's ``_sample_cpu``), pair by pair."""
+    still the per-source sampler's (the CPU's ``_sample_cpu``), pair by pair; copied 64
+    columns at a time, or as few as the page-locked budget holds (1, 3)."""
+    from gpu_core.betweenness import indexed_sampling
     from gpu_core.betweenness.cuda import reverse_arrays
     from gpu_core.betweenness.indexed_sampling import IndexedSampler
+
+    monkeypatch.setattr(indexed_sampling, "TIED_PINNED", pinned)
     from gpu_core.betweenness.sampling import _sample_cpu, draw_plan
     from maps.generate import generate
 
