@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..device import device_graph, get_module, memory
+from ..device import compile_ahead, device_graph, get_module, memory
+from ..device.arrays import SRC as ARRAYS
+from ..device.arrays import sum_rows
 from ..errors import InvalidArgumentError
 from ..graph import CSRGraph
 from .kernel_choice import choose_kernel, graph_shape
@@ -73,15 +75,12 @@ def compile_sampling_ahead(indexed: bool) -> None:
     On a fresh machine they compile side by side, beside the route index's host work,
     instead of one after another at first use (issue 41). The rounds' greedy runs on the
     host (``cover_cpu``; its numba kernels: ``progressive.warm_host_ahead``)."""
-    from ..device import compile_ahead
-
     compile_ahead(HERE / "betweenness.cu", defines=SAMPLER, kernel="we_sample")
     if indexed:
-        from ..device.arrays import SRC as arrays
         from ..hierarchy.cuda import _SRC as sweep
         from ..hierarchy.upward_cuda import _SRC as walk
 
-        for f in (HERE / "sample_walk.cu", sweep, walk, arrays):
+        for f in (HERE / "sample_walk.cu", sweep, walk, ARRAYS):
             compile_ahead(f)
 
 
@@ -140,6 +139,7 @@ class CudaEngine:
                 cp.asarray(g.arc_sources()), cp.asarray(a, dtype=cp.float64),
                 cp.asarray(b, dtype=cp.float64))))
         self.w_host = np.asarray(w, dtype=np.int64)
+        compile_ahead(ARRAYS)  # its row sum, beside the rounds' module (a fresh machine)
         self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         self.num_sm = int(props["multiProcessorCount"])
@@ -251,11 +251,10 @@ class CudaEngine:
                  ((rows, n), i4), ((rows, n, 2), f8), ((rows, n), np.uint8),
                  ((rows, n), np.uint8)],
             )
-        net.fill(0)
+        net.fill(0)  # a memset (CuPy: 0 on a contiguous array)
         f = self.mod.get_function("we_round_warp" if gpb > 1 else "we_round")
         threads = WE_THREADS
-        sb_tot = cp.zeros((), dtype=cp.float64)
-        pp_tot = cp.zeros((), dtype=cp.float64)
+        sb_tot = pp_tot = 0.0
         if cached:
             c = kept
             fill = c["filled"][srcs]
@@ -285,9 +284,12 @@ class CudaEngine:
                np.int64(near_far_delta(self.w_host))))
             if cached and mode == 1:
                 kept["filled"][part] = True
-            sb_tot += sb_out.sum()
-            pp_tot += pp_out.sum()
-        tot = net.sum(axis=0)
+            # the per-source sums added on the host, the rows of ``net`` by ``sum_rows``:
+            # CuPy's reductions and its strided copy each compile at a fresh machine's first
+            # use (issue 41)
+            sb_tot += float(sb_out.get().sum())
+            pp_tot += float(pp_out.get().sum())
+        tot = sum_rows(cp, net).get()
         return tot[:, 0], tot[:, 1], sb_tot, pp_tot
 
     def _run_ls(self, d_in_r, srcs: np.ndarray):
