@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..device import compile_ahead, device_graph, get_module, memory
+from ..device import compile_ahead, device_graph, get_kernel, get_module, memory
 from ..device.arrays import SRC as ARRAYS
 from ..device.arrays import sum_rows
 from ..errors import InvalidArgumentError
@@ -49,6 +49,16 @@ def near_far_delta(w: np.ndarray) -> int:
 # betweenness.cu without the greedy rounds' kernels: the sampled method's per-source
 # sampler compiles only its own search (a fresh machine's NVRTC time for that module)
 SAMPLER = ("SAMPLER_ONLY",)
+
+
+def _rounds(warp: bool) -> tuple[str, ...]:
+    """betweenness.cu's defines for the exact engine's module: its one round kernel, no
+    sampler (a fresh machine's NVRTC: 0.3 s of the whole file's 0.8 s, NVRTC 12.9)."""
+    return ("ROUNDS_ONLY", "ROUND_WARP_ONLY" if warp else "ROUND_BLOCK_ONLY")
+
+
+def _round_name(warp: bool) -> str:
+    return "we_round_warp" if warp else "we_round"
 
 
 def _module(cu_file: str = "betweenness.cu", defines: tuple[str, ...] = ()):
@@ -140,13 +150,15 @@ class CudaEngine:
                 cp.asarray(b, dtype=cp.float64))))
         self.w_host = np.asarray(w, dtype=np.int64)
         compile_ahead(ARRAYS)  # its row sum, beside the rounds' module (a fresh machine)
-        self.mod = _module()
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         self.num_sm = int(props["multiProcessorCount"])
         self._scratch: tuple[object, list[Any]] | None = None
         self.use_cache = use_cache
         self.we_group = we_group  # None: the module's WE_GROUP at run time
         self._cache: dict[str, Any] | bool | None = None  # None: not decided; False: off; dict: the rows
+        if kernel == "work_efficient":  # its round kernel, compiling while the map is set up
+            compile_ahead(HERE / "betweenness.cu", defines=_rounds(self._warp()),
+                          kernel=_round_name(self._warp()))
 
     # -- chunking: big chunks (few host round trips), still ~10 progress events a round
     def chunk_size(self, total: int) -> int:
@@ -158,10 +170,12 @@ class CudaEngine:
         per = -(-total // 4)  # 4 launches a round: progress events, few partial waves
         return max(unit, -(-per // unit) * unit)
 
+    def _warp(self) -> bool:
+        return (self.we_group or WE_GROUP) == "warp"
+
     def _we_layout(self) -> tuple[int, int]:
         """(blocks, sources per block) of a work-efficient launch."""
-        group = self.we_group or WE_GROUP
-        gpb = max(1, WE_THREADS // 32) if group == "warp" else 1
+        gpb = max(1, WE_THREADS // 32) if self._warp() else 1
         cached = self._cache not in (None, False)
         # per source in flight: stamp 4 + NetRec 16 (+ VRec 32 + queues 8 + tight bits 2
         # without the cache)
@@ -252,7 +266,7 @@ class CudaEngine:
                  ((rows, n), np.uint8)],
             )
         net.fill(0)  # a memset (CuPy: 0 on a contiguous array)
-        f = self.mod.get_function("we_round_warp" if gpb > 1 else "we_round")
+        f = get_kernel(HERE / "betweenness.cu", _round_name(gpb > 1), defines=_rounds(gpb > 1))
         threads = WE_THREADS
         sb_tot = pp_tot = 0.0
         if cached:
