@@ -362,14 +362,19 @@ __device__ void we_round_impl(const int n, const int* __restrict__ indptr, const
     nsrc, rec_all, q0_all, q1_all, stamp_all, net_all, sb_out, pp_out, mode, slots, Ls, \
     tin_all, tout_all, delta
 
-// one block per source
+// one block per source (ROUND_WARP_ONLY leaves it out: the engine's module compiles the
+// one layout it launches, half the NVRTC time of a fresh machine's exact billboards)
+#ifndef ROUND_WARP_ONLY
 extern "C" __global__ void __launch_bounds__(256, 4) we_round(WE_ROUND_ARGS) {
     we_round_impl<false>(WE_ROUND_PASS);
 }
+#endif
 // one warp per source (blockDim / 32 sources per block)
+#ifndef ROUND_BLOCK_ONLY
 extern "C" __global__ void __launch_bounds__(256, 4) we_round_warp(WE_ROUND_ARGS) {
     we_round_impl<true>(WE_ROUND_PASS);
 }
+#endif
 #endif  // SAMPLER_ONLY
 
 // ------------------------------------------------------------------------------------
@@ -390,6 +395,7 @@ __device__ __forceinline__ double u01(ull seed, ull i, ull j, ull step) {
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
+#ifndef ROUNDS_ONLY  // the exact engine's module leaves the sampler out
 extern "C" __global__ void __launch_bounds__(256, 4)
 we_sample(const int n, const int* __restrict__ indptr, const int* __restrict__ indices,
           const ll* __restrict__ w, const int* __restrict__ rindptr,
@@ -452,3 +458,4 @@ we_sample(const int n, const int* __restrict__ indptr, const int* __restrict__ i
         __syncthreads();
     }
 }
+#endif  // ROUNDS_ONLY

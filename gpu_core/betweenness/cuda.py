@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..device import device_graph, get_module, memory
+from ..device import compile_ahead, device_graph, get_kernel, get_module, memory
+from ..device.arrays import SRC as ARRAYS
+from ..device.arrays import sum_rows
 from ..errors import InvalidArgumentError
 from ..graph import CSRGraph
 from .kernel_choice import choose_kernel, graph_shape
@@ -49,6 +51,16 @@ def near_far_delta(w: np.ndarray) -> int:
 SAMPLER = ("SAMPLER_ONLY",)
 
 
+def _rounds(warp: bool) -> tuple[str, ...]:
+    """betweenness.cu's defines for the exact engine's module: its one round kernel, no
+    sampler (a fresh machine's NVRTC: 0.3 s of the whole file's 0.8 s, NVRTC 12.9)."""
+    return ("ROUNDS_ONLY", "ROUND_WARP_ONLY" if warp else "ROUND_BLOCK_ONLY")
+
+
+def _round_name(warp: bool) -> str:
+    return "we_round_warp" if warp else "we_round"
+
+
 def _module(cu_file: str = "betweenness.cu", defines: tuple[str, ...] = ()):
     """A .cu file of this package compiled for the current device (``gpu_core.device``
     loader): ``betweenness.cu`` (work-efficient and sampling kernels) or
@@ -73,15 +85,12 @@ def compile_sampling_ahead(indexed: bool) -> None:
     On a fresh machine they compile side by side, beside the route index's host work,
     instead of one after another at first use (issue 41). The rounds' greedy runs on the
     host (``cover_cpu``; its numba kernels: ``progressive.warm_host_ahead``)."""
-    from ..device import compile_ahead
-
     compile_ahead(HERE / "betweenness.cu", defines=SAMPLER, kernel="we_sample")
     if indexed:
-        from ..device.arrays import SRC as arrays
         from ..hierarchy.cuda import _SRC as sweep
         from ..hierarchy.upward_cuda import _SRC as walk
 
-        for f in (HERE / "sample_walk.cu", sweep, walk, arrays):
+        for f in (HERE / "sample_walk.cu", sweep, walk, ARRAYS):
             compile_ahead(f)
 
 
@@ -140,13 +149,16 @@ class CudaEngine:
                 cp.asarray(g.arc_sources()), cp.asarray(a, dtype=cp.float64),
                 cp.asarray(b, dtype=cp.float64))))
         self.w_host = np.asarray(w, dtype=np.int64)
-        self.mod = _module()
+        compile_ahead(ARRAYS)  # its row sum, beside the rounds' module (a fresh machine)
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         self.num_sm = int(props["multiProcessorCount"])
         self._scratch: tuple[object, list[Any]] | None = None
         self.use_cache = use_cache
         self.we_group = we_group  # None: the module's WE_GROUP at run time
         self._cache: dict[str, Any] | bool | None = None  # None: not decided; False: off; dict: the rows
+        if kernel == "work_efficient":  # its round kernel, compiling while the map is set up
+            compile_ahead(HERE / "betweenness.cu", defines=_rounds(self._warp()),
+                          kernel=_round_name(self._warp()))
 
     # -- chunking: big chunks (few host round trips), still ~10 progress events a round
     def chunk_size(self, total: int) -> int:
@@ -158,10 +170,12 @@ class CudaEngine:
         per = -(-total // 4)  # 4 launches a round: progress events, few partial waves
         return max(unit, -(-per // unit) * unit)
 
+    def _warp(self) -> bool:
+        return (self.we_group or WE_GROUP) == "warp"
+
     def _we_layout(self) -> tuple[int, int]:
         """(blocks, sources per block) of a work-efficient launch."""
-        group = self.we_group or WE_GROUP
-        gpb = max(1, WE_THREADS // 32) if group == "warp" else 1
+        gpb = max(1, WE_THREADS // 32) if self._warp() else 1
         cached = self._cache not in (None, False)
         # per source in flight: stamp 4 + NetRec 16 (+ VRec 32 + queues 8 + tight bits 2
         # without the cache)
@@ -251,11 +265,10 @@ class CudaEngine:
                  ((rows, n), i4), ((rows, n, 2), f8), ((rows, n), np.uint8),
                  ((rows, n), np.uint8)],
             )
-        net.fill(0)
-        f = self.mod.get_function("we_round_warp" if gpb > 1 else "we_round")
+        net.fill(0)  # a memset (CuPy: 0 on a contiguous array)
+        f = get_kernel(HERE / "betweenness.cu", _round_name(gpb > 1), defines=_rounds(gpb > 1))
         threads = WE_THREADS
-        sb_tot = cp.zeros((), dtype=cp.float64)
-        pp_tot = cp.zeros((), dtype=cp.float64)
+        sb_tot = pp_tot = 0.0
         if cached:
             c = kept
             fill = c["filled"][srcs]
@@ -285,9 +298,12 @@ class CudaEngine:
                np.int64(near_far_delta(self.w_host))))
             if cached and mode == 1:
                 kept["filled"][part] = True
-            sb_tot += sb_out.sum()
-            pp_tot += pp_out.sum()
-        tot = net.sum(axis=0)
+            # the per-source sums added on the host, the rows of ``net`` by ``sum_rows``:
+            # CuPy's reductions and its strided copy each compile at a fresh machine's first
+            # use (issue 41)
+            sb_tot += float(sb_out.get().sum())
+            pp_tot += float(pp_out.get().sum())
+        tot = sum_rows(cp, net).get()
         return tot[:, 0], tot[:, 1], sb_tot, pp_tot
 
     def _run_ls(self, d_in_r, srcs: np.ndarray):

@@ -40,3 +40,17 @@ extern "C" __global__ void gather_columns_i64(const long long* block, const int 
 {
     gather(block, K, n, cols, ncols, out);
 }
+
+// out[c] = sum over r < rows of a[r][c] (a: rows x cols doubles, row-major), the rows added
+// in order: each thread walks one column down, neighbouring threads read neighbouring words
+extern "C" __global__ void sum_rows_f64(const double* __restrict__ a, const long long rows,
+                                        const long long cols, double* __restrict__ out)
+{
+    for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x; c < cols;
+         c += (long long)gridDim.x * blockDim.x) {
+        double s = 0.0;
+        for (long long r = 0; r < rows; ++r)
+            s += a[r * cols + c];
+        out[c] = s;
+    }
+}

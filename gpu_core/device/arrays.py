@@ -4,9 +4,10 @@ CuPy compiles each of its generic kernels (a fill with a non-zero value, fancy i
 ``concatenate``, ``astype``) with NVRTC at its first use in a process, with CuPy's own
 headers: on a fresh machine (no kernel cache) each costs a compilation on the command's
 thread. The sampled billboards' draws through a route index used five of them, a fresh
-machine's first GPU answer waiting on each in turn (issue 41). Here they are copies
-(``concat``) or kernels of one small module (``arrays.cu``), which ``compile_ahead``
-compiles on a thread with the draw's own modules. Importing this module imports no CuPy.
+machine's first GPU answer waiting on each in turn (issue 41), and the exact billboards'
+rounds two more (a sum over rows, a strided copy). Here they are copies (``concat``) or
+kernels of one small module (``arrays.cu``), which ``compile_ahead`` compiles on a thread
+with the draw's own modules. Importing this module imports no CuPy.
 """
 
 from __future__ import annotations
@@ -74,4 +75,16 @@ def gather_columns(cp, block, n: int, K: int, cols: np.ndarray):
         _kernel(SRC, "gather_columns_" + suffix)(
             _grid(n * ncols), (THREADS,),
             (block, np.int32(K), np.int64(n), d_cols, np.int32(ncols), out))
+    return out
+
+
+def sum_rows(cp, a):
+    """``a.sum(axis=0)`` of a C-contiguous float64 device array [rows, ...], the rows added
+    in order (a new device array of ``a.shape[1:]``)."""
+    rows = int(a.shape[0])
+    out = cp.empty(a.shape[1:], dtype=np.float64)
+    cols = int(out.size)
+    if cols:
+        _kernel(SRC, "sum_rows_f64")(_grid(cols), (THREADS,),
+                                     (a, np.int64(rows), np.int64(cols), out))
     return out

@@ -55,3 +55,14 @@ def test_gather_columns_equals_fancy_indexing(dtype, n, K, cols):
     got = gather_columns(cp, cp.asarray(block), n, K, sel)
     assert got.shape == (n, len(cols)) and got.dtype == dtype
     np.testing.assert_array_equal(cp.asnumpy(got), block.reshape(n, K)[:, sel])
+
+
+@pytest.mark.parametrize("shape", [(1, 5, 2), (37, 1000, 2), (300, 3), (4, 0)])
+def test_sum_rows_equals_the_host_sum(shape):
+    from gpu_core.device.arrays import sum_rows
+
+    rng = np.random.default_rng(2)
+    host = rng.random(shape)
+    got = sum_rows(cp, cp.asarray(host)).get()
+    assert got.shape == shape[1:]
+    np.testing.assert_allclose(got, host.sum(axis=0), rtol=1e-12)
