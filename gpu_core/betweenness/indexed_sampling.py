@@ -10,6 +10,8 @@ Imported only when CuPy is usable.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..device.arrays import concat, gather_columns
@@ -48,7 +50,7 @@ class IndexedSampler:
         self.ambiguous = 0  # pairs handed to the per-source sampler
         self.tied = 0  # pairs with several shortest paths drawn from their column
         self.pending: list = []  # (sources, targets, sample numbers) of those pairs
-        self._pinned = None  # page-locked host memory for tied columns (made at first use)
+        self._pinned: Any = None  # page-locked host memory for tied columns (made at first use)
         self._pinned_bytes = 0
 
     def chunk_size(self, total: int) -> int:
