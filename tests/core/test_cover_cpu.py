@@ -193,29 +193,36 @@ def test_half_entries_split_by_parity_and_renumber():
         assert v.dtype == np.int32
 
 
+def _progressive(g, k: int, **kw):
+    """(partial results' (sites, epsilon), result) of a progressive run on ``g``, uniform
+    demand, every vertex a candidate, weighted, epsilon 0.1, delta 0.1 (``kw`` overrides:
+    seed, first, preview, draw)."""
+    from gpu_core.betweenness import progressive as P
+
+    n = g.num_nodes
+    args = dict(w=g.weights.astype(np.int64), unit=False, a=np.ones(n), b=np.ones(n),
+                eligible=np.ones(n, bool), in_r=np.zeros(n, bool), backend="cpu",
+                epsilon=0.1, delta=0.1, seed=0, cancel=None, mode="weighted")
+    gen = P.progressive_billboards(g, k, **{**args, **kw})
+    parts = []
+    try:
+        while True:
+            p = next(gen)
+            if p.partial is not None:
+                parts.append((p.partial.sites.tolist(), p.partial.epsilon_at_stop))
+    except StopIteration as stop:
+        return parts, stop.value
+
+
 def test_progressive_run_with_the_kernels_equals_the_array_rounds(monkeypatch):
     """A whole progressive run (its preview and rounds) with the big maps' kernels equals
     the small maps'."""
-    from gpu_core.betweenness import progressive as P
     from tests.core import families as fam
 
     g = fam.road_grid(25, 25, seed=3)
 
     def run():
-        parts = []
-        gen = P.progressive_billboards(g, 5, w=g.weights.astype(np.int64), unit=False,
-                                       a=np.ones(g.num_nodes), b=np.ones(g.num_nodes),
-                                       eligible=np.ones(g.num_nodes, bool),
-                                       in_r=np.zeros(g.num_nodes, bool), backend="cpu",
-                                       epsilon=0.1, delta=0.1, seed=9, cancel=None,
-                                       mode="weighted", first=64, preview=32)
-        try:
-            while True:
-                p = next(gen)
-                if p.partial is not None:
-                    parts.append((p.partial.sites.tolist(), p.partial.epsilon_at_stop))
-        except StopIteration as stop:
-            return parts, stop.value
+        return _progressive(g, 5, seed=9, first=64, preview=32)
 
     want_parts, want = run()
     monkeypatch.setattr(cover_cpu, "ARRAY_ROUNDS_NODES", 0)
@@ -238,15 +245,7 @@ def test_cap_round_with_the_kernels_equals_the_array_greedy(monkeypatch):
     monkeypatch.setattr(P, "lower_share", lambda x, n, a: 0.0)
 
     def run():
-        gen = P.progressive_billboards(g, 4, w=g.weights.astype(np.int64), unit=False,
-                                       a=np.ones(n), b=np.ones(n), eligible=np.ones(n, bool),
-                                       in_r=np.zeros(n, bool), backend="cpu", epsilon=0.1,
-                                       delta=0.1, seed=1, cancel=None, mode="weighted")
-        try:
-            while True:
-                next(gen)
-        except StopIteration as stop:
-            return stop.value
+        return _progressive(g, 4, seed=1)[1]
 
     want = run()
     assert want.stopped_by == "cap" and want.samples == P.sample_size(4, n, 0.1, 0.05)
@@ -323,28 +322,14 @@ def test_rounds_of_a_device_draw_run_on_the_host_with_the_same_result(threshold,
                                                                       monkeypatch):
     """A GPU draw's entries are brought to the host block by block and the rounds run
     there, on either greedy: the same rounds, sites and bounds as the CPU's draw."""
-    from gpu_core.betweenness import progressive as P
     from gpu_core.betweenness.api import path_sampler
     from tests.core import families as fam
 
     monkeypatch.setattr(cover_cpu, "ARRAY_ROUNDS_NODES", threshold)
     g = fam.road_grid(20, 20, seed=6)
-    n = g.num_nodes
 
     def run(draw):
-        gen = P.progressive_billboards(g, 4, w=g.weights.astype(np.int64), unit=False,
-                                       a=np.ones(n), b=np.ones(n), eligible=np.ones(n, bool),
-                                       in_r=np.zeros(n, bool), backend="cpu", epsilon=0.1,
-                                       delta=0.1, seed=3, cancel=None, mode="weighted",
-                                       draw=draw, preview=40, first=128)
-        parts = []
-        try:
-            while True:
-                p = next(gen)
-                if p.partial is not None:
-                    parts.append((p.partial.sites.tolist(), p.partial.epsilon_at_stop))
-        except StopIteration as stop:
-            return parts, stop.value
+        return _progressive(g, 4, seed=3, draw=draw, preview=40, first=128)
 
     want_parts, want = run(None)
     got_parts, got = run(_DeviceDraw(path_sampler(g, "weighted", "cpu")))
