@@ -244,6 +244,17 @@ def test_entries_appended_in_blocks_keep_every_entry_and_number_vertices_once():
     assert (cv.tolist(), new.tolist()) == ([10, 10, 11], [3, 1])
 
 
+def test_a_round_with_entries_of_later_samples_is_refused():
+    """The counts are of every entry so far: a round of fewer samples than were appended
+    would count paths it does not hold, so it raises instead."""
+    e = _entries(np.array([0, 1, 5], np.int64), np.array([1, 2, 3], np.int32), 10,
+                 np.ones(10, bool), np.zeros(10, bool))
+    with pytest.raises(ValueError, match="sample 5"):
+        e.round_cover(4, 2)
+    # sample 0 trains (vertex 1); then nothing is left: the first eligible vertex, 0
+    assert e.round_cover(6, 2)[0] == [1, 0]
+
+
 def test_warm_runs_the_kernels():
     warm()  # compiles or loads both kernels; a failure raises here
 
