@@ -86,13 +86,18 @@ class RoundEntries:
             raise MemoryError(f"{g0 + es.shape[0]:,} sampled path entries: more than a "
                               "round can hold (2**31)")
         es = np.asarray(es, np.int32)
+        if self.compact and es.shape[0]:
+            # a sampler writing entry by entry from many threads (the per-source GPU
+            # sampler's atomic slots) interleaves its samples: a block is put in sample
+            # order here, so that each sample stays one run of the buffer
+            es, ev = _in_sample_order(es, np.asarray(ev, np.int32))
         self._es.append(es)
         if not self.compact:
             self._ev.append(np.asarray(ev, np.int32))
             return
         if not es.shape[0]:
             return
-        cv, new = _renumber(np.asarray(ev, np.int32), self.idmap, len(self._label))
+        cv, new = _renumber(ev, self.idmap, len(self._label))
         self._cv.append(cv)
         self._label.append(new)
         self._elig.append(self.eligible[new])
@@ -220,6 +225,28 @@ def _link(es, cv, g0, head, nxt, counts, start, length, last):
             prev = s
     last[0] = prev
     return split
+
+
+@njit(cache=True, nogil=True)
+def _in_sample_order(es, ev):
+    """The block's entries (es, ev) as they are when already in sample order, else
+    grouped by sample (a counting sort over the block's sample range, stable)."""
+    ordered = True
+    for i in range(1, es.shape[0]):
+        if es[i] < es[i - 1]:
+            ordered = False
+            break
+    if ordered:
+        return es, ev
+    lo, hi = es[0], es[0]
+    for i in range(es.shape[0]):
+        lo = min(lo, es[i])
+        hi = max(hi, es[i])
+    ptr, out_v = _group(es - lo, hi - lo + 1, ev)
+    out_s = np.empty(es.shape[0], es.dtype)
+    for k in range(hi - lo + 1):
+        out_s[ptr[k]:ptr[k + 1]] = lo + k
+    return out_s, out_v
 
 
 @njit(cache=True, nogil=True)

@@ -125,11 +125,14 @@ def test_greedy_and_prefixes_equal_the_array_greedy(seed, n, size, per, k, fixed
     assert gains.tolist() == want_gains
     assert (base, lam) == (want_base, want_lam)
     # in sample order (each sample's entries one run of the buffer, as samplers write
-    # them) the rounds use the runs; shuffled, they group the samples: the same
+    # them) the rounds use the runs; a block's shuffled entries are put in sample order;
+    # a sample in both blocks makes the rounds group the samples: the same result
     order = np.argsort(es, kind="stable")
     in_order = _entries(es[order], ev[order], n, eligible, in_r)
-    runs = int(es.size > 0) + int((es[1:] != es[:-1]).sum())
+    half = es.size // 2
     assert not in_order.fragmented
+    blocks = np.concatenate([np.sort(es[:half]), np.sort(es[half:])])
+    runs = int(es.size > 0) + int((blocks[1:] != blocks[:-1]).sum())
     assert _entries(es, ev, n, eligible, in_r).fragmented == (runs > np.unique(es).size)
     got = in_order._greedy(size, k, 2, True)
     assert [x.tolist() if hasattr(x, "tolist") else x for x in got] == \
@@ -242,6 +245,23 @@ def test_entries_appended_in_blocks_keep_every_entry_and_number_vertices_once():
     np.testing.assert_array_equal(e._in_r.view(), in_r[label])
     cv, new = _renumber(np.array([3, 3, 1], np.int32), np.full(4, -1, np.int32), 10)
     assert (cv.tolist(), new.tolist()) == ([10, 10, 11], [3, 1])
+
+
+def test_a_block_interleaving_its_samples_is_put_in_sample_order():
+    """Entries written slot by slot from many threads interleave their samples: each
+    sample becomes one run again (its entries in their order), and the rounds need no
+    grouping."""
+    rng = np.random.default_rng(4)
+    es = rng.permutation(np.repeat(np.arange(40, 90, dtype=np.int64), 7))
+    ev = rng.integers(0, 500, es.size).astype(np.int32)
+    e = RoundEntries(500, np.ones(500, bool), np.zeros(500, bool), compact=True)
+    e.add(es[:100].copy(), ev[:100].copy())  # samples 40..89 in one block, then more
+    e.add(np.arange(90, 95, dtype=np.int64), np.arange(5, dtype=np.int32))
+    assert not e.fragmented
+    got_s = e._es.view()[:100]
+    order = np.argsort(es[:100], kind="stable")
+    np.testing.assert_array_equal(got_s, es[:100][order])
+    np.testing.assert_array_equal(e._label.view()[e._cv.view()[:100]], ev[:100][order])
 
 
 def test_a_round_with_entries_of_later_samples_is_refused():
