@@ -193,7 +193,9 @@ def progressive_billboards(
         t_sample += time.perf_counter() - ts
         if L == cap:
             break
+        tr = time.perf_counter()
         res = _round(entries, L, k, in_r, a, b, A, B, reached, a_log, epsilon)
+        tr = time.perf_counter() - tr
         res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
         res.sample_bound, res.mode = bound, mode
         res.guarantee = progressive_guarantee(epsilon, delta)
@@ -201,8 +203,9 @@ def progressive_billboards(
         res.notes = sampler.note() + res.notes
         res.rounds_time_s = [time.perf_counter() - t0]
         best = res
-        log.info("round %d: %d samples, %s, error %.4g", r + 1, L, entries.describe(),
-                 res.epsilon_at_stop)
+        log.info("round %d: %d samples, %s, greedy %.3f s, error %.4g, %.2f s so far "
+                 "(sample %.2f s)", r + 1, L, entries.describe(), tr, res.epsilon_at_stop,
+                 time.perf_counter() - t0, t_sample)
         done = res.epsilon_at_stop <= epsilon
         if done:
             res.stopped_by = "bound"
