@@ -22,6 +22,11 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)  # absolute: the runs may go from TREE
 # an array, not a function: timeout runs it
 SIGNPOST=("$PY" -c 'import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))')
+# DUMP_S=N: every thread's Python stack into the run's log every N seconds (a run that
+# seems stuck says where)
+RUN=("$PY" -c 'import faulthandler, os, sys
+if os.environ.get("DUMP_S"): faulthandler.dump_traceback_later(int(os.environ["DUMP_S"]), repeat=True)
+from app.cli import main; sys.exit(main(sys.argv[1:]))')
 WORK=${WORK:-/tmp/bigbb}
 mkdir -p "$WORK"
 MAP=$WORK/kanto_$NODES.spn
@@ -34,7 +39,7 @@ export SIGNPOST_CACHE_MAX_GB=${SIGNPOST_CACHE_MAX_GB:-40}
 for run in $RUNS; do
   name=$run${LABEL:+_$LABEL}
   t0=$(date +%s.%N)
-  (cd "${TREE:-.}" && SIGNPOST_CACHE_DIR=$WORK/cache timeout "${RUN_TIMEOUT:-330}" "${SIGNPOST[@]}" -v billboards "$MAP" \
+  (cd "${TREE:-.}" && SIGNPOST_CACHE_DIR=$WORK/cache timeout "${RUN_TIMEOUT:-330}" "${RUN[@]}" -v billboards "$MAP" \
     -k "$K" --epsilon "$EPS" --backend "$BACKEND" --method sampled --json \
     >"$OUT/big_$name.json" 2>"$OUT/big_$name.log")
   rc=$?
