@@ -8,7 +8,16 @@ and the ``prctl``). Where ``prctl`` is missing, a daemon thread in each worker p
 parent's pid once a second instead.
 
 The kernel sends the signal when the *thread* that forked the worker ends, so build and
-shut the pool down in one thread (as ``with forked_pool(...)`` does). Standard library only.
+shut the pool down in one thread (as ``with forked_pool(...)`` does).
+
+A fork copies the locks other threads hold, held, with nobody in the child to release
+them. numba's compiler lock is one: a worker forked while a thread of the parent compiled
+(the GPU billboards' host kernels warming on a thread while the route index's order forked
+its METIS workers, on a fresh machine) waited for it for good at its first numba call, and
+the command with it (a 24M-node map's first run never got past the order).
+:func:`forked_pool` therefore makes every fork of the process wait for that lock and hand
+it to the child free (:func:`_guard_numba_lock`). Standard library only (numba's lock is
+looked up at fork time, where numba is already imported).
 """
 
 from __future__ import annotations
@@ -62,11 +71,44 @@ def _init_worker(parent: int, user: Callable[..., Any] | None, args: tuple) -> N
         user(*args)
 
 
+_held: list = []  # numba's compiler lock, taken by the forking thread (one fork at a time)
+_guarded = False
+
+
+def _numba_lock():
+    mod = sys.modules.get("numba.core.compiler_lock")
+    return None if mod is None else getattr(mod.global_compiler_lock, "_lock", None)
+
+
+def _before_fork() -> None:
+    lock = _numba_lock()
+    if lock is not None:
+        lock.acquire()  # waits for a thread's compilation to end
+        _held.append(lock)
+
+
+def _after_fork() -> None:
+    if _held:
+        _held.pop().release()  # in the parent, and in the child (the forking thread's)
+
+
+def _guard_numba_lock() -> None:
+    """Once per process: every later fork waits until no thread holds numba's compiler lock,
+    and the child gets it free (module doc)."""
+    global _guarded
+    if not _guarded and hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=_before_fork, after_in_parent=_after_fork,
+                            after_in_child=_after_fork)
+        _guarded = True
+
+
 def forked_pool(workers: int, *, initializer: Callable[..., Any] | None = None,
                 initargs: tuple = ()) -> ProcessPoolExecutor:
     """A ``ProcessPoolExecutor`` of ``workers`` forked processes that end with this one
-    (SIGKILL included); ``initializer(*initargs)`` then runs in each as usual. Every place
-    that forks a pool uses this."""
+    (SIGKILL included) and find numba's compiler lock free (:func:`_guard_numba_lock`);
+    ``initializer(*initargs)`` then runs in each as usual. Every place that forks a pool
+    uses this."""
+    _guard_numba_lock()
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=multiprocessing.get_context("fork"),
         initializer=_init_worker, initargs=(os.getpid(), initializer, tuple(initargs)))

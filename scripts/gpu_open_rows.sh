@@ -2,7 +2,7 @@
 # The rows issues 41 and 43 still need from one H100, in one call of ~8 minutes (device
 # machine, repo root; carry the wheels of .whl/ and .gpu_maps/NE.gr.xz):
 #   1. the GPU tests of the billboards, route index and device-array paths;
-#   2. `bench first --backend cupy` for the rows never run on a GPU (exact billboards,
+#   2. (FIRST=0: skipped) `bench first --backend cupy` for the rows never run on a GPU (exact billboards,
 #      route with the index, the 3x3 matrix with the index built in the command), then the exact billboards' row again with
 #      CuPy's precompiled NVRTC headers (CUPY_NVRTC_USE_PCH=1, CUDA >= 12.8);
 #   3. NE K=20 eps=0.05 sampled billboards with the route index cached, three new
@@ -36,9 +36,10 @@ first() {  # $1: label, $2: tree to run from; the rest: bench first's --only row
   grep -E '^\| (route|matrix|billboards)' "$OUT/open/first_$label.md" | head -n 6 \
     | sed "s/^/first $label: /" >> "$OUT/summary.txt"
 }
-first rows "$PWD" --only "billboards -k 5" --only "route --index on" \
+# FIRST=0 skips this step (a call about the NE rows only)
+[ "${FIRST:-1}" = 0 ] || first rows "$PWD" --only "billboards -k 5" --only "route --index on" \
   --only "matrix 3x3 --index on, built in the command"
-CUPY_NVRTC_USE_PCH=1 first pch "$PWD" --only "billboards -k 5"
+[ "${FIRST:-1}" = 0 ] || CUPY_NVRTC_USE_PCH=1 first pch "$PWD" --only "billboards -k 5"
 # TREE_FIRST=DIR: the exact billboards' row from another tree (e.g. branch exact-first)
 [ -n "${TREE_FIRST:-}" ] && first tree_first "$TREE_FIRST" --only "billboards -k 5"
 

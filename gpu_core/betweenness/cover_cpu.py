@@ -26,38 +26,246 @@ from numba import njit
 
 from .sampling import Cover, greedy_pick
 
+_INT32 = 2**31 - 1
+
 # maps of at most this many vertices run the rounds' greedy with array operations: their
 # rounds take milliseconds, where compiling the kernels below takes 2 s on a fresh install
 # (2-core CPU), more than the sample map's whole first sampled billboards (issue 41)
 ARRAY_ROUNDS_NODES = 30_000
 
 
-def round_cover(es_all, ev_all, L: int, n: int, k: int, eligible, in_r):
-    """One progressive round on its L samples' entries (host arrays): the greedy on the
-    even sample numbers (training) and its bound, the hold-out cover of the odd ones.
-    Returns (sites, lam, hold-out base, hold-out cum)."""
-    n1, n2 = (L + 1) // 2, L // 2
-    if n <= ARRAY_ROUNDS_NODES:
-        train = (es_all % 2) == 0
-        sites, _, _, lam = greedy_arrays(es_all[train] // 2, ev_all[train], n1, n, k,
-                                         eligible, in_r)
-        hold = ~train
-        hbase, cum = prefixes_arrays(es_all[hold] // 2, ev_all[hold], n2, sites, in_r)
-        return sites, lam, hbase, cum
-    es, ev = half_entries(es_all, ev_all, 0)
-    picked, _, _, lam = greedy_cover(es, ev, n1, n, k, eligible, in_r, True)
-    es, ev = half_entries(es_all, ev_all, 1)
-    hbase, cum = cover_prefixes(es, ev, n2, n, picked, in_r)
-    return picked.tolist(), int(lam), int(hbase), cum.tolist()
+class RoundEntries:
+    """A progressive run's entries so far, (sample, vertex) pairs appended block by block
+    into buffers that grow by doubling, and on a big map (``compact``: over
+    :data:`ARRAY_ROUNDS_NODES` vertices) the structures the rounds' greedy needs, kept up
+    as blocks come, so that a round costs its picks, not its entries:
+
+    * each vertex renumbered as it first appears (``cv``: 0..m-1 over the m vertices the
+      paths touched; ``label``: each number's vertex; ``idmap``: each vertex's number, -1
+      untouched): a round's arrays (counts, candidates) are m long, not n;
+    * each number's entries as a list threaded through the entries (``head``/``nxt``):
+      a pick walks its own samples, where a regrouping of every entry by vertex each round
+      had cost more than the rest of the round;
+    * each number's entries in even (training) and odd (hold-out) samples (``counts``);
+    * each sample's entries as one run of the buffer (``start``/``length``), as the
+      samplers write them; entries of a sample in two runs (``fragmented``) are grouped
+      by sample in each round instead.
+
+    Before this each round regrouped all the entries so far (NE's and the 24M-node map's
+    rounds cost 2.9× their last round's entries; the 24M map's ``select`` 26.8 s on an
+    H100 host, stop 56)."""
+
+    def __init__(self, n: int, eligible: np.ndarray, in_r: np.ndarray,
+                 compact: bool | None = None):
+        self.n = n
+        self.eligible, self.in_r = eligible, in_r
+        self.compact = n > ARRAY_ROUNDS_NODES if compact is None else compact
+        self._es = _Buffer(np.int32)  # sample numbers
+        if not self.compact:
+            self._ev = _Buffer(np.int32)  # the array greedy's vertices
+            return
+        self._cv = _Buffer(np.int32)
+        # int32 throughout (entries and samples below 2**31, checked): half the memory
+        # that a round's walks and the blocks' appends go through
+        self._nxt = _Buffer(np.int32)
+        self._label = _Buffer(np.int32)
+        self._elig = _Buffer(np.bool_)
+        self._in_r = _Buffer(np.bool_)
+        self._head = _Buffer(np.int32)
+        self._counts = _Buffer(np.int32, 2)  # per number: even, odd samples' entries
+        self._start = _Buffer(np.int32)  # per sample (-1: no entries yet)
+        self._length = _Buffer(np.int32)
+        self.idmap = np.full(n, -1, np.int32)
+        self.fragmented = False
+        self._last = np.full(1, -1, np.int64)  # the sample of the last entry appended
+
+    def add(self, es: np.ndarray, ev: np.ndarray) -> None:
+        """Append a block's entries (host arrays)."""
+        g0 = len(self._es)
+        if es.shape[0] and (g0 + es.shape[0] >= _INT32 or int(es.max()) >= _INT32):
+            raise MemoryError(f"{g0 + es.shape[0]:,} sampled path entries: more than a "
+                              "round can hold (2**31)")
+        es = np.asarray(es, np.int32)
+        if self.compact and es.shape[0]:
+            # a sampler writing entry by entry from many threads (the per-source GPU
+            # sampler's atomic slots) interleaves its samples: a block is put in sample
+            # order here, so that each sample stays one run of the buffer
+            es, ev = _in_sample_order(es, np.asarray(ev, np.int32))
+        self._es.append(es)
+        if not self.compact:
+            self._ev.append(np.asarray(ev, np.int32))
+            return
+        if not es.shape[0]:
+            return
+        cv, new = _renumber(ev, self.idmap, len(self._label))
+        self._cv.append(cv)
+        self._label.append(new)
+        self._elig.append(self.eligible[new])
+        self._in_r.append(self.in_r[new])
+        self._head.append(np.full(new.shape[0], -1, np.int32))
+        self._counts.append(np.zeros((new.shape[0], 2), np.int32))
+        top = int(es.max()) + 1
+        if top > len(self._start):
+            grow = top - len(self._start)
+            self._start.append(np.full(grow, -1, np.int32))
+            self._length.append(np.zeros(grow, np.int32))
+        self._nxt.append(np.empty(es.shape[0], np.int32))
+        if _link(es, cv, g0, self._head.view(), self._nxt.view(), self._counts.view(),
+                 self._start.view(), self._length.view(), self._last):
+            self.fragmented = True
+
+    def __len__(self) -> int:
+        return len(self._es)
+
+    def describe(self) -> str:
+        """The entries in a line (the -v log's)."""
+        if not self.compact:
+            return f"{len(self):,} path entries"
+        return (f"{len(self):,} path entries over {len(self._label):,} vertices"
+                + (", samples in several runs (grouped each round)" if self.fragmented
+                   else ""))
+
+    def round_cover(self, L: int, k: int):
+        """One progressive round on its L samples (all the entries so far): the greedy on
+        the even sample numbers (training) and its bound, the hold-out cover of the odd
+        ones. Returns (sites, lam, hold-out base, hold-out cum)."""
+        es = self._es.view()
+        if not self.compact:
+            ev = self._ev.view()
+            train = (es % 2) == 0
+            sites, _, _, lam = greedy_arrays(es[train] // 2, ev[train], (L + 1) // 2, self.n,
+                                             k, self.eligible, self.in_r)
+            hold = ~train
+            hbase, cum = prefixes_arrays(es[hold] // 2, ev[hold], L // 2, sites, self.in_r)
+            return sites, lam, hbase, cum
+        picked, _, _, lam = self._greedy(L, k, 0, True)
+        hbase, cum = cover_prefixes(es, L, picked, self.idmap, self._in_r.view(),
+                                    self._head.view(), self._nxt.view())
+        return picked.tolist(), int(lam), int(hbase), cum.tolist()
+
+    def greedy_sites(self, size: int, k: int):
+        """(sites, gains, base) of the greedy over all ``size`` samples (the cap's round)."""
+        es = self._es.view()
+        if not self.compact:
+            sites, gains, base, _ = greedy_arrays(es, self._ev.view(), size, self.n, k,
+                                                  self.eligible, self.in_r)
+            return sites, gains, base
+        sites, gains, base, _ = self._greedy(size, k, 2, False)
+        return sites.tolist(), gains.tolist(), int(base)
+
+    def _greedy(self, L: int, k: int, parity: int, bound: bool):
+        """``greedy_cover`` over the samples below L of ``parity`` (0: even, 1: odd, 2:
+        all); every entry so far must be of a sample below L (the counts are all of
+        them)."""
+        if len(self._start) > L:
+            raise ValueError(f"entries of sample {len(self._start) - 1} in a round of {L}")
+        es, cv = self._es.view(), self._cv.view()
+        if self.fragmented:  # each sample's entries, grouped afresh
+            ptr, sver = _group(es, max(L, len(self._start)), cv)
+            beg, end = ptr[:-1], ptr[1:]
+        else:
+            beg = self._start.view()
+            end = beg + self._length.view()  # (-1 + 0 for a sample without entries)
+            sver = cv
+        counts = self._counts.view()
+        cnt = (counts.sum(axis=1, dtype=np.int64) if parity == 2
+               else counts[:, parity].astype(np.int64))
+        return greedy_cover(es, L, parity, k, cnt, beg, end, sver, self._label.view(),
+                            self.idmap, self.eligible, self._elig.view(), self._in_r.view(),
+                            self._head.view(), self._nxt.view(), bound)
 
 
-def greedy_sites(es, ev, size: int, n: int, k: int, eligible, in_r):
-    """(sites, gains, base) of the greedy over all ``size`` samples (the cap's round)."""
-    if n <= ARRAY_ROUNDS_NODES:
-        sites, gains, base, _ = greedy_arrays(es, ev, size, n, k, eligible, in_r)
-        return sites, gains, base
-    sites, gains, base, _ = greedy_cover(es, ev, size, n, k, eligible, in_r, False)
-    return sites.tolist(), gains.tolist(), int(base)
+class _Buffer:
+    """An array appended to in place along its first axis, its capacity doubled when
+    full."""
+
+    def __init__(self, dtype, width: int = 0):
+        self._shape = (width,) if width else ()
+        self._a = np.empty((0, *self._shape), dtype)
+        self._n = 0
+
+    def append(self, x: np.ndarray) -> None:
+        need = self._n + x.shape[0]
+        if need > self._a.shape[0]:
+            grown = np.empty((max(need, 2 * self._a.shape[0], 1024), *self._shape),
+                             self._a.dtype)
+            grown[:self._n] = self._a[:self._n]
+            self._a = grown
+        self._a[self._n:need] = x
+        self._n = need
+
+    def view(self) -> np.ndarray:
+        return self._a[:self._n]
+
+    def __len__(self) -> int:
+        return self._n
+
+
+@njit(cache=True, nogil=True)
+def _link(es, cv, g0, head, nxt, counts, start, length, last):
+    """Thread a block's entries (the buffer's from ``g0``) onto their numbers' lists,
+    count them by sample parity, and extend each sample's run; True when a sample's
+    entries come in a second run (the samples are then grouped in each round)."""
+    split = False
+    prev = last[0]
+    for i in range(es.shape[0]):
+        g = g0 + i
+        s = es[i]
+        c = cv[i]
+        nxt[g] = head[c]
+        head[c] = g
+        counts[c, s & 1] += 1
+        if s == prev:
+            length[s] += 1
+        else:
+            if start[s] >= 0:
+                split = True
+            start[s] = g
+            length[s] = 1
+            prev = s
+    last[0] = prev
+    return split
+
+
+@njit(cache=True, nogil=True)
+def _in_sample_order(es, ev):
+    """The block's entries (es, ev) as they are when already in sample order, else
+    grouped by sample (a counting sort over the block's sample range, stable)."""
+    ordered = True
+    for i in range(1, es.shape[0]):
+        if es[i] < es[i - 1]:
+            ordered = False
+            break
+    if ordered:
+        return es, ev
+    lo, hi = es[0], es[0]
+    for i in range(es.shape[0]):
+        lo = min(lo, es[i])
+        hi = max(hi, es[i])
+    ptr, out_v = _group(es - lo, hi - lo + 1, ev)
+    out_s = np.empty(es.shape[0], es.dtype)
+    for k in range(hi - lo + 1):
+        out_s[ptr[k]:ptr[k + 1]] = lo + k
+    return out_s, out_v
+
+
+@njit(cache=True, nogil=True)
+def _renumber(ev, idmap, m0):
+    """(each entry's vertex number, the vertices numbered here): a vertex not seen before
+    gets the next number from ``m0`` (``idmap`` updated in place)."""
+    cv = np.empty(ev.shape[0], np.int32)
+    new = np.empty(ev.shape[0], np.int32)
+    m = m0
+    for i in range(ev.shape[0]):
+        v = ev[i]
+        c = idmap[v]
+        if c < 0:
+            c = m
+            idmap[v] = m
+            new[m - m0] = v
+            m += 1
+        cv[i] = c
+    return cv, new[:m - m0].copy()
 
 
 def greedy_arrays(es, ev, size: int, n: int, k: int, eligible, in_r):
@@ -98,24 +306,10 @@ def prefixes_arrays(es, ev, size: int, sites: list[int], in_r) -> tuple[int, lis
 
 
 @njit(cache=True, nogil=True)
-def _by_sample(es, size, ev):
-    """(ptr, vertices) of each sample: the entries as they are when already in sample
-    order (a round's draws come in order; only deferred pairs come after), else grouped."""
-    for i in range(1, es.shape[0]):
-        if es[i] < es[i - 1]:
-            return _group(es, size, ev)
-    ptr = np.zeros(size + 1, np.int64)
-    for i in range(es.shape[0]):
-        ptr[es[i] + 1] += 1
-    for i in range(size):
-        ptr[i + 1] += ptr[i]
-    return ptr, ev
-
-
-@njit(cache=True, nogil=True)
 def _group(keys, nkeys, vals):
-    """(ptr [nkeys + 1], vals grouped by key, stable): a counting sort."""
-    ptr = np.zeros(nkeys + 1, np.int64)
+    """(ptr [nkeys + 1], vals grouped by key, stable): a counting sort (int32 offsets:
+    fewer than 2**31 entries)."""
+    ptr = np.zeros(nkeys + 1, np.int32)
     for i in range(keys.shape[0]):
         ptr[keys[i] + 1] += 1
     for i in range(nkeys):
@@ -166,46 +360,47 @@ def _pop(heap, size):
 
 
 @njit(cache=True, nogil=True)
-def _top(heap, size, cnt, elig):
-    """(vertex, count, size) of the largest current eligible count, ties to the smallest
-    vertex (-1 when no eligible count is positive): counts only fall, so a key whose count
-    has fallen is put back with its count now (lazy greedy) and picked vertices dropped."""
+def _top(heap, size, cnt, elig, idmap):
+    """(vertex, its number, count, size) of the largest current eligible count, ties to
+    the smallest vertex (-1 when no eligible count is positive): counts only fall, so a
+    key whose count has fallen is put back with its count now (lazy greedy) and picked
+    vertices dropped. Keys hold the vertex; ``idmap`` gives its number."""
     while size > 0:
         key = heap[0]
         v = _LOW - (key & _LOW)
-        c = key >> 32
-        if elig[v] and cnt[v] == c:
-            return v, c, size
+        c = idmap[v]
+        if elig[c] and cnt[c] == key >> 32:
+            return v, c, key >> 32, size
         size = _pop(heap, size)
-        if elig[v] and cnt[v] > 0:
-            _sift_up(heap, size, (cnt[v] << 32) | (_LOW - v))
+        if elig[c] and cnt[c] > 0:
+            _sift_up(heap, size, (cnt[c] << 32) | (_LOW - v))
             size += 1
-    return -1, 0, size
+    return -1, -1, 0, size
 
 
 @njit(cache=True, nogil=True)
-def _heap_of(cnt, eligible):
+def _heap_of(cnt, elig, label):
     """The max-heap of the eligible vertices of positive count."""
     m = 0
-    for v in range(cnt.shape[0]):
-        if cnt[v] > 0 and eligible[v]:
+    for c in range(cnt.shape[0]):
+        if cnt[c] > 0 and elig[c]:
             m += 1
     heap = np.empty(m, np.int64)
     m = 0
-    for v in range(cnt.shape[0]):
-        if cnt[v] > 0 and eligible[v]:
-            _sift_up(heap, m, (cnt[v] << 32) | (_LOW - v))
+    for c in range(cnt.shape[0]):
+        if cnt[c] > 0 and elig[c]:
+            _sift_up(heap, m, (cnt[c] << 32) | (_LOW - label[c]))
             m += 1
     return heap
 
 
 @njit(cache=True, nogil=True)
-def _top_sum(heap, size, cnt, elig, k, best):
+def _top_sum(heap, size, cnt, elig, idmap, k, best):
     """(sum of the k largest current eligible counts, size): their keys are taken off the
     heap (into ``best``) and put back."""
     top, got = 0, 0
     while got < k:
-        u, c, size = _top(heap, size, cnt, elig)
+        u, _, c, size = _top(heap, size, cnt, elig, idmap)
         if u < 0:
             break
         top += c
@@ -219,84 +414,106 @@ def _top_sum(heap, size, cnt, elig, k, best):
 
 
 @njit(cache=True, nogil=True)
-def _first_eligible(elig):
+def _first_eligible(eligible, sites, picked):
     """``greedy_pick`` when no eligible count is positive: every eligible count is 0 and
-    argmax gives the smallest eligible vertex (vertex 0 when none is: numpy's argmax of
-    all -1)."""
-    for v in range(elig.shape[0]):
-        if elig[v]:
-            return v
+    argmax gives the smallest eligible vertex not picked yet (vertex 0 when none is:
+    numpy's argmax of all -1). A scan of the map's vertices: only degenerate rounds."""
+    for v in range(eligible.shape[0]):
+        if eligible[v]:
+            taken = False
+            for j in range(picked):
+                if sites[j] == v:
+                    taken = True
+                    break
+            if not taken:
+                return v
     return 0
 
 
 @njit(cache=True, nogil=True)
-def greedy_cover(es, ev, size, n, k, eligible, in_r, bound):
-    """Greedy max coverage of ``size`` samples, whose entries are (sample ``es[i]``,
-    vertex ``ev[i]``), by ``k`` sites among ``eligible`` after the samples through a vertex
-    of ``in_r`` (the fixed sites) are covered. Returns (sites, gains, base, lam): base =
-    the samples ``in_r`` covers; lam (with ``bound``, else -1) = the least over the prefixes
-    S_j (j = 0..k) of cover(S_j) + the sum of the k largest marginal counts over S_j."""
-    covered = np.zeros(size, np.bool_)
-    for i in range(es.shape[0]):
-        if in_r[ev[i]]:
-            covered[es[i]] = True
+def _in_half(s, L, parity):
+    return s < L and (parity == 2 or s & 1 == parity)
+
+
+@njit(cache=True, nogil=True)
+def greedy_cover(es, L, parity, k, cnt, beg, end, sver, label, idmap, eligible, elig_c,
+                 in_r_c, head, nxt, bound):
+    """Greedy max coverage of the samples below ``L`` of ``parity`` (0 even, 1 odd, 2
+    all) by ``k`` sites among ``eligible`` (``elig_c``: by vertex number), after the
+    samples through a vertex of ``in_r_c`` (the fixed sites, by number) are covered.
+    ``cnt``: each number's entries in those samples (taken as the counts, decremented);
+    a sample's numbers are ``sver[beg[s]:end[s]]``; a number's entries are on the list
+    ``head``/``nxt`` (entry g of sample ``es[g]``); ``label``: each number's vertex,
+    ``idmap`` each vertex's number. Returns (sites, gains, base, lam): base = the samples
+    ``in_r`` covers; lam (with ``bound``, else -1) = the least over the prefixes S_j
+    (j = 0..k) of cover(S_j) + the sum of the k largest marginal counts over S_j."""
+    covered = np.zeros(L, np.bool_)
     base = 0
-    for s in range(size):
-        if covered[s]:
-            base += 1
-    sptr, sver = _by_sample(es, size, ev)  # each sample's vertices
-    vptr, vsam = _group(ev, n, es)  # each vertex's samples
-    cnt = np.zeros(n, np.int64)
-    for i in range(es.shape[0]):
-        if not covered[es[i]]:
-            cnt[ev[i]] += 1
-    heap = _heap_of(cnt, eligible)
+    for c in range(in_r_c.shape[0]):
+        if in_r_c[c]:
+            base += _cover(c, es, L, parity, covered, cnt, beg, end, sver, head, nxt)
+    elig = elig_c.copy()
+    heap = _heap_of(cnt, elig, label)
     hs = heap.shape[0]
-    elig = eligible.copy()
     sites = np.empty(k, np.int64)
     gains = np.empty(k, np.int64)
     best = np.empty(max(k, 1), np.int64)  # the k largest keys, taken off and put back
     total = base
     lam = -1
     for i in range(k + 1):
-        v, gain, hs = _top(heap, hs, cnt, elig)
+        v, c, gain, hs = _top(heap, hs, cnt, elig, idmap)
         if bound:
-            top, hs = _top_sum(heap, hs, cnt, elig, k, best)
+            top, hs = _top_sum(heap, hs, cnt, elig, idmap, k, best)
             if lam < 0 or total + top < lam:
                 lam = total + top
         if i == k:
             break
         if v < 0:
-            v, gain = _first_eligible(elig), 0
+            v, gain = _first_eligible(eligible, sites, i), 0
+            c = idmap[v]
         sites[i], gains[i] = v, gain
         total += gain
-        elig[v] = False
-        for p in range(vptr[v], vptr[v + 1]):
-            s = vsam[p]
-            if not covered[s]:
-                covered[s] = True
-                for q in range(sptr[s], sptr[s + 1]):
-                    cnt[sver[q]] -= 1
+        if c >= 0:  # (a vertex no path touched covers nothing)
+            elig[c] = False
+            _cover(c, es, L, parity, covered, cnt, beg, end, sver, head, nxt)
     return sites, gains, base, lam
 
 
 @njit(cache=True, nogil=True)
-def cover_prefixes(es, ev, size, n, sites, in_r):
-    """(base, cum): the samples of ``size`` covered by ``in_r``, then by it and each
-    prefix of ``sites`` (cum[j]: sites 0..j), in one pass over the entries."""
+def _cover(c, es, L, parity, covered, cnt, beg, end, sver, head, nxt):
+    """Cover the samples (of the half) through number ``c``, taking each one's entries
+    off the counts; returns how many were not covered before."""
+    got = 0
+    g = head[c]
+    while g >= 0:
+        s = es[g]
+        if _in_half(s, L, parity) and not covered[s]:
+            covered[s] = True
+            got += 1
+            for q in range(beg[s], end[s]):
+                cnt[sver[q]] -= 1
+        g = nxt[g]
+    return got
+
+
+@njit(cache=True, nogil=True)
+def cover_prefixes(es, L, sites, idmap, in_r_c, head, nxt):
+    """(base, cum) over the odd samples below ``L`` (the hold-out): those covered by the
+    fixed sites (``in_r_c``, by vertex number), then by them and each prefix of ``sites``
+    (vertices; cum[j]: sites 0..j). Walks the fixed sites' and the sites' own entries
+    (the lists ``head``/``nxt``), not every entry."""
     k = sites.shape[0]
-    pos = np.full(n, k, np.int64)  # a vertex's first place among the sites
-    for j in range(k - 1, -1, -1):
-        pos[sites[j]] = j
-    first = np.full(size, k, np.int64)  # the first site (-1: in_r) covering each sample
-    for i in range(es.shape[0]):
-        s = es[i]
-        p = -1 if in_r[ev[i]] else pos[ev[i]]
-        if p < first[s]:
-            first[s] = p
+    first = np.full(L, k, np.int64)  # the first site (-1: in_r) covering each sample
+    for c in range(in_r_c.shape[0]):
+        if in_r_c[c]:
+            _first_cover(c, -1, es, L, first, head, nxt)
+    for j in range(k):
+        c = idmap[sites[j]]
+        if c >= 0:
+            _first_cover(c, j, es, L, first, head, nxt)
     base = 0
     hist = np.zeros(k + 1, np.int64)
-    for s in range(size):
+    for s in range(1, L, 2):
         if first[s] < 0:
             base += 1
         else:
@@ -310,31 +527,20 @@ def cover_prefixes(es, ev, size, n, sites, in_r):
 
 
 @njit(cache=True, nogil=True)
-def half_entries(es, ev, part):
-    """The entries of the even (``part`` 0: training) or odd (1: hold-out) sample numbers,
-    renumbered s // 2: one fused pass where four array operations copied the entries
-    (0.15 s of NE's last round)."""
-    m = 0
-    for i in range(es.shape[0]):
-        if es[i] & 1 == part:
-            m += 1
-    out_s = np.empty(m, np.int64)
-    out_v = np.empty(m, ev.dtype)
-    m = 0
-    for i in range(es.shape[0]):
-        if es[i] & 1 == part:
-            out_s[m] = es[i] >> 1
-            out_v[m] = ev[i]
-            m += 1
-    return out_s, out_v
+def _first_cover(c, j, es, L, first, head, nxt):
+    g = head[c]
+    while g >= 0:
+        s = es[g]
+        if s < L and s & 1 == 1 and j < first[s]:
+            first[s] = j
+        g = nxt[g]
 
 
 def warm() -> None:
-    """Compile (or load from numba's cache) both kernels on a made-up round."""
-    es = np.array([0, 0, 1], np.int64)
-    ev = np.array([1, 2, 2], np.int32)
+    """Compile (or load from numba's cache) the kernels on a made-up round, its sample
+    0 in two runs (the grouping's kernel too)."""
     mask = np.zeros(3, np.bool_)
-    s0, v0 = half_entries(es, ev, 0)
-    sites, _, _, _ = greedy_cover(s0, v0, 1, 3, 1, ~mask, mask, True)
-    s1, v1 = half_entries(es, ev, 1)
-    cover_prefixes(s1, v1, 1, 3, sites, mask)
+    entries = RoundEntries(3, ~mask, mask, compact=True)
+    entries.add(np.array([0, 1, 0], np.int64), np.array([1, 2, 2], np.int32))
+    entries.round_cover(2, 1)
+    entries.greedy_sites(2, 1)

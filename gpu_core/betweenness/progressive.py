@@ -42,7 +42,7 @@ import numpy as np
 from ..errors import CancelledError
 from ..graph import CSRGraph
 from .common import BillboardProgress, BillboardResult
-from .cover_cpu import greedy_sites, round_cover
+from .cover_cpu import RoundEntries
 from .cover_cpu import warm as warm_cover
 from .sampling import PathSampler, draw_plan, on, sample_size
 
@@ -152,7 +152,7 @@ def progressive_billboards(
 
     fold = None if draw is None or draw.fold is None else np.asarray(draw.fold, np.int64)
     A, B = float(a.sum()), float(b.sum())
-    es_all, ev_all = np.zeros(0, np.int64), np.zeros(0, np.int32)
+    entries = RoundEntries(n, eligible, in_r)
     reached = [0, 0]  # training, hold-out
     drawn = 0
     best: BillboardResult | None = None
@@ -160,7 +160,6 @@ def progressive_billboards(
     t_tied = 0.0  # of t_sample: the pairs the sampler deferred (several shortest paths)
     for r, L in enumerate(sizes):
         ts = time.perf_counter()
-        parts_s, parts_v = [es_all], [ev_all]
         chunk = sampler.chunk_size(L - drawn)
         starts = list(range(drawn, L, chunk))
         if r == 0 and 0 < preview < L:  # the preview's samples end a block
@@ -174,34 +173,29 @@ def progressive_billboards(
             hi = starts[i + 1] if i + 1 < len(starts) else L
             es, ev, rr = sampler.run(plan.srcs[lo:hi], plan.tgts[lo:hi], plan.hash_seed, lo)
             es, ev, rr = fold_entries(np, here(es), here(ev), fold, n) + (here(rr),)
-            parts_s.append(es)
-            parts_v.append(ev)
+            entries.add(es, ev)
             reached[0] += int(rr[lo % 2::2].sum())
             reached[1] += int(rr[1 - lo % 2::2].sum())
             if r == 0 and hi == preview < L:
                 rest = sampler.flush(plan.hash_seed)  # (deferred pairs: in the preview too)
                 if rest is not None:
-                    es, ev = fold_entries(np, here(rest[0]), here(rest[1]), fold, n)
-                    parts_s.append(es)
-                    parts_v.append(ev)
-                yield _preview(parts_s, parts_v, sampler, hi, n, k, eligible, in_r, a, b, A, B,
+                    entries.add(*fold_entries(np, here(rest[0]), here(rest[1]), fold, n))
+                yield _preview(entries, sampler, hi, k, in_r, a, b, A, B,
                                reached, a_log, epsilon, backend, delta, bound, mode,
                                len(sizes), cap, t0)
             yield BillboardProgress(r + 1, len(sizes), hi, cap, phase="sample")
         tf = time.perf_counter()
         rest = sampler.flush(plan.hash_seed)
         if rest is not None:
-            es, ev = fold_entries(np, here(rest[0]), here(rest[1]), fold, n)
-            parts_s.append(es)
-            parts_v.append(ev)
-        es_all, ev_all = np.concatenate(parts_s), np.concatenate(parts_v).astype(np.int32)
+            entries.add(*fold_entries(np, here(rest[0]), here(rest[1]), fold, n))
         drawn = L
         t_tied += time.perf_counter() - tf
         t_sample += time.perf_counter() - ts
         if L == cap:
             break
-        res = _round(es_all, ev_all, L, n, k, eligible, in_r, a, b, A, B, reached,
-                     a_log, epsilon)
+        tr = time.perf_counter()
+        res = _round(entries, L, k, in_r, a, b, A, B, reached, a_log, epsilon)
+        tr = time.perf_counter() - tr
         res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
         res.sample_bound, res.mode = bound, mode
         res.guarantee = progressive_guarantee(epsilon, delta)
@@ -209,6 +203,9 @@ def progressive_billboards(
         res.notes = sampler.note() + res.notes
         res.rounds_time_s = [time.perf_counter() - t0]
         best = res
+        log.info("round %d: %d samples, %s, greedy %.3f s, error %.4g, %.2f s so far "
+                 "(sample %.2f s)", r + 1, L, entries.describe(), tr, res.epsilon_at_stop,
+                 time.perf_counter() - t0, t_sample)
         done = res.epsilon_at_stop <= epsilon
         if done:
             res.stopped_by = "bound"
@@ -216,7 +213,7 @@ def progressive_billboards(
         yield BillboardProgress(r + 1, len(sizes), L, cap, phase="sample", partial=res,
                                 message=f"{L:,} samples: error {res.epsilon_at_stop:.4g}")
     # the cap: the fixed method on all the cap's samples (its own guarantee at delta/2)
-    sites, cov, base = greedy_sites(es_all, ev_all, cap, n, k, eligible, in_r)
+    sites, cov, base = entries.greedy_sites(cap, k)
     scale = A * B / cap
     cum = base + np.cumsum(cov)
     tot = reached[0] + reached[1]
@@ -242,13 +239,13 @@ def _phases(t0: float, t_sample: float, t_tied: float) -> dict:
             "select": time.perf_counter() - t0 - t_sample}
 
 
-def _preview(parts_s, parts_v, sampler, L: int, n: int, k: int, eligible, in_r, a, b,
-             A: float, B: float, reached, a_log: float, epsilon: float, backend: str,
-             delta: float, bound: int, mode: str, rounds: int, cap: int,
+def _preview(entries: RoundEntries, sampler, L: int, k: int, in_r, a, b, A: float,
+             B: float, reached, a_log: float, epsilon: float, backend: str, delta: float,
+             bound: int, mode: str, rounds: int, cap: int,
              t0: float) -> BillboardProgress:
-    """The first round's first ``L`` samples as a partial result (``preview``)."""
-    es, ev = np.concatenate(parts_s), np.concatenate(parts_v).astype(np.int32)
-    res = _round(es, ev, L, n, k, eligible, in_r, a, b, A, B, reached, a_log, epsilon)
+    """The first round's first ``L`` samples (all the entries so far) as a partial
+    result (``preview``)."""
+    res = _round(entries, L, k, in_r, a, b, A, B, reached, a_log, epsilon)
     res.backend, res.kernel, res.delta = backend, sampler.kernel, delta
     res.sample_bound, res.mode = bound, mode
     res.guarantee = progressive_guarantee(epsilon, delta)
@@ -298,11 +295,11 @@ def _slack(in_r, sites, a, b, A: float, B: float) -> float:
     return float(a[final].sum()) * B + A * float(b[final].sum())
 
 
-def _round(es_all, ev_all, L: int, n: int, k: int, eligible, in_r, a, b, A: float,
-           B: float, reached: list[int], a_log: float, epsilon: float) -> BillboardResult:
+def _round(entries: RoundEntries, L: int, k: int, in_r, a, b, A: float, B: float,
+           reached: list[int], a_log: float, epsilon: float) -> BillboardResult:
     """Greedy on the training half, bounds from both halves: one round's result."""
     n1, n2 = (L + 1) // 2, L // 2
-    sites, lam, hbase, cum = round_cover(es_all, ev_all, L, n, k, eligible, in_r)
+    sites, lam, hbase, cum = entries.round_cover(L, k)
     x = cum[-1]
     f_lo = lower_share(x, n2, a_log)
     f_hi = upper_share(x, n2, a_log)

@@ -99,3 +99,38 @@ def test_die_with_parent_ends_an_orphan_at_once():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
     assert out.returncode == 1 and "survived" not in out.stdout
+
+
+# A thread holds numba's compiler lock (as a thread compiling kernels does) while the pool
+# forks; the worker then takes that lock (as its first numba call does). Forked with the lock
+# held, the worker waited for good: the parent's run never ended (a 24M-node map's first GPU
+# billboards, stop 57). The child prints "ok" when the worker's answer came.
+LOCKED_FORK_CHILD = textwrap.dedent("""
+    import threading, time
+    from numba.core.compiler_lock import global_compiler_lock
+    from osutil.children import forked_pool
+
+    held = threading.Event()
+
+    def compiling():
+        with global_compiler_lock:
+            held.set()
+            time.sleep(1.0)
+
+    def first_numba_call(_):
+        with global_compiler_lock:
+            return 7
+
+    threading.Thread(target=compiling, daemon=True).start()
+    held.wait()
+    with forked_pool(1) as ex:
+        print("ok" if ex.submit(first_numba_call, 0).result(timeout=30) == 7 else "wrong")
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork hooks")
+def test_a_worker_forked_while_a_thread_compiles_finds_numbas_lock_free():
+    out = subprocess.run([sys.executable, "-c", LOCKED_FORK_CHILD], capture_output=True,
+                         text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT,
+                         timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr[-2000:]

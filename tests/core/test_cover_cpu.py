@@ -12,17 +12,38 @@ import pytest
 from gpu_core.betweenness import cover_cpu
 from gpu_core.betweenness.cover_cpu import (
     _LOW,
+    RoundEntries,
     _pop,
+    _renumber,
     _sift_up,
     _top,
     cover_prefixes,
     greedy_arrays,
     greedy_cover,
-    half_entries,
     prefixes_arrays,
-    round_cover,
     warm,
 )
+
+
+def _entries(es, ev, n, eligible, in_r, compact=True) -> RoundEntries:
+    """The entries in two blocks, as a round's draws append them."""
+    entries = RoundEntries(n, eligible, in_r, compact=compact)
+    half = es.shape[0] // 2
+    entries.add(es[:half], ev[:half])
+    entries.add(es[half:], ev[half:])
+    return entries
+
+
+def _kernel_greedy(es, ev, size, n, k, eligible, in_r, bound=True):
+    """``greedy_cover`` over all the samples (both parities), sites as vertices."""
+    return _entries(es, ev, n, eligible, in_r)._greedy(size, k, 2, bound)
+
+
+def _kernel_prefixes(es, ev, size, n, sites, in_r):
+    """``cover_prefixes`` with every sample an odd one (the hold-out's)."""
+    e = _entries(2 * es + 1, ev, n, ~in_r, in_r)
+    return cover_prefixes(e._es.view(), 2 * size, np.asarray(sites, np.int64), e.idmap,
+                          e._in_r.view(), e._head.view(), e._nxt.view())
 
 
 def _greedy_by_sets(es, ev, size, n, k, eligible, in_r):
@@ -99,13 +120,26 @@ def test_greedy_and_prefixes_equal_the_array_greedy(seed, n, size, per, k, fixed
     es, ev, in_r, eligible = _case(rng, n, size, per, fixed, share, repeats)
     want_sites, want_gains, want_base, want_lam = _greedy_by_sets(es, ev, size, n, k,
                                                                     eligible, in_r)
-    sites, gains, base, lam = greedy_cover(es, ev, size, n, k, eligible, in_r, True)
+    sites, gains, base, lam = _kernel_greedy(es, ev, size, n, k, eligible, in_r)
     assert sites.tolist() == want_sites
     assert gains.tolist() == want_gains
     assert (base, lam) == (want_base, want_lam)
-    _, _, _, no_bound = greedy_cover(es, ev, size, n, k, eligible, in_r, False)
+    # in sample order (each sample's entries one run of the buffer, as samplers write
+    # them) the rounds use the runs; a block's shuffled entries are put in sample order;
+    # a sample in both blocks makes the rounds group the samples: the same result
+    order = np.argsort(es, kind="stable")
+    in_order = _entries(es[order], ev[order], n, eligible, in_r)
+    half = es.size // 2
+    assert not in_order.fragmented
+    blocks = np.concatenate([np.sort(es[:half]), np.sort(es[half:])])
+    runs = int(es.size > 0) + int((blocks[1:] != blocks[:-1]).sum())
+    assert _entries(es, ev, n, eligible, in_r).fragmented == (runs > np.unique(es).size)
+    got = in_order._greedy(size, k, 2, True)
+    assert [x.tolist() if hasattr(x, "tolist") else x for x in got] == \
+        [want_sites, want_gains, want_base, want_lam]
+    _, _, _, no_bound = _kernel_greedy(es, ev, size, n, k, eligible, in_r, False)
     assert no_bound == -1
-    hb, cum = cover_prefixes(es, ev, size, n, sites, in_r)
+    hb, cum = _kernel_prefixes(es, ev, size, n, sites, in_r)
     want_hb, want_cum = _prefixes_by_sets(es, ev, size, want_sites, in_r)
     assert (hb, cum.tolist()) == (want_hb, want_cum)
     # the small maps' array greedy (no compilation): the same again
@@ -118,11 +152,13 @@ def test_greedy_and_prefixes_equal_the_array_greedy(seed, n, size, per, k, fixed
 def test_a_round_is_the_same_on_either_side_of_the_small_map_threshold(seed, monkeypatch):
     rng = np.random.default_rng(seed)
     es, ev, in_r, eligible = _case(rng, 300, 401, 7, 2, 0.9, True)
-    small = round_cover(es, ev, 401, 300, 6, eligible, in_r)
+    small = _entries(es, ev, 300, eligible, in_r, compact=None)
+    assert not small.compact
     monkeypatch.setattr(cover_cpu, "ARRAY_ROUNDS_NODES", 0)
-    big = round_cover(es, ev, 401, 300, 6, eligible, in_r)
-    assert big == small
-    assert cover_cpu.greedy_sites(es, ev, 401, 300, 6, eligible, in_r) == \
+    big = _entries(es, ev, 300, eligible, in_r, compact=None)
+    assert big.compact
+    assert big.round_cover(401, 6) == small.round_cover(401, 6)
+    assert big.greedy_sites(401, 6) == small.greedy_sites(401, 6) == \
         greedy_arrays(es, ev, 401, 300, 6, eligible, in_r)[:3]
 
 
@@ -130,8 +166,9 @@ def test_inputs_are_left_as_they_were():
     rng = np.random.default_rng(1)
     es, ev, in_r, eligible = _case(rng, 100, 80, 5, 2, 0.8, True)
     before = [x.copy() for x in (es, ev, in_r, eligible)]
-    sites, _, _, _ = greedy_cover(es, ev, 80, 100, 6, eligible, in_r, True)
-    cover_prefixes(es, ev, 80, 100, sites, in_r)
+    e = _entries(es, ev, 100, eligible, in_r)
+    e.round_cover(80, 6)
+    e.greedy_sites(80, 6)
     for got, was in zip((es, ev, in_r, eligible), before, strict=True):
         np.testing.assert_array_equal(got, was)
 
@@ -142,9 +179,9 @@ def test_no_entries_and_no_eligible_vertex_pick_as_argmax_does():
     es, ev = np.zeros(0, np.int64), np.zeros(0, np.int32)
     elig = np.array([False, False, True, True])
     none = np.zeros(4, bool)
-    sites, gains, base, lam = greedy_cover(es, ev, 3, 4, 2, elig, none, True)
+    sites, gains, base, lam = _kernel_greedy(es, ev, 3, 4, 2, elig, none)
     assert (sites.tolist(), gains.tolist(), base, lam) == ([2, 3], [0, 0], 0, 0)
-    sites, gains, _, _ = greedy_cover(es, ev, 3, 4, 2, none, none, True)
+    sites, gains, _, _ = _kernel_greedy(es, ev, 3, 4, 2, none, none)
     assert (sites.tolist(), gains.tolist()) == ([0, 0], [0, 0])
     want = _greedy_by_sets(es, ev, 3, 4, 2, none, none)
     assert want[:2] == ([0, 0], [0, 0])
@@ -159,17 +196,18 @@ def test_lazy_heap_gives_numpys_first_maximum_as_counts_fall():
         cnt = rng.integers(0, 5, n).astype(np.int64)  # few values: ties
         elig = np.ones(n, bool)
         heap = np.empty(n, np.int64)
+        ident = np.arange(n, dtype=np.int32)  # vertices numbered as they are
         size = 0
         for v in np.flatnonzero(cnt > 0):
             _sift_up(heap, size, (int(cnt[v]) << 32) | (int(_LOW) - int(v)))
             size += 1
         while True:
             c = np.where(elig, cnt, 0)
-            v, got, size = _top(heap, size, cnt, elig)
+            v, c_num, got, size = _top(heap, size, cnt, elig, ident)
             if c.max() <= 0:
                 assert v == -1
                 break
-            assert (v, got) == (int(np.argmax(c)), int(c.max()))
+            assert (v, c_num, got) == (int(np.argmax(c)), int(np.argmax(c)), int(c.max()))
             if rng.random() < 0.5:
                 elig[v] = False  # picked
             fall = rng.random(n) < 0.3
@@ -177,20 +215,68 @@ def test_lazy_heap_gives_numpys_first_maximum_as_counts_fall():
         assert _pop(np.array([5], np.int64), 1) == 0
 
 
+def test_entries_appended_in_blocks_keep_every_entry_and_number_vertices_once():
+    """Blocks of every size (the buffers grow by doubling): the entries are those
+    appended, in order; each vertex gets one number, in the order it first appears, and
+    its eligibility and fixed-site flag go with it."""
+    rng = np.random.default_rng(8)
+    n = 5000
+    eligible, in_r = rng.random(n) < 0.6, rng.random(n) < 0.05
+    e = RoundEntries(n, eligible, in_r, compact=True)
+    parts = []
+    lo = 0
+    for size in (0, 1, 7, 1023, 1024, 3000, 5):
+        es = np.arange(lo, lo + size, dtype=np.int64) // 3
+        ev = rng.integers(0, n, size).astype(np.int32)
+        e.add(es, ev)
+        parts.append((es, ev))
+        lo += size
+    es_all = np.concatenate([p[0] for p in parts])
+    ev_all = np.concatenate([p[1] for p in parts])
+    assert len(e) == es_all.size
+    np.testing.assert_array_equal(e._es.view(), es_all)
+    label = e._label.view()
+    np.testing.assert_array_equal(label[e._cv.view()], ev_all)
+    _, first = np.unique(ev_all, return_index=True)
+    np.testing.assert_array_equal(label, ev_all[np.sort(first)])
+    np.testing.assert_array_equal(e.idmap[label], np.arange(label.size))
+    assert (e.idmap >= 0).sum() == label.size
+    np.testing.assert_array_equal(e._elig.view(), eligible[label])
+    np.testing.assert_array_equal(e._in_r.view(), in_r[label])
+    cv, new = _renumber(np.array([3, 3, 1], np.int32), np.full(4, -1, np.int32), 10)
+    assert (cv.tolist(), new.tolist()) == ([10, 10, 11], [3, 1])
+
+
+def test_a_block_interleaving_its_samples_is_put_in_sample_order():
+    """Entries written slot by slot from many threads interleave their samples: each
+    sample becomes one run again (its entries in their order), and the rounds need no
+    grouping."""
+    rng = np.random.default_rng(4)
+    es = rng.permutation(np.repeat(np.arange(40, 90, dtype=np.int64), 7))
+    ev = rng.integers(0, 500, es.size).astype(np.int32)
+    e = RoundEntries(500, np.ones(500, bool), np.zeros(500, bool), compact=True)
+    e.add(es[:100].copy(), ev[:100].copy())  # samples 40..89 in one block, then more
+    e.add(np.arange(90, 95, dtype=np.int64), np.arange(5, dtype=np.int32))
+    assert not e.fragmented
+    got_s = e._es.view()[:100]
+    order = np.argsort(es[:100], kind="stable")
+    np.testing.assert_array_equal(got_s, es[:100][order])
+    np.testing.assert_array_equal(e._label.view()[e._cv.view()[:100]], ev[:100][order])
+
+
+def test_a_round_with_entries_of_later_samples_is_refused():
+    """The counts are of every entry so far: a round of fewer samples than were appended
+    would count paths it does not hold, so it raises instead."""
+    e = _entries(np.array([0, 1, 5], np.int64), np.array([1, 2, 3], np.int32), 10,
+                 np.ones(10, bool), np.zeros(10, bool))
+    with pytest.raises(ValueError, match="sample 5"):
+        e.round_cover(4, 2)
+    # sample 0 trains (vertex 1); then nothing is left: the first eligible vertex, 0
+    assert e.round_cover(6, 2)[0] == [1, 0]
+
+
 def test_warm_runs_the_kernels():
     warm()  # compiles or loads both kernels; a failure raises here
-
-
-def test_half_entries_split_by_parity_and_renumber():
-    rng = np.random.default_rng(5)
-    es = rng.integers(0, 50, 400).astype(np.int64)
-    ev = rng.integers(0, 30, 400).astype(np.int32)
-    for part in (0, 1):
-        s, v = half_entries(es, ev, part)
-        keep = es % 2 == part
-        np.testing.assert_array_equal(s, es[keep] // 2)
-        np.testing.assert_array_equal(v, ev[keep])
-        assert v.dtype == np.int32
 
 
 def _progressive(g, k: int, **kw):
@@ -264,7 +350,7 @@ def test_entries_in_sample_order_give_the_same_greedy():
     sorted_es, sorted_ev = es[order], ev[order]
     want = _greedy_by_sets(sorted_es, sorted_ev, 200, 150, 7, eligible, in_r)
     for e_s, e_v in ((sorted_es, sorted_ev), (es, ev)):
-        sites, gains, base, lam = greedy_cover(e_s, e_v, 200, 150, 7, eligible, in_r, True)
+        sites, gains, base, lam = _kernel_greedy(e_s, e_v, 200, 150, 7, eligible, in_r)
         assert (sites.tolist(), gains.tolist(), base, lam) == want
 
 
