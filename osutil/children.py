@@ -97,6 +97,11 @@ def _guard_numba_lock() -> None:
     and the child gets it free (module doc)."""
     global _guarded
     if not _guarded and hasattr(os, "register_at_fork"):
+        # its own fork hooks first: imported by a thread while a fork waits in ours, its
+        # lock's release ran after that fork, which had not taken it ("release unlocked
+        # lock", seen once while a thread compiled)
+        import concurrent.futures.thread  # noqa: F401
+
         os.register_at_fork(before=_before_fork, after_in_parent=_after_fork,
                             after_in_child=_after_fork)
         _guarded = True
