@@ -293,7 +293,7 @@ def warm_sampled(net) -> float:
     through the index read off the key-weighted one: ``plain_from_key_index``) and of the
     rounds' greedy (``cover_cpu``). Returns the seconds taken; 0 when the process holds no
     key index of ``net``."""
-    from gpu_core.betweenness import cover_cpu
+    from gpu_core.betweenness import round_entries
     from gpu_core.betweenness.api import path_sampler
     from gpu_core.graph import CSRGraph
 
@@ -310,7 +310,7 @@ def warm_sampled(net) -> float:
             return 0.0
         pair = np.zeros(1, np.int32)
         sampler.run(pair, np.full((1, 1), g.num_nodes - 1, np.int32), 0, 0)
-        cover_cpu.warm()  # and the rounds' greedy
+        round_entries.warm()  # and the rounds' greedy
     return time.perf_counter() - t0
 
 

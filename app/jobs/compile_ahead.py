@@ -232,7 +232,7 @@ def warm_index_sampler() -> None:
     the order: the chordal topology, the customization (``build_hierarchy``, as
     ``app.jobs.index.hierarchy_for``), the sampler's paths through the index, the rounds'
     greedy; the manifest of the functions asked for."""
-    from gpu_core.betweenness import cover_cpu, place_billboards
+    from gpu_core.betweenness import place_billboards, round_entries
     from gpu_core.hierarchy import build_hierarchy, order
     from gpu_core.hierarchy.cch import build_topology
     from gpu_core.hierarchy.chordal import eliminate
@@ -252,7 +252,7 @@ def warm_index_sampler() -> None:
         h = build_hierarchy(g, method="cch", topology=t, backend="cpu")
         place_billboards(g, 2, mode="weighted", backend="cpu", method="sampled", epsilon=0.5,
                          hierarchy=h)
-        cover_cpu.warm()  # the progressive rounds' greedy (a big map's first round)
+        round_entries.warm()  # the progressive rounds' greedy (a big map's first round)
     _write_manifest(INDEX_SAMPLER_STAGE, asked.names)
 
 

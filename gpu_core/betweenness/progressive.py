@@ -42,8 +42,8 @@ import numpy as np
 from ..errors import CancelledError
 from ..graph import CSRGraph
 from .common import BillboardProgress, BillboardResult
-from .cover_cpu import RoundEntries
-from .cover_cpu import warm as warm_cover
+from .round_entries import RoundEntries
+from .round_entries import warm as warm_cover
 from .sampling import PathSampler, draw_plan, on, sample_size
 
 log = logging.getLogger(__name__)

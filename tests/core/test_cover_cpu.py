@@ -12,17 +12,15 @@ import pytest
 from gpu_core.betweenness import cover_cpu
 from gpu_core.betweenness.cover_cpu import (
     _LOW,
-    RoundEntries,
     _pop,
-    _renumber,
     _sift_up,
     _top,
     cover_prefixes,
     greedy_arrays,
     greedy_cover,
     prefixes_arrays,
-    warm,
 )
+from gpu_core.betweenness.round_entries import RoundEntries, _renumber, warm
 
 
 def _entries(es, ev, n, eligible, in_r, compact=True) -> RoundEntries:
