@@ -146,7 +146,7 @@ class RoundEntries:
             raise ValueError(f"entries of sample {len(self._start) - 1} in a round of {L}")
         es, cv = self._es.view(), self._cv.view()
         if self.fragmented:  # each sample's entries, grouped afresh
-            ptr, sver = _group(es, max(L, len(self._start)), cv)
+            ptr, sver = _group(es, L, cv)
             beg, end = ptr[:-1], ptr[1:]
         else:
             beg = self._start.view()
@@ -254,10 +254,12 @@ def _renumber(ev, idmap, m0):
 
 
 def warm() -> None:
-    """Compile (or load from numba's cache) the kernels on a made-up round, its sample
-    0 in two runs (the grouping's kernel too)."""
+    """Compile (or load from numba's cache) the kernels on a made-up round: a block out
+    of sample order (put in order), then sample 0 again in a second block (two runs: the
+    rounds group the samples), so every path's kernels."""
     mask = np.zeros(3, np.bool_)
     entries = RoundEntries(3, ~mask, mask, compact=True)
-    entries.add(np.array([0, 1, 0], np.int64), np.array([1, 2, 2], np.int32))
+    entries.add(np.array([1, 0], np.int64), np.array([2, 1], np.int32))
+    entries.add(np.array([0], np.int64), np.array([2], np.int32))
     entries.round_cover(2, 1)
     entries.greedy_sites(2, 1)
